@@ -1,0 +1,53 @@
+// The contract between the MCP server (which registers, lists and dispatches tools) and the tool groups (which
+// know the vault). A tool is plain data plus one async function, so the same definitions feed the live server and
+// the generated catalog that the Rust bridge embeds.
+
+import type { App } from "obsidian";
+import type { z } from "zod";
+
+/** What every tool run may use. */
+export interface ToolContext {
+  app: App;
+  /** The vault's config folder (`app.vault.configDir`); tools never read or write inside it. */
+  configDir: string;
+  /** The plugin's read-only setting; write tools are refused when it is on (also hidden from tools/list). */
+  readOnly: boolean;
+  /** Aborted when the client cancels the request or the session ends. */
+  signal: AbortSignal;
+}
+
+/** MCP tool annotations; `readOnlyHint` is required so that policy never has to guess. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** What a tool returns: the text shown to the agent. */
+export interface ToolOutput {
+  text: string;
+}
+
+/** A tool definition. `input` is a zod object shape; the SDK turns it into the JSON schema with `required`. */
+export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  input: Shape;
+  annotations: ToolAnnotations;
+  run(args: z.infer<z.ZodObject<Shape>>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** A failure the agent should see as a tool result with `isError: true` and this message. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+/** Identity helper that keeps each tool's argument type inferred from its own shape. */
+export function defineTool<Shape extends z.ZodRawShape>(def: ToolDef<Shape>): ToolDef<Shape> {
+  return def;
+}

@@ -1,0 +1,161 @@
+//! Command-line structure, and nothing else: clap derives the raw values here, and each command turns them into a
+//! validated form of its own before acting, so that parsing stays declarative and testable.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// The top-level command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "obsmcp",
+    version = crate::version::LONG,
+    about = "Connect AI agents to an Obsidian vault, and keep them connected",
+    long_about = "Connect AI agents (Claude Code, Codex, Hermes Agent, any MCP client) to an Obsidian vault, and keep \
+                  them connected.\n\nStart with `obsmcp setup`; when tools go missing, run `obsmcp doctor`."
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Install the Obsidian plugin in a vault and register obsmcp with your AI clients.
+    Setup(SetupArgs),
+    /// Check every link from AI client to vault, say what is wrong and how to fix it.
+    Doctor(DoctorArgs),
+    /// Run the stdio MCP server that AI clients start (they run this for you).
+    Bridge(BridgeArgs),
+    /// Undo what setup did: remove client entries and the plugin.
+    Uninstall(UninstallArgs),
+}
+
+/// Flags of `obsmcp setup`.
+#[derive(Debug, Args)]
+pub(crate) struct SetupArgs {
+    /// Vault folder to set up (repeatable); without it, vaults come from Obsidian's registry.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) vault: Vec<PathBuf>,
+    /// The vault's config folder, when it is not `.obsidian`.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) config_dir: Option<String>,
+    /// AI client to register with (repeatable); without it, every detected client.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) client: Vec<String>,
+    /// Answer yes to every question; needed when there is no terminal.
+    #[arg(long, short = 'y')]
+    pub(crate) yes: bool,
+    /// Print the planned changes as unified diffs and write nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Print a machine-readable report on stdout.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Register the bridge in read-only mode.
+    #[arg(long)]
+    pub(crate) read_only: bool,
+    /// Replace an existing entry of the same name that runs something else.
+    #[arg(long)]
+    pub(crate) replace_existing: bool,
+    /// Do not pre-approve the read-only tools in Claude Code's settings.json.
+    #[arg(long)]
+    pub(crate) no_claude_permissions: bool,
+}
+
+/// Flags of `obsmcp doctor`.
+#[derive(Debug, Args)]
+pub(crate) struct DoctorArgs {
+    /// Vault folder to check (repeatable); without it, the vaults found in client entries and Obsidian's registry.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) vault: Vec<PathBuf>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Apply the fixes setup can make, then check again.
+    #[arg(long)]
+    pub(crate) fix: bool,
+    /// Start each client's obsmcp entry exactly as the client would and talk MCP through it.
+    #[arg(long)]
+    pub(crate) probe_bridge: bool,
+    /// Write a redacted bug-report archive to this file.
+    #[arg(long, value_name = "FILE.zip")]
+    pub(crate) bundle: Option<PathBuf>,
+}
+
+/// Flags of `obsmcp bridge`.
+#[derive(Debug, Args)]
+pub(crate) struct BridgeArgs {
+    /// Vault whose obsmcp plugin to connect to (port and token come from the plugin's data.json).
+    #[arg(long, value_name = "PATH", conflicts_with = "url")]
+    pub(crate) vault: Option<PathBuf>,
+    /// The vault's config folder, when it is not `.obsidian`.
+    #[arg(long, value_name = "NAME", requires = "vault")]
+    pub(crate) config_dir: Option<String>,
+    /// Any MCP server over Streamable HTTP or legacy HTTP+SSE.
+    #[arg(long, value_name = "URL", env = "OBSIDIAN_MCP_URL")]
+    pub(crate) url: Option<String>,
+    /// Extra header for `--url` upstreams, as 'Name: value' (repeatable).
+    #[arg(long, value_name = "HEADER", requires = "url")]
+    pub(crate) header: Vec<String>,
+    /// Send `Authorization: Bearer <value of this environment variable>` to a `--url` upstream.
+    #[arg(long, value_name = "NAME", requires = "url")]
+    pub(crate) token_env: Option<String>,
+    /// Hide and refuse every tool that is not marked read-only.
+    #[arg(long)]
+    pub(crate) read_only: bool,
+    /// Offer only these tools (repeatable).
+    #[arg(long, value_name = "TOOL")]
+    pub(crate) allow_tool: Vec<String>,
+    /// Never offer these tools (repeatable).
+    #[arg(long, value_name = "TOOL")]
+    pub(crate) deny_tool: Vec<String>,
+    /// Seconds a tool call may take before it is answered with an error.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub(crate) call_timeout: f64,
+    /// Seconds a call waits for a down upstream before it is answered with an error.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
+    pub(crate) connect_wait: f64,
+    /// Milliseconds `tools/list` may wait for an upstream when no catalog is known (older bridge's variable).
+    #[arg(long, value_name = "MS", env = "OBSIDIAN_MCP_STARTUP_GRACE_MS", default_value_t = 2000)]
+    pub(crate) startup_grace_ms: u64,
+    /// Never answer read tools from the vault folder when Obsidian is closed.
+    #[arg(long)]
+    pub(crate) no_offline: bool,
+    /// Diagnostics log file (JSON lines); default in the platform's state folder.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) log_file: Option<PathBuf>,
+    /// Log level for stderr and the diagnostics log.
+    #[arg(long, value_name = "LEVEL", default_value = "info")]
+    pub(crate) log_level: String,
+    /// A stdio MCP server to run as the upstream, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    pub(crate) command: Vec<String>,
+}
+
+/// Flags of `obsmcp uninstall`.
+#[derive(Debug, Args)]
+pub(crate) struct UninstallArgs {
+    /// Vault to remove the plugin from (repeatable); without it, every vault setup touched.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) vault: Vec<PathBuf>,
+    /// The vault's config folder, when it is not `.obsidian`.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) config_dir: Option<String>,
+    /// AI client to remove obsmcp from (repeatable); without it, every client.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) client: Vec<String>,
+    /// Answer yes to every question.
+    #[arg(long, short = 'y')]
+    pub(crate) yes: bool,
+    /// Print the planned changes and write nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Print a machine-readable report on stdout.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Keep the plugin's files in the vault.
+    #[arg(long)]
+    pub(crate) keep_plugin: bool,
+}
