@@ -1,3 +1,5 @@
 //! Everything obsmcp reads or edits on the user's machine: vault discovery, the plugin's files, and one adapter
 //! per AI client. Every lookup of a home folder or environment variable goes through an injected environment so that
 //! tests never touch the real home. No network.
+
+pub mod plugin_data;
