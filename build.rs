@@ -4,7 +4,8 @@
 fn main() {
     let manifest = "obsidian-plugin/manifest.json";
     println!("cargo::rerun-if-changed={manifest}");
-    let text = std::fs::read_to_string(manifest).expect("obsidian-plugin/manifest.json is readable");
+    let text =
+        std::fs::read_to_string(manifest).expect("obsidian-plugin/manifest.json is readable");
     let version = text
         .split("\"version\"")
         .nth(1)

@@ -118,7 +118,12 @@ pub(crate) struct BridgeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
     pub(crate) connect_wait: f64,
     /// Milliseconds `tools/list` may wait for an upstream when no catalog is known (older bridge's variable).
-    #[arg(long, value_name = "MS", env = "OBSIDIAN_MCP_STARTUP_GRACE_MS", default_value_t = 2000)]
+    #[arg(
+        long,
+        value_name = "MS",
+        env = "OBSIDIAN_MCP_STARTUP_GRACE_MS",
+        default_value_t = 2000
+    )]
     pub(crate) startup_grace_ms: u64,
     /// Never answer read tools from the vault folder when Obsidian is closed.
     #[arg(long)]
