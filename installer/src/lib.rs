@@ -2,4 +2,5 @@
 //! per AI client. Every lookup of a home folder or environment variable goes through an injected environment so that
 //! tests never touch the real home. No network.
 
+pub mod document;
 pub mod plugin_data;

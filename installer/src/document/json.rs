@@ -1,0 +1,174 @@
+//! JSON and JSONC through `jsonc-parser`'s concrete syntax tree: only the properties an operation names are
+//! touched, so comments, key order, indentation and line endings elsewhere stay as the user (or Claude) wrote them.
+//! Strict JSON files are parsed with every JSONC extension turned off, so a file Claude would reject is refused here.
+
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstRootNode};
+use serde_json::Value;
+
+use super::{DocumentError, Format, Tree, shape_error};
+
+/// A JSON or JSONC document held as a lossless tree.
+pub(crate) struct JsonTree {
+    root: CstRootNode,
+}
+
+fn options(comments: bool) -> ParseOptions {
+    ParseOptions {
+        allow_comments: comments,
+        allow_trailing_commas: comments,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+        ..ParseOptions::default()
+    }
+}
+
+fn format(comments: bool) -> Format {
+    if comments { Format::Jsonc } else { Format::Json }
+}
+
+pub(crate) fn read_value(text: &str, comments: bool) -> Result<Value, DocumentError> {
+    if text.trim().is_empty() {
+        return Ok(Value::Null);
+    }
+    if !comments {
+        // Claude Code and Claude Desktop read these files with JSON.parse: exactly strict JSON.
+        return serde_json::from_str(text)
+            .map_err(|error| DocumentError::Parse { format: Format::Json, message: error.to_string() });
+    }
+    let parsed: Option<Value> = jsonc_parser::parse_to_serde_value(text, &options(comments))
+        .map_err(|error| DocumentError::Parse { format: Format::Jsonc, message: error.to_string() })?;
+    Ok(parsed.unwrap_or(Value::Null))
+}
+
+impl JsonTree {
+    pub(crate) fn parse(text: &str, comments: bool) -> Result<Self, DocumentError> {
+        let root = CstRootNode::parse(text, &options(comments))
+            .map_err(|error| DocumentError::Parse { format: format(comments), message: error.to_string() })?;
+        Ok(Self { root })
+    }
+
+    fn root_object(&self) -> Result<CstObject, DocumentError> {
+        match self.root.value() {
+            None => Ok(self.root.object_value_or_set()),
+            Some(node) => node.as_object().ok_or_else(|| shape_error(&[], kind_of(&node), "an object")),
+        }
+    }
+
+    /// The object at `path`, created (with its parents) when missing.
+    fn object_at(&self, path: &[String]) -> Result<CstObject, DocumentError> {
+        let mut object = self.root_object()?;
+        for (depth, key) in path.iter().enumerate() {
+            object = match object.get(key) {
+                None => object.object_value_or_create(key).expect("a missing key can be created"),
+                Some(property) => {
+                    let node = property.value().expect("a property has a value");
+                    node.as_object().ok_or_else(|| shape_error(&path[..=depth], kind_of(&node), "an object"))?
+                }
+            };
+        }
+        Ok(object)
+    }
+
+    fn node_at(&self, path: &[String]) -> Option<CstNode> {
+        let mut node = self.root.value()?;
+        for key in path {
+            node = node.as_object()?.get(key)?.value()?;
+        }
+        Some(node)
+    }
+
+    fn array_at(&self, path: &[String]) -> Result<CstArray, DocumentError> {
+        let Some((last, parents)) = path.split_last() else {
+            return match self.root.value() {
+                None => Ok(self.root.array_value_or_set()),
+                Some(node) => node.as_array().ok_or_else(|| shape_error(&[], kind_of(&node), "an array")),
+            };
+        };
+        let parent = self.object_at(parents)?;
+        match parent.get(last) {
+            None => Ok(parent.array_value_or_create(last).expect("a missing key can be created")),
+            Some(property) => {
+                let node = property.value().expect("a property has a value");
+                node.as_array().ok_or_else(|| shape_error(path, kind_of(&node), "an array"))
+            }
+        }
+    }
+}
+
+impl Tree for JsonTree {
+    fn get(&self, path: &[String]) -> Option<Value> {
+        self.node_at(path)?.to_serde_value()
+    }
+
+    fn set(&mut self, path: &[String], value: &Value) -> Result<(), DocumentError> {
+        let Some((last, parents)) = path.split_last() else {
+            self.root.set_value(input(value));
+            return Ok(());
+        };
+        let parent = self.object_at(parents)?;
+        match parent.get(last) {
+            Some(property) => property.set_value(input(value)),
+            None => {
+                parent.append(last, input(value));
+            }
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, path: &[String]) -> bool {
+        let Some((last, parents)) = path.split_last() else {
+            return false;
+        };
+        let property = self.node_at(parents).and_then(|node| node.as_object()).and_then(|object| object.get(last));
+        match property {
+            Some(property) => {
+                property.remove();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn push(&mut self, path: &[String], item: &str) -> Result<(), DocumentError> {
+        self.array_at(path)?.append(CstInputValue::String(item.to_owned()));
+        Ok(())
+    }
+
+    fn remove_item(&mut self, path: &[String], item: &str) {
+        let Some(array) = self.node_at(path).and_then(|node| node.as_array()) else {
+            return;
+        };
+        for element in array.elements() {
+            if element.to_serde_value().is_some_and(|value| value == item) {
+                element.remove();
+            }
+        }
+    }
+
+    fn render(&self) -> String {
+        self.root.to_string()
+    }
+}
+
+fn kind_of(node: &CstNode) -> &'static str {
+    node.to_serde_value().map_or("value", |value| super::slot_kind_of(&value))
+}
+
+/// Converts a neutral value into the CST's input form, keeping key order.
+fn input(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(flag) => CstInputValue::Bool(*flag),
+        Value::Number(number) => CstInputValue::Number(number.to_string()),
+        Value::String(text) => CstInputValue::String(text.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(input).collect()),
+        Value::Object(map) => CstInputValue::Object(map.iter().map(|(key, value)| (key.clone(), input(value))).collect()),
+    }
+}

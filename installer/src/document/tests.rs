@@ -1,0 +1,183 @@
+use serde_json::json;
+
+use super::*;
+
+fn entry() -> Value {
+    json!({"type": "stdio", "command": "/opt/obsmcp", "args": ["bridge", "--vault", "/home/me/Notes"]})
+}
+
+fn add(path: &[&str]) -> Vec<Operation> {
+    vec![Operation::Merge { path: key_path(path), value: entry() }]
+}
+
+fn remove(path: &[&str], prune: &[&str]) -> Vec<Operation> {
+    vec![Operation::Remove { path: key_path(path) }, Operation::RemoveIfEmpty { path: key_path(prune) }]
+}
+
+/// Applies `add`, checks it is idempotent, then `remove` and checks the input comes back byte for byte.
+fn round_trip(format: Format, input: &str, add_ops: &[Operation], remove_ops: &[Operation]) -> String {
+    let added = apply(format, input, add_ops).unwrap();
+    assert_ne!(added, input, "the edit changed nothing");
+    assert_eq!(apply(format, &added, add_ops).unwrap(), added, "applying twice differs from once");
+    let removed = apply(format, &added, remove_ops).unwrap();
+    assert_eq!(removed, input, "remove did not restore the input; after add it was:\n{added}");
+    added
+}
+
+const CLAUDE: &str = "{\n  \"numStartups\": 12,\n  \"projects\": {\n    \"/home/me/code\": {\n      \"allowedTools\": []\n    }\n  },\n  \"mcpServers\": {\n    \"github\": {\n      \"command\": \"gh-mcp\",\n      \"args\": []\n    }\n  },\n  \"x-unknown\": [1, 2.50, true, null]\n}\n";
+
+#[test]
+fn json_adds_and_removes_an_entry_among_others() {
+    let added = round_trip(Format::Json, CLAUDE, &add(&["mcpServers", "obsidian"]), &remove(&["mcpServers", "obsidian"], &["mcpServers"]));
+    insta::assert_snapshot!(added);
+}
+
+#[test]
+fn json_creates_the_servers_object_and_prunes_it_again() {
+    let input = "{\n  \"numStartups\": 1\n}";
+    round_trip(Format::Json, input, &add(&["mcpServers", "obsidian"]), &remove(&["mcpServers", "obsidian"], &["mcpServers"]));
+}
+
+#[test]
+fn json_from_an_empty_file() {
+    let added = apply(Format::Json, "", &add(&["mcpServers", "obsidian"])).unwrap();
+    insta::assert_snapshot!(added);
+    assert_eq!(read_value(Format::Json, &added).unwrap()["mcpServers"]["obsidian"], entry());
+}
+
+#[test]
+fn json_keeps_crlf() {
+    let input = CLAUDE.replace('\n', "\r\n");
+    let added = round_trip(Format::Json, &input, &add(&["mcpServers", "obsidian"]), &remove(&["mcpServers", "obsidian"], &["mcpServers"]));
+    assert!(!added.replace("\r\n", "").contains('\n'), "a bare LF crept in:\n{added:?}");
+}
+
+#[test]
+fn strict_json_refuses_comments_and_jsonc_keeps_them() {
+    let input = "{\n  // my servers\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"}, // inline\n  },\n}\n";
+    assert!(matches!(apply(Format::Json, input, &add(&["mcpServers", "obsidian"])), Err(DocumentError::Parse { .. })));
+    let added = round_trip(Format::Jsonc, input, &add(&["mcpServers", "obsidian"]), &remove(&["mcpServers", "obsidian"], &["mcpServers"]));
+    assert!(added.contains("// my servers") && added.contains("// inline"));
+}
+
+#[test]
+fn merge_keeps_keys_the_user_added_to_the_entry() {
+    let input = r#"{"mcpServers": {"obsidian": {"command": "/old/obsmcp", "args": [], "env": {"A": "1"}}}}"#;
+    let added = apply(Format::Json, input, &add(&["mcpServers", "obsidian"])).unwrap();
+    let value = read_value(Format::Json, &added).unwrap();
+    assert_eq!(value["mcpServers"]["obsidian"]["env"]["A"], "1");
+    assert_eq!(value["mcpServers"]["obsidian"]["command"], "/opt/obsmcp");
+}
+
+#[test]
+fn a_key_holding_the_wrong_kind_is_a_shape_error() {
+    let input = r#"{"mcpServers": ["not", "an", "object"]}"#;
+    assert!(matches!(apply(Format::Json, input, &add(&["mcpServers", "obsidian"])), Err(DocumentError::Shape { .. })));
+}
+
+#[test]
+fn json_arrays_gain_and_lose_items() {
+    let input = "[\n  \"dataview\",\n  \"calendar\"\n]";
+    let add_ops = [Operation::AddToArray { path: vec![], items: vec!["obsmcp".into()] }];
+    let remove_ops = [Operation::RemoveFromArray { path: vec![], items: vec!["obsmcp".into()] }];
+    round_trip(Format::Json, input, &add_ops, &remove_ops);
+    let from_nothing = apply(Format::Json, "", &add_ops).unwrap();
+    assert_eq!(read_value(Format::Json, &from_nothing).unwrap(), json!(["obsmcp"]));
+}
+
+#[test]
+fn json_permission_rules_round_trip() {
+    let input = "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls:*)\"\n    ]\n  },\n  \"model\": \"opus\"\n}\n";
+    let rules = vec!["mcp__obsidian__read_note".to_owned(), "mcp__obsidian__search".to_owned()];
+    let add_ops = [Operation::AddToArray { path: key_path(&["permissions", "allow"]), items: rules.clone() }];
+    let remove_ops = [Operation::RemoveFromArray { path: key_path(&["permissions", "allow"]), items: rules }];
+    round_trip(Format::Json, input, &add_ops, &remove_ops);
+}
+
+const CODEX: &str = r#"# Codex settings
+model = "gpt-5" # the default model
+
+[mcp_servers.github]
+command = "gh-mcp"   # keep this comment
+args = ["--stdio"]
+env = { TOKEN_VAR = "GH" }
+startup_timeout_sec = 20.0
+
+# a trailing comment about profiles
+[profiles.work]
+model = "o3"
+"#;
+
+#[test]
+fn toml_adds_and_removes_an_entry_among_others() {
+    let added = round_trip(Format::Toml, CODEX, &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    insta::assert_snapshot!(added);
+}
+
+#[test]
+fn toml_from_empty_and_without_trailing_newline() {
+    let added = round_trip(Format::Toml, "", &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    insta::assert_snapshot!(added);
+    round_trip(Format::Toml, "model = \"o3\"", &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+}
+
+#[test]
+fn toml_inline_servers_table_gets_an_inline_entry() {
+    let input = "mcp_servers = { github = { command = \"gh\" } }\n";
+    round_trip(Format::Toml, input, &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+}
+
+#[test]
+fn toml_keeps_crlf() {
+    let input = CODEX.replace('\n', "\r\n");
+    round_trip(Format::Toml, &input, &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+}
+
+#[test]
+fn toml_refuses_malformed_text() {
+    assert!(matches!(apply(Format::Toml, "[mcp_servers\ncommand = 1", &add(&["mcp_servers", "x"])), Err(DocumentError::Parse { .. })));
+}
+
+const HERMES: &str = r#"# Hermes config
+model:
+  default: anthropic/claude-opus   # main model
+defaults: &defaults
+  timeout: 120
+
+mcp_servers:
+  # the GitHub server
+  github:
+    <<: *defaults
+    command: gh-mcp
+    args: ["--stdio"]
+  "off":
+    command: off-server
+
+terminal:
+  backend: local
+"#;
+
+#[test]
+fn yaml_adds_and_removes_an_entry_among_others() {
+    let added = round_trip(Format::Yaml, HERMES, &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    insta::assert_snapshot!(added);
+}
+
+#[test]
+fn yaml_creates_the_section() {
+    let input = "# only a comment\nmodel:\n  default: x\n";
+    let added = round_trip(Format::Yaml, input, &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    insta::assert_snapshot!(added);
+}
+
+#[test]
+fn yaml_from_empty() {
+    let added = apply(Format::Yaml, "", &add(&["mcp_servers", "obsidian"])).unwrap();
+    insta::assert_snapshot!(added);
+    assert_eq!(read_value(Format::Yaml, &added).unwrap()["mcp_servers"]["obsidian"], entry());
+}
+
+#[test]
+fn yaml_refuses_malformed_text() {
+    assert!(matches!(apply(Format::Yaml, "mcp_servers:\n  a: [1, 2\n b: }", &add(&["mcp_servers", "x"])), Err(DocumentError::Parse { .. })));
+}

@@ -1,0 +1,228 @@
+//! YAML through `yaml-edit`'s lossless tree: comments, anchors and other servers stay as written. New keys that name
+//! servers are double-quoted (a bare `off` or `no` would read as a boolean), and whole new mappings are built with
+//! the crate's builders so they follow block style. Reading for comparison goes through `yaml_serde`.
+
+use std::str::FromStr;
+
+use serde_json::Value;
+use yaml_edit::{Document, Mapping, MappingBuilder, ScalarValue, SequenceBuilder, YamlFile};
+
+use super::{DocumentError, Format, Tree, shape_error};
+
+/// A YAML document held as a lossless tree.
+pub(crate) struct YamlTree {
+    file: YamlFile,
+}
+
+pub(crate) fn read_value(text: &str) -> Result<Value, DocumentError> {
+    if text.trim().is_empty() {
+        return Ok(Value::Null);
+    }
+    let mut parsed: yaml_serde::Value = yaml_serde::from_str(text)
+        .map_err(|error| DocumentError::Parse { format: Format::Yaml, message: error.to_string() })?;
+    parsed
+        .apply_merge()
+        .map_err(|error| DocumentError::Parse { format: Format::Yaml, message: error.to_string() })?;
+    Ok(neutral(parsed))
+}
+
+/// Converts a YAML value (merge keys already applied) to the neutral form.
+fn neutral(value: yaml_serde::Value) -> Value {
+    match value {
+        yaml_serde::Value::Null => Value::Null,
+        yaml_serde::Value::Bool(flag) => Value::Bool(flag),
+        yaml_serde::Value::Number(number) => {
+            if let Some(integer) = number.as_i64() {
+                Value::from(integer)
+            } else if let Some(integer) = number.as_u64() {
+                Value::from(integer)
+            } else {
+                number.as_f64().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+            }
+        }
+        yaml_serde::Value::String(text) => Value::String(text),
+        yaml_serde::Value::Sequence(items) => Value::Array(items.into_iter().map(neutral).collect()),
+        yaml_serde::Value::Mapping(mapping) => {
+            Value::Object(mapping.into_iter().map(|(key, value)| (key_text(key), neutral(value))).collect())
+        }
+        yaml_serde::Value::Tagged(tagged) => neutral(tagged.value),
+    }
+}
+
+fn key_text(key: yaml_serde::Value) -> String {
+    match key {
+        yaml_serde::Value::String(text) => text,
+        other => yaml_serde::to_string(&other).unwrap_or_default().trim_end().to_owned(),
+    }
+}
+
+impl YamlTree {
+    pub(crate) fn parse(text: &str) -> Result<Self, DocumentError> {
+        let file = YamlFile::from_str(text)
+            .map_err(|error| DocumentError::Parse { format: Format::Yaml, message: error.to_string() })?;
+        Ok(Self { file })
+    }
+
+    fn document(&self) -> Document {
+        self.file.ensure_document()
+    }
+
+    /// The deepest existing mapping along `path` and how many keys of `path` it covers.
+    fn deepest_mapping(&self, path: &[String]) -> Result<(Option<Mapping>, usize), DocumentError> {
+        let document = self.document();
+        let Some(root) = document.as_mapping() else {
+            if document.as_scalar().is_some_and(|scalar| !scalar.is_null()) || document.as_sequence().is_some() {
+                return Err(shape_error(&[], "value", "a mapping"));
+            }
+            return Ok((None, 0));
+        };
+        let mut mapping = root;
+        for (depth, key) in path.iter().enumerate() {
+            match mapping.get(key.as_str()) {
+                None => return Ok((Some(mapping), depth)),
+                Some(node) => match mapping.get_mapping(key.as_str()) {
+                    Some(child) => mapping = child,
+                    None if node.as_scalar().is_some_and(|scalar| scalar.is_null()) => return Ok((Some(mapping), depth)),
+                    None => return Err(shape_error(&path[..=depth], "value", "a mapping")),
+                },
+            }
+        }
+        Ok((Some(mapping), path.len()))
+    }
+}
+
+impl Tree for YamlTree {
+    fn get(&self, path: &[String]) -> Option<Value> {
+        let value = read_value(&self.render()).ok()?;
+        super::lookup(&value, path).cloned()
+    }
+
+    fn set(&mut self, path: &[String], value: &Value) -> Result<(), DocumentError> {
+        let (mapping, covered) = self.deepest_mapping(&path[..path.len().saturating_sub(1)])?;
+        let Some((last, _)) = path.split_last() else {
+            return Err(shape_error(&[], "document", "a key"));
+        };
+        // Build what is missing below the deepest existing mapping as one nested value.
+        let mut missing = value.clone();
+        for key in path[covered + 1..].iter().rev() {
+            let mut wrapper = serde_json::Map::new();
+            wrapper.insert(key.clone(), missing);
+            missing = Value::Object(wrapper);
+        }
+        let key = &path[covered];
+        let final_key = covered + 1 == path.len();
+        match mapping {
+            Some(mapping) => set_in(&mapping, key, &missing, final_key),
+            None => set_in_document(&self.document(), key, &missing, final_key),
+        }
+        if !final_key {
+            // The builders write plain keys; the entry's own name is quoted like every name obsmcp adds.
+            if let Ok((Some(parent), covered)) = self.deepest_mapping(&path[..path.len() - 1])
+                && covered == path.len() - 1
+            {
+                parent.rename_key(last.as_str(), key_scalar(last));
+            }
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, path: &[String]) -> bool {
+        let Some((last, parents)) = path.split_last() else {
+            return false;
+        };
+        match self.deepest_mapping(parents) {
+            Ok((Some(mapping), covered)) if covered == parents.len() => mapping.remove(last.as_str()).is_some(),
+            _ => false,
+        }
+    }
+
+    fn push(&mut self, path: &[String], item: &str) -> Result<(), DocumentError> {
+        let Some((last, parents)) = path.split_last() else {
+            return Err(shape_error(&[], "document", "a mapping"));
+        };
+        let (mapping, covered) = self.deepest_mapping(parents)?;
+        if let Some(mapping) = mapping.filter(|_| covered == parents.len())
+            && let Some(sequence) = mapping.get_sequence(last.as_str())
+        {
+            sequence.push(ScalarValue::string(item));
+            return Ok(());
+        }
+        self.set(path, &Value::Array(vec![Value::String(item.to_owned())]))
+    }
+
+    fn remove_item(&mut self, path: &[String], item: &str) {
+        let Some((last, parents)) = path.split_last() else {
+            return;
+        };
+        if let Ok((Some(mapping), covered)) = self.deepest_mapping(parents)
+            && covered == parents.len()
+            && let Some(sequence) = mapping.get_sequence(last.as_str())
+        {
+            while let Some(index) = sequence.values().position(|node| node.to_string().trim() == item) {
+                sequence.remove(index);
+            }
+        }
+    }
+
+    fn render(&self) -> String {
+        self.file.to_string()
+    }
+}
+
+fn set_in(mapping: &Mapping, key: &str, value: &Value, quoted: bool) {
+    let existing = mapping.get(key).is_some();
+    match (value, existing || !quoted) {
+        (Value::Object(_) | Value::Array(_), true) => mapping.set(key, yaml_document(value)),
+        (Value::Object(_) | Value::Array(_), false) => mapping.set(key_scalar(key), yaml_document(value)),
+        (scalar, true) => mapping.set(key, scalar_value(scalar)),
+        (scalar, false) => mapping.set(key_scalar(key), scalar_value(scalar)),
+    }
+}
+
+fn set_in_document(document: &Document, key: &str, value: &Value, quoted: bool) {
+    match (value, quoted) {
+        (Value::Object(_) | Value::Array(_), false) => document.set(key, yaml_document(value)),
+        (Value::Object(_) | Value::Array(_), true) => document.set(key_scalar(key), yaml_document(value)),
+        (scalar, false) => document.set(key, scalar_value(scalar)),
+        (scalar, true) => document.set(key_scalar(key), scalar_value(scalar)),
+    };
+}
+
+/// Keys obsmcp adds are double-quoted so that names like `off` stay strings for every YAML reader.
+fn key_scalar(key: &str) -> ScalarValue {
+    ScalarValue::double_quoted(key)
+}
+
+fn scalar_value(value: &Value) -> ScalarValue {
+    match value {
+        Value::Null => ScalarValue::null(),
+        Value::Bool(flag) => ScalarValue::parse(flag.to_string()),
+        Value::Number(number) => ScalarValue::parse(number.to_string()),
+        Value::String(text) => ScalarValue::string(text.as_str()),
+        Value::Array(_) | Value::Object(_) => unreachable!("collections are built by yaml_document"),
+    }
+}
+
+fn yaml_document(value: &Value) -> Document {
+    match value {
+        Value::Object(map) => mapping_builder(map).build_document(),
+        Value::Array(items) => sequence_builder(items).build_document(),
+        _ => unreachable!("scalars are built by scalar_value"),
+    }
+}
+
+fn mapping_builder(map: &serde_json::Map<String, Value>) -> MappingBuilder {
+    map.iter().fold(MappingBuilder::new(), |builder, (key, value)| match value {
+        Value::Object(child) => builder.insert_mapping(key.as_str(), mapping_builder(child)),
+        Value::Array(items) => builder.insert_sequence(key.as_str(), sequence_builder(items)),
+        scalar => builder.pair(key.as_str(), scalar_value(scalar)),
+    })
+}
+
+fn sequence_builder(items: &[Value]) -> SequenceBuilder {
+    items.iter().fold(SequenceBuilder::new(), |builder, value| match value {
+        Value::Object(child) => builder.insert_mapping(mapping_builder(child)),
+        Value::Array(inner) => builder.insert_sequence(sequence_builder(inner)),
+        scalar => builder.item(scalar_value(scalar)),
+    })
+}
