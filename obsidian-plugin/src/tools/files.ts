@@ -1,0 +1,144 @@
+// Frontmatter properties and whole-file operations. Properties go through `fileManager.processFrontMatter` so
+// Obsidian writes the YAML; moves through `fileManager.renameFile` so Obsidian rewrites links to the moved note;
+// deletes through `fileManager.trashFile` so the user's trash setting decides where the note goes.
+
+import { z } from "zod";
+import type { TFile } from "obsidian";
+import { checkExpectedHash, contentHash } from "../vault/hash";
+import { backlinkSources } from "../vault/links";
+import { assertInsideVaultOnDisk, cleanVaultPath, ensureParentFolders, newNotePath, resolveMarkdown, resolveNote } from "../vault/paths";
+import { expectedHashArg, json, pathArg, writeTool } from "./common";
+import { defineTool, ToolError } from "./types";
+import type { ToolContext } from "./types";
+
+const keyArg = z.string().min(1).max(200).describe("Property (frontmatter key) name.");
+
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** Runs a frontmatter edit after checking `expected_hash`; returns the note's new hash. */
+async function editFrontmatter(
+  ctx: ToolContext,
+  file: TFile,
+  expectedHash: string | undefined,
+  edit: (frontmatter: Record<string, unknown>) => void,
+): Promise<string> {
+  // processFrontMatter does not expose the raw text, so the hash is checked just before it; both run on Obsidian's
+  // single JavaScript thread with only the read in between.
+  checkExpectedHash(file.path, await ctx.app.vault.read(file), expectedHash);
+  await ctx.app.fileManager.processFrontMatter(file, edit);
+  return contentHash(await ctx.app.vault.read(file));
+}
+
+export const setProperty = writeTool(
+  defineTool({
+    name: "set_property",
+    title: "Set property",
+    description: "Set one frontmatter property of a note (created with the frontmatter if missing), written by Obsidian.",
+    input: {
+      path: pathArg,
+      key: keyArg,
+      value: z
+        .union([scalar, z.array(scalar)])
+        .describe("New value: text, number, true/false, null, or a list of these (e.g. tags or aliases)."),
+      expected_hash: expectedHashArg,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async run(args, ctx) {
+      const { file } = resolveMarkdown(ctx, args.path);
+      let previous: unknown = null;
+      const sha256 = await editFrontmatter(ctx, file, args.expected_hash, (frontmatter) => {
+        previous = frontmatter[args.key] ?? null;
+        frontmatter[args.key] = args.value;
+      });
+      return json({ path: file.path, key: args.key, previous, sha256 });
+    },
+  }),
+);
+
+export const deleteProperty = writeTool(
+  defineTool({
+    name: "delete_property",
+    title: "Delete property",
+    description: "Remove one frontmatter property from a note; existed says whether it was there.",
+    input: {
+      path: pathArg,
+      key: keyArg,
+      expected_hash: expectedHashArg,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async run(args, ctx) {
+      const { file } = resolveMarkdown(ctx, args.path);
+      let existed = false;
+      const sha256 = await editFrontmatter(ctx, file, args.expected_hash, (frontmatter) => {
+        existed = Object.prototype.hasOwnProperty.call(frontmatter, args.key);
+        delete frontmatter[args.key];
+      });
+      return json({ path: file.path, key: args.key, existed, sha256 });
+    },
+  }),
+);
+
+/** Validates a move destination: a Markdown note keeps ".md"; other files must keep their extension. */
+function destinationPath(ctx: ToolContext, file: TFile, raw: string): string {
+  if (file.extension.toLowerCase() === "md") return newNotePath(ctx, raw, "new_path");
+  const path = cleanVaultPath(raw.trim(), ctx, "new_path");
+  if (!path.toLowerCase().endsWith(`.${file.extension.toLowerCase()}`)) {
+    throw new ToolError(`new_path must keep the file's extension .${file.extension}`);
+  }
+  assertInsideVaultOnDisk(ctx, path);
+  return path;
+}
+
+export const moveNote = writeTool(
+  defineTool({
+    name: "move_note",
+    title: "Move or rename note",
+    description:
+      "Move or rename a note (or other file) through Obsidian, which updates links to it. Missing folders are created; " +
+      "an existing destination is refused.",
+    input: {
+      path: pathArg,
+      new_path: z.string().min(1).describe('New vault-relative path, e.g. "Archive/Old plan.md".'),
+      expected_hash: expectedHashArg,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(args, ctx) {
+      const { file } = resolveNote(ctx, args.path, { textOnly: false });
+      const from = file.path;
+      const to = destinationPath(ctx, file, args.new_path);
+      if (to === from) throw new ToolError(`${from} is already at that path`);
+      const existing = ctx.app.vault.getAbstractFileByPath(to);
+      // A case-only rename on a case-insensitive disk finds the note itself; that is allowed.
+      if (existing && existing !== file) throw new ToolError(`${to} already exists; nothing was moved`);
+      if (args.expected_hash !== undefined) checkExpectedHash(from, await ctx.app.vault.read(file), args.expected_hash);
+      const linking = backlinkSources(ctx, from).map((source) => source.path);
+      await ensureParentFolders(ctx, to);
+      await ctx.app.fileManager.renameFile(file, to);
+      return json({ from, to: file.path, linking_notes: linking.length });
+    },
+  }),
+);
+
+export const deleteNote = writeTool(
+  defineTool({
+    name: "delete_note",
+    title: "Delete note",
+    description: "Move a note (or other file) to the trash, as Obsidian's delete does (system or vault trash per settings).",
+    input: {
+      path: pathArg,
+      expected_hash: expectedHashArg,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    async run(args, ctx) {
+      const { file } = resolveNote(ctx, args.path, { textOnly: false });
+      if (args.expected_hash !== undefined) checkExpectedHash(file.path, await ctx.app.vault.read(file), args.expected_hash);
+      const path = file.path;
+      const linking = backlinkSources(ctx, path).length;
+      await ctx.app.fileManager.trashFile(file);
+      return json({ path, trashed: true, linking_notes: linking });
+    },
+  }),
+);
+
+export const FILE_TOOLS = [setProperty, deleteProperty, moveNote, deleteNote];
+

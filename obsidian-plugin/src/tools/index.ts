@@ -1,0 +1,58 @@
+// The full tool list the server registers (and the catalog generator serializes), in the documented order.
+
+import { batch } from "./batch";
+import { FILE_TOOLS } from "./files";
+import { LINK_TOOLS } from "./links";
+import { READ_TOOLS } from "./read";
+import { SEARCH_TOOLS } from "./search";
+import { TAG_TOOLS } from "./tags";
+import type { ToolDef } from "./types";
+import { WORKSPACE_TOOLS } from "./workspace";
+import { WRITE_TOOLS } from "./write";
+
+/** Tool names in the order tools/list presents them; fixed so the Rust side and the docs can rely on them. */
+const ORDER = [
+  "vault_info",
+  "list_files",
+  "read_note",
+  "search",
+  "note_metadata",
+  "outline",
+  "backlinks",
+  "outgoing_links",
+  "unresolved_links",
+  "orphans",
+  "tags",
+  "files_by_tag",
+  "active_note",
+  "daily_note",
+  "recent_files",
+  "create_note",
+  "str_replace",
+  "patch_section",
+  "append",
+  "insert_at_line",
+  "set_property",
+  "delete_property",
+  "move_note",
+  "delete_note",
+  "batch",
+];
+
+const defined: ToolDef[] = [
+  ...READ_TOOLS,
+  ...SEARCH_TOOLS,
+  ...LINK_TOOLS,
+  ...TAG_TOOLS,
+  ...WORKSPACE_TOOLS,
+  ...WRITE_TOOLS,
+  ...FILE_TOOLS,
+  batch,
+];
+
+/** Every tool, in ORDER. */
+export const ALL_TOOLS: ToolDef[] = ORDER.map((name) => {
+  const tool = defined.find((candidate) => candidate.name === name);
+  if (!tool) throw new Error(`tool ${name} is listed but not defined`);
+  return tool;
+});

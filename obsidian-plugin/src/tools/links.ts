@@ -1,0 +1,198 @@
+// Link tools over Obsidian's link index: backlinks with the linking lines, a note's outgoing links (resolved and
+// not), the vault's unresolved links, and orphan notes. Link resolution is always Obsidian's
+// (`getFirstLinkpathDest`), so results match what the user sees in the graph and backlinks pane.
+
+import { z } from "zod";
+import type { CachedMetadata, ReferenceCache, TFile } from "obsidian";
+import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor, snippet } from "../vault/limits";
+import { splitLines } from "../vault/lines";
+import { cleanVaultPath, isInConfigDir, resolveMarkdown } from "../vault/paths";
+import { backlinkSources, resolveLink } from "../vault/links";
+import { json, pathArg } from "./common";
+import { defineTool } from "./types";
+import type { ToolContext } from "./types";
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+
+/** Every link-like reference of a note: body links, embeds and frontmatter links. */
+function referencesOf(cache: CachedMetadata | null): { ref: ReferenceCache; embed: boolean; line: number | null }[] {
+  if (!cache) return [];
+  const refs: { ref: ReferenceCache; embed: boolean; line: number | null }[] = [];
+  for (const link of cache.links ?? []) refs.push({ ref: link, embed: false, line: link.position.start.line });
+  for (const embed of cache.embeds ?? []) refs.push({ ref: embed, embed: true, line: embed.position.start.line });
+  for (const link of cache.frontmatterLinks ?? []) refs.push({ ref: link as unknown as ReferenceCache, embed: false, line: null });
+  return refs;
+}
+
+/** 0-based lines of `source` holding a link that resolves to `target`. */
+function linkingLines(ctx: ToolContext, source: TFile, target: TFile): number[] {
+  const lines = new Set<number>();
+  for (const { ref, line } of referencesOf(ctx.app.metadataCache.getFileCache(source))) {
+    if (line === null) continue;
+    if (resolveLink(ctx, ref.link, source.path)?.path === target.path) lines.add(line);
+  }
+  return [...lines].sort((a, b) => a - b);
+}
+
+export const backlinks = defineTool({
+  name: "backlinks",
+  title: "Backlinks",
+  description: "Notes that link to a note (resolved links, embeds included), with the linking lines as snippets.",
+  input: {
+    path: pathArg,
+    snippets: z.boolean().default(true).describe("Include the linking lines (default true)."),
+    max_lines_per_note: z.number().int().min(1).max(20).default(3).describe("Linking lines quoted per note (default 3, max 20)."),
+    limit: limitArg("linking notes", 50),
+    cursor: cursorArg(),
+    max_chars: maxCharsArg(),
+  },
+  annotations: READ,
+  async run(args, ctx) {
+    const { file } = resolveMarkdown(ctx, args.path);
+    const sources = backlinkSources(ctx, file.path);
+    const offset = offsetFromCursor(args.cursor);
+    const window = sources.slice(offset, offset + args.limit);
+    const entries = await Promise.all(
+      window.map(async (source) => {
+        const entry: { path: string; count: number; lines?: { line: number; text: string }[] } = { ...source };
+        if (!args.snippets) return entry;
+        const sourceFile = ctx.app.vault.getFileByPath(source.path);
+        if (!sourceFile) return entry;
+        const wanted = linkingLines(ctx, sourceFile, file).slice(0, args.max_lines_per_note);
+        const lines = splitLines(await ctx.app.vault.cachedRead(sourceFile));
+        entry.lines = wanted.filter((line) => line < lines.length).map((line) => ({ line: line + 1, text: snippet(lines[line]) }));
+        return entry;
+      }),
+    );
+    const page = entries.slice(0, countWithinBudget(entries, args.max_chars - 300));
+    const next = offset + page.length;
+    return json({
+      path: file.path,
+      total: sources.length,
+      backlinks: page,
+      truncated: next < sources.length,
+      next_cursor: next < sources.length ? String(next) : null,
+    });
+  },
+});
+
+export const outgoingLinks = defineTool({
+  name: "outgoing_links",
+  title: "Outgoing links",
+  description:
+    "A note's links, embeds and frontmatter links in order, each with its 1-based line (null in frontmatter) and the " +
+    "note it resolves to (null when unresolved).",
+  input: {
+    path: pathArg,
+    unresolved_only: z.boolean().default(false).describe("Only links that resolve to no note (default false)."),
+    limit: limitArg("links", 200),
+  },
+  annotations: READ,
+  async run(args, ctx) {
+    const { file } = resolveMarkdown(ctx, args.path);
+    const links = referencesOf(ctx.app.metadataCache.getFileCache(file))
+      .map(({ ref, embed, line }) => ({
+        link: ref.link,
+        line: line === null ? null : line + 1,
+        embed,
+        resolved: resolveLink(ctx, ref.link, file.path)?.path ?? null,
+      }))
+      .filter((link) => !args.unresolved_only || link.resolved === null);
+    return json({
+      path: file.path,
+      total: links.length,
+      unresolved: links.filter((link) => link.resolved === null).length,
+      links: links.slice(0, args.limit),
+      truncated: links.length > args.limit,
+    });
+  },
+});
+
+export const unresolvedLinks = defineTool({
+  name: "unresolved_links",
+  title: "Unresolved links",
+  description:
+    "Link targets across the vault that resolve to no note, most-linked first, each with its total count and the notes " +
+    "that contain it.",
+  input: {
+    max_sources: z.number().int().min(1).max(50).default(5).describe("Linking notes listed per target (default 5, max 50)."),
+    limit: limitArg("link targets", 100),
+    cursor: cursorArg(),
+  },
+  annotations: READ,
+  async run(args, ctx) {
+    const byTarget = new Map<string, { count: number; sources: string[] }>();
+    const sources = Object.keys(ctx.app.metadataCache.unresolvedLinks).sort();
+    for (const source of sources) {
+      if (isInConfigDir(source, ctx)) continue;
+      for (const [target, count] of Object.entries(ctx.app.metadataCache.unresolvedLinks[source])) {
+        const entry = byTarget.get(target) ?? { count: 0, sources: [] };
+        entry.count += count;
+        entry.sources.push(source);
+        byTarget.set(target, entry);
+      }
+    }
+    const all = [...byTarget.entries()]
+      .map(([link, entry]) => ({
+        link,
+        count: entry.count,
+        notes: entry.sources.length,
+        sources: entry.sources.slice(0, args.max_sources),
+      }))
+      .sort((a, b) => b.count - a.count || (a.link < b.link ? -1 : a.link > b.link ? 1 : 0));
+    const offset = offsetFromCursor(args.cursor);
+    const page = all.slice(offset, offset + args.limit);
+    const next = offset + page.length;
+    return json({
+      total: all.length,
+      unresolved: page,
+      truncated: next < all.length,
+      next_cursor: next < all.length ? String(next) : null,
+    });
+  },
+});
+
+export const orphans = defineTool({
+  name: "orphans",
+  title: "Orphan notes",
+  description:
+    "Markdown notes no other note links to (by resolved link or embed), sorted by path; has_outgoing says whether " +
+    "the note itself links anywhere.",
+  input: {
+    folder: z.string().default("").describe('Only notes under this folder (default "": the whole vault).'),
+    limit: limitArg("notes", 200),
+    cursor: cursorArg(),
+  },
+  annotations: READ,
+  async run(args, ctx) {
+    const linked = new Set<string>();
+    const outgoing = new Set<string>();
+    for (const [source, targets] of Object.entries(ctx.app.metadataCache.resolvedLinks)) {
+      for (const target of Object.keys(targets)) {
+        if (target !== source) linked.add(target);
+        outgoing.add(source);
+      }
+    }
+    for (const [source, targets] of Object.entries(ctx.app.metadataCache.unresolvedLinks)) {
+      if (Object.keys(targets).length > 0) outgoing.add(source);
+    }
+    const prefix = cleanVaultPath(args.folder, ctx, "folder");
+    const all = ctx.app.vault
+      .getMarkdownFiles()
+      .filter((note) => !linked.has(note.path) && !isInConfigDir(note.path, ctx))
+      .filter((note) => prefix === "" || note.path.startsWith(prefix + "/"))
+      .map((note) => note.path)
+      .sort();
+    const offset = offsetFromCursor(args.cursor);
+    const page = all.slice(offset, offset + args.limit);
+    const next = offset + page.length;
+    return json({
+      total: all.length,
+      orphans: page.map((path) => ({ path, has_outgoing: outgoing.has(path) })),
+      truncated: next < all.length,
+      next_cursor: next < all.length ? String(next) : null,
+    });
+  },
+});
+
+export const LINK_TOOLS = [backlinks, outgoingLinks, unresolvedLinks, orphans];

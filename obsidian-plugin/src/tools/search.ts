@@ -1,0 +1,158 @@
+// Full-text search over the vault's Markdown notes. Notes are read with `vault.cachedRead` (Obsidian's in-memory copy)
+// a few dozen at a time, in path order, and the scan stops as soon as the page is full, so a narrow query on a
+// 10,000-note vault answers quickly. Matching is per line; the cursor names the last match returned (line and path)
+// so the next page resumes right after it even if notes were added meanwhile.
+
+import { z } from "zod";
+import type { TFile } from "obsidian";
+import { cutChars, LIMIT_CAP, maxCharsArg, snippet, snippetAround } from "../vault/limits";
+import { splitLines } from "../vault/lines";
+import { cleanVaultPath, isInConfigDir, isInsideVaultOnDisk } from "../vault/paths";
+import { json } from "./common";
+import { defineTool, ToolError } from "./types";
+
+/** How many notes are read concurrently; enough to overlap disk reads without flooding memory. */
+const READ_BATCH = 48;
+
+interface Match {
+  line: number;
+  text: string;
+  before?: string[];
+  after?: string[];
+}
+
+interface FileResult {
+  path: string;
+  matches: Match[];
+  more_in_file?: boolean;
+}
+
+/** Finds the first match in a line: its index, or -1. */
+type LineMatcher = (line: string) => number;
+
+function matcherFor(query: string, regex: boolean, caseSensitive: boolean): LineMatcher {
+  if (regex) {
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(query, caseSensitive ? "" : "i");
+    } catch (error) {
+      throw new ToolError(`invalid regular expression ${JSON.stringify(query)}: ${(error as Error).message}`);
+    }
+    return (line) => {
+      const found = pattern.exec(line);
+      return found ? found.index : -1;
+    };
+  }
+  if (caseSensitive) return (line) => line.indexOf(query);
+  const needle = query.toLowerCase();
+  return (line) => line.toLowerCase().indexOf(needle);
+}
+
+/** Decodes `line:path` cursors produced below. */
+function parseCursor(cursor: string | undefined): { path: string; line: number } | null {
+  if (cursor === undefined || cursor === "") return null;
+  const match = /^(\d{1,9}):(.+)$/s.exec(cursor);
+  if (!match) throw new ToolError(`invalid cursor ${JSON.stringify(cursor)}: pass next_cursor from the previous result unchanged`);
+  return { line: Number(match[1]), path: match[2] };
+}
+
+export const search = defineTool({
+  name: "search",
+  title: "Search notes",
+  description:
+    "Search Markdown notes for text or a JavaScript regular expression, line by line, in path order. Returns matching " +
+    "lines (1-based) with optional context, paginated.",
+  input: {
+    query: z.string().min(1).max(1000).describe("Text to find, or a regular expression when regex is true."),
+    regex: z.boolean().default(false).describe("Treat query as a JavaScript regular expression (default false)."),
+    case_sensitive: z.boolean().default(false).describe("Match case exactly (default false)."),
+    path_prefix: z
+      .string()
+      .default("")
+      .describe('Only notes whose vault path starts with this, e.g. "Projects/" (default: whole vault).'),
+    context_lines: z.number().int().min(0).max(10).default(0).describe("Lines of context before and after each match (default 0, max 10)."),
+    max_per_file: z.number().int().min(1).max(100).default(10).describe("Maximum matches per note (default 10, max 100)."),
+    limit: z.number().int().min(1).max(LIMIT_CAP).default(100).describe(`Maximum matches in total (default 100, max ${LIMIT_CAP}).`),
+    cursor: z.string().max(4096).optional().describe("Cursor from a previous result's next_cursor, to get the next page."),
+    max_chars: maxCharsArg(),
+  },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(args, ctx) {
+    const matchLine = matcherFor(args.query, args.regex, args.case_sensitive);
+    const prefix = args.path_prefix === "" ? "" : cleanVaultPath(args.path_prefix, ctx, "path_prefix") + (args.path_prefix.endsWith("/") ? "/" : "");
+    const resume = parseCursor(args.cursor);
+    const files = ctx.app.vault
+      .getMarkdownFiles()
+      .filter((file) => file.path.startsWith(prefix) && !isInConfigDir(file.path, ctx))
+      .filter((file) => resume === null || file.path >= resume.path)
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    // Text mode can skip a note whose whole text lacks the query without splitting it into lines.
+    const wholeText =
+      args.regex ? null : args.case_sensitive ? (text: string) => text.includes(args.query) : (text: string) => text.toLowerCase().includes(args.query.toLowerCase());
+    const budget = args.max_chars - 300;
+    const results: FileResult[] = [];
+    let used = 0;
+    let total = 0;
+    let searched = 0;
+    let next: string | null = null;
+    let last: { path: string; line: number } | null = null;
+
+    scan: for (let batchStart = 0; batchStart < files.length; batchStart += READ_BATCH) {
+      if (ctx.signal.aborted) throw new ToolError("search cancelled");
+      const batch = files.slice(batchStart, batchStart + READ_BATCH);
+      const texts = await Promise.all(batch.map((file: TFile) => ctx.app.vault.cachedRead(file)));
+      for (let b = 0; b < batch.length; b++) {
+        const file = batch[b];
+        const text = texts[b];
+        searched++;
+        if (wholeText && !wholeText(text)) continue;
+        const lines = splitLines(text);
+        const skipThrough = resume !== null && file.path === resume.path ? resume.line : 0;
+        let fileResult: FileResult | null = null;
+        for (let i = skipThrough; i < lines.length; i++) {
+          const line = lines[i].endsWith("\r") ? lines[i].slice(0, -1) : lines[i];
+          const index = matchLine(line);
+          if (index < 0) continue;
+          if (fileResult === null) {
+            // A symlinked note whose real file is outside the vault is never quoted.
+            if (!isInsideVaultOnDisk(ctx, file.path)) break;
+            fileResult = { path: file.path, matches: [] };
+          }
+          if (fileResult.matches.length >= args.max_per_file) {
+            fileResult.more_in_file = true;
+            break;
+          }
+          if (total >= args.limit) {
+            next = last ? `${last.line}:${last.path}` : null;
+            break scan;
+          }
+          const match: Match = { line: i + 1, text: snippetAround(line, index) };
+          if (args.context_lines > 0) {
+            match.before = lines.slice(Math.max(0, i - args.context_lines), i).map((item) => snippet(item));
+            match.after = lines.slice(i + 1, i + 1 + args.context_lines).map((item) => snippet(item));
+          }
+          const cost = JSON.stringify(match).length + (fileResult.matches.length === 0 ? file.path.length + 40 : 1);
+          if (used + cost > budget && total > 0) {
+            next = last ? `${last.line}:${last.path}` : null;
+            break scan;
+          }
+          if (fileResult.matches.length === 0) results.push(fileResult);
+          fileResult.matches.push(match);
+          used += cost;
+          total++;
+          last = { path: file.path, line: i + 1 };
+        }
+      }
+    }
+    return json({
+      query: cutChars(args.query, 200),
+      results,
+      total_matches: total,
+      notes_searched: searched,
+      truncated: next !== null,
+      next_cursor: next,
+    });
+  },
+});
+
+export const SEARCH_TOOLS = [search];

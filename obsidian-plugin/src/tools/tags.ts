@@ -1,0 +1,96 @@
+// Tag tools over the metadata cache: every tag with the number of notes carrying it, and the notes carrying a tag
+// (nested tags included: `#project` also finds `#project/alpha`). Tags are grouped case-insensitively, as Obsidian's
+// tag pane does, and shown in the spelling of the first note (in path order) that uses them.
+
+import { z } from "zod";
+import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor } from "../vault/limits";
+import { isInConfigDir } from "../vault/paths";
+import { noteTags, tagMatches } from "../vault/links";
+import { json } from "./common";
+import { defineTool, ToolError } from "./types";
+import type { ToolContext } from "./types";
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+
+/** Every Markdown note outside the config folder with its tags, in path order. */
+function taggedNotes(ctx: ToolContext): { path: string; tags: string[] }[] {
+  return ctx.app.vault
+    .getMarkdownFiles()
+    .filter((file) => !isInConfigDir(file.path, ctx))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map((file) => ({ path: file.path, tags: noteTags(ctx.app.metadataCache.getFileCache(file)) }));
+}
+
+export const tags = defineTool({
+  name: "tags",
+  title: "Tags",
+  description: "All tags in the vault (frontmatter and inline) with how many notes carry each.",
+  input: {
+    prefix: z.string().max(200).optional().describe('Only this tag and tags nested under it, e.g. "project".'),
+    sort: z.enum(["count", "name"]).default("count").describe('"count" (most used first, default) or "name".'),
+    limit: limitArg("tags", 200),
+    cursor: cursorArg(),
+  },
+  annotations: READ,
+  async run(args, ctx) {
+    const counts = new Map<string, { tag: string; count: number }>();
+    for (const note of taggedNotes(ctx)) {
+      for (const tag of note.tags) {
+        const key = tag.toLowerCase();
+        const entry = counts.get(key) ?? { tag, count: 0 };
+        entry.count++;
+        counts.set(key, entry);
+      }
+    }
+    const byName = (a: { tag: string }, b: { tag: string }) => {
+      const x = a.tag.toLowerCase();
+      const y = b.tag.toLowerCase();
+      return x < y ? -1 : x > y ? 1 : 0;
+    };
+    const all = [...counts.values()]
+      .filter((entry) => args.prefix === undefined || tagMatches(entry.tag, args.prefix))
+      .sort(args.sort === "name" ? byName : (a, b) => b.count - a.count || byName(a, b));
+    const offset = offsetFromCursor(args.cursor);
+    const page = all.slice(offset, offset + args.limit);
+    const next = offset + page.length;
+    return json({
+      total: all.length,
+      tags: page,
+      truncated: next < all.length,
+      next_cursor: next < all.length ? String(next) : null,
+    });
+  },
+});
+
+export const filesByTag = defineTool({
+  name: "files_by_tag",
+  title: "Notes by tag",
+  description: "Notes carrying a tag or a tag nested under it (#a finds #a and #a/b), sorted by path, with their matching tags.",
+  input: {
+    tag: z.string().min(1).max(200).describe('The tag, with or without "#", e.g. "project" or "#project/alpha".'),
+    limit: limitArg("notes", 200),
+    cursor: cursorArg(),
+    max_chars: maxCharsArg(),
+  },
+  annotations: READ,
+  async run(args, ctx) {
+    const wanted = args.tag.trim().replace(/^#+/, "");
+    if (wanted === "" || /\s/.test(wanted)) throw new ToolError(`tag ${JSON.stringify(args.tag)} is not a valid tag`);
+    const all = taggedNotes(ctx)
+      .map((note) => ({ path: note.path, tags: note.tags.filter((tag) => tagMatches(tag, wanted)) }))
+      .filter((note) => note.tags.length > 0);
+    const offset = offsetFromCursor(args.cursor);
+    const window = all.slice(offset, offset + args.limit);
+    const page = window.slice(0, countWithinBudget(window, args.max_chars - 200));
+    const next = offset + page.length;
+    return json({
+      tag: `#${wanted}`,
+      total: all.length,
+      notes: page,
+      truncated: next < all.length,
+      next_cursor: next < all.length ? String(next) : null,
+    });
+  },
+});
+
+export const TAG_TOOLS = [tags, filesByTag];

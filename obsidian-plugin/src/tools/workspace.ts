@@ -1,0 +1,123 @@
+// Tools about what the user is doing in Obsidian: the active note and its selection, recently modified or opened
+// files, and the daily note (read, or created for a date) following the core Daily notes plugin's settings.
+
+import { z } from "zod";
+import { MarkdownView, TFile } from "obsidian";
+import { cutChars, limitArg, maxCharsArg } from "../vault/limits";
+import { splitLines } from "../vault/lines";
+import { ensureParentFolders, isInConfigDir, newNotePath, resolveNote } from "../vault/paths";
+import { dailyNotePath, dailyNoteSettings, fillDailyTemplate, parseDailyDate } from "../vault/daily";
+import { isoTime, json, renderRead } from "./common";
+import { defineTool, ToolError } from "./types";
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+
+export const activeNote = defineTool({
+  name: "active_note",
+  title: "Active note",
+  description:
+    "The note open in Obsidian's active pane and the editor selection (lines 1-based, ch 0-based), or path null when " +
+    "no file is active.",
+  input: {
+    max_chars: maxCharsArg("the selected text"),
+  },
+  annotations: READ,
+  async run(args, ctx) {
+    const file = ctx.app.workspace.getActiveFile();
+    if (!file || isInConfigDir(file.path, ctx)) return json({ path: null, selection: null });
+    const view = ctx.app.workspace.getActiveViewOfType(MarkdownView);
+    const editor = view && view.file?.path === file.path ? view.editor : null;
+    if (!editor) return json({ path: file.path, selection: null });
+    const selected = editor.getSelection();
+    const from = editor.getCursor("from");
+    const to = editor.getCursor("to");
+    return json({
+      path: file.path,
+      selection: {
+        text: cutChars(selected, args.max_chars),
+        truncated: selected.length > args.max_chars,
+        from: { line: from.line + 1, ch: from.ch },
+        to: { line: to.line + 1, ch: to.ch },
+      },
+    });
+  },
+});
+
+export const recentFiles = defineTool({
+  name: "recent_files",
+  title: "Recent files",
+  description: 'Recently modified Markdown notes (newest first), or the files recently opened in Obsidian (source "opened").',
+  input: {
+    source: z
+      .enum(["modified", "opened"])
+      .default("modified")
+      .describe('"modified" (by modification time, default) or "opened" (Obsidian\'s recently opened list).'),
+    limit: limitArg("files", 20),
+  },
+  annotations: READ,
+  async run(args, ctx) {
+    const { vault, workspace } = ctx.app;
+    if (args.source === "opened") {
+      const files = workspace
+        .getLastOpenFiles()
+        .map((path) => vault.getFileByPath(path))
+        .filter((file): file is TFile => file !== null && !isInConfigDir(file.path, ctx))
+        .slice(0, args.limit)
+        .map((file) => ({ path: file.path, mtime: isoTime(file.stat.mtime) }));
+      return json({ source: "opened", files });
+    }
+    const notes = vault.getMarkdownFiles().filter((file) => !isInConfigDir(file.path, ctx));
+    const files = notes
+      .sort((a, b) => b.stat.mtime - a.stat.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      .slice(0, args.limit)
+      .map((file) => ({ path: file.path, mtime: isoTime(file.stat.mtime) }));
+    return json({ source: "modified", files, total: notes.length, truncated: notes.length > files.length });
+  },
+});
+
+export const dailyNote = defineTool({
+  name: "daily_note",
+  title: "Daily note",
+  description:
+    "Read the daily note for a date (path from the Daily notes settings), or create it with create: true (from the " +
+    'configured template). Output like read_note; a created note\'s header says "created=true".',
+  input: {
+    date: z.string().max(40).default("today").describe('YYYY-MM-DD, "today" (default), "yesterday" or "tomorrow".'),
+    create: z.boolean().default(false).describe("Create the note when it does not exist (default false)."),
+    max_chars: maxCharsArg("note content"),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(args, ctx) {
+    const settings = dailyNoteSettings(ctx);
+    const day = parseDailyDate(args.date);
+    const path = newNotePath(ctx, dailyNotePath(settings, day), "daily note path");
+    const existing = ctx.app.vault.getAbstractFileByPath(path);
+    if (existing instanceof TFile) {
+      const text = await ctx.app.vault.read(existing);
+      return renderRead(existing, text, { start: 0, end: splitLines(text).length, maxChars: args.max_chars });
+    }
+    if (existing) throw new ToolError(`${path} is a folder, not a daily note`);
+    if (!args.create) {
+      throw new ToolError(
+        `no daily note for ${day.format("YYYY-MM-DD")} (it would be ${JSON.stringify(path)}); pass create: true to create it`,
+      );
+    }
+    if (ctx.readOnly) throw new ToolError("creating a daily note is refused: the obsmcp plugin is in read-only mode");
+    let content = "";
+    if (settings.template !== "") {
+      const template = resolveNote(ctx, settings.template).file;
+      const title = path.slice(path.lastIndexOf("/") + 1, -".md".length);
+      content = fillDailyTemplate(await ctx.app.vault.read(template), title, day, settings);
+    }
+    await ensureParentFolders(ctx, path);
+    const created = await ctx.app.vault.create(path, content);
+    return renderRead(created, content, {
+      start: 0,
+      end: splitLines(content).length,
+      maxChars: args.max_chars,
+      extra: "created=true",
+    });
+  },
+});
+
+export const WORKSPACE_TOOLS = [activeNote, recentFiles, dailyNote];

@@ -1,0 +1,269 @@
+// Note-editing tools. Every edit of an existing note goes through `vault.process`, Obsidian's atomic
+// read-modify-write, and checks `expected_hash` inside it against the text actually being edited, so a conflicting
+// change is never overwritten. Results are JSON with the note's new sha256.
+
+import { z } from "zod";
+import { TFile } from "obsidian";
+import { checkExpectedHash, contentHash } from "../vault/hash";
+import { editLines, linesOf, splitLines } from "../vault/lines";
+import { ensureParentFolders, newNotePath, resolveMarkdown } from "../vault/paths";
+import { findBlock, findHeading, findHeadings, frontmatterRange, headingSectionEnd } from "../vault/sections";
+import { expectedHashArg, json, pathArg, writeTool } from "./common";
+import { defineTool, ToolError } from "./types";
+import type { ToolContext } from "./types";
+
+/** Largest text a single write accepts, in characters. */
+const MAX_CONTENT = 25_000_000;
+
+const contentArg = (what: string) => z.string().max(MAX_CONTENT).describe(what);
+
+/** Edits a note atomically; `edit` returns the new text or throws (nothing is written then). Returns the new hash. */
+export async function editNote(
+  ctx: ToolContext,
+  file: TFile,
+  expectedHash: string | undefined,
+  edit: (text: string) => string,
+): Promise<{ text: string; sha256: string }> {
+  const text = await ctx.app.vault.process(file, (current) => {
+    checkExpectedHash(file.path, current, expectedHash);
+    return edit(current);
+  });
+  return { text, sha256: contentHash(text) };
+}
+
+export const createNote = writeTool(
+  defineTool({
+    name: "create_note",
+    title: "Create note",
+    description:
+      'Create a Markdown note (".md" added if missing; parent folders created). If it exists: if_exists "fail" ' +
+      '(default) refuses, "overwrite" replaces it (expected_hash guards the replace).',
+    input: {
+      path: z.string().min(1).describe('Vault-relative path of the new note, e.g. "Projects/Plan.md".'),
+      content: contentArg("The note's full text."),
+      if_exists: z
+        .enum(["fail", "overwrite"])
+        .default("fail")
+        .describe('What to do when the note exists: "fail" (default) or "overwrite".'),
+      expected_hash: expectedHashArg,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    async run(args, ctx) {
+      const path = newNotePath(ctx, args.path);
+      const existing = ctx.app.vault.getAbstractFileByPath(path);
+      if (existing && !(existing instanceof TFile)) throw new ToolError(`${path} is a folder`);
+      if (existing instanceof TFile) {
+        if (args.if_exists !== "overwrite") {
+          const current = contentHash(await ctx.app.vault.read(existing));
+          throw new ToolError(
+            `${path} already exists (sha256 ${current}); pass if_exists: "overwrite" to replace it, or edit it instead`,
+          );
+        }
+        const { sha256 } = await editNote(ctx, existing, args.expected_hash, () => args.content);
+        return json({ path, created: false, overwritten: true, sha256 });
+      }
+      if (args.expected_hash !== undefined) {
+        throw new ToolError(`conflict: expected_hash was given but ${path} does not exist; nothing was written`);
+      }
+      await ensureParentFolders(ctx, path);
+      const created = await ctx.app.vault.create(path, args.content);
+      return json({ path: created.path, created: true, overwritten: false, sha256: contentHash(args.content) });
+    },
+  }),
+);
+
+/** Non-overlapping occurrences of `needle` in `text`, by index. */
+function occurrences(text: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) found.push(at);
+  return found;
+}
+
+export const strReplace = writeTool(
+  defineTool({
+    name: "str_replace",
+    title: "Replace text",
+    description:
+      "Replace one exact occurrence of old_text with new_text in a note. Refused unless old_text occurs exactly once " +
+      "(the error says how many times); add surrounding text to make it unique.",
+    input: {
+      path: pathArg,
+      old_text: z.string().min(1).max(MAX_CONTENT).describe("Exact text to replace (whitespace and line breaks count)."),
+      new_text: contentArg("Replacement text (may be empty to delete old_text)."),
+      expected_hash: expectedHashArg,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    async run(args, ctx) {
+      const { file } = resolveMarkdown(ctx, args.path);
+      let line = 0;
+      const { sha256 } = await editNote(ctx, file, args.expected_hash, (text) => {
+        let oldText = args.old_text;
+        let newText = args.new_text;
+        // An agent writes "\n"; a note saved with CRLF holds "\r\n". Match the note's own line endings.
+        if (text.includes("\r\n") && !oldText.includes("\r") && oldText.includes("\n")) {
+          oldText = oldText.replace(/\n/g, "\r\n");
+          newText = newText.replace(/\r?\n/g, "\r\n");
+        }
+        const found = occurrences(text, oldText);
+        if (found.length !== 1) {
+          throw new ToolError(
+            found.length === 0
+              ? `old_text was not found in ${file.path}; nothing was written`
+              : `old_text occurs ${found.length} times in ${file.path}; include more surrounding text so it occurs exactly once`,
+          );
+        }
+        line = splitLines(text.slice(0, found[0]) + "x").length;
+        return text.slice(0, found[0]) + newText + text.slice(found[0] + oldText.length);
+      });
+      return json({ path: file.path, line, sha256 });
+    },
+  }),
+);
+
+type Operation = "append" | "prepend" | "replace";
+
+/** Index just past the last non-blank line in [start, end), or `start` when all are blank. */
+function lastContentLine(lines: string[], start: number, end: number): number {
+  let at = end;
+  while (at > start && lines[at - 1].trim() === "") at--;
+  return at;
+}
+
+function patchHeading(lines: string[], name: string, operation: Operation, content: string[]): string[] {
+  const headings = findHeadings(lines);
+  const index = findHeading(lines, headings, name);
+  const headingLine = headings[index].line;
+  const end = headingSectionEnd(headings, index, lines.length);
+  const bodyEnd = lastContentLine(lines, headingLine + 1, end);
+  const out = lines.slice();
+  if (operation === "prepend") out.splice(headingLine + 1, 0, ...content);
+  else if (operation === "append") out.splice(bodyEnd, 0, ...content);
+  else out.splice(headingLine + 1, bodyEnd - (headingLine + 1), ...content);
+  return out;
+}
+
+function patchBlock(lines: string[], id: string, operation: Operation, content: string[]): string[] {
+  const blockId = id.trim().replace(/^\^/, "");
+  const range = findBlock(lines, blockId);
+  const isListItem = /^\s*([-*+]|\d+[.)])\s/.test(lines[range.start]);
+  const separator = isListItem ? [] : [""];
+  const out = lines.slice();
+  if (operation === "prepend") out.splice(range.start, 0, ...content, ...separator);
+  else if (operation === "append") out.splice(range.end, 0, ...separator, ...content);
+  else {
+    const replacement = content.slice();
+    // Links to ^id must keep working: the id moves to the end of the replacement unless the agent wrote it.
+    if (!replacement.some((line) => new RegExp(`(^|\\s)\\^${blockId}\\s*$`).test(line))) {
+      if (replacement.length === 0) replacement.push(`^${blockId}`);
+      else replacement[replacement.length - 1] += ` ^${blockId}`;
+    }
+    out.splice(range.start, range.end - range.start, ...replacement);
+  }
+  return out;
+}
+
+function patchFrontmatter(lines: string[], operation: Operation, content: string[]): string[] {
+  const range = frontmatterRange(lines);
+  if (!range) return ["---", ...content, "---", ...lines];
+  const out = lines.slice();
+  const bodyStart = range.start + 1;
+  const bodyEnd = range.end - 1;
+  if (operation === "prepend") out.splice(bodyStart, 0, ...content);
+  else if (operation === "append") out.splice(bodyEnd, 0, ...content);
+  else out.splice(bodyStart, bodyEnd - bodyStart, ...content);
+  return out;
+}
+
+export const patchSection = writeTool(
+  defineTool({
+    name: "patch_section",
+    title: "Patch section",
+    description:
+      "Append, prepend or replace inside one part of a note: a heading's section (the heading line is kept), a block " +
+      "(^id; kept on replace) or the frontmatter's YAML (created if missing). Prefer set_property for single properties.",
+    input: {
+      path: pathArg,
+      target: z.enum(["heading", "block", "frontmatter"]).describe('What to patch: "heading", "block" or "frontmatter".'),
+      name: z
+        .string()
+        .optional()
+        .describe('Heading text ("Parent#Child" for a nested one) or block id; required unless target is "frontmatter".'),
+      operation: z.enum(["append", "prepend", "replace"]).describe('"append", "prepend" or "replace".'),
+      content: contentArg("Lines to insert or the replacement text."),
+      expected_hash: expectedHashArg,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    async run(args, ctx) {
+      const { file } = resolveMarkdown(ctx, args.path);
+      const name = args.name?.trim() ?? "";
+      if (args.target !== "frontmatter" && name === "") throw new ToolError(`name is required when target is "${args.target}"`);
+      const content = linesOf(args.content);
+      const { sha256 } = await editNote(ctx, file, args.expected_hash, (text) =>
+        editLines(text, (lines) =>
+          args.target === "heading"
+            ? patchHeading(lines, name, args.operation, content)
+            : args.target === "block"
+              ? patchBlock(lines, name, args.operation, content)
+              : patchFrontmatter(lines, args.operation, content),
+        ),
+      );
+      return json({ path: file.path, target: args.target, operation: args.operation, sha256 });
+    },
+  }),
+);
+
+export const append = writeTool(
+  defineTool({
+    name: "append",
+    title: "Append to note",
+    description: "Append text to the end of a note, starting on a new line.",
+    input: {
+      path: pathArg,
+      content: contentArg("Text to append."),
+      expected_hash: expectedHashArg,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(args, ctx) {
+      const { file } = resolveMarkdown(ctx, args.path);
+      const { text, sha256 } = await editNote(ctx, file, args.expected_hash, (current) => {
+        const eol = current.includes("\r\n") ? "\r\n" : "\n";
+        const addition = eol === "\r\n" ? args.content.replace(/\r?\n/g, "\r\n") : args.content;
+        if (current === "" || current.endsWith("\n")) return current + addition;
+        return current + eol + addition;
+      });
+      return json({ path: file.path, lines: splitLines(text).length, sha256 });
+    },
+  }),
+);
+
+export const insertAtLine = writeTool(
+  defineTool({
+    name: "insert_at_line",
+    title: "Insert at line",
+    description: "Insert lines before a 1-based line of a note; line = (line count + 1) appends at the end.",
+    input: {
+      path: pathArg,
+      line: z.number().int().min(1).describe("1-based line the content is inserted before."),
+      content: contentArg("Lines to insert."),
+      expected_hash: expectedHashArg,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(args, ctx) {
+      const { file } = resolveMarkdown(ctx, args.path);
+      const content = linesOf(args.content);
+      const { text, sha256 } = await editNote(ctx, file, args.expected_hash, (current) =>
+        editLines(current, (lines) => {
+          if (args.line > lines.length + 1) {
+            throw new ToolError(`line ${args.line} is past the end: ${file.path} has ${lines.length} lines (use ${lines.length + 1} to append)`);
+          }
+          const out = lines.slice();
+          out.splice(args.line - 1, 0, ...content);
+          return out;
+        }),
+      );
+      return json({ path: file.path, lines: splitLines(text).length, sha256 });
+    },
+  }),
+);
+
+export const WRITE_TOOLS = [createNote, strReplace, patchSection, append, insertAtLine];

@@ -1,0 +1,71 @@
+// Link and tag helpers over Obsidian's metadata cache. There is no public backlinks API, so backlinks come from
+// `metadataCache.resolvedLinks` (source → target → count), the same index Obsidian's backlinks pane is built from.
+// Tags are the inline tags of the cache plus the frontmatter `tags` / `tag` property, as Obsidian's getAllTags
+// reports them; we compute them here so the rule is written down once for the offline reader.
+
+import type { CachedMetadata, FrontMatterCache, TFile } from "obsidian";
+import type { ToolContext } from "../tools/types";
+
+/** The note a link in `sourcePath` points to, resolved as Obsidian does, or null when unresolved. */
+export function resolveLink(ctx: ToolContext, link: string, sourcePath: string): TFile | null {
+  const hash = link.indexOf("#");
+  const linkpath = hash >= 0 ? link.slice(0, hash) : link;
+  if (linkpath === "") return ctx.app.vault.getFileByPath(sourcePath);
+  return ctx.app.metadataCache.getFirstLinkpathDest(linkpath, sourcePath);
+}
+
+/** Notes other than the target itself that link to `targetPath`, with link counts, sorted by path. */
+export function backlinkSources(ctx: ToolContext, targetPath: string): { path: string; count: number }[] {
+  const sources: { path: string; count: number }[] = [];
+  for (const [source, targets] of Object.entries(ctx.app.metadataCache.resolvedLinks)) {
+    const count = targets[targetPath];
+    if (count && source !== targetPath) sources.push({ path: source, count });
+  }
+  return sources.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Splits a frontmatter list property that may be a list, a single string, or a comma-separated string. */
+function frontmatterList(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((item) => item !== null && item !== undefined).map(String);
+  if (typeof value === "string") return value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  if (typeof value === "number") return [String(value)];
+  return [];
+}
+
+/** Aliases from the frontmatter `aliases` / `alias` property. */
+export function frontmatterAliases(frontmatter: FrontMatterCache | undefined): string[] {
+  if (!frontmatter) return [];
+  return [...frontmatterList(frontmatter.aliases), ...frontmatterList(frontmatter.alias)];
+}
+
+/** Frontmatter tags (from `tags` / `tag`, split on commas and spaces), each with a leading "#". */
+function frontmatterTags(frontmatter: FrontMatterCache | undefined): string[] {
+  if (!frontmatter) return [];
+  const raw = [...frontmatterList(frontmatter.tags), ...frontmatterList(frontmatter.tag)];
+  return raw
+    .flatMap((item) => item.split(/\s+/))
+    .map((item) => item.replace(/^#+/, ""))
+    .filter((item) => item !== "")
+    .map((item) => `#${item}`);
+}
+
+/** A note's tags: frontmatter tags first, then inline tags in order; duplicates (case-insensitive) dropped. */
+export function noteTags(cache: CachedMetadata | null): string[] {
+  if (!cache) return [];
+  const seen = new Set<string>();
+  const tags: string[] = [];
+  for (const tag of [...frontmatterTags(cache.frontmatter), ...(cache.tags ?? []).map((item) => item.tag)]) {
+    const key = tag.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    tags.push(tag);
+  }
+  return tags;
+}
+
+/** Whether `tag` is `wanted` or nested under it (`#a/b` is under `#a`), case-insensitively. */
+export function tagMatches(tag: string, wanted: string): boolean {
+  const a = tag.toLowerCase().replace(/^#/, "");
+  const b = wanted.toLowerCase().replace(/^#/, "");
+  return a === b || a.startsWith(b + "/");
+}

@@ -1,0 +1,187 @@
+// Path safety and note resolution. Every path an agent passes goes through here before the vault is touched.
+// Paths are vault-relative with "/" separators. We refuse rather than repair anything that could point outside the
+// vault or into its config folder: absolute paths, ".." segments, percent-encoded dots or separators, backslashes,
+// control characters, and symlinks whose real location on disk is outside the vault. The symlink check needs the
+// disk, so it uses Node's fs on the vault's base path; vault content itself is only ever read through Obsidian.
+
+import { realpathSync } from "fs";
+import { dirname, join, sep } from "path";
+import { TFile, TFolder } from "obsidian";
+import type { ToolContext } from "../tools/types";
+import { ToolError } from "../tools/types";
+
+/** Extensions a note-reading tool accepts: text formats Obsidian keeps in a vault. */
+const TEXT_EXTENSIONS = new Set(["md", "canvas", "base", "txt", "csv", "json"]);
+const MAX_PATH_CHARS = 1024;
+
+/**
+ * Validates a vault-relative path and returns it normalized ("" is the vault root). `.` and empty segments are
+ * dropped; a trailing "/" is allowed.
+ */
+export function cleanVaultPath(raw: string, ctx: ToolContext, what = "path"): string {
+  if (raw.length > MAX_PATH_CHARS) throw new ToolError(`${what} is longer than ${MAX_PATH_CHARS} characters`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(raw)) throw new ToolError(`${what} contains a NUL or control character`);
+  if (raw.includes("\\")) throw new ToolError(`${what} contains a backslash: use "/" between folders`);
+  if (/%(2e|2f|5c|00)/i.test(raw)) {
+    throw new ToolError(`${what} contains a percent-encoded dot, slash or NUL: pass the plain vault path`);
+  }
+  if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw) || raw.startsWith("~/")) {
+    throw new ToolError(`${what} ${JSON.stringify(raw)} is absolute: pass a path relative to the vault root`);
+  }
+  const segments = raw.split("/").filter((segment) => segment !== "" && segment !== ".");
+  if (segments.some((segment) => segment === "..")) {
+    throw new ToolError(`${what} ${JSON.stringify(raw)} has a ".." segment: paths must stay inside the vault`);
+  }
+  const path = segments.join("/");
+  if (isInConfigDir(path, ctx)) {
+    throw new ToolError(`${what} ${JSON.stringify(raw)} is inside the vault's config folder ${ctx.configDir}`);
+  }
+  return path;
+}
+
+/** Whether a normalized vault path is the config folder or inside it (compared case-insensitively). */
+export function isInConfigDir(path: string, ctx: ToolContext): boolean {
+  const config = ctx.configDir.replace(/^\/+|\/+$/g, "").toLowerCase();
+  const lower = path.toLowerCase();
+  return config !== "" && (lower === config || lower.startsWith(config + "/"));
+}
+
+/** The vault folder on disk; the plugin is desktop-only, so the adapter is always the file-system one. */
+export function vaultBasePath(ctx: ToolContext): string {
+  const adapter = ctx.app.vault.adapter as unknown as { basePath?: unknown; getBasePath?: () => string };
+  const base = typeof adapter.getBasePath === "function" ? adapter.getBasePath() : adapter.basePath;
+  if (typeof base !== "string" || base === "") throw new ToolError("the vault's folder on disk is unknown");
+  return base;
+}
+
+/**
+ * Whether `path` (or, for a path that does not exist yet, its nearest existing ancestor) really lives inside the
+ * vault once symlinks are followed.
+ */
+export function isInsideVaultOnDisk(ctx: ToolContext, path: string): boolean {
+  const base = vaultBasePath(ctx);
+  const realBase = realpathSync(base);
+  let probe = path === "" ? base : join(base, ...path.split("/"));
+  for (;;) {
+    try {
+      const real = realpathSync(probe);
+      return real === realBase || real.startsWith(realBase.endsWith(sep) ? realBase : realBase + sep);
+    } catch (error) {
+      // A missing path is judged by its nearest existing ancestor (the folders a create would write into).
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") return false;
+      const parent = dirname(probe);
+      if (parent === probe) return false;
+      probe = parent;
+    }
+  }
+}
+
+/** Throws unless `path` stays inside the vault on disk. */
+export function assertInsideVaultOnDisk(ctx: ToolContext, path: string): void {
+  if (!isInsideVaultOnDisk(ctx, path)) {
+    throw new ToolError(`${JSON.stringify(path)} resolves (through a symlink) to a location outside the vault`);
+  }
+}
+
+/** A note reference split into the path part and the `#heading` / `#^block` part of a link. */
+export interface NoteRef {
+  file: TFile;
+  /** Heading or block named in the reference (without "#"), or "" when none. */
+  subpath: string;
+}
+
+/** Strips `[[…]]`, a leading `!` and an `|alias` from a wikilink, leaving linktext such as `Note#Heading`. */
+function linktextOf(raw: string): string {
+  let text = raw.trim();
+  if (text.startsWith("!")) text = text.slice(1);
+  if (text.startsWith("[[") && text.endsWith("]]")) text = text.slice(2, -2);
+  const bar = text.indexOf("|");
+  if (bar >= 0) text = text.slice(0, bar);
+  return text.trim();
+}
+
+/**
+ * Resolves a path argument to an existing file: an exact vault path, the path plus ".md", or a wikilink / linktext
+ * resolved as Obsidian resolves links (`getFirstLinkpathDest`). `Note#Heading` and `Note#^block` keep their subpath.
+ */
+export function resolveNote(ctx: ToolContext, raw: string, options: { textOnly?: boolean } = {}): NoteRef {
+  const { vault, metadataCache } = ctx.app;
+  const linktext = linktextOf(raw);
+  if (linktext === "") throw new ToolError("path is empty");
+  let file: TFile | null = null;
+  let subpath = "";
+  const exact = vault.getAbstractFileByPath(cleanVaultPath(linktext, ctx));
+  if (exact instanceof TFile) {
+    file = exact;
+  } else {
+    const hash = linktext.indexOf("#");
+    const linkpath = hash >= 0 ? linktext.slice(0, hash) : linktext;
+    subpath = hash >= 0 ? linktext.slice(hash + 1).trim() : "";
+    const path = cleanVaultPath(linkpath, ctx);
+    const direct = vault.getAbstractFileByPath(path);
+    const withExtension = path.toLowerCase().endsWith(".md") ? null : vault.getAbstractFileByPath(path + ".md");
+    if (direct instanceof TFile) file = direct;
+    else if (withExtension instanceof TFile) file = withExtension;
+    else if (direct instanceof TFolder) throw new ToolError(`${JSON.stringify(path)} is a folder, not a note`);
+    else if (path !== "") file = metadataCache.getFirstLinkpathDest(path, "");
+    if (!file) throw new ToolError(`note not found: ${JSON.stringify(raw)} (no such path and no note with that link name)`);
+  }
+  if (isInConfigDir(file.path, ctx)) throw new ToolError(`${JSON.stringify(raw)} is inside the config folder`);
+  assertInsideVaultOnDisk(ctx, file.path);
+  if (options.textOnly !== false && !TEXT_EXTENSIONS.has(file.extension.toLowerCase())) {
+    throw new ToolError(`${file.path} is not a text note (extension .${file.extension})`);
+  }
+  return { file, subpath };
+}
+
+/** Resolves a path argument that must name a Markdown note. */
+export function resolveMarkdown(ctx: ToolContext, raw: string): NoteRef {
+  const ref = resolveNote(ctx, raw);
+  if (ref.file.extension.toLowerCase() !== "md") throw new ToolError(`${ref.file.path} is not a Markdown note`);
+  return ref;
+}
+
+/** Resolves a folder argument ("" or "/" is the vault root). */
+export function resolveFolder(ctx: ToolContext, raw: string): TFolder {
+  const path = cleanVaultPath(raw, ctx, "folder");
+  const folder = path === "" ? ctx.app.vault.getRoot() : ctx.app.vault.getAbstractFileByPath(path);
+  if (!(folder instanceof TFolder)) throw new ToolError(`folder not found: ${JSON.stringify(raw)}`);
+  assertInsideVaultOnDisk(ctx, folder.path === "/" ? "" : folder.path);
+  return folder;
+}
+
+/**
+ * Validates the path of a note about to be created or moved to: a vault path (not a link) that gets ".md" appended
+ * unless it already ends in ".md", outside the config folder, whose existing ancestors are inside the vault on disk.
+ */
+export function newNotePath(ctx: ToolContext, raw: string, what = "path"): string {
+  let path = cleanVaultPath(raw.trim(), ctx, what);
+  if (path === "") throw new ToolError(`${what} is empty`);
+  if (!path.toLowerCase().endsWith(".md")) path += ".md";
+  if (/[[\]|#^]/.test(path.split("/").pop() ?? "")) {
+    throw new ToolError(`${what} ${JSON.stringify(raw)}: a note name cannot contain [ ] | # ^ (links could not reach it)`);
+  }
+  if (isInConfigDir(path, ctx)) throw new ToolError(`${what} ${JSON.stringify(raw)} is inside the config folder`);
+  assertInsideVaultOnDisk(ctx, path);
+  return path;
+}
+
+/** The parent folder of a vault path ("" for the root). */
+export function parentOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "" : path.slice(0, slash);
+}
+
+/** Creates every missing folder on the way to `path`'s parent, through the vault. */
+export async function ensureParentFolders(ctx: ToolContext, path: string): Promise<void> {
+  const parts = parentOf(path).split("/").filter((part) => part !== "");
+  let current = "";
+  for (const part of parts) {
+    current = current === "" ? part : `${current}/${part}`;
+    const existing = ctx.app.vault.getAbstractFileByPath(current);
+    if (existing instanceof TFolder) continue;
+    if (existing) throw new ToolError(`cannot create folder ${current}: a file has that path`);
+    await ctx.app.vault.createFolder(current);
+  }
+}
