@@ -1,0 +1,53 @@
+// Obsidian's `Events` base class: named listeners with an optional `this` context, refs that can be
+// removed with `offref`, and a listener that throws never stops the others (Obsidian logs and goes on).
+
+"use strict";
+
+class Events {
+  constructor() {
+    /** @type {Map<string, Array<{name: string, callback: Function, ctx: any}>>} */
+    this._listeners = new Map();
+  }
+
+  on(name, callback, ctx) {
+    const ref = { name, callback, ctx, events: this };
+    if (!this._listeners.has(name)) this._listeners.set(name, []);
+    this._listeners.get(name).push(ref);
+    return ref;
+  }
+
+  off(name, callback) {
+    const list = this._listeners.get(name);
+    if (!list) return;
+    this._listeners.set(
+      name,
+      list.filter((ref) => ref.callback !== callback),
+    );
+  }
+
+  offref(ref) {
+    const list = this._listeners.get(ref.name);
+    if (!list) return;
+    this._listeners.set(
+      ref.name,
+      list.filter((other) => other !== ref),
+    );
+  }
+
+  trigger(name, ...data) {
+    const list = this._listeners.get(name);
+    if (!list) return;
+    for (const ref of [...list]) this.tryTrigger(ref, data);
+  }
+
+  tryTrigger(ref, args) {
+    try {
+      ref.callback.apply(ref.ctx, args);
+    } catch (error) {
+      // Obsidian reports a failing listener on the console and keeps delivering the event to the others.
+      console.error(error);
+    }
+  }
+}
+
+module.exports = { Events };

@@ -1,0 +1,463 @@
+// The fake metadata cache's Markdown reader: turns a note's text into Obsidian's `CachedMetadata`.
+//
+// Obsidian's own parser is closed source; these are the rules implemented here, chosen to match what Obsidian
+// shows for the same text. The Rust offline reader (issue 6) must follow the same list, so it is written out in
+// full. Positions are `{ line, col, offset }`, all 0-based; `col` and `offset` count UTF-16 code units (what a
+// JavaScript string index counts), and `offset` counts a CRLF line break as two units.
+//
+// Frontmatter
+//  - Only when the first line is `---` (trailing spaces allowed); it ends at the next line that is `---`.
+//    No closing line: no frontmatter. `frontmatterPosition` runs from {0,0,0} to the end of the closing `---`.
+//  - The text between is YAML (core schema: dates stay strings). A mapping becomes `frontmatter`; YAML that does
+//    not parse, or is not a mapping, leaves `frontmatter` absent but keeps `frontmatterPosition` and the `yaml`
+//    section (the body is never parsed from inside it).
+//  - `frontmatterLinks`: a property whose string value is exactly one wikilink `[[…]]`, key = property name; in a
+//    list, key = `name.index` (e.g. `related.1`). Nested mappings are not searched.
+//  - Tags come from the keys `tags` / `tag`, aliases from `aliases` / `alias` (any case): a list, or a string
+//    split on commas (tags also on whitespace); a leading `#` is optional; empty entries are dropped.
+//
+// Code (nothing inside is a link, tag, heading or block id)
+//  - Fenced blocks: a line of 3+ backticks or tildes (any indentation; a backtick fence's info string holds no
+//    backtick), closed by a line of the same character at least as long, or by the end of the note.
+//  - `$$` math blocks: from a line that is `$$` to the next such line.
+//  - Inline code spans: a run of N backticks up to the next run of exactly N backticks on the same line.
+//  - Not implemented: indented (4-space) code blocks, `%%comments%%` and HTML comments are read as text.
+//
+// Headings: ATX only (`#` to `######` after at most 3 spaces, then a space, a tab or the end of the line); the
+// optional closing run of `#` is removed and the text trimmed; position covers the whole line. Setext headings
+// (underlined with === or ---) are not recognised.
+//
+// Links (`links`) and embeds (`embeds`, the same syntax preceded by `!`)
+//  - Wikilinks `[[linktext]]` / `[[linktext|display]]`: `link` = linktext trimmed (it keeps `#Heading` /
+//    `#^block`), `displayText` = display if given, else linktext; `[[a\|b]]` (escaped pipe, as in tables) splits
+//    the same way. `[[]]` is not a link.
+//  - Markdown links `[text](target)` and `[text](<target with spaces>)` with an optional title: external targets
+//    (anything starting with a URL scheme such as `https:` or `mailto:`) are ignored; `link` = the target
+//    percent-decoded (kept raw if it does not decode), `displayText` = text.
+//  - `original` is the exact source text; the position covers it, `!` included.
+//
+// Tags (`tags`): `#` at the start of a line or after whitespace, followed by one or more characters that are
+// not whitespace and not ASCII punctuation other than `_`, `-` and `/`; a tag of digits only (`#123`) is not a
+// tag. `tag` keeps the `#`. Links, markdown links and bare URLs are masked first, so a URL fragment is not a tag.
+//
+// Block ids: `^id` (letters, digits, `-`) at the very end of a line, after whitespace or alone on the line.
+// The block is the list item holding that line, else the section holding it; an id alone on its own paragraph
+// (after a blank line) names the section before it. `blocks` is keyed by the id in lower case (as Obsidian's
+// `resolveSubpath` looks it up); `BlockCache.id` keeps the id as written.
+//
+// Sections (root blocks, separated by blank lines): `yaml`, `heading` (one line), `code`, `math`, `list`,
+// `blockquote` / `callout` (`> [!type]` on the first line), `table` (a row followed by a delimiter row),
+// `thematicBreak`, `paragraph`. A list item, heading, fence, quote or break interrupts a paragraph.
+//
+// List items (`listItems`): lines starting with `-`, `*`, `+` or `1.` / `1)` after any indentation; the item runs
+// to the line before the next item (or the end of its section); `parent` = the line of the nearest less-indented
+// item above, or minus the line of the list's first item; `task` = the character between `[` `]` when present.
+
+"use strict";
+
+const YAML = require("yaml");
+
+const FENCE_OPEN = /^(\s*)(`{3,}|~{3,})(.*)$/;
+const HEADING = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/;
+const HEADING_CLOSING_RUN = /(?:^|[ \t]+)#+[ \t]*$/;
+const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)(?:\[(.)\](?=[ \t]|$))?/;
+const BLOCKQUOTE = /^ {0,3}>/;
+const CALLOUT = /^ {0,3}>\s*\[!/;
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/;
+const BLOCK_ID = /(?:^|\s)\^([A-Za-z0-9-]+)\s*$/;
+const WIKILINK = /(!?)\[\[([^\[\]\r\n]+?)\]\]/g;
+const MARKDOWN_LINK =
+  /(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^<>\r\n]*>|(?:[^()\s]|\([^()\s]*\))+)(?:\s+(?:"[^"]*"|'[^']*'|\([^()]*\)))?\s*\)/g;
+const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+const BARE_URL = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>]+/g;
+const TAG = /(?<=^|\s)#([^\s!"#$%&'()*+,.:;<=>?@[\\\]^`{|}~]+)/g;
+const DIGITS_ONLY = /^[0-9]+$/;
+const FRONTMATTER_WIKILINK = /^\[\[([^\[\]]+)\]\]$/;
+
+/** Splits text into lines with their offsets; `text` excludes the line break, `end` is the offset before it. */
+function splitLines(content) {
+  const lines = [];
+  let start = 0;
+  for (;;) {
+    const newline = content.indexOf("\n", start);
+    const stop = newline === -1 ? content.length : newline;
+    const end = stop > start && content.charCodeAt(stop - 1) === 13 ? stop - 1 : stop;
+    lines.push({ text: content.slice(start, end), start, end });
+    if (newline === -1) break;
+    start = newline + 1;
+  }
+  return lines;
+}
+
+function loc(lines, line, col) {
+  return { line, col, offset: lines[line].start + col };
+}
+
+function pos(lines, startLine, startCol, endLine, endCol) {
+  return { start: loc(lines, startLine, startCol), end: loc(lines, endLine, endCol) };
+}
+
+/** Obsidian's `getFrontMatterInfo`: where the frontmatter text is and where the body starts. */
+function getFrontMatterInfo(content) {
+  const lines = splitLines(content);
+  const closing = findFrontmatterEnd(lines);
+  if (closing === -1) return { exists: false, frontmatter: "", from: 0, to: 0, contentStart: 0 };
+  const from = lines[1].start;
+  const to = closing === 1 ? from : lines[closing - 1].end;
+  const afterClosing = closing + 1 < lines.length ? lines[closing + 1].start : content.length;
+  return { exists: true, frontmatter: content.slice(from, to), from, to, contentStart: afterClosing };
+}
+
+/** Index of the closing `---` line, or -1 when the note has no frontmatter. */
+function findFrontmatterEnd(lines) {
+  if (lines.length < 2 || lines[0].text.trimEnd() !== "---") return -1;
+  for (let i = 1; i < lines.length; i++) {
+    if (lines[i].text.trimEnd() === "---") return i;
+  }
+  return -1;
+}
+
+/** YAML as Obsidian reads frontmatter; throws on invalid YAML like Obsidian's `parseYaml`. */
+function parseYaml(text) {
+  return YAML.parse(text);
+}
+
+function stringifyYaml(value) {
+  return YAML.stringify(value);
+}
+
+/** Replaces `[from, to)` of `text` with spaces, so later scans skip it while offsets stay put. */
+function mask(text, from, to) {
+  return text.slice(0, from) + " ".repeat(to - from) + text.slice(to);
+}
+
+/** Masks inline code spans: a run of N backticks up to the next run of exactly N backticks. */
+function maskCodeSpans(text) {
+  let result = text;
+  let i = 0;
+  while (i < result.length) {
+    if (result[i] !== "`") {
+      i++;
+      continue;
+    }
+    let runEnd = i;
+    while (runEnd < result.length && result[runEnd] === "`") runEnd++;
+    const runLength = runEnd - i;
+    let search = runEnd;
+    let closeAt = -1;
+    while (search < result.length) {
+      const next = result.indexOf("`", search);
+      if (next === -1) break;
+      let nextEnd = next;
+      while (nextEnd < result.length && result[nextEnd] === "`") nextEnd++;
+      if (nextEnd - next === runLength) {
+        closeAt = nextEnd;
+        break;
+      }
+      search = nextEnd;
+    }
+    if (closeAt === -1) {
+      i = runEnd;
+      continue;
+    }
+    result = mask(result, i, closeAt);
+    i = closeAt;
+  }
+  return result;
+}
+
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // Obsidian keeps a target that is not valid percent-encoding as written; so does the fake.
+    return text;
+  }
+}
+
+/** Splits wikilink content into link and display text; `\|` (escaped in tables) counts as the separator. */
+function splitWikilink(content) {
+  const escaped = content.indexOf("\\|");
+  const plain = content.indexOf("|");
+  if (escaped !== -1 && escaped < plain) {
+    return { linktext: content.slice(0, escaped), display: content.slice(escaped + 2) };
+  }
+  if (plain !== -1) return { linktext: content.slice(0, plain), display: content.slice(plain + 1) };
+  return { linktext: content, display: null };
+}
+
+/** Finds links, embeds, tags and a block id in one line of body text outside code blocks. */
+function scanInline(lines, lineNumber, found) {
+  const original = lines[lineNumber].text;
+  let text = maskCodeSpans(original);
+
+  for (const match of text.matchAll(WIKILINK)) {
+    const { linktext, display } = splitWikilink(match[2]);
+    const link = linktext.trim();
+    if (link === "") continue;
+    const from = match.index;
+    const to = from + match[0].length;
+    const reference = {
+      link,
+      original: original.slice(from, to),
+      displayText: display ?? linktext,
+      position: pos(lines, lineNumber, from, lineNumber, to),
+    };
+    (match[1] ? found.embeds : found.links).push(reference);
+    text = mask(text, from, to);
+  }
+
+  for (const match of text.matchAll(MARKDOWN_LINK)) {
+    const from = match.index;
+    const to = from + match[0].length;
+    text = mask(text, from, to);
+    let target = match[3];
+    if (target.startsWith("<")) target = target.slice(1, -1);
+    target = target.trim();
+    if (target === "" || URL_SCHEME.test(target)) continue;
+    const reference = {
+      link: safeDecode(target),
+      original: original.slice(from, to),
+      displayText: match[2],
+      position: pos(lines, lineNumber, from, lineNumber, to),
+    };
+    (match[1] ? found.embeds : found.links).push(reference);
+  }
+
+  for (const match of text.matchAll(BARE_URL)) {
+    text = mask(text, match.index, match.index + match[0].length);
+  }
+
+  for (const match of text.matchAll(TAG)) {
+    if (DIGITS_ONLY.test(match[1])) continue;
+    const from = match.index;
+    const to = from + match[0].length;
+    found.tags.push({ tag: match[0], position: pos(lines, lineNumber, from, lineNumber, to) });
+  }
+
+  const blockId = BLOCK_ID.exec(text);
+  if (blockId) found.blockIds.push({ id: blockId[1], line: lineNumber });
+}
+
+/** What kind of block a line opens, for lines outside code; `null` for a blank line. */
+function lineKind(lines, index) {
+  const text = lines[index].text;
+  if (text.trim() === "") return null;
+  if (HEADING.test(text)) return "heading";
+  if (THEMATIC_BREAK.test(text)) return "thematicBreak";
+  if (LIST_ITEM.test(text)) return "list";
+  if (BLOCKQUOTE.test(text)) return CALLOUT.test(text) ? "callout" : "blockquote";
+  if (text.includes("|") && index + 1 < lines.length && TABLE_DELIMITER.test(lines[index + 1].text) && lines[index + 1].text.includes("-")) {
+    return "table";
+  }
+  return "paragraph";
+}
+
+function isFenceClose(text, fence) {
+  const trimmed = text.trim();
+  if (trimmed.length < fence.length || trimmed[0] !== fence[0]) return false;
+  for (const char of trimmed) if (char !== fence[0]) return false;
+  return true;
+}
+
+/** Parses a note's text into Obsidian's `CachedMetadata` (see the rules at the top of this file). */
+function parseMarkdown(content) {
+  const lines = splitLines(content);
+  const cache = {};
+  const sections = [];
+  const found = { links: [], embeds: [], tags: [], blockIds: [] };
+  const headings = [];
+  const listItems = [];
+
+  let bodyStart = 0;
+  const frontmatterEnd = findFrontmatterEnd(lines);
+  if (frontmatterEnd !== -1) {
+    const position = pos(lines, 0, 0, frontmatterEnd, lines[frontmatterEnd].text.length);
+    cache.frontmatterPosition = position;
+    sections.push({ type: "yaml", position });
+    const info = getFrontMatterInfo(content);
+    readFrontmatter(info.frontmatter, cache);
+    bodyStart = frontmatterEnd + 1;
+  }
+
+  let current = null; // the open section: { type, startLine, endLine }
+  const closeSection = () => {
+    if (current) sections.push({ type: current.type, startLine: current.startLine, endLine: current.endLine });
+    current = null;
+  };
+
+  for (let i = bodyStart; i < lines.length; i++) {
+    const text = lines[i].text;
+    const fence = FENCE_OPEN.exec(text);
+    const opensFence = fence && !(fence[2][0] === "`" && fence[3].includes("`"));
+    const opensMath = text.trim() === "$$";
+    if (opensFence || opensMath) {
+      closeSection();
+      const fenceMark = opensFence ? fence[2] : null;
+      let end = i + 1;
+      while (end < lines.length) {
+        const closes = fenceMark ? isFenceClose(lines[end].text, fenceMark) : lines[end].text.trim() === "$$";
+        if (closes) break;
+        end++;
+      }
+      const last = Math.min(end, lines.length - 1);
+      sections.push({ type: opensFence ? "code" : "math", startLine: i, endLine: last });
+      i = last;
+      continue;
+    }
+
+    const kind = lineKind(lines, i);
+    if (kind === null) {
+      closeSection();
+      continue;
+    }
+    scanInline(lines, i, found);
+
+    if (kind === "heading") {
+      closeSection();
+      const match = HEADING.exec(text);
+      const heading = match[2].replace(HEADING_CLOSING_RUN, "").trim();
+      headings.push({ heading, level: match[1].length, position: pos(lines, i, 0, i, text.length) });
+      sections.push({ type: "heading", startLine: i, endLine: i });
+      continue;
+    }
+    if (kind === "thematicBreak") {
+      closeSection();
+      sections.push({ type: "thematicBreak", startLine: i, endLine: i });
+      continue;
+    }
+    if (current) {
+      const continues =
+        (current.type === "paragraph" && kind === "paragraph") ||
+        (current.type === "list" && (kind === "list" || kind === "paragraph")) ||
+        ((current.type === "blockquote" || current.type === "callout") && (kind === "blockquote" || kind === "callout" || kind === "paragraph")) ||
+        (current.type === "table" && text.includes("|"));
+      if (continues) {
+        current.endLine = i;
+        continue;
+      }
+      closeSection();
+    }
+    current = { type: kind, startLine: i, endLine: i };
+  }
+  closeSection();
+
+  for (const section of sections) {
+    if (!section.position) {
+      section.position = pos(lines, section.startLine, 0, section.endLine, lines[section.endLine].text.length);
+    }
+  }
+  for (const section of sections) {
+    if (section.type === "list") readListItems(lines, section, listItems);
+  }
+
+  const blocks = {};
+  for (const { id, line } of found.blockIds) {
+    const block = findBlock(lines, sections, listItems, line);
+    if (!block) continue;
+    block.id = id;
+    blocks[id.toLowerCase()] = { id, position: block.position };
+  }
+
+  const byOffset = (a, b) => a.position.start.offset - b.position.start.offset;
+  found.links.sort(byOffset);
+  found.embeds.sort(byOffset);
+  if (found.links.length) cache.links = found.links;
+  if (found.embeds.length) cache.embeds = found.embeds;
+  if (found.tags.length) cache.tags = found.tags;
+  if (headings.length) cache.headings = headings;
+  if (sections.length) {
+    cache.sections = sections.map((section) => {
+      const out = { type: section.type, position: section.position };
+      if (section.id) out.id = section.id;
+      return out;
+    });
+  }
+  if (listItems.length) {
+    cache.listItems = listItems.map((item) => {
+      const out = { parent: item.parent, position: item.position };
+      if (item.task !== undefined) out.task = item.task;
+      if (item.id) out.id = item.id;
+      return out;
+    });
+  }
+  if (Object.keys(blocks).length) cache.blocks = blocks;
+  return cache;
+}
+
+/** Fills `frontmatter` and `frontmatterLinks`; invalid YAML leaves both absent. */
+function readFrontmatter(text, cache) {
+  let data;
+  try {
+    data = text.trim() === "" ? {} : parseYaml(text);
+  } catch {
+    // Obsidian shows invalid frontmatter as "invalid properties" and indexes no frontmatter; so does the fake.
+    return;
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return;
+  cache.frontmatter = data;
+  const links = [];
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value === "string") {
+      const link = frontmatterLink(key, value);
+      if (link) links.push(link);
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => {
+        if (typeof item !== "string") return;
+        const link = frontmatterLink(`${key}.${index}`, item);
+        if (link) links.push(link);
+      });
+    }
+  }
+  if (links.length) cache.frontmatterLinks = links;
+}
+
+function frontmatterLink(key, value) {
+  const match = FRONTMATTER_WIKILINK.exec(value.trim());
+  if (!match) return null;
+  const { linktext, display } = splitWikilink(match[1]);
+  const link = linktext.trim();
+  if (link === "") return null;
+  return { key, link, original: value.trim(), displayText: display ?? linktext };
+}
+
+/** Splits a list section into items with their parents, tasks and extents. */
+function readListItems(lines, section, listItems) {
+  const items = [];
+  for (let i = section.startLine; i <= section.endLine; i++) {
+    const match = LIST_ITEM.exec(lines[i].text);
+    if (match) items.push({ line: i, indent: match[1].length, task: match[3] });
+  }
+  const stack = [];
+  const firstLine = items.length ? items[0].line : section.startLine;
+  items.forEach((item, index) => {
+    while (stack.length && stack[stack.length - 1].indent >= item.indent) stack.pop();
+    const parent = stack.length ? stack[stack.length - 1].line : -firstLine;
+    stack.push(item);
+    const endLine = index + 1 < items.length ? items[index + 1].line - 1 : section.endLine;
+    listItems.push({
+      parent,
+      task: item.task,
+      position: pos(lines, item.line, item.indent, endLine, lines[endLine].text.length),
+      startLine: item.line,
+      endLine,
+    });
+  });
+}
+
+/** The list item or section a block id on `line` names (see the rules at the top). */
+function findBlock(lines, sections, listItems, line) {
+  const item = listItems.find((candidate) => candidate.startLine <= line && line <= candidate.endLine);
+  if (item) return item;
+  const index = sections.findIndex((section) => section.position.start.line <= line && line <= section.position.end.line);
+  if (index === -1) return null;
+  const section = sections[index];
+  const alone = section.position.start.line === line && section.position.end.line === line && section.type === "paragraph";
+  if (alone && lines[line].text.trim().startsWith("^") && index > 0 && sections[index - 1].type !== "yaml") {
+    return sections[index - 1];
+  }
+  return section;
+}
+
+module.exports = { parseMarkdown, getFrontMatterInfo, parseYaml, stringifyYaml, splitLines, splitWikilink };

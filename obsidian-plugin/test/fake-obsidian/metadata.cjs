@@ -1,0 +1,309 @@
+// The fake `MetadataCache`: per-note `CachedMetadata` (see markdown.cjs for the parsing rules), link resolution
+// and the vault-wide `resolvedLinks` / `unresolvedLinks` maps, plus the link helpers Obsidian exports.
+//
+// Link resolution (`getFirstLinkpathDest(linkpath, sourcePath)`), as observed in Obsidian 1.13:
+//  1. `""` (a link such as `[[#Heading]]`) is the source note itself.
+//  2. A leading `/` means the vault root. `./x` and `../x` are resolved against the source note's folder and then
+//     looked up exactly (`x`, then `x.md`); nothing else is tried for them.
+//  3. An exact vault path wins: the file at `linkpath`, else at `linkpath.md`.
+//  4. Otherwise every file whose path, compared case-insensitively, equals `linkpath` or ends with `/linkpath`
+//     (with or without the `.md` of a note) is a candidate. A candidate in the source note's own folder wins;
+//     otherwise the shortest path string; equal lengths: the smaller path in code-unit order.
+//
+// Resolved and unresolved links: every link, embed and frontmatter link of every Markdown note counts, after
+// `getLinkpath` (the subpath is dropped): `resolvedLinks[source][destination path]` or
+// `unresolvedLinks[source][linkpath as written]`. Every Markdown note has an entry in both, `{}` when empty.
+// A self-link (`[[#Heading]]`) counts as a resolved link to the note itself.
+//
+// Timing: the cache is updated before a vault write's promise resolves (Obsidian does it a little later); the
+// `changed` event (file, data, cache), then `resolve` (file) and `resolved` fire on a later turn of the event
+// loop (setImmediate), after the write's caller has resumed. Renames move the cache entry without `changed`, as
+// in Obsidian. `deleted` (file, previous cache) fires on deletion.
+
+"use strict";
+
+const { Events } = require("./events.cjs");
+const { TFile, parentPath } = require("./vault.cjs");
+const { parseMarkdown } = require("./markdown.cjs");
+
+/** Obsidian's `parseLinktext`: `path` before the first `#`, `subpath` from it (with the `#`). */
+function parseLinktext(linktext) {
+  const hash = linktext.indexOf("#");
+  if (hash === -1) return { path: linktext, subpath: "" };
+  return { path: linktext.slice(0, hash), subpath: linktext.slice(hash) };
+}
+
+function getLinkpath(linktext) {
+  return parseLinktext(linktext).path;
+}
+
+/** Values of the first frontmatter key matching `key` (a string compared case-insensitively, or a RegExp). */
+function parseFrontMatterEntry(frontmatter, key) {
+  if (!frontmatter || typeof frontmatter !== "object") return null;
+  for (const [name, value] of Object.entries(frontmatter)) {
+    const matches = typeof key === "string" ? name.toLowerCase() === key.toLowerCase() : key.test(name);
+    if (matches && value !== null && value !== undefined) return value;
+  }
+  return null;
+}
+
+function toStringArray(value, separator) {
+  const raw = Array.isArray(value) ? value : typeof value === "string" ? value.split(separator) : [value];
+  const out = [];
+  for (const item of raw) {
+    if (item === null || item === undefined || typeof item === "object") continue;
+    const text = String(item).trim();
+    if (text !== "") out.push(text);
+  }
+  return out;
+}
+
+function parseFrontMatterStringArray(frontmatter, key) {
+  const value = parseFrontMatterEntry(frontmatter, key);
+  if (value === null) return null;
+  const list = toStringArray(value, /,/);
+  return list.length ? list : null;
+}
+
+/** Aliases from `aliases` or `alias`: a list, or a comma-separated string. */
+function parseFrontMatterAliases(frontmatter) {
+  return parseFrontMatterStringArray(frontmatter, /^alias(es)?$/i);
+}
+
+/** Tags from `tags` or `tag`, each returned with a leading `#`. */
+function parseFrontMatterTags(frontmatter) {
+  const value = parseFrontMatterEntry(frontmatter, /^tags?$/i);
+  if (value === null) return null;
+  const tags = [];
+  for (const item of toStringArray(value, /[,\s]+/)) {
+    const bare = item.replace(/^#+/, "");
+    if (bare !== "") tags.push(`#${bare}`);
+  }
+  return tags.length ? tags : null;
+}
+
+/** Frontmatter tags then inline tags, each with `#`, duplicates kept as Obsidian does. */
+function getAllTags(cache) {
+  if (!cache) return null;
+  const tags = parseFrontMatterTags(cache.frontmatter) ?? [];
+  for (const tag of cache.tags ?? []) tags.push(tag.tag);
+  return tags;
+}
+
+/** Resolves `./` and `../` against a folder; `null` when it climbs above the vault root. */
+function joinRelative(folder, relative) {
+  const segments = folder === "/" ? [] : folder.split("/");
+  for (const segment of relative.split("/")) {
+    if (segment === "." || segment === "") continue;
+    if (segment === "..") {
+      if (segments.length === 0) return null;
+      segments.pop();
+    } else {
+      segments.push(segment);
+    }
+  }
+  return segments.join("/");
+}
+
+class MetadataCache extends Events {
+  constructor(vault) {
+    super();
+    this._vault = vault;
+    /** @type {Map<string, object>} */
+    this._caches = new Map();
+    /** Files by lower-case name (with extension), for basename lookups. */
+    this._byName = new Map();
+    this.resolvedLinks = {};
+    this.unresolvedLinks = {};
+    this._pendingChanged = [];
+    this._flushScheduled = false;
+    vault._observers.push((kind, file, oldPath) => this._onVaultChange(kind, file, oldPath));
+  }
+
+  /** Indexes every file; called once when the app is created. */
+  _build() {
+    this._caches.clear();
+    this._byName.clear();
+    for (const file of this._vault.getFiles()) {
+      this._addName(file);
+      if (file.extension === "md") this._caches.set(file.path, parseMarkdown(this._vault._textOf(file)));
+    }
+    this._resolveAll();
+  }
+
+  _addName(file) {
+    const key = file.name.toLowerCase();
+    if (!this._byName.has(key)) this._byName.set(key, []);
+    this._byName.get(key).push(file);
+  }
+
+  _removeName(file, name) {
+    const key = name.toLowerCase();
+    const list = this._byName.get(key);
+    if (!list) return;
+    const rest = list.filter((other) => other !== file);
+    if (rest.length) this._byName.set(key, rest);
+    else this._byName.delete(key);
+  }
+
+  _onVaultChange(kind, file, oldPath) {
+    if (!(file instanceof TFile)) return;
+    if (kind === "create") {
+      this._addName(file);
+      if (file.extension === "md") this._reindex(file);
+      this._resolveAll();
+    } else if (kind === "modify") {
+      if (file.extension !== "md") return;
+      this._reindex(file);
+      this._resolveFile(file);
+    } else if (kind === "delete") {
+      this._removeName(file, file.name);
+      const previous = this._caches.get(file.path) ?? null;
+      this._caches.delete(file.path);
+      delete this.resolvedLinks[file.path];
+      delete this.unresolvedLinks[file.path];
+      this._resolveAll();
+      this._schedule(() => this.trigger("deleted", file, previous));
+    } else if (kind === "rename") {
+      this._removeName(file, oldPath.slice(oldPath.lastIndexOf("/") + 1));
+      this._addName(file);
+      const cache = this._caches.get(oldPath);
+      this._caches.delete(oldPath);
+      delete this.resolvedLinks[oldPath];
+      delete this.unresolvedLinks[oldPath];
+      if (file.extension === "md") {
+        if (cache) this._caches.set(file.path, cache);
+        else this._reindex(file);
+      }
+      this._resolveAll();
+    }
+  }
+
+  _reindex(file) {
+    const data = this._vault._textOf(file);
+    const cache = parseMarkdown(data);
+    this._caches.set(file.path, cache);
+    this._schedule(() => {
+      this.trigger("changed", file, data, cache);
+      this.trigger("resolve", file);
+    });
+  }
+
+  /** Queues an event for a later turn of the event loop and a `resolved` after the batch. */
+  _schedule(emit) {
+    this._pendingChanged.push(emit);
+    if (this._flushScheduled) return;
+    this._flushScheduled = true;
+    setImmediate(() => {
+      const batch = this._pendingChanged;
+      this._pendingChanged = [];
+      this._flushScheduled = false;
+      for (const fire of batch) fire();
+      this.trigger("resolved");
+    });
+  }
+
+  _resolveAll() {
+    this.resolvedLinks = {};
+    this.unresolvedLinks = {};
+    for (const path of this._caches.keys()) {
+      const file = this._vault.getFileByPath(path);
+      if (file) this._resolveFile(file);
+    }
+  }
+
+  _resolveFile(file) {
+    const resolved = {};
+    const unresolved = {};
+    const cache = this._caches.get(file.path);
+    for (const reference of referencesOf(cache)) {
+      const linkpath = getLinkpath(reference.link);
+      const destination = this.getFirstLinkpathDest(linkpath, file.path);
+      if (destination) resolved[destination.path] = (resolved[destination.path] ?? 0) + 1;
+      else unresolved[linkpath] = (unresolved[linkpath] ?? 0) + 1;
+    }
+    this.resolvedLinks[file.path] = resolved;
+    this.unresolvedLinks[file.path] = unresolved;
+  }
+
+  getFileCache(file) {
+    if (!file) return null;
+    return this.getCache(file.path);
+  }
+
+  getCache(path) {
+    const file = this._vault.getFileByPath(path);
+    if (!file) return null;
+    if (file.extension !== "md") return null;
+    return this._caches.get(path) ?? null;
+  }
+
+  getFirstLinkpathDest(linkpath, sourcePath) {
+    if (linkpath === "") return this._vault.getFileByPath(sourcePath);
+    let path = linkpath.startsWith("/") ? linkpath.replace(/^\/+/, "") : linkpath;
+    const sourceFolder = parentPath(sourcePath);
+    if (path.startsWith("./") || path.startsWith("../")) {
+      const joined = joinRelative(sourceFolder, path);
+      if (joined === null) return null;
+      return this._vault.getFileByPath(joined) ?? this._vault.getFileByPath(`${joined}.md`);
+    }
+    const exact = this._vault.getFileByPath(path) ?? this._vault.getFileByPath(`${path}.md`);
+    if (exact) return exact;
+
+    const lower = path.toLowerCase();
+    const name = lower.slice(lower.lastIndexOf("/") + 1);
+    const candidates = [...(this._byName.get(name) ?? []), ...(this._byName.get(`${name}.md`) ?? [])];
+    const matches = candidates.filter((file) => {
+      const full = file.path.toLowerCase();
+      if (full === lower || full.endsWith(`/${lower}`)) return true;
+      if (file.extension !== "md") return false;
+      const withoutMd = full.slice(0, -3);
+      return withoutMd === lower || withoutMd.endsWith(`/${lower}`);
+    });
+    if (matches.length === 0) return null;
+    const local = matches.filter((file) => parentPath(file.path) === sourceFolder);
+    return pickShortest(local.length ? local : matches);
+  }
+
+  /** Obsidian's "shortest" linktext: the name when it is unique in the vault, else the full path. */
+  fileToLinktext(file, sourcePath, omitMdExtension = true) {
+    const dropMd = omitMdExtension && file.extension === "md";
+    const unique = (this._byName.get(file.name.toLowerCase()) ?? []).length === 1;
+    const text = unique ? file.name : file.path;
+    return dropMd ? text.slice(0, -3) : text;
+  }
+
+  /** Test support: re-reads the vault folder and rebuilds every cache (picks up external changes at once). */
+  _rebuild() {
+    this._build();
+    this._schedule(() => {});
+  }
+}
+
+function pickShortest(files) {
+  let best = files[0];
+  for (const file of files.slice(1)) {
+    if (file.path.length < best.path.length || (file.path.length === best.path.length && file.path < best.path)) {
+      best = file;
+    }
+  }
+  return best;
+}
+
+/** Every link-like reference of a note, in the order Obsidian counts them. */
+function referencesOf(cache) {
+  if (!cache) return [];
+  return [...(cache.links ?? []), ...(cache.embeds ?? []), ...(cache.frontmatterLinks ?? [])];
+}
+
+module.exports = {
+  MetadataCache,
+  parseLinktext,
+  getLinkpath,
+  getAllTags,
+  parseFrontMatterAliases,
+  parseFrontMatterTags,
+  parseFrontMatterEntry,
+  parseFrontMatterStringArray,
+  referencesOf,
+};

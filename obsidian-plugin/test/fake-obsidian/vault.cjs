@@ -1,0 +1,684 @@
+// The fake `Vault`, its file tree (`TFile`, `TFolder`) and the desktop `FileSystemAdapter`, backed by a real folder.
+//
+// Behaviour kept from Obsidian:
+//  - Vault paths are relative, `/`-separated, case-sensitive; the root folder has path `/` and name ``.
+//  - Files and folders whose name starts with `.` (so `.obsidian/`, `.trash/`, `.git/`) and the config folder are
+//    not part of the vault's file list; the adapter still reads and writes them.
+//  - Symbolic links are followed (Obsidian indexes symlinked files and folders); a folder reached twice through
+//    links is listed once, so a loop cannot hang the scan.
+//  - `create` fails when the file exists or its parent folder does not; `createFolder` creates missing parents and
+//    fails when the folder exists; `rename` fails when the destination exists or its parent folder does not.
+//  - `process` is atomic: the read, the callback and the write happen without yielding to other callers.
+//  - Events `create`, `modify`, `delete`, `rename` (file, oldPath) fire after the change is on disk; renaming or
+//    deleting a folder also fires for everything inside it.
+//  - `cachedRead` serves the text kept from the last read or write unless the file changed on disk since
+//    (checked by mtime and size), so external edits are picked up lazily. `adapter.write` and friends sync the
+//    vault at once, standing in for Obsidian's file watcher.
+//  - Trash: `trash(file, true)` cannot reach a system trash here, so, like Obsidian when that fails, it moves the
+//    file into `.trash/` at the vault root (a name already taken there gets ` 1`, ` 2`… before the extension).
+
+"use strict";
+
+const fs = require("node:fs");
+const nodePath = require("node:path");
+const { pathToFileURL } = require("node:url");
+const { Events } = require("./events.cjs");
+
+/** Obsidian's `normalizePath`: one `/` between segments, none at the ends, `/` for empty, NFC, plain spaces. */
+function normalizePath(path) {
+  let normalized = String(path).replace(/([\\/])+/g, "/").replace(/(^\/+|\/+$)/g, "");
+  if (normalized === "") normalized = "/";
+  return normalized.replace(/[\u00A0\u202F]/g, " ").normalize("NFC");
+}
+
+function baseName(path) {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+function parentPath(path) {
+  const slash = path.lastIndexOf("/");
+  return slash === -1 ? "/" : path.slice(0, slash);
+}
+
+class TAbstractFile {
+  constructor(vault, path) {
+    this.vault = vault;
+    this.parent = null;
+    this._setPath(path);
+  }
+
+  _setPath(path) {
+    this.path = path;
+    this.name = path === "/" ? "" : baseName(path);
+  }
+}
+
+class TFile extends TAbstractFile {
+  _setPath(path) {
+    super._setPath(path);
+    const dot = this.name.lastIndexOf(".");
+    this.basename = dot > 0 ? this.name.slice(0, dot) : this.name;
+    this.extension = dot > 0 ? this.name.slice(dot + 1) : "";
+  }
+}
+
+class TFolder extends TAbstractFile {
+  constructor(vault, path) {
+    super(vault, path);
+    this.children = [];
+  }
+
+  isRoot() {
+    return this.path === "/";
+  }
+}
+
+function statOf(fsStat) {
+  // Obsidian takes the birth time where the OS has one and falls back to the change time.
+  const ctime = fsStat.birthtimeMs > 0 ? fsStat.birthtimeMs : fsStat.ctimeMs;
+  return { ctime: Math.round(ctime), mtime: Math.round(fsStat.mtimeMs), size: fsStat.size };
+}
+
+function applyTimes(fullPath, options) {
+  if (!options || (options.mtime === undefined && options.ctime === undefined)) return;
+  const current = fs.statSync(fullPath);
+  const mtime = options.mtime !== undefined ? options.mtime / 1000 : current.mtimeMs / 1000;
+  fs.utimesSync(fullPath, current.atimeMs / 1000, mtime);
+}
+
+/** The desktop adapter: the same operations on vault-relative paths, with no vault bookkeeping of its own. */
+class FileSystemAdapter {
+  constructor(basePath, vault) {
+    this.basePath = basePath;
+    this._vault = vault;
+  }
+
+  getName() {
+    return nodePath.basename(this.basePath);
+  }
+
+  getBasePath() {
+    return this.basePath;
+  }
+
+  getFullPath(normalizedPath) {
+    return normalizedPath === "/" ? this.basePath : nodePath.join(this.basePath, normalizedPath);
+  }
+
+  getFilePath(normalizedPath) {
+    return pathToFileURL(this.getFullPath(normalizedPath)).href;
+  }
+
+  getResourcePath(normalizedPath) {
+    return `app://local/${encodeURI(this.getFullPath(normalizedPath))}`;
+  }
+
+  async exists(normalizedPath, sensitive) {
+    const full = this.getFullPath(normalizedPath);
+    if (!fs.existsSync(full)) return false;
+    if (!sensitive) return true;
+    const entries = fs.readdirSync(nodePath.dirname(full));
+    return entries.includes(nodePath.basename(full));
+  }
+
+  async stat(normalizedPath) {
+    let fsStat;
+    try {
+      fsStat = fs.statSync(this.getFullPath(normalizedPath));
+    } catch (error) {
+      if (error.code === "ENOENT") return null;
+      throw error;
+    }
+    return { type: fsStat.isDirectory() ? "folder" : "file", ...statOf(fsStat) };
+  }
+
+  async list(normalizedPath) {
+    const folder = normalizedPath === "/" ? "" : normalizedPath;
+    const result = { files: [], folders: [] };
+    for (const entry of fs.readdirSync(this.getFullPath(normalizedPath), { withFileTypes: true })) {
+      const child = folder === "" ? entry.name : `${folder}/${entry.name}`;
+      const isFolder = entry.isDirectory() || (entry.isSymbolicLink() && isDirectorySafe(this.getFullPath(child)));
+      (isFolder ? result.folders : result.files).push(child);
+    }
+    return result;
+  }
+
+  async read(normalizedPath) {
+    return fs.readFileSync(this.getFullPath(normalizedPath), "utf8");
+  }
+
+  async readBinary(normalizedPath) {
+    const bytes = fs.readFileSync(this.getFullPath(normalizedPath));
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  }
+
+  async write(normalizedPath, data, options) {
+    const full = this.getFullPath(normalizedPath);
+    fs.writeFileSync(full, data, "utf8");
+    applyTimes(full, options);
+    this._vault._syncPath(normalizedPath);
+  }
+
+  async writeBinary(normalizedPath, data, options) {
+    const full = this.getFullPath(normalizedPath);
+    fs.writeFileSync(full, Buffer.from(data));
+    applyTimes(full, options);
+    this._vault._syncPath(normalizedPath);
+  }
+
+  async append(normalizedPath, data, options) {
+    const full = this.getFullPath(normalizedPath);
+    fs.appendFileSync(full, data, "utf8");
+    applyTimes(full, options);
+    this._vault._syncPath(normalizedPath);
+  }
+
+  async process(normalizedPath, fn, options) {
+    const full = this.getFullPath(normalizedPath);
+    const data = fn(fs.readFileSync(full, "utf8"));
+    fs.writeFileSync(full, data, "utf8");
+    applyTimes(full, options);
+    this._vault._syncPath(normalizedPath);
+    return data;
+  }
+
+  async mkdir(normalizedPath) {
+    fs.mkdirSync(this.getFullPath(normalizedPath), { recursive: true });
+    this._vault._syncPath(normalizedPath);
+  }
+
+  async trashSystem() {
+    // No desktop trash can be reached from here; Obsidian reports that with `false` and callers fall back.
+    return false;
+  }
+
+  async trashLocal(normalizedPath) {
+    const target = this._vault._freeTrashPath(baseName(normalizedPath));
+    fs.mkdirSync(this.getFullPath(".trash"), { recursive: true });
+    fs.renameSync(this.getFullPath(normalizedPath), this.getFullPath(target));
+    this._vault._syncPath(normalizedPath);
+  }
+
+  async rmdir(normalizedPath, recursive) {
+    fs.rmSync(this.getFullPath(normalizedPath), { recursive });
+    this._vault._syncPath(normalizedPath);
+  }
+
+  async remove(normalizedPath) {
+    fs.unlinkSync(this.getFullPath(normalizedPath));
+    this._vault._syncPath(normalizedPath);
+  }
+
+  async rename(normalizedPath, normalizedNewPath) {
+    fs.renameSync(this.getFullPath(normalizedPath), this.getFullPath(normalizedNewPath));
+    this._vault._syncPath(normalizedPath);
+    this._vault._syncPath(normalizedNewPath);
+  }
+
+  async copy(normalizedPath, normalizedNewPath) {
+    const target = this.getFullPath(normalizedNewPath);
+    if (fs.existsSync(target)) throw new Error("Destination file already exists!");
+    fs.cpSync(this.getFullPath(normalizedPath), target, { recursive: true });
+    this._vault._syncPath(normalizedNewPath);
+  }
+}
+
+function isDirectorySafe(fullPath) {
+  try {
+    return fs.statSync(fullPath).isDirectory();
+  } catch {
+    // A dangling symlink is neither a file nor a folder to Obsidian; treating it as "not a folder" skips it.
+    return false;
+  }
+}
+
+class Vault extends Events {
+  constructor(basePath, configDir) {
+    super();
+    this.configDir = configDir;
+    this.adapter = new FileSystemAdapter(basePath, this);
+    /** @type {Map<string, TAbstractFile>} */
+    this._files = new Map();
+    /** @type {Map<string, {content: string, mtime: number, size: number}>} */
+    this._contents = new Map();
+    /** Internal listeners (the metadata cache) told about every change before the public event fires. */
+    this._observers = [];
+    this._root = new TFolder(this, "/");
+    this._files.set("/", this._root);
+    this._config = null;
+  }
+
+  /** Reads the whole folder; called once by `createApp` and by the test hook `rescan`. */
+  _load() {
+    const seen = new Set();
+    const walk = (folder) => {
+      let real;
+      try {
+        real = fs.realpathSync(this.adapter.getFullPath(folder.path));
+      } catch {
+        // A folder that vanished during the scan is simply not listed.
+        return;
+      }
+      if (seen.has(real)) return;
+      seen.add(real);
+      const entries = fs.readdirSync(this.adapter.getFullPath(folder.path), { withFileTypes: true });
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const entry of entries) {
+        const path = folder.isRoot() ? entry.name : `${folder.path}/${entry.name}`;
+        if (this._isHidden(path)) continue;
+        const full = this.adapter.getFullPath(path);
+        let fsStat;
+        try {
+          fsStat = fs.statSync(full);
+        } catch {
+          // Dangling symlinks and files removed mid-scan are not part of the vault.
+          continue;
+        }
+        if (fsStat.isDirectory()) {
+          const child = this._addFolder(path, folder);
+          walk(child);
+        } else if (fsStat.isFile()) {
+          this._addFile(path, folder, statOf(fsStat));
+        }
+      }
+    };
+    walk(this._root);
+  }
+
+  _isHidden(path) {
+    if (path === this.configDir || path.startsWith(`${this.configDir}/`)) return true;
+    return path.split("/").some((segment) => segment.startsWith("."));
+  }
+
+  _addFolder(path, parent) {
+    const folder = new TFolder(this, path);
+    folder.parent = parent;
+    parent.children.push(folder);
+    this._files.set(path, folder);
+    return folder;
+  }
+
+  _addFile(path, parent, stat) {
+    const file = new TFile(this, path);
+    file.parent = parent;
+    file.stat = stat;
+    parent.children.push(file);
+    this._files.set(path, file);
+    return file;
+  }
+
+  _detach(file) {
+    if (file.parent) file.parent.children = file.parent.children.filter((child) => child !== file);
+    file.parent = null;
+  }
+
+  _notify(kind, file, oldPath) {
+    for (const observer of this._observers) observer(kind, file, oldPath);
+  }
+
+  /** Brings the tree in line with the disk at `path` (what Obsidian's file watcher does after an adapter write). */
+  _syncPath(path) {
+    const normalized = normalizePath(path);
+    if (normalized === "/" || this._isHidden(normalized)) return;
+    const known = this._files.get(normalized);
+    const full = this.adapter.getFullPath(normalized);
+    let fsStat = null;
+    try {
+      fsStat = fs.statSync(full);
+    } catch (error) {
+      if (error.code !== "ENOENT") throw error;
+    }
+    if (!fsStat) {
+      if (known) this._removeTree(known);
+      return;
+    }
+    if (fsStat.isDirectory()) {
+      if (!known) this._ensureFolder(normalized);
+      return;
+    }
+    if (known instanceof TFile) {
+      known.stat = statOf(fsStat);
+      this._contents.delete(normalized);
+      this._notify("modify", known);
+      this.trigger("modify", known);
+      return;
+    }
+    const parent = this._ensureFolder(parentPath(normalized));
+    const file = this._addFile(normalized, parent, statOf(fsStat));
+    this._notify("create", file);
+    this.trigger("create", file);
+  }
+
+  _ensureFolder(path) {
+    if (path === "/") return this._root;
+    const existing = this._files.get(path);
+    if (existing instanceof TFolder) return existing;
+    const parent = this._ensureFolder(parentPath(path));
+    const folder = this._addFolder(path, parent);
+    this._notify("create", folder);
+    this.trigger("create", folder);
+    return folder;
+  }
+
+  _removeTree(file) {
+    if (file instanceof TFolder) for (const child of [...file.children]) this._removeTree(child);
+    this._detach(file);
+    this._files.delete(file.path);
+    this._contents.delete(file.path);
+    this._notify("delete", file);
+    this.trigger("delete", file);
+  }
+
+  _freeTrashPath(name) {
+    const dot = name.lastIndexOf(".");
+    const stem = dot > 0 ? name.slice(0, dot) : name;
+    const extension = dot > 0 ? name.slice(dot) : "";
+    let candidate = `.trash/${name}`;
+    for (let counter = 1; fs.existsSync(this.adapter.getFullPath(candidate)); counter++) {
+      candidate = `.trash/${stem} ${counter}${extension}`;
+    }
+    return candidate;
+  }
+
+  getName() {
+    return this.adapter.getName();
+  }
+
+  getRoot() {
+    return this._root;
+  }
+
+  getAbstractFileByPath(path) {
+    if (path === "") return this._root;
+    return this._files.get(path) ?? null;
+  }
+
+  getFileByPath(path) {
+    const file = this.getAbstractFileByPath(path);
+    return file instanceof TFile ? file : null;
+  }
+
+  getFolderByPath(path) {
+    const folder = this.getAbstractFileByPath(path);
+    return folder instanceof TFolder ? folder : null;
+  }
+
+  getAllLoadedFiles() {
+    return [...this._files.values()];
+  }
+
+  getAllFolders(includeRoot) {
+    return [...this._files.values()].filter((file) => file instanceof TFolder && (includeRoot || !file.isRoot()));
+  }
+
+  getFiles() {
+    return [...this._files.values()].filter((file) => file instanceof TFile);
+  }
+
+  getMarkdownFiles() {
+    return this.getFiles().filter((file) => file.extension === "md");
+  }
+
+  static recurseChildren(root, callback) {
+    const stack = [root];
+    while (stack.length) {
+      const file = stack.pop();
+      callback(file);
+      if (file instanceof TFolder) stack.push(...file.children);
+    }
+  }
+
+  getConfig(key) {
+    const config = this._readConfig();
+    return key in config ? config[key] : (CONFIG_DEFAULTS[key] ?? null);
+  }
+
+  _readConfig() {
+    const full = this.adapter.getFullPath(`${this.configDir}/app.json`);
+    try {
+      const parsed = JSON.parse(fs.readFileSync(full, "utf8"));
+      return parsed && typeof parsed === "object" ? parsed : {};
+    } catch (error) {
+      // Obsidian starts with default settings when app.json is missing or unreadable; so does the fake.
+      if (error.code === "ENOENT" || error instanceof SyntaxError) return {};
+      throw error;
+    }
+  }
+
+  _checkWritableTarget(path) {
+    if (this._isHidden(path)) {
+      // Obsidian's vault API refuses paths it does not index; plugins must use the adapter for those.
+      throw new Error(`Path is not in the vault's file list: ${path}`);
+    }
+  }
+
+  async create(path, data, options) {
+    const normalized = normalizePath(path);
+    this._checkWritableTarget(normalized);
+    const full = this.adapter.getFullPath(normalized);
+    if (this._files.has(normalized) || fs.existsSync(full)) throw new Error("File already exists.");
+    const parent = this.getFolderByPath(parentPath(normalized));
+    if (!parent) throw new Error(`Folder does not exist: ${parentPath(normalized)}`);
+    fs.writeFileSync(full, data, "utf8");
+    applyTimes(full, options);
+    const file = this._addFile(normalized, parent, statOf(fs.statSync(full)));
+    this._remember(file, data);
+    this._notify("create", file);
+    this.trigger("create", file);
+    return file;
+  }
+
+  async createBinary(path, data, options) {
+    const normalized = normalizePath(path);
+    this._checkWritableTarget(normalized);
+    const full = this.adapter.getFullPath(normalized);
+    if (this._files.has(normalized) || fs.existsSync(full)) throw new Error("File already exists.");
+    const parent = this.getFolderByPath(parentPath(normalized));
+    if (!parent) throw new Error(`Folder does not exist: ${parentPath(normalized)}`);
+    fs.writeFileSync(full, Buffer.from(data));
+    applyTimes(full, options);
+    const file = this._addFile(normalized, parent, statOf(fs.statSync(full)));
+    this._notify("create", file);
+    this.trigger("create", file);
+    return file;
+  }
+
+  async createFolder(path) {
+    const normalized = normalizePath(path);
+    this._checkWritableTarget(normalized);
+    if (this._files.has(normalized) || fs.existsSync(this.adapter.getFullPath(normalized))) {
+      throw new Error("Folder already exists.");
+    }
+    fs.mkdirSync(this.adapter.getFullPath(normalized), { recursive: true });
+    return this._ensureFolder(normalized);
+  }
+
+  _remember(file, content) {
+    this._contents.set(file.path, { content, mtime: file.stat.mtime, size: file.stat.size });
+  }
+
+  _readFresh(file) {
+    const full = this.adapter.getFullPath(file.path);
+    const content = fs.readFileSync(full, "utf8");
+    const stat = statOf(fs.statSync(full));
+    const changed = stat.mtime !== file.stat.mtime || stat.size !== file.stat.size;
+    file.stat = stat;
+    this._remember(file, content);
+    if (changed) {
+      this._notify("modify", file);
+      this.trigger("modify", file);
+    }
+    return content;
+  }
+
+  /** The text of a file for indexing: the copy kept from the last read or write, else read from disk. */
+  _textOf(file) {
+    const cached = this._contents.get(file.path);
+    if (cached) return cached.content;
+    const full = this.adapter.getFullPath(file.path);
+    const content = fs.readFileSync(full, "utf8");
+    this._remember(file, content);
+    return content;
+  }
+
+  _assertLive(file) {
+    if (this._files.get(file.path) !== file) throw new Error(`File does not exist: ${file.path}`);
+  }
+
+  async read(file) {
+    this._assertLive(file);
+    return this._readFresh(file);
+  }
+
+  async cachedRead(file) {
+    this._assertLive(file);
+    const cached = this._contents.get(file.path);
+    if (cached) {
+      const fsStat = fs.statSync(this.adapter.getFullPath(file.path));
+      if (Math.round(fsStat.mtimeMs) === cached.mtime && fsStat.size === cached.size) return cached.content;
+    }
+    return this._readFresh(file);
+  }
+
+  async readBinary(file) {
+    this._assertLive(file);
+    return this.adapter.readBinary(file.path);
+  }
+
+  getResourcePath(file) {
+    return this.adapter.getResourcePath(file.path);
+  }
+
+  _writeText(file, data, options, flag) {
+    this._assertLive(file);
+    const full = this.adapter.getFullPath(file.path);
+    if (flag === "a") fs.appendFileSync(full, data, "utf8");
+    else fs.writeFileSync(full, data, "utf8");
+    applyTimes(full, options);
+    file.stat = statOf(fs.statSync(full));
+    if (flag === "a") this._contents.delete(file.path);
+    else this._remember(file, data);
+    this._notify("modify", file);
+    this.trigger("modify", file);
+  }
+
+  async modify(file, data, options) {
+    this._writeText(file, data, options, "w");
+  }
+
+  async modifyBinary(file, data, options) {
+    this._assertLive(file);
+    const full = this.adapter.getFullPath(file.path);
+    fs.writeFileSync(full, Buffer.from(data));
+    applyTimes(full, options);
+    file.stat = statOf(fs.statSync(full));
+    this._contents.delete(file.path);
+    this._notify("modify", file);
+    this.trigger("modify", file);
+  }
+
+  async append(file, data, options) {
+    this._writeText(file, data, options, "a");
+  }
+
+  async process(file, fn, options) {
+    this._assertLive(file);
+    const current = fs.readFileSync(this.adapter.getFullPath(file.path), "utf8");
+    const data = fn(current);
+    if (typeof data !== "string") throw new TypeError("vault.process callback must return a string");
+    this._writeText(file, data, options, "w");
+    return data;
+  }
+
+  async copy(file, newPath) {
+    const normalized = normalizePath(newPath);
+    this._checkWritableTarget(normalized);
+    const target = this.adapter.getFullPath(normalized);
+    if (this._files.has(normalized) || fs.existsSync(target)) throw new Error("Destination file already exists!");
+    if (!this.getFolderByPath(parentPath(normalized))) throw new Error(`Folder does not exist: ${parentPath(normalized)}`);
+    fs.cpSync(this.adapter.getFullPath(file.path), target, { recursive: true });
+    if (file instanceof TFolder) {
+      this._ensureFolder(normalized);
+      this._load();
+      return this.getAbstractFileByPath(normalized);
+    }
+    this._syncPath(normalized);
+    return this.getAbstractFileByPath(normalized);
+  }
+
+  async delete(file, force) {
+    this._assertLive(file);
+    if (file instanceof TFolder && file.isRoot()) throw new Error("Cannot delete the vault root.");
+    const full = this.adapter.getFullPath(file.path);
+    if (file instanceof TFolder) {
+      const hidden = fs.readdirSync(full).some((name) => name.startsWith("."));
+      if (hidden && !force) throw new Error(`Folder has hidden files: ${file.path}`);
+      fs.rmSync(full, { recursive: true });
+    } else {
+      fs.unlinkSync(full);
+    }
+    this._removeTree(file);
+  }
+
+  async trash(file, system) {
+    this._assertLive(file);
+    if (file instanceof TFolder && file.isRoot()) throw new Error("Cannot trash the vault root.");
+    if (system && (await this.adapter.trashSystem(file.path))) return;
+    const target = this._freeTrashPath(file.name);
+    fs.mkdirSync(this.adapter.getFullPath(".trash"), { recursive: true });
+    fs.renameSync(this.adapter.getFullPath(file.path), this.adapter.getFullPath(target));
+    this._removeTree(file);
+  }
+
+  async rename(file, newPath) {
+    this._assertLive(file);
+    const normalized = normalizePath(newPath);
+    if (normalized === file.path) return;
+    this._checkWritableTarget(normalized);
+    if (file instanceof TFolder && (file.isRoot() || normalized.startsWith(`${file.path}/`))) {
+      throw new Error(`Cannot move ${file.path} into itself.`);
+    }
+    const target = this.adapter.getFullPath(normalized);
+    const caseOnly = normalized.toLowerCase() === file.path.toLowerCase();
+    if (!caseOnly && (this._files.has(normalized) || fs.existsSync(target))) {
+      throw new Error("Destination file already exists!");
+    }
+    const newParent = this.getFolderByPath(parentPath(normalized));
+    if (!newParent) throw new Error(`Folder does not exist: ${parentPath(normalized)}`);
+    fs.renameSync(this.adapter.getFullPath(file.path), target);
+
+    const moved = [];
+    Vault.recurseChildren(file, (child) => moved.push({ child, oldPath: child.path }));
+    for (const { child, oldPath } of moved) {
+      this._files.delete(oldPath);
+      const newChildPath = normalized + oldPath.slice(file.path.length);
+      child._setPath(newChildPath);
+      this._files.set(newChildPath, child);
+      const cached = this._contents.get(oldPath);
+      this._contents.delete(oldPath);
+      if (cached) this._contents.set(newChildPath, cached);
+    }
+    this._detach(file);
+    file.parent = newParent;
+    newParent.children.push(file);
+    for (const { child, oldPath } of moved) {
+      this._notify("rename", child, oldPath);
+      this.trigger("rename", child, oldPath);
+    }
+  }
+}
+
+/** Defaults Obsidian reports from `getConfig` for the keys the plugin may read when app.json does not set them. */
+const CONFIG_DEFAULTS = {
+  useMarkdownLinks: false,
+  newLinkFormat: "shortest",
+  newFileLocation: "root",
+  newFileFolderPath: "",
+  attachmentFolderPath: "/",
+  alwaysUpdateLinks: false,
+  trashOption: "system",
+  userIgnoreFilters: [],
+  showUnsupportedFiles: false,
+};
+
+module.exports = { Vault, TAbstractFile, TFile, TFolder, FileSystemAdapter, normalizePath, parentPath, baseName };
