@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// Hosts the committed main.js under Node with the fake `obsidian` module, as Obsidian would host it, so the Rust
+// tests and outside checks can talk to the real plugin. Command line (fixed; others depend on it):
+//   node obsidian-plugin/test/host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME]
+// Prints exactly one line `listening on N` on stdout when ready. SIGTERM or SIGINT unloads the plugin and exits 0;
+// SIGHUP unloads and loads it again in this process (a plugin reload) and prints `listening on N` again.
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { loadPlugin, writeSettings } from "./lib/load-plugin.mjs";
+
+function fail(message) {
+  process.stderr.write(`host: ${message}\n`);
+  process.exit(2);
+}
+
+let options;
+try {
+  ({ values: options } = parseArgs({
+    options: {
+      vault: { type: "string" },
+      port: { type: "string" },
+      token: { type: "string" },
+      "read-only": { type: "boolean", default: false },
+      "config-dir": { type: "string", default: ".obsidian" },
+    },
+    strict: true,
+  }));
+} catch (error) {
+  fail(`${error.message}\nusage: host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME]`);
+}
+if (!options.vault) fail("--vault DIR is required");
+const vaultDir = path.resolve(options.vault);
+if (!fs.statSync(vaultDir, { throwIfNoEntry: false })?.isDirectory()) fail(`vault folder ${vaultDir} does not exist`);
+const configDir = options["config-dir"];
+
+// Obsidian keeps port and token in data.json; the command line stands in for what setup would have written there.
+const settings = { readOnly: options["read-only"] };
+if (options.port !== undefined) {
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`--port ${options.port} is not a port number`);
+  settings.port = port;
+}
+if (options.token !== undefined) settings.token = options.token;
+writeSettings(vaultDir, settings, configDir);
+
+let plugin;
+
+async function start() {
+  ({ plugin } = await loadPlugin({ vaultDir, configDir }));
+  const status = plugin.status;
+  if (status.state !== "listening") {
+    process.stderr.write(`host: plugin did not start: ${status.lastError ?? status.state}\n`);
+    plugin.unload();
+    process.exit(1);
+  }
+  process.stdout.write(`listening on ${status.port}\n`);
+}
+
+let stopping = false;
+function stop() {
+  if (stopping) return;
+  stopping = true;
+  plugin?.unload();
+  process.exit(0);
+}
+
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
+process.on("SIGHUP", () => {
+  if (stopping || !plugin) return;
+  plugin.unload();
+  plugin = undefined;
+  start().catch((error) => fail(`reload failed: ${error.stack ?? error}`));
+});
+
+start().catch((error) => fail(`load failed: ${error.stack ?? error}`));
