@@ -1,0 +1,304 @@
+// The plugin's HTTP server: one loopback listener that routes `/mcp` (Streamable HTTP) and `/sse` + `/messages`
+// (legacy HTTP+SSE) to per-session SDK transports. The router does what the SDK leaves to its host: Host/Origin
+// checks and bearer auth on every route, body size limit and JSON parsing (the parsed body is always handed to the
+// transport), 404 for unknown sessions, 400 for requests without one, an answer to `server/discover`, keep-alive on
+// legacy streams, and a stop that frees the port at once.
+
+import { randomUUID } from "crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "http";
+import type { App } from "obsidian";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolDef } from "../tools/types";
+import { BodyNotJson, BodyTooLarge, MAX_BODY_BYTES, parseJson, readBody } from "./body";
+import { hasBearerToken, refuseHostOrOrigin } from "./guard";
+import { errorKind, SessionServer, type SessionDeps } from "./mcp";
+import { RpcCode, sendRpcError } from "./respond";
+import { SessionRegistry } from "./sessions";
+import { StatusBoard, type ServerStatus } from "./status";
+
+/** Interval of the comment lines that keep idle legacy SSE streams open through proxies and client timeouts. */
+export const SSE_KEEP_ALIVE_MS = 15_000;
+
+export interface VaultServerOptions {
+  app: App;
+  tools: readonly ToolDef[];
+  serverInfo: { name: string; version: string };
+  port: number;
+  token: string;
+  readOnly: boolean;
+}
+
+const ENDPOINTS_HINT = "obsmcp serves /mcp (Streamable HTTP) and /sse + /messages (legacy HTTP+SSE)";
+
+/** The vault's MCP endpoint on 127.0.0.1. */
+export class VaultMcpServer {
+  private http: Server | undefined;
+  private port: number;
+  private token: string;
+  private readOnly: boolean;
+  private readonly board: StatusBoard;
+  private readonly sessions: SessionRegistry;
+  private readonly deps: SessionDeps;
+
+  constructor(options: VaultServerOptions) {
+    this.port = options.port;
+    this.token = options.token;
+    this.readOnly = options.readOnly;
+    this.board = new StatusBoard(options.port, options.readOnly);
+    this.sessions = new SessionRegistry((clients) => this.board.update({ clients }));
+    this.deps = {
+      app: options.app,
+      tools: options.tools,
+      serverInfo: options.serverInfo,
+      isReadOnly: () => this.readOnly,
+      reportError: (message) => this.board.recordError(message),
+    };
+  }
+
+  get status(): ServerStatus {
+    return this.board.status;
+  }
+
+  /** Calls `listener` on every status change; returns the function that stops it. */
+  subscribe(listener: (status: ServerStatus) => void): () => void {
+    return this.board.subscribe(listener);
+  }
+
+  /** Starts listening; never rejects: a busy port or another failure is reported in the returned status. */
+  start(): Promise<ServerStatus> {
+    if (this.http) return Promise.resolve(this.status);
+    const server = createServer((request, response) => {
+      this.route(request, response).catch((error) => this.answerFailure(response, error));
+    });
+    this.http = server;
+    const port = this.port;
+    this.board.update({ state: "starting", port });
+    return new Promise((resolve) => {
+      const onStartError = (error: NodeJS.ErrnoException) => {
+        if (this.http === server) this.http = undefined;
+        const inUse = error.code === "EADDRINUSE";
+        this.board.update({
+          state: inUse ? "port-in-use" : "failed",
+          lastError: inUse ? `port ${port} is already in use by another program` : `could not listen on port ${port}: ${errorKind(error)}`,
+          lastErrorAt: Date.now(),
+        });
+        resolve(this.status);
+      };
+      server.once("error", onStartError);
+      server.listen(port, "127.0.0.1", () => {
+        server.off("error", onStartError);
+        server.on("error", (error) => this.board.recordError(`HTTP server: ${errorKind(error)}`));
+        if (this.http === server) this.board.update({ state: "listening" });
+        resolve(this.status);
+      });
+    });
+  }
+
+  /** Stops at once: ends every session and stream, drops every connection and frees the port before returning. */
+  stop(): void {
+    const server = this.http;
+    this.http = undefined;
+    void this.sessions.closeAll();
+    if (server) {
+      // The callback only receives "not running" when stop() comes before listening finished: nothing to free then.
+      server.close(() => undefined);
+      server.closeAllConnections();
+    }
+    this.board.update({ state: "stopped", clients: 0 });
+  }
+
+  /** Moves to another port: stop, then start there. */
+  async restart(port: number): Promise<ServerStatus> {
+    this.stop();
+    this.port = port;
+    return this.start();
+  }
+
+  /** New requests must carry this token from now on; open sessions stay but their next request needs it too. */
+  setToken(token: string): void {
+    this.token = token;
+  }
+
+  /** Applies the read-only setting to every live session (hiding or showing write tools). */
+  setReadOnly(readOnly: boolean): void {
+    this.readOnly = readOnly;
+    for (const session of this.sessions.all()) session.server.applyReadOnly(readOnly);
+    this.board.update({ readOnly });
+  }
+
+  private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const refusal = refuseHostOrOrigin(request);
+    if (refusal) {
+      sendRpcError(response, 403, RpcCode.Refused, `Forbidden: ${refusal}`);
+      return;
+    }
+    if (!hasBearerToken(request, this.token)) {
+      sendRpcError(
+        response,
+        401,
+        RpcCode.Refused,
+        "Unauthorized: send the header Authorization: Bearer <token> with the token from the obsmcp plugin settings",
+        null,
+        { "www-authenticate": 'Bearer realm="obsmcp"' },
+      );
+      return;
+    }
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const method = request.method ?? "GET";
+    switch (url.pathname) {
+      case "/mcp":
+        return this.routeStreamable(request, response, method);
+      case "/sse":
+        if (method === "GET") return this.openLegacyStream(request, response);
+        return methodNotAllowed(response, "GET");
+      case "/messages":
+        if (method === "POST") return this.postLegacyMessage(request, response, url);
+        return methodNotAllowed(response, "POST");
+      default:
+        sendRpcError(response, 404, RpcCode.InvalidRequest, `Not found: ${ENDPOINTS_HINT}`);
+    }
+  }
+
+  private async routeStreamable(request: IncomingMessage, response: ServerResponse, method: string): Promise<void> {
+    const sessionId = headerValue(request, "mcp-session-id");
+    if (method === "POST") {
+      const body = await this.readJsonBody(request, response);
+      if (body === undefined) return;
+      if (sessionId !== undefined) {
+        const session = this.sessions.find("streamable", sessionId);
+        if (!session) return sessionNotFound(response, requestId(body));
+        return session.transport.handleRequest(request, response, body);
+      }
+      if (Array.isArray(body) ? body.some((message) => isInitializeRequest(message)) : isInitializeRequest(body)) {
+        return this.openStreamableSession(request, response, body);
+      }
+      if (isRequest(body, "server/discover")) {
+        // Protocol 2026-07-28 clients probe with server/discover; -32601 tells them to fall back to initialize.
+        sendRpcError(response, 200, RpcCode.MethodNotFound, "Method not found: server/discover; use initialize", requestId(body));
+        return;
+      }
+      sendRpcError(response, 400, RpcCode.Refused, "Bad Request: no Mcp-Session-Id header; send initialize first", requestId(body));
+      return;
+    }
+    if (method === "GET" || method === "DELETE") {
+      if (sessionId === undefined) {
+        sendRpcError(response, 400, RpcCode.Refused, "Bad Request: the Mcp-Session-Id header is required");
+        return;
+      }
+      const session = this.sessions.find("streamable", sessionId);
+      if (!session) return sessionNotFound(response, null);
+      return session.transport.handleRequest(request, response);
+    }
+    methodNotAllowed(response, "GET, POST, DELETE");
+  }
+
+  private async openStreamableSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
+    const server = new SessionServer(this.deps);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.sessions.add({ kind: "streamable", id, transport, server, lastUsed: Date.now() });
+      },
+      onsessionclosed: (id) => this.sessions.remove(id),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.remove(transport.sessionId);
+    };
+    this.watchErrors(server);
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body);
+    // An initialize the SDK refused leaves a transport without a session: nothing will ever reach it again.
+    if (transport.sessionId === undefined) await transport.close();
+  }
+
+  private async openLegacyStream(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const server = new SessionServer(this.deps);
+    const transport = new SSEServerTransport("/messages", response);
+    const id = transport.sessionId;
+    const keepAlive = setInterval(() => {
+      if (!response.writableEnded) response.write(": keepalive\n\n");
+    }, SSE_KEEP_ALIVE_MS);
+    transport.onclose = () => {
+      clearInterval(keepAlive);
+      this.sessions.remove(id);
+    };
+    this.watchErrors(server);
+    this.sessions.add({ kind: "sse", id, transport, server, lastUsed: Date.now() });
+    await server.connect(transport);
+    // A client that hung up while the stream was being set up leaves nothing to keep.
+    if (request.destroyed || response.writableEnded) await transport.close();
+  }
+
+  private async postLegacyMessage(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    const id = url.searchParams.get("sessionId");
+    if (!id) {
+      sendRpcError(response, 400, RpcCode.Refused, "Bad Request: the sessionId query parameter is required");
+      return;
+    }
+    const session = this.sessions.find("sse", id);
+    if (!session) return sessionNotFound(response, null);
+    const body = await this.readJsonBody(request, response);
+    if (body === undefined) return;
+    await session.transport.handlePostMessage(request, response, body);
+  }
+
+  /** Reads and parses the body; on failure answers (413 or 400) and returns undefined. */
+  private async readJsonBody(request: IncomingMessage, response: ServerResponse): Promise<unknown> {
+    try {
+      return parseJson(await readBody(request, MAX_BODY_BYTES));
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        // Closing the connection stops the rest of an oversized upload instead of reading it to the end.
+        sendRpcError(response, 413, RpcCode.Refused, `Payload Too Large: ${error.message}`, null, { connection: "close" });
+        return undefined;
+      }
+      if (error instanceof BodyNotJson) {
+        sendRpcError(response, 400, RpcCode.ParseError, `Parse error: ${error.message}`);
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  private watchErrors(server: SessionServer): void {
+    server.mcp.server.onerror = (error) => this.board.recordError(`MCP transport: ${truncate(error.message, 200)}`);
+  }
+
+  private answerFailure(response: ServerResponse, error: unknown): void {
+    // A client that went away mid-request is not a failure of the plugin.
+    if (response.destroyed && !response.writableFinished && (error as { code?: string })?.code === "ECONNRESET") return;
+    this.board.recordError(`request failed: ${errorKind(error)}`);
+    if (response.headersSent) response.destroy();
+    else sendRpcError(response, 500, -32603, "Internal error");
+  }
+}
+
+function headerValue(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function isRequest(body: unknown, method: string): boolean {
+  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === method && "id" in body;
+}
+
+/** The id of a single JSON-RPC request, for echoing in an error; null when there is none. */
+function requestId(body: unknown): string | number | null {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+function sessionNotFound(response: ServerResponse, id: string | number | null): void {
+  sendRpcError(response, 404, RpcCode.SessionNotFound, "Session not found: it ended or the plugin restarted; initialize a new session", id);
+}
+
+function methodNotAllowed(response: ServerResponse, allow: string): void {
+  sendRpcError(response, 405, RpcCode.Refused, `Method not allowed here; allowed: ${allow}`, null, { allow });
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}

@@ -1,0 +1,49 @@
+// The server's observable state, kept as one explicit value (not a bundle of flags) so the settings tab, the host
+// and the tests all read the same thing, and notified to listeners on every change.
+
+/** Where the HTTP server is in its life. */
+export type ServerState = "stopped" | "starting" | "listening" | "port-in-use" | "failed";
+
+/** A snapshot of the server for display and tests. */
+export interface ServerStatus {
+  state: ServerState;
+  port: number;
+  /** Open MCP sessions (Streamable HTTP and legacy SSE). */
+  clients: number;
+  readOnly: boolean;
+  /** The most recent failure (start-up, transport or unexpected tool error), if any. */
+  lastError?: string;
+  lastErrorAt?: number;
+}
+
+type Listener = (status: ServerStatus) => void;
+
+/** Holds the current status and tells listeners when it changes. */
+export class StatusBoard {
+  private current: ServerStatus;
+  private readonly listeners = new Set<Listener>();
+
+  constructor(port: number, readOnly: boolean) {
+    this.current = { state: "stopped", port, clients: 0, readOnly };
+  }
+
+  get status(): ServerStatus {
+    return { ...this.current };
+  }
+
+  update(change: Partial<ServerStatus>): void {
+    this.current = { ...this.current, ...change };
+    const snapshot = this.status;
+    for (const listener of this.listeners) listener(snapshot);
+  }
+
+  recordError(message: string): void {
+    this.update({ lastError: message, lastErrorAt: Date.now() });
+  }
+
+  /** Calls `listener` on every change; returns the function that stops it. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

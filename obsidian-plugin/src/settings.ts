@@ -1,0 +1,174 @@
+// The plugin's settings: the stored model (data.json, merged over defaults, with unknown keys kept for newer
+// versions and for tools such as `obsmcp setup`) and the settings tab (port, token, read-only, live status).
+
+import { App, Notice, PluginSettingTab, Setting } from "obsidian";
+import type { ServerStatus } from "./server/status";
+
+/** What data.json holds. */
+export interface ObsmcpSettings {
+  port: number;
+  token: string;
+  readOnly: boolean;
+}
+
+export const DEFAULT_PORT = 22400;
+
+/** Ports other local vault tools use by default (the older claude-code-mcp plugin, Local REST API). */
+const RESERVED_PORTS = new Set([22360, 27123, 27124]);
+
+/** A fresh token: 256 random bits as 64 hex characters. */
+export function generateToken(): string {
+  const bytes = new Uint8Array(32);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** Tokens we accept from data.json: long enough to be secret, and safe in an HTTP header. */
+export function isValidToken(token: unknown): token is string {
+  return typeof token === "string" && /^[A-Za-z0-9._~+/=-]{32,512}$/.test(token);
+}
+
+/** Why a port cannot be used, or undefined when it can. */
+export function portProblem(port: number): string | undefined {
+  if (!Number.isInteger(port) || port < 1024 || port > 65535) return "use a whole number from 1024 to 65535";
+  if (RESERVED_PORTS.has(port)) return `port ${port} is the default of another Obsidian plugin`;
+  return undefined;
+}
+
+/**
+ * Merges stored data over the defaults. Invalid or missing values are replaced (a new token is generated);
+ * `changed` says whether the result differs from what was stored, so the caller saves it once.
+ */
+export function mergeSettings(stored: unknown): { settings: ObsmcpSettings; data: Record<string, unknown>; changed: boolean } {
+  const data: Record<string, unknown> = isRecord(stored) ? { ...stored } : {};
+  let changed = !isRecord(stored);
+  const port = typeof data.port === "number" && portProblem(data.port) === undefined ? data.port : DEFAULT_PORT;
+  const token = isValidToken(data.token) ? data.token : generateToken();
+  const readOnly = typeof data.readOnly === "boolean" ? data.readOnly : false;
+  const settings = { port, token, readOnly };
+  for (const [key, value] of Object.entries(settings)) {
+    if (data[key] !== value) {
+      data[key] = value;
+      changed = true;
+    }
+  }
+  return { settings, data, changed };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What the settings tab needs from the plugin. */
+export interface SettingsHost {
+  readonly settings: ObsmcpSettings;
+  readonly status: ServerStatus;
+  subscribeStatus(listener: (status: ServerStatus) => void): () => void;
+  changePort(port: number): Promise<ServerStatus>;
+  regenerateToken(): Promise<void>;
+  setReadOnly(readOnly: boolean): Promise<void>;
+}
+
+/** One line saying what the server is doing, for the settings tab. */
+export function describeStatus(status: ServerStatus): string {
+  const clients = `${status.clients} ${status.clients === 1 ? "client" : "clients"}`;
+  const mode = status.readOnly ? " · read-only" : "";
+  switch (status.state) {
+    case "listening":
+      return `Listening on 127.0.0.1:${status.port} · ${clients}${mode}`;
+    case "starting":
+      return `Starting on port ${status.port}…`;
+    case "port-in-use":
+      return `Not running: port ${status.port} is in use by another program; choose another port`;
+    case "failed":
+      return `Not running: ${status.lastError ?? "the server failed to start"}`;
+    case "stopped":
+      return "Stopped";
+  }
+}
+
+export class ObsmcpSettingTab extends PluginSettingTab {
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(app: App, plugin: import("obsidian").Plugin, private readonly host: SettingsHost) {
+    super(app, plugin);
+  }
+
+  override display(): void {
+    const { containerEl } = this;
+    containerEl.empty();
+    this.unsubscribe?.();
+
+    const statusSetting = new Setting(containerEl).setName("Status");
+    const statusEl = statusSetting.descEl.createDiv({ cls: "obsmcp-status" });
+    const errorEl = statusSetting.descEl.createDiv({ cls: "obsmcp-last-error" });
+    const render = (status: ServerStatus) => {
+      statusEl.setText(describeStatus(status));
+      statusEl.toggleClass("obsmcp-status-ok", status.state === "listening");
+      errorEl.setText(status.lastError ? `Last error: ${status.lastError}` : "");
+    };
+    render(this.host.status);
+    this.unsubscribe = this.host.subscribeStatus(render);
+
+    let pendingPort = String(this.host.settings.port);
+    const portSetting = new Setting(containerEl)
+      .setName("Port")
+      .setDesc("The local port agents connect to (127.0.0.1 only). Run `obsmcp setup` again after changing it.");
+    portSetting.addText((text) =>
+      text
+        .setPlaceholder(String(DEFAULT_PORT))
+        .setValue(pendingPort)
+        .onChange((value) => {
+          pendingPort = value.trim();
+        }),
+    );
+    portSetting.addButton((button) =>
+      button.setButtonText("Apply").onClick(async () => {
+        const port = Number(pendingPort);
+        const problem = portProblem(port);
+        if (problem) {
+          new Notice(`obsmcp: ${pendingPort} cannot be used as the port: ${problem}.`);
+          return;
+        }
+        const status = await this.host.changePort(port);
+        new Notice(`obsmcp: ${describeStatus(status)}`);
+      }),
+    );
+
+    const tokenSetting = new Setting(containerEl)
+      .setName("Token")
+      .setDesc("Agents must send it as a bearer token. `obsmcp setup` copies it into each client's configuration.");
+    const tokenEl = tokenSetting.descEl.createDiv({ cls: "obsmcp-token", text: this.host.settings.token });
+    tokenSetting.addButton((button) =>
+      button.setButtonText("Copy").onClick(async () => {
+        try {
+          await navigator.clipboard.writeText(this.host.settings.token);
+          new Notice("obsmcp: token copied.");
+        } catch (error) {
+          new Notice(`obsmcp: could not copy the token (${(error as Error).message}); select and copy it by hand.`);
+        }
+      }),
+    );
+    tokenSetting.addButton((button) =>
+      button
+        .setButtonText("Regenerate")
+        .setWarning()
+        .onClick(async () => {
+          await this.host.regenerateToken();
+          tokenEl.setText(this.host.settings.token);
+          new Notice("obsmcp: new token saved. Clients using the old one must be updated: run `obsmcp setup`.");
+        }),
+    );
+
+    new Setting(containerEl)
+      .setName("Read-only")
+      .setDesc("Hide and refuse every tool that changes the vault.")
+      .addToggle((toggle) => toggle.setValue(this.host.settings.readOnly).onChange((value) => this.host.setReadOnly(value)));
+  }
+
+  override hide(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    super.hide();
+  }
+}
