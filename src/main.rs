@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod offline;
 mod version;
 
 use std::process::ExitCode;

@@ -1,0 +1,4 @@
+//! Offline mode: the vault's read tools answered straight from the vault folder while Obsidian is closed.
+
+mod markdown;
+mod text;
