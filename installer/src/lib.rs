@@ -4,3 +4,6 @@
 
 pub mod document;
 pub mod plugin_data;
+pub mod environment;
+pub mod files;
+pub mod vaults;

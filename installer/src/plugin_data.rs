@@ -41,10 +41,16 @@ pub enum PluginDataError {
     Missing { path: PathBuf },
     /// The file could not be read.
     #[error("could not read `{path}`")]
-    Unreadable { path: PathBuf, source: std::io::Error },
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// The file is not the JSON object the plugin writes.
     #[error("`{path}` is not valid plugin settings: {source}")]
-    Invalid { path: PathBuf, source: serde_json::Error },
+    Invalid {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
 }
 
 /// The plugin's folder inside a vault.
@@ -62,7 +68,9 @@ pub fn read(vault: &Path, config_dir: &str) -> Result<PluginData, PluginDataErro
     let path = data_json_path(vault, config_dir);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(PluginDataError::Missing { path }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Err(PluginDataError::Missing { path });
+        }
         Err(source) => return Err(PluginDataError::Unreadable { path, source }),
     };
     parse(&text).map_err(|source| PluginDataError::Invalid { path, source })
@@ -79,7 +87,8 @@ mod tests {
 
     #[test]
     fn parses_what_the_plugin_writes_and_keeps_unknown_keys() {
-        let data = parse(r#"{"port":22401,"token":"abc","readOnly":true,"future":{"x":1}}"#).unwrap();
+        let data =
+            parse(r#"{"port":22401,"token":"abc","readOnly":true,"future":{"x":1}}"#).unwrap();
         assert_eq!(data.port, 22401);
         assert_eq!(data.token, "abc");
         assert!(data.read_only);
@@ -99,6 +108,9 @@ mod tests {
     #[test]
     fn missing_file_is_reported_as_missing() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(matches!(read(dir.path(), DEFAULT_CONFIG_DIR), Err(PluginDataError::Missing { .. })));
+        assert!(matches!(
+            read(dir.path(), DEFAULT_CONFIG_DIR),
+            Err(PluginDataError::Missing { .. })
+        ));
     }
 }

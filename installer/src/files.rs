@@ -1,0 +1,253 @@
+//! Writing users' files safely: symlinks resolved to the real file, one backup before obsmcp first changes a file,
+//! an atomic replace (temp file in the same folder, synced, renamed) that keeps the file's mode, read-only files
+//! refused, and Claude Code's own lock protocol around `~/.claude.json`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+/// Why a file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FileError {
+    /// Reading failed.
+    #[error("could not read `{path}`")]
+    Read { path: PathBuf, source: std::io::Error },
+    /// The file is not UTF-8 text.
+    #[error("`{path}` is not UTF-8 text")]
+    NotText { path: PathBuf },
+    /// The file is read-only: the user asked for it not to change.
+    #[error("`{path}` is read-only; obsmcp leaves it as it is")]
+    ReadOnly { path: PathBuf },
+    /// Writing failed; the original file is untouched.
+    #[error("could not write `{path}`")]
+    Write { path: PathBuf, source: std::io::Error },
+    /// Another program held the lock for too long.
+    #[error("`{lock}` is held by another program (Claude Code?) and was not released within {seconds} s")]
+    Locked { lock: PathBuf, seconds: u64 },
+}
+
+/// The file a path really names: symlinks (also a dangling final link) followed.
+pub fn resolve(path: &Path) -> PathBuf {
+    let mut current = path.to_owned();
+    for _ in 0..40 {
+        match std::fs::read_link(&current) {
+            Ok(target) => {
+                current = match current.parent() {
+                    Some(parent) if target.is_relative() => parent.join(target),
+                    _ => target,
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    current
+}
+
+/// The file's text, or `None` when it does not exist.
+pub fn read_text(path: &Path) -> Result<Option<String>, FileError> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| FileError::NotText { path: path.to_owned() }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(FileError::Read { path: path.to_owned(), source }),
+    }
+}
+
+/// Where the one backup of `path` goes.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(".obsmcp-backup");
+    path.with_file_name(name)
+}
+
+/// Replaces `path` with `bytes` atomically. An existing file keeps its mode and gets one backup (the first one is
+/// kept: it holds the file as it was before obsmcp ever touched it); a new file gets `new_mode` (or the default),
+/// with its parent folders created.
+pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: Option<u32>) -> Result<(), FileError> {
+    let write_error = |source| FileError::Write { path: path.to_owned(), source };
+    let existing = std::fs::metadata(path).ok();
+    if let Some(metadata) = &existing {
+        if metadata.permissions().readonly() {
+            return Err(FileError::ReadOnly { path: path.to_owned() });
+        }
+        let backup = backup_path(path);
+        if !backup.exists() {
+            std::fs::copy(path, &backup).map_err(write_error)?;
+        }
+    }
+    let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(folder).map_err(write_error)?;
+    let mut temporary = tempfile::Builder::new()
+        .prefix(&format!(".{}.", path.file_name().unwrap_or_default().to_string_lossy()))
+        .suffix(".obsmcp-tmp")
+        .tempfile_in(folder)
+        .map_err(write_error)?;
+    temporary.write_all(bytes).map_err(write_error)?;
+    let permissions = match (&existing, new_mode) {
+        (Some(metadata), _) => Some(metadata.permissions()),
+        (None, Some(mode)) => Some(permissions_with_mode(mode)),
+        (None, None) => None,
+    };
+    if let Some(permissions) = permissions {
+        temporary.as_file().set_permissions(permissions).map_err(write_error)?;
+    }
+    // Synced before the rename so that a crash leaves the old file or the new one, never a torn one.
+    temporary.as_file().sync_all().map_err(write_error)?;
+    temporary.persist(path).map_err(|error| write_error(error.error))?;
+    Ok(())
+}
+
+/// Removes a file obsmcp created; a missing file is fine.
+pub fn remove_file(path: &Path) -> Result<(), FileError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(FileError::Write { path: path.to_owned(), source }),
+    }
+}
+
+#[cfg(unix)]
+fn permissions_with_mode(mode: u32) -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::Permissions::from_mode(mode)
+}
+
+#[cfg(not(unix))]
+fn permissions_with_mode(_mode: u32) -> std::fs::Permissions {
+    let file = tempfile::tempfile().expect("a temporary file can be created");
+    file.metadata().expect("a temporary file has metadata").permissions()
+}
+
+/// Claude Code's lock: a directory `<file>.lock` (proper-lockfile style). Claude waits while it exists and steals it
+/// once its mtime is about 10 s old, so obsmcp does the same and holds it only for one read-edit-write.
+#[derive(Debug)]
+pub struct DirectoryLock {
+    path: PathBuf,
+}
+
+/// How long a lock may stand untouched before it counts as abandoned (Claude's own figure).
+pub const STALE_LOCK_AGE: Duration = Duration::from_secs(10);
+
+impl DirectoryLock {
+    /// The lock that guards `file`.
+    pub fn path_for(file: &Path) -> PathBuf {
+        let mut name = file.file_name().unwrap_or_default().to_owned();
+        name.push(".lock");
+        file.with_file_name(name)
+    }
+
+    /// Takes the lock, waiting for another holder at most `wait`, and stealing a stale one.
+    pub fn acquire(file: &Path, wait: Duration) -> Result<Self, FileError> {
+        let path = Self::path_for(file);
+        let started = Instant::now();
+        loop {
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(Self { path }),
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let age = std::fs::metadata(&path)
+                        .and_then(|metadata| metadata.modified())
+                        .ok()
+                        .and_then(|modified| SystemTime::now().duration_since(modified).ok());
+                    if age.is_some_and(|age| age > STALE_LOCK_AGE) {
+                        // Abandoned by a crashed holder: Claude steals it the same way. Losing the race is fine.
+                        if let Err(_already_gone) = std::fs::remove_dir(&path) {}
+                        continue;
+                    }
+                    if started.elapsed() >= wait {
+                        return Err(FileError::Locked { lock: path, seconds: wait.as_secs() });
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                Err(source) if source.kind() == std::io::ErrorKind::NotFound => {
+                    std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))
+                        .map_err(|source| FileError::Write { path: path.clone(), source })?;
+                }
+                Err(source) => return Err(FileError::Write { path, source }),
+            }
+        }
+    }
+}
+
+impl Drop for DirectoryLock {
+    fn drop(&mut self) {
+        // Nothing can be done about a lock that vanished or cannot be removed; Claude treats it as stale in 10 s.
+        if let Err(_gone) = std::fs::remove_dir(&self.path) {}
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn keeps_mode_backs_up_once_and_replaces() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("config.json");
+        std::fs::write(&path, "original").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomic(&path, b"second", None).unwrap();
+        write_atomic(&path, b"third", None).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "third");
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(std::fs::read_to_string(backup_path(&path)).unwrap(), "original");
+        let leftovers: Vec<_> = std::fs::read_dir(folder.path()).unwrap().flatten().map(|entry| entry.file_name()).collect();
+        assert_eq!(leftovers.len(), 2, "{leftovers:?}");
+    }
+
+    #[test]
+    fn new_files_get_the_requested_mode_and_no_backup() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("deep/er/.claude.json");
+        write_atomic(&path, b"{}", Some(0o600)).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert!(!backup_path(&path).exists());
+    }
+
+    #[test]
+    fn read_only_files_are_refused_and_untouched() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("config.toml");
+        std::fs::write(&path, "x = 1").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        assert!(matches!(write_atomic(&path, b"y = 2", None), Err(FileError::ReadOnly { .. })));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "x = 1");
+    }
+
+    #[test]
+    fn symlinks_resolve_to_the_real_file() {
+        let folder = tempfile::tempdir().unwrap();
+        let real = folder.path().join("dotfiles/config.yaml");
+        std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+        std::fs::write(&real, "a: 1").unwrap();
+        let link = folder.path().join("config.yaml");
+        std::os::unix::fs::symlink("dotfiles/config.yaml", &link).unwrap();
+        assert_eq!(resolve(&link), real);
+        write_atomic(&resolve(&link), b"a: 2", None).unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "a: 2");
+    }
+
+    #[test]
+    fn lock_waits_for_its_holder_then_is_released() {
+        let folder = tempfile::tempdir().unwrap();
+        let file = folder.path().join(".claude.json");
+        let held = DirectoryLock::acquire(&file, Duration::from_secs(1)).unwrap();
+        assert!(matches!(DirectoryLock::acquire(&file, Duration::from_millis(300)), Err(FileError::Locked { .. })));
+        drop(held);
+        assert!(!DirectoryLock::path_for(&file).exists());
+        drop(DirectoryLock::acquire(&file, Duration::from_millis(300)).unwrap());
+    }
+
+    #[test]
+    fn a_stale_lock_is_stolen() {
+        let folder = tempfile::tempdir().unwrap();
+        let file = folder.path().join(".claude.json");
+        let lock = DirectoryLock::path_for(&file);
+        std::fs::create_dir(&lock).unwrap();
+        let old = SystemTime::now() - Duration::from_secs(60);
+        std::fs::File::open(&lock).unwrap().set_modified(old).unwrap();
+        drop(DirectoryLock::acquire(&file, Duration::from_millis(100)).unwrap());
+    }
+}
