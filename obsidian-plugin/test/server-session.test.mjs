@@ -1,0 +1,210 @@
+// Streamable HTTP behaviour the router owns: sessions (404 unknown, 400 missing), server/discover, body limits and
+// parse errors, and that garbage never takes the plugin down.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import net from "node:net";
+import { connect, resultText, startHost, tempDir, withTimeout } from "./lib/harness.mjs";
+
+describe("Streamable HTTP sessions and bodies", () => {
+  let vault;
+  let host;
+  before(async () => {
+    vault = tempDir();
+    host = await startHost({ vaultDir: vault.dir });
+  });
+  after(async () => {
+    await host?.stop();
+    vault?.remove();
+  });
+
+  test("an unknown Mcp-Session-Id gets 404 on POST, GET and DELETE", async () => {
+    const client = connect(host.url, host.token);
+    client.sessionId = "00000000-0000-4000-8000-000000000000";
+    const post = await client.raw({ body: { jsonrpc: "2.0", id: 7, method: "tools/list" } });
+    assert.equal(post.status, 404);
+    assert.equal(post.messages[0].id, 7);
+    assert.equal(post.messages[0].error.code, -32001);
+    assert.equal((await client.raw({ method: "GET" })).status, 404);
+    assert.equal((await client.raw({ method: "DELETE" })).status, 404);
+  });
+
+  test("a request other than initialize without a session gets 400", async () => {
+    const client = connect(host.url, host.token);
+    const response = await client.raw({ body: { jsonrpc: "2.0", id: 3, method: "tools/list" } });
+    assert.equal(response.status, 400);
+    assert.equal(response.messages[0].id, 3);
+    assert.match(response.messages[0].error.message, /initialize/);
+    assert.equal((await client.raw({ method: "GET" })).status, 400);
+  });
+
+  test("server/discover as the first message is answered with -32601, then initialize works", async () => {
+    const client = connect(host.url, host.token);
+    const response = await client.raw({
+      body: { jsonrpc: "2.0", id: "probe", method: "server/discover", params: {} },
+      headers: { "mcp-protocol-version": "2026-07-28" },
+    });
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.messages[0].id, "probe");
+    assert.equal(response.messages[0].error.code, -32601);
+    const info = await client.initialize();
+    assert.equal(info.protocolVersion, "2025-11-25");
+    await client.close();
+  });
+
+  test("server/discover inside a session is answered, never left hanging", async () => {
+    const client = connect(host.url, host.token);
+    await client.initialize();
+    const response = await withTimeout(
+      client.raw({ body: { jsonrpc: "2.0", id: 9, method: "server/discover", params: {} } }),
+      5000,
+      "an answer to server/discover",
+    );
+    assert.equal(response.status, 200);
+    assert.equal(response.messages[0].error.code, -32601);
+    await client.close();
+  });
+
+  test("a client asking for protocol 2026-07-28 in initialize is offered 2025-11-25", async () => {
+    const client = connect(host.url, host.token, { protocolVersion: "2026-07-28" });
+    const info = await client.initialize();
+    assert.equal(info.protocolVersion, "2025-11-25");
+    await client.close();
+  });
+
+  test("DELETE ends the session: its id then gets 404", async () => {
+    const client = connect(host.url, host.token);
+    await client.initialize();
+    const id = client.sessionId;
+    assert.equal((await client.raw({ method: "DELETE" })).status, 200);
+    const after = await client.raw({ body: { jsonrpc: "2.0", id: 2, method: "tools/list" }, headers: { "mcp-session-id": id } });
+    assert.equal(after.status, 404);
+  });
+
+  test("invalid JSON gets a JSON-RPC parse error (400), with or without a session", async () => {
+    const client = connect(host.url, host.token);
+    for (const body of ["{not json", "", "\u00ff\u00fe"]) {
+      const response = await client.raw({ body });
+      assert.equal(response.status, 400, JSON.stringify(body));
+      assert.equal(response.messages[0].error.code, -32700);
+    }
+    await client.initialize();
+    const inSession = await client.raw({ body: '{"jsonrpc":"2.0","id":1,' });
+    assert.equal(inSession.status, 400);
+    assert.equal(inSession.messages[0].error.code, -32700);
+    const invalidUtf8 = await client.raw({ body: new Uint8Array([0x7b, 0xc3, 0x28, 0x7d]) });
+    assert.equal(invalidUtf8.status, 400);
+    assert.match(invalidUtf8.messages[0].error.message, /UTF-8/);
+    await client.close();
+  });
+
+  test("a declared body over the limit gets 413 at once, without the body being sent", async () => {
+    const response = await new Promise((resolve, reject) => {
+      const request = http.request(
+        {
+          host: "127.0.0.1",
+          port: host.port,
+          method: "POST",
+          path: "/mcp",
+          headers: {
+            authorization: `Bearer ${host.token}`,
+            "content-type": "application/json",
+            "content-length": String(200 * 1024 * 1024),
+          },
+        },
+        (answer) => {
+          let text = "";
+          answer.setEncoding("utf8");
+          answer.on("data", (chunk) => (text += chunk));
+          answer.on("end", () => resolve({ status: answer.statusCode, text }));
+        },
+      );
+      request.on("error", reject);
+      request.write("{");
+    });
+    assert.equal(response.status, 413);
+    assert.match(JSON.parse(response.text).error.message, /Payload Too Large: .*96 MiB/);
+  });
+
+  test("a streamed (chunked) body over the limit gets 413 and the server stays up", async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    const status = await new Promise((resolve, reject) => {
+      const request = http.request(
+        { host: "127.0.0.1", port: host.port, method: "POST", path: "/mcp", headers: { authorization: `Bearer ${host.token}`, "content-type": "application/json" } },
+        (answer) => {
+          answer.resume();
+          resolve(answer.statusCode);
+        },
+      );
+      // The server may cut the connection while we are still writing; the status already arrived by then.
+      request.on("error", (error) => (error.code === "ECONNRESET" || error.code === "EPIPE" ? undefined : reject(error)));
+      let sent = 0;
+      const pump = () => {
+        while (sent < 100) {
+          sent += 1;
+          if (!request.write(chunk)) return request.once("drain", pump);
+        }
+        request.end();
+      };
+      pump();
+    });
+    assert.equal(status, 413);
+    const client = connect(host.url, host.token);
+    await client.initialize();
+    await client.close();
+  });
+
+  test("a 60 MB body of multi-byte UTF-8 passes the transport intact", async () => {
+    const client = connect(host.url, host.token);
+    await client.initialize();
+    const text = "é✓".repeat(12_000_000);
+    const result = await client.callTool("no_such_tool", { content: text });
+    assert.equal(result.isError, true);
+    assert.match(resultText(result), /no_such_tool/);
+    await client.close();
+  });
+
+  test("wrong methods and paths get 405 and 404 with a JSON-RPC error", async () => {
+    const client = connect(host.url, host.token);
+    assert.equal((await client.raw({ method: "PUT", body: "{}" })).status, 405);
+    const other = await fetch(`${host.baseUrl}/nothing`, { headers: { authorization: `Bearer ${host.token}` } });
+    assert.equal(other.status, 404);
+    assert.match((await other.json()).error.message, /\/mcp/);
+  });
+
+  test("garbage on the socket and aborted requests do not take the server down", async () => {
+    const answer = await new Promise((resolve) => {
+      let received = "";
+      const socket = net.connect(host.port, "127.0.0.1", () => {
+        socket.write("\x00\x01\x02 NOT HTTP AT ALL\r\n\r\n");
+      });
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk) => (received += chunk));
+      socket.on("error", () => undefined);
+      socket.on("end", () => socket.destroy());
+      socket.on("close", () => resolve(received));
+      socket.setTimeout(5000, () => socket.destroy());
+    });
+    assert.match(answer, /^HTTP\/1\.1 400/);
+    await new Promise((resolve) => {
+      const request = http.request({
+        host: "127.0.0.1",
+        port: host.port,
+        method: "POST",
+        path: "/mcp",
+        headers: { authorization: `Bearer ${host.token}`, "content-type": "application/json", "content-length": "1000" },
+      });
+      request.on("error", () => resolve());
+      request.write('{"jsonrpc":');
+      setTimeout(() => {
+        request.destroy();
+        resolve();
+      }, 100);
+    });
+    const client = connect(host.url, host.token);
+    await client.initialize();
+    assert.ok(Array.isArray(await client.listTools()));
+    await client.close();
+    assert.equal(host.child.exitCode, null, `host died; stderr:\n${host.stderr()}`);
+  });
+});
