@@ -7,3 +7,5 @@ pub mod plugin_data;
 pub mod environment;
 pub mod files;
 pub mod vaults;
+pub mod clients;
+pub mod template;
