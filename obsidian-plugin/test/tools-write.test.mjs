@@ -1,0 +1,192 @@
+// Write tools through the real main.js on a fresh crafted vault: every result's sha256 is checked against the bytes
+// on disk, conflicts must leave the file byte-identical, and moves must rewrite links in other notes.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { makeVault, NOTES, openSession, parseRead, readDisk, sha256 } from "./tools-lib.mjs";
+
+const STALE = "0".repeat(64);
+
+describe("write tools", () => {
+  let vault;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+  });
+
+  /** Asserts the result's hash is the hash of the file on disk, and returns the disk text. */
+  const assertHashOnDisk = (result, file = result.path) => {
+    const disk = readDisk(vault.dir, file);
+    assert.equal(result.sha256, sha256(disk), `hash of ${file}`);
+    return disk;
+  };
+
+  it("create_note creates parent folders, adds .md and reports the hash", async () => {
+    const result = await session.ok("create_note", { path: "Projects/2025/Plan", content: "# Plan\n\n## Tasks\n- one\n" });
+    assert.deepEqual({ ...result, sha256: undefined }, { path: "Projects/2025/Plan.md", created: true, overwritten: false, sha256: undefined });
+    assert.equal(assertHashOnDisk(result), "# Plan\n\n## Tasks\n- one\n");
+    const listed = await session.ok("list_files", { folder: "Projects" });
+    assert.deepEqual(listed.entries.map((entry) => entry.path), ["Projects/2025/Plan.md"]);
+  });
+
+  it("create_note refuses an existing note unless if_exists is overwrite, guarded by expected_hash", async () => {
+    const original = readDisk(vault.dir, "Projects/2025/Plan.md");
+    const refusal = await session.fails("create_note", { path: "Projects/2025/Plan.md", content: "x" }, /already exists/);
+    assert.ok(refusal.includes(sha256(original)), "the refusal gives the current hash");
+    await session.fails(
+      "create_note",
+      { path: "Projects/2025/Plan.md", content: "x", if_exists: "overwrite", expected_hash: STALE },
+      new RegExp(`conflict: .*current hash ${sha256(original)}.*nothing was written`),
+    );
+    assert.equal(readDisk(vault.dir, "Projects/2025/Plan.md"), original);
+    const replaced = await session.ok("create_note", {
+      path: "Projects/2025/Plan.md",
+      content: "# Plan v2\n",
+      if_exists: "overwrite",
+      expected_hash: sha256(original),
+    });
+    assert.equal(replaced.overwritten, true);
+    assert.equal(assertHashOnDisk(replaced), "# Plan v2\n");
+    await session.fails("create_note", { path: "Nope/New.md", content: "x", expected_hash: STALE }, /does not exist/);
+    assert.equal(fs.existsSync(path.join(vault.dir, "Nope")), false);
+    await session.fails("create_note", { path: "Bad#name", content: "x" }, /cannot contain/);
+  });
+
+  it("str_replace replaces exactly one occurrence and says how many it found otherwise", async () => {
+    const result = await session.ok("str_replace", { path: "Notes/Alpha", old_text: "Needle line one", new_text: "Pin line one" });
+    assert.equal(result.line, 5);
+    const disk = assertHashOnDisk(result);
+    assert.equal(disk, NOTES["Notes/Alpha.md"].replace("Needle line one", "Pin line one"));
+    await session.fails("str_replace", { path: "Notes/Alpha", old_text: "Hub", new_text: "X" }, /occurs 3 times/);
+    await session.fails("str_replace", { path: "Notes/Alpha", old_text: "absent", new_text: "X" }, /not found/);
+    assert.equal(readDisk(vault.dir, "Notes/Alpha.md"), disk);
+  });
+
+  it("str_replace matches \\n against a CRLF note and keeps its line endings", async () => {
+    const result = await session.ok("str_replace", { path: "CRLF", old_text: "first line\nsecond line", new_text: "one\ntwo\nthree" });
+    assert.equal(assertHashOnDisk(result), "# Windows\r\n\r\none\r\ntwo\r\nthree\r\n");
+  });
+
+  it("an expected_hash conflict writes nothing on every editing tool", async () => {
+    const before = readDisk(vault.dir, "Hub.md");
+    const calls = [
+      ["str_replace", { old_text: "Start here.", new_text: "x" }],
+      ["patch_section", { target: "heading", name: "Section two", operation: "append", content: "x" }],
+      ["append", { content: "x" }],
+      ["insert_at_line", { line: 1, content: "x" }],
+      ["set_property", { key: "status", value: "x" }],
+      ["delete_property", { key: "status" }],
+      ["move_note", { new_path: "Elsewhere.md" }],
+      ["delete_note", {}],
+    ];
+    for (const [tool, args] of calls) {
+      const text = await session.fails(tool, { path: "Hub", expected_hash: STALE, ...args }, /conflict/);
+      assert.ok(text.includes(sha256(before)), `${tool} gives the current hash`);
+      assert.equal(readDisk(vault.dir, "Hub.md"), before, `${tool} wrote nothing`);
+    }
+    const read = parseRead(await session.text("read_note", { path: "Hub" }));
+    const ok = await session.ok("append", { path: "Hub", content: "appended line", expected_hash: read.sha256 });
+    assert.ok(assertHashOnDisk(ok).endsWith("last words\nappended line"));
+  });
+
+  it("patch_section appends, prepends and replaces inside a heading's section", async () => {
+    await session.ok("create_note", { path: "Patch.md", content: "# Top\nintro\n\n## A\na1\n\n## B\nb1\n" });
+    await session.ok("patch_section", { path: "Patch", target: "heading", name: "A", operation: "append", content: "a2" });
+    await session.ok("patch_section", { path: "Patch", target: "heading", name: "A", operation: "prepend", content: "a0" });
+    let result = await session.ok("patch_section", { path: "Patch", target: "heading", name: "B", operation: "replace", content: "new b\n" });
+    assert.equal(assertHashOnDisk(result), "# Top\nintro\n\n## A\na0\na1\na2\n\n## B\nnew b\n");
+    result = await session.ok("patch_section", { path: "Patch", target: "heading", name: "Top#B", operation: "append", content: "b2" });
+    assert.equal(assertHashOnDisk(result), "# Top\nintro\n\n## A\na0\na1\na2\n\n## B\nnew b\nb2\n");
+    await session.fails("patch_section", { path: "Patch", target: "heading", name: "C", operation: "append", content: "x" }, /heading "C" not found/);
+    await session.fails("patch_section", { path: "Patch", target: "heading", operation: "append", content: "x" }, /name is required/);
+  });
+
+  it("patch_section replaces a block keeping its id, and edits or creates the frontmatter", async () => {
+    await session.ok("create_note", { path: "Blocks.md", content: "para one\npara two ^p1\n\n- item ^i1\n- other\n" });
+    let result = await session.ok("patch_section", { path: "Blocks", target: "block", name: "^p1", operation: "replace", content: "fresh text" });
+    assert.equal(assertHashOnDisk(result), "fresh text ^p1\n\n- item ^i1\n- other\n");
+    result = await session.ok("patch_section", { path: "Blocks", target: "block", name: "i1", operation: "append", content: "- after item" });
+    assert.equal(assertHashOnDisk(result), "fresh text ^p1\n\n- item ^i1\n- after item\n- other\n");
+    result = await session.ok("patch_section", { path: "Blocks", target: "frontmatter", operation: "replace", content: "kind: test" });
+    assert.equal(assertHashOnDisk(result), "---\nkind: test\n---\nfresh text ^p1\n\n- item ^i1\n- after item\n- other\n");
+    result = await session.ok("patch_section", { path: "Blocks", target: "frontmatter", operation: "append", content: "more: 1" });
+    assert.ok(assertHashOnDisk(result).startsWith("---\nkind: test\nmore: 1\n---\n"));
+    const meta = await session.ok("note_metadata", { path: "Blocks" });
+    assert.deepEqual(meta.frontmatter, { kind: "test", more: 1 });
+    await session.fails("patch_section", { path: "Blocks", target: "block", name: "zz", operation: "append", content: "x" }, /block \^zz not found/);
+  });
+
+  it("append and insert_at_line add lines where asked", async () => {
+    await session.ok("create_note", { path: "Lines.md", content: "one\ntwo" });
+    let result = await session.ok("append", { path: "Lines", content: "three\n" });
+    assert.equal(assertHashOnDisk(result), "one\ntwo\nthree\n");
+    assert.equal(result.lines, 3);
+    result = await session.ok("insert_at_line", { path: "Lines", line: 2, content: "one and a half" });
+    assert.equal(assertHashOnDisk(result), "one\none and a half\ntwo\nthree\n");
+    result = await session.ok("insert_at_line", { path: "Lines", line: 5, content: "four" });
+    assert.equal(assertHashOnDisk(result), "one\none and a half\ntwo\nthree\nfour\n");
+    await session.fails("insert_at_line", { path: "Lines", line: 7, content: "x" }, /past the end: Lines.md has 5 lines \(use 6 to append\)/);
+  });
+
+  it("set_property and delete_property edit the frontmatter through Obsidian", async () => {
+    let result = await session.ok("set_property", { path: "Notes/Beta", key: "rating", value: 5 });
+    assert.equal(result.previous, null);
+    let disk = assertHashOnDisk(result);
+    assert.match(disk, /^---\nrating: 5\n---\n/);
+    result = await session.ok("set_property", { path: "Notes/Beta", key: "aliases", value: ["B", "Bee"] });
+    assertHashOnDisk(result);
+    let meta = await session.ok("note_metadata", { path: "Notes/Beta" });
+    assert.deepEqual(meta.frontmatter, { rating: 5, aliases: ["B", "Bee"] });
+    result = await session.ok("delete_property", { path: "Notes/Beta", key: "rating" });
+    assert.equal(result.existed, true);
+    disk = assertHashOnDisk(result);
+    assert.doesNotMatch(disk, /rating/);
+    result = await session.ok("delete_property", { path: "Notes/Beta", key: "rating" });
+    assert.equal(result.existed, false);
+    meta = await session.ok("note_metadata", { path: "Notes/Beta" });
+    assert.deepEqual(meta.aliases, ["B", "Bee"]);
+    assert.ok(disk.endsWith("Beta links [[Alpha]] and [[Missing note]] and [[Another missing]].\n#todo\n"), "the body is kept");
+  });
+
+  it("move_note moves through Obsidian, which rewrites links in other notes", async () => {
+    const gammaBefore = readDisk(vault.dir, "Notes/Sub/Gamma note.md");
+    assert.ok(gammaBefore.includes("[[Hub|the hub]]"));
+    const result = await session.ok("move_note", { path: "Hub", new_path: "Archive/Old hub" });
+    assert.deepEqual(result, { from: "Hub.md", to: "Archive/Old hub.md", linking_notes: 2 });
+    assert.equal(fs.existsSync(path.join(vault.dir, "Hub.md")), false);
+    assert.ok(fs.existsSync(path.join(vault.dir, "Archive", "Old hub.md")));
+    const gamma = readDisk(vault.dir, "Notes/Sub/Gamma note.md");
+    assert.doesNotMatch(gamma, /\[\[Hub\|/);
+    assert.match(gamma, /\[\[Old hub\|the hub\]\]|\[\[Archive\/Old hub\|the hub\]\]/);
+    const backlinks = await session.ok("backlinks", { path: "Archive/Old hub" });
+    assert.deepEqual(backlinks.backlinks.map((entry) => entry.path), ["Notes/Alpha.md", "Notes/Sub/Gamma note.md"]);
+    await session.fails("move_note", { path: "Archive/Old hub", new_path: "Notes/Alpha" }, /already exists/);
+    await session.fails("move_note", { path: "Archive/Old hub", new_path: "../out" }, /\.\./);
+  });
+
+  it("delete_note moves the note to the trash and it is gone from the vault", async () => {
+    const result = await session.ok("delete_note", { path: "Lines" });
+    assert.deepEqual(result, { path: "Lines.md", trashed: true, linking_notes: 0 });
+    assert.equal(fs.existsSync(path.join(vault.dir, "Lines.md")), false);
+    assert.ok(fs.existsSync(path.join(vault.dir, ".trash", "Lines.md")), "the fake falls back to the vault's .trash");
+    await session.fails("read_note", { path: "Lines" }, /note not found/);
+    await session.fails("delete_note", { path: "Lines" }, /note not found/);
+  });
+
+  it("daily_note creates the day's note from the template in the configured folder", async () => {
+    const read = parseRead(await session.text("daily_note", { date: "2024-02-03", create: true }));
+    assert.equal(read.path, "Journal/2024/02/2024-02-03.md");
+    assert.match(read.header, / created=true/);
+    assert.equal(read.content, "# 2024-02-03\n\n## Log");
+    assert.equal(readDisk(vault.dir, "Journal/2024/02/2024-02-03.md"), "# 2024-02-03\n\n## Log\n");
+    assert.equal(read.sha256, sha256("# 2024-02-03\n\n## Log\n"));
+    const again = parseRead(await session.text("daily_note", { date: "2024-02-03", create: true }));
+    assert.doesNotMatch(again.header, /created=true/, "an existing daily note is read, not recreated");
+  });
+});
