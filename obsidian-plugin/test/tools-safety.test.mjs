@@ -1,0 +1,231 @@
+// Path safety, read-only mode and the tool catalog's shape, through the real main.js. Escapes are tried on every
+// kind of path argument; symlinks out of the vault are created at test time; writes must leave no trace outside.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { tempDir } from "./lib/harness.mjs";
+import { makeVault, openSession, readDisk } from "./tools-lib.mjs";
+
+const ESCAPES = [
+  ["../outside.md", /"\.\." segment/],
+  ["Notes/../../outside.md", /"\.\." segment/],
+  ["/etc/passwd", /is absolute/],
+  ["C:/Windows/win.ini", /is absolute/],
+  ["~/notes.md", /is absolute/],
+  ["%2e%2e/outside.md", /percent-encoded/],
+  ["Notes/%2E%2E%2Foutside.md", /percent-encoded/],
+  ["..\\outside.md", /backslash/],
+  ["Notes\\Alpha.md", /backslash/],
+  ["Hub\u0000.md", /NUL or control/],
+  [".obsidian/app.json", /config folder/],
+  [".OBSIDIAN/plugins/obsmcp/data.json", /config folder/],
+];
+
+const WRITE_TOOL_NAMES = [
+  "daily_note",
+  "create_note",
+  "str_replace",
+  "patch_section",
+  "append",
+  "insert_at_line",
+  "set_property",
+  "delete_property",
+  "move_note",
+  "delete_note",
+];
+
+describe("path safety", () => {
+  let vault;
+  let outside;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    outside = tempDir("obsmcp-outside-");
+    fs.writeFileSync(path.join(outside.dir, "secret.md"), "secret text outside the vault\n");
+    fs.symlinkSync(path.join(outside.dir, "secret.md"), path.join(vault.dir, "Leak.md"));
+    fs.symlinkSync(outside.dir, path.join(vault.dir, "Linked"), "dir");
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+    outside?.remove();
+  });
+
+  it("refuses every escape on reads, with a clear reason", async () => {
+    for (const [escape, reason] of ESCAPES) {
+      await session.fails("read_note", { path: escape }, reason);
+      await session.fails("note_metadata", { path: escape }, reason);
+    }
+    await session.fails("list_files", { folder: "../" }, /"\.\." segment/);
+    await session.fails("list_files", { folder: ".obsidian" }, /config folder/);
+    await session.fails("search", { query: "x", path_prefix: "../" }, /"\.\." segment/);
+    await session.fails("orphans", { folder: "/tmp" }, /is absolute/);
+  });
+
+  it("refuses every escape on writes and writes nothing", async () => {
+    const before = fs.readdirSync(path.dirname(vault.dir)).length;
+    for (const [escape, reason] of ESCAPES) {
+      await session.fails("create_note", { path: escape, content: "pwned" }, reason);
+      await session.fails("move_note", { path: "Notes/Beta", new_path: escape }, reason);
+    }
+    await session.fails("create_note", { path: ".obsidian/plugins/evil/main", content: "x" }, /config folder/);
+    assert.equal(fs.existsSync(path.join(vault.dir, ".obsidian", "plugins", "evil")), false);
+    assert.ok(fs.existsSync(path.join(vault.dir, "Notes", "Beta.md")), "the note was not moved");
+    assert.equal(fs.readdirSync(path.dirname(vault.dir)).length, before, "nothing appeared beside the vault");
+  });
+
+  it("refuses a symlinked note whose real file is outside the vault", async () => {
+    await session.fails("read_note", { path: "Leak.md" }, /outside the vault/);
+    await session.fails("read_note", { path: "[[Leak]]" }, /outside the vault/);
+    await session.fails("append", { path: "Leak", content: "x" }, /outside the vault/);
+    await session.fails("delete_note", { path: "Leak" }, /outside the vault/);
+    assert.equal(readDisk(outside.dir, "secret.md"), "secret text outside the vault\n");
+  });
+
+  it("refuses a symlinked folder that leads outside the vault, for reads, listings and creates", async () => {
+    await session.fails("read_note", { path: "Linked/secret.md" }, /outside the vault/);
+    await session.fails("list_files", { folder: "Linked" }, /outside the vault/);
+    await session.fails("create_note", { path: "Linked/new.md", content: "x" }, /outside the vault/);
+    await session.fails("create_note", { path: "Linked/deeper/new.md", content: "x" }, /outside the vault/);
+    await session.fails("move_note", { path: "Notes/Beta", new_path: "Linked/Beta.md" }, /outside the vault/);
+    assert.deepEqual(fs.readdirSync(outside.dir), ["secret.md"]);
+  });
+
+  it("search never quotes a note that lives outside the vault", async () => {
+    const result = await session.ok("search", { query: "secret text" });
+    assert.deepEqual(result.results, []);
+  });
+
+  it("batch applies the same checks to each call", async () => {
+    const result = await session.ok("batch", {
+      calls: [
+        { tool: "read_note", arguments: { path: "../outside.md" } },
+        { tool: "read_note", arguments: { path: "Leak" } },
+        { tool: "outline", arguments: { path: "Hub" } },
+      ],
+    });
+    assert.deepEqual(result.results.map((entry) => entry.ok), [false, false, true]);
+    assert.match(result.results[0].error, /"\.\." segment/);
+    assert.match(result.results[1].error, /outside the vault/);
+  });
+});
+
+describe("a renamed config folder", () => {
+  it("is protected under its own name", async () => {
+    const vault = makeVault({ configDir: ".cfg" });
+    const session = await openSession(vault.dir, { configDir: ".cfg" });
+    try {
+      await session.fails("create_note", { path: ".cfg/snippets/x", content: "x" }, /config folder \.cfg/);
+      await session.fails("read_note", { path: ".cfg/app.json" }, /config folder/);
+      const info = await session.ok("vault_info", {});
+      assert.equal(info.config_dir, ".cfg");
+      assert.equal(fs.existsSync(path.join(vault.dir, ".cfg", "snippets")), false);
+    } finally {
+      await session.close();
+      vault.remove();
+    }
+  });
+});
+
+describe("read-only mode", () => {
+  let vault;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    session = await openSession(vault.dir, { readOnly: true });
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+  });
+
+  it("hides every write tool from tools/list", async () => {
+    const names = (await session.client.listTools()).map((tool) => tool.name);
+    for (const name of WRITE_TOOL_NAMES) assert.ok(!names.includes(name), `${name} is hidden`);
+    assert.deepEqual(names, [
+      "vault_info",
+      "list_files",
+      "read_note",
+      "search",
+      "note_metadata",
+      "outline",
+      "backlinks",
+      "outgoing_links",
+      "unresolved_links",
+      "orphans",
+      "tags",
+      "files_by_tag",
+      "active_note",
+      "recent_files",
+      "batch",
+    ]);
+  });
+
+  it("refuses write tools called anyway and leaves the vault untouched", async () => {
+    const before = readDisk(vault.dir, "Hub.md");
+    for (const [tool, args] of [
+      ["create_note", { path: "New.md", content: "x" }],
+      ["append", { path: "Hub", content: "x" }],
+      ["set_property", { path: "Hub", key: "a", value: 1 }],
+      ["delete_note", { path: "Hub" }],
+      ["daily_note", { date: "2024-03-01", create: true }],
+    ]) {
+      await session.fails(tool, args, /read-only/);
+    }
+    assert.equal(readDisk(vault.dir, "Hub.md"), before);
+    assert.equal(fs.existsSync(path.join(vault.dir, "New.md")), false);
+    assert.equal(fs.existsSync(path.join(vault.dir, "Journal", "2024", "03")), false);
+  });
+
+  it("still serves reads, and batch refuses write tools inside it", async () => {
+    const result = await session.ok("batch", {
+      calls: [
+        { tool: "read_note", arguments: { path: "Hub", max_chars: 200 } },
+        { tool: "append", arguments: { path: "Hub", content: "x" } },
+      ],
+    });
+    assert.equal(result.results[0].ok, true);
+    assert.equal(result.results[1].ok, false);
+    assert.match(result.results[1].error, /not a read-only tool/);
+  });
+});
+
+describe("tool catalog shape", () => {
+  it("every tool has a title, a short description, described arguments and complete annotations", async () => {
+    const vault = makeVault();
+    const session = await openSession(vault.dir);
+    try {
+      const tools = await session.client.listTools();
+      assert.equal(tools.length, 25);
+      for (const tool of tools) {
+        assert.ok(tool.title, `${tool.name} has a title`);
+        assert.ok(tool.description.length > 20 && tool.description.length <= 300, `${tool.name} description length ${tool.description.length}`);
+        assert.equal(typeof tool.annotations.readOnlyHint, "boolean", `${tool.name} readOnlyHint`);
+        assert.equal(tool.annotations.openWorldHint, false, `${tool.name} openWorldHint`);
+        if (!tool.annotations.readOnlyHint) {
+          assert.equal(typeof tool.annotations.destructiveHint, "boolean", `${tool.name} destructiveHint`);
+          assert.equal(typeof tool.annotations.idempotentHint, "boolean", `${tool.name} idempotentHint`);
+        }
+        assert.equal(tool.inputSchema.type, "object");
+        for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+          assert.ok(schema.description, `${tool.name}.${name} has a description`);
+          if (schema.type === "integer" && (name === "limit" || name === "max_chars")) {
+            assert.ok(schema.maximum !== undefined && schema.default !== undefined, `${tool.name}.${name} has a default and a maximum`);
+          }
+        }
+        if (Object.keys(tool.inputSchema.properties ?? {}).includes("path")) {
+          assert.ok(tool.inputSchema.required.includes("path"), `${tool.name} requires path`);
+        }
+      }
+      const limits = tools.flatMap((tool) => Object.entries(tool.inputSchema.properties ?? {})).filter(([name]) => name === "limit");
+      assert.ok(limits.every(([, schema]) => schema.maximum <= 500));
+      const maxChars = tools.flatMap((tool) => Object.entries(tool.inputSchema.properties ?? {})).filter(([name]) => name === "max_chars");
+      assert.ok(maxChars.every(([, schema]) => schema.default === 20000 && schema.maximum === 200000));
+    } finally {
+      await session.close();
+      vault.remove();
+    }
+  });
+});
