@@ -384,7 +384,7 @@ export async function connectLegacySse(baseUrl, token, { timeoutMs = 10000 } = {
       const id = nextId++;
       const response = await post({ jsonrpc: "2.0", id, method, params });
       if (response.status !== 202) throw new Error(`${method}: HTTP ${response.status}: ${await response.text()}`);
-      const event = await stream.waitFor((each) => each.data && JSON.parse(each.data).id === id, timeoutMs, `answer to ${method}`);
+      const event = await stream.waitFor((each) => each.event === "message" && JSON.parse(each.data).id === id, timeoutMs, `answer to ${method}`);
       const answer = JSON.parse(event.data);
       if (answer.error) throw new RpcError(answer.error);
       return answer.result;

@@ -1,0 +1,182 @@
+// Settings: merged over defaults with unknown keys kept, a missing or invalid token generated and saved, and the
+// settings tab (live status, port, token copy/regenerate, read-only) driving the real server in this process.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { connect, freePort, resultText, startHost, tempDir } from "./lib/harness.mjs";
+import { dataJsonPath, loadPlugin, obsidian, writeSettings } from "./lib/load-plugin.mjs";
+
+const readData = (vaultDir) => JSON.parse(fs.readFileSync(dataJsonPath(vaultDir), "utf8"));
+
+/** The settings tab's rows by name, after display(). */
+function rows(tab) {
+  const byName = new Map();
+  for (const element of tab.containerEl.descendants()) {
+    if (element.setting) byName.set(element.setting.nameEl.textContent, element.setting);
+  }
+  return byName;
+}
+
+function statusText(tab) {
+  return tab.containerEl.descendants().find((element) => element.hasClass("obsmcp-status")).textContent;
+}
+
+test("a missing or invalid token is generated and saved; other values and unknown keys are kept", async () => {
+  const vault = tempDir();
+  const port = await freePort();
+  writeSettings(vault.dir, { port, token: "short", readOnly: true, futureKey: { kept: [1, 2] } });
+  const noticesBefore = obsidian.shownNotices.length;
+  const { plugin } = await loadPlugin({ vaultDir: vault.dir });
+  try {
+    assert.equal(obsidian.shownNotices.length, noticesBefore, "a successful start shows no Notice");
+    const data = readData(vault.dir);
+    assert.match(data.token, /^[0-9a-f]{64}$/);
+    assert.equal(data.port, port);
+    assert.equal(data.readOnly, true);
+    assert.deepEqual(data.futureKey, { kept: [1, 2] });
+    assert.equal(plugin.status.state, "listening");
+    assert.equal(plugin.status.readOnly, true);
+  } finally {
+    plugin.unload();
+    vault.remove();
+  }
+});
+
+test("without data.json the defaults apply: port 22400, a fresh token, read-only off", async () => {
+  const vault = tempDir();
+  const { plugin } = await loadPlugin({ vaultDir: vault.dir });
+  try {
+    const data = readData(vault.dir);
+    assert.equal(data.port, 22400);
+    assert.equal(data.readOnly, false);
+    assert.match(data.token, /^[0-9a-f]{64}$/);
+    // Another program on this machine may hold 22400; either way the plugin must have reported it, not crashed.
+    assert.ok(["listening", "port-in-use"].includes(plugin.status.state), plugin.status.state);
+  } finally {
+    plugin.unload();
+    vault.remove();
+  }
+});
+
+test("settings tab: live status, token copy and regenerate, read-only toggle, port change", async () => {
+  const vault = tempDir();
+  const port = await freePort();
+  const token = "b".repeat(64);
+  writeSettings(vault.dir, { port, token });
+  const { plugin } = await loadPlugin({ vaultDir: vault.dir });
+  const tab = plugin.settingTabs[0];
+  try {
+    tab.display();
+    assert.equal(statusText(tab), `Listening on 127.0.0.1:${port} · 0 clients`);
+
+    const client = connect(`http://127.0.0.1:${port}/mcp`, token);
+    await client.initialize();
+    assert.equal(statusText(tab), `Listening on 127.0.0.1:${port} · 1 client`);
+
+    const settings = rows(tab);
+    assert.deepEqual([...settings.keys()], ["Status", "Port", "Token", "Read-only"]);
+
+    const copied = [];
+    globalThis.navigator = { clipboard: { writeText: async (text) => copied.push(text) } };
+    const [copy, regenerate] = settings.get("Token").components;
+    await copy.click();
+    assert.deepEqual(copied, [token]);
+
+    await regenerate.click();
+    const newToken = readData(vault.dir).token;
+    assert.match(newToken, /^[0-9a-f]{64}$/);
+    assert.notEqual(newToken, token);
+    assert.ok(settings.get("Token").descEl.textContent.includes(newToken));
+    const refused = await connect(`http://127.0.0.1:${port}/mcp`, token).raw({ body: { jsonrpc: "2.0", id: 1, method: "ping" } });
+    assert.equal(refused.status, 401);
+
+    const live = connect(`http://127.0.0.1:${port}/mcp`, newToken);
+    await live.initialize();
+    const writeNames = (await live.listTools()).filter((tool) => !tool.annotations.readOnlyHint).map((tool) => tool.name);
+    assert.ok(writeNames.includes("create_note"));
+
+    const [toggle] = settings.get("Read-only").components;
+    await toggle.trigger(true);
+    assert.equal(readData(vault.dir).readOnly, true);
+    const listed = (await live.listTools()).map((tool) => tool.name);
+    for (const name of writeNames) assert.ok(!listed.includes(name), `${name} still listed`);
+    const refusal = await live.callTool("create_note", { path: "New.md", content: "x" });
+    assert.equal(refusal.isError, true);
+    assert.match(resultText(refusal), /read-only/);
+    assert.equal(fs.existsSync(`${vault.dir}/New.md`), false);
+    assert.match(statusText(tab), /read-only$/);
+
+    await toggle.trigger(false);
+    const created = await live.callTool("create_note", { path: "New.md", content: "x" });
+    assert.notEqual(created.isError, true, resultText(created));
+    assert.equal(fs.existsSync(`${vault.dir}/New.md`), true);
+
+    const newPort = await freePort();
+    const [portText, apply] = settings.get("Port").components;
+    portText.trigger("80");
+    await apply.click();
+    assert.equal(plugin.status.port, port, "an invalid port must not be applied");
+    portText.trigger(String(newPort));
+    await apply.click();
+    assert.equal(readData(vault.dir).port, newPort);
+    assert.equal(statusText(tab), `Listening on 127.0.0.1:${newPort} · 0 clients`);
+    const moved = connect(`http://127.0.0.1:${newPort}/mcp`, newToken);
+    await moved.initialize();
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/mcp`));
+    await moved.close();
+
+    tab.hide();
+    assert.equal(tab.containerEl.children.length, 0);
+  } finally {
+    delete globalThis.navigator;
+    plugin.unload();
+    vault.remove();
+  }
+});
+
+test("data.json changed outside Obsidian (setup, sync) is applied", async () => {
+  const vault = tempDir();
+  const port = await freePort();
+  writeSettings(vault.dir, { port, token: "c".repeat(64) });
+  const { plugin } = await loadPlugin({ vaultDir: vault.dir });
+  try {
+    writeSettings(vault.dir, { token: "d".repeat(64), readOnly: true });
+    await plugin.onExternalSettingsChange();
+    const old = await connect(`http://127.0.0.1:${port}/mcp`, "c".repeat(64)).raw({ body: { jsonrpc: "2.0", id: 1, method: "ping" } });
+    assert.equal(old.status, 401);
+    const client = connect(`http://127.0.0.1:${port}/mcp`, "d".repeat(64));
+    await client.initialize();
+    assert.ok((await client.listTools()).every((tool) => tool.annotations.readOnlyHint));
+  } finally {
+    plugin.unload();
+    vault.remove();
+  }
+});
+
+test("host --read-only: write tools hidden and refused, nothing written, reads work", async () => {
+  const vault = tempDir();
+  fs.writeFileSync(`${vault.dir}/Keep.md`, "keep\n");
+  const host = await startHost({ vaultDir: vault.dir, readOnly: true });
+  try {
+    const client = connect(host.url, host.token);
+    await client.initialize();
+    const tools = await client.listTools();
+    assert.ok(tools.length > 0);
+    assert.ok(tools.every((tool) => tool.annotations.readOnlyHint === true));
+    for (const [name, args] of [
+      ["create_note", { path: "X.md", content: "x" }],
+      ["append", { path: "Keep.md", content: "more" }],
+      ["delete_note", { path: "Keep.md" }],
+    ]) {
+      const result = await client.callTool(name, args);
+      assert.equal(result.isError, true, name);
+      assert.match(resultText(result), /read-only/, name);
+    }
+    assert.equal(fs.readFileSync(`${vault.dir}/Keep.md`, "utf8"), "keep\n");
+    assert.equal(fs.existsSync(`${vault.dir}/X.md`), false);
+    assert.match(resultText(await client.callTool("read_note", { path: "Keep.md" })), /keep/);
+  } finally {
+    await host.stop();
+    vault.remove();
+  }
+});
