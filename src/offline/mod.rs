@@ -1,4 +1,6 @@
 //! Offline mode: the vault's read tools answered straight from the vault folder while Obsidian is closed.
 
 mod markdown;
+mod paths;
 mod text;
+mod vault;

@@ -1,0 +1,515 @@
+//! The in-memory index of a vault folder: its files and folders as Obsidian lists them, each note's text and
+//! metadata, and the vault-wide resolved / unresolved link maps.
+//!
+//! The index is built on first use and refreshed on every call from the folder's modification times: a note
+//! whose mtime and size are unchanged keeps its parsed metadata, so a refresh of an unchanged 10,000-note vault
+//! costs one directory walk and no reads. Links are re-resolved for every note only when the set of files
+//! changed; otherwise only the notes that changed are re-resolved.
+//!
+//! Listing follows the plugin's fake Obsidian vault (`fake-obsidian/vault.cjs`): entries in name order, depth
+//! first; names starting with `.` and the config folder are not part of the vault; symlinks are followed and a
+//! folder reached twice is listed once. One deliberate difference: a file whose real location is outside the
+//! vault (through a symlink) is listed but its content is never read here, so it has no metadata.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use super::markdown::{self, NoteMetadata};
+
+/// One file of the vault.
+#[derive(Debug, Clone)]
+pub(crate) struct FileEntry {
+    pub(crate) path: String,
+    pub(crate) extension: String,
+    pub(crate) size: u64,
+    pub(crate) mtime: i64,
+    pub(crate) ctime: i64,
+    /// False when a symlink takes the file's real location outside the vault.
+    pub(crate) inside: bool,
+}
+
+impl FileEntry {
+    /// The file name, extension included.
+    pub(crate) fn name(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or(&self.path)
+    }
+
+    /// Whether Obsidian treats the file as a Markdown note (its extension is exactly `md`).
+    pub(crate) fn is_markdown(&self) -> bool {
+        self.extension == "md"
+    }
+}
+
+/// A note's text and what the cache knows about it.
+#[derive(Debug)]
+pub(crate) struct Note {
+    pub(crate) text: String,
+    pub(crate) meta: NoteMetadata,
+    mtime: i64,
+    size: u64,
+}
+
+/// Where a note's links lead: destination path (or unresolved linkpath) and count, in first-seen order.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct NoteLinks {
+    pub(crate) resolved: Vec<(String, usize)>,
+    pub(crate) unresolved: Vec<(String, usize)>,
+}
+
+/// One consistent view of the vault.
+#[derive(Debug, Default)]
+pub(crate) struct Snapshot {
+    /// Files in the order the vault lists them.
+    pub(crate) files: Vec<FileEntry>,
+    /// Folders (not the root) in listing order.
+    pub(crate) folders: Vec<String>,
+    by_path: HashMap<String, usize>,
+    folder_set: HashSet<String>,
+    /// Files by lower-case name, for basename lookups.
+    by_name: HashMap<String, Vec<usize>>,
+    pub(crate) notes: HashMap<String, Arc<Note>>,
+    pub(crate) links: HashMap<String, NoteLinks>,
+}
+
+/// What a walk of the folder found, before any note is read.
+struct Listing {
+    files: Vec<FileEntry>,
+    folders: Vec<String>,
+}
+
+/// `a < b` for JavaScript strings: UTF-16 code unit order.
+pub(crate) fn js_cmp(a: &str, b: &str) -> Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        return a.cmp(b);
+    }
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+fn millis(time: std::io::Result<SystemTime>) -> Option<f64> {
+    let time = time.ok()?;
+    let since = time.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    Some(since.as_secs() as f64 * 1000.0 + f64::from(since.subsec_nanos()) / 1e6)
+}
+
+/// `Math.round`.
+fn js_round(value: f64) -> i64 {
+    (value + 0.5).floor() as i64
+}
+
+fn change_millis(metadata: &std::fs::Metadata) -> f64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        metadata.ctime() as f64 * 1000.0 + metadata.ctime_nsec() as f64 / 1e6
+    }
+    #[cfg(not(unix))]
+    {
+        millis(metadata.modified()).unwrap_or(0.0)
+    }
+}
+
+fn extension_of(name: &str) -> String {
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => name[dot + 1..].to_string(),
+        _ => String::new(),
+    }
+}
+
+fn is_hidden(path: &str, config_dir: &str) -> bool {
+    if path == config_dir || path.starts_with(&format!("{config_dir}/")) {
+        return true;
+    }
+    path.split('/').any(|segment| segment.starts_with('.'))
+}
+
+fn walk(root: &Path, real_root: &Path, config_dir: &str) -> Listing {
+    let mut listing = Listing { files: Vec::new(), folders: Vec::new() };
+    let mut seen = HashSet::new();
+    walk_folder(root, real_root, config_dir, "", real_root.to_path_buf(), &mut seen, &mut listing);
+    listing
+}
+
+fn walk_folder(
+    root: &Path,
+    real_root: &Path,
+    config_dir: &str,
+    folder: &str,
+    real_folder: PathBuf,
+    seen: &mut HashSet<PathBuf>,
+    listing: &mut Listing,
+) {
+    if !seen.insert(real_folder.clone()) {
+        return;
+    }
+    let Ok(read) = std::fs::read_dir(super::paths::full_path(root, folder)) else {
+        // A folder that vanished or cannot be read during the scan is simply not listed.
+        return;
+    };
+    let mut entries: Vec<(String, std::fs::DirEntry)> = read
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().into_string().ok().map(|name| (name, entry)))
+        .collect();
+    entries.sort_by(|a, b| js_cmp(&a.0, &b.0));
+    for (name, entry) in entries {
+        let path = if folder.is_empty() { name.clone() } else { format!("{folder}/{name}") };
+        if is_hidden(&path, config_dir) {
+            continue;
+        }
+        let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
+        let Ok(metadata) = std::fs::metadata(entry.path()) else {
+            // Dangling symlinks and files removed mid-scan are not part of the vault.
+            continue;
+        };
+        let real = if is_link {
+            match std::fs::canonicalize(entry.path()) {
+                Ok(real) => real,
+                Err(_) => continue,
+            }
+        } else {
+            real_folder.join(&name)
+        };
+        if metadata.is_dir() {
+            listing.folders.push(path.clone());
+            walk_folder(root, real_root, config_dir, &path, real, seen, listing);
+        } else if metadata.is_file() {
+            let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
+            listing.files.push(FileEntry {
+                extension: extension_of(&name),
+                size: metadata.len(),
+                mtime: js_round(millis(metadata.modified()).unwrap_or(0.0)),
+                ctime: js_round(birth.unwrap_or_else(|| change_millis(&metadata))),
+                inside: real.starts_with(real_root),
+                path,
+            });
+        }
+    }
+}
+
+/// Reads a file as Node's `readFileSync(path, "utf8")` does: invalid UTF-8 becomes U+FFFD.
+pub(crate) fn read_text(path: &Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
+    })
+}
+
+impl Snapshot {
+    /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change.
+    pub(crate) fn refresh(root: &Path, real_root: &Path, config_dir: &str, previous: Option<&Snapshot>) -> Snapshot {
+        let listing = walk(root, real_root, config_dir);
+        let mut snapshot = Snapshot {
+            by_path: HashMap::with_capacity(listing.files.len()),
+            folder_set: listing.folders.iter().cloned().collect(),
+            folders: listing.folders,
+            ..Snapshot::default()
+        };
+        for (index, file) in listing.files.iter().enumerate() {
+            snapshot.by_path.insert(file.path.clone(), index);
+            snapshot.by_name.entry(file.name().to_lowercase()).or_default().push(index);
+        }
+        snapshot.files = listing.files;
+
+        let mut changed: Vec<usize> = Vec::new();
+        let mut to_read: Vec<usize> = Vec::new();
+        for (index, file) in snapshot.files.iter().enumerate() {
+            if !file.is_markdown() {
+                continue;
+            }
+            let kept = previous
+                .and_then(|previous| previous.notes.get(&file.path))
+                .filter(|note| note.mtime == file.mtime && note.size == file.size);
+            match kept {
+                Some(note) => {
+                    snapshot.notes.insert(file.path.clone(), Arc::clone(note));
+                }
+                None => to_read.push(index),
+            }
+        }
+        for (index, note) in read_notes(root, &snapshot.files, &to_read) {
+            snapshot.notes.insert(snapshot.files[index].path.clone(), Arc::new(note));
+            changed.push(index);
+        }
+
+        let same_files = previous.is_some_and(|previous| {
+            previous.files.len() == snapshot.files.len()
+                && previous.files.iter().zip(&snapshot.files).all(|(a, b)| a.path == b.path)
+        });
+        match previous {
+            Some(previous) if same_files => {
+                snapshot.links = previous.links.clone();
+                for index in changed {
+                    let path = snapshot.files[index].path.clone();
+                    let links = snapshot.resolve_note(&path);
+                    snapshot.links.insert(path, links);
+                }
+            }
+            _ => snapshot.resolve_all(),
+        }
+        snapshot
+    }
+
+    fn resolve_all(&mut self) {
+        let paths: Vec<String> = self.files.iter().filter(|f| f.is_markdown()).map(|f| f.path.clone()).collect();
+        let mut links = HashMap::with_capacity(paths.len());
+        for path in paths {
+            let resolved = self.resolve_note(&path);
+            links.insert(path, resolved);
+        }
+        self.links = links;
+    }
+
+    fn resolve_note(&self, path: &str) -> NoteLinks {
+        let mut out = NoteLinks::default();
+        let Some(note) = self.notes.get(path) else { return out };
+        let meta = &note.meta;
+        let references = meta.links.iter().map(|l| l.link.as_str())
+            .chain(meta.embeds.iter().map(|l| l.link.as_str()))
+            .chain(meta.frontmatter_links.iter().map(|l| l.link.as_str()));
+        for link in references {
+            let linkpath = link_path(link);
+            match self.first_linkpath_dest(linkpath, path) {
+                Some(destination) => bump(&mut out.resolved, &self.files[destination].path),
+                None => bump(&mut out.unresolved, linkpath),
+            }
+        }
+        out
+    }
+
+    /// The file at exactly this vault path.
+    pub(crate) fn file(&self, path: &str) -> Option<&FileEntry> {
+        self.by_path.get(path).map(|&index| &self.files[index])
+    }
+
+    /// Whether this vault path is a folder (`""` is the root).
+    pub(crate) fn is_folder(&self, path: &str) -> bool {
+        path.is_empty() || self.folder_set.contains(path)
+    }
+
+    /// The note (text and metadata) at this path, when it is a Markdown note whose content could be read.
+    pub(crate) fn note(&self, path: &str) -> Option<&Arc<Note>> {
+        self.notes.get(path)
+    }
+
+    /// Markdown notes in listing order.
+    pub(crate) fn markdown_files(&self) -> impl Iterator<Item = &FileEntry> {
+        self.files.iter().filter(|file| file.is_markdown())
+    }
+
+    /// Obsidian's `getFirstLinkpathDest` (rules in `fake-obsidian/metadata.cjs`): the index of the file a linkpath
+    /// written in `source` leads to.
+    pub(crate) fn first_linkpath_dest(&self, linkpath: &str, source: &str) -> Option<usize> {
+        if linkpath.is_empty() {
+            return self.by_path.get(source).copied();
+        }
+        let path = linkpath.trim_start_matches('/');
+        let source_folder = parent_path(source);
+        if path.starts_with("./") || path.starts_with("../") {
+            let joined = join_relative(source_folder, path)?;
+            return self.by_path.get(&joined).or_else(|| self.by_path.get(&format!("{joined}.md"))).copied();
+        }
+        if let Some(&exact) = self.by_path.get(path).or_else(|| self.by_path.get(&format!("{path}.md"))) {
+            return Some(exact);
+        }
+        let lower = path.to_lowercase();
+        let name = lower.rsplit('/').next().unwrap_or(&lower);
+        let suffix = format!("/{lower}");
+        let mut matches: Vec<usize> = Vec::new();
+        for key in [name.to_string(), format!("{name}.md")] {
+            for &index in self.by_name.get(&key).into_iter().flatten() {
+                let file = &self.files[index];
+                let full = file.path.to_lowercase();
+                let hit = full == lower
+                    || full.ends_with(&suffix)
+                    || (file.is_markdown() && {
+                        let without = &full[..full.len() - 3];
+                        without == lower || without.ends_with(&suffix)
+                    });
+                if hit {
+                    matches.push(index);
+                }
+            }
+        }
+        let local: Vec<usize> =
+            matches.iter().copied().filter(|&index| parent_path(&self.files[index].path) == source_folder).collect();
+        let pool = if local.is_empty() { matches } else { local };
+        pool.into_iter().min_by(|&a, &b| {
+            let (a, b) = (&self.files[a].path, &self.files[b].path);
+            crate_len(a).cmp(&crate_len(b)).then_with(|| js_cmp(a, b))
+        })
+    }
+}
+
+/// JavaScript length of a path, for "shortest path wins".
+fn crate_len(path: &str) -> usize {
+    super::text::utf16_len(path)
+}
+
+fn bump(counts: &mut Vec<(String, usize)>, key: &str) {
+    match counts.iter_mut().find(|(existing, _)| existing == key) {
+        Some(entry) => entry.1 += 1,
+        None => counts.push((key.to_string(), 1)),
+    }
+}
+
+/// `getLinkpath`: the part of a link before the first `#`.
+pub(crate) fn link_path(link: &str) -> &str {
+    link.split('#').next().unwrap_or(link)
+}
+
+/// The parent folder of a vault path, `/` for the root as Obsidian's `TFile.parent.path` has it.
+pub(crate) fn parent_path(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(slash) => &path[..slash],
+        None => "/",
+    }
+}
+
+/// Resolves `./` and `../` against a folder; `None` when it climbs above the vault root.
+fn join_relative(folder: &str, relative: &str) -> Option<String> {
+    let mut segments: Vec<&str> = if folder == "/" { Vec::new() } else { folder.split('/').collect() };
+    for segment in relative.split('/') {
+        match segment {
+            "." | "" => {}
+            ".." => {
+                segments.pop()?;
+            }
+            other => segments.push(other),
+        }
+    }
+    Some(segments.join("/"))
+}
+
+/// Reads and parses notes on the available cores; unreadable notes and notes outside the vault are skipped.
+fn read_notes(root: &Path, files: &[FileEntry], wanted: &[usize]) -> Vec<(usize, Note)> {
+    let read_one = |index: usize| -> Option<(usize, Note)> {
+        let file = &files[index];
+        if !file.inside {
+            return None;
+        }
+        let text = read_text(&super::paths::full_path(root, &file.path)).ok()?;
+        let meta = markdown::parse(&text);
+        Some((index, Note { text, meta, mtime: file.mtime, size: file.size }))
+    };
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if wanted.len() < 64 || workers == 1 {
+        return wanted.iter().filter_map(|&index| read_one(index)).collect();
+    }
+    let chunk = wanted.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = wanted
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().filter_map(|&index| read_one(index)).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().flat_map(|handle| handle.join().unwrap_or_default()).collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vault(files: &[(&str, &str)]) -> (tempfile::TempDir, Snapshot) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        let real = std::fs::canonicalize(dir.path()).unwrap();
+        let snapshot = Snapshot::refresh(dir.path(), &real, ".obsidian", None);
+        (dir, snapshot)
+    }
+
+    fn dest(snapshot: &Snapshot, link: &str, source: &str) -> Option<String> {
+        snapshot.first_linkpath_dest(link, source).map(|i| snapshot.files[i].path.clone())
+    }
+
+    #[test]
+    fn listing_skips_hidden_and_config_and_sorts_depth_first() {
+        let (_dir, snapshot) = vault(&[
+            ("b.md", ""),
+            ("a/z.md", ""),
+            ("a/c.md", ""),
+            (".obsidian/app.json", "{}"),
+            (".trash/old.md", ""),
+            ("x/.hidden.md", ""),
+            ("Image.PNG", ""),
+        ]);
+        let paths: Vec<_> = snapshot.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["Image.PNG", "a/c.md", "a/z.md", "b.md"]);
+        assert_eq!(snapshot.folders, vec!["a", "x"]);
+        assert_eq!(snapshot.files[0].extension, "PNG");
+    }
+
+    #[test]
+    fn resolution_prefers_exact_then_same_folder_then_shortest() {
+        let (_dir, snapshot) = vault(&[
+            ("Note.md", ""),
+            ("deep/er/Note.md", ""),
+            ("deep/Note.md", ""),
+            ("deep/Other.md", ""),
+            ("pics/photo.png", ""),
+            ("x/Same.md", ""),
+            ("y/Same.md", ""),
+            ("y/z/Same.md", ""),
+        ]);
+        assert_eq!(dest(&snapshot, "Note", "elsewhere.md").as_deref(), Some("Note.md"));
+        assert_eq!(dest(&snapshot, "note", "deep/Other.md").as_deref(), Some("deep/Note.md"), "same folder wins");
+        assert_eq!(dest(&snapshot, "er/Note", "x.md").as_deref(), Some("deep/er/Note.md"), "partial path");
+        assert_eq!(dest(&snapshot, "Same", "root.md").as_deref(), Some("x/Same.md"), "shortest, then code-unit order");
+        assert_eq!(dest(&snapshot, "Same", "y/z/a.md").as_deref(), Some("y/z/Same.md"));
+        assert_eq!(dest(&snapshot, "photo.png", "a.md").as_deref(), Some("pics/photo.png"));
+        assert_eq!(dest(&snapshot, "photo", "a.md"), None, "attachments need their extension");
+        assert_eq!(dest(&snapshot, "./Other", "deep/Note.md").as_deref(), Some("deep/Other.md"));
+        assert_eq!(dest(&snapshot, "../Note", "deep/Other.md").as_deref(), Some("Note.md"));
+        assert_eq!(dest(&snapshot, "../../Note", "deep/Other.md"), None);
+        assert_eq!(dest(&snapshot, "/deep/Note", "x.md").as_deref(), Some("deep/Note.md"));
+        assert_eq!(dest(&snapshot, "", "deep/Other.md").as_deref(), Some("deep/Other.md"));
+        assert_eq!(dest(&snapshot, "Missing", "a.md"), None);
+    }
+
+    #[test]
+    fn resolved_and_unresolved_maps_count_links_embeds_and_frontmatter() {
+        let (_dir, snapshot) = vault(&[
+            ("a.md", "---\nup: \"[[b]]\"\n---\n[[b]] [[b#h]] ![[c.png]] [[nope]] [[#self]] `[[code]]`"),
+            ("b.md", ""),
+            ("c.png", ""),
+        ]);
+        let links = &snapshot.links["a.md"];
+        assert_eq!(links.resolved, vec![("b.md".to_string(), 3), ("a.md".to_string(), 1), ("c.png".to_string(), 1)]);
+        assert_eq!(links.unresolved, vec![("nope".to_string(), 1)]);
+    }
+
+    #[test]
+    fn refresh_rereads_only_changed_notes() {
+        let (dir, first) = vault(&[("a.md", "[[b]]"), ("b.md", "")]);
+        let real = std::fs::canonicalize(dir.path()).unwrap();
+        let same = Snapshot::refresh(dir.path(), &real, ".obsidian", Some(&first));
+        assert!(Arc::ptr_eq(&first.notes["a.md"], &same.notes["a.md"]));
+        std::fs::write(dir.path().join("a.md"), "[[c]] and more").unwrap();
+        std::fs::write(dir.path().join("c.md"), "").unwrap();
+        let changed = Snapshot::refresh(dir.path(), &real, ".obsidian", Some(&same));
+        assert_eq!(changed.links["a.md"].resolved, vec![("c.md".to_string(), 1)]);
+        assert!(Arc::ptr_eq(&same.notes["b.md"], &changed.notes["b.md"]));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_out_of_the_vault_are_listed_but_never_read() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.md"), "[[a]] secret").unwrap();
+        let (dir, _) = vault(&[("a.md", "")]);
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("leak.md")).unwrap();
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
+        let real = std::fs::canonicalize(dir.path()).unwrap();
+        let snapshot = Snapshot::refresh(dir.path(), &real, ".obsidian", None);
+        let leak = snapshot.file("leak.md").unwrap();
+        assert!(!leak.inside);
+        assert!(snapshot.note("leak.md").is_none());
+        assert_eq!(snapshot.folders, vec!["loop"], "a folder reached twice is listed once, without its content");
+    }
+}
