@@ -70,6 +70,9 @@ pub(crate) struct DoctorArgs {
     /// Vault folder to check (repeatable); without it, the vaults found in client entries and Obsidian's registry.
     #[arg(long, value_name = "PATH")]
     pub(crate) vault: Vec<PathBuf>,
+    /// The config folder of the `--vault` vaults, when it is not `.obsidian` (detected otherwise).
+    #[arg(long, value_name = "NAME", requires = "vault")]
+    pub(crate) config_dir: Option<String>,
     /// Print the report as JSON on stdout.
     #[arg(long)]
     pub(crate) json: bool,
@@ -93,14 +96,15 @@ pub(crate) struct BridgeArgs {
     /// The vault's config folder, when it is not `.obsidian`.
     #[arg(long, value_name = "NAME", requires = "vault")]
     pub(crate) config_dir: Option<String>,
-    /// Any MCP server over Streamable HTTP or legacy HTTP+SSE.
-    #[arg(long, value_name = "URL", env = "OBSIDIAN_MCP_URL")]
+    /// Any MCP server over Streamable HTTP or legacy HTTP+SSE (a URL ending in /sse); OBSIDIAN_MCP_URL gives it when no
+    /// other upstream is named.
+    #[arg(long, value_name = "URL")]
     pub(crate) url: Option<String>,
     /// Extra header for `--url` upstreams, as 'Name: value' (repeatable).
-    #[arg(long, value_name = "HEADER", requires = "url")]
+    #[arg(long, value_name = "HEADER")]
     pub(crate) header: Vec<String>,
     /// Send `Authorization: Bearer <value of this environment variable>` to a `--url` upstream.
-    #[arg(long, value_name = "NAME", requires = "url")]
+    #[arg(long, value_name = "NAME")]
     pub(crate) token_env: Option<String>,
     /// Hide and refuse every tool that is not marked read-only.
     #[arg(long)]

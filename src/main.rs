@@ -1,8 +1,10 @@
 //! obsmcp: parse the command line, dispatch to one command, turn its outcome into an exit code. Errors print their
 //! whole chain, then any `hint:` lines, on stderr; stdout belongs to the commands (and in the bridge, to MCP alone).
 
+mod bridge;
 mod cli;
 mod commands;
+mod doctor;
 mod offline;
 mod version;
 

@@ -1,0 +1,279 @@
+//! The bridge's validated settings, built once from the raw command line (and the older Node bridge's environment
+//! variables) so that the rest of the bridge never sees a half-checked value.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use thiserror::Error;
+use url::Url;
+
+use super::policy::Policy;
+
+/// Which server the bridge forwards to.
+#[derive(Debug, Clone)]
+pub(crate) enum UpstreamTarget {
+    /// The obsmcp plugin of a vault; port and token are read from its `data.json` at every connection attempt.
+    Vault { path: PathBuf, config_dir: String },
+    /// Any MCP server over HTTP.
+    Url { url: Url, headers: HeaderMap, flavor: HttpFlavor },
+    /// A stdio MCP server run as a child process.
+    Command { program: String, args: Vec<String> },
+}
+
+/// The HTTP transport a `--url` upstream speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HttpFlavor {
+    /// Try Streamable HTTP, fall back to legacy SSE when the server refuses it.
+    Probe,
+    /// Legacy HTTP+SSE, because the URL ends in `/sse`.
+    LegacySse,
+}
+
+impl UpstreamTarget {
+    /// A short word for logs and the status tool.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Self::Vault { .. } => "vault",
+            Self::Url { .. } => "url",
+            Self::Command { .. } => "command",
+        }
+    }
+
+    /// What the user should call this upstream in messages.
+    pub(crate) fn display_name(&self) -> String {
+        match self {
+            Self::Vault { .. } => "Obsidian".into(),
+            Self::Url { url, .. } => format!("the MCP server at {}", redacted(url)),
+            Self::Command { program, .. } => format!("the MCP server command `{program}`"),
+        }
+    }
+}
+
+/// A URL without credentials, query or fragment, safe to show.
+pub(crate) fn redacted(url: &Url) -> String {
+    let mut shown = url.clone();
+    // Setting these only fails for URLs that cannot carry them, which then have none to hide.
+    let _ = shown.set_username("");
+    let _ = shown.set_password(None);
+    shown.set_query(None);
+    shown.set_fragment(None);
+    shown.to_string()
+}
+
+/// Everything the bridge runs with.
+#[derive(Debug, Clone)]
+pub(crate) struct BridgeConfig {
+    /// The upstream server.
+    pub(crate) upstream: UpstreamTarget,
+    /// Which tools are offered.
+    pub(crate) policy: Policy,
+    /// How long one tool call may take.
+    pub(crate) call_timeout: Duration,
+    /// How long a call waits for a down upstream.
+    pub(crate) connect_wait: Duration,
+    /// How long `tools/list` waits for a live catalog when none is known at all.
+    pub(crate) startup_grace: Duration,
+    /// Whether read tools may be answered from the vault folder while Obsidian is closed (issue 6).
+    pub(crate) offline: bool,
+    /// Where the diagnostics log goes; `None` for the platform's default.
+    pub(crate) log_file: Option<PathBuf>,
+    /// How much is logged.
+    pub(crate) log_level: tracing::Level,
+}
+
+/// A flag value the bridge cannot run with.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub(crate) enum ConfigError {
+    #[error("no upstream given")]
+    NoUpstream,
+    #[error("give only one upstream: --vault, --url (or OBSIDIAN_MCP_URL) or a command after --")]
+    SeveralUpstreams,
+    #[error("`{0}` is not a valid URL: {1}")]
+    BadUrl(String, url::ParseError),
+    #[error("`{0}` is not an http:// or https:// URL")]
+    UnsupportedScheme(String),
+    #[error("--header `{0}` is not of the form 'Name: value'")]
+    BadHeader(String),
+    #[error("--header and --token-env need an HTTP upstream (--url or OBSIDIAN_MCP_URL)")]
+    HeaderWithoutUrl,
+    #[error("environment variable `{0}` named by --token-env is not set")]
+    MissingTokenVariable(String),
+    #[error("--{0} must be a positive number of seconds, not {1}")]
+    BadDuration(&'static str, f64),
+    #[error("--log-level `{0}` is not one of error, warn, info, debug, trace")]
+    BadLogLevel(String),
+}
+
+/// The raw values, gathered from clap and the environment.
+pub(crate) struct RawConfig {
+    pub(crate) vault: Option<PathBuf>,
+    pub(crate) config_dir: Option<String>,
+    pub(crate) url: Option<String>,
+    pub(crate) env_url: Option<String>,
+    pub(crate) headers: Vec<String>,
+    pub(crate) token_env: Option<String>,
+    pub(crate) command: Vec<String>,
+    pub(crate) policy: Policy,
+    pub(crate) call_timeout: f64,
+    pub(crate) connect_wait: f64,
+    pub(crate) startup_grace_ms: u64,
+    pub(crate) no_offline: bool,
+    pub(crate) log_file: Option<PathBuf>,
+    pub(crate) log_level: String,
+}
+
+impl RawConfig {
+    /// Validates the raw values. `env` looks up environment variables (injected so tests need no real environment).
+    pub(crate) fn validate(self, env: impl Fn(&str) -> Option<String>) -> Result<BridgeConfig, ConfigError> {
+        // The older Node bridge's variable only applies when no upstream was given on the command line, so an
+        // environment left over from it never overrides an explicit flag.
+        let url = self.url.or(if self.vault.is_none() && self.command.is_empty() { self.env_url } else { None });
+        let given = usize::from(self.vault.is_some()) + usize::from(url.is_some()) + usize::from(!self.command.is_empty());
+        if given > 1 {
+            return Err(ConfigError::SeveralUpstreams);
+        }
+        if url.is_none() && (!self.headers.is_empty() || self.token_env.is_some()) {
+            return Err(ConfigError::HeaderWithoutUrl);
+        }
+        let upstream = if let Some(path) = self.vault {
+            UpstreamTarget::Vault {
+                path,
+                config_dir: self.config_dir.unwrap_or_else(|| obsmcp_installer::plugin_data::DEFAULT_CONFIG_DIR.into()),
+            }
+        } else if let Some(text) = url {
+            let url = Url::parse(&text).map_err(|error| ConfigError::BadUrl(text.clone(), error))?;
+            if !matches!(url.scheme(), "http" | "https") {
+                return Err(ConfigError::UnsupportedScheme(text));
+            }
+            let mut headers = HeaderMap::new();
+            for header in &self.headers {
+                let (name, value) = parse_header(header)?;
+                headers.append(name, value);
+            }
+            if let Some(variable) = self.token_env {
+                let token = env(&variable).ok_or_else(|| ConfigError::MissingTokenVariable(variable.clone()))?;
+                let mut value = HeaderValue::from_str(&format!("Bearer {}", token.trim()))
+                    .map_err(|_| ConfigError::BadHeader(format!("Authorization from ${variable}")))?;
+                value.set_sensitive(true);
+                headers.insert(reqwest::header::AUTHORIZATION, value);
+            }
+            let flavor = if url.path().trim_end_matches('/').ends_with("/sse") { HttpFlavor::LegacySse } else { HttpFlavor::Probe };
+            UpstreamTarget::Url { url, headers, flavor }
+        } else if let Some((program, args)) = self.command.split_first() {
+            UpstreamTarget::Command { program: program.clone(), args: args.to_vec() }
+        } else {
+            return Err(ConfigError::NoUpstream);
+        };
+        Ok(BridgeConfig {
+            upstream,
+            policy: self.policy,
+            call_timeout: seconds("call-timeout", self.call_timeout)?,
+            connect_wait: seconds("connect-wait", self.connect_wait)?,
+            startup_grace: Duration::from_millis(self.startup_grace_ms),
+            offline: !self.no_offline,
+            log_file: self.log_file,
+            log_level: self.log_level.parse().map_err(|_| ConfigError::BadLogLevel(self.log_level.clone()))?,
+        })
+    }
+}
+
+fn parse_header(text: &str) -> Result<(HeaderName, HeaderValue), ConfigError> {
+    let bad = || ConfigError::BadHeader(text.to_string());
+    let (name, value) = text.split_once(':').ok_or_else(bad)?;
+    let name = HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| bad())?;
+    let mut value = HeaderValue::from_str(value.trim()).map_err(|_| bad())?;
+    value.set_sensitive(true);
+    Ok((name, value))
+}
+
+fn seconds(flag: &'static str, value: f64) -> Result<Duration, ConfigError> {
+    if value.is_finite() && value > 0.0 && value < 1e9 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(ConfigError::BadDuration(flag, value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw() -> RawConfig {
+        RawConfig {
+            vault: None,
+            config_dir: None,
+            url: None,
+            env_url: None,
+            headers: vec![],
+            token_env: None,
+            command: vec![],
+            policy: Policy::default(),
+            call_timeout: 60.0,
+            connect_wait: 3.0,
+            startup_grace_ms: 2000,
+            no_offline: false,
+            log_file: None,
+            log_level: "info".into(),
+        }
+    }
+
+    #[test]
+    fn the_old_bridge_variable_gives_the_url_but_never_beats_a_flag() {
+        let config = RawConfig { env_url: Some("http://127.0.0.1:1/sse".into()), ..raw() }.validate(|_| None).unwrap();
+        assert!(matches!(config.upstream, UpstreamTarget::Url { flavor: HttpFlavor::LegacySse, .. }));
+        let config = RawConfig { env_url: Some("http://127.0.0.1:1/mcp".into()), vault: Some("v".into()), ..raw() }
+            .validate(|_| None)
+            .unwrap();
+        assert!(matches!(config.upstream, UpstreamTarget::Vault { .. }));
+    }
+
+    #[test]
+    fn headers_and_token_variable_become_headers() {
+        let config = RawConfig {
+            url: Some("http://127.0.0.1:1/mcp".into()),
+            headers: vec!["X-Api-Key:  abc ".into()],
+            token_env: Some("TOKEN".into()),
+            ..raw()
+        }
+        .validate(|name| (name == "TOKEN").then(|| "s3cret".into()))
+        .unwrap();
+        let UpstreamTarget::Url { headers, flavor, .. } = config.upstream else { panic!("not a url upstream") };
+        assert_eq!(flavor, HttpFlavor::Probe);
+        assert_eq!(headers["x-api-key"], "abc");
+        assert_eq!(headers["authorization"], "Bearer s3cret");
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_their_reason() {
+        let url = || Some("http://127.0.0.1:1/mcp".to_string());
+        assert!(matches!(raw().validate(|_| None), Err(ConfigError::NoUpstream)));
+        assert!(matches!(
+            RawConfig { url: url(), headers: vec!["nocolon".into()], ..raw() }.validate(|_| None),
+            Err(ConfigError::BadHeader(_))
+        ));
+        assert!(matches!(
+            RawConfig { url: url(), token_env: Some("NOPE".into()), ..raw() }.validate(|_| None),
+            Err(ConfigError::MissingTokenVariable(_))
+        ));
+        assert!(matches!(
+            RawConfig { url: Some("ftp://x".into()), ..raw() }.validate(|_| None),
+            Err(ConfigError::UnsupportedScheme(_))
+        ));
+        assert!(matches!(
+            RawConfig { url: url(), call_timeout: 0.0, ..raw() }.validate(|_| None),
+            Err(ConfigError::BadDuration("call-timeout", _))
+        ));
+        assert!(matches!(
+            RawConfig { vault: Some("v".into()), command: vec!["x".into()], ..raw() }.validate(|_| None),
+            Err(ConfigError::SeveralUpstreams)
+        ));
+    }
+
+    #[test]
+    fn shown_urls_hide_credentials_and_queries() {
+        let url = Url::parse("http://user:pw@127.0.0.1:5/sse?token=abc#x").unwrap();
+        assert_eq!(redacted(&url), "http://127.0.0.1:5/sse");
+    }
+}

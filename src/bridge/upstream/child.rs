@@ -1,0 +1,92 @@
+//! A stdio MCP server run as a child process: one JSON message per line on its stdin and stdout, its stderr passed
+//! through to ours (stderr is for people). The child is killed when the link closes or is dropped, so no exit path of
+//! the bridge leaves it behind. Notifications sent to it are always built fresh (see `jsonrpc::notification`), so a
+//! client's `"id": null` never reaches a child that would reject it.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::Mutex;
+
+use super::{Events, LinkEvent, SendError};
+
+/// A running child server.
+pub(crate) struct ChildLink {
+    stdin: Mutex<Option<ChildStdin>>,
+    child: Mutex<Child>,
+    pid: Option<u32>,
+}
+
+impl ChildLink {
+    /// Starts the child and the task that reads its stdout.
+    pub(crate) fn spawn(program: &str, args: &[String], events: Events) -> Result<Self, String> {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|error| format!("could not start `{program}`: {error}"))?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let pid = child.id();
+        tokio::spawn(async move {
+            let mut reader = BufReader::new(stdout);
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match reader.read_until(b'\n', &mut line).await {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(error) => {
+                        tracing::warn!("reading the child's stdout failed: {error}");
+                        break;
+                    }
+                }
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                match serde_json::from_slice::<Value>(&line) {
+                    Ok(message) => {
+                        let _ = events.send(LinkEvent::Message(message));
+                    }
+                    // Some servers print banners on stdout; dropping the line keeps the session alive.
+                    Err(error) => tracing::warn!("ignored a line of the child's stdout that is not JSON: {error}"),
+                }
+            }
+            let _ = events.send(LinkEvent::Closed("the server process exited".into()));
+        });
+        Ok(Self { stdin: Mutex::new(stdin), child: Mutex::new(child), pid })
+    }
+
+    /// The child's process id, for logs.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Writes one message line.
+    pub(crate) async fn send(&self, message: &Value) -> Result<(), SendError> {
+        let mut line = serde_json::to_vec(message).map_err(|error| SendError::Rejected(error.to_string()))?;
+        line.push(b'\n');
+        let mut stdin = self.stdin.lock().await;
+        let Some(pipe) = stdin.as_mut() else { return Err(SendError::NotDelivered("the server process is stopping".into())) };
+        // A failed write means the child is gone and never read the line.
+        pipe.write_all(&line).await.map_err(|error| SendError::NotDelivered(format!("the server process is gone: {error}")))?;
+        pipe.flush().await.map_err(|error| SendError::NotDelivered(format!("the server process is gone: {error}")))
+    }
+
+    /// Closes stdin (a polite stop), then kills the child and reaps it.
+    pub(crate) async fn close(&self) {
+        self.stdin.lock().await.take();
+        let mut child = self.child.lock().await;
+        if tokio::time::timeout(Duration::from_millis(100), child.wait()).await.is_err() {
+            // Already exited is the only way start_kill fails; either way it is gone.
+            let _ = child.start_kill();
+            let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
+        }
+    }
+}

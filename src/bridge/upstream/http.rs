@@ -1,0 +1,220 @@
+//! Streamable HTTP upstream: every message is a POST; a request's answer comes back as one JSON body or on an SSE
+//! stream in the response; the session id from `initialize` goes on every later POST. A GET event stream, when the
+//! server offers one, carries server notifications and doubles as a liveness signal: when it ends, the supervisor
+//! pings at once instead of waiting for the next tick.
+//!
+//! Every failure is classified by what it says about delivery, because that decides whether a call may be retried:
+//! a refused connection or a stale session (404, or 400 naming the session) means the server never ran the message;
+//! a connection that broke after sending means nobody knows.
+
+use std::sync::Mutex;
+
+use futures::StreamExt;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::{Response, StatusCode};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use url::Url;
+
+use super::event_stream::Decoder;
+use super::{Events, LinkEvent, SendError, describe_reqwest_error};
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const PROTOCOL_HEADER: &str = "mcp-protocol-version";
+
+/// One Streamable HTTP session.
+pub(crate) struct HttpLink {
+    client: reqwest::Client,
+    url: Url,
+    headers: HeaderMap,
+    session: Mutex<Option<HeaderValue>>,
+    protocol: Mutex<Option<HeaderValue>>,
+    events: Events,
+    stop: CancellationToken,
+}
+
+impl HttpLink {
+    /// A link that has sent nothing yet; the first message must be `initialize`.
+    pub(crate) fn new(url: Url, headers: HeaderMap, events: Events) -> Result<Self, String> {
+        Ok(Self {
+            client: http_client()?,
+            url,
+            headers,
+            session: Mutex::new(None),
+            protocol: Mutex::new(None),
+            events,
+            stop: CancellationToken::new(),
+        })
+    }
+
+    /// Sends the negotiated protocol version on every later request, as the spec asks.
+    pub(crate) fn set_protocol_version(&self, version: &str) {
+        *self.protocol.lock().expect("protocol lock") = HeaderValue::from_str(version).ok();
+    }
+
+    fn session(&self) -> Option<HeaderValue> {
+        self.session.lock().expect("session lock").clone()
+    }
+
+    /// Posts one message; a request's answer arrives later as a [`LinkEvent::Message`].
+    pub(crate) async fn send(&self, message: &Value) -> Result<(), SendError> {
+        let body = serde_json::to_vec(message).map_err(|error| SendError::Rejected(error.to_string()))?;
+        let request_id = message.get("id").and_then(Value::as_u64).filter(|_| message.get("method").is_some());
+        let session = self.session();
+        let mut request = self
+            .client
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(body);
+        if let Some(session) = &session {
+            request = request.header(SESSION_HEADER, session.clone());
+        }
+        if let Some(protocol) = self.protocol.lock().expect("protocol lock").clone() {
+            request = request.header(PROTOCOL_HEADER, protocol);
+        }
+        let response = request.send().await.map_err(|error| {
+            if error.is_connect() {
+                SendError::NotDelivered(describe_reqwest_error(&error))
+            } else {
+                SendError::Unknown(describe_reqwest_error(&error))
+            }
+        })?;
+        let status = response.status();
+        if session.is_none() {
+            if let Some(given) = response.headers().get(SESSION_HEADER) {
+                *self.session.lock().expect("session lock") = Some(given.clone());
+            }
+        }
+        if !status.is_success() {
+            let text = response.text().await.unwrap_or_default();
+            let text: String = text.chars().take(300).collect();
+            let stale = session.is_some()
+                && (status == StatusCode::NOT_FOUND || (status == StatusCode::BAD_REQUEST && text.to_lowercase().contains("session")));
+            return Err(if stale {
+                SendError::SessionLost(format!("the server no longer knows this session (HTTP {})", status.as_u16()))
+            } else if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+                SendError::Rejected(format!("the server refused the credentials (HTTP {}): check the token", status.as_u16()))
+            } else {
+                SendError::Rejected(format!("the server answered HTTP {}: {}", status.as_u16(), text.trim()))
+            });
+        }
+        let Some(request_id) = request_id else { return Ok(()) };
+        if status == StatusCode::ACCEPTED {
+            return Ok(());
+        }
+        let content_type = response.headers().get(CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default();
+        if content_type.starts_with("text/event-stream") {
+            tokio::spawn(read_stream(response, Some(request_id), self.events.clone(), self.stop.clone()));
+            return Ok(());
+        }
+        let bytes = response.bytes().await.map_err(|error| SendError::Unknown(describe_reqwest_error(&error)))?;
+        let value: Value = serde_json::from_slice(&bytes)
+            .map_err(|error| SendError::Unknown(format!("the server's answer is not JSON: {error}")))?;
+        let mut answered = false;
+        for message in into_messages(value) {
+            answered |= message.get("id").and_then(Value::as_u64) == Some(request_id);
+            // A closed receiver means the session is over; the caller learns that from the pending table.
+            let _ = self.events.send(LinkEvent::Message(message));
+        }
+        if !answered {
+            let _ = self.events.send(LinkEvent::Orphaned(request_id));
+        }
+        Ok(())
+    }
+
+    /// Opens the server's GET event stream, when it offers one (405 means it does not, which is fine).
+    pub(crate) async fn open_event_stream(&self) {
+        let Some(session) = self.session() else { return };
+        let mut request = self
+            .client
+            .get(self.url.clone())
+            .headers(self.headers.clone())
+            .header(ACCEPT, "text/event-stream")
+            .header(SESSION_HEADER, session);
+        if let Some(protocol) = self.protocol.lock().expect("protocol lock").clone() {
+            request = request.header(PROTOCOL_HEADER, protocol);
+        }
+        match request.send().await {
+            Ok(response) if response.status().is_success() => {
+                tokio::spawn(read_stream(response, None, self.events.clone(), self.stop.clone()));
+            }
+            Ok(response) => tracing::debug!("no GET event stream (HTTP {})", response.status().as_u16()),
+            Err(error) => tracing::debug!("GET event stream failed: {}", describe_reqwest_error(&error)),
+        }
+    }
+
+    /// Ends the session politely (DELETE, bounded) and stops its stream readers.
+    pub(crate) async fn close(&self) {
+        self.stop.cancel();
+        let Some(session) = self.session() else { return };
+        let request = self.client.delete(self.url.clone()).headers(self.headers.clone()).header(SESSION_HEADER, session);
+        // A server that is gone cannot be told; the session dies with it.
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(300), request.send()).await;
+    }
+}
+
+/// The HTTP client for one session. A fresh client per session means no pooled connection to a dead server is reused.
+pub(crate) fn http_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        // A user's HTTP_PROXY must never capture loopback traffic to Obsidian.
+        .no_proxy()
+        .connect_timeout(std::time::Duration::from_secs(3))
+        .tcp_nodelay(true)
+        .build()
+        .map_err(|error| format!("could not build an HTTP client: {error}"))
+}
+
+/// A JSON body holds one message or (2025-03-26) a batch.
+fn into_messages(value: Value) -> Vec<Value> {
+    match value {
+        Value::Array(messages) => messages,
+        message => vec![message],
+    }
+}
+
+/// Reads an SSE response, passing each message on. `request_id` is the request whose answer this stream carries
+/// (none for the GET stream).
+pub(crate) async fn read_stream(response: Response, request_id: Option<u64>, events: Events, stop: CancellationToken) {
+    let mut body = response.bytes_stream();
+    let mut decoder = Decoder::default();
+    let mut answered = false;
+    loop {
+        let chunk = tokio::select! {
+            () = stop.cancelled() => return,
+            chunk = body.next() => chunk,
+        };
+        match chunk {
+            Some(Ok(bytes)) => {
+                for event in decoder.push(&bytes) {
+                    if !(event.kind.is_empty() || event.kind == "message") || event.data.trim().is_empty() {
+                        continue;
+                    }
+                    match serde_json::from_str::<Value>(&event.data) {
+                        Ok(value) => {
+                            for message in into_messages(value) {
+                                answered |= request_id.is_some() && message.get("id").and_then(Value::as_u64) == request_id;
+                                let _ = events.send(LinkEvent::Message(message));
+                            }
+                        }
+                        Err(error) => tracing::warn!("ignored an upstream event that is not JSON: {error}"),
+                    }
+                }
+            }
+            Some(Err(error)) => {
+                let reason = format!("the connection broke: {}", describe_reqwest_error(&error));
+                let _ = events.send(if request_id.is_some() && !answered { LinkEvent::Closed(reason) } else { LinkEvent::Suspect });
+                return;
+            }
+            None => {
+                let _ = events.send(match request_id {
+                    Some(id) if !answered => LinkEvent::Orphaned(id),
+                    Some(_) => return,
+                    None => LinkEvent::Suspect,
+                });
+                return;
+            }
+        }
+    }
+}

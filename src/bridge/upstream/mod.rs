@@ -1,0 +1,774 @@
+//! The upstream connection, owned by one background task (the supervisor): it connects, performs the MCP handshake,
+//! fetches the catalog, watches liveness, and when the session ends for any reason fails every call still waiting on
+//! it, then reconnects forever with a short capped backoff.
+//!
+//! Calls never touch the connection's lifecycle directly. They wait (boundedly) for a ready session, send, and await
+//! their answer in the pending table. A send that provably never reached the server (connection refused, stale
+//! session) is retried on the next session; a send whose outcome is unknown is never replayed.
+
+mod child;
+pub(crate) mod event_stream;
+mod http;
+mod sse;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{Value, json};
+use tokio::sync::{Notify, mpsc, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+use url::Url;
+
+use super::config::{HttpFlavor, UpstreamTarget};
+use super::diagnostics::{Diagnostics, Record};
+use super::jsonrpc::{self, Message};
+
+/// How long the handshake of an HTTP upstream may take.
+const HTTP_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a child process may take to start and answer `initialize` (it may be `npx` fetching a package).
+const CHILD_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest pause between reconnection attempts.
+const BACKOFF_CAP: Duration = Duration::from_millis(500);
+
+/// What the supervisor reports to the rest of the bridge.
+#[derive(Debug)]
+pub(crate) enum UpstreamEvent {
+    /// The live catalog, after each handshake and each `tools/list_changed`.
+    Catalog(Vec<Value>),
+    /// A notification the client should see (progress, log message).
+    Forward(Value),
+}
+
+/// The connection's state, as calls and the status tool see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum UpstreamState {
+    /// A connection attempt or handshake is under way.
+    Connecting,
+    /// A session is up and answering.
+    Ready,
+    /// The last attempt failed or the session was lost; another attempt follows shortly.
+    Down { last_error: String },
+    /// The bridge is shutting down.
+    Stopped,
+}
+
+impl UpstreamState {
+    /// The word used in the status tool.
+    pub(crate) fn as_str(&self) -> &'static str {
+        match self {
+            Self::Connecting => "connecting",
+            Self::Ready => "connected",
+            Self::Down { .. } => "disconnected",
+            Self::Stopped => "stopped",
+        }
+    }
+}
+
+/// Why a request got no answer from the upstream.
+#[derive(Debug, Clone)]
+pub(crate) enum CallError {
+    /// No session could be had within the wait; the text is the last connection error.
+    Unreachable(String),
+    /// The session ended while the request was out; it may or may not have run.
+    Lost(String),
+    /// No answer within the timeout; a cancellation was sent upstream.
+    Timeout(Duration),
+    /// The server refused the message itself (HTTP error, bad credentials).
+    Rejected(String),
+}
+
+/// Facts about the upstream for the status tool.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Facts {
+    /// `serverInfo.name` and `.version` from the last handshake.
+    pub(crate) server_name: Option<String>,
+    pub(crate) server_version: Option<String>,
+    /// The protocol version the upstream agreed to.
+    pub(crate) protocol_version: Option<String>,
+    /// The transport of the last session.
+    pub(crate) transport: Option<&'static str>,
+    /// The last error seen, kept after recovery.
+    pub(crate) last_error: Option<String>,
+    /// Sessions established after the first one.
+    pub(crate) reconnects: u64,
+    /// When the state last changed.
+    pub(crate) since: Option<SystemTime>,
+}
+
+/// An event from one live link.
+#[derive(Debug)]
+pub(crate) enum LinkEvent {
+    /// A message from the server.
+    Message(Value),
+    /// The answer stream of this request ended without the answer.
+    Orphaned(u64),
+    /// Something suggests the server may be gone (its event stream ended): check now.
+    Suspect,
+    /// The link is dead.
+    Closed(String),
+}
+
+/// Where a link sends its events.
+pub(crate) type Events = mpsc::UnboundedSender<LinkEvent>;
+
+/// How sending one message failed, by what it says about delivery.
+#[derive(Debug)]
+pub(crate) enum SendError {
+    /// The server never received it (connection refused, dead child): safe to send again on a new session.
+    NotDelivered(String),
+    /// The server refused it for an unknown session, without running it: re-initialize and send again.
+    SessionLost(String),
+    /// The server refused this message; the session is fine.
+    Rejected(String),
+    /// The connection broke after sending: it may have run.
+    Unknown(String),
+}
+
+/// A live connection of any transport.
+enum Link {
+    Http(http::HttpLink),
+    Sse(sse::SseLink),
+    Child(child::ChildLink),
+}
+
+impl Link {
+    async fn send(&self, message: &Value) -> Result<(), SendError> {
+        match self {
+            Self::Http(link) => link.send(message).await,
+            Self::Sse(link) => link.send(message).await,
+            Self::Child(link) => link.send(message).await,
+        }
+    }
+
+    async fn close(&self) {
+        match self {
+            Self::Http(link) => link.close().await,
+            Self::Sse(link) => link.close(),
+            Self::Child(link) => link.close().await,
+        }
+    }
+
+    fn transport(&self) -> &'static str {
+        match self {
+            Self::Http(_) => "streamable_http",
+            Self::Sse(_) => "legacy_sse",
+            Self::Child(_) => "stdio",
+        }
+    }
+
+    /// How often to ping, how long to wait, and how many misses mean the server is hung.
+    fn liveness(&self) -> (Duration, Duration, u32) {
+        match self {
+            // Obsidian can stall its main thread for seconds (indexing, a big paste): tolerate a missed ping.
+            Self::Http(_) | Self::Sse(_) => (Duration::from_secs(5), Duration::from_secs(4), 2),
+            // A stdio server answers a ping in milliseconds unless it is wedged: the watchdog acts on one miss.
+            Self::Child(_) => (Duration::from_secs(2), Duration::from_secs(3), 1),
+        }
+    }
+}
+
+/// One established session.
+#[derive(Clone)]
+struct Session {
+    generation: u64,
+    link: Arc<Link>,
+    ended: CancellationToken,
+    end_reason: Arc<Mutex<Option<String>>>,
+    suspect: Arc<Notify>,
+}
+
+impl Session {
+    fn end(&self, reason: &str) {
+        let mut slot = self.end_reason.lock().expect("end reason lock");
+        if slot.is_none() {
+            *slot = Some(reason.to_string());
+        }
+        self.ended.cancel();
+    }
+
+    fn reason(&self) -> String {
+        self.end_reason.lock().expect("end reason lock").clone().unwrap_or_else(|| "the session ended".into())
+    }
+}
+
+/// Why a request made by the bridge itself (handshake, ping, catalog) failed.
+#[derive(Debug)]
+enum RequestError {
+    /// The server refused the message (an HTTP error status): it is there, but does not take this.
+    Rejected(String),
+    /// No answer within the timeout.
+    NoAnswer(String),
+    /// The session failed underneath.
+    Failed(String),
+}
+
+impl std::fmt::Display for RequestError {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Rejected(reason) | Self::NoAnswer(reason) | Self::Failed(reason) => formatter.write_str(reason),
+        }
+    }
+}
+
+impl From<RequestError> for String {
+    fn from(error: RequestError) -> Self {
+        error.to_string()
+    }
+}
+
+struct Pending {
+    generation: u64,
+    reply: oneshot::Sender<Result<Value, String>>,
+}
+
+/// Where a forwarded request went, so that a cancellation can follow it.
+pub(crate) type RequestSlot = Arc<Mutex<Option<(u64, u64)>>>;
+
+/// The upstream, shared by the supervisor and every call.
+pub(crate) struct Upstream {
+    target: UpstreamTarget,
+    state: watch::Sender<UpstreamState>,
+    current: Mutex<Option<Session>>,
+    pending: Mutex<HashMap<u64, Pending>>,
+    next_id: AtomicU64,
+    facts: Mutex<Facts>,
+    wake: Notify,
+    events: mpsc::UnboundedSender<UpstreamEvent>,
+    flavor: Mutex<Option<HttpFlavor>>,
+    log_level: Mutex<Option<Value>>,
+    diagnostics: Arc<Diagnostics>,
+    shutdown: CancellationToken,
+}
+
+impl Upstream {
+    /// A supervisor-to-be for `target`; start it with [`Upstream::run`].
+    pub(crate) fn new(target: UpstreamTarget, events: mpsc::UnboundedSender<UpstreamEvent>, diagnostics: Arc<Diagnostics>) -> Arc<Self> {
+        let flavor = match &target {
+            UpstreamTarget::Url { flavor: HttpFlavor::LegacySse, .. } => Some(HttpFlavor::LegacySse),
+            _ => None,
+        };
+        Arc::new(Self {
+            target,
+            state: watch::Sender::new(UpstreamState::Connecting),
+            current: Mutex::new(None),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            facts: Mutex::new(Facts { since: Some(SystemTime::now()), ..Facts::default() }),
+            wake: Notify::new(),
+            events,
+            flavor: Mutex::new(flavor),
+            log_level: Mutex::new(None),
+            diagnostics,
+            shutdown: CancellationToken::new(),
+        })
+    }
+
+    /// The current state.
+    pub(crate) fn state(&self) -> UpstreamState {
+        self.state.borrow().clone()
+    }
+
+    /// A receiver that sees every state change.
+    pub(crate) fn watch(&self) -> watch::Receiver<UpstreamState> {
+        self.state.subscribe()
+    }
+
+    /// Facts for the status tool.
+    pub(crate) fn facts(&self) -> Facts {
+        self.facts.lock().expect("facts lock").clone()
+    }
+
+    /// What the upstream is.
+    pub(crate) fn target(&self) -> &UpstreamTarget {
+        &self.target
+    }
+
+    fn set_state(&self, state: UpstreamState) {
+        let mut facts = self.facts.lock().expect("facts lock");
+        if let UpstreamState::Down { last_error } = &state {
+            facts.last_error = Some(last_error.clone());
+        }
+        // Attempts alternate Connecting and Down every few hundred milliseconds while the server is away; "since" means
+        // since the server went away, so only a change between up and not-up moves it.
+        let was_ready = *self.state.borrow() == UpstreamState::Ready;
+        if was_ready != (state == UpstreamState::Ready) {
+            facts.since = Some(SystemTime::now());
+        }
+        drop(facts);
+        self.state.send_replace(state);
+    }
+
+    /// The supervisor: runs until [`Upstream::shutdown`].
+    pub(crate) async fn run(self: Arc<Self>) {
+        let mut generation = 0;
+        let mut failures: u32 = 0;
+        let mut ever_connected = false;
+        while !self.shutdown.is_cancelled() {
+            self.set_state(UpstreamState::Connecting);
+            generation += 1;
+            let started = Instant::now();
+            let established = tokio::select! {
+                () = self.shutdown.cancelled() => break,
+                established = self.establish(generation) => established,
+            };
+            match established {
+                Ok(session) => {
+                    failures = 0;
+                    if ever_connected {
+                        self.facts.lock().expect("facts lock").reconnects += 1;
+                    }
+                    ever_connected = true;
+                    self.diagnostics.record(&Record {
+                        event: "connected",
+                        upstream: Some(self.target.kind()),
+                        transport: Some(session.link.transport()),
+                        duration_ms: Some(millis(started.elapsed())),
+                        count: Some(generation - 1),
+                        ..Record::default()
+                    });
+                    *self.current.lock().expect("current lock") = Some(session.clone());
+                    self.set_state(UpstreamState::Ready);
+                    self.supervise(&session).await;
+                    *self.current.lock().expect("current lock") = None;
+                    let reason = session.reason();
+                    self.fail_pending(session.generation, &reason);
+                    session.link.close().await;
+                    tracing::info!("upstream session ended: {reason}");
+                    self.diagnostics.record(&Record { event: "connection_lost", upstream: Some(self.target.kind()), ..Record::default() });
+                    if self.shutdown.is_cancelled() {
+                        break;
+                    }
+                    self.set_state(UpstreamState::Down { last_error: reason });
+                    // Reconnect at once: a restarted server is usually back already.
+                    continue;
+                }
+                Err(reason) => {
+                    failures = failures.saturating_add(1);
+                    tracing::debug!("upstream connection attempt failed: {reason}");
+                    self.set_state(UpstreamState::Down { last_error: reason });
+                }
+            }
+            let backoff = Duration::from_millis(50 << failures.min(4)).min(BACKOFF_CAP);
+            tokio::select! {
+                () = self.shutdown.cancelled() => break,
+                () = tokio::time::sleep(backoff) => {}
+                () = self.wake.notified() => {}
+            }
+        }
+        self.set_state(UpstreamState::Stopped);
+    }
+
+    /// Stops the supervisor and closes the live session (killing a child upstream).
+    pub(crate) async fn shutdown(&self) {
+        self.shutdown.cancel();
+        let session = self.current.lock().expect("current lock").take();
+        if let Some(session) = session {
+            session.end("the bridge is shutting down");
+            session.link.close().await;
+        }
+    }
+
+    /// Connects, performs the handshake, fetches the catalog.
+    async fn establish(self: &Arc<Self>, generation: u64) -> Result<Session, String> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let (link, timeout) = self.open_link(sender.clone()).await?;
+        let session = Session {
+            generation,
+            link: Arc::new(link),
+            ended: CancellationToken::new(),
+            end_reason: Arc::new(Mutex::new(None)),
+            suspect: Arc::new(Notify::new()),
+        };
+        tokio::spawn(Arc::clone(self).pump(session.clone(), receiver));
+        match self.handshake(&session, timeout).await {
+            Ok(()) => Ok(session),
+            Err(reason) => {
+                session.end(&reason);
+                self.fail_pending(generation, &reason);
+                session.link.close().await;
+                Err(reason)
+            }
+        }
+    }
+
+    async fn open_link(&self, events: Events) -> Result<(Link, Duration), String> {
+        match &self.target {
+            UpstreamTarget::Vault { path, config_dir } => {
+                let data = obsmcp_installer::plugin_data::read(path, config_dir).map_err(|error| {
+                    format!("the obsmcp plugin's settings could not be read ({error}); run `obsmcp setup` for this vault")
+                })?;
+                let url = Url::parse(&format!("http://127.0.0.1:{}/mcp", data.port)).expect("a loopback URL parses");
+                let mut headers = reqwest::header::HeaderMap::new();
+                let mut token = reqwest::header::HeaderValue::from_str(&format!("Bearer {}", data.token))
+                    .map_err(|_| "the token in the plugin's data.json is not valid in a header".to_string())?;
+                token.set_sensitive(true);
+                headers.insert(reqwest::header::AUTHORIZATION, token);
+                Ok((Link::Http(http::HttpLink::new(url, headers, events)?), HTTP_HANDSHAKE_TIMEOUT))
+            }
+            UpstreamTarget::Url { url, headers, .. } => {
+                let flavor = *self.flavor.lock().expect("flavor lock");
+                if flavor == Some(HttpFlavor::LegacySse) {
+                    return sse::SseLink::open(url, headers.clone(), events)
+                        .await
+                        .map(|link| (Link::Sse(link), HTTP_HANDSHAKE_TIMEOUT))
+                        .map_err(|error| match error {
+                            sse::OpenError::Unreachable(reason) | sse::OpenError::NotSse(reason) => reason,
+                        });
+                }
+                Ok((Link::Http(http::HttpLink::new(url.clone(), headers.clone(), events)?), HTTP_HANDSHAKE_TIMEOUT))
+            }
+            UpstreamTarget::Command { program, args } => {
+                let link = child::ChildLink::spawn(program, args, events)?;
+                tracing::info!("started the upstream server process (pid {:?})", link.pid());
+                Ok((Link::Child(link), CHILD_HANDSHAKE_TIMEOUT))
+            }
+        }
+    }
+
+    async fn handshake(self: &Arc<Self>, session: &Session, timeout: Duration) -> Result<(), String> {
+        let params = json!({
+            "protocolVersion": rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE.as_str(),
+            "capabilities": {},
+            "clientInfo": { "name": "obsmcp-bridge", "version": env!("CARGO_PKG_VERSION") },
+        });
+        let answer = match self.request_on(session, "initialize", Some(params), timeout).await {
+            Ok(answer) => answer,
+            Err(error) => return Err(self.maybe_fall_back_to_sse(session, error)),
+        };
+        let result = answer.get("result").ok_or_else(|| describe_error(&answer, "initialize"))?;
+        let protocol = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+        if let Link::Http(link) = session.link.as_ref() {
+            link.set_protocol_version(&protocol);
+        }
+        {
+            let mut facts = self.facts.lock().expect("facts lock");
+            facts.server_name = result.pointer("/serverInfo/name").and_then(Value::as_str).map(str::to_string);
+            facts.server_version = result.pointer("/serverInfo/version").and_then(Value::as_str).map(str::to_string);
+            facts.protocol_version = Some(protocol);
+            facts.transport = Some(session.link.transport());
+        }
+        self.notify_on(session, "notifications/initialized", None).await?;
+        if let Link::Http(link) = session.link.as_ref() {
+            link.open_event_stream().await;
+        }
+        let level = self.log_level.lock().expect("log level lock").clone();
+        if let Some(level) = level {
+            // A server without logging refuses this; the session is still good.
+            let _ = self.request_on(session, "logging/setLevel", Some(level), timeout).await;
+        }
+        let tools = self.list_tools(session, timeout).await?;
+        let _ = self.events.send(UpstreamEvent::Catalog(tools));
+        Ok(())
+    }
+
+    /// A `--url` upstream that refused Streamable HTTP is tried as legacy SSE from the next attempt on.
+    fn maybe_fall_back_to_sse(&self, session: &Session, error: RequestError) -> String {
+        if matches!(self.target, UpstreamTarget::Url { .. }) && matches!(session.link.as_ref(), Link::Http(_)) && matches!(error, RequestError::Rejected(_)) {
+            *self.flavor.lock().expect("flavor lock") = Some(HttpFlavor::LegacySse);
+            tracing::info!("the server refused Streamable HTTP ({error}); trying legacy SSE");
+            self.wake.notify_one();
+        }
+        error.to_string()
+    }
+
+    async fn list_tools(&self, session: &Session, timeout: Duration) -> Result<Vec<Value>, String> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        // Bounded: a server that keeps handing out cursors cannot keep the handshake going forever.
+        for _ in 0..100 {
+            let params = cursor.take().map(|cursor| json!({ "cursor": cursor }));
+            let answer = self.request_on(session, "tools/list", params, timeout).await.map_err(String::from)?;
+            let result = answer.get("result").ok_or_else(|| describe_error(&answer, "tools/list"))?;
+            if let Some(page) = result.get("tools").and_then(Value::as_array) {
+                tools.extend(page.iter().cloned());
+            }
+            match result.get("nextCursor") {
+                Some(next) if !next.is_null() => cursor = Some(next.clone()),
+                _ => return Ok(tools),
+            }
+        }
+        Ok(tools)
+    }
+
+    /// Sends a request on one given session and awaits its answer (handshake, pings, catalog).
+    async fn request_on(&self, session: &Session, method: &str, params: Option<Value>, timeout: Duration) -> Result<Value, RequestError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (reply, answer) = oneshot::channel();
+        self.pending.lock().expect("pending lock").insert(id, Pending { generation: session.generation, reply });
+        if let Err(error) = session.link.send(&jsonrpc::request(id, method, params)).await {
+            self.pending.lock().expect("pending lock").remove(&id);
+            return Err(match error {
+                SendError::Rejected(reason) => RequestError::Rejected(reason),
+                SendError::NotDelivered(reason) | SendError::SessionLost(reason) | SendError::Unknown(reason) => RequestError::Failed(reason),
+            });
+        }
+        match tokio::time::timeout(timeout, answer).await {
+            Ok(Ok(Ok(answer))) => Ok(answer),
+            Ok(Ok(Err(reason))) => Err(RequestError::Failed(reason)),
+            Ok(Err(_)) => Err(RequestError::Failed("the session ended".into())),
+            Err(_) => {
+                self.pending.lock().expect("pending lock").remove(&id);
+                Err(RequestError::NoAnswer(format!("no answer to `{method}` within {:.1} s", timeout.as_secs_f64())))
+            }
+        }
+    }
+
+    async fn notify_on(&self, session: &Session, method: &str, params: Option<Value>) -> Result<(), String> {
+        session.link.send(&jsonrpc::notification(method, params)).await.map_err(|error| match error {
+            SendError::NotDelivered(reason) | SendError::SessionLost(reason) | SendError::Rejected(reason) | SendError::Unknown(reason) => reason,
+        })
+    }
+
+    /// Routes a link's events until the session ends.
+    async fn pump(self: Arc<Self>, session: Session, mut receiver: mpsc::UnboundedReceiver<LinkEvent>) {
+        loop {
+            let event = tokio::select! {
+                () = session.ended.cancelled() => return,
+                event = receiver.recv() => event,
+            };
+            match event {
+                None => {
+                    session.end("the connection closed");
+                    return;
+                }
+                Some(LinkEvent::Closed(reason)) => {
+                    session.end(&reason);
+                    return;
+                }
+                Some(LinkEvent::Suspect) => session.suspect.notify_one(),
+                Some(LinkEvent::Orphaned(id)) => {
+                    if let Some(pending) = self.pending.lock().expect("pending lock").remove(&id) {
+                        let _ = pending.reply.send(Err("the server ended its answer stream without answering".into()));
+                    }
+                    session.suspect.notify_one();
+                }
+                Some(LinkEvent::Message(message)) => self.route(&session, message),
+            }
+        }
+    }
+
+    fn route(self: &Arc<Self>, session: &Session, message: Value) {
+        match jsonrpc::classify(message) {
+            Message::Response { id, mut body } => {
+                let Some(id) = id.as_u64() else { return };
+                let pending = self.pending.lock().expect("pending lock").remove(&id);
+                if let Some(pending) = pending {
+                    body["id"] = id.into();
+                    // The caller may have timed out or been cancelled meanwhile; the answer is then unwanted.
+                    let _ = pending.reply.send(Ok(body));
+                }
+            }
+            Message::Request { id, method, .. } => {
+                let answer = if method == "ping" {
+                    jsonrpc::result(id, json!({}))
+                } else {
+                    jsonrpc::error(id, jsonrpc::METHOD_NOT_FOUND, &format!("the obsmcp bridge does not offer `{method}`"))
+                };
+                let link = Arc::clone(&session.link);
+                tokio::spawn(async move {
+                    let _ = link.send(&answer).await;
+                });
+            }
+            Message::Notification { method, params } => match method.as_str() {
+                "notifications/tools/list_changed" => {
+                    let upstream = Arc::clone(self);
+                    let session = session.clone();
+                    tokio::spawn(async move {
+                        match upstream.list_tools(&session, HTTP_HANDSHAKE_TIMEOUT).await {
+                            Ok(tools) => {
+                                let _ = upstream.events.send(UpstreamEvent::Catalog(tools));
+                            }
+                            Err(reason) => tracing::warn!("could not refresh the tool list: {reason}"),
+                        }
+                    });
+                }
+                "notifications/progress" | "notifications/message" => {
+                    let _ = self.events.send(UpstreamEvent::Forward(jsonrpc::notification(&method, params)));
+                }
+                _ => tracing::debug!("ignored upstream notification `{method}`"),
+            },
+            Message::Invalid { reason, .. } => tracing::warn!("ignored an invalid upstream message: {reason}"),
+        }
+    }
+
+    /// Pings on a schedule and when something looks wrong; ends the session when the server is gone or hung.
+    async fn supervise(&self, session: &Session) {
+        let (interval, timeout, misses_allowed) = session.link.liveness();
+        let mut misses = 0;
+        let mut stream_reopens = 0;
+        loop {
+            let suspected = tokio::select! {
+                () = session.ended.cancelled() => return,
+                () = self.shutdown.cancelled() => {
+                    session.end("the bridge is shutting down");
+                    return;
+                }
+                () = tokio::time::sleep(interval) => false,
+                () = session.suspect.notified() => true,
+            };
+            let ping_timeout = if suspected { timeout.min(Duration::from_secs(2)) } else { timeout };
+            match self.request_on(session, "ping", None, ping_timeout).await {
+                Ok(_) => {
+                    misses = 0;
+                    if suspected && stream_reopens < 3 {
+                        stream_reopens += 1;
+                        if let Link::Http(link) = session.link.as_ref() {
+                            link.open_event_stream().await;
+                        }
+                    }
+                }
+                Err(RequestError::NoAnswer(reason)) => {
+                    misses += 1;
+                    if misses >= misses_allowed {
+                        tracing::warn!("the upstream stopped answering pings; restarting the session");
+                        session.end(&format!("the server stopped answering ({reason})"));
+                        return;
+                    }
+                }
+                // A server that refuses `ping` over HTTP is still there.
+                Err(RequestError::Rejected(_)) => misses = 0,
+                Err(RequestError::Failed(reason)) => {
+                    session.end(&reason);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn fail_pending(&self, generation: u64, reason: &str) {
+        let mut pending = self.pending.lock().expect("pending lock");
+        let lost: Vec<u64> = pending.iter().filter(|(_, entry)| entry.generation == generation).map(|(id, _)| *id).collect();
+        for id in lost {
+            if let Some(entry) = pending.remove(&id) {
+                let _ = entry.reply.send(Err(reason.to_string()));
+            }
+        }
+    }
+
+    fn ready_session(&self) -> Option<Session> {
+        self.current.lock().expect("current lock").as_ref().filter(|session| !session.ended.is_cancelled()).cloned()
+    }
+
+    /// Waits until a session is ready or `deadline` passes.
+    async fn wait_ready(&self, deadline: tokio::time::Instant) -> Option<Session> {
+        let mut states = self.state.subscribe();
+        loop {
+            let state = states.borrow_and_update().clone();
+            if let Some(session) = self.ready_session() {
+                return Some(session);
+            }
+            match state {
+                UpstreamState::Stopped => return None,
+                // Skip the rest of the backoff: someone is waiting.
+                UpstreamState::Down { .. } => self.wake.notify_one(),
+                UpstreamState::Connecting | UpstreamState::Ready => {}
+            }
+            match tokio::time::timeout_at(deadline, states.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) | Err(_) => return self.ready_session(),
+            }
+        }
+    }
+
+    /// Forwards a client request: waits up to `connect_wait` for a session, then up to `timeout` for the answer.
+    /// `slot` receives where the request went, for cancellation.
+    pub(crate) async fn forward(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        connect_wait: Duration,
+        timeout: Duration,
+        slot: &RequestSlot,
+    ) -> Result<Value, CallError> {
+        let deadline = tokio::time::Instant::now() + connect_wait;
+        let mut message = jsonrpc::request(0, method, params);
+        loop {
+            let Some(session) = self.wait_ready(deadline).await else {
+                return Err(CallError::Unreachable(self.facts().last_error.unwrap_or_else(|| "not connected yet".into())));
+            };
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            message["id"] = id.into();
+            let (reply, answer) = oneshot::channel();
+            self.pending.lock().expect("pending lock").insert(id, Pending { generation: session.generation, reply });
+            *slot.lock().expect("slot lock") = Some((session.generation, id));
+            match session.link.send(&message).await {
+                Ok(()) => {}
+                Err(SendError::NotDelivered(reason) | SendError::SessionLost(reason)) => {
+                    // The server never ran it: safe to send again once the supervisor has a new session.
+                    self.pending.lock().expect("pending lock").remove(&id);
+                    session.end(&reason);
+                    continue;
+                }
+                Err(SendError::Rejected(reason)) => {
+                    self.pending.lock().expect("pending lock").remove(&id);
+                    return Err(CallError::Rejected(reason));
+                }
+                Err(SendError::Unknown(reason)) => {
+                    self.pending.lock().expect("pending lock").remove(&id);
+                    session.end(&reason);
+                    return Err(CallError::Lost(reason));
+                }
+            }
+            return match tokio::time::timeout(timeout, answer).await {
+                Ok(Ok(Ok(answer))) => Ok(answer),
+                Ok(Ok(Err(reason))) => Err(CallError::Lost(reason)),
+                Ok(Err(_)) => Err(CallError::Lost("the session ended".into())),
+                Err(_) => {
+                    self.cancel(session.generation, id, "timed out in the obsmcp bridge").await;
+                    Err(CallError::Timeout(timeout))
+                }
+            };
+        }
+    }
+
+    /// Tells the upstream to stop working on a request, if its session is still the live one.
+    pub(crate) async fn cancel(&self, generation: u64, id: u64, reason: &str) {
+        self.pending.lock().expect("pending lock").remove(&id);
+        let Some(session) = self.ready_session().filter(|session| session.generation == generation) else { return };
+        let params = json!({ "requestId": id, "reason": reason });
+        // Best effort by nature: if the session just died, the request died with it.
+        let _ = self.notify_on(&session, "notifications/cancelled", Some(params)).await;
+    }
+
+    /// Remembers the client's log level, forwards it now when connected, and replays it after each reconnect.
+    pub(crate) async fn set_log_level(&self, params: Value) {
+        *self.log_level.lock().expect("log level lock") = Some(params.clone());
+        if let Some(session) = self.ready_session() {
+            let _ = self.request_on(&session, "logging/setLevel", Some(params), HTTP_HANDSHAKE_TIMEOUT).await;
+        }
+    }
+}
+
+/// The message of a JSON-RPC error answer.
+fn describe_error(answer: &Value, method: &str) -> String {
+    let message = answer.pointer("/error/message").and_then(Value::as_str).unwrap_or("no result");
+    format!("the server refused `{method}`: {message}")
+}
+
+/// A reqwest error with its causes, without the URL (which may carry a query token).
+pub(crate) fn describe_reqwest_error(error: &reqwest::Error) -> String {
+    let mut text = String::new();
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
+    if error.is_connect() {
+        text.push_str("could not connect");
+    } else if error.is_timeout() {
+        text.push_str("timed out");
+    } else {
+        text.push_str("HTTP error");
+    }
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+fn millis(duration: Duration) -> f64 {
+    (duration.as_secs_f64() * 1000.0 * 100.0).round() / 100.0
+}
