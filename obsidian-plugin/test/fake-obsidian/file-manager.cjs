@@ -10,8 +10,9 @@
 //    the vault's settings (`useMarkdownLinks` keeps each link's own style here; `newLinkFormat`: `shortest`
 //    (default) = the name when unique else the full path, `absolute`, `relative`); the subpath (`#Heading`,
 //    `#^block`), the display text, the `!` of an embed and a markdown link's `<…>` form or `.md` suffix are kept.
-//    A link whose text would not change is left alone. Relative markdown links (`./`, `../`) inside a moved note
-//    are rewritten too, so they still point at the same files.
+//    A link whose text would not change is left alone. Links inside a moved note that would resolve to another
+//    file (or none) from the new place, such as relative markdown links (`./`, `../`), are rewritten too, so
+//    they still point at the same files. A note whose text changed since it was indexed is left as it is.
 //  - `trashFile(file)`: per app.json `trashOption`: `system` (default; no system trash here, so `.trash/`),
 //    `local` (`.trash/`), `none` (deleted for good).
 //  - `getNewFileParent(sourcePath)`: per `newFileLocation`: `root` (default), `current` (the source's folder),
@@ -144,7 +145,8 @@ class FileManager {
       if (child instanceof TFile) moved.add(child);
     });
 
-    const edits = new Map(); // source TFile -> [{ reference, target, inFrontmatter }]
+    // Read every affected link before the move, while the caches still describe the old paths.
+    const edits = new Map(); // source TFile -> [{ reference, linkpath, target, inFrontmatter }]
     for (const source of app.vault.getMarkdownFiles()) {
       const cache = app.metadataCache.getFileCache(source);
       if (!cache) continue;
@@ -153,11 +155,9 @@ class FileManager {
         const linkpath = getLinkpath(reference.link);
         if (linkpath === "") return;
         const target = app.metadataCache.getFirstLinkpathDest(linkpath, source.path);
-        if (!target) return;
-        const relative = linkpath.startsWith("./") || linkpath.startsWith("../");
-        if (!moved.has(target) && !(sourceMoves && relative)) return;
+        if (!target || !(moved.has(target) || sourceMoves)) return;
         if (!edits.has(source)) edits.set(source, []);
-        edits.get(source).push({ reference, target, inFrontmatter });
+        edits.get(source).push({ reference, linkpath, target, inFrontmatter });
       };
       for (const reference of [...(cache.links ?? []), ...(cache.embeds ?? [])]) consider(reference, false);
       for (const reference of cache.frontmatterLinks ?? []) consider(reference, true);
@@ -166,7 +166,12 @@ class FileManager {
     await app.vault.rename(file, newPath);
 
     for (const [source, list] of edits) {
-      await app.vault.process(source, (content) => this._applyLinkEdits(content, source, list));
+      // A link of a moved note to a file that stayed is rewritten only if it would now resolve elsewhere.
+      const needed = list.filter(
+        (edit) => moved.has(edit.target) || app.metadataCache.getFirstLinkpathDest(edit.linkpath, source.path) !== edit.target,
+      );
+      if (needed.length === 0) continue;
+      await app.vault.process(source, (content) => this._applyLinkEdits(content, source, needed));
     }
   }
 

@@ -90,6 +90,27 @@ function splitLines(content) {
   return lines;
 }
 
+/**
+ * A plain object meant for many distinct keys (block ids, paths). V8 gives every new key sequence its own hidden
+ * class, which made indexing 10,000 notes several times slower; an object that has had a property deleted is kept
+ * as a hash table instead. It is still an ordinary `{}` to every caller.
+ */
+function keyedRecord() {
+  const record = { seedA: 0, seedB: 0 };
+  delete record.seedA;
+  delete record.seedB;
+  return record;
+}
+
+/** The first character that is not a space or tab, or `undefined` for a blank line (no string is allocated). */
+function firstNonBlank(text) {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code !== 32 && code !== 9) return text[i];
+  }
+  return undefined;
+}
+
 function loc(lines, line, col) {
   return { line, col, offset: lines[line].start + col };
 }
@@ -190,65 +211,75 @@ function splitWikilink(content) {
 /** Finds links, embeds, tags and a block id in one line of body text outside code blocks. */
 function scanInline(lines, lineNumber, found) {
   const original = lines[lineNumber].text;
-  let text = maskCodeSpans(original);
+  // Cheap substring checks first: most lines of a large vault hold no link, tag or block id.
+  let text = original.includes("`") ? maskCodeSpans(original) : original;
 
-  for (const match of text.matchAll(WIKILINK)) {
-    const { linktext, display } = splitWikilink(match[2]);
-    const link = linktext.trim();
-    if (link === "") continue;
-    const from = match.index;
-    const to = from + match[0].length;
-    const reference = {
-      link,
-      original: original.slice(from, to),
-      displayText: display ?? linktext,
-      position: pos(lines, lineNumber, from, lineNumber, to),
-    };
-    (match[1] ? found.embeds : found.links).push(reference);
-    text = mask(text, from, to);
+  if (text.includes("[[")) {
+    for (const match of text.matchAll(WIKILINK)) {
+      const { linktext, display } = splitWikilink(match[2]);
+      const link = linktext.trim();
+      if (link === "") continue;
+      const from = match.index;
+      const to = from + match[0].length;
+      const reference = {
+        link,
+        original: original.slice(from, to),
+        displayText: display ?? linktext,
+        position: pos(lines, lineNumber, from, lineNumber, to),
+      };
+      (match[1] ? found.embeds : found.links).push(reference);
+      text = mask(text, from, to);
+    }
   }
 
-  for (const match of text.matchAll(MARKDOWN_LINK)) {
-    const from = match.index;
-    const to = from + match[0].length;
-    text = mask(text, from, to);
-    let target = match[3];
-    if (target.startsWith("<")) target = target.slice(1, -1);
-    target = target.trim();
-    if (target === "" || URL_SCHEME.test(target)) continue;
-    const reference = {
-      link: safeDecode(target),
-      original: original.slice(from, to),
-      displayText: match[2],
-      position: pos(lines, lineNumber, from, lineNumber, to),
-    };
-    (match[1] ? found.embeds : found.links).push(reference);
+  if (text.includes("](")) {
+    for (const match of text.matchAll(MARKDOWN_LINK)) {
+      const from = match.index;
+      const to = from + match[0].length;
+      text = mask(text, from, to);
+      let target = match[3];
+      if (target.startsWith("<")) target = target.slice(1, -1);
+      target = target.trim();
+      if (target === "" || URL_SCHEME.test(target)) continue;
+      const reference = {
+        link: safeDecode(target),
+        original: original.slice(from, to),
+        displayText: match[2],
+        position: pos(lines, lineNumber, from, lineNumber, to),
+      };
+      (match[1] ? found.embeds : found.links).push(reference);
+    }
   }
 
-  for (const match of text.matchAll(BARE_URL)) {
-    text = mask(text, match.index, match.index + match[0].length);
+  if (text.includes("#")) {
+    if (text.includes("://")) {
+      for (const match of text.matchAll(BARE_URL)) text = mask(text, match.index, match.index + match[0].length);
+    }
+    for (const match of text.matchAll(TAG)) {
+      if (DIGITS_ONLY.test(match[1])) continue;
+      const from = match.index;
+      const to = from + match[0].length;
+      found.tags.push({ tag: match[0], position: pos(lines, lineNumber, from, lineNumber, to) });
+    }
   }
 
-  for (const match of text.matchAll(TAG)) {
-    if (DIGITS_ONLY.test(match[1])) continue;
-    const from = match.index;
-    const to = from + match[0].length;
-    found.tags.push({ tag: match[0], position: pos(lines, lineNumber, from, lineNumber, to) });
+  if (text.includes("^")) {
+    const blockId = BLOCK_ID.exec(text);
+    if (blockId) found.blockIds.push({ id: blockId[1], line: lineNumber });
   }
-
-  const blockId = BLOCK_ID.exec(text);
-  if (blockId) found.blockIds.push({ id: blockId[1], line: lineNumber });
 }
 
 /** What kind of block a line opens, for lines outside code; `null` for a blank line. */
 function lineKind(lines, index) {
   const text = lines[index].text;
-  if (text.trim() === "") return null;
-  if (HEADING.test(text)) return "heading";
-  if (THEMATIC_BREAK.test(text)) return "thematicBreak";
-  if (LIST_ITEM.test(text)) return "list";
-  if (BLOCKQUOTE.test(text)) return CALLOUT.test(text) ? "callout" : "blockquote";
-  if (text.includes("|") && index + 1 < lines.length && TABLE_DELIMITER.test(lines[index + 1].text) && lines[index + 1].text.includes("-")) {
+  const first = firstNonBlank(text);
+  if (first === undefined) return null;
+  // Each block kind starts with a telling character; testing it first keeps the regexes off ordinary lines.
+  if (first === "#" && HEADING.test(text)) return "heading";
+  if ((first === "-" || first === "*" || first === "_") && THEMATIC_BREAK.test(text)) return "thematicBreak";
+  if ((first === "-" || first === "*" || first === "+" || (first >= "0" && first <= "9")) && LIST_ITEM.test(text)) return "list";
+  if (first === ">" && BLOCKQUOTE.test(text)) return CALLOUT.test(text) ? "callout" : "blockquote";
+  if (text.includes("|") && index + 1 < lines.length && lines[index + 1].text.includes("-") && TABLE_DELIMITER.test(lines[index + 1].text)) {
     return "table";
   }
   return "paragraph";
@@ -276,8 +307,7 @@ function parseMarkdown(content) {
     const position = pos(lines, 0, 0, frontmatterEnd, lines[frontmatterEnd].text.length);
     cache.frontmatterPosition = position;
     sections.push({ type: "yaml", position });
-    const info = getFrontMatterInfo(content);
-    readFrontmatter(info.frontmatter, cache);
+    readFrontmatter(frontmatterEnd === 1 ? "" : content.slice(lines[1].start, lines[frontmatterEnd - 1].end), cache);
     bodyStart = frontmatterEnd + 1;
   }
 
@@ -289,9 +319,10 @@ function parseMarkdown(content) {
 
   for (let i = bodyStart; i < lines.length; i++) {
     const text = lines[i].text;
-    const fence = FENCE_OPEN.exec(text);
-    const opensFence = fence && !(fence[2][0] === "`" && fence[3].includes("`"));
-    const opensMath = text.trim() === "$$";
+    const first = firstNonBlank(text);
+    const fence = first === "`" || first === "~" ? FENCE_OPEN.exec(text) : null;
+    const opensFence = fence !== null && !(fence[2][0] === "`" && fence[3].includes("`"));
+    const opensMath = first === "$" && text.trim() === "$$";
     if (opensFence || opensMath) {
       closeSection();
       const fenceMark = opensFence ? fence[2] : null;
@@ -352,7 +383,7 @@ function parseMarkdown(content) {
     if (section.type === "list") readListItems(lines, section, listItems);
   }
 
-  const blocks = {};
+  const blocks = keyedRecord();
   for (const { id, line } of found.blockIds) {
     const block = findBlock(lines, sections, listItems, line);
     if (!block) continue;
@@ -386,16 +417,44 @@ function parseMarkdown(content) {
   return cache;
 }
 
-/** Fills `frontmatter` and `frontmatterLinks`; invalid YAML leaves both absent. */
-function readFrontmatter(text, cache) {
+/** The frontmatter object, or `undefined` when the YAML does not parse or is not a mapping. */
+function frontmatterData(text) {
   let data;
   try {
     data = text.trim() === "" ? {} : parseYaml(text);
   } catch {
     // Obsidian shows invalid frontmatter as "invalid properties" and indexes no frontmatter; so does the fake.
+    return undefined;
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
+  return data;
+}
+
+/**
+ * Fills `frontmatter` and `frontmatterLinks`; invalid YAML leaves both absent. YAML parsing is most of the cost
+ * of indexing a large vault, so YAML without `[[` (which therefore has no links) is parsed on first access of
+ * `cache.frontmatter`; until then `"frontmatter" in cache` is true even if that YAML turns out invalid.
+ */
+function readFrontmatter(text, cache) {
+  if (!text.includes("[[")) {
+    const settle = (value) => {
+      if (value === undefined) delete cache.frontmatter;
+      else Object.defineProperty(cache, "frontmatter", { value, writable: true, enumerable: true, configurable: true });
+    };
+    Object.defineProperty(cache, "frontmatter", {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const data = frontmatterData(text);
+        settle(data);
+        return data;
+      },
+      set: settle,
+    });
     return;
   }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return;
+  const data = frontmatterData(text);
+  if (data === undefined) return;
   cache.frontmatter = data;
   const links = [];
   for (const [key, value] of Object.entries(data)) {
@@ -460,4 +519,4 @@ function findBlock(lines, sections, listItems, line) {
   return section;
 }
 
-module.exports = { parseMarkdown, getFrontMatterInfo, parseYaml, stringifyYaml, splitLines, splitWikilink };
+module.exports = { keyedRecord, parseMarkdown, getFrontMatterInfo, parseYaml, stringifyYaml, splitLines, splitWikilink };

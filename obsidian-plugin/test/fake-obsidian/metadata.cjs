@@ -24,7 +24,7 @@
 
 const { Events } = require("./events.cjs");
 const { TFile, parentPath } = require("./vault.cjs");
-const { parseMarkdown } = require("./markdown.cjs");
+const { parseMarkdown, keyedRecord } = require("./markdown.cjs");
 
 /** Obsidian's `parseLinktext`: `path` before the first `#`, `subpath` from it (with the `#`). */
 function parseLinktext(linktext) {
@@ -204,8 +204,8 @@ class MetadataCache extends Events {
   }
 
   _resolveAll() {
-    this.resolvedLinks = {};
-    this.unresolvedLinks = {};
+    this.resolvedLinks = keyedRecord();
+    this.unresolvedLinks = keyedRecord();
     for (const path of this._caches.keys()) {
       const file = this._vault.getFileByPath(path);
       if (file) this._resolveFile(file);
@@ -213,8 +213,8 @@ class MetadataCache extends Events {
   }
 
   _resolveFile(file) {
-    const resolved = {};
-    const unresolved = {};
+    const resolved = keyedRecord();
+    const unresolved = keyedRecord();
     const cache = this._caches.get(file.path);
     for (const reference of referencesOf(cache)) {
       const linkpath = getLinkpath(reference.link);
@@ -240,7 +240,7 @@ class MetadataCache extends Events {
 
   getFirstLinkpathDest(linkpath, sourcePath) {
     if (linkpath === "") return this._vault.getFileByPath(sourcePath);
-    let path = linkpath.startsWith("/") ? linkpath.replace(/^\/+/, "") : linkpath;
+    const path = linkpath.startsWith("/") ? linkpath.replace(/^\/+/, "") : linkpath;
     const sourceFolder = parentPath(sourcePath);
     if (path.startsWith("./") || path.startsWith("../")) {
       const joined = joinRelative(sourceFolder, path);
@@ -252,17 +252,19 @@ class MetadataCache extends Events {
 
     const lower = path.toLowerCase();
     const name = lower.slice(lower.lastIndexOf("/") + 1);
-    const candidates = [...(this._byName.get(name) ?? []), ...(this._byName.get(`${name}.md`) ?? [])];
-    const matches = candidates.filter((file) => {
-      const full = file.path.toLowerCase();
-      if (full === lower || full.endsWith(`/${lower}`)) return true;
-      if (file.extension !== "md") return false;
-      const withoutMd = full.slice(0, -3);
-      return withoutMd === lower || withoutMd.endsWith(`/${lower}`);
-    });
-    if (matches.length === 0) return null;
-    const local = matches.filter((file) => parentPath(file.path) === sourceFolder);
-    return pickShortest(local.length ? local : matches);
+    let best = null;
+    let bestLocal = false;
+    const consider = (file) => {
+      if (!matchesLinkpath(file, lower)) return;
+      const local = parentPath(file.path) === sourceFolder;
+      if (best === null || (local && !bestLocal) || (local === bestLocal && isShorter(file.path, best.path))) {
+        best = file;
+        bestLocal = local;
+      }
+    };
+    for (const file of this._byName.get(name) ?? []) consider(file);
+    for (const file of this._byName.get(`${name}.md`) ?? []) consider(file);
+    return best;
   }
 
   /** Obsidian's "shortest" linktext: the name when it is unique in the vault, else the full path. */
@@ -280,14 +282,17 @@ class MetadataCache extends Events {
   }
 }
 
-function pickShortest(files) {
-  let best = files[0];
-  for (const file of files.slice(1)) {
-    if (file.path.length < best.path.length || (file.path.length === best.path.length && file.path < best.path)) {
-      best = file;
-    }
-  }
-  return best;
+function isShorter(path, than) {
+  return path.length < than.length || (path.length === than.length && path < than);
+}
+
+/** Whether a file's path, lower-cased, is `lowerLinkpath` or ends with `/lowerLinkpath` (`.md` optional for notes). */
+function matchesLinkpath(file, lowerLinkpath) {
+  const full = file.path.toLowerCase();
+  if (full === lowerLinkpath || full.endsWith(`/${lowerLinkpath}`)) return true;
+  if (file.extension !== "md") return false;
+  const withoutMd = full.slice(0, -3);
+  return withoutMd === lowerLinkpath || withoutMd.endsWith(`/${lowerLinkpath}`);
 }
 
 /** Every link-like reference of a note, in the order Obsidian counts them. */
