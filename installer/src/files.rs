@@ -64,15 +64,24 @@ pub fn backup_path(path: &Path) -> PathBuf {
 /// kept: it holds the file as it was before obsmcp ever touched it); a new file gets `new_mode` (or the default),
 /// with its parent folders created.
 pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: Option<u32>) -> Result<(), FileError> {
+    write_atomic_with(path, bytes, new_mode, true)
+}
+
+/// [`write_atomic`] for obsmcp's own files, which need no backup.
+pub fn write_atomic_without_backup(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
+    write_atomic_with(path, bytes, None, false)
+}
+
+fn write_atomic_with(path: &Path, bytes: &[u8], new_mode: Option<u32>, backup: bool) -> Result<(), FileError> {
     let write_error = |source| FileError::Write { path: path.to_owned(), source };
     let existing = std::fs::metadata(path).ok();
     if let Some(metadata) = &existing {
         if metadata.permissions().readonly() {
             return Err(FileError::ReadOnly { path: path.to_owned() });
         }
-        let backup = backup_path(path);
-        if !backup.exists() {
-            std::fs::copy(path, &backup).map_err(write_error)?;
+        let backup_file = backup_path(path);
+        if backup && !backup_file.exists() {
+            std::fs::copy(path, &backup_file).map_err(write_error)?;
         }
     }
     let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));

@@ -9,3 +9,8 @@ pub mod files;
 pub mod vaults;
 pub mod clients;
 pub mod template;
+pub mod plugin;
+pub mod plan;
+pub mod state;
+pub mod setup;
+pub mod uninstall;

@@ -1,0 +1,231 @@
+//! Plans: every change setup or uninstall would make, computed before any write. The same plan prints as a unified
+//! diff (`--dry-run`), feeds the report (added / updated / unchanged / removed), and is then applied file by file.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::document::{self, Format, Operation};
+use crate::files::{self, DirectoryLock, FileError};
+
+/// What happens to one thing setup manages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    /// It did not exist and will.
+    Added,
+    /// It exists and will change.
+    Updated,
+    /// It is already as wanted.
+    Unchanged,
+    /// It exists and will be removed.
+    Removed,
+}
+
+/// One line of a report: a thing setup manages and what happens to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Item {
+    /// Where it belongs: a client's name or `vault <name>`.
+    pub scope: String,
+    /// What it is, e.g. "server `obsidian`" or "plugin files".
+    pub subject: String,
+    /// What happens to it.
+    pub change: Change,
+    /// The file it lives in.
+    pub path: PathBuf,
+}
+
+/// How long obsmcp waits for Claude Code to release its lock: longer than Claude's own stale age, so a crashed
+/// holder's lock is always stolen first.
+const LOCK_WAIT: Duration = Duration::from_secs(15);
+
+/// The planned new content of one file.
+#[derive(Debug, Clone)]
+pub struct FileChange {
+    /// The real file (symlinks resolved).
+    pub path: PathBuf,
+    /// Its content now (`None`: absent).
+    pub before: Option<Vec<u8>>,
+    /// Its planned content (`None`: to be removed).
+    pub after: Option<Vec<u8>>,
+    /// The edit that produced `after`, kept to redo it if the file changes before the write (Claude's file).
+    pub edit: Option<TextEdit>,
+    /// Whether writes take Claude Code's directory lock.
+    pub claude_lock: bool,
+    /// The mode for a file created from nothing.
+    pub new_mode: Option<u32>,
+}
+
+/// A document edit: format, operations, and whether an empty result means the file goes.
+#[derive(Debug, Clone)]
+pub struct TextEdit {
+    /// The document's format.
+    pub format: Format,
+    /// The operations.
+    pub operations: Vec<Operation>,
+    /// Remove the file when the result is an empty document (setup created it).
+    pub remove_if_empty: bool,
+}
+
+/// Why applying a change failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ApplyError {
+    /// Reading, writing or locking failed.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// The file changed under obsmcp and no longer parses.
+    #[error("`{path}` changed while obsmcp was updating it and no longer parses")]
+    Document { path: PathBuf, source: document::DocumentError },
+}
+
+impl TextEdit {
+    /// The new text for `before` (`None` when the file should go).
+    pub fn run(&self, before: Option<&str>) -> Result<Option<String>, document::DocumentError> {
+        let text = before.unwrap_or("");
+        let edited = document::apply(self.format, text, &self.operations)?;
+        if self.remove_if_empty && is_empty_document(&document::read_value(self.format, &edited)?) {
+            return Ok(None);
+        }
+        if before.is_none() && edited.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(edited))
+    }
+}
+
+fn is_empty_document(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Object(map) => map.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        _ => false,
+    }
+}
+
+impl FileChange {
+    /// Plans a document edit of `path` (already resolved), reading its current text.
+    pub fn edit(path: &Path, edit: TextEdit, claude_lock: bool, new_mode: Option<u32>) -> Result<Self, PlanFileError> {
+        let before = files::read_text(path).map_err(PlanFileError::File)?;
+        let after = edit
+            .run(before.as_deref())
+            .map_err(|source| PlanFileError::Document { path: path.to_owned(), source })?;
+        Ok(Self {
+            path: path.to_owned(),
+            before: before.map(String::into_bytes),
+            after: after.map(String::into_bytes),
+            edit: Some(edit),
+            claude_lock,
+            new_mode,
+        })
+    }
+
+    /// Plans writing `bytes` to `path` as they are (plugin files).
+    pub fn replace(path: &Path, bytes: Option<&[u8]>) -> Result<Self, PlanFileError> {
+        let before = match std::fs::read(path) {
+            Ok(bytes) => Some(bytes),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => return Err(PlanFileError::File(FileError::Read { path: path.to_owned(), source })),
+        };
+        Ok(Self { path: path.to_owned(), before, after: bytes.map(<[u8]>::to_vec), edit: None, claude_lock: false, new_mode: None })
+    }
+
+    /// Whether applying it changes anything.
+    pub fn is_change(&self) -> bool {
+        self.before != self.after
+    }
+
+    /// The change as a unified diff (binary or huge content is summarised).
+    pub fn diff(&self) -> String {
+        let name = self.path.display().to_string();
+        let text = |bytes: &Option<Vec<u8>>| bytes.as_deref().map(|bytes| std::str::from_utf8(bytes).ok().map(str::to_owned));
+        match (text(&self.before), text(&self.after)) {
+            (Some(Some(before)), Some(Some(after))) if before.len() + after.len() < 256 * 1024 => unified(&name, &before, &after, true, true),
+            (None, Some(Some(after))) if after.len() < 256 * 1024 => unified(&name, "", &after, false, true),
+            (Some(Some(before)), None) if before.len() < 256 * 1024 => unified(&name, &before, "", true, false),
+            _ => {
+                let size = |bytes: &Option<Vec<u8>>| bytes.as_ref().map_or("absent".to_owned(), |bytes| format!("{} bytes", bytes.len()));
+                format!("--- {name}\n+++ {name}\n@@ {} → {} @@\n", size(&self.before), size(&self.after))
+            }
+        }
+    }
+
+    /// Writes the planned content. Under Claude's lock the file is read again, and the edit redone if Claude
+    /// changed it since planning.
+    pub fn apply(&self) -> Result<(), ApplyError> {
+        if !self.is_change() {
+            return Ok(());
+        }
+        let _lock = if self.claude_lock { Some(DirectoryLock::acquire(&self.path, LOCK_WAIT)?) } else { None };
+        let mut after = self.after.clone();
+        if self.claude_lock
+            && let Some(edit) = &self.edit
+        {
+            let current = files::read_text(&self.path)?;
+            if current.as_deref().map(str::as_bytes) != self.before.as_deref() {
+                after = edit
+                    .run(current.as_deref())
+                    .map_err(|source| ApplyError::Document { path: self.path.clone(), source })?
+                    .map(String::into_bytes);
+            }
+        }
+        match after {
+            Some(bytes) => files::write_atomic(&self.path, &bytes, self.new_mode)?,
+            None => files::remove_file(&self.path)?,
+        }
+        Ok(())
+    }
+
+    /// The document value before and after, for reports (`Null` when absent or not a document).
+    pub fn values(&self) -> (Value, Value) {
+        let read = |bytes: &Option<Vec<u8>>| {
+            let format = self.edit.as_ref().map(|edit| edit.format);
+            match (format, bytes.as_deref().map(std::str::from_utf8)) {
+                (Some(format), Some(Ok(text))) => document::read_value(format, text).unwrap_or(Value::Null),
+                _ => Value::Null,
+            }
+        };
+        (read(&self.before), read(&self.after))
+    }
+}
+
+fn unified(name: &str, before: &str, after: &str, existed: bool, exists: bool) -> String {
+    let old_header = if existed { name.to_owned() } else { "/dev/null".to_owned() };
+    let new_header = if exists { name.to_owned() } else { "/dev/null".to_owned() };
+    similar::TextDiff::from_lines(before, after).unified_diff().context_radius(3).header(&old_header, &new_header).to_string()
+}
+
+/// Why a file could not be planned.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanFileError {
+    /// It could not be read.
+    #[error(transparent)]
+    File(FileError),
+    /// It does not parse, or has the wrong shape; it is left untouched.
+    #[error("`{path}` was left untouched: {source}")]
+    Document { path: PathBuf, source: document::DocumentError },
+}
+
+/// Whether the change to `path` can be written: an existing read-only file cannot.
+pub fn check_writable(change: &FileChange) -> Result<(), FileError> {
+    if change.is_change()
+        && change.before.is_some()
+        && std::fs::metadata(&change.path).is_ok_and(|metadata| metadata.permissions().readonly())
+    {
+        return Err(FileError::ReadOnly { path: change.path.clone() });
+    }
+    Ok(())
+}
+
+/// How an item changed, from its value before and after.
+pub fn change_of(before: Option<&Value>, after: Option<&Value>) -> Change {
+    match (before, after) {
+        (None, Some(_)) => Change::Added,
+        (Some(_), None) => Change::Removed,
+        (Some(before), Some(after)) if before != after => Change::Updated,
+        _ => Change::Unchanged,
+    }
+}

@@ -1,0 +1,612 @@
+//! Planning `obsmcp setup`: for each vault the plugin files, `data.json` (port and token kept, gaps filled) and its
+//! enablement; one server name per vault, the same in every client; for each client the entry and, for Claude Code,
+//! the permission rules. Nothing is written here: the result is a [`SetupPlan`] that the command shows, confirms and
+//! applies.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::clients::{ClientSpec, EntryKind, describe_entry, read_servers};
+use crate::document::{self, KeyPath, Operation};
+use crate::environment::Environment;
+use crate::files;
+use crate::plan::{Change, FileChange, Item, PlanFileError, TextEdit, change_of, check_writable};
+use crate::plugin::{self, PluginBundle};
+use crate::plugin_data::{self, DEFAULT_CONFIG_DIR, DEFAULT_PORT};
+use crate::state::State;
+use crate::template::Template;
+use crate::vaults::{self, ConfigDirSource};
+
+/// The server name of the first vault; further vaults get `obsidian-<vault slug>`.
+pub const SERVER_NAME: &str = "obsidian";
+
+/// Ports never handed out: the older claude-code-mcp plugin (22360) and Local REST API (27123, 27124).
+pub const RESERVED_PORTS: &[u16] = &[22360, 27123, 27124];
+
+/// A vault to set up.
+#[derive(Debug, Clone)]
+pub struct VaultTarget {
+    /// The vault folder, absolute.
+    pub path: PathBuf,
+    /// Its config folder name.
+    pub config_dir: String,
+    /// How the config folder was chosen.
+    pub config_dir_source: ConfigDirSource,
+    /// Whether Obsidian has it open (from the registry).
+    pub open: bool,
+}
+
+/// What setup is asked to do.
+pub struct SetupRequest<'a> {
+    /// Home, environment and OS.
+    pub environment: &'a Environment,
+    /// The vaults.
+    pub vaults: Vec<VaultTarget>,
+    /// The clients.
+    pub clients: Vec<&'static ClientSpec>,
+    /// The absolute path of the `obsmcp` binary the entries run.
+    pub binary: PathBuf,
+    /// Register the bridge with `--read-only`.
+    pub read_only: bool,
+    /// Add permission rules that pre-approve the read-only tools.
+    pub permissions: bool,
+    /// The plugin files to install.
+    pub bundle: PluginBundle,
+    /// The initial `data.json` template.
+    pub data_template: &'a str,
+    /// The names of the read-only tools (from the catalog).
+    pub read_only_tools: Vec<String>,
+    /// Whether a loopback port is free now.
+    pub port_is_free: &'a dyn Fn(u16) -> bool,
+}
+
+/// Answers the questions planning raises.
+pub trait Decisions {
+    /// Whether to replace `existing`, an entry named `name` in `client` that runs something else.
+    fn replace_existing(&mut self, client: &ClientSpec, name: &str, existing: &str) -> bool;
+}
+
+/// A fixed answer to every question (`--replace-existing`, or no).
+pub struct FixedDecisions(pub bool);
+
+impl Decisions for FixedDecisions {
+    fn replace_existing(&mut self, _client: &ClientSpec, _name: &str, _existing: &str) -> bool {
+        self.0
+    }
+}
+
+/// The planned outcome for one vault.
+#[derive(Debug, Clone, Serialize)]
+pub struct VaultPlan {
+    /// The vault's name (its folder name).
+    pub name: String,
+    /// The vault folder.
+    pub path: PathBuf,
+    /// Its config folder.
+    pub config_dir: String,
+    /// How the config folder was chosen.
+    pub config_dir_source: ConfigDirSource,
+    /// Whether Obsidian has it open.
+    pub open: bool,
+    /// The plugin's port.
+    pub port: u16,
+    /// The server name in every client.
+    pub server_name: String,
+}
+
+/// Something the user should know, with no change attached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// Where it belongs.
+    pub scope: String,
+    /// What to know.
+    pub message: String,
+}
+
+/// A part that could not be planned; the rest goes on, and the run fails at the end.
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    /// Where it belongs.
+    pub scope: String,
+    /// What is wrong, with the path and the cause.
+    pub message: String,
+    /// What fixes it.
+    pub hint: Option<String>,
+}
+
+/// Everything setup would do.
+#[derive(Debug, Clone)]
+pub struct SetupPlan {
+    /// Per vault.
+    pub vaults: Vec<VaultPlan>,
+    /// Per thing managed.
+    pub items: Vec<Item>,
+    /// Per file.
+    pub files: Vec<FileChange>,
+    /// Things to know.
+    pub notes: Vec<Note>,
+    /// Parts that could not be planned.
+    pub problems: Vec<Problem>,
+    /// The record after applying.
+    pub state: State,
+    /// Folders the writes create.
+    pub created_dirs: Vec<PathBuf>,
+}
+
+impl SetupPlan {
+    /// Whether applying changes any byte.
+    pub fn changes_anything(&self) -> bool {
+        self.files.iter().any(FileChange::is_change)
+    }
+
+    /// Writes every planned change and saves the record; failures are returned after everything else was done.
+    pub fn apply(&self, environment: &Environment) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for change in &self.files {
+            if let Err(error) = change.apply() {
+                problems.push(Problem { scope: change.path.display().to_string(), message: error.to_string(), hint: None });
+            }
+        }
+        if self.changes_anything()
+            && let Err(error) = self.state.save(environment)
+        {
+            problems.push(Problem { scope: "obsmcp".to_owned(), message: error.to_string(), hint: None });
+        }
+        problems
+    }
+}
+
+/// One client's current file, read once.
+struct ClientFile {
+    client: &'static ClientSpec,
+    path: PathBuf,
+    servers: serde_json::Map<String, Value>,
+}
+
+/// What a server name holds in one client, relative to a vault.
+enum Slot {
+    Free,
+    Ours,
+    OtherVault,
+    Foreign(String),
+}
+
+/// Plans setup. Per-client and per-vault failures become [`Problem`]s; the rest is planned.
+pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupPlan {
+    let mut plan = SetupPlan {
+        vaults: Vec::new(),
+        items: Vec::new(),
+        files: Vec::new(),
+        notes: Vec::new(),
+        problems: Vec::new(),
+        state: State::load(request.environment),
+        created_dirs: Vec::new(),
+    };
+    let mut edits = Edits::default();
+    let client_files = read_clients(request, &mut plan);
+    let mut taken_ports = ports_in_use_by_other_vaults(request);
+    let mut taken_names = BTreeSet::new();
+
+    for vault in &request.vaults {
+        let scope = format!("vault {}", vaults::vault_name(&vault.path));
+        let Some(port) = plan_plugin(request, vault, &scope, &mut taken_ports, &mut edits, &mut plan) else {
+            continue;
+        };
+        let server_name = choose_name(request, vault, &client_files, &mut taken_names, decisions, &mut plan);
+        for client_file in &client_files {
+            plan_entry(request, vault, client_file, &server_name, &mut edits);
+        }
+        plan.vaults.push(VaultPlan {
+            name: vaults::vault_name(&vault.path),
+            path: vault.path.clone(),
+            config_dir: vault.config_dir.clone(),
+            config_dir_source: vault.config_dir_source,
+            open: vault.open,
+            port,
+            server_name,
+        });
+        plan.state.vaults.insert(vault.path.clone(), vault.config_dir.clone());
+    }
+    edits.finish(&mut plan);
+    describe_client_items(request, &client_files, &mut plan);
+    plan
+}
+
+fn read_clients(request: &SetupRequest<'_>, plan: &mut SetupPlan) -> Vec<ClientFile> {
+    let mut found = Vec::new();
+    for client in &request.clients {
+        let location = client.locate(request.environment);
+        if let Some(problem) = location.problem {
+            plan.problems.push(Problem { scope: client.name.to_owned(), message: problem, hint: None });
+            continue;
+        }
+        let path = files::resolve(&location.config);
+        let text = match files::read_text(&path) {
+            Ok(text) => text.unwrap_or_default(),
+            Err(error) => {
+                plan.problems.push(Problem { scope: client.name.to_owned(), message: error.to_string(), hint: None });
+                continue;
+            }
+        };
+        match read_servers(client, &text) {
+            Ok(servers) => found.push(ClientFile { client, path, servers }),
+            Err(error) => plan.problems.push(Problem {
+                scope: client.name.to_owned(),
+                message: format!("`{}` was left untouched: {error}", path.display()),
+                hint: Some(format!("fix the file, or leave {} out with --client", client.name)),
+            }),
+        }
+    }
+    found
+}
+
+/// Ports the plugin of every other known vault already uses.
+fn ports_in_use_by_other_vaults(request: &SetupRequest<'_>) -> BTreeSet<u16> {
+    let (registered, _) = vaults::discover(request.environment);
+    let known: BTreeMap<PathBuf, String> =
+        registered.into_iter().map(|vault| (vault.path.clone(), vaults::config_dir(&vault.path, None).0)).collect();
+    known
+        .iter()
+        .filter(|(path, _)| !request.vaults.iter().any(|target| &target.path == *path))
+        .filter_map(|(path, config_dir)| plugin_data::read(path, config_dir).ok().map(|data| data.port))
+        .collect()
+}
+
+/// Plans the plugin files, `data.json` and enablement of one vault; returns its port.
+fn plan_plugin(
+    request: &SetupRequest<'_>,
+    vault: &VaultTarget,
+    scope: &str,
+    taken_ports: &mut BTreeSet<u16>,
+    edits: &mut Edits,
+    plan: &mut SetupPlan,
+) -> Option<u16> {
+    let folder = plugin::folder(&vault.path, &vault.config_dir);
+    let data_path = plugin_data::data_json_path(&vault.path, &vault.config_dir);
+    let existing_text = match files::read_text(&data_path) {
+        Ok(text) => text,
+        Err(error) => {
+            plan.problems.push(Problem { scope: scope.to_owned(), message: error.to_string(), hint: None });
+            return None;
+        }
+    };
+    let existing = match existing_text.as_deref().map(|text| document::read_value(plugin::OBSIDIAN_FORMAT, text)) {
+        None => Value::Null,
+        Some(Ok(value)) if value.is_object() || value.is_null() => value,
+        Some(Ok(_)) | Some(Err(_)) => {
+            plan.problems.push(Problem {
+                scope: scope.to_owned(),
+                message: format!("`{}` is not the JSON object the plugin writes; it was left untouched", data_path.display()),
+                hint: Some("fix or delete the file, then run setup again (deleting it means a new token)".to_owned()),
+            });
+            return None;
+        }
+    };
+    let port = match existing.get("port").and_then(Value::as_u64).and_then(|port| u16::try_from(port).ok()) {
+        Some(port) => port,
+        None => free_port(request, taken_ports),
+    };
+    taken_ports.insert(port);
+    let token = existing.get("token").and_then(Value::as_str).filter(|token| !token.is_empty()).map_or_else(plugin::new_token, str::to_owned);
+    let initial = Template::parse(request.data_template).render(&BTreeMap::from([("port", json!(port)), ("token", json!(token))]));
+
+    for (name, bytes) in request.bundle.files() {
+        edits.replace(&folder.join(name), bytes, scope, &format!("plugin {name}"));
+    }
+    let data_edit = TextEdit { format: plugin::OBSIDIAN_FORMAT, operations: plugin::data_operations(&existing, &initial), remove_if_empty: false };
+    if existing_text.is_some() {
+        edits.edit(&data_path, data_edit, scope, "data.json (port and token)");
+    } else {
+        let text = serde_json::to_string_pretty(&initial).expect("data.json serialises") + "\n";
+        edits.replace(&data_path, text.as_bytes(), scope, "data.json (port and token)");
+    }
+    let community = plugin::community_plugins_path(&vault.path, &vault.config_dir);
+    let enable = TextEdit { format: plugin::OBSIDIAN_FORMAT, operations: vec![plugin::enable_operation()], remove_if_empty: false };
+    edits.edit(&community, enable, scope, "enabled in community-plugins.json");
+
+    for older in plugin::older_plugins(&vault.path, &vault.config_dir) {
+        plan.notes.push(Note {
+            scope: scope.to_owned(),
+            message: format!(
+                "the older `{older}` plugin is installed here (port 22360); obsmcp replaces it, so you can disable it in \
+                 Obsidian → Settings → Community plugins"
+            ),
+        });
+    }
+    if vault.config_dir_source == ConfigDirSource::Created {
+        plan.notes.push(Note {
+            scope: scope.to_owned(),
+            message: format!("no Obsidian config folder was found; `{DEFAULT_CONFIG_DIR}` will be created (open the folder as a vault in Obsidian)"),
+        });
+    }
+    Some(port)
+}
+
+fn free_port(request: &SetupRequest<'_>, taken: &BTreeSet<u16>) -> u16 {
+    (DEFAULT_PORT..u16::MAX)
+        .find(|port| !RESERVED_PORTS.contains(port) && !taken.contains(port) && (request.port_is_free)(*port))
+        .unwrap_or(DEFAULT_PORT)
+}
+
+/// The entry a client gets for a vault.
+fn entry_for(request: &SetupRequest<'_>, vault: &VaultTarget, client: &ClientSpec) -> Value {
+    let mut args = vec![json!("bridge"), json!("--vault"), json!(vault.path.to_string_lossy())];
+    if vault.config_dir != DEFAULT_CONFIG_DIR {
+        args.extend([json!("--config-dir"), json!(vault.config_dir)]);
+    }
+    if request.read_only {
+        args.push(json!("--read-only"));
+    }
+    let values = BTreeMap::from([("command", json!(request.binary.to_string_lossy())), ("args", Value::Array(args))]);
+    client.template().render(&values)
+}
+
+fn slot(request: &SetupRequest<'_>, vault: &VaultTarget, client_file: &ClientFile, name: &str) -> Slot {
+    let Some(entry) = client_file.servers.get(name) else {
+        return Slot::Free;
+    };
+    match describe_entry(client_file.client, entry) {
+        EntryKind::Obsmcp { command, vault: Some(entry_vault), .. } if same_path(&entry_vault, &vault.path) => {
+            if same_path(Path::new(&command), &request.binary) {
+                Slot::Ours
+            } else {
+                Slot::Foreign(format!("an older obsmcp (`{command}`) for this vault"))
+            }
+        }
+        EntryKind::Obsmcp { command, vault: Some(_), .. } if same_path(Path::new(&command), &request.binary) => Slot::OtherVault,
+        EntryKind::Obsmcp { command, vault, .. } => Slot::Foreign(match vault {
+            Some(vault) => format!("obsmcp (`{command}`) for the vault `{}`", vault.display()),
+            None => format!("obsmcp (`{command}`) with another upstream"),
+        }),
+        EntryKind::Other { description } => Slot::Foreign(format!("`{description}`")),
+    }
+}
+
+fn same_path(a: &Path, b: &Path) -> bool {
+    a == b || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
+}
+
+/// One name per vault, free (or already ours) in every client; a foreign entry is replaced only with consent.
+fn choose_name(
+    request: &SetupRequest<'_>,
+    vault: &VaultTarget,
+    client_files: &[ClientFile],
+    taken: &mut BTreeSet<String>,
+    decisions: &mut dyn Decisions,
+    plan: &mut SetupPlan,
+) -> String {
+    let slug = vaults::slug(&vaults::vault_name(&vault.path));
+    let existing: Vec<String> = client_files
+        .iter()
+        .flat_map(|file| file.servers.keys().filter(|name| matches!(slot(request, vault, file, name), Slot::Ours)).cloned().collect::<Vec<_>>())
+        .collect();
+    let defaults = [SERVER_NAME.to_owned(), format!("{SERVER_NAME}-{slug}")].into_iter();
+    let numbered = (2..).map(|number| format!("{SERVER_NAME}-{slug}-{number}"));
+    let mut declined: Vec<(String, String, String)> = Vec::new();
+    for name in existing.into_iter().chain(defaults).chain(numbered) {
+        if taken.contains(&name) {
+            continue;
+        }
+        let slots: Vec<(&ClientFile, Slot)> = client_files.iter().map(|file| (file, slot(request, vault, file, &name))).collect();
+        if slots.iter().any(|(_, slot)| matches!(slot, Slot::OtherVault)) {
+            continue;
+        }
+        let mut accepted = true;
+        for (file, slot) in &slots {
+            if let Slot::Foreign(description) = slot {
+                plan.notes.push(Note {
+                    scope: file.client.name.to_owned(),
+                    message: format!("the server `{name}` already runs {description}"),
+                });
+                if !decisions.replace_existing(file.client, &name, description) {
+                    accepted = false;
+                    declined.push((file.client.name.to_owned(), name.clone(), description.clone()));
+                    break;
+                }
+            }
+        }
+        if accepted {
+            for (client, old_name, _) in &declined {
+                plan.notes.push(Note {
+                    scope: client.clone(),
+                    message: format!("kept the existing `{old_name}` and used `{name}` instead (--replace-existing replaces it)"),
+                });
+            }
+            taken.insert(name.clone());
+            return name;
+        }
+    }
+    unreachable!("numbered names never run out")
+}
+
+fn plan_entry(request: &SetupRequest<'_>, vault: &VaultTarget, client_file: &ClientFile, name: &str, edits: &mut Edits) {
+    let client = client_file.client;
+    let entry = entry_for(request, vault, client);
+    let path = client.entry_path(name);
+    let operation = match slot(request, vault, client_file, name) {
+        Slot::Foreign(_) => Operation::Replace { path, value: entry },
+        Slot::Free | Slot::Ours | Slot::OtherVault => Operation::Merge { path, value: entry },
+    };
+    edits.add_operation(&client_file.path, client.format, operation, client.claude_lock, client.new_file_mode, vec![client.servers_path()]);
+    if let Some(permissions) = client.permissions.as_ref().filter(|_| request.permissions) {
+        let settings = files::resolve(&(permissions.locate)(request.environment));
+        let rules = request.read_only_tools.iter().map(|tool| permissions.rule(name, tool)).collect();
+        let allow: KeyPath = permissions.allow_key.iter().map(|key| (*key).to_owned()).collect();
+        let containers = (1..=allow.len()).map(|depth| allow[..depth].to_vec()).collect();
+        edits.add_operation(&settings, document::Format::Json, Operation::AddToArray { path: allow, items: rules }, false, None, containers);
+    }
+}
+
+/// Reports one item per client entry and per permission set, from the planned files.
+fn describe_client_items(request: &SetupRequest<'_>, client_files: &[ClientFile], plan: &mut SetupPlan) {
+    let mut items = Vec::new();
+    for client_file in client_files {
+        let client = client_file.client;
+        let Some(change) = plan.files.iter().find(|change| change.path == client_file.path) else {
+            continue;
+        };
+        let (before, after) = change.values();
+        for vault in &plan.vaults {
+            let path = client.entry_path(&vault.server_name);
+            items.push(Item {
+                scope: client.name.to_owned(),
+                subject: format!("server `{}` → vault {}", vault.server_name, vault.name),
+                change: change_of(document::lookup(&before, &path), document::lookup(&after, &path)),
+                path: client_file.path.clone(),
+            });
+        }
+        if let Some(permissions) = client.permissions.as_ref().filter(|_| request.permissions) {
+            let settings = files::resolve(&(permissions.locate)(request.environment));
+            if let Some(change) = plan.files.iter().find(|change| change.path == settings) {
+                let state = if !change.is_change() {
+                    Change::Unchanged
+                } else if change.before.is_none() {
+                    Change::Added
+                } else {
+                    Change::Updated
+                };
+                items.push(Item {
+                    scope: client.name.to_owned(),
+                    subject: format!("permission rules pre-approving {} read-only tools", request.read_only_tools.len()),
+                    change: state,
+                    path: settings,
+                });
+            }
+        }
+    }
+    plan.items.extend(items);
+}
+
+/// Edits gathered per file, so several vaults' entries in one client file become one write.
+#[derive(Default)]
+struct Edits {
+    pending: Vec<Pending>,
+}
+
+struct Pending {
+    path: PathBuf,
+    kind: PendingKind,
+    claude_lock: bool,
+    new_mode: Option<u32>,
+    containers: Vec<KeyPath>,
+    item: Option<(String, String)>,
+}
+
+enum PendingKind {
+    Document(TextEdit),
+    Bytes(Vec<u8>),
+}
+
+impl Edits {
+    fn add_operation(
+        &mut self,
+        path: &Path,
+        format: document::Format,
+        operation: Operation,
+        claude_lock: bool,
+        new_mode: Option<u32>,
+        containers: Vec<KeyPath>,
+    ) {
+        if let Some(pending) = self.pending.iter_mut().find(|pending| pending.path == path)
+            && let PendingKind::Document(edit) = &mut pending.kind
+        {
+            edit.operations.push(operation);
+            return;
+        }
+        self.pending.push(Pending {
+            path: path.to_owned(),
+            kind: PendingKind::Document(TextEdit { format, operations: vec![operation], remove_if_empty: false }),
+            claude_lock,
+            new_mode,
+            containers,
+            item: None,
+        });
+    }
+
+    fn edit(&mut self, path: &Path, edit: TextEdit, scope: &str, subject: &str) {
+        self.pending.push(Pending {
+            path: path.to_owned(),
+            kind: PendingKind::Document(edit),
+            claude_lock: false,
+            new_mode: None,
+            containers: Vec::new(),
+            item: Some((scope.to_owned(), subject.to_owned())),
+        });
+    }
+
+    fn replace(&mut self, path: &Path, bytes: &[u8], scope: &str, subject: &str) {
+        self.pending.push(Pending {
+            path: path.to_owned(),
+            kind: PendingKind::Bytes(bytes.to_vec()),
+            claude_lock: false,
+            new_mode: None,
+            containers: Vec::new(),
+            item: Some((scope.to_owned(), subject.to_owned())),
+        });
+    }
+
+    /// Plans every file, records what it creates, and refuses read-only or unparseable files.
+    fn finish(self, plan: &mut SetupPlan) {
+        for pending in self.pending {
+            let planned = match pending.kind {
+                PendingKind::Document(edit) => FileChange::edit(&pending.path, edit, pending.claude_lock, pending.new_mode),
+                PendingKind::Bytes(bytes) => FileChange::replace(&pending.path, Some(&bytes)),
+            };
+            let change = match planned.and_then(|change| check_writable(&change).map(|()| change).map_err(PlanFileError::File)) {
+                Ok(change) => change,
+                Err(error) => {
+                    let scope = pending.item.as_ref().map_or_else(|| scope_of(&pending.path), |(scope, _)| scope.clone());
+                    plan.problems.push(Problem { scope, message: error.to_string(), hint: hint_for(&error) });
+                    continue;
+                }
+            };
+            if change.is_change() {
+                record_creation(&change, &pending.containers, plan);
+            }
+            if let Some((scope, subject)) = pending.item {
+                let state = match (&change.before, change.is_change()) {
+                    (_, false) => Change::Unchanged,
+                    (None, true) => Change::Added,
+                    (Some(_), true) => Change::Updated,
+                };
+                plan.items.push(Item { scope, subject, change: state, path: change.path.clone() });
+            }
+            plan.files.push(change);
+        }
+    }
+}
+
+fn scope_of(path: &Path) -> String {
+    path.display().to_string()
+}
+
+fn hint_for(error: &PlanFileError) -> Option<String> {
+    match error {
+        PlanFileError::File(files::FileError::ReadOnly { .. }) => {
+            Some("make the file writable, or leave this client out with --client".to_owned())
+        }
+        PlanFileError::Document { .. } => Some("fix the file by hand; obsmcp never rewrites a file it cannot parse".to_owned()),
+        PlanFileError::File(_) => None,
+    }
+}
+
+fn record_creation(change: &FileChange, containers: &[KeyPath], plan: &mut SetupPlan) {
+    if change.before.is_none() {
+        plan.state.created_files.insert(change.path.clone());
+        let mut folder = change.path.parent();
+        while let Some(dir) = folder.filter(|dir| !dir.as_os_str().is_empty() && !dir.exists()) {
+            plan.state.created_dirs.insert(dir.to_owned());
+            plan.created_dirs.push(dir.to_owned());
+            folder = dir.parent();
+        }
+    }
+    let (before, after) = change.values();
+    for container in containers {
+        if document::lookup(&before, container).is_none() && document::lookup(&after, container).is_some() {
+            plan.state.created_containers.entry(change.path.clone()).or_default().insert(container.clone());
+        }
+    }
+}

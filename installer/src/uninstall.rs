@@ -1,0 +1,251 @@
+//! Planning `obsmcp uninstall`: remove every obsmcp entry from the chosen clients, the permission rules setup added
+//! for those names, and the plugin with its enablement; prune only the containers, files and folders that setup's
+//! record says it created. Everything else in the user's files stays as it is.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::clients::{ClientSpec, EntryKind, describe_entry, read_servers};
+use crate::document::{self, KeyPath, Operation};
+use crate::environment::Environment;
+use crate::files;
+use crate::plan::{Change, FileChange, Item, PlanFileError, TextEdit, check_writable};
+use crate::plugin::{self, PLUGIN_FILES};
+use crate::plugin_data::DEFAULT_CONFIG_DIR;
+use crate::setup::Problem;
+use crate::state::State;
+use crate::vaults;
+
+/// What uninstall is asked to do.
+pub struct UninstallRequest<'a> {
+    /// Home, environment and OS.
+    pub environment: &'a Environment,
+    /// The clients to clean.
+    pub clients: Vec<&'static ClientSpec>,
+    /// Only these vaults (empty: every vault setup touched or an entry names).
+    pub vaults: Vec<PathBuf>,
+    /// The config folder to use for the given vaults.
+    pub config_dir: Option<String>,
+    /// Keep the plugin's files and enablement.
+    pub keep_plugin: bool,
+    /// The read-only tool names whose permission rules setup added.
+    pub read_only_tools: Vec<String>,
+}
+
+/// Everything uninstall would do.
+#[derive(Debug, Clone)]
+pub struct UninstallPlan {
+    /// Per thing removed.
+    pub items: Vec<Item>,
+    /// Per file.
+    pub files: Vec<FileChange>,
+    /// Folders to remove once empty, deepest first.
+    pub folders: Vec<PathBuf>,
+    /// Parts that could not be planned.
+    pub problems: Vec<Problem>,
+    /// The record after applying.
+    pub state: State,
+}
+
+impl UninstallPlan {
+    /// Whether applying changes anything.
+    pub fn changes_anything(&self) -> bool {
+        self.files.iter().any(FileChange::is_change) || self.folders.iter().any(|folder| folder.exists())
+    }
+}
+
+/// Plans uninstall.
+pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
+    let mut state = State::load(request.environment);
+    let mut plan = UninstallPlan { items: Vec::new(), files: Vec::new(), folders: Vec::new(), problems: Vec::new(), state: State::default() };
+    let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
+    let wanted = |vault: &Path| request.vaults.is_empty() || request.vaults.iter().any(|wanted| wanted == vault);
+
+    for client in &request.clients {
+        let location = client.locate(request.environment);
+        let path = files::resolve(&location.config);
+        let text = match files::read_text(&path) {
+            Ok(Some(text)) => text,
+            Ok(None) => continue,
+            Err(error) => {
+                plan.problems.push(Problem { scope: client.name.to_owned(), message: error.to_string(), hint: None });
+                continue;
+            }
+        };
+        let servers = match read_servers(client, &text) {
+            Ok(servers) => servers,
+            Err(error) => {
+                plan.problems.push(Problem {
+                    scope: client.name.to_owned(),
+                    message: format!("`{}` was left untouched: {error}", path.display()),
+                    hint: Some("fix the file by hand, then run uninstall again".to_owned()),
+                });
+                continue;
+            }
+        };
+        let mut names = Vec::new();
+        for (name, entry) in &servers {
+            if let EntryKind::Obsmcp { vault: Some(vault), config_dir, .. } = describe_entry(client, entry)
+                && wanted(&vault)
+            {
+                vaults.insert(vault.clone(), config_dir.unwrap_or_else(|| DEFAULT_CONFIG_DIR.to_owned()));
+                names.push(name.clone());
+            }
+        }
+        let mut operations: Vec<Operation> = names.iter().map(|name| Operation::Remove { path: client.entry_path(name) }).collect();
+        operations.extend(prune_operations(&state, &path));
+        push_edit(&mut plan, &mut state, client.name, &path, client.format, operations, client.claude_lock);
+        for name in &names {
+            plan.items.push(Item {
+                scope: client.name.to_owned(),
+                subject: format!("server `{name}`"),
+                change: Change::Removed,
+                path: path.clone(),
+            });
+        }
+        if let Some(permissions) = &client.permissions
+            && !names.is_empty()
+        {
+            let settings = files::resolve(&(permissions.locate)(request.environment));
+            if settings.exists() {
+                let allow: KeyPath = permissions.allow_key.iter().map(|key| (*key).to_owned()).collect();
+                let rules = names.iter().flat_map(|name| request.read_only_tools.iter().map(move |tool| permissions.rule(name, tool))).collect();
+                let mut operations = vec![Operation::RemoveFromArray { path: allow, items: rules }];
+                operations.extend(prune_operations(&state, &settings));
+                push_edit(&mut plan, &mut state, client.name, &settings, document::Format::Json, operations, false);
+            }
+        }
+    }
+
+    if !request.keep_plugin {
+        for (path, config_dir) in &state.vaults {
+            if wanted(path) {
+                vaults.entry(path.clone()).or_insert_with(|| config_dir.clone());
+            }
+        }
+        for vault in &request.vaults {
+            let config_dir = request.config_dir.clone().unwrap_or_else(|| vaults::config_dir(vault, None).0);
+            vaults.entry(vault.clone()).or_insert(config_dir);
+        }
+        for (vault, config_dir) in &vaults {
+            plan_plugin_removal(&mut plan, &mut state, vault, config_dir);
+        }
+    }
+    // Folders setup created go too, but only once empty: whatever else is in them is not obsmcp's.
+    for folder in &state.created_dirs {
+        if request.vaults.is_empty() || vaults.keys().any(|vault| folder.starts_with(vault)) {
+            plan.folders.push(folder.clone());
+        }
+    }
+    plan.folders.sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
+    plan.folders.dedup();
+    plan.state = state;
+    plan
+}
+
+impl UninstallPlan {
+    /// Applies the plan: files first, then the folders that are now empty; saves the record. Failures are returned
+    /// together after everything else was done.
+    pub fn apply(&mut self, environment: &Environment) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for change in &self.files {
+            if let Err(error) = change.apply() {
+                problems.push(Problem { scope: change.path.display().to_string(), message: error.to_string(), hint: None });
+            }
+        }
+        for folder in &self.folders {
+            if crate::state::remove_dir_if_empty(folder) || !folder.exists() {
+                self.state.created_dirs.remove(folder);
+            }
+        }
+        if let Err(error) = self.state.save(environment) {
+            problems.push(Problem { scope: "obsmcp".to_owned(), message: error.to_string(), hint: None });
+        }
+        problems
+    }
+}
+
+fn plan_plugin_removal(plan: &mut UninstallPlan, state: &mut State, vault: &Path, config_dir: &str) {
+    let scope = format!("vault {}", vaults::vault_name(vault));
+    let folder = plugin::folder(vault, config_dir);
+    let mut removed_any = false;
+    for name in PLUGIN_FILES {
+        let path = folder.join(name);
+        if path.exists() {
+            match FileChange::replace(&path, None) {
+                Ok(change) => {
+                    state.forget_file(&path);
+                    plan.files.push(change);
+                    removed_any = true;
+                }
+                Err(error) => plan.problems.push(Problem { scope: scope.clone(), message: error.to_string(), hint: None }),
+            }
+        }
+    }
+    if removed_any {
+        plan.items.push(Item { scope: scope.clone(), subject: "plugin files".to_owned(), change: Change::Removed, path: folder.clone() });
+    }
+    plan.folders.push(folder);
+    let community = files::resolve(&plugin::community_plugins_path(vault, config_dir));
+    if community.exists() {
+        let mut operations = vec![plugin::disable_operation()];
+        operations.extend(prune_operations(state, &community));
+        let before = plan.files.len();
+        push_edit(plan, state, &scope, &community, plugin::OBSIDIAN_FORMAT, operations, false);
+        if plan.files.len() > before && plan.files.last().is_some_and(FileChange::is_change) {
+            plan.items.push(Item {
+                scope: scope.clone(),
+                subject: "enabled in community-plugins.json".to_owned(),
+                change: Change::Removed,
+                path: community,
+            });
+        }
+    }
+    state.vaults.remove(vault);
+}
+
+/// Removal of the containers setup created in `path`, deepest first.
+fn prune_operations(state: &State, path: &Path) -> Vec<Operation> {
+    let mut containers: Vec<&KeyPath> = state.created_containers.get(path).into_iter().flatten().collect();
+    containers.sort_by_key(|container| std::cmp::Reverse(container.len()));
+    containers.into_iter().map(|container| Operation::RemoveIfEmpty { path: container.clone() }).collect()
+}
+
+fn push_edit(
+    plan: &mut UninstallPlan,
+    state: &mut State,
+    scope: &str,
+    path: &Path,
+    format: document::Format,
+    operations: Vec<Operation>,
+    claude_lock: bool,
+) {
+    let created = state.created_files.contains(path);
+    let edit = TextEdit { format, operations, remove_if_empty: created };
+    match FileChange::edit(path, edit, claude_lock, None).and_then(|change| check_writable(&change).map(|()| change).map_err(PlanFileError::File)) {
+        Ok(change) => {
+            if change.is_change() {
+                forget_emptied(state, &change);
+            }
+            plan.files.push(change);
+        }
+        Err(error) => plan.problems.push(Problem { scope: scope.to_owned(), message: error.to_string(), hint: None }),
+    }
+}
+
+/// Drops the record of containers that the change removes, and of the file when it goes.
+fn forget_emptied(state: &mut State, change: &FileChange) {
+    if change.after.is_none() {
+        state.forget_file(&change.path);
+        return;
+    }
+    let (_, after) = change.values();
+    if let Some(containers) = state.created_containers.get_mut(&change.path) {
+        containers.retain(|container| document::lookup(&after, container).is_some_and(|value: &Value| !value.is_null()));
+        if containers.is_empty() {
+            state.created_containers.remove(&change.path);
+        }
+    }
+}
