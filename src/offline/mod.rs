@@ -2,5 +2,6 @@
 
 mod markdown;
 mod paths;
+mod sections;
 mod text;
 mod vault;
