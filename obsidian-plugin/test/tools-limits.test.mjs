@@ -1,0 +1,153 @@
+// Output bounds and batch, on a temp copy of the fixture vault plus its 20 MB note: every read stays within its
+// max_chars and says how to continue; batch runs calls in order under one shared budget; every read tool works on
+// every fixture note.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, it } from "node:test";
+import { tempDir } from "./lib/harness.mjs";
+import { BIG_NOTE_PATH, makeBigNote } from "./fixtures/make-big-note.mjs";
+import { openSession, parseRead, readDisk, sha256 } from "./tools-lib.mjs";
+
+const fixtureVault = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "vault");
+
+function lineCount(text) {
+  if (text === "") return 0;
+  const lines = text.split("\n");
+  return text.endsWith("\n") ? lines.length - 1 : lines.length;
+}
+
+describe("limits on the fixture vault and its 20 MB note", () => {
+  let vault;
+  let session;
+  let big;
+  let bigText;
+  before(async () => {
+    vault = tempDir("obsmcp-limits-");
+    fs.cpSync(fixtureVault, vault.dir, { recursive: true });
+    big = makeBigNote(vault.dir);
+    bigText = readDisk(vault.dir, BIG_NOTE_PATH);
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+  });
+
+  it("every read tool works on every fixture note, and read hashes match the disk", async () => {
+    const listing = await session.ok("list_files", { extension: "md", limit: 500 });
+    const notes = listing.entries.map((entry) => entry.path).filter((note) => note !== BIG_NOTE_PATH);
+    assert.ok(notes.length >= 10, `${notes.length} fixture notes`);
+    for (const note of notes) {
+      const read = parseRead(await session.text("read_note", { path: note }));
+      const disk = readDisk(vault.dir, note);
+      assert.equal(read.sha256, sha256(disk), note);
+      assert.equal(read.total, lineCount(disk), note);
+      const meta = await session.ok("note_metadata", { path: note });
+      assert.equal(meta.sha256, read.sha256, note);
+      await session.ok("outline", { path: note });
+      await session.ok("outgoing_links", { path: note });
+      await session.ok("backlinks", { path: note });
+    }
+    for (const tool of ["vault_info", "unresolved_links", "orphans", "tags", "recent_files", "active_note"]) {
+      await session.ok(tool, {});
+    }
+    const hidden = await session.ok("search", { query: "secret", limit: 500 });
+    assert.ok(!hidden.results.some((file) => file.path.startsWith(".")), "hidden folders are not searched");
+  });
+
+  it("read_note of the 20 MB note returns at most max_chars and continues where it stopped", async () => {
+    assert.ok(big.bytes >= 20 * 1024 * 1024);
+    const first = parseRead(await session.text("read_note", { path: BIG_NOTE_PATH }));
+    assert.ok(first.content.length <= 20000 && first.content.length > 19000, `${first.content.length} chars`);
+    assert.equal(first.sha256, sha256(bigText));
+    assert.equal(first.total, lineCount(bigText));
+    assert.equal(first.truncated, true);
+    assert.deepEqual(first.continueWith, { start_line: first.to + 1, end_line: first.total });
+    const second = parseRead(await session.text("read_note", { path: BIG_NOTE_PATH, ...first.continueWith, max_chars: 200000 }));
+    assert.equal(second.from, first.to + 1);
+    assert.ok(second.content.length <= 200000 && second.content.length > 199000);
+    const lines = bigText.split("\n");
+    assert.equal(first.content + "\n" + second.content, lines.slice(0, second.to).join("\n"));
+    await session.fails("read_note", { path: BIG_NOTE_PATH, max_chars: 200001 }, /200000/);
+  });
+
+  it("a heading's section of the 20 MB note is read exactly", async () => {
+    const read = parseRead(await session.text("read_note", { path: BIG_NOTE_PATH, heading: "Abschnitt 1234 – Übersicht 📦" }));
+    const lines = bigText.split("\n");
+    const start = lines.indexOf("## Abschnitt 1234 – Übersicht 📦");
+    const end = lines.indexOf("## Abschnitt 1235 – Übersicht 📦");
+    assert.ok(start > 0 && end > start);
+    assert.equal(read.from, start + 1);
+    assert.equal(read.to, end);
+    assert.equal(read.content, lines.slice(start, end).join("\n"));
+  });
+
+  it("search, metadata and outline of the 20 MB note stay bounded and say they were cut", async () => {
+    const found = await session.call("search", { query: "🦊", max_per_file: 100, limit: 500, context_lines: 5 });
+    assert.equal(found.isError, false, found.text);
+    assert.ok(found.text.length <= 20000, `search gave ${found.text.length} chars`);
+    const parsed = JSON.parse(found.text);
+    assert.equal(parsed.truncated, true);
+    assert.match(parsed.next_cursor, /^\d+:/);
+    const meta = await session.call("note_metadata", { path: BIG_NOTE_PATH });
+    assert.ok(meta.text.length < 200000, `note_metadata gave ${meta.text.length} chars`);
+    assert.deepEqual(JSON.parse(meta.text).truncated_lists, ["headings", "links"], "the 11 distinct tags fit; the section headings and links do not");
+    const outline = await session.ok("outline", { path: BIG_NOTE_PATH, limit: 500 });
+    assert.equal(outline.headings.length, 500);
+    assert.equal(outline.total, big.sections + 1);
+    assert.equal(outline.truncated, true);
+  });
+
+  it("writes to the 20 MB note keep every other byte", async () => {
+    const unique = "1234.5 ";
+    assert.equal(bigText.split(unique).length, 2, "the marker occurs once");
+    const result = await session.ok("str_replace", { path: BIG_NOTE_PATH, old_text: unique, new_text: "1234.5 (edited) " });
+    const disk = readDisk(vault.dir, BIG_NOTE_PATH);
+    assert.equal(disk, bigText.replace(unique, "1234.5 (edited) "));
+    assert.equal(result.sha256, sha256(disk));
+  });
+
+  it("batch runs calls in order under one shared budget", async () => {
+    const result = await session.ok("batch", {
+      max_chars: 30000,
+      calls: [
+        { tool: "read_note", arguments: { path: BIG_NOTE_PATH } },
+        { tool: "read_note", arguments: { path: BIG_NOTE_PATH, start_line: 5000 } },
+        { tool: "vault_info" },
+      ],
+    });
+    assert.deepEqual(result.results.map((entry) => [entry.tool, entry.ok]), [["read_note", true], ["read_note", true], ["vault_info", false]]);
+    const [first, second, third] = result.results;
+    assert.ok(first.text.length > 20000 && first.text.length < 20400, "the first call gets its own max_chars");
+    assert.equal(first.text.length + second.text.length, 30000, "the second fills the rest of the budget");
+    assert.equal(second.truncated, true);
+    assert.equal(parseRead(second.text).from, 5000, "a cut result keeps its header");
+    assert.match(third.error, /budget is used up/);
+    assert.equal(result.truncated, true);
+  });
+
+  it("batch keeps each call's error to itself and refuses more than 8 calls", async () => {
+    const result = await session.ok("batch", {
+      calls: [
+        { tool: "outline", arguments: { path: "Home" } },
+        { tool: "read_note", arguments: { path: "Does not exist" } },
+        { tool: "search", arguments: { query: "(", regex: true } },
+        { tool: "list_files", arguments: { limit: 0 } },
+        { tool: "tags" },
+        { tool: "nope" },
+      ],
+    });
+    assert.deepEqual(result.results.map((entry) => entry.tool), ["outline", "read_note", "search", "list_files", "tags", "nope"]);
+    assert.deepEqual(result.results.map((entry) => entry.ok), [true, false, false, false, true, false]);
+    assert.equal(JSON.parse(result.results[0].text).path, "Home.md");
+    assert.match(result.results[1].error, /note not found/);
+    assert.match(result.results[2].error, /invalid regular expression/);
+    assert.match(result.results[3].error, /invalid arguments: limit/);
+    assert.match(result.results[5].error, /not a read-only tool/);
+    assert.equal(result.truncated, false);
+    const calls = Array.from({ length: 9 }, () => ({ tool: "vault_info" }));
+    await session.fails("batch", { calls }, /8/);
+  });
+});
