@@ -10,9 +10,10 @@
 //    the vault's settings (`useMarkdownLinks` keeps each link's own style here; `newLinkFormat`: `shortest`
 //    (default) = the name when unique else the full path, `absolute`, `relative`); the subpath (`#Heading`,
 //    `#^block`), the display text, the `!` of an embed and a markdown link's `<…>` form or `.md` suffix are kept.
-//    A link whose text would not change is left alone. Links inside a moved note that would resolve to another
-//    file (or none) from the new place, such as relative markdown links (`./`, `../`), are rewritten too, so
-//    they still point at the same files. A note whose text changed since it was indexed is left as it is.
+//    Only links that would no longer lead to their file are rewritten: one that still resolves to it after the
+//    move (say `[[Name]]` when only the folder changed) is left exactly as written. That includes the moved
+//    note's own links, such as relative markdown links (`./`, `../`) or a `[[Name]]` that its new folder would
+//    resolve elsewhere. A note whose text changed since it was indexed is left as it is.
 //  - `trashFile(file)`: per app.json `trashOption`: `system` (default; no system trash here, so `.trash/`),
 //    `local` (`.trash/`), `none` (deleted for good).
 //  - `getNewFileParent(sourcePath)`: per `newFileLocation`: `root` (default), `current` (the source's folder),
@@ -166,10 +167,8 @@ class FileManager {
     await app.vault.rename(file, newPath);
 
     for (const [source, list] of edits) {
-      // A link of a moved note to a file that stayed is rewritten only if it would now resolve elsewhere.
-      const needed = list.filter(
-        (edit) => moved.has(edit.target) || app.metadataCache.getFirstLinkpathDest(edit.linkpath, source.path) !== edit.target,
-      );
+      // Only links that no longer lead to their file are rewritten; one that still resolves is left as written.
+      const needed = list.filter((edit) => app.metadataCache.getFirstLinkpathDest(edit.linkpath, source.path) !== edit.target);
       if (needed.length === 0) continue;
       await app.vault.process(source, (content) => this._applyLinkEdits(content, source, needed));
     }

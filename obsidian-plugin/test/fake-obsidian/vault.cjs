@@ -647,11 +647,12 @@ class Vault extends Events {
     if (!newParent) throw new Error(`Folder does not exist: ${parentPath(normalized)}`);
     fs.renameSync(this.adapter.getFullPath(file.path), target);
 
+    const oldRoot = file.path;
     const moved = [];
     Vault.recurseChildren(file, (child) => moved.push({ child, oldPath: child.path }));
     for (const { child, oldPath } of moved) {
       this._files.delete(oldPath);
-      const newChildPath = normalized + oldPath.slice(file.path.length);
+      const newChildPath = normalized + oldPath.slice(oldRoot.length);
       child._setPath(newChildPath);
       this._files.set(newChildPath, child);
       const cached = this._contents.get(oldPath);

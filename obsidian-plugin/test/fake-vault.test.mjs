@@ -1,0 +1,333 @@
+// The fake Vault, adapter, workspace and core-plugin settings on a temporary copy of the fixture vault: what is
+// listed, reads, writes and their events, errors that leave the disk untouched, trash, external edits.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+const require = createRequire(import.meta.url);
+const { createApp, TFile, TFolder, MarkdownView, normalizePath, moment } = require("./fake-obsidian/app.cjs");
+
+const FIXTURE = fileURLToPath(new URL("./fixtures/vault", import.meta.url));
+
+function copyVault(t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "obsmcp-fake-vault-"));
+  fs.cpSync(FIXTURE, dir, { recursive: true });
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Records vault events as `kind path [oldPath]` strings. */
+function recordEvents(app) {
+  const seen = [];
+  for (const kind of ["create", "modify", "delete", "rename"]) {
+    app.vault.on(kind, (file, oldPath) => seen.push([kind, file.path, oldPath].filter(Boolean).join(" ")));
+  }
+  return seen;
+}
+
+function nextChanged(app, vaultPath) {
+  return new Promise((resolve) => {
+    const ref = app.metadataCache.on("changed", (file, data, cache) => {
+      if (file.path !== vaultPath) return;
+      app.metadataCache.offref(ref);
+      resolve({ data, cache });
+    });
+  });
+}
+
+test("the file list leaves out the config folder and dot-folders and mirrors the disk", (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const paths = app.vault.getFiles().map((file) => file.path);
+  assert.ok(paths.includes("Attachments/diagram.png"));
+  assert.ok(paths.includes("Projekte/Über uns.md"));
+  assert.ok(!paths.some((p) => p.startsWith(".obsidian") || p.startsWith(".hidden")));
+  assert.equal(app.vault.getAbstractFileByPath(".obsidian/app.json"), null);
+  assert.equal(app.vault.getMarkdownFiles().length, paths.filter((p) => p.endsWith(".md")).length);
+
+  const root = app.vault.getRoot();
+  assert.ok(root instanceof TFolder && root.isRoot());
+  assert.equal(root.path, "/");
+  assert.equal(app.vault.getAbstractFileByPath("/"), root);
+  const about = app.vault.getFileByPath("Projekte/Über uns.md");
+  assert.ok(about instanceof TFile);
+  assert.equal(about.basename, "Über uns");
+  assert.equal(about.extension, "md");
+  assert.equal(about.parent, app.vault.getFolderByPath("Projekte"));
+  assert.ok(about.parent.children.includes(about));
+  assert.equal(about.stat.size, fs.statSync(path.join(dir, "Projekte/Über uns.md")).size);
+  assert.ok(about.stat.mtime > 0 && about.stat.ctime > 0);
+  assert.equal(app.vault.getFolderByPath("Projekte/Über uns.md"), null);
+  assert.equal(app.vault.getFileByPath("Projekte"), null);
+  const loaded = app.vault.getAllLoadedFiles();
+  assert.ok(loaded.includes(root) && loaded.includes(about));
+  assert.equal(app.vault.configDir, ".obsidian");
+  assert.equal(app.vault.adapter.getBasePath(), dir);
+  assert.equal(app.vault.adapter.basePath, dir);
+  assert.equal(app.vault.getName(), path.basename(dir));
+});
+
+test("read, cachedRead and external edits picked up lazily", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const file = app.vault.getFileByPath("Orphan.md");
+  const onDisk = fs.readFileSync(path.join(dir, "Orphan.md"), "utf8");
+  assert.equal(await app.vault.read(file), onDisk);
+  assert.equal(await app.vault.cachedRead(file), onDisk);
+
+  const changed = "# Orphan\n\nEdited outside Obsidian, now links to [[Home]].\n";
+  fs.writeFileSync(path.join(dir, "Orphan.md"), changed);
+  const later = new Date(Date.now() + 5000);
+  fs.utimesSync(path.join(dir, "Orphan.md"), later, later);
+  assert.equal(await app.vault.cachedRead(file), changed);
+  assert.deepEqual(app.metadataCache.resolvedLinks["Orphan.md"], { "Home.md": 1 });
+  assert.equal(file.stat.size, Buffer.byteLength(changed));
+});
+
+test("create: new notes are indexed and announced; existing paths and missing folders are refused", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const events = recordEvents(app);
+  const changed = nextChanged(app, "Notes/New.md");
+  const file = await app.vault.create("Notes/New.md", "# New\n\nSee [[Orphan]] #fresh\n");
+  assert.equal(file.path, "Notes/New.md");
+  assert.equal(fs.readFileSync(path.join(dir, "Notes/New.md"), "utf8"), "# New\n\nSee [[Orphan]] #fresh\n");
+  assert.deepEqual(events, ["create Notes/New.md"]);
+  assert.deepEqual(app.metadataCache.resolvedLinks["Notes/New.md"], { "Orphan.md": 1 });
+  const { cache } = await changed;
+  assert.deepEqual(
+    cache.tags.map((tag) => tag.tag),
+    ["#fresh"],
+  );
+
+  await assert.rejects(app.vault.create("Home.md", "clobber"), /already exists/);
+  assert.notEqual(fs.readFileSync(path.join(dir, "Home.md"), "utf8"), "clobber");
+  await assert.rejects(app.vault.create("No/Such/Folder/x.md", ""), /Folder does not exist/);
+  assert.ok(!fs.existsSync(path.join(dir, "No")));
+  await assert.rejects(app.vault.create(".obsidian/evil.md", ""), /not in the vault/);
+
+  const folder = await app.vault.createFolder("Deep/Er/Folder");
+  assert.ok(folder instanceof TFolder);
+  assert.ok(app.vault.getFolderByPath("Deep/Er"));
+  assert.ok(fs.statSync(path.join(dir, "Deep/Er/Folder")).isDirectory());
+  await assert.rejects(app.vault.createFolder("Deep/Er"), /already exists/);
+  await app.vault.create("Deep/Er/Folder/Inside.md", "x");
+  assert.ok(app.vault.getFileByPath("Deep/Er/Folder/Inside.md"));
+});
+
+test("a note created later turns an unresolved link into a resolved one", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  assert.equal(app.metadataCache.unresolvedLinks["Home.md"]["Missing note"], 2);
+  await app.vault.create("Missing note.md", "now here");
+  assert.equal(app.metadataCache.unresolvedLinks["Home.md"]["Missing note"], undefined);
+  assert.equal(app.metadataCache.resolvedLinks["Home.md"]["Missing note.md"], 2);
+});
+
+test("modify, append and process write through, update the cache and fire events", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const events = recordEvents(app);
+  const file = app.vault.getFileByPath("Orphan.md");
+
+  await app.vault.modify(file, "# Orphan\n\nNow [[Home]].\n");
+  assert.deepEqual(app.metadataCache.resolvedLinks["Orphan.md"], { "Home.md": 1 });
+  await app.vault.append(file, "More [[Empty]].\n");
+  assert.equal(fs.readFileSync(path.join(dir, "Orphan.md"), "utf8"), "# Orphan\n\nNow [[Home]].\nMore [[Empty]].\n");
+  assert.deepEqual(app.metadataCache.resolvedLinks["Orphan.md"], { "Home.md": 1, "Empty.md": 1 });
+  const returned = await app.vault.process(file, (text) => text.replace("Now", "Then"));
+  assert.equal(returned, "# Orphan\n\nThen [[Home]].\nMore [[Empty]].\n");
+  assert.equal(await app.vault.read(file), returned);
+  assert.deepEqual(events, ["modify Orphan.md", "modify Orphan.md", "modify Orphan.md"]);
+
+  await assert.rejects(
+    app.vault.process(file, () => {
+      throw new Error("callback failed");
+    }),
+    /callback failed/,
+  );
+  assert.equal(await app.vault.read(file), returned, "a failing callback writes nothing");
+});
+
+test("process is atomic: concurrent read-modify-writes lose nothing", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const file = app.vault.getFileByPath("Empty.md");
+  await Promise.all(Array.from({ length: 25 }, (_, i) => app.vault.process(file, (text) => `${text}line ${i}\n`)));
+  const lines = (await app.vault.read(file)).trim().split("\n");
+  assert.equal(lines.length, 25);
+  assert.deepEqual(new Set(lines).size, 25);
+});
+
+test("delete, trash and rename keep the tree, the link maps and the disk in step", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const events = recordEvents(app);
+
+  await app.vault.delete(app.vault.getFileByPath("Orphan links out.md"));
+  assert.ok(!fs.existsSync(path.join(dir, "Orphan links out.md")));
+  assert.equal(app.vault.getFileByPath("Orphan links out.md"), null);
+  assert.equal(app.metadataCache.resolvedLinks["Orphan links out.md"], undefined);
+  assert.equal(app.metadataCache.unresolvedLinks["Home.md"]["Orphan links out"], 1);
+  assert.equal(app.metadataCache.unresolvedLinks["Home.md"]["orphan links out"], 1);
+
+  await app.fileManager.trashFile(app.vault.getFileByPath("Orphan.md"));
+  assert.ok(fs.existsSync(path.join(dir, ".trash/Orphan.md")), "trashOption local moves it into .trash/");
+  fs.writeFileSync(path.join(dir, "Orphan.md"), "again");
+  app.__test.rescan();
+  await app.vault.trash(app.vault.getFileByPath("Orphan.md"), true);
+  assert.equal(fs.readFileSync(path.join(dir, ".trash/Orphan 1.md"), "utf8"), "again");
+  assert.equal(app.vault.getAbstractFileByPath(".trash/Orphan.md"), null, ".trash is not part of the vault");
+
+  const note = app.vault.getFileByPath("Notes/Note.md");
+  await app.vault.rename(note, "Archive/Notes note.md");
+  assert.equal(note.path, "Archive/Notes note.md");
+  assert.equal(note.basename, "Notes note");
+  assert.equal(note.parent, app.vault.getFolderByPath("Archive"));
+  assert.ok(fs.existsSync(path.join(dir, "Archive/Notes note.md")));
+  await assert.rejects(app.vault.rename(note, "Home.md"), /already exists/);
+  await assert.rejects(app.vault.rename(note, "Nowhere/x.md"), /Folder does not exist/);
+  assert.ok(fs.existsSync(path.join(dir, "Archive/Notes note.md")), "a refused rename moves nothing");
+
+  const folder = app.vault.getFolderByPath("Projekte");
+  await app.vault.rename(folder, "Projects");
+  assert.equal(app.vault.getFileByPath("Projects/Über uns.md").parent, folder);
+  assert.equal(app.vault.getFolderByPath("Projekte"), null);
+  assert.deepEqual(events.slice(-2), ["rename Projects Projekte", "rename Projects/Über uns.md Projekte/Über uns.md"]);
+  assert.ok(events.includes("delete Orphan links out.md"));
+  assert.ok(events.includes("rename Archive/Notes note.md Notes/Note.md"));
+});
+
+test("the adapter works on any vault path and keeps the vault in sync", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const adapter = app.vault.adapter;
+  assert.equal(await adapter.exists(".obsidian/app.json"), true);
+  assert.equal(await adapter.exists("nope.md"), false);
+  assert.equal(await adapter.exists("home.md", true), false, "a case-sensitive check sees the real name");
+  assert.equal((await adapter.stat("Projekte")).type, "folder");
+  const stat = await adapter.stat("Home.md");
+  assert.equal(stat.type, "file");
+  assert.equal(stat.size, fs.statSync(path.join(dir, "Home.md")).size);
+  assert.equal(await adapter.stat("nope.md"), null);
+  const listing = await adapter.list("/");
+  assert.ok(listing.folders.includes(".obsidian") && listing.folders.includes("Projekte"));
+  assert.ok(listing.files.includes("Home.md"));
+  assert.deepEqual((await adapter.list("Archive")).files.sort(), ["Archive/Note.md", "Archive/Old plan.md"]);
+  assert.equal(adapter.getFullPath("Notes/Note.md"), path.join(dir, "Notes/Note.md"));
+  assert.match(await adapter.read(".obsidian/app.json"), /newLinkFormat/);
+
+  await adapter.write("Written by adapter.md", "[[Home]]");
+  assert.ok(app.vault.getFileByPath("Written by adapter.md"), "the vault sees adapter writes");
+  assert.deepEqual(app.metadataCache.resolvedLinks["Written by adapter.md"], { "Home.md": 1 });
+  await adapter.write(".obsidian/plugins/x/data.json", "{}").catch((error) => assert.equal(error.code, "ENOENT"));
+  await adapter.mkdir(".obsidian/plugins/x");
+  await adapter.write(".obsidian/plugins/x/data.json", "{}");
+  assert.equal(app.vault.getAbstractFileByPath(".obsidian/plugins/x/data.json"), null);
+});
+
+test("getConfig reads app.json and falls back to Obsidian's defaults", (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  assert.equal(app.vault.getConfig("trashOption"), "local");
+  assert.equal(app.vault.getConfig("newLinkFormat"), "shortest");
+  assert.equal(app.vault.getConfig("attachmentFolderPath"), "/");
+  assert.equal(app.vault.getConfig("noSuchSetting"), null);
+  fs.rmSync(path.join(dir, ".obsidian/app.json"));
+  assert.equal(app.vault.getConfig("trashOption"), "system");
+});
+
+test("daily notes settings come from daily-notes.json and core-plugins.json", (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const plugin = app.internalPlugins.getPluginById("daily-notes");
+  assert.equal(plugin.enabled, true);
+  assert.deepEqual(plugin.instance.options, { format: "YYYY-MM-DD", folder: "Daily", template: "Templates/Daily" });
+  const daily = `${plugin.instance.options.folder}/${moment("2026-03-14", "YYYY-MM-DD", true).format(plugin.instance.options.format)}.md`;
+  assert.ok(app.vault.getFileByPath(daily), "the fixture's daily note follows the settings");
+
+  fs.writeFileSync(path.join(dir, ".obsidian/core-plugins.json"), JSON.stringify({ "daily-notes": false }));
+  assert.equal(app.internalPlugins.getPluginById("daily-notes").enabled, false);
+  assert.equal(app.internalPlugins.getEnabledPluginById("daily-notes"), null);
+  fs.writeFileSync(path.join(dir, ".obsidian/core-plugins.json"), JSON.stringify(["file-explorer", "daily-notes"]));
+  assert.equal(app.internalPlugins.getPluginById("daily-notes").enabled, true, "the older array form");
+  fs.rmSync(path.join(dir, ".obsidian/daily-notes.json"));
+  assert.deepEqual(app.internalPlugins.getPluginById("daily-notes").instance.options, {});
+});
+
+test("workspace: no active note, then one set by the test hook with a selection", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  assert.equal(app.workspace.getActiveFile(), null);
+  assert.equal(app.workspace.getActiveViewOfType(MarkdownView), null);
+  const opened = [];
+  app.workspace.on("file-open", (file) => opened.push(file?.path ?? null));
+
+  await app.__test.setActive("Projekte/Über uns.md", "kleines Team");
+  assert.equal(app.workspace.getActiveFile().path, "Projekte/Über uns.md");
+  const view = app.workspace.getActiveViewOfType(MarkdownView);
+  assert.equal(view.file.path, "Projekte/Über uns.md");
+  assert.equal(view.editor.getSelection(), "kleines Team");
+  assert.deepEqual(view.editor.getCursor("from"), { line: 6, ch: 13 });
+  assert.deepEqual(view.editor.getCursor("to"), { line: 6, ch: 25 });
+
+  await app.__test.setActive("Home.md");
+  assert.equal(app.workspace.getActiveViewOfType(MarkdownView).editor.getSelection(), "");
+  await app.__test.setActive(null);
+  assert.equal(app.workspace.getActiveFile(), null);
+  assert.deepEqual(opened, ["Projekte/Über uns.md", "Home.md", null]);
+  await assert.rejects(app.__test.setActive("No such.md"), /no such file/);
+});
+
+test("OBSMCP_TEST_ACTIVE sets the active note and selection at startup", (t) => {
+  const dir = copyVault(t);
+  const appModule = fileURLToPath(new URL("./fake-obsidian/app.cjs", import.meta.url));
+  const script = `
+    const { createApp, MarkdownView } = require(${JSON.stringify(appModule)});
+    const app = createApp({ vaultDir: ${JSON.stringify(dir)} });
+    const view = app.workspace.getActiveViewOfType(MarkdownView);
+    process.stdout.write(JSON.stringify([app.workspace.getActiveFile()?.path, view?.editor.getSelection()]));`;
+  const run = (value) =>
+    spawnSync(process.execPath, ["-e", script], { env: { ...process.env, OBSMCP_TEST_ACTIVE: value }, encoding: "utf8" });
+  assert.deepEqual(JSON.parse(run("Notes/Meeting notes 2026.md|keep the fixture small").stdout), [
+    "Notes/Meeting notes 2026.md",
+    "keep the fixture small",
+  ]);
+  assert.deepEqual(JSON.parse(run("Home.md").stdout), ["Home.md", ""]);
+  const missing = run("Nope.md");
+  assert.notEqual(missing.status, 0);
+  assert.match(missing.stderr, /OBSMCP_TEST_ACTIVE names a file that is not in the vault/);
+});
+
+test("onLayoutReady runs callbacks after creation, and at once-ish when already ready", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const order = [];
+  app.workspace.onLayoutReady(() => order.push("first"));
+  const resolved = new Promise((resolve) => app.metadataCache.on("resolved", resolve));
+  assert.deepEqual(order, [], "not synchronously during createApp's turn");
+  await resolved;
+  assert.deepEqual(order, ["first"]);
+  await new Promise((resolve) => app.workspace.onLayoutReady(resolve));
+});
+
+test("normalizePath and moment behave like Obsidian's exports", () => {
+  assert.equal(normalizePath("//a\\b///c/"), "a/b/c");
+  assert.equal(normalizePath(""), "/");
+  assert.equal(normalizePath("/"), "/");
+  assert.equal(normalizePath("a\u00A0b"), "a b");
+  assert.equal(normalizePath("U\u0308ber"), "Über", "NFC");
+  assert.equal(moment("2026-03-14", "YYYY-MM-DD", true).format("dddd, D. MMMM YYYY"), "Saturday, 14. March 2026");
+  assert.equal(moment("2026-02-30", "YYYY-MM-DD", true).isValid(), false);
+});
+
+test("createApp refuses a missing vault folder", () => {
+  assert.throws(() => createApp({ vaultDir: path.join(os.tmpdir(), "obsmcp-no-such-vault-here") }), /ENOENT|not a folder/);
+  assert.throws(() => createApp({}), /vaultDir is required/);
+});
