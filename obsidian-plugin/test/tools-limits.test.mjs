@@ -109,6 +109,12 @@ describe("limits on the fixture vault and its 20 MB note", () => {
     assert.equal(result.sha256, sha256(disk));
   });
 
+  it("set_property on a note whose YAML does not parse says so and writes nothing", async () => {
+    const before = readDisk(vault.dir, "Invalid frontmatter.md");
+    await session.fails("set_property", { path: "Invalid frontmatter", key: "x", value: 1 }, /could not edit the frontmatter of Invalid frontmatter.md: .*nothing was written/);
+    assert.equal(readDisk(vault.dir, "Invalid frontmatter.md"), before);
+  });
+
   it("batch runs calls in order under one shared budget", async () => {
     const result = await session.ok("batch", {
       max_chars: 30000,

@@ -220,6 +220,7 @@ describe("read tools", () => {
     const sensitive = await session.ok("search", { query: "[A-Z]EEDLE", regex: true, case_sensitive: true });
     assert.deepEqual(sensitive.results.map((file) => file.path), ["Día/Ñandú.md"]);
     await session.fails("search", { query: "(unclosed", regex: true }, /invalid regular expression/);
+    await session.fails("search", { query: "line one\nneedle" }, /one line at a time/);
   });
 
   it("search limits matches per note and in total, and the cursor resumes after the last match", async () => {

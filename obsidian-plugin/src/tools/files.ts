@@ -25,7 +25,16 @@ async function editFrontmatter(
   // processFrontMatter does not expose the raw text, so the hash is checked just before it; both run on Obsidian's
   // single JavaScript thread with only the read in between.
   checkExpectedHash(file.path, await ctx.app.vault.read(file), expectedHash);
-  await ctx.app.fileManager.processFrontMatter(file, edit);
+  try {
+    await ctx.app.fileManager.processFrontMatter(file, edit);
+  } catch (error) {
+    // Obsidian throws (and writes nothing) when the existing YAML does not parse; say so instead of a bare failure.
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new ToolError(
+      `could not edit the frontmatter of ${file.path}: ${reason}; nothing was written ` +
+        '(fix the YAML with patch_section target "frontmatter")',
+    );
+  }
   return contentHash(await ctx.app.vault.read(file));
 }
 

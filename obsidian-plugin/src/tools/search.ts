@@ -78,6 +78,9 @@ export const search = defineTool({
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, ctx) {
+    if (!args.regex && /[\r\n]/.test(args.query)) {
+      throw new ToolError("query spans several lines, but search matches one line at a time: search for one line of it");
+    }
     const matchLine = matcherFor(args.query, args.regex, args.case_sensitive);
     const prefix = args.path_prefix === "" ? "" : cleanVaultPath(args.path_prefix, ctx, "path_prefix") + (args.path_prefix.endsWith("/") ? "/" : "");
     const resume = parseCursor(args.cursor);

@@ -9,6 +9,7 @@ import { ensureParentFolders, isInConfigDir, newNotePath, resolveNote } from "..
 import { dailyNotePath, dailyNoteSettings, fillDailyTemplate, parseDailyDate } from "../vault/daily";
 import { isoTime, json, renderRead } from "./common";
 import { defineTool, ToolError } from "./types";
+import type { ToolContext } from "./types";
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -75,6 +76,16 @@ export const recentFiles = defineTool({
   },
 });
 
+/** The daily-note template named in the settings; a missing one is an error rather than an empty note. */
+function templateFile(ctx: ToolContext, template: string): TFile {
+  try {
+    return resolveNote(ctx, template).file;
+  } catch (error) {
+    if (!(error instanceof ToolError)) throw error;
+    throw new ToolError(`the daily-note template ${JSON.stringify(template)} (Daily notes settings) cannot be used: ${error.message}`);
+  }
+}
+
 export const dailyNote = defineTool({
   name: "daily_note",
   title: "Daily note",
@@ -105,7 +116,7 @@ export const dailyNote = defineTool({
     if (ctx.readOnly) throw new ToolError("creating a daily note is refused: the obsmcp plugin is in read-only mode");
     let content = "";
     if (settings.template !== "") {
-      const template = resolveNote(ctx, settings.template).file;
+      const template = templateFile(ctx, settings.template);
       const title = path.slice(path.lastIndexOf("/") + 1, -".md".length);
       content = fillDailyTemplate(await ctx.app.vault.read(template), title, day, settings);
     }
