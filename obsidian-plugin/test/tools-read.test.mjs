@@ -69,6 +69,8 @@ describe("read tools", () => {
       notes.entries.map((entry) => [entry.path, entry.type]),
       [["Notes/Alpha.md", "file"], ["Notes/Beta.md", "file"], ["Notes/Sub", "folder"]],
     );
+    const root = await session.ok("list_files", { folder: "/" });
+    assert.deepEqual(root.entries.map((entry) => entry.path), markdownPaths, '"/" is the vault root');
     const none = await session.ok("list_files", { extension: "canvas" });
     assert.equal(none.total, 0);
     await session.fails("list_files", { folder: "Nope" }, /folder not found/);

@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { CachedMetadata, ReferenceCache, TFile } from "obsidian";
 import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor, snippet } from "../vault/limits";
 import { splitLines } from "../vault/lines";
-import { cleanVaultPath, isInConfigDir, resolveMarkdown } from "../vault/paths";
+import { cleanFolderPath, isInConfigDir, resolveMarkdown } from "../vault/paths";
 import { backlinkSources, resolveLink } from "../vault/links";
 import { json, pathArg } from "./common";
 import { defineTool } from "./types";
@@ -159,7 +159,7 @@ export const orphans = defineTool({
     "Markdown notes no other note links to (by resolved link or embed), sorted by path; has_outgoing says whether " +
     "the note itself links anywhere.",
   input: {
-    folder: z.string().default("").describe('Only notes under this folder (default "": the whole vault).'),
+    folder: z.string().default("").describe('Only notes under this folder (default "" or "/": the whole vault).'),
     limit: limitArg("notes", 200),
     cursor: cursorArg(),
   },
@@ -176,7 +176,7 @@ export const orphans = defineTool({
     for (const [source, targets] of Object.entries(ctx.app.metadataCache.unresolvedLinks)) {
       if (Object.keys(targets).length > 0) outgoing.add(source);
     }
-    const prefix = cleanVaultPath(args.folder, ctx, "folder");
+    const prefix = cleanFolderPath(args.folder, ctx);
     const all = ctx.app.vault
       .getMarkdownFiles()
       .filter((note) => !linked.has(note.path) && !isInConfigDir(note.path, ctx))

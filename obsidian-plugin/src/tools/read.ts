@@ -51,7 +51,7 @@ export const listFiles = defineTool({
   title: "List files",
   description: "List files (and optionally folders) under a folder, sorted by path, paginated.",
   input: {
-    folder: z.string().default("").describe('Folder to list, vault-relative; "" (default) is the vault root.'),
+    folder: z.string().default("").describe('Folder to list, vault-relative; "" (default) or "/" is the vault root.'),
     extension: z
       .string()
       .max(20)

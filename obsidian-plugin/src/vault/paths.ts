@@ -142,9 +142,14 @@ export function resolveMarkdown(ctx: ToolContext, raw: string): NoteRef {
   return ref;
 }
 
+/** Validates a folder argument; "" and a lone "/" (Obsidian's name for the root folder) are the vault root. */
+export function cleanFolderPath(raw: string, ctx: ToolContext): string {
+  return raw.trim() === "/" ? "" : cleanVaultPath(raw, ctx, "folder");
+}
+
 /** Resolves a folder argument ("" or "/" is the vault root). */
 export function resolveFolder(ctx: ToolContext, raw: string): TFolder {
-  const path = cleanVaultPath(raw, ctx, "folder");
+  const path = cleanFolderPath(raw, ctx);
   const folder = path === "" ? ctx.app.vault.getRoot() : ctx.app.vault.getAbstractFileByPath(path);
   if (!(folder instanceof TFolder)) throw new ToolError(`folder not found: ${JSON.stringify(raw)}`);
   assertInsideVaultOnDisk(ctx, folder.path === "/" ? "" : folder.path);
