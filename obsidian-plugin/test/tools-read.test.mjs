@@ -223,6 +223,12 @@ describe("read tools", () => {
     assert.deepEqual(sensitive.results.map((file) => file.path), ["Día/Ñandú.md"]);
     await session.fails("search", { query: "(unclosed", regex: true }, /invalid regular expression/);
     await session.fails("search", { query: "line one\nneedle" }, /one line at a time/);
+    for (const runaway of ["(a+)+$", "(\\w*\\s?)*x", "((ab)*c)+", "(x|y+){2,}"]) {
+      await session.fails("search", { query: runaway, regex: true }, /repeats a group that holds a repetition/);
+    }
+    for (const fine of ["(ab)+", "[(a+)]+", "\\(a+\\)+", "(a{2})+", "(?:Needle|needle) line"]) {
+      await session.ok("search", { query: fine, regex: true });
+    }
   });
 
   it("search limits matches per note and in total, and the cursor resumes after the last match", async () => {

@@ -56,6 +56,7 @@ describe("write tools", () => {
     await session.fails("create_note", { path: "Nope/New.md", content: "x", expected_hash: STALE }, /does not exist/);
     assert.equal(fs.existsSync(path.join(vault.dir, "Nope")), false);
     await session.fails("create_note", { path: "Bad#name", content: "x" }, /cannot contain/);
+    await session.fails("create_note", { path: "Projects/", content: "x" }, /ends with "\/"/);
   });
 
   it("str_replace replaces exactly one occurrence and says how many it found otherwise", async () => {

@@ -30,8 +30,52 @@ interface FileResult {
 /** Finds the first match in a line: its index, or -1. */
 type LineMatcher = (line: string) => number;
 
+/**
+ * Whether a pattern repeats a group that itself holds an unbounded repetition, as in `(a+)+` or `(\w*\s?)*`: the
+ * shape behind catastrophic backtracking. The plugin runs on Obsidian's UI thread, where a runaway regex would freeze
+ * the app, so such patterns are refused rather than tried.
+ */
+export function hasNestedQuantifier(source: string): boolean {
+  const groups: boolean[] = [];
+  let inClass = false;
+  let lastGroupHadQuantifier = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === "\\") {
+      i++;
+      lastGroupHadQuantifier = false;
+      continue;
+    }
+    if (inClass) {
+      if (char === "]") inClass = false;
+      continue;
+    }
+    const unbounded = char === "*" || char === "+" || (char === "{" && /^\{\d*,\}/.test(source.slice(i)));
+    if (unbounded) {
+      if (lastGroupHadQuantifier) return true;
+      if (groups.length > 0) groups[groups.length - 1] = true;
+    }
+    if (char === "[") inClass = true;
+    if (char === "(") groups.push(false);
+    if (char === ")") {
+      const had = groups.pop() ?? false;
+      if (had && groups.length > 0) groups[groups.length - 1] = true;
+      lastGroupHadQuantifier = had;
+      continue;
+    }
+    if (!unbounded && char !== "?") lastGroupHadQuantifier = false;
+  }
+  return false;
+}
+
 function matcherFor(query: string, regex: boolean, caseSensitive: boolean): LineMatcher {
   if (regex) {
+    if (hasNestedQuantifier(query)) {
+      throw new ToolError(
+        `regular expression ${JSON.stringify(query)} repeats a group that holds a repetition (like (a+)+); ` +
+          "such patterns can run for minutes: rewrite it without the nested repetition",
+      );
+    }
     let pattern: RegExp;
     try {
       pattern = new RegExp(query, caseSensitive ? "" : "i");

@@ -161,6 +161,7 @@ export function resolveFolder(ctx: ToolContext, raw: string): TFolder {
  * unless it already ends in ".md", outside the config folder, whose existing ancestors are inside the vault on disk.
  */
 export function newNotePath(ctx: ToolContext, raw: string, what = "path"): string {
+  if (raw.trim().endsWith("/")) throw new ToolError(`${what} ${JSON.stringify(raw)} ends with "/": give the note's file name`);
   let path = cleanVaultPath(raw.trim(), ctx, what);
   if (path === "") throw new ToolError(`${what} is empty`);
   if (!path.toLowerCase().endsWith(".md")) path += ".md";
