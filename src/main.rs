@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod doctor;
 mod offline;
+mod setup;
 mod version;
 
 use std::process::ExitCode;

@@ -151,7 +151,7 @@ impl SetupPlan {
             }
         }
         if self.changes_anything()
-            && let Err(error) = self.state.save(environment)
+            && let Err(error) = self.state.clone().save(environment)
         {
             problems.push(Problem { scope: "obsmcp".to_owned(), message: error.to_string(), hint: None });
         }
@@ -294,14 +294,15 @@ fn plan_plugin(
     let initial = Template::parse(request.data_template).render(&BTreeMap::from([("port", json!(port)), ("token", json!(token))]));
 
     for (name, bytes) in request.bundle.files() {
-        edits.replace(&folder.join(name), bytes, scope, &format!("plugin {name}"));
+        edits.replace(&folder.join(name), bytes, None, scope, &format!("plugin {name}"));
     }
     let data_edit = TextEdit { format: plugin::OBSIDIAN_FORMAT, operations: plugin::data_operations(&existing, &initial), remove_if_empty: false };
     if existing_text.is_some() {
         edits.edit(&data_path, data_edit, scope, "data.json (port and token)");
     } else {
         let text = serde_json::to_string_pretty(&initial).expect("data.json serialises") + "\n";
-        edits.replace(&data_path, text.as_bytes(), scope, "data.json (port and token)");
+        // The token is a secret: a new data.json is private to its owner.
+        edits.replace(&data_path, text.as_bytes(), Some(0o600), scope, "data.json (port and token)");
     }
     let community = plugin::community_plugins_path(&vault.path, &vault.config_dir);
     let enable = TextEdit { format: plugin::OBSIDIAN_FORMAT, operations: vec![plugin::enable_operation()], remove_if_empty: false };
@@ -537,12 +538,12 @@ impl Edits {
         });
     }
 
-    fn replace(&mut self, path: &Path, bytes: &[u8], scope: &str, subject: &str) {
+    fn replace(&mut self, path: &Path, bytes: &[u8], new_mode: Option<u32>, scope: &str, subject: &str) {
         self.pending.push(Pending {
             path: path.to_owned(),
             kind: PendingKind::Bytes(bytes.to_vec()),
             claude_lock: false,
-            new_mode: None,
+            new_mode,
             containers: Vec::new(),
             item: Some((scope.to_owned(), subject.to_owned())),
         });
@@ -553,7 +554,7 @@ impl Edits {
         for pending in self.pending {
             let planned = match pending.kind {
                 PendingKind::Document(edit) => FileChange::edit(&pending.path, edit, pending.claude_lock, pending.new_mode),
-                PendingKind::Bytes(bytes) => FileChange::replace(&pending.path, Some(&bytes)),
+                PendingKind::Bytes(bytes) => FileChange::replace(&pending.path, Some(&bytes)).map(|change| FileChange { new_mode: pending.new_mode, ..change }),
             };
             let change = match planned.and_then(|change| check_writable(&change).map(|()| change).map_err(PlanFileError::File)) {
                 Ok(change) => change,

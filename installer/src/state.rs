@@ -26,6 +26,9 @@ pub struct State {
     /// The vaults setup installed the plugin into, with their config folder.
     #[serde(default)]
     pub vaults: BTreeMap<PathBuf, String>,
+    /// Folders created to hold this record itself, removed with it.
+    #[serde(default)]
+    pub own_dirs: BTreeSet<PathBuf>,
 }
 
 /// The state file's path.
@@ -43,17 +46,35 @@ impl State {
     }
 
     /// Saves the record, or removes the file (and the folder, if empty) when nothing is left in it.
-    pub fn save(&self, environment: &Environment) -> Result<(), FileError> {
+    pub fn save(&mut self, environment: &Environment) -> Result<(), FileError> {
         let file = path(environment);
-        if *self == State::default() {
+        if self.records_nothing() {
             files::remove_file(&file)?;
+            let mut own_dirs: Vec<&PathBuf> = self.own_dirs.iter().collect();
+            own_dirs.sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
+            for folder in own_dirs {
+                remove_dir_if_empty(folder);
+            }
             if let Some(folder) = file.parent() {
                 remove_dir_if_empty(folder);
             }
             return Ok(());
         }
+        let mut folder = file.parent();
+        while let Some(dir) = folder.filter(|dir| !dir.as_os_str().is_empty() && !dir.exists()) {
+            self.own_dirs.insert(dir.to_owned());
+            folder = dir.parent();
+        }
         let text = serde_json::to_string_pretty(self).expect("the state serialises") + "\n";
         files::write_atomic_without_backup(&file, text.as_bytes())
+    }
+
+    /// Whether nothing but the record's own folders is left in it.
+    fn records_nothing(&self) -> bool {
+        self.created_files.is_empty()
+            && self.created_dirs.is_empty()
+            && self.created_containers.is_empty()
+            && self.vaults.is_empty()
     }
 
     /// Forgets everything recorded about `file`.

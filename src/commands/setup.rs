@@ -1,10 +1,190 @@
-//! `obsmcp setup`.
+//! `obsmcp setup`: choose vaults and clients (asking on a terminal, from flags otherwise), plan every change with the
+//! installer library, show it, confirm it, apply it, and say what to do next.
 
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use obsmcp_installer::clients::{CLIENTS, ClientSpec};
+use obsmcp_installer::environment::Environment;
+use obsmcp_installer::setup::{self as planner, Decisions, FixedDecisions, SetupRequest, VaultTarget};
+use obsmcp_installer::vaults;
+
 use crate::cli::SetupArgs;
+use crate::setup::prompt::{AskToReplace, Prompter, Terminal};
+use crate::setup::report::{Outcome, Printer, Report, diffs};
+use crate::setup::{self, UsageError};
 
 /// Runs `obsmcp setup`.
-pub(crate) fn run(_args: SetupArgs) -> anyhow::Result<ExitCode> {
-    super::not_built("setup", 4)
+pub(crate) fn run(args: SetupArgs) -> anyhow::Result<ExitCode> {
+    let environment = setup::environment()?;
+    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let interactive = terminal && !args.yes && !args.json && !args.dry_run;
+    if !interactive && !args.yes && !args.dry_run {
+        return Ok(setup::usage_error(&UsageError {
+            message: "setup needs a terminal to ask its questions, and there is none".to_owned(),
+            hint: "run it with flags instead: obsmcp setup --vault PATH --client claude-code --client codex --client hermes --yes \
+                   (add --dry-run to only see the changes, --json for a report)"
+                .to_owned(),
+        }));
+    }
+    let mut terminal_prompter = Terminal;
+    let prompter: Option<&mut (dyn Prompter + 'static)> = if interactive { Some(&mut terminal_prompter) } else { None };
+    let mut stdout = std::io::stdout().lock();
+    let mut stderr = std::io::stderr().lock();
+    let mut printer = Printer { out: &mut stdout, err: &mut stderr, json: args.json };
+    match execute(&args, &environment, prompter, &mut printer) {
+        Ok(code) => Ok(code),
+        Err(error) => match error.downcast::<UsageError>() {
+            Ok(usage) => Ok(setup::usage_error(&usage)),
+            Err(error) => Err(error),
+        },
+    }
+}
+
+/// The whole run, with the prompter and output injected.
+pub(crate) fn execute(
+    args: &SetupArgs,
+    environment: &Environment,
+    mut prompter: Option<&mut (dyn Prompter + 'static)>,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<ExitCode> {
+    let vaults = choose_vaults(args, environment, prompter.as_deref_mut())?;
+    let clients = choose_clients(args, environment, prompter.as_deref_mut())?;
+    let request = SetupRequest {
+        environment,
+        vaults,
+        clients,
+        binary: setup::binary()?,
+        read_only: args.read_only,
+        permissions: !args.no_claude_permissions,
+        bundle: setup::BUNDLE,
+        data_template: setup::DATA_TEMPLATE,
+        read_only_tools: setup::read_only_tools(),
+        port_is_free: &setup::port_is_free,
+    };
+    let plan = match prompter.as_deref_mut() {
+        Some(prompter) if !args.replace_existing => planner::plan(&request, &mut AskToReplace { prompter }),
+        _ => planner::plan(&request, &mut FixedDecisions(args.replace_existing) as &mut dyn Decisions),
+    };
+
+    let mut report = Report {
+        command: "setup",
+        outcome: Outcome::AlreadyConfigured,
+        vaults: plan.vaults.clone(),
+        items: plan.items.clone(),
+        notes: plan.notes.clone(),
+        problems: plan.problems.clone(),
+        next_steps: Vec::new(),
+        diffs: Vec::new(),
+    };
+    if plan.changes_anything() {
+        report.outcome = Outcome::Planned;
+        if args.dry_run {
+            report.diffs = diffs(&plan.files);
+        } else if let Some(prompter) = prompter.as_deref_mut() {
+            for diff in diffs(&plan.files) {
+                write!(printer.out, "{}", diff.diff)?;
+            }
+            if !prompter.confirm("Apply these changes?", true)? {
+                report.outcome = Outcome::Cancelled;
+            }
+        }
+        if !args.dry_run && report.outcome != Outcome::Cancelled {
+            report.problems.extend(plan.apply(environment));
+            report.outcome = Outcome::Changed;
+        }
+    }
+    if report.outcome != Outcome::Cancelled && !plan.vaults.is_empty() {
+        report.next_steps = next_steps(&plan.vaults, &request.clients);
+    }
+    printer.print(&report)?;
+    Ok(if report.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn choose_vaults(args: &SetupArgs, environment: &Environment, prompter: Option<&mut (dyn Prompter + 'static)>) -> anyhow::Result<Vec<VaultTarget>> {
+    if !args.vault.is_empty() {
+        return args.vault.iter().map(|path| setup::vault_target(environment, path, args.config_dir.as_deref())).collect();
+    }
+    let (registered, errors) = vaults::discover(environment);
+    for error in &errors {
+        eprintln!("warning: {error}");
+    }
+    let found: Vec<_> = registered.into_iter().filter(|vault| vault.path.is_dir()).collect();
+    if found.is_empty() {
+        return Err(UsageError {
+            message: "no Obsidian vault was found in Obsidian's vault list".to_owned(),
+            hint: "name the vault folder with --vault PATH (any folder can be a vault)".to_owned(),
+        }
+        .into());
+    }
+    let chosen: Vec<PathBuf> = match prompter {
+        Some(prompter) => {
+            let labels: Vec<String> = found
+                .iter()
+                .map(|vault| {
+                    let open = if vault.open { "  (open)" } else { "" };
+                    format!("{}  {}{open}", vaults::vault_name(&vault.path), vault.path.display())
+                })
+                .collect();
+            let any_open = found.iter().any(|vault| vault.open);
+            let checked: Vec<bool> = found.iter().map(|vault| found.len() == 1 || vault.open || !any_open).collect();
+            let picked = prompter.select("Vaults to connect (space toggles, enter confirms)", &labels, &checked)?;
+            picked.into_iter().map(|index| found[index].path.clone()).collect()
+        }
+        None => found.iter().map(|vault| vault.path.clone()).collect(),
+    };
+    if chosen.is_empty() {
+        return Err(UsageError { message: "no vault was chosen".to_owned(), hint: "choose at least one, or use --vault PATH".to_owned() }.into());
+    }
+    chosen.iter().map(|path| setup::vault_target(environment, path, args.config_dir.as_deref())).collect()
+}
+
+fn choose_clients(args: &SetupArgs, environment: &Environment, prompter: Option<&mut (dyn Prompter + 'static)>) -> anyhow::Result<Vec<&'static ClientSpec>> {
+    if !args.client.is_empty() {
+        return setup::named_clients(&args.client);
+    }
+    let locations: Vec<_> = CLIENTS.iter().map(|client| client.locate(environment)).collect();
+    let chosen: Vec<&'static ClientSpec> = match prompter {
+        Some(prompter) => {
+            let labels: Vec<String> = CLIENTS
+                .iter()
+                .zip(&locations)
+                .map(|(client, location)| {
+                    let state = if location.detected { "" } else { "  (not detected)" };
+                    format!("{}  {}{state}", client.name, location.config.display())
+                })
+                .collect();
+            let checked: Vec<bool> = locations.iter().map(|location| location.detected).collect();
+            let picked = prompter.select("AI clients to register obsmcp with", &labels, &checked)?;
+            picked.into_iter().map(|index| &CLIENTS[index]).collect()
+        }
+        None => CLIENTS.iter().zip(&locations).filter(|(_, location)| location.detected).map(|(client, _)| client).collect(),
+    };
+    if chosen.is_empty() {
+        let ids: Vec<&str> = CLIENTS.iter().map(|client| client.id).collect();
+        return Err(UsageError {
+            message: "no AI client was detected or chosen".to_owned(),
+            hint: format!("name them with --client (repeatable): {}", ids.join(", ")),
+        }
+        .into());
+    }
+    Ok(chosen)
+}
+
+fn next_steps(vaults: &[obsmcp_installer::setup::VaultPlan], clients: &[&ClientSpec]) -> Vec<String> {
+    let mut steps = Vec::new();
+    for vault in vaults {
+        let action = if vault.open { "Restart Obsidian (or reload the vault)" } else { "Open Obsidian" };
+        steps.push(format!(
+            "{action} on the vault {}. If Obsidian asks \"Trust author and enable plugins?\", choose to trust: obsmcp \
+             loads only after that. Check that obsmcp is on in Settings → Community plugins.",
+            vault.name
+        ));
+    }
+    for client in clients {
+        steps.push(format!("{}: {}.", client.name, client.after_change));
+    }
+    steps.push("Run `obsmcp doctor` to check every link from client to vault.".to_owned());
+    steps
 }

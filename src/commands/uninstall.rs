@@ -1,10 +1,98 @@
-//! `obsmcp uninstall`.
+//! `obsmcp uninstall`: remove obsmcp's client entries, the permission rules setup added, and the plugin, keeping
+//! everything else; planned, shown and confirmed like setup.
 
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use obsmcp_installer::clients::CLIENTS;
+use obsmcp_installer::environment::Environment;
+use obsmcp_installer::uninstall::{self as planner, UninstallRequest};
+
 use crate::cli::UninstallArgs;
+use crate::setup::prompt::{Prompter, Terminal};
+use crate::setup::report::{Outcome, Printer, Report, diffs};
+use crate::setup::{self, UsageError};
 
 /// Runs `obsmcp uninstall`.
-pub(crate) fn run(_args: UninstallArgs) -> anyhow::Result<ExitCode> {
-    super::not_built("uninstall", 4)
+pub(crate) fn run(args: UninstallArgs) -> anyhow::Result<ExitCode> {
+    let environment = setup::environment()?;
+    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let interactive = terminal && !args.yes && !args.json && !args.dry_run;
+    if !interactive && !args.yes && !args.dry_run {
+        return Ok(setup::usage_error(&UsageError {
+            message: "uninstall needs a terminal to confirm, and there is none".to_owned(),
+            hint: "run `obsmcp uninstall --yes` (add --dry-run to only see the changes, --keep-plugin to keep the plugin)"
+                .to_owned(),
+        }));
+    }
+    let mut terminal_prompter = Terminal;
+    let prompter: Option<&mut (dyn Prompter + 'static)> = if interactive { Some(&mut terminal_prompter) } else { None };
+    let mut stdout = std::io::stdout().lock();
+    let mut stderr = std::io::stderr().lock();
+    let mut printer = Printer { out: &mut stdout, err: &mut stderr, json: args.json };
+    match execute(&args, &environment, prompter, &mut printer) {
+        Ok(code) => Ok(code),
+        Err(error) => match error.downcast::<UsageError>() {
+            Ok(usage) => Ok(setup::usage_error(&usage)),
+            Err(error) => Err(error),
+        },
+    }
+}
+
+/// The whole run, with the prompter and output injected.
+pub(crate) fn execute(
+    args: &UninstallArgs,
+    environment: &Environment,
+    prompter: Option<&mut (dyn Prompter + 'static)>,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<ExitCode> {
+    let clients = if args.client.is_empty() { CLIENTS.iter().collect() } else { setup::named_clients(&args.client)? };
+    let vaults = args
+        .vault
+        .iter()
+        .map(|path| {
+            let absolute = if path.is_absolute() { path.clone() } else { std::env::current_dir()?.join(path) };
+            Ok(std::fs::canonicalize(&absolute).unwrap_or(absolute))
+        })
+        .collect::<anyhow::Result<Vec<PathBuf>>>()?;
+    let request = UninstallRequest {
+        environment,
+        clients,
+        vaults,
+        config_dir: args.config_dir.clone(),
+        keep_plugin: args.keep_plugin,
+        read_only_tools: setup::read_only_tools(),
+    };
+    let mut plan = planner::plan(&request);
+    let mut report = Report {
+        command: "uninstall",
+        outcome: Outcome::NothingToRemove,
+        vaults: Vec::new(),
+        items: plan.items.clone(),
+        notes: Vec::new(),
+        problems: plan.problems.clone(),
+        next_steps: Vec::new(),
+        diffs: Vec::new(),
+    };
+    if plan.changes_anything() {
+        report.outcome = Outcome::Planned;
+        if args.dry_run {
+            report.diffs = diffs(&plan.files);
+        } else if let Some(prompter) = prompter {
+            for diff in diffs(&plan.files) {
+                write!(printer.out, "{}", diff.diff)?;
+            }
+            if !prompter.confirm("Remove obsmcp as shown?", false)? {
+                report.outcome = Outcome::Cancelled;
+            }
+        }
+        if !args.dry_run && report.outcome != Outcome::Cancelled {
+            report.problems.extend(plan.apply(environment));
+            report.outcome = Outcome::Changed;
+            report.next_steps.push("Restart Obsidian and your AI clients so they drop obsmcp.".to_owned());
+        }
+    }
+    printer.print(&report)?;
+    Ok(if report.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

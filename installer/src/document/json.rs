@@ -87,13 +87,22 @@ impl JsonTree {
     fn array_at(&self, path: &[String]) -> Result<CstArray, DocumentError> {
         let Some((last, parents)) = path.split_last() else {
             return match self.root.value() {
-                None => Ok(self.root.array_value_or_set()),
+                None => {
+                    let array = self.root.array_value_or_set();
+                    array.ensure_multiline();
+                    Ok(array)
+                }
                 Some(node) => node.as_array().ok_or_else(|| shape_error(&[], kind_of(&node), "an array")),
             };
         };
         let parent = self.object_at(parents)?;
         match parent.get(last) {
-            None => Ok(parent.array_value_or_create(last).expect("a missing key can be created")),
+            None => {
+                let array = parent.array_value_or_create(last).expect("a missing key can be created");
+                // A list obsmcp starts gets one item per line, like the rest of a pretty-printed file.
+                array.ensure_multiline();
+                Ok(array)
+            }
             Some(property) => {
                 let node = property.value().expect("a property has a value");
                 node.as_array().ok_or_else(|| shape_error(path, kind_of(&node), "an array"))

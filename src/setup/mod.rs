@@ -1,0 +1,104 @@
+//! What `setup` and `uninstall` share in the binary: the plugin bytes and templates embedded at build time, the
+//! read-only tool names from the generated catalog, and turning command-line values into validated targets. The
+//! planning itself lives in the `obsmcp-installer` library.
+
+pub(crate) mod prompt;
+pub(crate) mod report;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use obsmcp_installer::clients::{self, CLIENTS, ClientSpec};
+use obsmcp_installer::environment::Environment;
+use obsmcp_installer::plugin::PluginBundle;
+use obsmcp_installer::setup::VaultTarget;
+use obsmcp_installer::vaults;
+
+/// The plugin files this binary installs (the doctor's `--fix` installs the same bytes).
+pub(crate) const BUNDLE: PluginBundle = PluginBundle {
+    main_js: include_bytes!("../../obsidian-plugin/main.js"),
+    manifest: include_bytes!("../../obsidian-plugin/manifest.json"),
+    styles: Some(include_bytes!("../../obsidian-plugin/styles.css")),
+};
+
+/// The plugin's initial `data.json`, with `{port}` and `{token}` placeholders.
+pub(crate) const DATA_TEMPLATE: &str = include_str!("../../templates/plugin/data.json");
+
+const CATALOG: &str = include_str!("../../obsidian-plugin/catalog.json");
+
+/// The tools the plugin marks `readOnlyHint: true`: the ones Claude Code's permission rules pre-approve.
+pub(crate) fn read_only_tools() -> Vec<String> {
+    let catalog: serde_json::Value = serde_json::from_str(CATALOG).expect("the embedded catalog is JSON");
+    catalog["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|tool| tool["annotations"]["readOnlyHint"] == true)
+        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The process's environment, or an error saying why there is none.
+pub(crate) fn environment() -> anyhow::Result<Environment> {
+    Environment::from_process().context("could not find your home folder (HOME, or USERPROFILE on Windows, is not set)")
+}
+
+/// The absolute path of the running `obsmcp`, which every client entry runs.
+pub(crate) fn binary() -> anyhow::Result<PathBuf> {
+    let path = std::env::current_exe().context("could not find the path of the running obsmcp binary")?;
+    Ok(std::fs::canonicalize(&path).unwrap_or(path))
+}
+
+/// The clients named with `--client`, or an error listing the known ones.
+pub(crate) fn named_clients(names: &[String]) -> anyhow::Result<Vec<&'static ClientSpec>> {
+    let mut chosen: Vec<&'static ClientSpec> = Vec::new();
+    for name in names {
+        let Some(client) = clients::find(name) else {
+            let known: Vec<&str> = CLIENTS.iter().map(|client| client.id).collect();
+            bail!("unknown client `{name}`; known clients: {}", known.join(", "));
+        };
+        if !chosen.iter().any(|known| known.id == client.id) {
+            chosen.push(client);
+        }
+    }
+    Ok(chosen)
+}
+
+/// A folder given with `--vault`, made absolute and checked.
+pub(crate) fn vault_target(
+    environment: &Environment,
+    path: &Path,
+    config_dir: Option<&str>,
+) -> anyhow::Result<VaultTarget> {
+    let absolute = if path.is_absolute() { path.to_owned() } else { std::env::current_dir()?.join(path) };
+    if !absolute.is_dir() {
+        bail!("the vault folder `{}` does not exist", absolute.display());
+    }
+    let absolute = std::fs::canonicalize(&absolute).unwrap_or(absolute);
+    let (registered, _) = vaults::discover(environment);
+    let open = registered.iter().any(|vault| vault.open && vault.path == absolute);
+    let (config_dir, config_dir_source) = vaults::config_dir(&absolute, config_dir);
+    Ok(VaultTarget { path: absolute, config_dir, config_dir_source, open })
+}
+
+/// Whether a loopback port can be bound now.
+pub(crate) fn port_is_free(port: u16) -> bool {
+    std::net::TcpListener::bind(("127.0.0.1", port)).is_ok()
+}
+
+/// A mistake in how obsmcp was asked to run, with the flag that fixes it.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub(crate) struct UsageError {
+    /// What is wrong.
+    pub(crate) message: String,
+    /// What to run instead.
+    pub(crate) hint: String,
+}
+
+/// Prints a usage error with its hint; exit code 2, as for clap's own usage errors.
+pub(crate) fn usage_error(error: &UsageError) -> std::process::ExitCode {
+    eprintln!("error: {}", error.message);
+    eprintln!("hint: {}", error.hint);
+    std::process::ExitCode::from(2)
+}

@@ -1,0 +1,65 @@
+//! Questions for the guided run, behind a small trait: `dialoguer` on a terminal, scripted answers in tests.
+
+use obsmcp_installer::clients::ClientSpec;
+use obsmcp_installer::setup::Decisions;
+
+/// The questions setup and uninstall ask.
+pub(crate) trait Prompter {
+    /// Picks any number of `items`; `checked` says which start selected.
+    fn select(&mut self, prompt: &str, items: &[String], checked: &[bool]) -> anyhow::Result<Vec<usize>>;
+    /// A yes/no question.
+    fn confirm(&mut self, prompt: &str, default: bool) -> anyhow::Result<bool>;
+}
+
+/// The terminal prompter.
+pub(crate) struct Terminal;
+
+impl Prompter for Terminal {
+    fn select(&mut self, prompt: &str, items: &[String], checked: &[bool]) -> anyhow::Result<Vec<usize>> {
+        Ok(dialoguer::MultiSelect::new().with_prompt(prompt).items(items).defaults(checked).interact()?)
+    }
+
+    fn confirm(&mut self, prompt: &str, default: bool) -> anyhow::Result<bool> {
+        Ok(dialoguer::Confirm::new().with_prompt(prompt).default(default).interact()?)
+    }
+}
+
+/// Asks before replacing a foreign entry; a failed prompt counts as "no", which keeps the user's entry.
+pub(crate) struct AskToReplace<'a> {
+    /// Who asks.
+    pub(crate) prompter: &'a mut dyn Prompter,
+}
+
+impl Decisions for AskToReplace<'_> {
+    fn replace_existing(&mut self, client: &ClientSpec, name: &str, existing: &str) -> bool {
+        let question = format!("{}: the server `{name}` runs {existing}. Replace it with obsmcp?", client.name);
+        self.prompter.confirm(&question, false).unwrap_or(false)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod scripted {
+    use std::collections::VecDeque;
+
+    use super::Prompter;
+
+    /// Answers from a script, and records the questions.
+    #[derive(Default)]
+    pub(crate) struct Scripted {
+        pub(crate) selections: VecDeque<Vec<usize>>,
+        pub(crate) confirmations: VecDeque<bool>,
+        pub(crate) asked: Vec<String>,
+    }
+
+    impl Prompter for Scripted {
+        fn select(&mut self, prompt: &str, items: &[String], checked: &[bool]) -> anyhow::Result<Vec<usize>> {
+            self.asked.push(format!("{prompt}: {items:?} {checked:?}"));
+            Ok(self.selections.pop_front().expect("a scripted selection"))
+        }
+
+        fn confirm(&mut self, prompt: &str, _default: bool) -> anyhow::Result<bool> {
+            self.asked.push(prompt.to_owned());
+            Ok(self.confirmations.pop_front().expect("a scripted confirmation"))
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The report of a setup or uninstall run, built once and rendered either for people (stderr, plain text that
+//! reads fine without colour) or for agents (`--json` on stdout). Dry-run diffs are data and go to stdout.
+
+use std::io::Write;
+use std::path::Path;
+
+use obsmcp_installer::plan::{Change, FileChange, Item};
+use obsmcp_installer::setup::{Note, Problem, VaultPlan};
+use serde::Serialize;
+
+/// How the run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Outcome {
+    /// Files were changed.
+    Changed,
+    /// Nothing needed to change.
+    AlreadyConfigured,
+    /// `--dry-run`: the changes were only shown.
+    Planned,
+    /// The user said no at the confirmation.
+    Cancelled,
+    /// Uninstall found nothing of obsmcp's.
+    NothingToRemove,
+}
+
+/// One file's planned change as a unified diff.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FileDiff {
+    /// The file.
+    pub(crate) path: String,
+    /// The diff.
+    pub(crate) diff: String,
+}
+
+/// Everything a run has to say.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Report {
+    /// `setup` or `uninstall`.
+    pub(crate) command: &'static str,
+    /// How it ended.
+    pub(crate) outcome: Outcome,
+    /// Per vault (setup only).
+    pub(crate) vaults: Vec<VaultPlan>,
+    /// Per thing managed.
+    pub(crate) items: Vec<Item>,
+    /// Things to know.
+    pub(crate) notes: Vec<Note>,
+    /// What failed; any makes the exit code 1.
+    pub(crate) problems: Vec<Problem>,
+    /// What the user should do next.
+    pub(crate) next_steps: Vec<String>,
+    /// The planned diffs (with `--dry-run`).
+    pub(crate) diffs: Vec<FileDiff>,
+}
+
+/// The diffs of every change in a plan.
+pub(crate) fn diffs(files: &[FileChange]) -> Vec<FileDiff> {
+    files
+        .iter()
+        .filter(|change| change.is_change())
+        .map(|change| FileDiff { path: change.path.display().to_string(), diff: change.diff() })
+        .collect()
+}
+
+fn change_word(change: Change) -> &'static str {
+    match change {
+        Change::Added => "added",
+        Change::Updated => "updated",
+        Change::Unchanged => "unchanged",
+        Change::Removed => "removed",
+    }
+}
+
+/// Where output goes: data to `out`, people's text to `err`.
+pub(crate) struct Printer<'a> {
+    /// stdout.
+    pub(crate) out: &'a mut dyn Write,
+    /// stderr.
+    pub(crate) err: &'a mut dyn Write,
+    /// `--json`.
+    pub(crate) json: bool,
+}
+
+impl Printer<'_> {
+    /// Renders the report.
+    pub(crate) fn print(&mut self, report: &Report) -> std::io::Result<()> {
+        if self.json {
+            serde_json::to_writer_pretty(&mut *self.out, report)?;
+            return writeln!(self.out);
+        }
+        for diff in &report.diffs {
+            write!(self.out, "{}", diff.diff)?;
+        }
+        self.print_text(report)
+    }
+
+    fn print_text(&mut self, report: &Report) -> std::io::Result<()> {
+        let err = &mut *self.err;
+        for vault in &report.vaults {
+            let open = if vault.open { " (open in Obsidian)" } else { "" };
+            writeln!(err, "Vault {} at {}{open}", vault.name, vault.path.display())?;
+            writeln!(err, "  port {}, server name `{}`, config folder {}", vault.port, vault.server_name, vault.config_dir)?;
+        }
+        let mut scope: Option<&str> = None;
+        for item in &report.items {
+            if scope != Some(item.scope.as_str()) {
+                writeln!(err, "{}  {}", item.scope, display_folder(&item.path))?;
+                scope = Some(&item.scope);
+            }
+            writeln!(err, "  {:<10} {}", change_word(item.change), item.subject)?;
+        }
+        for note in &report.notes {
+            writeln!(err, "note: {}: {}", note.scope, note.message)?;
+        }
+        for problem in &report.problems {
+            writeln!(err, "error: {}: {}", problem.scope, problem.message)?;
+            if let Some(hint) = &problem.hint {
+                writeln!(err, "hint: {hint}")?;
+            }
+        }
+        let summary = match (report.command, report.outcome) {
+            ("setup", Outcome::AlreadyConfigured) => "obsmcp is already configured: nothing changed.",
+            (_, Outcome::AlreadyConfigured) => "Nothing changed.",
+            (_, Outcome::NothingToRemove) => "Nothing of obsmcp's was found: nothing changed.",
+            (_, Outcome::Planned) => "Dry run: nothing was written.",
+            (_, Outcome::Cancelled) => "Cancelled: nothing was written.",
+            ("setup", Outcome::Changed) => "obsmcp is set up.",
+            (_, Outcome::Changed) => "obsmcp is uninstalled.",
+        };
+        writeln!(err, "{summary}")?;
+        if !report.next_steps.is_empty() {
+            writeln!(err, "Next:")?;
+            for (number, step) in report.next_steps.iter().enumerate() {
+                writeln!(err, "  {}. {step}", number + 1)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn display_folder(path: &Path) -> String {
+    path.display().to_string()
+}
