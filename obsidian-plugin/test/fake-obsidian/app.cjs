@@ -8,9 +8,10 @@
 //   file-manager.cjs  `FileManager`: processFrontMatter, renameFile (links kept), trashFile, link generation
 //   workspace.cjs     `Workspace`, `MarkdownView`, `Editor` (active note and selection)
 //
-// `createApp({ vaultDir, configDir = ".obsidian" })` scans and indexes the vault synchronously, so every cache is
-// complete when it returns; `workspace.onLayoutReady` callbacks run on the next turn and `metadataCache` fires
-// `resolved` then (Obsidian fires it once its first indexing is done).
+// `createApp({ vaultDir, configDir = ".obsidian" })` scans the vault folder synchronously; notes are parsed on
+// first use and the link maps built on first read (metadata.cjs, "Timing"), so every answer is complete and
+// startup costs only the scan. `workspace.onLayoutReady` callbacks run on the next turn, and `metadataCache`
+// fires `resolved` then (Obsidian fires it once its first indexing is done).
 //
 // Test hooks, on `app.__test` (never used by the plugin itself):
 //   setActive(path, selection?)  make `path` the active note, with `selection` selected (see workspace.cjs);

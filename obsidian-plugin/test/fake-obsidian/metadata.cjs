@@ -19,6 +19,10 @@
 // `changed` event (file, data, cache), then `resolve` (file) and `resolved` fire on a later turn of the event
 // loop (setImmediate), after the write's caller has resumed. Renames move the cache entry without `changed`, as
 // in Obsidian. `deleted` (file, previous cache) fires on deletion.
+// Obsidian indexes in the background at startup; the fake instead parses a note the first time anything asks
+// for it, and builds `resolvedLinks` / `unresolvedLinks` the first time either is read (again after a create,
+// delete or rename, which can change what other notes' links resolve to). Either way every answer is complete:
+// nothing is ever returned half-indexed, and starting on a 10,000-note vault costs only the folder scan.
 
 "use strict";
 
@@ -109,26 +113,35 @@ class MetadataCache extends Events {
   constructor(vault) {
     super();
     this._vault = vault;
-    /** @type {Map<string, object>} */
+    /** Parsed caches by path; a note missing here is parsed when first asked for. */
     this._caches = new Map();
     /** Files by lower-case name (with extension), for basename lookups. */
     this._byName = new Map();
-    this.resolvedLinks = {};
-    this.unresolvedLinks = {};
-    this._pendingChanged = [];
+    this._resolvedLinks = keyedRecord();
+    this._unresolvedLinks = keyedRecord();
+    /** Set when a create, delete or rename may have changed what other notes' links resolve to. */
+    this._resolvedStale = true;
+    this._pendingEvents = [];
     this._flushScheduled = false;
     vault._observers.push((kind, file, oldPath) => this._onVaultChange(kind, file, oldPath));
   }
 
-  /** Indexes every file; called once when the app is created. */
+  get resolvedLinks() {
+    this._ensureResolved();
+    return this._resolvedLinks;
+  }
+
+  get unresolvedLinks() {
+    this._ensureResolved();
+    return this._unresolvedLinks;
+  }
+
+  /** Builds the name index; notes themselves are parsed on first use (see "Timing" above). */
   _build() {
     this._caches.clear();
     this._byName.clear();
-    for (const file of this._vault.getFiles()) {
-      this._addName(file);
-      if (file.extension === "md") this._caches.set(file.path, parseMarkdown(this._vault._textOf(file)));
-    }
-    this._resolveAll();
+    for (const file of this._vault.getFiles()) this._addName(file);
+    this._resolvedStale = true;
   }
 
   _addName(file) {
@@ -151,32 +164,35 @@ class MetadataCache extends Events {
     if (kind === "create") {
       this._addName(file);
       if (file.extension === "md") this._reindex(file);
-      this._resolveAll();
+      this._resolvedStale = true;
     } else if (kind === "modify") {
       if (file.extension !== "md") return;
       this._reindex(file);
-      this._resolveFile(file);
+      if (!this._resolvedStale) this._resolveFile(file);
     } else if (kind === "delete") {
       this._removeName(file, file.name);
       const previous = this._caches.get(file.path) ?? null;
       this._caches.delete(file.path);
-      delete this.resolvedLinks[file.path];
-      delete this.unresolvedLinks[file.path];
-      this._resolveAll();
+      this._resolvedStale = true;
       this._schedule(() => this.trigger("deleted", file, previous));
     } else if (kind === "rename") {
       this._removeName(file, oldPath.slice(oldPath.lastIndexOf("/") + 1));
       this._addName(file);
       const cache = this._caches.get(oldPath);
       this._caches.delete(oldPath);
-      delete this.resolvedLinks[oldPath];
-      delete this.unresolvedLinks[oldPath];
-      if (file.extension === "md") {
-        if (cache) this._caches.set(file.path, cache);
-        else this._reindex(file);
-      }
-      this._resolveAll();
+      if (cache && file.extension === "md") this._caches.set(file.path, cache);
+      this._resolvedStale = true;
     }
+  }
+
+  /** The parsed cache of a note, parsing it now if it has not been yet. */
+  _cacheFor(file) {
+    let cache = this._caches.get(file.path);
+    if (!cache) {
+      cache = parseMarkdown(this._vault._textOf(file));
+      this._caches.set(file.path, cache);
+    }
+    return cache;
   }
 
   _reindex(file) {
@@ -191,39 +207,38 @@ class MetadataCache extends Events {
 
   /** Queues an event for a later turn of the event loop and a `resolved` after the batch. */
   _schedule(emit) {
-    this._pendingChanged.push(emit);
+    this._pendingEvents.push(emit);
     if (this._flushScheduled) return;
     this._flushScheduled = true;
     setImmediate(() => {
-      const batch = this._pendingChanged;
-      this._pendingChanged = [];
+      const batch = this._pendingEvents;
+      this._pendingEvents = [];
       this._flushScheduled = false;
       for (const fire of batch) fire();
       this.trigger("resolved");
     });
   }
 
-  _resolveAll() {
-    this.resolvedLinks = keyedRecord();
-    this.unresolvedLinks = keyedRecord();
-    for (const path of this._caches.keys()) {
-      const file = this._vault.getFileByPath(path);
-      if (file) this._resolveFile(file);
-    }
+  /** Parses every note not parsed yet and recomputes both link maps when a change may have moved targets. */
+  _ensureResolved() {
+    if (!this._resolvedStale) return;
+    this._resolvedLinks = keyedRecord();
+    this._unresolvedLinks = keyedRecord();
+    for (const file of this._vault.getMarkdownFiles()) this._resolveFile(file);
+    this._resolvedStale = false;
   }
 
   _resolveFile(file) {
     const resolved = keyedRecord();
     const unresolved = keyedRecord();
-    const cache = this._caches.get(file.path);
-    for (const reference of referencesOf(cache)) {
+    for (const reference of referencesOf(this._cacheFor(file))) {
       const linkpath = getLinkpath(reference.link);
       const destination = this.getFirstLinkpathDest(linkpath, file.path);
       if (destination) resolved[destination.path] = (resolved[destination.path] ?? 0) + 1;
       else unresolved[linkpath] = (unresolved[linkpath] ?? 0) + 1;
     }
-    this.resolvedLinks[file.path] = resolved;
-    this.unresolvedLinks[file.path] = unresolved;
+    this._resolvedLinks[file.path] = resolved;
+    this._unresolvedLinks[file.path] = unresolved;
   }
 
   getFileCache(file) {
@@ -233,9 +248,8 @@ class MetadataCache extends Events {
 
   getCache(path) {
     const file = this._vault.getFileByPath(path);
-    if (!file) return null;
-    if (file.extension !== "md") return null;
-    return this._caches.get(path) ?? null;
+    if (!file || file.extension !== "md") return null;
+    return this._cacheFor(file);
   }
 
   getFirstLinkpathDest(linkpath, sourcePath) {
@@ -275,7 +289,7 @@ class MetadataCache extends Events {
     return dropMd ? text.slice(0, -3) : text;
   }
 
-  /** Test support: re-reads the vault folder and rebuilds every cache (picks up external changes at once). */
+  /** Test support: forgets every parsed note after the vault was re-read (picks up external changes at once). */
   _rebuild() {
     this._build();
     this._schedule(() => {});
