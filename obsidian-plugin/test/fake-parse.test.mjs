@@ -277,6 +277,7 @@ test("link syntax edge cases", () => {
       "[[]] is not a link; [[ spaced |shown]] is.",
       "[titled](Some%20Note.md \"A title\") and [bad](%E0%A4%A.md) and [mail](mailto:a@b.c)",
       "[paren](Note%20(1).md) ![[Pic.jpg|100]] [[Table\\|escaped]]",
+      "[[Sq]uare]] and [[Outer [[Inner]] and [[https://example.com]]",
       "```js",
       "[[never]]",
     ].join("\n"),
@@ -289,6 +290,9 @@ test("link syntax edge cases", () => {
       ["%E0%A4%A.md", "bad"],
       ["Note (1).md", "paren"],
       ["Table", "escaped"],
+      ["Sq]uare", "Sq]uare"],
+      ["Inner", "Inner"],
+      ["https://example.com", "https://example.com"],
     ],
   );
   assert.deepEqual(

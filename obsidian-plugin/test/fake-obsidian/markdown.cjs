@@ -30,7 +30,10 @@
 // Links (`links`) and embeds (`embeds`, the same syntax preceded by `!`)
 //  - Wikilinks `[[linktext]]` / `[[linktext|display]]`: `link` = linktext trimmed (it keeps `#Heading` /
 //    `#^block`), `displayText` = display if given, else linktext; `[[a\|b]]` (escaped pipe, as in tables) splits
-//    the same way. `[[]]` is not a link.
+//    the same way. The content runs to the first `]]` on the line and may hold a single `]` (`[[Sq]uare]]` links
+//    `Sq]uare`) but no `[`, so in `[[Outer [[Inner]]` only `[[Inner]]` is a link. `[[]]` is not a link.
+//    A wikilink whose target looks like a URL (`[[https://x]]`) is still a link, and an unresolved one, as in
+//    Obsidian 1.13.
 //  - Markdown links `[text](target)` and `[text](<target with spaces>)` with an optional title: external targets
 //    (anything starting with a URL scheme such as `https:` or `mailto:`) are ignored; `link` = the target
 //    percent-decoded (kept raw if it does not decode), `displayText` = text.
@@ -66,7 +69,7 @@ const CALLOUT = /^ {0,3}>\s*\[!/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/;
 const BLOCK_ID = /(?:^|\s)\^([A-Za-z0-9-]+)\s*$/;
-const WIKILINK = /(!?)\[\[([^\[\]\r\n]+?)\]\]/g;
+const WIKILINK = /(!?)\[\[((?:[^\[\]\r\n]|\](?!\]))+?)\]\]/g;
 const MARKDOWN_LINK =
   /(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^<>\r\n]*>|(?:[^()\s]|\([^()\s]*\))+)(?:\s+(?:"[^"]*"|'[^']*'|\([^()]*\)))?\s*\)/g;
 const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
