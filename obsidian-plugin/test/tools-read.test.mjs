@@ -221,6 +221,12 @@ describe("read tools", () => {
     assert.equal(result.total_matches, 2);
     const sensitive = await session.ok("search", { query: "[A-Z]EEDLE", regex: true, case_sensitive: true });
     assert.deepEqual(sensitive.results.map((file) => file.path), ["Día/Ñandú.md"]);
+    const crlf = await session.ok("search", { query: "line$", regex: true, path_prefix: "CRLF" });
+    assert.deepEqual(crlf.results[0].matches.map((match) => match.line), [3, 4], "$ matches before a CRLF line end");
+    const lookbehind = await session.ok("search", { query: "(?<=^)Back to", regex: true });
+    assert.deepEqual(lookbehind.results.map((file) => file.path), ["Notes/Alpha.md"]);
+    const anchored = await session.ok("search", { query: "^needle line two$", regex: true });
+    assert.deepEqual(anchored.results.map((file) => [file.path, file.matches[0].line]), [["Notes/Alpha.md", 6]]);
     await session.fails("search", { query: "(unclosed", regex: true }, /invalid regular expression/);
     await session.fails("search", { query: "line one\nneedle" }, /one line at a time/);
     for (const runaway of ["(a+)+$", "(\\w*\\s?)*x", "((ab)*c)+", "(x|y+){2,}"]) {

@@ -92,6 +92,23 @@ function matcherFor(query: string, regex: boolean, caseSensitive: boolean): Line
   return (line) => line.toLowerCase().indexOf(needle);
 }
 
+/**
+ * A test on a note's whole text that is false only when no line of it can match, so the note is skipped without
+ * being split into lines. For a regex this holds with the `m` flag (`^`, `$`, `\b` see a line break as they see a line
+ * edge, and a match inside one line is a match in the whole text) except for lookarounds, which may look across the
+ * line edge, and for `$` before a "\r": notes with "\r" and patterns with lookarounds are always scanned line by line.
+ */
+function wholeTextFilter(query: string, regex: boolean, caseSensitive: boolean): ((text: string) => boolean) | null {
+  if (!regex) {
+    if (caseSensitive) return (text) => text.includes(query);
+    const needle = query.toLowerCase();
+    return (text) => text.toLowerCase().includes(needle);
+  }
+  if (/\(\?<?[=!]/.test(query)) return null;
+  const pattern = new RegExp(query, caseSensitive ? "m" : "im");
+  return (text) => text.includes("\r") || pattern.test(text);
+}
+
 /** Decodes `line:path` cursors produced below. */
 function parseCursor(cursor: string | undefined): { path: string; line: number } | null {
   if (cursor === undefined || cursor === "") return null;
@@ -133,9 +150,7 @@ export const search = defineTool({
       .filter((file) => file.path.startsWith(prefix) && !isInConfigDir(file.path, ctx))
       .filter((file) => resume === null || file.path >= resume.path)
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    // Text mode can skip a note whose whole text lacks the query without splitting it into lines.
-    const wholeText =
-      args.regex ? null : args.case_sensitive ? (text: string) => text.includes(args.query) : (text: string) => text.toLowerCase().includes(args.query.toLowerCase());
+    const wholeText = wholeTextFilter(args.query, args.regex, args.case_sensitive);
     const budget = args.max_chars - 300;
     const results: FileResult[] = [];
     let used = 0;
