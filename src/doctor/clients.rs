@@ -1,0 +1,393 @@
+//! Checks of each AI client's config: it parses, our entry is there and points at things that exist, nothing
+//! conflicts with it, no approval gate or short timeout will hide it.
+//!
+//! Doctor sees a client through [`ClientConfig`]: the entries of one config file in the neutral JSON form the
+//! installer's adapters read them into. Where a client has a gate or a timeout of its own, it is declared in
+//! [`client_rules`] as data, so the checks themselves never branch on a client's name.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::report::{Check, Repair};
+use super::vault::shell_quote;
+
+/// One client's config file as doctor sees it.
+#[derive(Debug, Clone)]
+pub(crate) struct ClientConfig {
+    /// The client's id, as `--client` takes it (`claude-code`, `codex`, …).
+    pub(crate) id: String,
+    /// The client's display name.
+    pub(crate) name: String,
+    /// The config file.
+    pub(crate) path: PathBuf,
+    /// What reading it gave.
+    pub(crate) state: ConfigState,
+    /// Findings the adapter made about gates outside the entry (approvals, deny lists, trust), already as checks.
+    pub(crate) gate_checks: Vec<Check>,
+}
+
+/// The outcome of reading a config file.
+#[derive(Debug, Clone)]
+pub(crate) enum ConfigState {
+    /// The file does not exist (the client is installed but has no config yet).
+    Absent,
+    /// The file parsed; these are its MCP server entries.
+    Parsed(Vec<ServerEntry>),
+    /// The file does not parse.
+    Unparsable(String),
+}
+
+/// One MCP server entry of a client config.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ServerEntry {
+    /// The server's name in the config.
+    pub(crate) name: String,
+    /// The program to start, for stdio entries.
+    pub(crate) command: Option<String>,
+    /// Its arguments.
+    pub(crate) args: Vec<String>,
+    /// Extra environment for it.
+    pub(crate) env: BTreeMap<String, String>,
+    /// The URL, for HTTP entries.
+    pub(crate) url: Option<String>,
+    /// The whole entry as read, for client-specific keys (timeouts, `enabled`).
+    pub(crate) raw: Value,
+    /// Whether the installer recognises it as obsmcp's own entry.
+    pub(crate) ours: bool,
+}
+
+impl ServerEntry {
+    /// Reads an entry from the neutral JSON form (`command` may also be a list, as opencode writes it).
+    pub(crate) fn from_value(name: &str, raw: &Value) -> Self {
+        let strings = |value: Option<&Value>| -> Vec<String> {
+            value.and_then(Value::as_array).map_or_else(Vec::new, |items| {
+                items.iter().map(|item| item.as_str().map_or_else(|| item.to_string(), str::to_owned)).collect()
+            })
+        };
+        let (command, mut args) = match raw.get("command") {
+            Some(Value::String(command)) => (Some(command.clone()), Vec::new()),
+            Some(Value::Array(_)) => {
+                let mut parts = strings(raw.get("command"));
+                if parts.is_empty() { (None, Vec::new()) } else { (Some(parts.remove(0)), parts) }
+            }
+            _ => (None, Vec::new()),
+        };
+        args.extend(strings(raw.get("args")));
+        let env = ["env", "environment"]
+            .iter()
+            .find_map(|key| raw.get(*key).and_then(Value::as_object))
+            .map(|map| {
+                map.iter()
+                    .map(|(key, value)| (key.clone(), value.as_str().map_or_else(|| value.to_string(), str::to_owned)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let url = ["url", "serverUrl", "httpUrl"].iter().find_map(|key| raw.get(*key).and_then(Value::as_str)).map(str::to_owned);
+        let mut entry = Self { name: name.to_owned(), command, args, env, url, raw: raw.clone(), ours: false };
+        let program = entry.command.as_deref().map(Path::new).and_then(Path::file_stem).and_then(|stem| stem.to_str());
+        entry.ours = program == Some("obsmcp") && entry.args.first().map(String::as_str) == Some("bridge");
+        entry
+    }
+
+    /// Whether this entry runs `obsmcp bridge`.
+    pub(crate) fn is_obsmcp(&self) -> bool {
+        self.ours
+    }
+
+    /// The value following `flag` in the arguments.
+    pub(crate) fn flag(&self, flag: &str) -> Option<&str> {
+        let prefixed = format!("{flag}=");
+        self.args.iter().enumerate().find_map(|(index, arg)| {
+            if arg == flag {
+                self.args.get(index + 1).map(String::as_str)
+            } else {
+                arg.strip_prefix(&prefixed)
+            }
+        })
+    }
+
+    /// Whether the entry is switched off in its config.
+    fn disabled(&self) -> bool {
+        self.raw.get("enabled").and_then(Value::as_bool) == Some(false)
+            || self.raw.get("disabled").and_then(Value::as_bool) == Some(true)
+    }
+
+    /// Whether this is the older claude-code-mcp plugin reached through mcp-remote (or its URL directly).
+    fn reaches_port(&self, port: u16) -> bool {
+        let needle = format!(":{port}");
+        self.url.as_deref().is_some_and(|url| url.contains(&needle)) || self.args.iter().any(|arg| arg.contains(&needle))
+    }
+
+    fn runs_mcp_remote(&self) -> bool {
+        self.command.as_deref().into_iter().chain(self.args.iter().map(String::as_str)).any(|word| word.contains("mcp-remote"))
+    }
+}
+
+/// A timeout key of one client, with the lowest value that leaves obsmcp room to work.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TimeoutRule {
+    /// Which client.
+    pub(crate) client: &'static str,
+    /// The entry key.
+    pub(crate) key: &'static str,
+    /// The lowest sensible value, in the key's own unit.
+    pub(crate) minimum: f64,
+    /// The unit, for the message.
+    pub(crate) unit: &'static str,
+    /// What the key bounds.
+    pub(crate) bounds: &'static str,
+}
+
+/// Per-client entry keys that can hide obsmcp when set too low (from `reference/clients.md`).
+pub(crate) fn client_rules() -> &'static [TimeoutRule] {
+    &[
+        TimeoutRule { client: "codex", key: "startup_timeout_sec", minimum: 5.0, unit: "s", bounds: "the server's start" },
+        TimeoutRule { client: "codex", key: "startup_timeout_ms", minimum: 5000.0, unit: "ms", bounds: "the server's start" },
+        TimeoutRule { client: "codex", key: "tool_timeout_sec", minimum: 30.0, unit: "s", bounds: "each tool call" },
+        TimeoutRule { client: "hermes", key: "connect_timeout", minimum: 5.0, unit: "s", bounds: "the server's start" },
+        TimeoutRule { client: "hermes", key: "timeout", minimum: 30.0, unit: "s", bounds: "each tool call" },
+        TimeoutRule { client: "gemini", key: "timeout", minimum: 30000.0, unit: "ms", bounds: "each request" },
+        TimeoutRule { client: "opencode", key: "timeout", minimum: 5000.0, unit: "ms", bounds: "the server's start" },
+    ]
+}
+
+/// What the client checks need from the rest of the run.
+pub(crate) struct ClientContext<'a> {
+    /// The running binary's `--version` line.
+    pub(crate) own_version: &'a str,
+    /// `--version` output per command path (`None`: it could not be run).
+    pub(crate) versions: &'a BTreeMap<String, Result<String, String>>,
+    /// The vaults known to the run (for re-registering a missing entry).
+    pub(crate) known_vaults: &'a [(PathBuf, String)],
+    /// Whether any client at all has an obsmcp entry.
+    pub(crate) any_entry: bool,
+}
+
+/// The checks of one client's config.
+pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) -> Vec<Check> {
+    let entries = match &client.state {
+        ConfigState::Unparsable(error) => {
+            return vec![Check::fail(
+                "client.config",
+                format!("{} does not parse: {error}", client.path.display()),
+                format!("fix that line by hand (doctor and setup never rewrite a file they cannot parse), then run `obsmcp setup --client {}`", client.id),
+            )];
+        }
+        ConfigState::Absent => &Vec::new(),
+        ConfigState::Parsed(entries) => entries,
+    };
+    let mut checks = Vec::new();
+    if matches!(client.state, ConfigState::Parsed(_)) {
+        checks.push(Check::ok("client.config", format!("parses, {} MCP server entries", entries.len())));
+    }
+    let ours: Vec<&ServerEntry> = entries.iter().filter(|entry| entry.is_obsmcp()).collect();
+    if ours.is_empty() {
+        checks.push(missing_entry(client, context));
+    }
+    for entry in &ours {
+        checks.extend(entry_checks(client, entry, context));
+    }
+    checks.push(conflicts(client, entries, &ours));
+    checks.extend(client.gate_checks.iter().cloned());
+    checks
+}
+
+fn missing_entry(client: &ClientConfig, context: &ClientContext<'_>) -> Check {
+    let finding = format!("no obsmcp entry: {} cannot reach your vault", client.name);
+    let fix = format!("obsmcp setup --client {}", client.id);
+    let check = if context.any_entry {
+        Check::warn("client.entry", finding, fix)
+    } else {
+        Check::fail("client.entry", finding, fix)
+    };
+    match context.known_vaults {
+        [(vault, config_dir)] => check.with_repair(Repair::RegisterEntry {
+            client: client.id.clone(),
+            server: None,
+            args: None,
+            vault: vault.clone(),
+            config_dir: config_dir.clone(),
+        }),
+        _ => check,
+    }
+}
+
+fn entry_checks(client: &ClientConfig, entry: &ServerEntry, context: &ClientContext<'_>) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let name = &entry.name;
+    let vault = entry.flag("--vault").map(PathBuf::from);
+    let config_dir = entry.flag("--config-dir").unwrap_or(obsmcp_installer::plugin_data::DEFAULT_CONFIG_DIR).to_owned();
+    let register = |vault: &Path| Repair::RegisterEntry {
+        client: client.id.clone(),
+        server: Some(entry.name.clone()),
+        args: Some(entry.args.clone()),
+        vault: vault.to_owned(),
+        config_dir: config_dir.clone(),
+    };
+    let reregister = vault.as_deref().map_or_else(
+        || format!("obsmcp setup --client {}", client.id),
+        |vault| format!("obsmcp setup --client {} --vault {}", client.id, shell_quote(&vault.to_string_lossy())),
+    );
+
+    match &vault {
+        None => checks.push(Check::fail("client.entry", format!("`{name}` runs the bridge without --vault"), reregister.clone())),
+        Some(path) if !path.is_absolute() => checks.push(Check::fail(
+            "client.entry",
+            format!("`{name}` names the vault by a relative path `{}`: clients start servers in another folder", path.display()),
+            reregister.clone(),
+        )),
+        Some(path) if !path.is_dir() => checks.push(Check::fail(
+            "client.entry",
+            format!("`{name}` points at vault `{}`, which does not exist", path.display()),
+            format!("obsmcp setup --client {} --vault <the vault's folder> (then remove `{name}` if the vault is gone)", client.id),
+        )),
+        Some(path) if entry.disabled() => checks.push(Check::fail(
+            "client.entry",
+            format!("`{name}` (vault `{}`) is switched off in this config", path.display()),
+            format!("remove `enabled = false` / `disabled: true` from `{name}` in {}", client.path.display()),
+        )),
+        Some(path) => checks.push(Check::ok("client.entry", format!("`{name}` → vault `{}`", path.display()))),
+    }
+    checks.push(binary_check(entry, context, vault.as_deref().map(register), &reregister));
+    checks.extend(timeout_checks(client, entry));
+    checks
+}
+
+fn binary_check(entry: &ServerEntry, context: &ClientContext<'_>, repair: Option<Repair>, reregister: &str) -> Check {
+    let name = &entry.name;
+    let with_repair = |check: Check| match &repair {
+        Some(repair) => check.with_repair(repair.clone()),
+        None => check,
+    };
+    let Some(command) = entry.command.as_deref() else {
+        return Check::fail("client.binary", format!("`{name}` has no command"), reregister.to_owned());
+    };
+    let path = Path::new(command);
+    if !path.is_absolute() {
+        return with_repair(Check::warn(
+            "client.binary",
+            format!("`{name}` starts `{command}` through PATH: apps started from the desktop often have a shorter PATH"),
+            format!("obsmcp doctor --fix, or {reregister} (writes the absolute path)"),
+        ));
+    }
+    if !path.is_file() {
+        return with_repair(Check::fail(
+            "client.binary",
+            format!("`{name}` starts `{command}`, which does not exist"),
+            format!("obsmcp doctor --fix, or {reregister} (points the entry at this obsmcp)"),
+        ));
+    }
+    if !is_executable(path) {
+        return Check::fail("client.binary", format!("`{command}` is not executable"), format!("chmod +x {}", shell_quote(command)));
+    }
+    match context.versions.get(command) {
+        Some(Ok(version)) if version == context.own_version => {
+            Check::ok("client.binary", format!("`{command}` exists, version {version}"))
+        }
+        Some(Ok(version)) => with_repair(Check::warn(
+            "client.binary",
+            format!("`{command}` is obsmcp {version}, but this doctor is {}", context.own_version),
+            format!("obsmcp doctor --fix, or {reregister} (points the entry at this obsmcp)"),
+        )),
+        Some(Err(error)) => with_repair(Check::fail(
+            "client.binary",
+            format!("`{command}` does not run: {error}"),
+            format!("obsmcp doctor --fix, or {reregister} (points the entry at this obsmcp)"),
+        )),
+        None => Check::skip("client.binary", format!("`{command}` exists; its version was not asked")),
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    path.metadata().is_ok_and(|metadata| metadata.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(_path: &Path) -> bool {
+    true
+}
+
+fn timeout_checks(client: &ClientConfig, entry: &ServerEntry) -> Vec<Check> {
+    client_rules()
+        .iter()
+        .filter(|rule| client.id.starts_with(rule.client))
+        .filter_map(|rule| {
+            let value = entry.raw.get(rule.key)?;
+            let number = value.as_f64().or_else(|| value.as_str().and_then(|text| text.trim().parse().ok()))?;
+            (number < rule.minimum).then(|| {
+                Check::warn(
+                    "client.timeouts",
+                    format!(
+                        "`{}` sets {} = {number}{}: too short for {} (at least {}{} is safe)",
+                        entry.name, rule.key, rule.unit, rule.bounds, rule.minimum, rule.unit
+                    ),
+                    format!("raise or remove `{}` in `{}` of {}", rule.key, entry.name, client.path.display()),
+                )
+            })
+        })
+        .collect()
+}
+
+fn conflicts(client: &ClientConfig, entries: &[ServerEntry], ours: &[&ServerEntry]) -> Check {
+    let mut problems = Vec::new();
+    for entry in entries.iter().filter(|entry| !entry.is_obsmcp()) {
+        if entry.reaches_port(22360) {
+            problems.push(format!(
+                "`{}` reaches the older claude-code-mcp plugin on port 22360{}",
+                entry.name,
+                if entry.runs_mcp_remote() { " through mcp-remote" } else { "" }
+            ));
+        } else if entry.name == "obsidian" || entry.name.starts_with("obsidian-") {
+            let what = entry.command.clone().or_else(|| entry.url.clone()).unwrap_or_default();
+            problems.push(format!("`{}` is another Obsidian server (`{what}`)", entry.name));
+        }
+    }
+    let mut seen: BTreeMap<PathBuf, &str> = BTreeMap::new();
+    for entry in ours {
+        let Some(vault) = entry.flag("--vault") else { continue };
+        let key = std::fs::canonicalize(vault).unwrap_or_else(|_| PathBuf::from(vault));
+        if let Some(first) = seen.insert(key, &entry.name) {
+            problems.push(format!("`{first}` and `{}` serve the same vault `{vault}`", entry.name));
+        }
+    }
+    if problems.is_empty() {
+        return Check::ok("client.conflicts", "no duplicate or conflicting Obsidian entries");
+    }
+    Check::warn(
+        "client.conflicts",
+        problems.join("; "),
+        format!(
+            "agents see the vault's tools twice: remove the extra entries from {}, or run `obsmcp setup --client {} --replace-existing`",
+            client.path.display(),
+            client.id
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_entry_is_ours_when_it_runs_obsmcp_bridge() {
+        let ours = ServerEntry::from_value("obsidian", &json!({"command": "/opt/bin/obsmcp", "args": ["bridge", "--vault", "/v"]}));
+        assert!(ours.is_obsmcp());
+        assert_eq!(ours.flag("--vault"), Some("/v"));
+        let theirs = ServerEntry::from_value("obsidian", &json!({"command": "npx", "args": ["mcp-remote", "http://localhost:22360/sse"]}));
+        assert!(!theirs.is_obsmcp());
+        assert!(theirs.runs_mcp_remote() && theirs.reaches_port(22360));
+    }
+
+    #[test]
+    fn opencode_command_lists_are_split() {
+        let entry = ServerEntry::from_value("obsidian", &json!({"type": "local", "command": ["/b/obsmcp", "bridge", "--vault=/v"], "environment": {"A": "1"}}));
+        assert!(entry.is_obsmcp());
+        assert_eq!(entry.flag("--vault"), Some("/v"));
+        assert_eq!(entry.env["A"], "1");
+    }
+}

@@ -1,0 +1,302 @@
+//! `obsmcp doctor`: checks every link from AI client to vault and says what is broken and the exact fix.
+//!
+//! A run gathers what is on disk first (client configs through the installer's adapters, vaults from the entries,
+//! `--vault` and Obsidian's registry), then does every slow thing at once (each vault's port, each entry's binary
+//! version, each `--probe-bridge` child) under short timeouts, and folds it all into one [`report::Report`] that
+//! the printers render. `--fix` applies the repairs the checks attached, then runs the whole examination again.
+
+pub(crate) mod bridge_probe;
+pub(crate) mod bundle;
+pub(crate) mod clients;
+pub(crate) mod fix;
+pub(crate) mod gates;
+pub(crate) mod plugin_probe;
+pub(crate) mod print;
+pub(crate) mod report;
+pub(crate) mod sources;
+pub(crate) mod spinner;
+pub(crate) mod vault;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use obsmcp_installer::environment::Environment;
+use obsmcp_installer::plugin_data::PLUGIN_ID;
+
+use self::clients::{ClientConfig, ClientContext, ConfigState, ServerEntry};
+use self::report::{Check, Report, Section, Subject};
+use self::vault::{VaultFacts, VaultTarget};
+use crate::cli::DoctorArgs;
+
+/// What to examine, validated from the command line.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    /// Only these vaults (absolute), when given.
+    pub(crate) vaults: Vec<PathBuf>,
+    /// The config folder name for `--vault` vaults.
+    pub(crate) config_dir: Option<String>,
+    /// Whether to start each entry's command and talk MCP to it.
+    pub(crate) probe_bridge: bool,
+}
+
+impl Options {
+    fn from_args(args: &DoctorArgs) -> anyhow::Result<Self> {
+        let current = std::env::current_dir().context("could not read the current folder")?;
+        Ok(Self {
+            vaults: args.vault.iter().map(|vault| current.join(vault)).collect(),
+            config_dir: args.config_dir.clone(),
+            probe_bridge: args.probe_bridge,
+        })
+    }
+}
+
+/// One examination: the report plus what the bundle needs to go with it.
+pub(crate) struct Examination {
+    /// The report.
+    pub(crate) report: Report,
+    /// The client configs as read.
+    pub(crate) clients: Vec<ClientConfig>,
+    /// The tokens found in `data.json` files (for redaction only; never printed).
+    pub(crate) tokens: Vec<String>,
+}
+
+/// Runs `obsmcp doctor`.
+pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
+    let environment = Environment::from_process()
+        .context("no home folder: doctor needs HOME (USERPROFILE on Windows) to find the AI clients' configs")?;
+    let options = Options::from_args(&args)?;
+    let spinner = spinner::Spinner::start("checking");
+    let mut examination = examine(&environment, &options).await;
+    if args.fix {
+        // A repair can reveal the next one (a plugin installed now has a data.json to fill), so a few rounds.
+        let mut outcome = fix::FixOutcome::default();
+        for _ in 0..3 {
+            let round = fix::apply(&environment, &examination.report);
+            let changed = round.changed();
+            outcome.absorb(round);
+            if !changed {
+                break;
+            }
+            examination = examine(&environment, &options).await;
+        }
+        examination.report = outcome.into_report(examination.report);
+    }
+    spinner.stop();
+
+    let home = environment.home().to_owned();
+    if args.json {
+        print!("{}", print::json(&examination.report));
+    } else {
+        print!("{}", print::text(&examination.report, print::TextStyle::detect(), Some(&home)));
+    }
+    if let Some(path) = &args.bundle {
+        let input = bundle::BundleInput {
+            report: &examination.report,
+            clients: &examination.clients,
+            tokens: &examination.tokens,
+            log_folder: environment.state_home(),
+        };
+        let files = bundle::write(path, &input)
+            .with_context(|| format!("could not write the support bundle `{}`", path.display()))?;
+        eprintln!("Support bundle written to {} ({} files; tokens and secrets redacted, no note content).", path.display(), files.len());
+    }
+    Ok(if examination.report.failed() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Checks everything once.
+pub(crate) async fn examine(environment: &Environment, options: &Options) -> Examination {
+    let mut clients = sources::read_clients(environment);
+    for client in &mut clients {
+        let ours: Vec<String> = entries(client).filter(|entry| entry.is_obsmcp()).map(|entry| entry.name.clone()).collect();
+        client.gate_checks = gates::gate_checks(&client.id, environment, &ours);
+    }
+    let mut machine = Vec::new();
+    let targets = vault_targets(environment, options, &clients, &mut machine);
+    let facts: Vec<VaultFacts> = targets.into_iter().map(vault::file_checks).collect();
+
+    let probes = facts.iter().map(|facts| async move {
+        match facts.port_and_token() {
+            Some((port, token)) => Some(plugin_probe::probe(port, &token).await),
+            None => None,
+        }
+    });
+    let commands: BTreeSet<String> = clients
+        .iter()
+        .flat_map(entries)
+        .filter(|entry| entry.is_obsmcp())
+        .filter_map(|entry| entry.command.clone())
+        .filter(|command| Path::new(command).is_absolute() && Path::new(command).is_file())
+        .collect();
+    let probed: Vec<(usize, ServerEntry)> = if options.probe_bridge {
+        clients
+            .iter()
+            .enumerate()
+            .flat_map(|(index, client)| entries(client).filter(|entry| entry.is_obsmcp()).map(move |entry| (index, entry.clone())))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let bridge_probes = probed.iter().map(|(index, entry)| async move { (*index, bridge_probe::probe(entry.clone()).await) });
+    let (answers, versions, probe_checks) = tokio::join!(
+        futures::future::join_all(probes),
+        bridge_probe::versions(commands.into_iter().collect()),
+        futures::future::join_all(bridge_probes),
+    );
+
+    machine.push(port_clashes(&facts));
+    if clients.is_empty() {
+        machine.push(Check::warn(
+            "clients.found",
+            "no AI client detected (Claude Code, Codex, Hermes Agent, Gemini CLI, …)",
+            "install a client, or register one by name: `obsmcp setup --client claude-code`",
+        ));
+    } else {
+        let names: Vec<&str> = clients.iter().map(|client| client.name.as_str()).collect();
+        machine.push(Check::ok("clients.found", format!("{} detected: {}", names.len(), names.join(", "))));
+    }
+
+    let mut sections = vec![Section { subject: Subject::Machine, checks: machine }];
+    let mut tokens = Vec::new();
+    let mut known_vaults = Vec::new();
+    for (facts, answer) in facts.into_iter().zip(answers) {
+        let mut checks = facts.checks.clone();
+        if facts.data.is_some() {
+            checks.extend(vault::network_checks(&facts, answer.as_ref()));
+        }
+        if let Some(data) = &facts.data {
+            tokens.push(data.token.clone());
+        }
+        known_vaults.push((facts.target.path.clone(), facts.target.config_dir.clone()));
+        sections.push(Section {
+            subject: Subject::Vault {
+                path: facts.target.path.display().to_string(),
+                config_dir: facts.target.config_dir.clone(),
+            },
+            checks,
+        });
+    }
+
+    let own_version = crate::version::LONG;
+    let any_entry = clients.iter().flat_map(entries).any(ServerEntry::is_obsmcp);
+    let context = ClientContext { own_version, versions: &versions, known_vaults: &known_vaults, any_entry };
+    let mut probe_checks: BTreeMap<usize, Vec<Check>> =
+        probe_checks.into_iter().fold(BTreeMap::new(), |mut map, (index, check)| {
+            map.entry(index).or_default().push(check);
+            map
+        });
+    for (index, client) in clients.iter().enumerate() {
+        let mut checks = clients::client_checks(client, &context);
+        checks.extend(probe_checks.remove(&index).unwrap_or_default());
+        for entry in entries(client) {
+            tokens.extend(entry.env.iter().filter(|(name, _)| name.to_ascii_lowercase().contains("token")).map(|(_, value)| value.clone()));
+        }
+        sections.push(Section {
+            subject: Subject::Client {
+                client: client.id.clone(),
+                name: client.name.clone(),
+                config: client.path.display().to_string(),
+            },
+            checks,
+        });
+    }
+    Examination { report: Report::new(sections), clients, tokens }
+}
+
+fn entries(client: &ClientConfig) -> impl Iterator<Item = &ServerEntry> {
+    match &client.state {
+        ConfigState::Parsed(entries) => entries.iter(),
+        _ => [].iter(),
+    }
+}
+
+/// The vaults to check: `--vault` alone when given; otherwise those named by obsmcp entries and those of Obsidian's
+/// registry that have the plugin (or every registered vault, when that finds nothing).
+fn vault_targets(
+    environment: &Environment,
+    options: &Options,
+    clients: &[ClientConfig],
+    machine: &mut Vec<Check>,
+) -> Vec<VaultTarget> {
+    let config_dir_of = |vault: &Path, given: Option<&str>| obsmcp_installer::vaults::config_dir(vault, given).0;
+    let mut targets: Vec<VaultTarget> = Vec::new();
+    let add = |target: VaultTarget, targets: &mut Vec<VaultTarget>| {
+        let key = std::fs::canonicalize(&target.path).unwrap_or_else(|_| target.path.clone());
+        if !targets.iter().any(|known| std::fs::canonicalize(&known.path).unwrap_or_else(|_| known.path.clone()) == key) {
+            targets.push(target);
+        }
+    };
+    if !options.vaults.is_empty() {
+        for vault in &options.vaults {
+            let config_dir = config_dir_of(vault, options.config_dir.as_deref());
+            add(VaultTarget { path: vault.clone(), config_dir }, &mut targets);
+        }
+        machine.push(Check::ok("vaults.found", format!("{} vault(s) given with --vault", targets.len())));
+        return targets;
+    }
+    for entry in clients.iter().flat_map(entries).filter(|entry| entry.is_obsmcp()) {
+        if let Some(vault) = entry.flag("--vault").map(PathBuf::from).filter(|vault| vault.is_absolute()) {
+            let config_dir = config_dir_of(&vault, entry.flag("--config-dir"));
+            add(VaultTarget { path: vault, config_dir }, &mut targets);
+        }
+    }
+    let from_entries = targets.len();
+    let (registered, errors) = obsmcp_installer::vaults::discover(environment);
+    for error in &errors {
+        machine.push(Check::warn("vaults.registry", error.to_string(), "open Obsidian once so it rewrites its vault list"));
+    }
+    let with_plugin: Vec<VaultTarget> = registered
+        .iter()
+        .map(|vault| VaultTarget { config_dir: config_dir_of(&vault.path, None), path: vault.path.clone() })
+        .filter(|target| target.path.join(&target.config_dir).join("plugins").join(PLUGIN_ID).is_dir())
+        .collect();
+    let registry_count = with_plugin.len();
+    for target in with_plugin {
+        add(target, &mut targets);
+    }
+    if targets.is_empty() {
+        for vault in &registered {
+            add(VaultTarget { config_dir: config_dir_of(&vault.path, None), path: vault.path.clone() }, &mut targets);
+        }
+    }
+    if targets.is_empty() {
+        machine.push(Check::fail(
+            "vaults.found",
+            "no vault to check: no client entry names one and Obsidian's vault list is empty or missing",
+            "obsmcp setup --vault <your vault's folder>",
+        ));
+    } else {
+        machine.push(Check::ok(
+            "vaults.found",
+            format!(
+                "{} vault(s): {from_entries} named by client entries, {registry_count} with the plugin in Obsidian's vault list",
+                targets.len()
+            ),
+        ));
+    }
+    targets
+}
+
+/// Two vaults set to one port: only one plugin can listen, and the other vault's clients reach the wrong vault.
+fn port_clashes(facts: &[VaultFacts]) -> Check {
+    let mut by_port: BTreeMap<u16, Vec<String>> = BTreeMap::new();
+    for facts in facts {
+        if let Some(data) = &facts.data {
+            by_port.entry(data.port).or_default().push(format!("`{}`", facts.target.path.display()));
+        }
+    }
+    let clashes: Vec<String> = by_port
+        .iter()
+        .filter(|(_, vaults)| vaults.len() > 1)
+        .map(|(port, vaults)| format!("port {port} is set in {}", vaults.join(" and ")))
+        .collect();
+    if clashes.is_empty() {
+        return Check::ok("vaults.port_clash", "every vault has a port of its own");
+    }
+    Check::fail(
+        "vaults.port_clash",
+        format!("{}: only one plugin can listen, the other vault's clients reach the wrong vault", clashes.join("; ")),
+        "in one of those vaults: Obsidian → Settings → obsmcp → Port, choose a free port (e.g. 22401), then `obsmcp setup` to update the clients",
+    )
+}

@@ -1,0 +1,192 @@
+//! The two printers of a [`Report`]: text for people and JSON for agents. Both take the same value; neither decides
+//! anything. The text marks (✓ ! ✗ -) carry the meaning on their own, so colour is decoration that `NO_COLOR` or a
+//! pipe can drop without losing a word.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::report::{Report, Section, Status, Subject};
+
+/// How the text printer may decorate.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TextStyle {
+    /// Whether to use ANSI colours.
+    pub(crate) colour: bool,
+}
+
+impl TextStyle {
+    /// Colour only on a terminal and only when `NO_COLOR` is unset or empty (no-color.org).
+    pub(crate) fn detect() -> Self {
+        use std::io::IsTerminal as _;
+        let no_colour = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+        Self {
+            colour: !no_colour && std::io::stdout().is_terminal(),
+        }
+    }
+}
+
+/// Renders the report as JSON (pretty, with a final newline).
+pub(crate) fn json(report: &Report) -> String {
+    let mut text = serde_json::to_string_pretty(report).expect("the report is plain data and always serialises");
+    text.push('\n');
+    text
+}
+
+/// The one-character mark of a status.
+pub(crate) fn mark(status: Status) -> char {
+    match status {
+        Status::Ok => '✓',
+        Status::Warn => '!',
+        Status::Fail => '✗',
+        Status::Skip => '-',
+    }
+}
+
+/// Renders the report as text for people.
+pub(crate) fn text(report: &Report, style: TextStyle, home: Option<&Path>) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "obsmcp doctor: obsmcp {}, bundled plugin {}",
+        report.obsmcp_version, report.bundled_plugin_version
+    );
+    if !report.fixed.is_empty() {
+        let _ = writeln!(out, "\nRepaired by --fix:");
+        for line in &report.fixed {
+            let _ = writeln!(out, "  {} {line}", paint(style, Status::Ok, "✓"));
+        }
+    }
+    for section in &report.sections {
+        out.push('\n');
+        write_section(&mut out, section, style, home);
+    }
+    out.push('\n');
+    out.push_str(&summary_line(report));
+    out.push('\n');
+    out
+}
+
+fn write_section(out: &mut String, section: &Section, style: TextStyle, home: Option<&Path>) {
+    let heading = match &section.subject {
+        Subject::Machine => "This machine".to_owned(),
+        Subject::Vault { path, config_dir } => format!("Vault {} ({config_dir})", tilde(path, home)),
+        Subject::Client { name, config, .. } => format!("{name}: {}", tilde(config, home)),
+    };
+    let _ = writeln!(out, "{}", if style.colour { console::style(heading).bold().to_string() } else { heading });
+    let width = section.checks.iter().map(|check| check.id.len()).max().unwrap_or(0);
+    for check in &section.checks {
+        let mark = paint(style, check.status, &mark(check.status).to_string());
+        let _ = writeln!(out, "  {mark} {:<width$}  {}", check.id, check.finding);
+        if let Some(fix) = &check.fix {
+            let _ = writeln!(out, "    {:<width$}  fix: {fix}", "");
+        }
+    }
+}
+
+fn paint(style: TextStyle, status: Status, text: &str) -> String {
+    if !style.colour {
+        return text.to_owned();
+    }
+    let styled = console::style(text).force_styling(true);
+    match status {
+        Status::Ok => styled.green(),
+        Status::Warn => styled.yellow(),
+        Status::Fail => styled.red().bold(),
+        Status::Skip => styled.dim(),
+    }
+    .to_string()
+}
+
+/// `3 failed, 1 warning, 12 ok, 2 skipped`, and what `--fix` could do.
+pub(crate) fn summary_line(report: &Report) -> String {
+    let summary = report.summary;
+    let plural = |count: usize, one: &str, many: &str| format!("{count} {}", if count == 1 { one } else { many });
+    let mut line = format!(
+        "{}: {}, {}, {} ok, {} skipped",
+        if report.failed() {
+            "Problems found"
+        } else if summary.warn > 0 {
+            "Working, with warnings"
+        } else {
+            "All good"
+        },
+        plural(summary.fail, "failed", "failed"),
+        plural(summary.warn, "warning", "warnings"),
+        summary.ok,
+        summary.skip
+    );
+    let fixable = report
+        .checks()
+        .filter(|check| check.fixable && check.status >= Status::Warn)
+        .count();
+    if fixable > 0 {
+        let _ = write!(line, ". `obsmcp doctor --fix` can repair {fixable} of them");
+    }
+    line.push('.');
+    line
+}
+
+fn tilde(path: &str, home: Option<&Path>) -> String {
+    if let Some(home) = home.and_then(Path::to_str).filter(|home| !home.is_empty())
+        && let Some(rest) = path.strip_prefix(home)
+        && (rest.is_empty() || rest.starts_with(std::path::MAIN_SEPARATOR))
+    {
+        return format!("~{rest}");
+    }
+    path.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::report::{Check, Report, Section, Subject};
+    use super::*;
+
+    fn sample() -> Report {
+        Report::new(vec![
+            Section {
+                subject: Subject::Vault { path: "/home/u/Notes".into(), config_dir: ".obsidian".into() },
+                checks: vec![
+                    Check::ok("vault.folder", "the vault folder and .obsidian exist"),
+                    Check::fail("plugin.enabled", "obsmcp is not enabled", "obsmcp doctor --fix"),
+                ],
+            },
+            Section {
+                subject: Subject::Client {
+                    client: "codex".into(),
+                    name: "Codex".into(),
+                    config: "/home/u/.codex/config.toml".into(),
+                },
+                checks: vec![Check::warn("client.timeouts", "startup_timeout_sec = 1", "raise it")],
+            },
+        ])
+    }
+
+    #[test]
+    fn text_without_colour_has_marks_fixes_and_a_summary() {
+        let text = text(&sample(), TextStyle { colour: false }, Some(Path::new("/home/u")));
+        assert!(text.contains("Vault ~/Notes (.obsidian)"), "{text}");
+        assert!(text.contains("  ✓ vault.folder"), "{text}");
+        assert!(text.contains("  ✗ plugin.enabled"), "{text}");
+        assert!(text.contains("fix: obsmcp doctor --fix"), "{text}");
+        assert!(text.contains("Codex: ~/.codex/config.toml"), "{text}");
+        assert!(text.contains("  ! client.timeouts"), "{text}");
+        assert!(text.contains("Problems found: 1 failed, 1 warning, 1 ok, 0 skipped."), "{text}");
+        assert!(!text.contains('\u{1b}'), "no escape codes without colour");
+    }
+
+    #[test]
+    fn home_is_only_shortened_at_a_path_boundary() {
+        assert_eq!(tilde("/home/user2/x", Some(Path::new("/home/user"))), "/home/user2/x");
+        assert_eq!(tilde("/home/user/x", Some(Path::new("/home/user"))), "~/x");
+    }
+
+    #[test]
+    fn json_is_the_same_report() {
+        let value: serde_json::Value = serde_json::from_str(&json(&sample())).unwrap();
+        assert_eq!(value["verdict"], "fail");
+        assert_eq!(value["sections"][0]["kind"], "vault");
+        assert_eq!(value["sections"][0]["checks"][1]["id"], "plugin.enabled");
+        assert_eq!(value["sections"][1]["client"], "codex");
+        assert_eq!(value["summary"]["warn"], 1);
+    }
+}

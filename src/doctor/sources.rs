@@ -1,0 +1,63 @@
+//! Reads every AI client's config through the installer's adapters (where the file is, its format, the key that
+//! holds servers) into doctor's [`ClientConfig`] view. Nothing here knows a file format or a client's layout.
+
+use obsmcp_installer::clients::{CLIENTS, ClientSpec, EntryKind, describe_entry, read_servers};
+use obsmcp_installer::environment::Environment;
+use serde_json::Value;
+
+use super::clients::{ClientConfig, ConfigState, ServerEntry};
+
+/// The clients that look installed here (or whose config file exists), each with its entries.
+pub(crate) fn read_clients(environment: &Environment) -> Vec<ClientConfig> {
+    CLIENTS
+        .iter()
+        .filter_map(|spec| {
+            let location = spec.locate(environment);
+            if !location.detected && !location.config.exists() {
+                return None;
+            }
+            let state = match &location.problem {
+                Some(problem) => ConfigState::Unparsable(problem.clone()),
+                None => read_state(spec, &location.config),
+            };
+            Some(ClientConfig {
+                id: spec.id.to_owned(),
+                name: spec.name.to_owned(),
+                path: location.config,
+                state,
+                gate_checks: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+fn read_state(spec: &ClientSpec, path: &std::path::Path) -> ConfigState {
+    let real = obsmcp_installer::files::resolve(path);
+    let text = match obsmcp_installer::files::read_text(&real) {
+        Ok(Some(text)) => text,
+        Ok(None) => return ConfigState::Absent,
+        Err(error) => return ConfigState::Unparsable(error.to_string()),
+    };
+    match read_servers(spec, &text) {
+        Ok(servers) => ConfigState::Parsed(servers.iter().map(|(name, raw)| entry(spec, name, raw)).collect()),
+        Err(error) => ConfigState::Unparsable(error.to_string()),
+    }
+}
+
+/// One entry, with command and arguments found through the client's own template.
+fn entry(spec: &ClientSpec, name: &str, raw: &Value) -> ServerEntry {
+    let mut entry = ServerEntry::from_value(name, raw);
+    let found = spec.template().extract(raw);
+    if let Some(command) = found.get("command").and_then(Value::as_str) {
+        entry.command = Some(command.to_owned());
+        entry.args = found
+            .get("args")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|arg| arg.as_str().map(str::to_owned))
+            .collect();
+    }
+    entry.ours = matches!(describe_entry(spec, raw), EntryKind::Obsmcp { .. });
+    entry
+}

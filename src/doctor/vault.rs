@@ -1,0 +1,424 @@
+//! Checks of one vault: its folder and config dir, the plugin's files against the bundled version, its enablement,
+//! `data.json`, other plugins that want the same port, and then what answers on that port.
+//!
+//! The file checks are synchronous and cheap; the network part is split off ([`VaultFacts::port_and_token`]) so the
+//! caller can probe every vault at once and come back with the answers ([`network_checks`]).
+
+use std::path::{Path, PathBuf};
+
+use obsmcp_installer::plugin_data::{self, PLUGIN_ID, PluginData, PluginDataError};
+use serde_json::Value;
+
+use super::plugin_probe::Answer;
+use super::report::{Check, Repair};
+
+/// Ports that belong to other Obsidian plugins users run beside ours.
+pub(crate) const FOREIGN_PORTS: [(u16, &str); 3] = [
+    (22360, "the older claude-code-mcp plugin"),
+    (27123, "the Local REST API plugin (HTTP)"),
+    (27124, "the Local REST API plugin (HTTPS)"),
+];
+
+/// A vault to check, with the config dir to look in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct VaultTarget {
+    /// The vault folder, as given or found.
+    pub(crate) path: PathBuf,
+    /// The config folder's name (`.obsidian` unless overridden).
+    pub(crate) config_dir: String,
+}
+
+/// What the file checks learnt, for the network and cross-vault checks.
+#[derive(Debug)]
+pub(crate) struct VaultFacts {
+    /// Which vault.
+    pub(crate) target: VaultTarget,
+    /// The checks made so far.
+    pub(crate) checks: Vec<Check>,
+    /// The plugin's settings, when readable.
+    pub(crate) data: Option<PluginData>,
+    /// Whether the plugin's files are present and it is enabled: only then should anything answer on the port.
+    pub(crate) should_be_listening: bool,
+    /// The plugin version found on disk, if any.
+    pub(crate) files_version: Option<String>,
+}
+
+impl VaultFacts {
+    /// The port and token to probe, when `data.json` gave them.
+    pub(crate) fn port_and_token(&self) -> Option<(u16, String)> {
+        self.data.as_ref().map(|data| (data.port, data.token.clone()))
+    }
+}
+
+/// Runs the file checks of one vault.
+pub(crate) fn file_checks(target: VaultTarget) -> VaultFacts {
+    let mut facts = VaultFacts { target, checks: Vec::new(), data: None, should_be_listening: false, files_version: None };
+    let vault = facts.target.path.clone();
+    let config_dir = facts.target.config_dir.clone();
+    let config = vault.join(&config_dir);
+    let setup = setup_command(&vault, &config_dir);
+
+    if !vault.is_dir() {
+        facts.checks.push(Check::fail(
+            "vault.folder",
+            format!("the vault folder `{}` does not exist", vault.display()),
+            format!("point the client entry at the vault's real folder, e.g. `{setup}` with the right path"),
+        ));
+        return facts;
+    }
+    if !config.is_dir() {
+        facts.checks.push(Check::fail(
+            "vault.folder",
+            format!("`{}` has no `{config_dir}` folder: it was never opened in Obsidian, or its config folder has another name", vault.display()),
+            format!("open it once in Obsidian, or name the config folder: `{setup}`"),
+        ));
+        return facts;
+    }
+    facts.checks.push(Check::ok("vault.folder", format!("the vault folder and its `{config_dir}` folder exist")));
+
+    let files = plugin_files(&vault, &config_dir);
+    let files_ok = files.status != crate::doctor::report::Status::Fail;
+    facts.files_version = read_manifest_version(&vault, &config_dir);
+    facts.checks.push(files);
+
+    let enabled = enabled_check(&vault, &config_dir);
+    let enabled_ok = enabled.status == crate::doctor::report::Status::Ok;
+    facts.checks.push(enabled);
+
+    let (data_check, data) = data_check(&vault, &config_dir, facts.files_version.is_some());
+    facts.checks.push(data_check);
+    facts.data = data;
+    if let Some(data) = &facts.data {
+        facts.checks.push(port_rivals(&vault, &config_dir, data.port));
+    }
+    facts.should_be_listening = files_ok && enabled_ok && facts.data.is_some();
+    facts
+}
+
+fn setup_command(vault: &Path, config_dir: &str) -> String {
+    let mut command = format!("obsmcp setup --vault {}", shell_quote(&vault.to_string_lossy()));
+    if config_dir != plugin_data::DEFAULT_CONFIG_DIR {
+        command.push_str(&format!(" --config-dir {}", shell_quote(config_dir)));
+    }
+    command
+}
+
+/// Quotes a word for a POSIX shell when it needs it, so a printed fix can be pasted as is.
+pub(crate) fn shell_quote(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+:=@%,~".contains(c)) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+fn read_manifest_version(vault: &Path, config_dir: &str) -> Option<String> {
+    let text = std::fs::read_to_string(plugin_data::plugin_dir(vault, config_dir).join("manifest.json")).ok()?;
+    let manifest: Value = serde_json::from_str(&text).ok()?;
+    manifest.get("version")?.as_str().map(str::to_owned)
+}
+
+fn plugin_files(vault: &Path, config_dir: &str) -> Check {
+    let dir = plugin_data::plugin_dir(vault, config_dir);
+    let repair = Repair::InstallPlugin { vault: vault.to_owned(), config_dir: config_dir.to_owned() };
+    let fix = "obsmcp doctor --fix (writes the bundled plugin files)";
+    let missing: Vec<&str> =
+        ["manifest.json", "main.js"].into_iter().filter(|name| !dir.join(name).is_file()).collect();
+    if !missing.is_empty() {
+        return Check::fail(
+            "plugin.files",
+            format!("the plugin is not installed: {} missing in `{}`", missing.join(" and "), dir.display()),
+            fix,
+        )
+        .with_repair(repair);
+    }
+    let bundled = crate::version::PLUGIN;
+    match read_manifest_version(vault, config_dir) {
+        None => Check::fail("plugin.files", format!("`{}` has no readable version", dir.join("manifest.json").display()), fix)
+            .with_repair(repair),
+        Some(version) if version == bundled => {
+            if std::fs::read(dir.join("main.js")).is_ok_and(|main_js| main_js == super::fix::BUNDLE.main_js) {
+                Check::ok("plugin.files", format!("plugin {version} installed, the version this obsmcp bundles"))
+            } else {
+                Check::warn(
+                    "plugin.files",
+                    format!("plugin {version} installed, but its main.js is not the build this obsmcp carries (a development build?)"),
+                    "obsmcp doctor --fix (writes the bundled build; then reload the plugin in Obsidian: Settings → Community plugins → turn obsmcp off and on)",
+                )
+                .with_repair(repair)
+            }
+        }
+        Some(version) => Check::fail(
+            "plugin.files",
+            format!("the plugin files are version {version}, this obsmcp bundles {bundled}: they are outdated"),
+            "obsmcp doctor --fix (updates the plugin; then reload it in Obsidian: Settings → Community plugins → turn obsmcp off and on)",
+        )
+        .with_repair(repair),
+    }
+}
+
+fn enabled_check(vault: &Path, config_dir: &str) -> Check {
+    let path = vault.join(config_dir).join("community-plugins.json");
+    let repair = Repair::EnablePlugin { vault: vault.to_owned(), config_dir: config_dir.to_owned() };
+    let fix = "obsmcp doctor --fix, or in Obsidian: Settings → Community plugins → turn on “obsmcp”";
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Check::fail("plugin.enabled", format!("no `{}`: no community plugin is enabled", path.display()), fix)
+                .with_repair(repair);
+        }
+        Err(error) => {
+            return Check::fail(
+                "plugin.enabled",
+                format!("cannot read `{}`: {error}", path.display()),
+                "check the file's permissions",
+            );
+        }
+    };
+    match serde_json::from_str::<Vec<Value>>(&text) {
+        Ok(ids) if ids.iter().any(|id| id.as_str() == Some(PLUGIN_ID)) => {
+            Check::ok("plugin.enabled", "obsmcp is enabled in community-plugins.json")
+        }
+        Ok(_) => Check::fail("plugin.enabled", "obsmcp is installed but not enabled in community-plugins.json", fix)
+            .with_repair(repair),
+        Err(error) => Check::fail(
+            "plugin.enabled",
+            format!("`{}` is not a JSON list of plugin ids: {error}", path.display()),
+            "in Obsidian: Settings → Community plugins, toggle any plugin to make Obsidian rewrite the file (doctor will not edit a file it cannot read)",
+        ),
+    }
+}
+
+fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option<PluginData>) {
+    let repair = Repair::RepairPluginData { vault: vault.to_owned(), config_dir: config_dir.to_owned() };
+    match plugin_data::read(vault, config_dir) {
+        Ok(data) if data.token.trim().is_empty() => (
+            Check::fail("plugin.data", "data.json has an empty token: no client can connect", "obsmcp doctor --fix (makes a new token)")
+                .with_repair(repair),
+            None,
+        ),
+        Ok(data) => {
+            let check = match FOREIGN_PORTS.iter().find(|(port, _)| *port == data.port) {
+                Some((port, owner)) => Check::warn(
+                    "plugin.data",
+                    format!("data.json sets port {port}, which {owner} uses by default: the plugin refuses it and falls back to {}", plugin_data::DEFAULT_PORT),
+                    "in Obsidian: Settings → obsmcp → Port, pick another (e.g. 22401), then rerun `obsmcp setup`",
+                ),
+                None if data.port < 1024 => Check::warn(
+                    "plugin.data",
+                    format!("data.json sets port {}, below 1024: the plugin refuses it and falls back to {}", data.port, plugin_data::DEFAULT_PORT),
+                    "in Obsidian: Settings → obsmcp → Port, pick one from 1024 to 65535",
+                ),
+                None if !plugin_accepts_token(&data.token) => Check::warn(
+                    "plugin.data",
+                    "the token in data.json is not one the plugin accepts (32 to 512 letters, digits or ._~+/=-): it will replace it on its next start",
+                    "obsmcp doctor --fix (makes a new token), or let the plugin make one: Settings → obsmcp → Regenerate token",
+                )
+                .with_repair(repair),
+                None => Check::ok(
+                    "plugin.data",
+                    format!("data.json holds port {} and a token{}", data.port, if data.read_only { " (read-only)" } else { "" }),
+                ),
+            };
+            (check, Some(data))
+        }
+        Err(PluginDataError::Missing { path }) if installed => (
+            Check::fail("plugin.data", format!("`{}` is missing: the plugin has no port or token yet", path.display()), "obsmcp doctor --fix")
+                .with_repair(repair),
+            None,
+        ),
+        Err(PluginDataError::Missing { .. }) => (Check::skip("plugin.data", "no data.json, because the plugin is not installed"), None),
+        Err(PluginDataError::Invalid { path, source }) => (
+            Check::fail(
+                "plugin.data",
+                format!("`{}` is broken: {source}", path.display()),
+                "obsmcp doctor --fix (rewrites it, keeping the token when it can be read)",
+            )
+            .with_repair(repair),
+            None,
+        ),
+        Err(error) => (Check::fail("plugin.data", error.to_string(), "check the file's permissions"), None),
+    }
+}
+
+/// The plugin's own rule for tokens it keeps (`isValidToken` in the plugin's settings).
+fn plugin_accepts_token(token: &str) -> bool {
+    (32..=512).contains(&token.len()) && token.chars().all(|c| c.is_ascii_alphanumeric() || "._~+/=-".contains(c))
+}
+
+/// Other plugins of the same vault whose settings name our port.
+fn port_rivals(vault: &Path, config_dir: &str, port: u16) -> Check {
+    let plugins = vault.join(config_dir).join("plugins");
+    let enabled: Vec<String> = std::fs::read_to_string(vault.join(config_dir).join("community-plugins.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let mut rivals = Vec::new();
+    for entry in std::fs::read_dir(&plugins).into_iter().flatten().flatten() {
+        let id = entry.file_name().to_string_lossy().into_owned();
+        if id == PLUGIN_ID {
+            continue;
+        }
+        let Some(settings) = std::fs::read_to_string(entry.path().join("data.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        else {
+            continue;
+        };
+        if names_port(&settings, port) {
+            let state = if enabled.contains(&id) { "enabled" } else { "disabled" };
+            rivals.push(format!("{id} ({state})"));
+        }
+    }
+    if rivals.is_empty() {
+        Check::ok("plugin.port_rivals", format!("no other plugin of this vault is set to port {port}"))
+    } else {
+        Check::warn(
+            "plugin.port_rivals",
+            format!("another plugin wants port {port} too: {}", rivals.join(", ")),
+            format!("give one of them another port (Obsidian: Settings → obsmcp → Port), or turn the other plugin off"),
+        )
+    }
+}
+
+/// Whether a settings value holds `port` under a key that names a port (`port`, `mcpServerPort`, …).
+fn names_port(value: &Value, port: u16) -> bool {
+    match value {
+        Value::Object(map) => map.iter().any(|(key, value)| {
+            (key.to_ascii_lowercase().contains("port") && value_is_port(value, port)) || names_port(value, port)
+        }),
+        Value::Array(items) => items.iter().any(|item| names_port(item, port)),
+        _ => false,
+    }
+}
+
+fn value_is_port(value: &Value, port: u16) -> bool {
+    value.as_u64() == Some(u64::from(port)) || value.as_str().is_some_and(|text| text.trim() == port.to_string())
+}
+
+/// Turns what answered on the port into the `obsidian.*` checks.
+pub(crate) fn network_checks(facts: &VaultFacts, answer: Option<&Answer>) -> Vec<Check> {
+    let Some(answer) = answer else {
+        return vec![Check::skip("obsidian.port", "not probed: data.json gave no port")];
+    };
+    let port = facts.data.as_ref().map_or(0, |data| data.port);
+    let restart = "in Obsidian: Settings → Community plugins → turn obsmcp off and on";
+    let mut checks = Vec::new();
+    let identity_fail = |finding: String, fix: &str| Check::fail("obsidian.identity", finding, fix);
+    let move_port = "free the port (stop that program), or give obsmcp another port: Obsidian → Settings → obsmcp → Port, then `obsmcp setup` to update the clients";
+    match answer {
+        Answer::Closed => {
+            checks.push(if facts.should_be_listening {
+                Check::warn(
+                    "obsidian.port",
+                    format!("nothing answers on port {port}: Obsidian is closed, this vault is not open, or the plugin did not load"),
+                    "open the vault in Obsidian; read tools keep working from disk meanwhile",
+                )
+            } else {
+                Check::skip("obsidian.port", format!("nothing answers on port {port}, as expected until the problems above are fixed"))
+            });
+            checks.push(Check::skip("obsidian.identity", "nothing to identify"));
+            checks.push(Check::skip("obsidian.handshake", "nothing to talk to"));
+            checks.push(restricted_mode(facts, false));
+        }
+        Answer::Silent => {
+            checks.push(Check::fail(
+                "obsidian.port",
+                format!("port {port} accepts connections but does not answer in time"),
+                format!("if Obsidian is frozen, restart it; otherwise something else holds port {port}: {move_port}"),
+            ));
+        }
+        Answer::NotHttp { detail } => {
+            checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
+            checks.push(identity_fail(format!("port {port} is held by something that does not speak HTTP ({detail})"), move_port));
+        }
+        Answer::OtherHttp { status, server } => {
+            checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
+            let server = server.as_deref().map(|name| format!(", server `{name}`")).unwrap_or_default();
+            checks.push(identity_fail(
+                format!("port {port} is held by another program, not the obsmcp plugin (HTTP {status} on /mcp{server})"),
+                move_port,
+            ));
+        }
+        Answer::OtherMcp { name, version } => {
+            checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
+            checks.push(identity_fail(
+                format!("port {port} is held by another MCP server (`{name}` {version}), not the obsmcp plugin"),
+                move_port,
+            ));
+        }
+        Answer::TokenRejected => {
+            checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
+            checks.push(Check::fail(
+                "obsidian.identity",
+                format!("the obsmcp plugin on port {port} refuses the token in data.json: token mismatch (another vault's plugin on this port, or settings changed while Obsidian ran)"),
+                format!("{restart} so it reloads data.json; if two vaults share port {port}, give each its own port"),
+            ));
+            checks.push(Check::skip("obsidian.handshake", "no handshake without the right token"));
+        }
+        Answer::HandshakeFailed { version, detail } => {
+            checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
+            checks.push(Check::ok("obsidian.identity", format!("the obsmcp plugin {version} answers on port {port}")));
+            checks.push(Check::fail("obsidian.handshake", format!("the MCP handshake failed: {detail}"), restart));
+        }
+        Answer::Plugin(info) => {
+            checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
+            checks.push(Check::ok("obsidian.identity", format!("the obsmcp plugin answers on port {port} and accepts the token")));
+            let mode = if info.read_only { "read-only" } else { "read-write" };
+            let summary = format!(
+                "MCP handshake ok: plugin {}, protocol {}, {} tools, {mode}",
+                info.version, info.protocol_version, info.tools
+            );
+            if info.tools == 0 {
+                checks.push(Check::fail("obsidian.handshake", format!("{summary}: no tools listed"), restart));
+            } else if facts.files_version.as_deref().is_some_and(|files| files != info.version) {
+                checks.push(Check::warn(
+                    "obsidian.handshake",
+                    format!("{summary}, but the files on disk are {}: Obsidian runs an older copy", facts.files_version.as_deref().unwrap_or("")),
+                    restart,
+                ));
+            } else {
+                checks.push(Check::ok("obsidian.handshake", summary));
+            }
+            checks.push(restricted_mode(facts, true));
+        }
+    }
+    checks
+}
+
+/// Restricted mode lives in Obsidian's browser storage, not in a file: it can only be inferred.
+fn restricted_mode(facts: &VaultFacts, answered: bool) -> Check {
+    if answered {
+        return Check::ok("obsidian.restricted_mode", "community plugins are on (the plugin answered)");
+    }
+    if !facts.should_be_listening {
+        return Check::skip("obsidian.restricted_mode", "cannot tell until the plugin is installed and enabled");
+    }
+    Check::warn(
+        "obsidian.restricted_mode",
+        "cannot be read from a file, and the plugin never answered: if Obsidian is open on this vault, restricted mode may be on",
+        "in Obsidian: Settings → Community plugins → “Turn on community plugins” (or “Trust author and enable plugins” when asked), then check that obsmcp is toggled on",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_port_is_found_under_any_key_that_names_one() {
+        let settings: Value = serde_json::from_str(r#"{"mcpServerPort": 22400, "other": {"port": "1"}}"#).unwrap();
+        assert!(names_port(&settings, 22400));
+        assert!(names_port(&settings, 1));
+        assert!(!names_port(&settings, 22401));
+        let unrelated: Value = serde_json::from_str(r#"{"count": 22400}"#).unwrap();
+        assert!(!names_port(&unrelated, 22400));
+    }
+
+    #[test]
+    fn shell_quoting_only_when_needed() {
+        assert_eq!(shell_quote("/home/u/Notes"), "/home/u/Notes");
+        assert_eq!(shell_quote("/home/u/My Notes"), "'/home/u/My Notes'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+    }
+}

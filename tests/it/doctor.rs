@@ -1,0 +1,618 @@
+//! `obsmcp doctor` on temporary homes: one test per check, each driving the real failure (a foreign server on the
+//! port, a wrong token, a stale plugin, a missing binary, a malformed config, …) and asserting the finding and the
+//! fix; `--fix` repairing a broken setup until doctor exits 0; the support bundle opened and inspected; a snapshot of
+//! the JSON report.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::{ChildGuard, PluginHost, TempHome, free_port, line_channel, repo_root};
+
+const TOKEN: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
+const OTHER_TOKEN: &str = "ffffeeeeddddccccbbbbaaaa99998888777766665555444433332222111100ab";
+
+fn obsmcp_binary() -> &'static str {
+    env!("CARGO_BIN_EXE_obsmcp")
+}
+
+/// A temporary home with one vault folder (`Notes`) in it, and the means to break things in it.
+struct Machine {
+    home: TempHome,
+    vault: PathBuf,
+}
+
+/// One doctor run.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|error| panic!("not JSON ({error}):\n{}\n{}", self.stdout, self.stderr))
+    }
+}
+
+impl Machine {
+    fn new() -> Self {
+        let home = TempHome::new();
+        std::fs::create_dir_all(home.path().join("bin")).unwrap();
+        let vault = home.path().join("Notes");
+        Self::make_vault(&vault);
+        Self { home, vault }
+    }
+
+    fn make_vault(vault: &Path) {
+        std::fs::create_dir_all(vault.join(".obsidian")).unwrap();
+        std::fs::write(vault.join("Welcome.md"), "# Welcome\n").unwrap();
+    }
+
+    fn plugin_dir(vault: &Path) -> PathBuf {
+        vault.join(".obsidian/plugins/obsmcp")
+    }
+
+    /// The plugin's files as setup writes them (copied from the bundled sources).
+    fn install_plugin(vault: &Path) {
+        let dir = Self::plugin_dir(vault);
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in ["main.js", "manifest.json"] {
+            std::fs::copy(repo_root().join("obsidian-plugin").join(file), dir.join(file)).unwrap();
+        }
+    }
+
+    fn enable(vault: &Path) {
+        std::fs::write(vault.join(".obsidian/community-plugins.json"), "[\n  \"obsmcp\"\n]").unwrap();
+    }
+
+    fn write_data(vault: &Path, port: u16, token: &str) {
+        let text = serde_json::to_string_pretty(&json!({"port": port, "token": token, "readOnly": false})).unwrap();
+        std::fs::write(Self::plugin_dir(vault).join("data.json"), text).unwrap();
+    }
+
+    /// A vault set up completely, with its port (nothing listens there yet).
+    fn ready(vault: &Path, token: &str) -> u16 {
+        let port = free_port();
+        Self::install_plugin(vault);
+        Self::enable(vault);
+        Self::write_data(vault, port, token);
+        port
+    }
+
+    fn our_entry(vault: &Path) -> Value {
+        json!({"type": "stdio", "command": obsmcp_binary(), "args": ["bridge", "--vault", vault]})
+    }
+
+    fn claude_json(&self) -> PathBuf {
+        self.home.path().join(".claude.json")
+    }
+
+    fn claude(&self, servers: Value) {
+        let text = serde_json::to_string_pretty(&json!({"numStartups": 3, "mcpServers": servers})).unwrap();
+        std::fs::write(self.claude_json(), text).unwrap();
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(obsmcp_binary());
+        command.env_clear().envs(self.home.env()).env("PATH", self.home.path().join("bin")).arg("doctor").args(args);
+        command.stdin(Stdio::null());
+        command
+    }
+
+    fn doctor(&self, args: &[&str]) -> Run {
+        self.doctor_with(self.command(args))
+    }
+
+    fn doctor_with(&self, mut command: Command) -> Run {
+        let started = Instant::now();
+        let output = command.output().expect("obsmcp runs");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+            elapsed: started.elapsed(),
+        }
+    }
+}
+
+/// Every check with `id`, across sections.
+fn checks<'a>(report: &'a Value, id: &str) -> Vec<&'a Value> {
+    report["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|section| section["checks"].as_array().unwrap())
+        .filter(|check| check["id"] == id)
+        .collect()
+}
+
+/// The one check with `id`; fails the test when there is none or several.
+fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
+    let found = checks(report, id);
+    assert_eq!(found.len(), 1, "expected one `{id}` check in {report:#}");
+    found[0]
+}
+
+fn assert_check(report: &Value, id: &str, status: &str, finding: &[&str], fix: &[&str]) {
+    let check = check(report, id);
+    assert_eq!(check["status"], status, "{check:#}");
+    let text = check["finding"].as_str().unwrap();
+    for word in finding {
+        assert!(text.contains(word), "`{id}` finding lacks {word:?}: {text}");
+    }
+    let fix_text = check["fix"].as_str().unwrap_or_default();
+    for word in fix {
+        assert!(fix_text.contains(word), "`{id}` fix lacks {word:?}: {fix_text}");
+    }
+}
+
+fn catalog_size() -> usize {
+    let catalog: Value = serde_json::from_str(&std::fs::read_to_string(repo_root().join("obsidian-plugin/catalog.json")).unwrap()).unwrap();
+    catalog["tools"].as_array().unwrap().len()
+}
+
+#[test]
+fn a_healthy_setup_with_the_real_plugin_up_reports_every_link_ok() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
+    let host = PluginHost::start(&machine.vault, port, TOKEN, &[]);
+
+    let run = machine.doctor(&["--json"]);
+    let report = run.json();
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(report["verdict"], "ok");
+    assert_check(&report, "obsidian.identity", "ok", &["obsmcp plugin", &port.to_string()], &[]);
+    let tools = format!("{} tools", catalog_size());
+    assert_check(&report, "obsidian.handshake", "ok", &["plugin 0.", &tools, "read-write"], &[]);
+    assert_check(&report, "obsidian.restricted_mode", "ok", &[], &[]);
+    assert_check(&report, "client.entry", "ok", &["`obsidian`", "Notes"], &[]);
+    assert_check(&report, "client.binary", "ok", &["version"], &[]);
+    assert_check(&report, "client.conflicts", "ok", &[], &[]);
+    host.stop();
+}
+
+#[test]
+fn read_only_plugin_is_reported_as_read_only() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let host = PluginHost::start(&machine.vault, port, TOKEN, &["--read-only"]);
+    let report = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]).json();
+    assert_check(&report, "obsidian.handshake", "ok", &["read-only"], &[]);
+    host.stop();
+}
+
+#[test]
+fn obsidian_down_is_a_warning_with_the_restricted_mode_click_path_and_the_run_is_fast() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
+
+    let run = machine.doctor(&["--json"]);
+    let report = run.json();
+    assert_eq!(run.code, 0, "warnings alone exit 0: {}", run.stdout);
+    assert!(run.elapsed < Duration::from_secs(3), "doctor took {:?} with Obsidian down", run.elapsed);
+    assert_check(&report, "obsidian.port", "warn", &["nothing answers", &port.to_string()], &["open the vault in Obsidian"]);
+    assert_check(&report, "obsidian.restricted_mode", "warn", &["cannot be read from a file"], &["Settings → Community plugins"]);
+    assert_eq!(check(&report, "obsidian.handshake")["status"], "skip");
+}
+
+#[test]
+fn a_wrong_token_is_called_a_token_mismatch() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let host = PluginHost::start(&machine.vault, port, TOKEN, &[]);
+    // The plugin keeps the token it loaded; data.json now says something else, as after an edit behind its back.
+    Machine::write_data(&machine.vault, port, OTHER_TOKEN);
+
+    let run = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    let report = run.json();
+    assert_check(&report, "obsidian.identity", "fail", &["token mismatch", "refuses the token"], &["turn obsmcp off and on"]);
+    host.stop();
+}
+
+/// Starts a Node one-liner server on `port` and waits for it to say it listens.
+fn node_server(name: &str, script: &str, port: u16) -> ChildGuard {
+    let mut command = Command::new("node");
+    command.args(["-e", script, &port.to_string()]).stdin(Stdio::null()).stdout(Stdio::piped());
+    let mut guard = ChildGuard::spawn(name, command);
+    let lines = line_channel(guard.child.stdout.take().unwrap());
+    let line = lines.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("{name} did not start: {}", guard.stderr()));
+    assert_eq!(line.trim(), "up");
+    guard
+}
+
+#[test]
+fn a_plain_web_server_on_the_port_is_named_as_something_else() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let _server = node_server(
+        "web server",
+        "require('http').createServer((q, s) => { s.writeHead(404, {server: 'PlainWeb'}); s.end('no'); })\
+         .listen(+process.argv[1], '127.0.0.1', () => console.log('up'))",
+        port,
+    );
+    let run = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    let report = run.json();
+    assert_check(&report, "obsidian.port", "ok", &["answers"], &[]);
+    assert_check(&report, "obsidian.identity", "fail", &["another program, not the obsmcp plugin", "HTTP 404", "PlainWeb"], &["Port"]);
+}
+
+#[test]
+fn a_listener_that_does_not_speak_http_is_named_as_such() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let _server = node_server(
+        "raw tcp server",
+        "require('net').createServer(c => c.end('garbage\\r\\n\\r\\n'))\
+         .listen(+process.argv[1], '127.0.0.1', () => console.log('up'))",
+        port,
+    );
+    let report = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]).json();
+    assert_check(&report, "obsidian.identity", "fail", &["does not speak HTTP"], &["free the port"]);
+}
+
+#[test]
+fn a_stale_plugin_is_outdated_and_fix_updates_it() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let manifest = Machine::plugin_dir(&machine.vault).join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let bundled: Value = serde_json::from_str(&text).unwrap();
+    std::fs::write(&manifest, text.replace(bundled["version"].as_str().unwrap(), "0.0.1")).unwrap();
+    std::fs::write(Machine::plugin_dir(&machine.vault).join("main.js"), "// an older build\n").unwrap();
+    let vault = machine.vault.to_str().unwrap();
+
+    let run = machine.doctor(&["--json", "--vault", vault]);
+    assert_eq!(run.code, 1);
+    assert_check(&run.json(), "plugin.files", "fail", &["0.0.1", "outdated"], &["obsmcp doctor --fix"]);
+    assert_eq!(check(&run.json(), "plugin.files")["fixable"], true);
+
+    let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    // ok means the manifest's version and main.js's bytes both equal what the binary carries.
+    assert_check(&fixed.json(), "plugin.files", "ok", &["the version this obsmcp bundles"], &[]);
+    let manifest_after: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    assert_eq!(manifest_after["version"], bundled["version"]);
+}
+
+#[test]
+fn a_missing_binary_in_a_client_entry_fails_and_fix_points_the_entry_at_this_obsmcp() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let mut entry = Machine::our_entry(&machine.vault);
+    let gone = machine.home.path().join("old/bin/obsmcp");
+    entry["command"] = json!(gone);
+    entry["env"] = json!({"KEEP": "me"});
+    machine.claude(json!({"obsidian": entry, "other": {"command": "/usr/bin/env", "args": []}}));
+
+    let run = machine.doctor(&["--json"]);
+    assert_eq!(run.code, 1);
+    assert_check(&run.json(), "client.binary", "fail", &["does not exist", "old/bin/obsmcp"], &["obsmcp doctor --fix"]);
+
+    let fixed = machine.doctor(&["--json", "--fix"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    assert_check(&fixed.json(), "client.binary", "ok", &[obsmcp_binary()], &[]);
+    let config: Value = serde_json::from_str(&std::fs::read_to_string(machine.claude_json()).unwrap()).unwrap();
+    assert_eq!(config["mcpServers"]["obsidian"]["command"], obsmcp_binary());
+    assert_eq!(config["mcpServers"]["obsidian"]["env"]["KEEP"], "me", "the user's env survives");
+    assert_eq!(config["mcpServers"]["other"]["command"], "/usr/bin/env", "other servers survive");
+    assert_eq!(config["numStartups"], 3, "other keys survive");
+}
+
+#[test]
+fn a_malformed_client_config_fails_and_is_never_touched() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let broken = "{\n  // Claude does not accept comments\n  \"mcpServers\": {}\n}\n";
+    std::fs::write(machine.claude_json(), broken).unwrap();
+    let vault = machine.vault.to_str().unwrap();
+
+    let run = machine.doctor(&["--json", "--vault", vault]);
+    assert_eq!(run.code, 1);
+    let report = run.json();
+    assert_check(&report, "client.config", "fail", &["does not parse", ".claude.json"], &["fix that line by hand"]);
+    assert_eq!(check(&report, "client.config")["fixable"], false);
+
+    let after_fix = machine.doctor(&["--json", "--fix", "--vault", vault]);
+    assert_eq!(after_fix.code, 1);
+    assert_eq!(std::fs::read_to_string(machine.claude_json()).unwrap(), broken);
+    assert!(!machine.home.path().join(".claude.json.obsmcp-backup").exists());
+}
+
+#[test]
+fn mcp_remote_to_the_older_plugin_and_a_second_entry_for_the_same_vault_are_conflicts() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    machine.claude(json!({
+        "obsidian": Machine::our_entry(&machine.vault),
+        "obsidian-old": {"command": "npx", "args": ["-y", "mcp-remote", "http://localhost:22360/sse"]},
+        "notes-again": Machine::our_entry(&machine.vault),
+    }));
+    let run = machine.doctor(&["--json"]);
+    assert_eq!(run.code, 0, "conflicts are warnings: {}", run.stdout);
+    assert_check(
+        &run.json(),
+        "client.conflicts",
+        "warn",
+        &["`obsidian-old`", "22360", "mcp-remote", "same vault"],
+        &["--replace-existing", ".claude.json"],
+    );
+}
+
+#[test]
+fn two_vaults_on_one_port_clash() {
+    let machine = Machine::new();
+    let second = machine.home.path().join("Work");
+    Machine::make_vault(&second);
+    let port = Machine::ready(&machine.vault, TOKEN);
+    Machine::ready(&second, OTHER_TOKEN);
+    Machine::write_data(&second, port, OTHER_TOKEN);
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault), "obsidian-work": Machine::our_entry(&second)}));
+
+    let run = machine.doctor(&["--json"]);
+    assert_eq!(run.code, 1);
+    assert_check(
+        &run.json(),
+        "vaults.port_clash",
+        "fail",
+        &[&format!("port {port}"), "Notes", "Work", "only one plugin can listen"],
+        &["Settings → obsmcp → Port"],
+    );
+}
+
+#[test]
+fn a_disabled_plugin_fails_and_fix_enables_it_keeping_the_others() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let list = machine.vault.join(".obsidian/community-plugins.json");
+    std::fs::write(&list, "[\n  \"dataview\"\n]").unwrap();
+    let vault = machine.vault.to_str().unwrap();
+
+    let run = machine.doctor(&["--json", "--vault", vault]);
+    assert_eq!(run.code, 1);
+    assert_check(&run.json(), "plugin.enabled", "fail", &["not enabled"], &["Settings → Community plugins", "--fix"]);
+
+    let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    let ids: Vec<String> = serde_json::from_str(&std::fs::read_to_string(&list).unwrap()).unwrap();
+    assert_eq!(ids, ["dataview", "obsmcp"]);
+    assert!(fixed.json()["fixed"][0].as_str().unwrap().contains("enabled obsmcp"));
+}
+
+#[test]
+fn a_broken_data_json_fails_and_fix_rewrites_it_keeping_the_token() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let data = Machine::plugin_dir(&machine.vault).join("data.json");
+    let truncated = format!("{{\n  \"port\": {port},\n  \"token\": \"{TOKEN}\",\n  \"readOnly\": fa");
+    std::fs::write(&data, &truncated).unwrap();
+    let vault = machine.vault.to_str().unwrap();
+
+    let run = machine.doctor(&["--json", "--vault", vault]);
+    assert_eq!(run.code, 1);
+    assert_check(&run.json(), "plugin.data", "fail", &["is broken"], &["keeping the token"]);
+
+    let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    let repaired: Value = serde_json::from_str(&std::fs::read_to_string(&data).unwrap()).unwrap();
+    assert_eq!(repaired["token"], TOKEN);
+    assert_eq!(repaired["port"], port);
+    let backup = Machine::plugin_dir(&machine.vault).join("data.json.obsmcp-backup");
+    assert_eq!(std::fs::read_to_string(backup).unwrap(), truncated, "the broken file is kept");
+}
+
+#[test]
+fn another_plugin_set_to_the_same_port_is_a_warning() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let rival = machine.vault.join(".obsidian/plugins/claude-code-mcp");
+    std::fs::create_dir_all(&rival).unwrap();
+    std::fs::write(rival.join("data.json"), format!("{{\"mcpServerPort\": {port}, \"enabled\": true}}")).unwrap();
+    std::fs::write(machine.vault.join(".obsidian/community-plugins.json"), "[\"obsmcp\", \"claude-code-mcp\"]").unwrap();
+
+    let report = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]).json();
+    assert_check(&report, "plugin.port_rivals", "warn", &["claude-code-mcp (enabled)", &port.to_string()], &["another port"]);
+}
+
+#[test]
+fn a_short_claude_mcp_timeout_is_a_warning_from_the_environment_or_settings() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
+
+    let mut command = machine.command(&["--json"]);
+    command.env("MCP_TIMEOUT", "1000");
+    let report = machine.doctor_with(command).json();
+    assert_check(&report, "client.timeouts", "warn", &["MCP_TIMEOUT=1000", "the environment"], &["at least 5000"]);
+
+    std::fs::create_dir_all(machine.home.path().join(".claude")).unwrap();
+    std::fs::write(machine.home.path().join(".claude/settings.json"), r#"{"env": {"MCP_TIMEOUT": "2000"}}"#).unwrap();
+    let report = machine.doctor(&["--json"]).json();
+    assert_check(&report, "client.timeouts", "warn", &["MCP_TIMEOUT=2000", "settings.json"], &[]);
+}
+
+#[test]
+fn a_claude_deny_list_naming_our_server_fails() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
+    std::fs::create_dir_all(machine.home.path().join(".claude")).unwrap();
+    std::fs::write(machine.home.path().join(".claude/settings.json"), r#"{"deniedMcpServers": [{"serverName": "obsidian"}]}"#).unwrap();
+    let run = machine.doctor(&["--json"]);
+    assert_eq!(run.code, 1);
+    assert_check(&run.json(), "client.gates", "fail", &["deniedMcpServers"], &["remove obsmcp's entry from deniedMcpServers"]);
+}
+
+#[test]
+fn a_short_codex_startup_timeout_is_a_warning() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let codex = machine.home.path().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let vault = machine.vault.to_str().unwrap();
+    std::fs::write(
+        codex.join("config.toml"),
+        format!("# mine\n[mcp_servers.obsidian]\ncommand = \"{}\"\nargs = [\"bridge\", \"--vault\", \"{vault}\"]\nstartup_timeout_sec = 1\n", obsmcp_binary()),
+    )
+    .unwrap();
+    let report = machine.doctor(&["--json"]).json();
+    assert_check(&report, "client.entry", "ok", &["`obsidian`"], &[]);
+    assert_check(&report, "client.timeouts", "warn", &["startup_timeout_sec = 1"], &["config.toml"]);
+}
+
+#[test]
+fn probe_bridge_runs_the_exact_entry_and_reports_what_the_client_would_see() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let mut broken = Machine::our_entry(&machine.vault);
+    broken["args"].as_array_mut().unwrap().push(json!("--no-such-flag"));
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault), "obsidian-broken": broken}));
+    let host = PluginHost::start(&machine.vault, port, TOKEN, &[]);
+
+    let run = machine.doctor(&["--json", "--probe-bridge"]);
+    let report = run.json();
+    let probes = checks(&report, "client.probe");
+    assert_eq!(probes.len(), 2, "{report:#}");
+    let good = probes.iter().find(|check| check["finding"].as_str().unwrap().starts_with("`obsidian`")).unwrap();
+    assert_eq!(good["status"], "ok", "{good:#}");
+    let listed: usize = good["finding"].as_str().unwrap().split("listed ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(listed >= catalog_size(), "the bridge lists at least the plugin's catalog: {good:#}");
+    let bad = probes.iter().find(|check| check["finding"].as_str().unwrap().starts_with("`obsidian-broken`")).unwrap();
+    assert_eq!(bad["status"], "fail");
+    assert!(bad["finding"].as_str().unwrap().contains("--no-such-flag"), "the child's own error is quoted: {bad:#}");
+    assert_eq!(run.code, 1);
+    host.stop();
+}
+
+#[test]
+fn fix_repairs_a_broken_setup_from_nothing_then_doctor_exits_zero() {
+    let machine = Machine::new();
+    std::fs::write(machine.claude_json(), "{\"numStartups\": 1}").unwrap();
+    let vault = machine.vault.to_str().unwrap();
+
+    let before = machine.doctor(&["--json", "--vault", vault]);
+    assert_eq!(before.code, 1);
+    for id in ["plugin.files", "plugin.enabled", "client.entry"] {
+        assert_eq!(check(&before.json(), id)["status"], "fail", "{id}");
+    }
+
+    let fixed = machine.doctor(&["--fix", "--vault", vault]);
+    assert_eq!(fixed.code, 0, "{}\n{}", fixed.stdout, fixed.stderr);
+    assert!(fixed.stdout.contains("Repaired by --fix:"), "{}", fixed.stdout);
+
+    let after = machine.doctor(&["--json"]);
+    assert_eq!(after.code, 0, "{}", after.stdout);
+    let report = after.json();
+    assert_eq!(report["summary"]["fail"], 0);
+    assert_check(&report, "client.entry", "ok", &["`obsidian`", vault], &[]);
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(Machine::plugin_dir(&machine.vault).join("data.json")).unwrap()).unwrap();
+    assert_eq!(data["token"].as_str().unwrap().len(), 64);
+}
+
+#[test]
+fn text_output_marks_read_without_colour_and_end_with_a_summary() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap();
+    Machine::install_plugin(&machine.vault);
+    let mut command = machine.command(&["--vault", vault]);
+    command.env("NO_COLOR", "1");
+    let run = machine.doctor_with(command);
+    assert_eq!(run.code, 1);
+    let text = &run.stdout;
+    assert!(!text.contains('\u{1b}'), "no colour codes: {text}");
+    assert!(text.contains("Vault ~/Notes (.obsidian)"), "{text}");
+    assert!(text.contains("  ✓ vault.folder"), "{text}");
+    assert!(text.contains("  ✗ plugin.enabled"), "{text}");
+    assert!(text.contains("  ! clients.found"), "{text}");
+    assert!(text.contains("fix: obsmcp doctor --fix"), "{text}");
+    let summary = text.lines().last().unwrap();
+    assert!(summary.starts_with("Problems found: 2 failed"), "{summary}");
+    assert!(summary.contains("`obsmcp doctor --fix` can repair 2"), "{summary}");
+}
+
+#[test]
+fn the_json_report_keeps_its_shape() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    std::fs::write(machine.vault.join(".obsidian/community-plugins.json"), "[]").unwrap();
+    machine.claude(json!({
+        "obsidian": Machine::our_entry(&machine.vault),
+        "legacy": {"command": "npx", "args": ["mcp-remote", "http://127.0.0.1:22360/sse"]},
+    }));
+    let run = machine.doctor(&["--json"]);
+    let home = machine.home.path().to_str().unwrap();
+    let version: Value = serde_json::from_str(&std::fs::read_to_string(repo_root().join("obsidian-plugin/manifest.json")).unwrap()).unwrap();
+    let normalized = run
+        .stdout
+        .replace(obsmcp_binary(), "[OBSMCP]")
+        .replace(home, "[HOME]")
+        .replace(&port.to_string(), "[PORT]")
+        .replace(&format!("\"{}\"", env!("CARGO_PKG_VERSION")), "\"[VERSION]\"")
+        .replace(&format!("{} (plugin {})", env!("CARGO_PKG_VERSION"), version["version"].as_str().unwrap()), "[VERSION]")
+        .replace(&format!("plugin {} installed", version["version"].as_str().unwrap()), "plugin [PLUGIN] installed")
+        .replace(&format!("\"{}\"", version["version"].as_str().unwrap()), "\"[PLUGIN]\"");
+    insta::assert_snapshot!("doctor_json_report", normalized);
+}
+
+#[test]
+fn the_bundle_holds_the_report_entries_and_log_tail_with_secrets_redacted() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let mut entry = Machine::our_entry(&machine.vault);
+    entry["env"] = json!({"OBSIDIAN_API_KEY": "sekrit-api-key-value", "LANG": "C.UTF-8", "NOTE": format!("t={TOKEN}")});
+    machine.claude(json!({
+        "obsidian": entry,
+        "unrelated": {"command": "/usr/bin/unrelated-server", "env": {"GITHUB_TOKEN": "ghp-unrelated"}},
+    }));
+    let log_dir = machine.home.path().join(".local/state/obsmcp");
+    std::fs::create_dir_all(&log_dir).unwrap();
+    let log: String = (0..300)
+        .map(|index| {
+            json!({"ts": index, "event": "call", "tool": "read_note", "content": "Secret note body", "trace": format!("x{TOKEN}")})
+                .to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(log_dir.join("bridge.log.jsonl"), log).unwrap();
+    let bundle = machine.home.path().join("report.zip");
+
+    let run = machine.doctor(&["--json", "--bundle", bundle.to_str().unwrap()]);
+    assert!(run.stderr.contains("Support bundle written"), "{}", run.stderr);
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(&bundle).unwrap()).unwrap();
+    let mut files: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
+    for index in 0..archive.len() {
+        let mut file = archive.by_index(index).unwrap();
+        let mut text = String::new();
+        file.read_to_string(&mut text).unwrap();
+        files.insert(file.name().unwrap().into_owned(), text);
+    }
+    for name in ["report.json", "versions.json", "clients/claude-code.json", "diagnostics-log-tail.jsonl", "README.txt"] {
+        assert!(files.contains_key(name), "{name} missing from {:?}", files.keys());
+    }
+    for (name, text) in &files {
+        for secret in [TOKEN, "sekrit-api-key-value", "Secret note body", "ghp-unrelated"] {
+            assert!(!text.contains(secret), "{name} leaks {secret:?}");
+        }
+    }
+    let report: Value = serde_json::from_str(&files["report.json"]).unwrap();
+    assert_eq!(report, run.json(), "the bundled report is the one --json printed");
+    let client: Value = serde_json::from_str(&files["clients/claude-code.json"]).unwrap();
+    let bundled_entry = &client["config_state"]["obsidian_entries"]["obsidian"];
+    assert_eq!(bundled_entry["env"]["OBSIDIAN_API_KEY"], "<redacted>");
+    assert_eq!(bundled_entry["env"]["LANG"], "C.UTF-8");
+    assert_eq!(bundled_entry["command"], obsmcp_binary());
+    assert!(client["config_state"]["obsidian_entries"].get("unrelated").is_none(), "only Obsidian entries are bundled");
+    let tail: Vec<&str> = files["diagnostics-log-tail.jsonl"].lines().collect();
+    assert_eq!(tail.len(), 200);
+    assert!(tail.last().unwrap().contains("\"ts\":299") && tail.last().unwrap().contains("read_note"));
+    let versions: Value = serde_json::from_str(&files["versions.json"]).unwrap();
+    assert_eq!(versions["obsmcp"], env!("CARGO_PKG_VERSION"));
+}
