@@ -57,6 +57,35 @@ describe("limits on the fixture vault and its 20 MB note", () => {
     assert.ok(!hidden.results.some((file) => file.path.startsWith(".")), "hidden folders are not searched");
   });
 
+  it("tools refuse missing notes, non-notes and bad arguments with a clear error", async () => {
+    const png = "Attachments/diagram.png";
+    await session.fails("read_note", { path: png }, /not a text note \(extension \.png\)/);
+    for (const tool of ["note_metadata", "outline", "backlinks", "outgoing_links"]) {
+      await session.fails(tool, { path: png }, /not a text note/);
+      await session.fails(tool, { path: "No such note" }, /note not found/);
+    }
+    for (const [tool, args] of [
+      ["append", { content: "x" }],
+      ["insert_at_line", { line: 1, content: "x" }],
+      ["str_replace", { old_text: "a", new_text: "b" }],
+      ["patch_section", { target: "frontmatter", operation: "append", content: "a: 1" }],
+      ["set_property", { key: "a", value: 1 }],
+      ["delete_property", { key: "a" }],
+    ]) {
+      await session.fails(tool, { path: png, ...args }, /not a text note/);
+      await session.fails(tool, { path: "No such note", ...args }, /note not found/);
+    }
+    await session.fails("move_note", { path: png, new_path: "Attachments/diagram.jpg" }, /keep the file's extension \.png/);
+    const moved = await session.ok("move_note", { path: png, new_path: "Attachments/Moved diagram.png" });
+    assert.equal(moved.to, "Attachments/Moved diagram.png");
+    await session.fails("tags", { cursor: "x1" }, /invalid cursor/);
+    await session.fails("unresolved_links", { cursor: "-1" }, /invalid cursor/);
+    await session.fails("orphans", { folder: "../x" }, /"\.\." segment/);
+    await session.fails("recent_files", { source: "sometime" }, /source/);
+    await session.fails("list_files", { limit: 501 }, /limit/);
+    await session.fails("patch_section", { path: "Home", target: "section", operation: "append", content: "x" }, /target/);
+  });
+
   it("read_note of the 20 MB note returns at most max_chars and continues where it stopped", async () => {
     assert.ok(big.bytes >= 20 * 1024 * 1024);
     const first = parseRead(await session.text("read_note", { path: BIG_NOTE_PATH }));
