@@ -1,7 +1,283 @@
 //! Offline mode: the vault's read tools answered straight from the vault folder while Obsidian is closed.
+//!
+//! The bridge calls [`OfflineVault::call_tool`] when the plugin is unreachable. Every read tool of the catalog is
+//! answered with the plugin's argument schema, result shape, limits and content hashes, so an agent cannot tell
+//! the two apart except by the mark each offline result carries; tools that need the running app (the active note,
+//! every write) get an `isError` result saying that Obsidian must be open. Writes are never done from disk, so
+//! Obsidian's index and link updates stay the only writer.
+//!
+//! The design choice: mirror the plugin rather than approximate Obsidian. The plugin's tools
+//! (`obsidian-plugin/src/tools/**`) and the metadata model they run on (`obsidian-plugin/test/fake-obsidian/`) write
+//! their rules down; each module here names the file it follows, and the parity test compares both on the fixture
+//! vault field by field.
+//!
+//! How a result says it came from disk (kept out of the way of parity comparisons):
+//! - JSON results get a last field `"source": "disk"`;
+//! - note reads (`read_note`, `daily_note`) get ` source=disk` at the end of their `[lines a-b of N] …` header line;
+//! - every offline result, errors included, carries `_meta: {"obsmcp/source": "disk"}`.
+
+// The bridge wires this module in separately; until it calls it, the binary itself does not use every item.
+#![allow(dead_code)]
 
 mod markdown;
 mod paths;
 mod sections;
 mod text;
+mod tools;
 mod vault;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use tools::{Context, Output, Served};
+use vault::Snapshot;
+
+/// Why a vault cannot be served offline.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub(crate) enum OfflineError {
+    /// The vault folder does not exist or cannot be resolved.
+    #[error("vault folder `{path}` cannot be opened: {source}")]
+    Vault { path: PathBuf, source: std::io::Error },
+    /// The given path is not a folder.
+    #[error("vault path `{0}` is not a folder")]
+    NotAFolder(PathBuf),
+}
+
+/// Figures about the in-memory index, for logs and benchmarks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IndexStats {
+    /// Files in the vault listing.
+    pub(crate) files: usize,
+    /// Markdown notes whose text and metadata are held.
+    pub(crate) notes: usize,
+    /// Bytes of note text held in memory.
+    pub(crate) text_bytes: usize,
+}
+
+/// A vault folder served from disk, with its index built on first use and refreshed from modification times.
+pub(crate) struct OfflineVault {
+    root: PathBuf,
+    real_root: PathBuf,
+    config_dir: String,
+    read_only: bool,
+    snapshot: Mutex<Option<Arc<Snapshot>>>,
+}
+
+/// The `_meta` key that marks an offline result.
+pub(crate) const SOURCE_META_KEY: &str = "obsmcp/source";
+
+impl OfflineVault {
+    /// Opens a vault folder; `config_dir` defaults to `.obsidian`. Reads nothing but the folder's own path; the
+    /// read-only state comes from the plugin's `data.json` when it has one.
+    pub(crate) fn open(vault: impl Into<PathBuf>, config_dir: Option<&str>) -> Result<Self, OfflineError> {
+        let root: PathBuf = vault.into();
+        let real_root =
+            std::fs::canonicalize(&root).map_err(|source| OfflineError::Vault { path: root.clone(), source })?;
+        if !real_root.is_dir() {
+            return Err(OfflineError::NotAFolder(root));
+        }
+        let config_dir = config_dir.unwrap_or(".obsidian").trim_matches('/').to_string();
+        let read_only = obsmcp_installer::plugin_data::read(&root, &config_dir).is_ok_and(|data| data.read_only);
+        Ok(Self { root, real_root, config_dir, read_only, snapshot: Mutex::new(None) })
+    }
+
+    /// Overrides the read-only state reported by `vault_info` (the plugin's setting, when the caller knows it).
+    pub(crate) fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// The vault folder.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether offline mode answers this tool at all (from disk, or with an "Obsidian must be open" error).
+    pub(crate) fn knows(name: &str) -> bool {
+        tools::served(name).is_some()
+    }
+
+    /// Whether this tool's answer comes from disk (false for tools that need the running app).
+    pub(crate) fn serves_from_disk(name: &str) -> bool {
+        matches!(tools::served(name), Some(Served::Disk))
+    }
+
+    /// Brings the index up to date with the folder (builds it on first use) and returns it.
+    fn fresh_snapshot(&self) -> Arc<Snapshot> {
+        let mut guard = self.snapshot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let next = Snapshot::refresh(&self.root, &self.real_root, &self.config_dir, guard.as_deref());
+        let next = Arc::new(next);
+        *guard = Some(Arc::clone(&next));
+        next
+    }
+
+    /// Builds (or refreshes) the index now and says how long it took; the first tool call does this lazily.
+    pub(crate) fn warm(&self) -> (Duration, IndexStats) {
+        let started = Instant::now();
+        let snapshot = self.fresh_snapshot();
+        (started.elapsed(), stats_of(&snapshot))
+    }
+
+    /// Answers a `tools/call` from disk: the `CallToolResult` JSON (`content`, `isError` when it failed, `_meta`
+    /// marking the source), or `None` when offline mode does not know the tool.
+    pub(crate) fn call_tool(&self, name: &str, arguments: Value) -> Option<Value> {
+        let served = tools::served(name)?;
+        let outcome = match served {
+            Served::NeedsObsidian => Err(paths::ToolError(tools::needs_obsidian(name))),
+            Served::Disk => {
+                let snapshot = self.fresh_snapshot();
+                let ctx = Context {
+                    snapshot: &snapshot,
+                    root: &self.root,
+                    real_root: &self.real_root,
+                    config_dir: &self.config_dir,
+                    read_only: self.read_only,
+                };
+                tools::run(&ctx, name, arguments)
+            }
+        };
+        Some(match outcome {
+            Ok(output) => tool_result(&mark_from_disk(output), false),
+            Err(paths::ToolError(message)) => tool_result(&message, true),
+        })
+    }
+}
+
+fn stats_of(snapshot: &Snapshot) -> IndexStats {
+    IndexStats {
+        files: snapshot.files.len(),
+        notes: snapshot.notes.len(),
+        text_bytes: snapshot.notes.values().map(|note| note.text.len()).sum(),
+    }
+}
+
+/// The result text with its "served from disk" mark.
+fn mark_from_disk(output: Output) -> String {
+    match output {
+        Output::Json(Value::Object(mut object)) => {
+            object.insert("source".into(), json!("disk"));
+            serde_json::to_string(&Value::Object(object)).unwrap_or_default()
+        }
+        Output::Read { header, body } => format!("{header} source=disk\n{body}"),
+        other => other.text(),
+    }
+}
+
+fn tool_result(text: &str, is_error: bool) -> Value {
+    let mut result = json!({"content": [{"type": "text", "text": text}]});
+    if is_error {
+        result["isError"] = json!(true);
+    }
+    result["_meta"] = json!({SOURCE_META_KEY: "disk"});
+    result
+}
+
+/// Removes the offline marks from a result, leaving what the plugin would have sent; for parity comparisons.
+#[cfg(test)]
+pub(crate) fn strip_disk_marks(result: &Value) -> Value {
+    let mut result = result.clone();
+    if let Some(object) = result.as_object_mut() {
+        object.remove("_meta");
+    }
+    if let Some(text) = result["content"][0]["text"].as_str() {
+        let plain = match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(mut object)) if object.get("source") == Some(&json!("disk")) => {
+                object.remove("source");
+                serde_json::to_string(&object).unwrap_or_default()
+            }
+            _ => match text.split_once('\n') {
+                Some((header, body)) if header.ends_with(" source=disk") => {
+                    format!("{}\n{body}", header.trim_end_matches(" source=disk"))
+                }
+                None if text.ends_with(" source=disk") => text.trim_end_matches(" source=disk").to_string(),
+                _ => text.to_string(),
+            },
+        };
+        result["content"][0]["text"] = json!(plain);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vault(files: &[(&str, &str)]) -> (tempfile::TempDir, OfflineVault) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        }
+        let offline = OfflineVault::open(dir.path(), None).unwrap();
+        (dir, offline)
+    }
+
+    fn text(result: &Value) -> &str {
+        result["content"][0]["text"].as_str().unwrap()
+    }
+
+    #[test]
+    fn results_are_marked_as_served_from_disk() {
+        let (_dir, offline) = vault(&[("a.md", "# A\n[[b]]\n"), ("b.md", "x")]);
+        let listing = offline.call_tool("list_files", json!({})).unwrap();
+        assert!(text(&listing).ends_with(r#","source":"disk"}"#), "{}", text(&listing));
+        assert_eq!(listing["_meta"][SOURCE_META_KEY], "disk");
+        assert!(listing.get("isError").is_none());
+        let read = offline.call_tool("read_note", json!({"path": "a"})).unwrap();
+        let header = text(&read).lines().next().unwrap();
+        assert!(header.starts_with("[lines 1-2 of 2] path=\"a.md\" sha256=") && header.ends_with(" source=disk"), "{header}");
+        let plain = strip_disk_marks(&read);
+        assert!(!text(&plain).contains("source=disk") && plain.get("_meta").is_none());
+    }
+
+    #[test]
+    fn app_only_tools_say_obsidian_must_be_open() {
+        let (dir, offline) = vault(&[("a.md", "x")]);
+        for (name, arguments) in [
+            ("active_note", json!({})),
+            ("create_note", json!({"path": "new", "content": "x"})),
+            ("append", json!({"path": "a", "content": "y"})),
+            ("delete_note", json!({"path": "a"})),
+        ] {
+            let result = offline.call_tool(name, arguments).unwrap();
+            assert_eq!(result["isError"], true, "{name}");
+            assert!(text(&result).contains("needs Obsidian to be open"), "{name}: {}", text(&result));
+        }
+        assert_eq!(std::fs::read_to_string(dir.path().join("a.md")).unwrap(), "x", "nothing was written");
+        assert!(!dir.path().join("new.md").exists());
+        assert!(offline.call_tool("obsidian_status", json!({})).is_none());
+    }
+
+    #[test]
+    fn edits_on_disk_are_seen_by_the_next_call() {
+        let (dir, offline) = vault(&[("a.md", "old [[b]]"), ("b.md", "")]);
+        let first = offline.call_tool("backlinks", json!({"path": "b"})).unwrap();
+        assert!(text(&first).contains(r#""total":1"#), "{}", text(&first));
+        std::fs::write(dir.path().join("a.md"), "new text, no link, longer").unwrap();
+        let second = offline.call_tool("backlinks", json!({"path": "b"})).unwrap();
+        assert!(text(&second).contains(r#""total":0"#), "{}", text(&second));
+        std::fs::write(dir.path().join("c.md"), "[[b]]").unwrap();
+        let third = offline.call_tool("backlinks", json!({"path": "b"})).unwrap();
+        assert!(text(&third).contains(r#""path":"c.md""#), "{}", text(&third));
+    }
+
+    #[test]
+    fn bad_arguments_and_escapes_are_errors_that_lose_nothing() {
+        let (_dir, offline) = vault(&[("a.md", "x")]);
+        for arguments in [json!({}), json!({"path": 3}), json!({"path": "../etc/passwd"}), json!({"path": "/etc/passwd"}), json!({"path": ".obsidian/app.json"})] {
+            let result = offline.call_tool("read_note", arguments.clone()).unwrap();
+            assert_eq!(result["isError"], true, "{arguments}");
+        }
+    }
+
+    #[test]
+    fn a_missing_vault_is_a_clear_error() {
+        let error = OfflineVault::open("/nonexistent/obsmcp-vault", None).err().unwrap();
+        assert!(error.to_string().contains("cannot be opened"), "{error}");
+    }
+}

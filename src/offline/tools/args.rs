@@ -1,0 +1,172 @@
+//! Tool arguments checked the way the plugin's zod schemas check them: defaults for missing keys, types, integer
+//! ranges and string lengths; unknown keys are ignored (zod strips them). A failure reads like the MCP SDK's
+//! `Input validation error` so an agent sees the same kind of message live and offline.
+
+use serde_json::{Map, Value};
+
+use super::super::paths::ToolError;
+use super::super::text::utf16_len;
+
+/// The arguments of one call.
+pub(crate) struct Args<'a> {
+    tool: &'a str,
+    map: Map<String, Value>,
+}
+
+impl<'a> Args<'a> {
+    /// Wraps a call's `arguments` (absent or null means `{}`).
+    pub(crate) fn new(tool: &'a str, arguments: Value) -> Result<Self, ToolError> {
+        let map = match arguments {
+            Value::Null => Map::new(),
+            Value::Object(map) => map,
+            _ => return Err(invalid(tool, "arguments", "Expected object")),
+        };
+        Ok(Self { tool, map })
+    }
+
+    fn invalid(&self, key: &str, problem: &str) -> ToolError {
+        invalid(self.tool, key, problem)
+    }
+
+    /// An optional string with length bounds (UTF-16 units, as zod counts).
+    pub(crate) fn opt_string(&self, key: &str, min: usize, max: usize) -> Result<Option<String>, ToolError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(Value::String(text)) => {
+                let length = utf16_len(text);
+                if length < min {
+                    Err(self.invalid(key, &format!("String must contain at least {min} character(s)")))
+                } else if length > max {
+                    Err(self.invalid(key, &format!("String must contain at most {max} character(s)")))
+                } else {
+                    Ok(Some(text.clone()))
+                }
+            }
+            Some(_) => Err(self.invalid(key, "Expected string")),
+        }
+    }
+
+    /// A string with a default.
+    pub(crate) fn string(&self, key: &str, default: &str, min: usize, max: usize) -> Result<String, ToolError> {
+        Ok(self.opt_string(key, min, max)?.unwrap_or_else(|| default.to_string()))
+    }
+
+    /// A required string.
+    pub(crate) fn required_string(&self, key: &str, min: usize, max: usize) -> Result<String, ToolError> {
+        self.opt_string(key, min, max)?.ok_or_else(|| self.invalid(key, "Required"))
+    }
+
+    /// An optional integer within bounds.
+    pub(crate) fn opt_int(&self, key: &str, min: i64, max: i64) -> Result<Option<i64>, ToolError> {
+        match self.map.get(key) {
+            None => Ok(None),
+            Some(Value::Number(number)) => {
+                let value = number.as_f64().unwrap_or(f64::NAN);
+                if value.fract() != 0.0 || !value.is_finite() {
+                    return Err(self.invalid(key, "Expected integer, received float"));
+                }
+                if value < min as f64 {
+                    return Err(self.invalid(key, &format!("Number must be greater than or equal to {min}")));
+                }
+                if value > max as f64 {
+                    return Err(self.invalid(key, &format!("Number must be less than or equal to {max}")));
+                }
+                Ok(Some(value as i64))
+            }
+            Some(_) => Err(self.invalid(key, "Expected number")),
+        }
+    }
+
+    /// An integer with a default.
+    pub(crate) fn int(&self, key: &str, default: i64, min: i64, max: i64) -> Result<i64, ToolError> {
+        Ok(self.opt_int(key, min, max)?.unwrap_or(default))
+    }
+
+    /// A boolean with a default.
+    pub(crate) fn boolean(&self, key: &str, default: bool) -> Result<bool, ToolError> {
+        match self.map.get(key) {
+            None => Ok(default),
+            Some(Value::Bool(value)) => Ok(*value),
+            Some(_) => Err(self.invalid(key, "Expected boolean")),
+        }
+    }
+
+    /// One of a fixed set of strings, with a default.
+    pub(crate) fn choice(&self, key: &str, options: &[&str], default: &str) -> Result<String, ToolError> {
+        match self.map.get(key) {
+            None => Ok(default.to_string()),
+            Some(Value::String(text)) if options.contains(&text.as_str()) => Ok(text.clone()),
+            Some(_) => Err(self.invalid(
+                key,
+                &format!("Invalid enum value. Expected {}", options.iter().map(|o| format!("'{o}'")).collect::<Vec<_>>().join(" | ")),
+            )),
+        }
+    }
+
+    /// The raw value of a key.
+    pub(crate) fn raw(&self, key: &str) -> Option<&Value> {
+        self.map.get(key)
+    }
+
+    /// `limit` (`limitArg`): 1..=500 with a default.
+    pub(crate) fn limit(&self, default: i64) -> Result<usize, ToolError> {
+        Ok(self.int("limit", default, 1, 500)? as usize)
+    }
+
+    /// `max_chars` (`maxCharsArg`): 100..=200,000, default 20,000.
+    pub(crate) fn max_chars(&self) -> Result<usize, ToolError> {
+        Ok(self.int("max_chars", 20_000, 100, 200_000)? as usize)
+    }
+
+    /// `cursor` (`cursorArg`): an optional string of at most 4096 characters.
+    pub(crate) fn cursor(&self) -> Result<Option<String>, ToolError> {
+        self.opt_string("cursor", 0, 4096)
+    }
+}
+
+fn invalid(tool: &str, key: &str, problem: &str) -> ToolError {
+    ToolError(format!("MCP error -32602: Input validation error: Invalid arguments for tool {tool}: {key}: {problem}"))
+}
+
+/// `offsetFromCursor`: a numeric offset cursor; a bad cursor is an error rather than a silent restart.
+pub(crate) fn offset_from_cursor(cursor: Option<&str>) -> Result<usize, ToolError> {
+    match cursor {
+        None | Some("") => Ok(0),
+        Some(text) if (1..=9).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit()) => {
+            Ok(text.parse().unwrap_or(0))
+        }
+        Some(text) => Err(ToolError(format!(
+            "invalid cursor {}: pass next_cursor from the previous result unchanged",
+            super::super::paths::quote(text)
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_types_and_bounds() {
+        let args = Args::new("t", json!({"limit": 5, "flag": true, "name": "x", "extra": 1})).unwrap();
+        assert_eq!(args.limit(50).unwrap(), 5);
+        assert_eq!(args.max_chars().unwrap(), 20_000);
+        assert!(args.boolean("flag", false).unwrap());
+        assert_eq!(args.string("missing", "d", 0, 10).unwrap(), "d");
+        let bad = Args::new("t", json!({"limit": 0, "n": 2.5, "s": 3})).unwrap();
+        assert!(bad.limit(50).unwrap_err().0.contains("greater than or equal to 1"));
+        assert!(bad.int("n", 1, 0, 10).unwrap_err().0.contains("float"));
+        assert!(bad.required_string("s", 1, 10).unwrap_err().0.contains("Expected string"));
+        assert!(bad.required_string("nope", 1, 10).unwrap_err().0.ends_with("nope: Required"));
+        assert!(Args::new("t", json!([1])).is_err());
+    }
+
+    #[test]
+    fn offset_cursors() {
+        assert_eq!(offset_from_cursor(None).unwrap(), 0);
+        assert_eq!(offset_from_cursor(Some("40")).unwrap(), 40);
+        assert!(offset_from_cursor(Some("-1")).is_err());
+        assert!(offset_from_cursor(Some("1234567890")).is_err());
+    }
+}

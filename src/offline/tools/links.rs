@@ -1,0 +1,363 @@
+//! Link and tag tools: `backlinks`, `outgoing_links`, `unresolved_links`, `orphans`, `tags`, `files_by_tag`
+//! (plugin: `src/tools/links.ts`, `src/tools/tags.ts`, helpers in `src/vault/links.ts`).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+use super::super::markdown::NoteMetadata;
+use super::super::paths::{ToolError, is_in_config_dir, quote};
+use super::super::text::{count_within_budget, is_js_space, js_trim, snippet, split_lines, SNIPPET_CHARS};
+use super::super::vault::js_cmp;
+use super::args::offset_from_cursor;
+use super::read::resolve_link;
+use super::{Args, Context, Output, paged, sort_paths};
+
+/// `String(value)` for a frontmatter value.
+fn js_string(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(number) => number.to_string(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| if item.is_null() { String::new() } else { js_string(item) })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
+    }
+}
+
+/// `frontmatterList`: a list property that may be a list, one string, or a comma-separated string.
+fn frontmatter_list(value: Option<&Value>) -> Vec<String> {
+    match value {
+        Some(Value::Array(items)) => items.iter().filter(|item| !item.is_null()).map(js_string).collect(),
+        Some(Value::String(text)) => {
+            text.split(',').map(js_trim).filter(|item| !item.is_empty()).map(str::to_string).collect()
+        }
+        Some(number @ Value::Number(_)) => vec![js_string(number)],
+        _ => Vec::new(),
+    }
+}
+
+/// Aliases from the frontmatter `aliases` / `alias` properties.
+pub(crate) fn frontmatter_aliases(frontmatter: Option<&Map<String, Value>>) -> Vec<String> {
+    let Some(frontmatter) = frontmatter else { return Vec::new() };
+    let mut aliases = frontmatter_list(frontmatter.get("aliases"));
+    aliases.extend(frontmatter_list(frontmatter.get("alias")));
+    aliases
+}
+
+fn frontmatter_tags(frontmatter: Option<&Map<String, Value>>) -> Vec<String> {
+    let Some(frontmatter) = frontmatter else { return Vec::new() };
+    let mut raw = frontmatter_list(frontmatter.get("tags"));
+    raw.extend(frontmatter_list(frontmatter.get("tag")));
+    raw.iter()
+        .flat_map(|item| item.split(is_js_space).map(str::to_string).collect::<Vec<_>>())
+        .map(|item| item.trim_start_matches('#').to_string())
+        .filter(|item| !item.is_empty())
+        .map(|item| format!("#{item}"))
+        .collect()
+}
+
+/// `noteTags`: frontmatter tags, then inline tags in order; case-insensitive duplicates dropped.
+pub(crate) fn note_tags(meta: Option<&NoteMetadata>) -> Vec<String> {
+    let Some(meta) = meta else { return Vec::new() };
+    let mut seen = HashSet::new();
+    let mut tags = Vec::new();
+    let inline = meta.tags.iter().map(|tag| tag.tag.clone());
+    for tag in frontmatter_tags(meta.frontmatter.as_ref()).into_iter().chain(inline) {
+        if seen.insert(tag.to_lowercase()) {
+            tags.push(tag);
+        }
+    }
+    tags
+}
+
+/// `tagMatches`: `tag` is `wanted` or nested under it, case-insensitively.
+fn tag_matches(tag: &str, wanted: &str) -> bool {
+    let a = tag.to_lowercase();
+    let b = wanted.to_lowercase();
+    let a = a.strip_prefix('#').unwrap_or(&a);
+    let b = b.strip_prefix('#').unwrap_or(&b);
+    a == b || a.starts_with(&format!("{b}/"))
+}
+
+/// `backlinkSources`: notes other than the target that link to it, with counts, sorted by path.
+pub(crate) fn backlink_sources(ctx: &Context<'_>, target: &str) -> Vec<(String, usize)> {
+    let mut sources: Vec<(String, usize)> = ctx
+        .snapshot
+        .links
+        .iter()
+        .filter(|(source, _)| source.as_str() != target)
+        .filter_map(|(source, links)| {
+            links.resolved.iter().find(|(dest, _)| dest == target).map(|(_, count)| (source.clone(), *count))
+        })
+        .collect();
+    sources.sort_by(|a, b| js_cmp(&a.0, &b.0));
+    sources
+}
+
+/// Every link-like reference of a note: (link, embed, 0-based line or None in frontmatter).
+fn references(meta: &NoteMetadata) -> Vec<(&str, bool, Option<usize>)> {
+    let mut refs = Vec::new();
+    refs.extend(meta.links.iter().map(|l| (l.link.as_str(), false, Some(l.position.start.line))));
+    refs.extend(meta.embeds.iter().map(|l| (l.link.as_str(), true, Some(l.position.start.line))));
+    refs.extend(meta.frontmatter_links.iter().map(|l| (l.link.as_str(), false, None)));
+    refs
+}
+
+pub(super) fn backlinks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let path = args.required_string("path", 1, usize::MAX)?;
+    let snippets = args.boolean("snippets", true)?;
+    let max_lines = args.int("max_lines_per_note", 3, 1, 20)? as usize;
+    let limit = args.limit(50)?;
+    let cursor = args.cursor()?;
+    let max_chars = args.max_chars()?;
+    let note = ctx.resolve_markdown(&path)?;
+    let target = &note.file.path;
+    let sources = backlink_sources(ctx, target);
+    let offset = offset_from_cursor(cursor.as_deref())?;
+    let entries: Vec<Value> = sources
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|(source, count)| {
+            let mut entry = Map::new();
+            entry.insert("path".into(), json!(source));
+            entry.insert("count".into(), json!(count));
+            if snippets {
+                if let Some(source_note) = ctx.snapshot.note(source) {
+                    let lines: BTreeSet<usize> = references(&source_note.meta)
+                        .into_iter()
+                        .filter_map(|(link, _, line)| {
+                            let line = line?;
+                            (resolve_link(ctx, link, source).as_deref() == Some(target.as_str())).then_some(line)
+                        })
+                        .collect();
+                    let text_lines = split_lines(&source_note.text);
+                    let quoted: Vec<Value> = lines
+                        .into_iter()
+                        .take(max_lines)
+                        .filter(|line| *line < text_lines.len())
+                        .map(|line| json!({"line": line + 1, "text": snippet(text_lines[line], SNIPPET_CHARS)}))
+                        .collect();
+                    entry.insert("lines".into(), Value::Array(quoted));
+                }
+            }
+            Value::Object(entry)
+        })
+        .collect();
+    let count = count_within_budget(&entries, max_chars.saturating_sub(300));
+    let page: Vec<Value> = entries.into_iter().take(count).collect();
+    let (truncated, next_cursor) = paged(offset, page.len(), sources.len());
+    Ok(Output::Json(json!({
+        "path": target,
+        "total": sources.len(),
+        "backlinks": page,
+        "truncated": truncated,
+        "next_cursor": next_cursor,
+    })))
+}
+
+pub(super) fn outgoing_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let path = args.required_string("path", 1, usize::MAX)?;
+    let unresolved_only = args.boolean("unresolved_only", false)?;
+    let limit = args.limit(200)?;
+    let note = ctx.resolve_markdown(&path)?;
+    let source = &note.file.path;
+    let links: Vec<Value> = ctx
+        .snapshot
+        .note(source)
+        .map(|entry| {
+            references(&entry.meta)
+                .into_iter()
+                .map(|(link, embed, line)| {
+                    json!({"link": link, "line": line.map(|l| l + 1), "embed": embed, "resolved": resolve_link(ctx, link, source)})
+                })
+                .filter(|link| !unresolved_only || link["resolved"].is_null())
+                .collect()
+        })
+        .unwrap_or_default();
+    let unresolved = links.iter().filter(|link| link["resolved"].is_null()).count();
+    Ok(Output::Json(json!({
+        "path": source,
+        "total": links.len(),
+        "unresolved": unresolved,
+        "links": links.iter().take(limit).collect::<Vec<_>>(),
+        "truncated": links.len() > limit,
+    })))
+}
+
+pub(super) fn unresolved_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let max_sources = args.int("max_sources", 5, 1, 50)? as usize;
+    let limit = args.limit(100)?;
+    let cursor = args.cursor()?;
+    let mut sources: Vec<String> = ctx.snapshot.links.keys().cloned().collect();
+    sort_paths(&mut sources);
+    let mut by_target: HashMap<String, (usize, Vec<String>)> = HashMap::new();
+    for source in &sources {
+        if is_in_config_dir(source, ctx.config_dir) {
+            continue;
+        }
+        for (target, count) in &ctx.snapshot.links[source].unresolved {
+            let entry = by_target.entry(target.clone()).or_default();
+            entry.0 += count;
+            entry.1.push(source.clone());
+        }
+    }
+    let mut all: Vec<(String, usize, Vec<String>)> =
+        by_target.into_iter().map(|(link, (count, sources))| (link, count, sources)).collect();
+    all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| js_cmp(&a.0, &b.0)));
+    let offset = offset_from_cursor(cursor.as_deref())?;
+    let page: Vec<Value> = all
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|(link, count, sources)| {
+            json!({"link": link, "count": count, "notes": sources.len(), "sources": sources.iter().take(max_sources).collect::<Vec<_>>()})
+        })
+        .collect();
+    let (truncated, next_cursor) = paged(offset, page.len(), all.len());
+    Ok(Output::Json(json!({"total": all.len(), "unresolved": page, "truncated": truncated, "next_cursor": next_cursor})))
+}
+
+pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let folder = args.string("folder", "", 0, usize::MAX)?;
+    let limit = args.limit(200)?;
+    let cursor = args.cursor()?;
+    let mut linked: HashSet<&str> = HashSet::new();
+    let mut outgoing: HashSet<&str> = HashSet::new();
+    for (source, links) in &ctx.snapshot.links {
+        for (target, _) in &links.resolved {
+            if target != source {
+                linked.insert(target);
+            }
+            outgoing.insert(source);
+        }
+        if !links.unresolved.is_empty() {
+            outgoing.insert(source);
+        }
+    }
+    let prefix = ctx.clean(&folder, "folder")?;
+    let mut all: Vec<String> = ctx
+        .snapshot
+        .markdown_files()
+        .filter(|note| !linked.contains(note.path.as_str()) && !is_in_config_dir(&note.path, ctx.config_dir))
+        .filter(|note| prefix.is_empty() || note.path.starts_with(&format!("{prefix}/")))
+        .map(|note| note.path.clone())
+        .collect();
+    sort_paths(&mut all);
+    let offset = offset_from_cursor(cursor.as_deref())?;
+    let page: Vec<Value> = all
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|path| json!({"path": path, "has_outgoing": outgoing.contains(path.as_str())}))
+        .collect();
+    let (truncated, next_cursor) = paged(offset, page.len(), all.len());
+    Ok(Output::Json(json!({"total": all.len(), "orphans": page, "truncated": truncated, "next_cursor": next_cursor})))
+}
+
+/// Every Markdown note outside the config folder with its tags, in path order.
+fn tagged_notes(ctx: &Context<'_>) -> Vec<(String, Vec<String>)> {
+    let mut notes: Vec<(String, Vec<String>)> = ctx
+        .snapshot
+        .markdown_files()
+        .filter(|file| !is_in_config_dir(&file.path, ctx.config_dir))
+        .map(|file| (file.path.clone(), note_tags(ctx.snapshot.note(&file.path).map(|n| &n.meta))))
+        .collect();
+    notes.sort_by(|a, b| js_cmp(&a.0, &b.0));
+    notes
+}
+
+pub(super) fn tags(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let prefix = args.opt_string("prefix", 0, 200)?;
+    let sort = args.choice("sort", &["count", "name"], "count")?;
+    let limit = args.limit(200)?;
+    let cursor = args.cursor()?;
+    let mut order: Vec<String> = Vec::new();
+    let mut counts: HashMap<String, (String, usize)> = HashMap::new();
+    for (_, tags) in tagged_notes(ctx) {
+        for tag in tags {
+            let key = tag.to_lowercase();
+            let entry = counts.entry(key.clone()).or_insert_with(|| {
+                order.push(key);
+                (tag.clone(), 0)
+            });
+            entry.1 += 1;
+        }
+    }
+    let mut all: Vec<(String, usize)> = order
+        .into_iter()
+        .map(|key| counts.remove(&key).expect("every key was counted"))
+        .filter(|(tag, _)| prefix.as_ref().is_none_or(|prefix| tag_matches(tag, prefix)))
+        .collect();
+    let by_name = |a: &(String, usize), b: &(String, usize)| js_cmp(&a.0.to_lowercase(), &b.0.to_lowercase());
+    if sort == "name" {
+        all.sort_by(by_name);
+    } else {
+        all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| by_name(a, b)));
+    }
+    let offset = offset_from_cursor(cursor.as_deref())?;
+    let page: Vec<Value> = all.iter().skip(offset).take(limit).map(|(tag, count)| json!({"tag": tag, "count": count})).collect();
+    let (truncated, next_cursor) = paged(offset, page.len(), all.len());
+    Ok(Output::Json(json!({"total": all.len(), "tags": page, "truncated": truncated, "next_cursor": next_cursor})))
+}
+
+pub(super) fn files_by_tag(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let raw = args.required_string("tag", 1, 200)?;
+    let limit = args.limit(200)?;
+    let cursor = args.cursor()?;
+    let max_chars = args.max_chars()?;
+    let wanted = js_trim(&raw).trim_start_matches('#').to_string();
+    if wanted.is_empty() || wanted.contains(is_js_space) {
+        return Err(ToolError(format!("tag {} is not a valid tag", quote(&raw))));
+    }
+    let all: Vec<Value> = tagged_notes(ctx)
+        .into_iter()
+        .map(|(path, tags)| (path, tags.into_iter().filter(|tag| tag_matches(tag, &wanted)).collect::<Vec<_>>()))
+        .filter(|(_, tags)| !tags.is_empty())
+        .map(|(path, tags)| json!({"path": path, "tags": tags}))
+        .collect();
+    let offset = offset_from_cursor(cursor.as_deref())?;
+    let window: Vec<Value> = all.iter().skip(offset).take(limit).cloned().collect();
+    let count = count_within_budget(&window, max_chars.saturating_sub(200));
+    let page: Vec<Value> = window.into_iter().take(count).collect();
+    let (truncated, next_cursor) = paged(offset, page.len(), all.len());
+    Ok(Output::Json(json!({
+        "tag": format!("#{wanted}"),
+        "total": all.len(),
+        "notes": page,
+        "truncated": truncated,
+        "next_cursor": next_cursor,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontmatter_lists_and_tags() {
+        let front: Map<String, Value> =
+            serde_json::from_str(r#"{"tags": "a, #b c", "tag": ["d", null, 5], "aliases": "x, y", "alias": 3}"#).unwrap();
+        assert_eq!(frontmatter_tags(Some(&front)), vec!["#a", "#b", "#c", "#d", "#5"]);
+        assert_eq!(frontmatter_aliases(Some(&front)), vec!["x", "y", "3"]);
+    }
+
+    #[test]
+    fn nested_tags_match_their_parents_only() {
+        assert!(tag_matches("#Project/Alpha", "project"));
+        assert!(tag_matches("#project", "#PROJECT"));
+        assert!(!tag_matches("#projects", "project"));
+        assert!(!tag_matches("#project", ""));
+    }
+
+    #[test]
+    fn inline_and_frontmatter_tags_dedupe_case_insensitively() {
+        let meta = super::super::super::markdown::parse("---\ntags: [Work]\n---\n#work #idea #Idea");
+        assert_eq!(note_tags(Some(&meta)), vec!["#Work", "#idea"]);
+    }
+}

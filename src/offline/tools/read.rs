@@ -1,0 +1,314 @@
+//! `vault_info`, `list_files`, `read_note`, `note_metadata` and `outline` (plugin: `src/tools/read.ts`).
+
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use super::super::paths::{ToolError, is_in_config_dir, quote};
+use super::super::sections::{find_block, find_heading, find_headings, heading_section_end};
+use super::super::text::{count_within_budget, cut_chars, split_lines, utf16_len};
+use super::super::vault::js_cmp;
+use super::args::offset_from_cursor;
+use super::links::{frontmatter_aliases, note_tags};
+use super::workspace::daily_note_settings;
+use super::{Args, Context, Output, iso_time, paged};
+
+/// SHA-256 hex of the note's UTF-8 text.
+pub(crate) fn content_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+pub(super) fn vault_info(ctx: &Context<'_>) -> Result<Output, ToolError> {
+    let snapshot = ctx.snapshot;
+    let outside_config = |path: &str| !is_in_config_dir(path, ctx.config_dir);
+    let name = ctx.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(Output::Json(json!({
+        "name": name,
+        "notes": snapshot.markdown_files().filter(|f| outside_config(&f.path)).count(),
+        "files": snapshot.files.iter().filter(|f| outside_config(&f.path)).count(),
+        "folders": snapshot.folders.iter().filter(|f| outside_config(f)).count(),
+        "config_dir": ctx.config_dir,
+        "read_only": ctx.read_only,
+        "daily_notes": daily_note_settings(ctx).to_json(),
+    })))
+}
+
+pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let folder_arg = args.string("folder", "", 0, usize::MAX)?;
+    let extension = args.opt_string("extension", 0, 20)?;
+    let recursive = args.boolean("recursive", true)?;
+    let include_folders = args.boolean("include_folders", false)?;
+    let limit = args.limit(200)?;
+    let cursor = args.cursor()?;
+    let max_chars = args.max_chars()?;
+
+    let folder = ctx.resolve_folder(&folder_arg)?;
+    let extension = extension.map(|e| e.strip_prefix('.').unwrap_or(&e).to_lowercase());
+    let under = |path: &str| -> bool {
+        let parent = super::super::vault::parent_path(path);
+        let parent = if parent == "/" { "" } else { parent };
+        if recursive {
+            folder.is_empty() || path.starts_with(&format!("{folder}/"))
+        } else {
+            parent == folder
+        }
+    };
+    let mut entries: Vec<(String, Value)> = Vec::new();
+    if include_folders {
+        for path in &ctx.snapshot.folders {
+            if under(path) && !is_in_config_dir(path, ctx.config_dir) {
+                entries.push((path.clone(), json!({"path": path, "type": "folder"})));
+            }
+        }
+    }
+    for file in &ctx.snapshot.files {
+        if !under(&file.path) || is_in_config_dir(&file.path, ctx.config_dir) {
+            continue;
+        }
+        if extension.as_ref().is_some_and(|wanted| file.extension.to_lowercase() != *wanted) {
+            continue;
+        }
+        entries.push((
+            file.path.clone(),
+            json!({"path": file.path, "type": "file", "size": file.size, "mtime": iso_time(file.mtime)}),
+        ));
+    }
+    entries.sort_by(|a, b| js_cmp(&a.0, &b.0));
+    let total = entries.len();
+    let offset = offset_from_cursor(cursor.as_deref())?;
+    let window: Vec<Value> = entries.into_iter().skip(offset).take(limit).map(|(_, entry)| entry).collect();
+    let count = count_within_budget(&window, max_chars.saturating_sub(200));
+    let page: Vec<Value> = window.into_iter().take(count).collect();
+    let (truncated, next_cursor) = paged(offset, page.len(), total);
+    Ok(Output::Json(json!({
+        "folder": folder,
+        "total": total,
+        "entries": page,
+        "truncated": truncated,
+        "next_cursor": next_cursor,
+    })))
+}
+
+/// `renderRead`: the `[lines a-b of N] path=… sha256=…` header and the lines that fit in `max_chars`.
+pub(crate) fn render_read(path: &str, text: &str, start: usize, end: usize, max_chars: usize, extra: Option<&str>) -> Output {
+    let lines = split_lines(text);
+    let total = lines.len();
+    let mut parts: Vec<&str> = Vec::new();
+    let mut used = 0;
+    let mut next = end;
+    let mut cut_line = None;
+    for (i, line) in lines.iter().enumerate().take(end).skip(start) {
+        let cost = utf16_len(line) + usize::from(!parts.is_empty());
+        if used + cost > max_chars {
+            if parts.is_empty() {
+                parts.push(cut_chars(line, max_chars));
+                cut_line = Some(i);
+                next = i + 1;
+            } else {
+                next = i;
+            }
+            break;
+        }
+        parts.push(line);
+        used += cost;
+    }
+    let shown_end = start + parts.len();
+    let mut header = if total == 0 || parts.is_empty() {
+        format!("[lines 0-0 of {total}]")
+    } else {
+        format!("[lines {}-{} of {}]", start + 1, shown_end, total)
+    };
+    header.push_str(&format!(" path={} sha256={}", quote(path), content_hash(text)));
+    if let Some(extra) = extra {
+        header.push(' ');
+        header.push_str(extra);
+    }
+    if let Some(cut) = cut_line {
+        header.push_str(&format!(" cut_line={}", cut + 1));
+    }
+    if next < end {
+        header.push_str(&format!(
+            " truncated=true continue_with={}",
+            json!({"start_line": next + 1, "end_line": end})
+        ));
+    } else if cut_line.is_some() {
+        header.push_str(" truncated=true");
+    }
+    Output::Read { header, body: parts.join("\n") }
+}
+
+pub(super) fn read_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let path = args.required_string("path", 1, usize::MAX)?;
+    let mut heading = args.opt_string("heading", 0, usize::MAX)?;
+    let mut block = args.opt_string("block", 0, usize::MAX)?;
+    let start_line = args.opt_int("start_line", 1, i64::MAX)?;
+    let end_line = args.opt_int("end_line", 1, i64::MAX)?;
+    let max_chars = args.max_chars()?;
+
+    let note = ctx.resolve_note(&path, true)?;
+    let text = ctx.text_of(note.file)?;
+    let lines = split_lines(&text);
+    if heading.is_none() && block.is_none() && !note.subpath.is_empty() {
+        if note.subpath.starts_with('^') {
+            block = Some(note.subpath.clone());
+        } else {
+            heading = Some(note.subpath.clone());
+        }
+    }
+    let (mut start, mut end) = match (&heading, &block) {
+        (Some(_), Some(_)) => return Err(ToolError::new("pass heading or block, not both")),
+        (Some(wanted), None) => {
+            let headings = find_headings(&lines);
+            let index = find_heading(&lines, &headings, wanted)?;
+            (headings[index].line, heading_section_end(&headings, index, lines.len()))
+        }
+        (None, Some(id)) => {
+            let range = find_block(&lines, id)?;
+            (range.start, range.end)
+        }
+        (None, None) => (0, lines.len()),
+    };
+    if start_line.is_some() || end_line.is_some() {
+        if heading.is_some() || block.is_some() {
+            return Err(ToolError::new("pass either heading/block or start_line/end_line, not both"));
+        }
+        let first = start_line.unwrap_or(1);
+        start = (first - 1) as usize;
+        end = (end_line.map_or(lines.len(), |e| e as usize)).min(lines.len());
+        if start >= lines.len() && !lines.is_empty() {
+            return Err(ToolError(format!(
+                "start_line {first} is past the end: {} has {} lines",
+                note.file.path,
+                lines.len()
+            )));
+        }
+        if end <= start && !lines.is_empty() {
+            return Err(ToolError::new("end_line must not be before start_line"));
+        }
+    }
+    Ok(render_read(&note.file.path, &text, start, end, max_chars, None))
+}
+
+/// Caps a list, remembering its name when it was cut.
+fn capped(items: Vec<Value>, limit: usize, name: &str, cut: &mut Vec<String>) -> Vec<Value> {
+    if items.len() > limit {
+        cut.push(name.to_string());
+    }
+    items.into_iter().take(limit).collect()
+}
+
+/// The path a link written in `source` resolves to (`resolveLink`).
+pub(crate) fn resolve_link(ctx: &Context<'_>, link: &str, source: &str) -> Option<String> {
+    let linkpath = super::super::vault::link_path(link);
+    ctx.snapshot.first_linkpath_dest(linkpath, source).map(|index| ctx.snapshot.files[index].path.clone())
+}
+
+pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let path = args.required_string("path", 1, usize::MAX)?;
+    let limit = args.limit(200)?;
+    let note = ctx.resolve_markdown(&path)?;
+    let file = note.file;
+    let text = ctx.text_of(file)?;
+    let entry = ctx.snapshot.note(&file.path);
+    let meta = entry.map(|n| &n.meta);
+    let mut cut = Vec::new();
+    let reference = |link: &super::super::markdown::LinkRef| {
+        json!({"link": link.link, "line": link.position.start.line + 1, "resolved": resolve_link(ctx, &link.link, &file.path)})
+    };
+    let links: Vec<Value> = meta.map(|m| m.links.iter().map(reference).collect()).unwrap_or_default();
+    let embeds: Vec<Value> = meta.map(|m| m.embeds.iter().map(reference).collect()).unwrap_or_default();
+    let headings: Vec<Value> = meta
+        .map(|m| {
+            m.headings
+                .iter()
+                .map(|h| json!({"level": h.level, "heading": h.heading, "line": h.position.start.line + 1}))
+                .collect()
+        })
+        .unwrap_or_default();
+    let blocks: Vec<Value> = meta
+        .map(|m| m.blocks.iter().map(|(_, b)| json!({"id": b.id, "line": b.position.start.line + 1})).collect())
+        .unwrap_or_default();
+    let tags: Vec<Value> = note_tags(meta).into_iter().map(Value::String).collect();
+    let frontmatter = meta.and_then(|m| m.frontmatter.clone());
+    let mut out = Map::new();
+    out.insert("path".into(), json!(file.path));
+    out.insert("size".into(), json!(file.size));
+    out.insert("ctime".into(), json!(iso_time(file.ctime)));
+    out.insert("mtime".into(), json!(iso_time(file.mtime)));
+    out.insert("lines".into(), json!(split_lines(&text).len()));
+    out.insert("sha256".into(), json!(content_hash(&text)));
+    out.insert("frontmatter".into(), frontmatter.map_or(Value::Null, Value::Object));
+    out.insert("tags".into(), Value::Array(capped(tags, limit, "tags", &mut cut)));
+    out.insert("aliases".into(), json!(frontmatter_aliases(meta.and_then(|m| m.frontmatter.as_ref()))));
+    out.insert("headings".into(), Value::Array(capped(headings, limit, "headings", &mut cut)));
+    out.insert("links".into(), Value::Array(capped(links, limit, "links", &mut cut)));
+    out.insert("embeds".into(), Value::Array(capped(embeds, limit, "embeds", &mut cut)));
+    out.insert("blocks".into(), Value::Array(capped(blocks, limit, "blocks", &mut cut)));
+    out.insert("backlinks".into(), json!(super::links::backlink_sources(ctx, &file.path).len()));
+    out.insert("truncated".into(), json!(!cut.is_empty()));
+    out.insert("truncated_lists".into(), json!(cut));
+    Ok(Output::Json(Value::Object(out)))
+}
+
+pub(super) fn outline(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let path = args.required_string("path", 1, usize::MAX)?;
+    let limit = args.limit(300)?;
+    let note = ctx.resolve_markdown(&path)?;
+    let headings: Vec<Value> = match ctx.snapshot.note(&note.file.path) {
+        Some(entry) => entry
+            .meta
+            .headings
+            .iter()
+            .map(|h| json!({"level": h.level, "heading": h.heading, "line": h.position.start.line + 1}))
+            .collect(),
+        None => {
+            let text = ctx.text_of(note.file)?;
+            find_headings(&split_lines(&text))
+                .into_iter()
+                .map(|h| json!({"level": h.level, "heading": h.text, "line": h.line + 1}))
+                .collect()
+        }
+    };
+    let total = headings.len();
+    Ok(Output::Json(json!({
+        "path": note.file.path,
+        "headings": headings.into_iter().take(limit).collect::<Vec<_>>(),
+        "total": total,
+        "truncated": total > limit,
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(output: Output) -> String {
+        match output {
+            Output::Read { header, body } => format!("{header}\n{body}"),
+            Output::Json(_) => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn reads_state_their_window_and_cuts() {
+        let hash = content_hash("a\nbb\nccc\n");
+        assert_eq!(
+            header(render_read("n.md", "a\nbb\nccc\n", 0, 3, 100, None)),
+            format!("[lines 1-3 of 3] path=\"n.md\" sha256={hash}\na\nbb\nccc")
+        );
+        assert_eq!(
+            header(render_read("n.md", "a\nbb\nccc\n", 0, 3, 4, None)),
+            format!("[lines 1-2 of 3] path=\"n.md\" sha256={hash} truncated=true continue_with={{\"start_line\":3,\"end_line\":3}}\na\nbb")
+        );
+        assert_eq!(
+            header(render_read("n.md", "a\nbb\nccc\n", 2, 3, 2, None)),
+            format!("[lines 3-3 of 3] path=\"n.md\" sha256={hash} cut_line=3 truncated=true\ncc")
+        );
+        assert!(header(render_read("e.md", "", 0, 0, 100, None)).starts_with("[lines 0-0 of 0] path=\"e.md\""));
+    }
+
+    #[test]
+    fn hash_is_sha256_hex() {
+        assert_eq!(content_hash(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    }
+}

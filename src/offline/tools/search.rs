@@ -1,0 +1,305 @@
+//! `search` (plugin: `src/tools/search.ts`): per-line text or regex search over the notes in path order, with the
+//! plugin's cursor (`line:path` of the last match returned), per-file and total limits and character budget.
+//!
+//! The notes' text is already in memory, so a search is a scan of memory. Case-insensitive text search compares
+//! lower-cased text as the plugin does; for an ASCII query on text without the two characters whose lower case is
+//! ASCII (KELVIN SIGN, LATIN CAPITAL I WITH DOT ABOVE) an ASCII-only case-insensitive byte search gives the same
+//! answer much faster. Regexes are JavaScript's in the plugin and Rust's `regex` here: `\d`, `\w`, `\s` and `\b`
+//! are translated to their JavaScript (ASCII) meaning; lookaround and backreferences are refused with a clear error.
+
+use regex::Regex;
+use serde_json::{Map, Value, json};
+
+use super::super::paths::{ToolError, quote};
+use super::super::text::{SNIPPET_CHARS, cut_chars, snippet, snippet_around, split_lines, utf16_len};
+use super::super::vault::js_cmp;
+use super::{Args, Context, Output};
+
+/// Finds the first match in a line: its UTF-16 index.
+enum Matcher {
+    Exact(String),
+    /// ASCII-only case-insensitive search for an ASCII query (`(?i-u)` on bytes).
+    AsciiFold(regex::bytes::Regex, String),
+    /// Full lower-casing of both sides, as `toLowerCase().indexOf()` does.
+    Lowered(String),
+    Pattern(Regex),
+}
+
+/// The two characters whose lower case contains ASCII letters, which the ASCII fast path would miss.
+fn lowers_to_ascii(text: &str) -> bool {
+    text.contains(['\u{212A}', '\u{130}'])
+}
+
+impl Matcher {
+    fn new(query: &str, regex: bool, case_sensitive: bool) -> Result<Self, ToolError> {
+        if regex {
+            let pattern = translate_js_regex(query);
+            let built = regex::RegexBuilder::new(&pattern).case_insensitive(!case_sensitive).build();
+            return built
+                .map(Matcher::Pattern)
+                .map_err(|error| ToolError(format!("invalid regular expression {}: {}", quote(query), first_line(&error.to_string()))));
+        }
+        if case_sensitive {
+            return Ok(Matcher::Exact(query.to_string()));
+        }
+        if query.is_ascii() {
+            let pattern = format!("(?i-u){}", regex::escape(query));
+            if let Ok(built) = regex::bytes::RegexBuilder::new(&pattern).unicode(false).build() {
+                return Ok(Matcher::AsciiFold(built, query.to_lowercase()));
+            }
+        }
+        Ok(Matcher::Lowered(query.to_lowercase()))
+    }
+
+    /// Whether the whole text can hold a match (text mode only; a regex always needs the line scan).
+    fn may_match(&self, text: &str) -> bool {
+        match self {
+            Matcher::Exact(query) => text.contains(query.as_str()),
+            Matcher::AsciiFold(regex, needle) => {
+                if lowers_to_ascii(text) {
+                    text.to_lowercase().contains(needle.as_str())
+                } else {
+                    regex.is_match(text.as_bytes())
+                }
+            }
+            Matcher::Lowered(needle) => text.to_lowercase().contains(needle.as_str()),
+            Matcher::Pattern(_) => true,
+        }
+    }
+
+    fn find(&self, line: &str) -> Option<usize> {
+        match self {
+            Matcher::Exact(query) => line.find(query.as_str()).map(|at| utf16_len(&line[..at])),
+            Matcher::AsciiFold(regex, needle) => {
+                if lowers_to_ascii(line) {
+                    lowered_index(line, needle)
+                } else {
+                    regex.find(line.as_bytes()).map(|found| utf16_len(&line[..found.start()]))
+                }
+            }
+            Matcher::Lowered(needle) => lowered_index(line, needle),
+            Matcher::Pattern(regex) => regex.find(line).map(|found| utf16_len(&line[..found.start()])),
+        }
+    }
+}
+
+fn lowered_index(line: &str, needle: &str) -> Option<usize> {
+    let lowered = line.to_lowercase();
+    lowered.find(needle).map(|at| utf16_len(&lowered[..at]))
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().filter(|line| !line.trim().is_empty()).last().unwrap_or(text).trim().to_string()
+}
+
+/// Rewrites the classes whose meaning differs between JavaScript (ASCII) and Rust (Unicode) regexes.
+fn translate_js_regex(pattern: &str) -> String {
+    const SPACE: &str = "\\t\\n\\x0B\\x0C\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}";
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut in_class = false;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(next) = chars.next() else {
+                    out.push('\\');
+                    break;
+                };
+                let replacement = match (next, in_class) {
+                    ('d', false) => Some("[0-9]".to_string()),
+                    ('D', false) => Some("[^0-9]".to_string()),
+                    ('w', false) => Some("[0-9A-Za-z_]".to_string()),
+                    ('W', false) => Some("[^0-9A-Za-z_]".to_string()),
+                    ('s', false) => Some(format!("[{SPACE}]")),
+                    ('S', false) => Some(format!("[^{SPACE}]")),
+                    ('b', false) => Some("(?-u:\\b)".to_string()),
+                    ('B', false) => Some("(?-u:\\B)".to_string()),
+                    ('d', true) => Some("0-9".to_string()),
+                    ('w', true) => Some("0-9A-Za-z_".to_string()),
+                    ('s', true) => Some(SPACE.to_string()),
+                    _ => None,
+                };
+                match replacement {
+                    Some(text) => out.push_str(&text),
+                    None => {
+                        out.push('\\');
+                        out.push(next);
+                    }
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+                // A `]` right after `[` or `[^` is a literal in Rust but closes an empty class in JavaScript; rare
+                // enough to pass through unchanged.
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Decodes the `line:path` cursor.
+fn parse_cursor(cursor: Option<&str>) -> Result<Option<(usize, String)>, ToolError> {
+    let Some(cursor) = cursor.filter(|c| !c.is_empty()) else { return Ok(None) };
+    let invalid = || ToolError(format!("invalid cursor {}: pass next_cursor from the previous result unchanged", quote(cursor)));
+    let (line, path) = cursor.split_once(':').ok_or_else(invalid)?;
+    if line.is_empty() || line.len() > 9 || !line.bytes().all(|b| b.is_ascii_digit()) || path.is_empty() {
+        return Err(invalid());
+    }
+    Ok(Some((line.parse().map_err(|_| invalid())?, path.to_string())))
+}
+
+pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let query = args.required_string("query", 1, 1000)?;
+    let regex = args.boolean("regex", false)?;
+    let case_sensitive = args.boolean("case_sensitive", false)?;
+    let path_prefix = args.string("path_prefix", "", 0, usize::MAX)?;
+    let context_lines = args.int("context_lines", 0, 0, 10)? as usize;
+    let max_per_file = args.int("max_per_file", 10, 1, 100)? as usize;
+    let limit = args.int("limit", 100, 1, 500)? as usize;
+    let cursor = args.cursor()?;
+    let max_chars = args.max_chars()?;
+
+    let matcher = Matcher::new(&query, regex, case_sensitive)?;
+    let prefix = if path_prefix.is_empty() {
+        String::new()
+    } else {
+        ctx.clean(&path_prefix, "path_prefix")? + if path_prefix.ends_with('/') { "/" } else { "" }
+    };
+    let resume = parse_cursor(cursor.as_deref())?;
+    let mut files: Vec<&super::super::vault::FileEntry> = ctx
+        .snapshot
+        .markdown_files()
+        .filter(|file| file.path.starts_with(&prefix) && !super::super::paths::is_in_config_dir(&file.path, ctx.config_dir))
+        .filter(|file| resume.as_ref().is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge()))
+        .collect();
+    files.sort_by(|a, b| js_cmp(&a.path, &b.path));
+
+    let budget = max_chars.saturating_sub(300);
+    let mut results: Vec<Map<String, Value>> = Vec::new();
+    let mut used = 0;
+    let mut total = 0;
+    let mut searched = 0;
+    let mut next: Option<String> = None;
+    let mut last: Option<(String, usize)> = None;
+
+    'scan: for file in files {
+        searched += 1;
+        // A note whose real file is outside the vault is never read, so never quoted (the plugin reads it, then
+        // refuses to quote it).
+        let Some(note) = ctx.snapshot.note(&file.path) else { continue };
+        let text = note.text.as_str();
+        if !regex && !matcher.may_match(text) {
+            continue;
+        }
+        let lines = split_lines(text);
+        let skip_through = match &resume {
+            Some((line, path)) if *path == file.path => *line,
+            _ => 0,
+        };
+        let mut file_result: Option<Map<String, Value>> = None;
+        let mut matches: Vec<Value> = Vec::new();
+        for i in skip_through..lines.len() {
+            let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
+            let Some(index) = matcher.find(line) else { continue };
+            if file_result.is_none() {
+                let mut entry = Map::new();
+                entry.insert("path".into(), json!(file.path));
+                file_result = Some(entry);
+            }
+            if matches.len() >= max_per_file {
+                file_result.as_mut().expect("set above").insert("more_in_file".into(), json!(true));
+                break;
+            }
+            if total >= limit {
+                next = last.as_ref().map(|(path, line)| format!("{line}:{path}"));
+                flush(&mut results, file_result.take(), std::mem::take(&mut matches));
+                break 'scan;
+            }
+            let mut found = Map::new();
+            found.insert("line".into(), json!(i + 1));
+            found.insert("text".into(), json!(snippet_around(line, index, SNIPPET_CHARS)));
+            if context_lines > 0 {
+                let before: Vec<String> =
+                    lines[i.saturating_sub(context_lines)..i].iter().map(|l| snippet(l, SNIPPET_CHARS)).collect();
+                let after: Vec<String> =
+                    lines[i + 1..(i + 1 + context_lines).min(lines.len())].iter().map(|l| snippet(l, SNIPPET_CHARS)).collect();
+                found.insert("before".into(), json!(before));
+                found.insert("after".into(), json!(after));
+            }
+            let found = Value::Object(found);
+            let cost = super::super::text::json_len(&found)
+                + if matches.is_empty() { utf16_len(&file.path) + 40 } else { 1 };
+            if used + cost > budget && total > 0 {
+                next = last.as_ref().map(|(path, line)| format!("{line}:{path}"));
+                flush(&mut results, file_result.take(), std::mem::take(&mut matches));
+                break 'scan;
+            }
+            matches.push(found);
+            used += cost;
+            total += 1;
+            last = Some((file.path.clone(), i + 1));
+        }
+        flush(&mut results, file_result, matches);
+    }
+    Ok(Output::Json(json!({
+        "query": cut_chars(&query, 200),
+        "results": results,
+        "total_matches": total,
+        "notes_searched": searched,
+        "truncated": next.is_some(),
+        "next_cursor": next,
+    })))
+}
+
+/// Adds a file's result when it holds at least one match (the plugin pushes a file with its first match).
+fn flush(results: &mut Vec<Map<String, Value>>, entry: Option<Map<String, Value>>, matches: Vec<Value>) {
+    let Some(mut entry) = entry else { return };
+    if matches.is_empty() {
+        return;
+    }
+    let more = entry.remove("more_in_file");
+    entry.insert("matches".into(), Value::Array(matches));
+    if let Some(more) = more {
+        entry.insert("more_in_file".into(), more);
+    }
+    results.push(entry);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_matching_follows_javascript_lowercasing() {
+        let m = Matcher::new("straße", false, false).unwrap();
+        assert_eq!(m.find("Die STRASSE"), None, "toLowerCase does not fold ß to ss");
+        assert_eq!(m.find("Die Straße"), Some(4));
+        let ascii = Matcher::new("kelvin", false, false).unwrap();
+        assert_eq!(ascii.find("\u{212A}elvin"), Some(0), "KELVIN SIGN lower-cases to k");
+        assert_eq!(ascii.find("😀 KELVIN"), Some(3), "the index counts UTF-16 units");
+        assert!(Matcher::new("ſ", false, false).unwrap().find("S").is_none());
+    }
+
+    #[test]
+    fn regexes_keep_javascript_class_meanings() {
+        let m = Matcher::new(r"\d+", true, true).unwrap();
+        assert_eq!(m.find("x ٣ 42"), Some(4), "\\d is ASCII in JavaScript");
+        let word = Matcher::new(r"\bé", true, true).unwrap();
+        assert_eq!(word.find("aé"), Some(1), "\\b is an ASCII word boundary in JavaScript");
+        let error = match Matcher::new("(?<=a)b", true, false) { Err(e) => e.0, Ok(_) => panic!("lookbehind compiled") };
+        assert!(error.starts_with("invalid regular expression \"(?<=a)b\": "), "{error}");
+    }
+
+    #[test]
+    fn cursors_are_line_colon_path() {
+        assert_eq!(parse_cursor(Some("12:a/b:c.md")).unwrap(), Some((12, "a/b:c.md".into())));
+        assert!(parse_cursor(Some("x:a.md")).is_err());
+        assert_eq!(parse_cursor(None).unwrap(), None);
+    }
+}
