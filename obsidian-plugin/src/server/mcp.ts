@@ -12,6 +12,9 @@ import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   isJSONRPCRequest,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   type CallToolResult,
   type JSONRPCMessage,
@@ -49,7 +52,7 @@ export class SessionServer {
 
   constructor(private readonly deps: SessionDeps) {
     this.mcp = new McpServer(deps.serverInfo, {
-      capabilities: { logging: {}, tools: { listChanged: true } },
+      capabilities: { logging: {}, tools: { listChanged: true }, resources: {}, prompts: {} },
       instructions: INSTRUCTIONS,
     });
     for (const tool of deps.tools) {
@@ -62,6 +65,11 @@ export class SessionServer {
     }
     // The SDK installs tools/list only with the first registered tool; an empty catalog must still be listable.
     if (deps.tools.length === 0) this.mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+    // The vault is offered through tools only; empty resource and prompt lists answer clients that ask anyway
+    // instead of failing their listing with -32601.
+    this.mcp.server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+    this.mcp.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }));
+    this.mcp.server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
     this.applyReadOnly(deps.isReadOnly());
   }
 
