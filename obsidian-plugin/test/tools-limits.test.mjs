@@ -78,6 +78,7 @@ describe("limits on the fixture vault and its 20 MB note", () => {
     await session.fails("move_note", { path: png, new_path: "Attachments/diagram.jpg" }, /keep the file's extension \.png/);
     const moved = await session.ok("move_note", { path: png, new_path: "Attachments/Moved diagram.png" });
     assert.equal(moved.to, "Attachments/Moved diagram.png");
+    assert.equal(moved.sha256, null);
     await session.fails("tags", { cursor: "x1" }, /invalid cursor/);
     await session.fails("unresolved_links", { cursor: "-1" }, /invalid cursor/);
     await session.fails("orphans", { folder: "../x" }, /"\.\." segment/);

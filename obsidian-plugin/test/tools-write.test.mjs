@@ -159,7 +159,8 @@ describe("write tools", () => {
     const gammaBefore = readDisk(vault.dir, "Notes/Sub/Gamma note.md");
     assert.ok(gammaBefore.includes("[[Hub|the hub]]"));
     const result = await session.ok("move_note", { path: "Hub", new_path: "Archive/Old hub" });
-    assert.deepEqual(result, { from: "Hub.md", to: "Archive/Old hub.md", linking_notes: 2 });
+    assert.deepEqual({ ...result, sha256: undefined }, { from: "Hub.md", to: "Archive/Old hub.md", linking_notes: 2, sha256: undefined });
+    assertHashOnDisk(result, "Archive/Old hub.md");
     assert.equal(fs.existsSync(path.join(vault.dir, "Hub.md")), false);
     assert.ok(fs.existsSync(path.join(vault.dir, "Archive", "Old hub.md")));
     const gamma = readDisk(vault.dir, "Notes/Sub/Gamma note.md");

@@ -123,7 +123,9 @@ export const moveNote = writeTool(
       const linking = backlinkSources(ctx, from).map((source) => source.path);
       await ensureParentFolders(ctx, to);
       await ctx.app.fileManager.renameFile(file, to);
-      return json({ from, to: file.path, linking_notes: linking.length });
+      // Obsidian may rewrite the moved note's own relative links, so its hash is reported afresh.
+      const sha256 = file.extension.toLowerCase() === "md" ? contentHash(await ctx.app.vault.read(file)) : null;
+      return json({ from, to: file.path, linking_notes: linking.length, sha256 });
     },
   }),
 );
