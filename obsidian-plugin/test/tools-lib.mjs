@@ -1,6 +1,5 @@
 // Helpers for the tool tests (test/tools-*.test.mjs): a small vault written at test time whose every byte the tests
-// know, and a session against the real main.js hosted on it. Not a test file itself; node --test runs it as one
-// and finds nothing to do.
+// know, and a session against the real main.js hosted on it. Not a test file itself (npm test runs test/*.test.mjs).
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
