@@ -471,7 +471,7 @@ fn describe_client_items(request: &SetupRequest<'_>, client_files: &[ClientFile]
                 };
                 items.push(Item {
                     scope: client.name.to_owned(),
-                    subject: format!("permission rules pre-approving {} read-only tools", request.read_only_tools.len()),
+                    subject: format!("permission rules pre-approving {} read-only tools (settings.json)", request.read_only_tools.len()),
                     change: state,
                     path: settings,
                 });

@@ -96,7 +96,9 @@ pub(crate) fn execute(
         }
     }
     if report.outcome != Outcome::Cancelled && !plan.vaults.is_empty() {
-        report.next_steps = next_steps(&plan.vaults, &request.clients);
+        let working: Vec<&ClientSpec> =
+            request.clients.iter().copied().filter(|client| !report.problems.iter().any(|problem| problem.scope == client.name)).collect();
+        report.next_steps = next_steps(&plan.vaults, &working);
     }
     printer.print(&report)?;
     Ok(if report.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })

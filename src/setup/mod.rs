@@ -55,7 +55,11 @@ pub(crate) fn named_clients(names: &[String]) -> anyhow::Result<Vec<&'static Cli
     for name in names {
         let Some(client) = clients::find(name) else {
             let known: Vec<&str> = CLIENTS.iter().map(|client| client.id).collect();
-            bail!("unknown client `{name}`; known clients: {}", known.join(", "));
+            return Err(UsageError {
+                message: format!("unknown client `{name}`"),
+                hint: format!("--client takes one of: {}", known.join(", ")),
+            }
+            .into());
         };
         if !chosen.iter().any(|known| known.id == client.id) {
             chosen.push(client);

@@ -2,7 +2,7 @@
 //! reads fine without colour) or for agents (`--json` on stdout). Dry-run diffs are data and go to stdout.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use obsmcp_installer::plan::{Change, FileChange, Item};
 use obsmcp_installer::setup::{Note, Problem, VaultPlan};
@@ -54,12 +54,28 @@ pub(crate) struct Report {
     pub(crate) diffs: Vec<FileDiff>,
 }
 
-/// The diffs of every change in a plan.
+/// The diffs of every change in a plan, with the plugin's token hidden: diffs get pasted into issues and chats.
 pub(crate) fn diffs(files: &[FileChange]) -> Vec<FileDiff> {
     files
         .iter()
         .filter(|change| change.is_change())
-        .map(|change| FileDiff { path: change.path.display().to_string(), diff: change.diff() })
+        .map(|change| {
+            let diff = change.diff();
+            let diff = if change.path.file_name().is_some_and(|name| name == "data.json") { redact_token(&diff) } else { diff };
+            FileDiff { path: change.path.display().to_string(), diff }
+        })
+        .collect()
+}
+
+fn redact_token(diff: &str) -> String {
+    diff.split_inclusive('\n')
+        .map(|line| match line.find("\"token\"") {
+            Some(start) => {
+                let ending = if line.ends_with(",\n") { ",\n" } else if line.ends_with('\n') { "\n" } else { "" };
+                format!("{}\"token\": \"<redacted>\"{ending}", &line[..start])
+            }
+            None => line.to_owned(),
+        })
         .collect()
 }
 
@@ -105,7 +121,8 @@ impl Printer<'_> {
         let mut scope: Option<&str> = None;
         for item in &report.items {
             if scope != Some(item.scope.as_str()) {
-                writeln!(err, "{}  {}", item.scope, display_folder(&item.path))?;
+                let paths = report.items.iter().filter(|other| other.scope == item.scope).map(|other| other.path.as_path());
+                writeln!(err, "{}  {}", item.scope, common_ancestor(paths).display())?;
                 scope = Some(&item.scope);
             }
             writeln!(err, "  {:<10} {}", change_word(item.change), item.subject)?;
@@ -125,6 +142,7 @@ impl Printer<'_> {
             (_, Outcome::NothingToRemove) => "Nothing of obsmcp's was found: nothing changed.",
             (_, Outcome::Planned) => "Dry run: nothing was written.",
             (_, Outcome::Cancelled) => "Cancelled: nothing was written.",
+            (_, Outcome::Changed) if !report.problems.is_empty() => "Done, except for the errors above.",
             ("setup", Outcome::Changed) => "obsmcp is set up.",
             (_, Outcome::Changed) => "obsmcp is uninstalled.",
         };
@@ -139,6 +157,18 @@ impl Printer<'_> {
     }
 }
 
-fn display_folder(path: &Path) -> String {
-    path.display().to_string()
+/// The deepest folder (or the one file) that holds every path.
+fn common_ancestor<'a>(mut paths: impl Iterator<Item = &'a Path>) -> PathBuf {
+    let Some(first) = paths.next() else {
+        return PathBuf::new();
+    };
+    let mut common = first.to_owned();
+    for path in paths {
+        while !path.starts_with(&common) {
+            if !common.pop() {
+                return PathBuf::new();
+            }
+        }
+    }
+    common
 }

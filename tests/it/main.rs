@@ -2,3 +2,8 @@
 //! in Node) with a fresh temporary home, so nothing here can touch the developer's own configuration.
 
 mod cli;
+mod bridge;
+mod support;
+mod doctor;
+mod setup;
+mod offline;

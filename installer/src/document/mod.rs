@@ -101,6 +101,10 @@ pub fn apply(format: Format, original: &str, operations: &[Operation]) -> Result
         apply_to_tree(tree.as_mut(), operation)?;
     }
     let edited = tree.render();
+    // yaml-edit writes an emptied document as `{}`; a YAML file with nothing left in it is empty, as it began.
+    if format == Format::Yaml && expected.as_object().is_some_and(serde_json::Map::is_empty) && edited.trim() == "{}" {
+        return Ok(String::new());
+    }
     match read_value(format, &edited) {
         Ok(actual) if actual == expected => Ok(lines.restore(&edited)),
         _ => Err(DocumentError::Verification { format }),

@@ -181,3 +181,8 @@ fn yaml_from_empty() {
 fn yaml_refuses_malformed_text() {
     assert!(matches!(apply(Format::Yaml, "mcp_servers:\n  a: [1, 2\n b: }", &add(&["mcp_servers", "x"])), Err(DocumentError::Parse { .. })));
 }
+
+#[test]
+fn yaml_from_empty_and_back_to_empty() {
+    round_trip(Format::Yaml, "", &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+}

@@ -1,0 +1,165 @@
+//! `obsmcp setup` and `obsmcp uninstall` through the real binary on temporary homes: realistic client files in,
+//! byte-exact checks out (second runs change nothing, uninstall restores), and snapshots of output and edited files.
+
+mod edits;
+mod flows;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+/// A fake machine: a temporary home with a vault in it, and nothing from the developer's environment.
+pub struct Machine {
+    home: tempfile::TempDir,
+    /// The vault folder (its name has a space, as real ones often do).
+    pub vault: PathBuf,
+}
+
+/// What a run printed.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Machine {
+    pub fn new() -> Self {
+        let home = tempfile::Builder::new().prefix("obsmcp-setup-").tempdir().unwrap();
+        let home_path = std::fs::canonicalize(home.path()).unwrap();
+        let vault = home_path.join("Vaults/My Notes");
+        std::fs::create_dir_all(&vault).unwrap();
+        std::fs::write(vault.join("Welcome.md"), "# Welcome\n").unwrap();
+        std::fs::create_dir_all(home_path.join("bin")).unwrap();
+        Self { home, vault }
+    }
+
+    /// The home folder.
+    pub fn home(&self) -> PathBuf {
+        std::fs::canonicalize(self.home.path()).unwrap()
+    }
+
+    /// Writes a file under the home folder, creating its folders.
+    pub fn write(&self, relative: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.home().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, content).unwrap();
+        path
+    }
+
+    /// Reads a file under the home folder.
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.home().join(relative)).unwrap_or_else(|error| panic!("{relative}: {error}"))
+    }
+
+    /// The realistic client files: Claude Code (with settings.json), Codex and Hermes.
+    pub fn with_client_fixtures(self) -> Self {
+        self.write(".claude.json", include_str!("fixtures/claude.json"));
+        self.write(".claude/settings.json", include_str!("fixtures/settings.json"));
+        self.write(".codex/config.toml", include_str!("fixtures/config.toml"));
+        self.write(".hermes/config.yaml", include_str!("fixtures/config.yaml"));
+        self
+    }
+
+    /// Runs `obsmcp` with only this machine's environment (no terminal: stdin is empty).
+    pub fn obsmcp(&self, args: &[&str]) -> Run {
+        self.obsmcp_with(args, &[])
+    }
+
+    /// Runs `obsmcp` with extra environment variables.
+    pub fn obsmcp_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
+        let home = self.home();
+        let output: Output = assert_cmd::Command::new(env!("CARGO_BIN_EXE_obsmcp"))
+            .args(args)
+            .env_clear()
+            .env("HOME", &home)
+            .env("PATH", home.join("bin"))
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_STATE_HOME", home.join(".local/state"))
+            .env("NO_COLOR", "1")
+            .envs(vars.iter().copied())
+            .current_dir(&home)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+        }
+    }
+
+    /// `setup --vault <vault> --client claude-code --client codex --client hermes --yes` plus `extra`.
+    pub fn setup(&self, extra: &[&str]) -> Run {
+        let vault = self.vault.to_str().unwrap().to_owned();
+        let mut args = vec!["setup", "--vault", &vault, "--client", "claude-code", "--client", "codex", "--client", "hermes", "--yes"];
+        args.extend_from_slice(extra);
+        self.obsmcp(&args)
+    }
+
+    /// Every file and folder under home, with the bytes of each file.
+    pub fn tree(&self) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+        fn walk(root: &Path, folder: &Path, into: &mut BTreeMap<PathBuf, Option<Vec<u8>>>) {
+            for entry in std::fs::read_dir(folder).unwrap().flatten() {
+                let path = entry.path();
+                let relative = path.strip_prefix(root).unwrap().to_owned();
+                if entry.file_type().unwrap().is_dir() {
+                    into.insert(relative, None);
+                    walk(root, &path, into);
+                } else {
+                    into.insert(relative, Some(std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        let mut tree = BTreeMap::new();
+        walk(&self.home(), &self.home(), &mut tree);
+        tree
+    }
+
+    /// Output with this machine's paths, the binary's path and tokens made stable for snapshots.
+    pub fn redact(&self, text: &str) -> String {
+        let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_obsmcp")).unwrap();
+        let mut text = text.replace(binary.to_str().unwrap(), "<obsmcp>").replace(self.home().to_str().unwrap(), "~");
+        while let Some(start) = find_token(&text) {
+            text.replace_range(start..start + 64, "<token>");
+        }
+        text
+    }
+}
+
+/// The start of a 64-hex-character run (a token setup generated).
+fn find_token(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    (0..bytes.len().saturating_sub(63)).find(|&start| {
+        bytes[start..start + 64].iter().all(u8::is_ascii_hexdigit)
+            && bytes[start..start + 64].iter().any(|byte| byte.is_ascii_alphabetic())
+            && (start == 0 || !bytes[start - 1].is_ascii_hexdigit())
+    })
+}
+
+/// The differences between two trees, for failure messages.
+pub fn tree_diff(before: &BTreeMap<PathBuf, Option<Vec<u8>>>, after: &BTreeMap<PathBuf, Option<Vec<u8>>>) -> Vec<String> {
+    let mut differences = Vec::new();
+    for (path, content) in before {
+        match after.get(path) {
+            None => differences.push(format!("gone: {}", path.display())),
+            Some(now) if now != content => differences.push(format!(
+                "changed: {}\n--- before\n{}\n--- after\n{}",
+                path.display(),
+                String::from_utf8_lossy(content.as_deref().unwrap_or_default()),
+                String::from_utf8_lossy(now.as_deref().unwrap_or_default())
+            )),
+            Some(_) => {}
+        }
+    }
+    for path in after.keys().filter(|path| !before.contains_key(*path)) {
+        differences.push(format!("new: {}", path.display()));
+    }
+    differences
+}
+
+/// Drops obsmcp's backups from a tree (they are the one thing setup leaves beside pre-existing files).
+pub fn without_backups(mut tree: BTreeMap<PathBuf, Option<Vec<u8>>>) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+    tree.retain(|path, _| !path.to_string_lossy().ends_with(".obsmcp-backup"));
+    tree
+}
