@@ -2,8 +2,4 @@
 //! in Node) with a fresh temporary home, so nothing here can touch the developer's own configuration.
 
 mod cli;
-mod bridge;
-mod support;
-mod doctor;
 mod setup;
-mod offline;

@@ -17,7 +17,7 @@ fn agent_run_configures_every_client_and_snapshots_the_edits() {
     insta::assert_snapshot!("agent_run_hermes_yaml", machine.redact(&machine.read(".hermes/config.yaml")));
 
     let vault = machine.vault.join(".obsidian/plugins/obsmcp");
-    assert_eq!(std::fs::read(vault.join("main.js")).unwrap(), std::fs::read(super::super::support::repo_root().join("obsidian-plugin/main.js")).unwrap());
+    assert_eq!(std::fs::read(vault.join("main.js")).unwrap(), std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("obsidian-plugin/main.js")).unwrap());
     let data: Value = serde_json::from_str(&std::fs::read_to_string(vault.join("data.json")).unwrap()).unwrap();
     let token = data["token"].as_str().unwrap();
     assert_eq!(token.len(), 64);
