@@ -1,31 +1,33 @@
-//! `doctor --fix`: applies the repairs the checks attached, through the installer library's editors and atomic
-//! writes, and nothing else. A repair is only ever attached where it is safe: a file that does not parse, a port
-//! another program holds or a gate in someone else's settings gets a printed fix, never an edit.
+//! `doctor --fix`: applies the repairs the checks attached, through the installer library, and nothing else.
 //!
-//! Each repair re-reads its file right before writing, so a file that changed since the check is edited as it is
-//! now, not as it was.
+//! The repairs are the installer's own setup plan, narrowed to the vaults and clients that need one: plugin files
+//! updated, the plugin enabled, `data.json` gaps filled, entries written or pointed at this binary. Using the plan
+//! rather than edits of its own means doctor writes exactly what setup would, through the same lossless editors and
+//! atomic writes, and records it for `obsmcp uninstall`. The one thing the plan refuses, a `data.json` that is not
+//! JSON, is rebuilt here first, keeping the token when it can still be read and the broken file as a backup.
+//!
+//! A repair is only ever attached where it is safe: a file that does not parse, a port another program holds, an
+//! entry that runs something else or a gate in someone else's settings gets a printed fix, never an edit.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
 use obsmcp_installer::clients::{self as installer_clients, ClientSpec};
 use obsmcp_installer::document::{self, Format, Operation};
 use obsmcp_installer::environment::Environment;
 use obsmcp_installer::files;
-use obsmcp_installer::plugin::{self, PluginBundle};
-use obsmcp_installer::plugin_data::{self, DEFAULT_CONFIG_DIR, DEFAULT_PORT};
+use obsmcp_installer::plan::Change;
+use obsmcp_installer::plugin;
+use obsmcp_installer::plugin_data::{self, DEFAULT_PORT};
+use obsmcp_installer::setup::{self as planner, Decisions, SetupRequest};
 use serde_json::{Value, json};
 
+use super::clients::{ClientConfig, ConfigState};
 use super::report::{Check, Report, Repair, Section, Status, Subject};
 
-/// The plugin files this binary carries.
-// The same bytes setup installs; kept here until setup and doctor share one embedding.
-pub(crate) const BUNDLE: PluginBundle = PluginBundle {
-    main_js: include_bytes!("../../obsidian-plugin/main.js"),
-    manifest: include_bytes!("../../obsidian-plugin/manifest.json"),
-    styles: None,
-};
+/// The plugin files this binary carries (the bytes setup installs).
+pub(crate) use crate::setup::BUNDLE;
 
 /// What `--fix` did.
 #[derive(Debug, Default)]
@@ -59,42 +61,136 @@ impl FixOutcome {
         fresh.fixed = self.done;
         fresh
     }
+
+    fn failure(&mut self, finding: String) {
+        self.failed.push(Check::fail(
+            "fix.failed",
+            finding,
+            "nothing else was changed for this one; make the fix printed with the original check by hand",
+        ));
+    }
 }
 
-/// Applies every repair attached to a check that is not ok, each once.
-pub(crate) fn apply(environment: &Environment, report: &Report) -> FixOutcome {
-    let mut repairs: Vec<&Repair> = Vec::new();
-    for check in report.checks().filter(|check| check.status >= Status::Warn) {
-        if let Some(repair) = &check.repair
-            && !repairs.contains(&repair)
-        {
-            repairs.push(repair);
+/// The repairs of one vault.
+#[derive(Debug, Default)]
+struct VaultRepairs {
+    data: bool,
+    clients: BTreeSet<String>,
+    read_only: bool,
+}
+
+/// Applies every repair attached to a check that is not ok, grouped by vault.
+pub(crate) fn apply(environment: &Environment, report: &Report, clients: &[ClientConfig]) -> FixOutcome {
+    let mut by_vault: BTreeMap<(PathBuf, String), VaultRepairs> = BTreeMap::new();
+    for repair in report.checks().filter(|check| check.status >= Status::Warn).filter_map(|check| check.repair.as_ref()) {
+        match repair {
+            Repair::InstallPlugin { vault, config_dir } | Repair::EnablePlugin { vault, config_dir } => {
+                by_vault.entry((vault.clone(), config_dir.clone())).or_default();
+            }
+            Repair::RepairPluginData { vault, config_dir } => {
+                by_vault.entry((vault.clone(), config_dir.clone())).or_default().data = true;
+            }
+            Repair::RegisterEntry { client, args, vault, config_dir, .. } => {
+                let repairs = by_vault.entry((vault.clone(), config_dir.clone())).or_default();
+                repairs.clients.insert(client.clone());
+                repairs.read_only |= args.iter().flatten().any(|arg| arg == "--read-only");
+            }
         }
     }
-    // Plugin files first: enabling or configuring a plugin that is not there yet would be out of order.
-    repairs.sort_by_key(|repair| match repair {
-        Repair::InstallPlugin { .. } => 0,
-        Repair::RepairPluginData { .. } => 1,
-        Repair::EnablePlugin { .. } => 2,
-        Repair::RegisterEntry { .. } => 3,
-    });
     let taken = ports_in_use(report);
     let mut outcome = FixOutcome::default();
-    for repair in repairs {
-        match apply_one(environment, repair, &taken) {
-            Ok(Some(done)) => outcome.done.push(done),
-            Ok(None) => {}
-            Err(error) => outcome.failed.push(Check::fail(
-                "fix.failed",
-                format!("{error:#}"),
-                "nothing was changed for this one; make the fix printed with the original check by hand",
-            )),
+    for ((vault, config_dir), repairs) in by_vault {
+        if repairs.data {
+            match repair_data(&vault, &config_dir, &taken) {
+                Ok(Some(done)) => outcome.done.push(done),
+                Ok(None) => {}
+                Err(error) => {
+                    outcome.failure(format!("{error:#}"));
+                    continue;
+                }
+            }
+        }
+        if let Err(error) = apply_setup_plan(environment, &vault, &config_dir, &repairs, clients, &mut outcome) {
+            outcome.failure(format!("could not repair `{}`: {error:#}", vault.display()));
         }
     }
     outcome
 }
 
-/// Ports that `data.json` files of the examined vaults already use, read from the report's findings.
+/// Runs the installer's setup plan for one vault and the clients that need an entry for it.
+fn apply_setup_plan(
+    environment: &Environment,
+    vault: &Path,
+    config_dir: &str,
+    repairs: &VaultRepairs,
+    clients: &[ClientConfig],
+    outcome: &mut FixOutcome,
+) -> anyhow::Result<()> {
+    let target = crate::setup::vault_target(environment, vault, Some(config_dir))?;
+    let specs: Vec<&'static ClientSpec> = repairs.clients.iter().filter_map(|id| installer_clients::find(id)).collect();
+    let request = SetupRequest {
+        environment,
+        vaults: vec![target.clone()],
+        clients: specs,
+        binary: crate::setup::binary()?,
+        read_only: repairs.read_only,
+        // Permission rules are the user's choice at setup time; a repair does not add them.
+        permissions: false,
+        bundle: BUNDLE,
+        data_template: crate::setup::DATA_TEMPLATE,
+        read_only_tools: crate::setup::read_only_tools(),
+        port_is_free: &crate::setup::port_is_free,
+    };
+    let mut decisions = OnlyOurOwnEntries { clients, vault: &target.path };
+    let plan = planner::plan(&request, &mut decisions);
+    for problem in &plan.problems {
+        let hint = problem.hint.as_deref().map(|hint| format!(" ({hint})")).unwrap_or_default();
+        outcome.failure(format!("{}: {}{hint}", problem.scope, problem.message));
+    }
+    if !plan.changes_anything() {
+        return Ok(());
+    }
+    let problems = plan.apply(environment);
+    for problem in &problems {
+        outcome.failure(format!("{}: {}", problem.scope, problem.message));
+    }
+    for item in plan.items.iter().filter(|item| item.change != Change::Unchanged) {
+        let change = match item.change {
+            Change::Added => "added",
+            Change::Updated => "updated",
+            Change::Removed => "removed",
+            Change::Unchanged => "unchanged",
+        };
+        outcome.done.push(format!("{}: {} {change} in `{}`", item.scope, item.subject, item.path.display()));
+    }
+    Ok(())
+}
+
+/// Consents to replacing an entry only when it is obsmcp's own entry for the same vault (pointing at a missing or
+/// older binary); anything else the user put there stays, and the plan picks another name.
+struct OnlyOurOwnEntries<'a> {
+    clients: &'a [ClientConfig],
+    vault: &'a Path,
+}
+
+impl Decisions for OnlyOurOwnEntries<'_> {
+    fn replace_existing(&mut self, client: &ClientSpec, name: &str, _existing: &str) -> bool {
+        let same_vault = |path: &str| {
+            let path = Path::new(path);
+            path == self.vault || std::fs::canonicalize(path).is_ok_and(|real| real == self.vault)
+        };
+        self.clients
+            .iter()
+            .filter(|config| config.id == client.id)
+            .flat_map(|config| match &config.state {
+                ConfigState::Parsed(entries) => entries.iter(),
+                _ => [].iter(),
+            })
+            .any(|entry| entry.name == name && entry.is_obsmcp() && entry.flag("--vault").is_some_and(same_vault))
+    }
+}
+
+/// Ports that `data.json` files of the examined vaults already use.
 fn ports_in_use(report: &Report) -> Vec<u16> {
     report
         .sections
@@ -106,47 +202,7 @@ fn ports_in_use(report: &Report) -> Vec<u16> {
         .collect()
 }
 
-fn apply_one(environment: &Environment, repair: &Repair, taken: &[u16]) -> anyhow::Result<Option<String>> {
-    match repair {
-        Repair::InstallPlugin { vault, config_dir } => install_plugin(vault, config_dir),
-        Repair::EnablePlugin { vault, config_dir } => enable_plugin(vault, config_dir),
-        Repair::RepairPluginData { vault, config_dir } => repair_data(vault, config_dir, taken),
-        Repair::RegisterEntry { client, server, args, vault, config_dir } => {
-            let spec = installer_clients::find(client).with_context(|| format!("unknown client `{client}`"))?;
-            register(environment, spec, server.as_deref(), args.as_deref(), vault, config_dir)
-        }
-    }
-}
-
-fn install_plugin(vault: &Path, config_dir: &str) -> anyhow::Result<Option<String>> {
-    let folder = plugin::folder(vault, config_dir);
-    let mut written = Vec::new();
-    for (name, bytes) in BUNDLE.files() {
-        let path = folder.join(name);
-        if std::fs::read(&path).is_ok_and(|current| current == bytes) {
-            continue;
-        }
-        files::write_atomic(&path, bytes, Some(0o644)).with_context(|| format!("could not write the plugin file `{}`", path.display()))?;
-        written.push(name);
-    }
-    Ok((!written.is_empty()).then(|| {
-        format!("wrote plugin {} ({}) into `{}`", crate::version::PLUGIN, written.join(", "), folder.display())
-    }))
-}
-
-fn enable_plugin(vault: &Path, config_dir: &str) -> anyhow::Result<Option<String>> {
-    let path = plugin::community_plugins_path(vault, config_dir);
-    let original = files::read_text(&path)?.unwrap_or_default();
-    let base = if original.trim().is_empty() { "[]".to_owned() } else { original.clone() };
-    let edited = document::apply(plugin::OBSIDIAN_FORMAT, &base, &[plugin::enable_operation()])
-        .with_context(|| format!("could not edit `{}`", path.display()))?;
-    if edited == original {
-        return Ok(None);
-    }
-    files::write_atomic(&path, edited.as_bytes(), Some(0o644))?;
-    Ok(Some(format!("enabled obsmcp in `{}`", path.display())))
-}
-
+/// Rebuilds a `data.json` that is missing, not JSON, or holds a token the plugin would not accept.
 fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<Option<String>> {
     let path = plugin_data::data_json_path(vault, config_dir);
     let original = files::read_text(&path)?;
@@ -154,7 +210,7 @@ fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<
     let salvaged_token = original
         .as_deref()
         .and_then(|text| salvage(text, "token"))
-        .filter(|token| (32..=512).contains(&token.len()) && token.chars().all(|c| c.is_ascii_alphanumeric() || "._~+/=-".contains(c)));
+        .filter(|token| super::vault::plugin_accepts_token(token));
     let salvaged_port = original.as_deref().and_then(|text| salvage(text, "port")).and_then(|port| port.parse::<u16>().ok());
     let kept_token = salvaged_token.is_some();
     let token = salvaged_token.unwrap_or_else(plugin::new_token);
@@ -212,65 +268,6 @@ fn free_port(taken: &[u16]) -> u16 {
                 && std::net::TcpListener::bind(("127.0.0.1", *port)).is_ok()
         })
         .unwrap_or(DEFAULT_PORT)
-}
-
-fn register(
-    environment: &Environment,
-    spec: &ClientSpec,
-    server: Option<&str>,
-    args: Option<&[String]>,
-    vault: &Path,
-    config_dir: &str,
-) -> anyhow::Result<Option<String>> {
-    let location = spec.locate(environment);
-    if let Some(problem) = location.problem {
-        bail!("cannot register with {}: {problem}", spec.name);
-    }
-    let path = files::resolve(&location.config);
-    let _lock = if spec.claude_lock {
-        Some(files::DirectoryLock::acquire(&path, std::time::Duration::from_secs(5))?)
-    } else {
-        None
-    };
-    let original = files::read_text(&path)?;
-    let text = original.clone().unwrap_or_default();
-    let servers = installer_clients::read_servers(spec, &text)
-        .with_context(|| format!("`{}` does not parse; doctor leaves it alone", path.display()))?;
-    let binary = std::env::current_exe().context("could not find this obsmcp binary's path")?;
-    let binary = binary.to_str().context("this obsmcp binary's path is not UTF-8")?.to_owned();
-    let fresh_args = || {
-        let mut args = vec!["bridge".to_owned(), "--vault".to_owned(), vault.to_string_lossy().into_owned()];
-        if config_dir != DEFAULT_CONFIG_DIR {
-            args.extend(["--config-dir".to_owned(), config_dir.to_owned()]);
-        }
-        args
-    };
-    let (name, args) = match server {
-        Some(name) if servers.contains_key(name) => (name.to_owned(), args.map_or_else(fresh_args, <[String]>::to_vec)),
-        _ => (server_name(&servers, vault), fresh_args()),
-    };
-    let values: BTreeMap<&str, Value> = BTreeMap::from([("command", json!(binary)), ("args", json!(args))]);
-    let entry = spec.template().render(&values);
-    let operation = Operation::Merge { path: spec.entry_path(&name), value: entry };
-    let edited = document::apply(spec.format, &text, &[operation]).with_context(|| format!("could not edit `{}`", path.display()))?;
-    if original.as_deref() == Some(edited.as_str()) {
-        return Ok(None);
-    }
-    files::write_atomic(&path, edited.as_bytes(), spec.new_file_mode)?;
-    Ok(Some(format!("{} entry `{name}` in `{}` now runs `{binary}`", spec.name, path.display())))
-}
-
-/// `obsidian`, or `obsidian-<vault slug>` when that name is taken by something else.
-fn server_name(servers: &serde_json::Map<String, Value>, vault: &Path) -> String {
-    if !servers.contains_key("obsidian") {
-        return "obsidian".to_owned();
-    }
-    let slug = obsmcp_installer::vaults::slug(&obsmcp_installer::vaults::vault_name(vault));
-    let base = format!("obsidian-{slug}");
-    (1..)
-        .map(|index| if index == 1 { base.clone() } else { format!("{base}-{index}") })
-        .find(|name| !servers.contains_key(name))
-        .expect("an unused name exists")
 }
 
 #[cfg(test)]

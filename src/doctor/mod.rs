@@ -73,7 +73,7 @@ pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         // A repair can reveal the next one (a plugin installed now has a data.json to fill), so a few rounds.
         let mut outcome = fix::FixOutcome::default();
         for _ in 0..3 {
-            let round = fix::apply(&environment, &examination.report);
+            let round = fix::apply(&environment, &examination.report, &examination.clients);
             let changed = round.changed();
             outcome.absorb(round);
             if !changed {

@@ -242,7 +242,7 @@ fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option
 }
 
 /// The plugin's own rule for tokens it keeps (`isValidToken` in the plugin's settings).
-fn plugin_accepts_token(token: &str) -> bool {
+pub(crate) fn plugin_accepts_token(token: &str) -> bool {
     (32..=512).contains(&token.len()) && token.chars().all(|c| c.is_ascii_alphanumeric() || "._~+/=-".contains(c))
 }
 
