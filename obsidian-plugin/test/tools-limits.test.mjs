@@ -151,17 +151,30 @@ describe("limits on the fixture vault and its 20 MB note", () => {
       calls: [
         { tool: "read_note", arguments: { path: BIG_NOTE_PATH } },
         { tool: "read_note", arguments: { path: BIG_NOTE_PATH, start_line: 5000 } },
+        { tool: "read_note", arguments: { path: "Home" } },
         { tool: "vault_info" },
       ],
     });
-    assert.deepEqual(result.results.map((entry) => [entry.tool, entry.ok]), [["read_note", true], ["read_note", true], ["vault_info", false]]);
-    const [first, second, third] = result.results;
+    assert.deepEqual(result.results.map((entry) => [entry.tool, entry.ok]), [["read_note", true], ["read_note", true], ["read_note", true], ["vault_info", false]]);
+    const [first, second, third, fourth] = result.results;
     assert.ok(first.text.length > 20000 && first.text.length < 20400, "the first call gets its own max_chars");
-    assert.equal(first.text.length + second.text.length, 30000, "the second fills the rest of the budget");
-    assert.equal(second.truncated, true);
-    assert.equal(parseRead(second.text).from, 5000, "a cut result keeps its header");
-    assert.match(third.error, /budget is used up/);
+    const rest = 30000 - first.text.length;
+    assert.ok(second.text.length <= rest && second.text.length > rest - 400, "the second fills the rest of the budget");
+    assert.equal(second.truncated, undefined, "asked for less, it fits without being cut");
+    const secondRead = parseRead(second.text);
+    assert.equal(secondRead.from, 5000);
+    assert.equal(secondRead.truncated, true);
+    assert.equal(secondRead.continueWith.start_line, secondRead.to + 1);
+    assert.equal(third.truncated, true, "the third gets what is left and is cut to it");
+    assert.equal(first.text.length + second.text.length + third.text.length, 30000);
+    assert.match(fourth.error, /budget is used up/);
     assert.equal(result.truncated, true);
+    const cut = await session.ok("batch", {
+      max_chars: 1000,
+      calls: [{ tool: "read_note", arguments: { path: "Home" } }, { tool: "note_metadata", arguments: { path: BIG_NOTE_PATH } }],
+    });
+    assert.equal(cut.results[0].text.length + cut.results[1].text.length, 1000);
+    assert.equal(cut.results[1].truncated, true, "a result without max_chars is cut to the budget left");
   });
 
   it("batch keeps each call's error to itself and refuses more than 8 calls", async () => {

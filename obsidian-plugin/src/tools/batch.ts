@@ -16,6 +16,8 @@ import type { ToolDef } from "./types";
 export const MAX_BATCH_CALLS = 8;
 /** Below this many characters of budget left, further calls are not run. */
 const MIN_CALL_BUDGET = 100;
+/** Room left for a result's own framing (read header, JSON envelope) when a tool's max_chars is lowered. */
+const FRAMING_RESERVE = 300;
 
 const BATCHABLE: ToolDef[] = [...READ_TOOLS, ...SEARCH_TOOLS, ...LINK_TOOLS, ...TAG_TOOLS, ...WORKSPACE_TOOLS].filter(
   (tool) => tool.annotations.readOnlyHint,
@@ -83,7 +85,7 @@ export const batch = defineTool({
       }
       const toolArgs = parsed.data as Record<string, unknown>;
       if ("max_chars" in tool.input && typeof toolArgs.max_chars === "number") {
-        toolArgs.max_chars = Math.max(MIN_CALL_BUDGET, Math.min(toolArgs.max_chars, remaining));
+        toolArgs.max_chars = Math.max(MIN_CALL_BUDGET, Math.min(toolArgs.max_chars, remaining - FRAMING_RESERVE));
       }
       try {
         const { text } = await tool.run(toolArgs, ctx);
@@ -92,7 +94,9 @@ export const batch = defineTool({
         used += Math.min(text.length, remaining);
         truncated ||= cut;
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        // Like the server, only a ToolError's message is shown: other errors may carry paths of this machine.
+        const message =
+          error instanceof ToolError ? error.message : `${call.tool} failed unexpectedly (${error instanceof Error ? error.name : typeof error})`;
         results.push({ tool: call.tool, ok: false, error: message });
       }
     }
