@@ -164,6 +164,21 @@ describe("Streamable HTTP sessions and bodies", () => {
     await client.close();
   });
 
+  test("past 64 sessions the least recently used one is closed (404), the others keep working", async () => {
+    const clients = [];
+    for (let index = 0; index < 66; index += 1) {
+      const client = connect(host.url, host.token);
+      await client.initialize();
+      clients.push(client);
+    }
+    const ping = (client) => client.raw({ body: { jsonrpc: "2.0", id: 1, method: "ping" } });
+    assert.equal((await ping(clients[0])).status, 404);
+    assert.equal((await ping(clients[1])).status, 404);
+    assert.equal((await ping(clients[2])).status, 200);
+    assert.equal((await ping(clients[65])).status, 200);
+    for (const client of clients.slice(2)) await client.close();
+  });
+
   test("wrong methods and paths get 405 and 404 with a JSON-RPC error", async () => {
     const client = connect(host.url, host.token);
     assert.equal((await client.raw({ method: "PUT", body: "{}" })).status, 405);

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { connect, freePort, resultText, startHost, tempDir } from "./lib/harness.mjs";
+import { connect, freePort, openEventStream, resultText, startHost, tempDir } from "./lib/harness.mjs";
 import { dataJsonPath, loadPlugin, obsidian, writeSettings } from "./lib/load-plugin.mjs";
 
 const readData = (vaultDir) => JSON.parse(fs.readFileSync(dataJsonPath(vaultDir), "utf8"));
@@ -95,8 +95,11 @@ test("settings tab: live status, token copy and regenerate, read-only toggle, po
     const writeNames = (await live.listTools()).filter((tool) => !tool.annotations.readOnlyHint).map((tool) => tool.name);
     assert.ok(writeNames.includes("create_note"));
 
+    const notifications = await openEventStream(`http://127.0.0.1:${port}/mcp`, live.headers({ accept: "text/event-stream", "content-type": null }));
     const [toggle] = settings.get("Read-only").components;
     await toggle.trigger(true);
+    await notifications.waitFor((event) => event.data && JSON.parse(event.data).method === "notifications/tools/list_changed", 5000, "tools/list_changed");
+    await notifications.close();
     assert.equal(readData(vault.dir).readOnly, true);
     const listed = (await live.listTools()).map((tool) => tool.name);
     for (const name of writeNames) assert.ok(!listed.includes(name), `${name} still listed`);
