@@ -88,6 +88,16 @@ test("read, cachedRead and external edits picked up lazily", async (t) => {
   assert.equal(await app.vault.cachedRead(file), changed);
   assert.deepEqual(app.metadataCache.resolvedLinks["Orphan.md"], { "Home.md": 1 });
   assert.equal(file.stat.size, Buffer.byteLength(changed));
+
+  fs.writeFileSync(path.join(dir, "Notes/Dropped in.md"), "[[Home]]");
+  const dropped = app.vault.getFileByPath("Notes/Dropped in.md");
+  assert.ok(dropped, "a file created behind the app's back is found on lookup");
+  assert.deepEqual(app.metadataCache.resolvedLinks["Notes/Dropped in.md"], { "Home.md": 1 });
+
+  fs.rmSync(path.join(dir, "Orphan.md"));
+  await assert.rejects(app.vault.read(file), { code: "ENOENT" });
+  assert.equal(app.vault.getFileByPath("Orphan.md"), null, "a file deleted behind the app's back is forgotten");
+  assert.equal(app.metadataCache.resolvedLinks["Orphan.md"], undefined);
 });
 
 test("create: new notes are indexed and announced; existing paths and missing folders are refused", async (t) => {

@@ -74,7 +74,7 @@ const MARKDOWN_LINK =
   /(!?)\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*(<[^<>\r\n]*>|(?:[^()\s]|\([^()\s]*\))+)(?:\s+(?:"[^"]*"|'[^']*'|\([^()]*\)))?\s*\)/g;
 const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 const BARE_URL = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s<>]+/g;
-const TAG = /(?<=^|\s)#([^\s!"#$%&'()*+,.:;<=>?@[\\\]^`{|}~]+)/g;
+const TAG = /(^|\s)#([^\s!"#$%&'()*+,.:;<=>?@[\\\]^`{|}~]+)/g;
 const DIGITS_ONLY = /^[0-9]+$/;
 const FRONTMATTER_WIKILINK = /^\[\[([^\[\]]+)\]\]$/;
 
@@ -95,14 +95,12 @@ function splitLines(content) {
 
 /**
  * A plain object meant for many distinct keys (block ids, paths). V8 gives every new key sequence its own hidden
- * class, which made indexing 10,000 notes several times slower; an object that has had a property deleted is kept
- * as a hash table instead. It is still an ordinary `{}` to every caller.
+ * class, which made indexing 10,000 notes several times slower; an object born without a prototype is kept as a
+ * hash table instead, and giving it `Object.prototype` afterwards keeps it one. It is still an ordinary `{}` to
+ * every caller (same prototype, same keys, equal under `deepStrictEqual`).
  */
 function keyedRecord() {
-  const record = { seedA: 0, seedB: 0 };
-  delete record.seedA;
-  delete record.seedB;
-  return record;
+  return Object.setPrototypeOf(Object.create(null), Object.prototype);
 }
 
 /** The first character that is not a space or tab, or `undefined` for a blank line (no string is allocated). */
@@ -259,10 +257,11 @@ function scanInline(lines, lineNumber, found) {
       for (const match of text.matchAll(BARE_URL)) text = mask(text, match.index, match.index + match[0].length);
     }
     for (const match of text.matchAll(TAG)) {
-      if (DIGITS_ONLY.test(match[1])) continue;
-      const from = match.index;
-      const to = from + match[0].length;
-      found.tags.push({ tag: match[0], position: pos(lines, lineNumber, from, lineNumber, to) });
+      if (DIGITS_ONLY.test(match[2])) continue;
+      // The whitespace before the tag is part of the match (a lookbehind is much slower here); skip it.
+      const from = match.index + match[1].length;
+      const to = match.index + match[0].length;
+      found.tags.push({ tag: `#${match[2]}`, position: pos(lines, lineNumber, from, lineNumber, to) });
     }
   }
 

@@ -224,16 +224,31 @@ class MetadataCache extends Events {
     if (!this._resolvedStale) return;
     this._resolvedLinks = keyedRecord();
     this._unresolvedLinks = keyedRecord();
-    for (const file of this._vault.getMarkdownFiles()) this._resolveFile(file);
+    // Within one pass the answer depends only on the linkpath and the source's folder; thousands of notes link
+    // the same few hubs, so remembering answers saves most lookups.
+    const memo = new Map();
+    for (const file of this._vault.getMarkdownFiles()) this._resolveFile(file, memo);
     this._resolvedStale = false;
   }
 
-  _resolveFile(file) {
+  _resolveFile(file, memo) {
     const resolved = keyedRecord();
     const unresolved = keyedRecord();
+    const folder = parentPath(file.path);
     for (const reference of referencesOf(this._cacheFor(file))) {
       const linkpath = getLinkpath(reference.link);
-      const destination = this.getFirstLinkpathDest(linkpath, file.path);
+      let destination;
+      // A self-link depends on the note itself, not only on its folder, so it bypasses the memo.
+      if (memo && linkpath !== "") {
+        const key = `${folder}\u0000${linkpath}`;
+        destination = memo.get(key);
+        if (destination === undefined) {
+          destination = this.getFirstLinkpathDest(linkpath, file.path);
+          memo.set(key, destination);
+        }
+      } else {
+        destination = this.getFirstLinkpathDest(linkpath, file.path);
+      }
       if (destination) resolved[destination.path] = (resolved[destination.path] ?? 0) + 1;
       else unresolved[linkpath] = (unresolved[linkpath] ?? 0) + 1;
     }

@@ -11,9 +11,11 @@
 //  - `process` is atomic: the read, the callback and the write happen without yielding to other callers.
 //  - Events `create`, `modify`, `delete`, `rename` (file, oldPath) fire after the change is on disk; renaming or
 //    deleting a folder also fires for everything inside it.
-//  - `cachedRead` serves the text kept from the last read or write unless the file changed on disk since
-//    (checked by mtime and size), so external edits are picked up lazily. `adapter.write` and friends sync the
-//    vault at once, standing in for Obsidian's file watcher.
+//  - External changes are picked up lazily, standing in for Obsidian's file watcher: `read` and `cachedRead`
+//    notice an edit (mtime or size changed) or a deletion; `getAbstractFileByPath` (and `getFileByPath`…) finds
+//    a file created behind the app's back. Listings (`getFiles`…) only change through the API, the adapter
+//    (`adapter.write` and friends sync the vault at once) or the test hook `app.__test.rescan()`.
+//  - `cachedRead` serves the text kept from the last read or write unless the file changed on disk since.
 //  - Trash: `trash(file, true)` cannot reach a system trash here, so, like Obsidian when that fails, it moves the
 //    file into `.trash/` at the vault root (a name already taken there gets ` 1`, ` 2`… before the extension).
 
@@ -390,7 +392,14 @@ class Vault extends Events {
 
   getAbstractFileByPath(path) {
     if (path === "") return this._root;
-    return this._files.get(path) ?? null;
+    const known = this._files.get(path);
+    if (known) return known;
+    // Obsidian's file watcher would have reported a file created behind its back; the fake looks on a miss.
+    if (typeof path === "string" && path !== "" && !this._isHidden(path) && fs.existsSync(this.adapter.getFullPath(path))) {
+      this._syncPath(path);
+      return this._files.get(path) ?? null;
+    }
+    return null;
   }
 
   getFileByPath(path) {
@@ -499,7 +508,14 @@ class Vault extends Events {
 
   _readFresh(file) {
     const full = this.adapter.getFullPath(file.path);
-    const content = fs.readFileSync(full, "utf8");
+    let content;
+    try {
+      content = fs.readFileSync(full, "utf8");
+    } catch (error) {
+      // Deleted behind the app's back: forget it as the watcher would, then report the failure.
+      if (error.code === "ENOENT") this._syncPath(file.path);
+      throw error;
+    }
     const stat = statOf(fs.statSync(full));
     const changed = stat.mtime !== file.stat.mtime || stat.size !== file.stat.size;
     file.stat = stat;
@@ -534,8 +550,13 @@ class Vault extends Events {
     this._assertLive(file);
     const cached = this._contents.get(file.path);
     if (cached) {
-      const fsStat = fs.statSync(this.adapter.getFullPath(file.path));
-      if (Math.round(fsStat.mtimeMs) === cached.mtime && fsStat.size === cached.size) return cached.content;
+      let fsStat = null;
+      try {
+        fsStat = fs.statSync(this.adapter.getFullPath(file.path));
+      } catch (error) {
+        if (error.code !== "ENOENT") throw error;
+      }
+      if (fsStat && Math.round(fsStat.mtimeMs) === cached.mtime && fsStat.size === cached.size) return cached.content;
     }
     return this._readFresh(file);
   }
