@@ -57,6 +57,9 @@ describe("write tools", () => {
     assert.equal(fs.existsSync(path.join(vault.dir, "Nope")), false);
     await session.fails("create_note", { path: "Bad#name", content: "x" }, /cannot contain/);
     await session.fails("create_note", { path: "Projects/", content: "x" }, /ends with "\/"/);
+    for (const name of ["Notes/a:b", "What?", "Folder|x/Note", "quote\"d"]) {
+      await session.fails("create_note", { path: name, content: "x" }, /cannot contain \* " < > : \| \?/);
+    }
   });
 
   it("str_replace replaces exactly one occurrence and says how many it found otherwise", async () => {

@@ -165,8 +165,11 @@ export function newNotePath(ctx: ToolContext, raw: string, what = "path"): strin
   let path = cleanVaultPath(raw.trim(), ctx, what);
   if (path === "") throw new ToolError(`${what} is empty`);
   if (!path.toLowerCase().endsWith(".md")) path += ".md";
-  if (/[[\]|#^]/.test(path.split("/").pop() ?? "")) {
-    throw new ToolError(`${what} ${JSON.stringify(raw)}: a note name cannot contain [ ] | # ^ (links could not reach it)`);
+  if (/[*"<>:|?]/.test(path)) {
+    throw new ToolError(`${what} ${JSON.stringify(raw)}: Obsidian file and folder names cannot contain * " < > : | ?`);
+  }
+  if (/[[\]#^]/.test(path.split("/").pop() ?? "")) {
+    throw new ToolError(`${what} ${JSON.stringify(raw)}: a note name cannot contain [ ] # ^ (links could not reach it)`);
   }
   if (isInConfigDir(path, ctx)) throw new ToolError(`${what} ${JSON.stringify(raw)} is inside the config folder`);
   assertInsideVaultOnDisk(ctx, path);
