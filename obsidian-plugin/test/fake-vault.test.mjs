@@ -341,3 +341,34 @@ test("createApp refuses a missing vault folder", () => {
   assert.throws(() => createApp({ vaultDir: path.join(os.tmpdir(), "obsmcp-no-such-vault-here") }), /ENOENT|not a folder/);
   assert.throws(() => createApp({}), /vaultDir is required/);
 });
+
+test("event refs detach through offref, detach() or ref.e, and a throwing listener does not stop the rest", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const calls = [];
+  const first = app.vault.on("modify", () => calls.push("first"));
+  const second = app.vault.on("modify", () => calls.push("second"));
+  const third = app.vault.on("modify", () => calls.push("third"));
+  const context = { name: "ctx" };
+  app.vault.on("modify", function () {
+    calls.push(this.name);
+  }, context);
+  const failing = app.vault.on("modify", () => {
+    throw new Error("listener failure is contained");
+  });
+  const originalError = console.error;
+  console.error = () => {};
+  t.after(() => {
+    console.error = originalError;
+  });
+  const file = app.vault.getFileByPath("Empty.md");
+  await app.vault.modify(file, "one");
+  assert.deepEqual(calls, ["first", "second", "third", "ctx"]);
+  app.vault.offref(first);
+  second.detach();
+  third.e.offref(third);
+  app.vault.offref(failing);
+  calls.length = 0;
+  await app.vault.modify(file, "two");
+  assert.deepEqual(calls, ["ctx"]);
+});

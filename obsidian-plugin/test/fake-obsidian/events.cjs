@@ -1,5 +1,7 @@
 // Obsidian's `Events` base class: named listeners with an optional `this` context, refs that can be
 // removed with `offref`, and a listener that throws never stops the others (Obsidian logs and goes on).
+// An `EventRef` is opaque in the typings; like Obsidian's own it carries its emitter as `e` (what
+// `Component.registerEvent` uses to remove it: `ref.e.offref(ref)`), and `detach()` does the same.
 
 "use strict";
 
@@ -10,7 +12,7 @@ class Events {
   }
 
   on(name, callback, ctx) {
-    const ref = { name, callback, ctx, events: this };
+    const ref = { e: this, name, callback, ctx, detach: () => this.offref(ref) };
     if (!this._listeners.has(name)) this._listeners.set(name, []);
     this._listeners.get(name).push(ref);
     return ref;
