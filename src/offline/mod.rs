@@ -12,7 +12,7 @@
 //! vault field by field.
 //!
 //! How a result says it came from disk (kept out of the way of parity comparisons):
-//! - JSON results get a last field `"source": "disk"`;
+//! - JSON results get a last field `"served_from": "disk"` (`source` is taken: `recent_files` has one);
 //! - note reads (`read_note`, `daily_note`) get ` source=disk` at the end of their `[lines a-b of N] …` header line;
 //! - every offline result, errors included, carries `_meta: {"obsmcp/source": "disk"}`.
 
@@ -69,6 +69,8 @@ pub(crate) struct OfflineVault {
 
 /// The `_meta` key that marks an offline result.
 pub(crate) const SOURCE_META_KEY: &str = "obsmcp/source";
+/// The field added last to an offline JSON result.
+pub(crate) const SERVED_FROM_KEY: &str = "served_from";
 
 impl OfflineVault {
     /// Opens a vault folder; `config_dir` defaults to `.obsidian`. Reads nothing but the folder's own path; the
@@ -159,7 +161,7 @@ fn stats_of(snapshot: &Snapshot) -> IndexStats {
 fn mark_from_disk(output: Output) -> String {
     match output {
         Output::Json(Value::Object(mut object)) => {
-            object.insert("source".into(), json!("disk"));
+            object.insert(SERVED_FROM_KEY.into(), json!("disk"));
             serde_json::to_string(&Value::Object(object)).unwrap_or_default()
         }
         Output::Read { header, body } => format!("{header} source=disk\n{body}"),
@@ -185,8 +187,8 @@ pub(crate) fn strip_disk_marks(result: &Value) -> Value {
     }
     if let Some(text) = result["content"][0]["text"].as_str() {
         let plain = match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(mut object)) if object.get("source") == Some(&json!("disk")) => {
-                object.remove("source");
+            Ok(Value::Object(mut object)) if object.get(SERVED_FROM_KEY) == Some(&json!("disk")) => {
+                object.remove(SERVED_FROM_KEY);
                 serde_json::to_string(&object).unwrap_or_default()
             }
             _ => match text.split_once('\n') {
@@ -225,7 +227,7 @@ mod tests {
     fn results_are_marked_as_served_from_disk() {
         let (_dir, offline) = vault(&[("a.md", "# A\n[[b]]\n"), ("b.md", "x")]);
         let listing = offline.call_tool("list_files", json!({})).unwrap();
-        assert!(text(&listing).ends_with(r#","source":"disk"}"#), "{}", text(&listing));
+        assert!(text(&listing).ends_with(r#","served_from":"disk"}"#), "{}", text(&listing));
         assert_eq!(listing["_meta"][SOURCE_META_KEY], "disk");
         assert!(listing.get("isError").is_none());
         let read = offline.call_tool("read_note", json!({"path": "a"})).unwrap();

@@ -19,7 +19,7 @@ impl<'a> Args<'a> {
         let map = match arguments {
             Value::Null => Map::new(),
             Value::Object(map) => map,
-            _ => return Err(invalid(tool, "arguments", "Expected object")),
+            other => return Err(invalid(tool, "arguments", &expected("object", &other))),
         };
         Ok(Self { tool, map })
     }
@@ -35,14 +35,14 @@ impl<'a> Args<'a> {
             Some(Value::String(text)) => {
                 let length = utf16_len(text);
                 if length < min {
-                    Err(self.invalid(key, &format!("String must contain at least {min} character(s)")))
+                    Err(self.invalid(key, &format!("Too small: expected string to have >={min} characters")))
                 } else if length > max {
-                    Err(self.invalid(key, &format!("String must contain at most {max} character(s)")))
+                    Err(self.invalid(key, &format!("Too big: expected string to have <={max} characters")))
                 } else {
                     Ok(Some(text.clone()))
                 }
             }
-            Some(_) => Err(self.invalid(key, "Expected string")),
+            Some(other) => Err(self.invalid(key, &expected("string", other))),
         }
     }
 
@@ -53,7 +53,8 @@ impl<'a> Args<'a> {
 
     /// A required string.
     pub(crate) fn required_string(&self, key: &str, min: usize, max: usize) -> Result<String, ToolError> {
-        self.opt_string(key, min, max)?.ok_or_else(|| self.invalid(key, "Required"))
+        self.opt_string(key, min, max)?
+            .ok_or_else(|| self.invalid(key, "Invalid input: expected string, received undefined"))
     }
 
     /// An optional integer within bounds.
@@ -63,17 +64,17 @@ impl<'a> Args<'a> {
             Some(Value::Number(number)) => {
                 let value = number.as_f64().unwrap_or(f64::NAN);
                 if value.fract() != 0.0 || !value.is_finite() {
-                    return Err(self.invalid(key, "Expected integer, received float"));
+                    return Err(self.invalid(key, "Invalid input: expected int, received number"));
                 }
                 if value < min as f64 {
-                    return Err(self.invalid(key, &format!("Number must be greater than or equal to {min}")));
+                    return Err(self.invalid(key, &format!("Too small: expected number to be >={min}")));
                 }
                 if value > max as f64 {
-                    return Err(self.invalid(key, &format!("Number must be less than or equal to {max}")));
+                    return Err(self.invalid(key, &format!("Too big: expected number to be <={max}")));
                 }
                 Ok(Some(value as i64))
             }
-            Some(_) => Err(self.invalid(key, "Expected number")),
+            Some(other) => Err(self.invalid(key, &expected("number", other))),
         }
     }
 
@@ -87,7 +88,7 @@ impl<'a> Args<'a> {
         match self.map.get(key) {
             None => Ok(default),
             Some(Value::Bool(value)) => Ok(*value),
-            Some(_) => Err(self.invalid(key, "Expected boolean")),
+            Some(other) => Err(self.invalid(key, &expected("boolean", other))),
         }
     }
 
@@ -98,7 +99,10 @@ impl<'a> Args<'a> {
             Some(Value::String(text)) if options.contains(&text.as_str()) => Ok(text.clone()),
             Some(_) => Err(self.invalid(
                 key,
-                &format!("Invalid enum value. Expected {}", options.iter().map(|o| format!("'{o}'")).collect::<Vec<_>>().join(" | ")),
+                &format!(
+                    "Invalid option: expected one of {}",
+                    options.iter().map(|o| format!("\"{o}\"")).collect::<Vec<_>>().join("|")
+                ),
             )),
         }
     }
@@ -124,8 +128,33 @@ impl<'a> Args<'a> {
     }
 }
 
-fn invalid(tool: &str, key: &str, problem: &str) -> ToolError {
-    ToolError(format!("MCP error -32602: Input validation error: Invalid arguments for tool {tool}: {key}: {problem}"))
+/// The prefix of the MCP SDK's message for arguments that do not fit the schema.
+pub(crate) const VALIDATION_PREFIX: &str = "MCP error -32602: Input validation error: Invalid arguments for tool ";
+
+/// An argument that does not fit the schema, worded like the MCP SDK and zod (the first failing argument only).
+pub(crate) fn invalid(tool: &str, key: &str, problem: &str) -> ToolError {
+    ToolError(format!("{VALIDATION_PREFIX}{tool}: {problem} at {key}"))
+}
+
+/// The same failure as `batch` words it for one of its calls: `invalid arguments: KEY: PROBLEM`.
+pub(crate) fn as_batch_message(message: &str) -> Option<String> {
+    let rest = message.strip_prefix(VALIDATION_PREFIX)?;
+    let (_, issue) = rest.split_once(": ")?;
+    let (problem, key) = issue.rsplit_once(" at ")?;
+    Some(format!("invalid arguments: {key}: {problem}"))
+}
+
+/// zod's wording for a value of the wrong type.
+pub(crate) fn expected(kind: &str, value: &Value) -> String {
+    let received = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    format!("Invalid input: expected {kind}, received {received}")
 }
 
 /// `offsetFromCursor`: a numeric offset cursor; a bad cursor is an error rather than a silent restart.
@@ -155,10 +184,12 @@ mod tests {
         assert!(args.boolean("flag", false).unwrap());
         assert_eq!(args.string("missing", "d", 0, 10).unwrap(), "d");
         let bad = Args::new("t", json!({"limit": 0, "n": 2.5, "s": 3})).unwrap();
-        assert!(bad.limit(50).unwrap_err().0.contains("greater than or equal to 1"));
-        assert!(bad.int("n", 1, 0, 10).unwrap_err().0.contains("float"));
-        assert!(bad.required_string("s", 1, 10).unwrap_err().0.contains("Expected string"));
-        assert!(bad.required_string("nope", 1, 10).unwrap_err().0.ends_with("nope: Required"));
+        assert!(bad.limit(50).unwrap_err().0.ends_with("t: Too small: expected number to be >=1 at limit"));
+        assert!(bad.int("n", 1, 0, 10).unwrap_err().0.contains("expected int, received number"));
+        assert!(bad.required_string("s", 1, 10).unwrap_err().0.contains("expected string, received number"));
+        let missing = bad.required_string("nope", 1, 10).unwrap_err().0;
+        assert!(missing.ends_with("received undefined at nope"), "{missing}");
+        assert_eq!(as_batch_message(&missing).unwrap(), "invalid arguments: nope: Invalid input: expected string, received undefined");
         assert!(Args::new("t", json!([1])).is_err());
     }
 

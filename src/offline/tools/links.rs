@@ -240,7 +240,7 @@ pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
             outgoing.insert(source);
         }
     }
-    let prefix = ctx.clean(&folder, "folder")?;
+    let prefix = ctx.clean_folder(&folder)?;
     let mut all: Vec<String> = ctx
         .snapshot
         .markdown_files()

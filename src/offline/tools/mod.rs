@@ -196,9 +196,14 @@ impl<'a> Context<'a> {
         Ok(note)
     }
 
-    /// `resolveFolder`: a folder argument (`""` is the root); returns its normalized path.
+    /// `cleanFolderPath`: a folder argument; `""` and a lone `/` (Obsidian's name for the root) are the root.
+    pub(crate) fn clean_folder(&self, raw: &str) -> Result<String, ToolError> {
+        if super::text::js_trim(raw) == "/" { Ok(String::new()) } else { self.clean(raw, "folder") }
+    }
+
+    /// `resolveFolder`: a folder argument (`""` or `/` is the root); returns its normalized path.
     pub(crate) fn resolve_folder(&self, raw: &str) -> Result<String, ToolError> {
-        let path = self.clean(raw, "folder")?;
+        let path = self.clean_folder(raw)?;
         if !self.snapshot.is_folder(&path) {
             return Err(ToolError(format!("folder not found: {}", quote(raw))));
         }

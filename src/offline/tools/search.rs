@@ -30,9 +30,77 @@ fn lowers_to_ascii(text: &str) -> bool {
     text.contains(['\u{212A}', '\u{130}'])
 }
 
+/// `hasNestedQuantifier`: whether a pattern repeats a group that itself holds an unbounded repetition (`(a+)+`).
+/// The plugin refuses those (they could freeze Obsidian's UI thread); offline refuses them too, for the same answers.
+fn has_nested_quantifier(source: &str) -> bool {
+    let chars: Vec<char> = source.chars().collect();
+    let mut groups: Vec<bool> = Vec::new();
+    let mut in_class = false;
+    let mut last_group_had_quantifier = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' {
+            i += 2;
+            last_group_had_quantifier = false;
+            continue;
+        }
+        if in_class {
+            if c == ']' {
+                in_class = false;
+            }
+            i += 1;
+            continue;
+        }
+        let unbounded = c == '*' || c == '+' || (c == '{' && open_ended_count(&chars[i..]));
+        if unbounded {
+            if last_group_had_quantifier {
+                return true;
+            }
+            if let Some(last) = groups.last_mut() {
+                *last = true;
+            }
+        }
+        match c {
+            '[' => in_class = true,
+            '(' => groups.push(false),
+            ')' => {
+                let had = groups.pop().unwrap_or(false);
+                if had {
+                    if let Some(last) = groups.last_mut() {
+                        *last = true;
+                    }
+                }
+                last_group_had_quantifier = had;
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        if !unbounded && c != '?' {
+            last_group_had_quantifier = false;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// `^\{\d*,\}`: a `{n,}` repetition.
+fn open_ended_count(rest: &[char]) -> bool {
+    let digits = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+    rest.get(1 + digits) == Some(&',') && rest.get(2 + digits) == Some(&'}')
+}
+
 impl Matcher {
     fn new(query: &str, regex: bool, case_sensitive: bool) -> Result<Self, ToolError> {
         if regex {
+            if has_nested_quantifier(query) {
+                return Err(ToolError(format!(
+                    "regular expression {} repeats a group that holds a repetition (like (a+)+); such patterns can run \
+                     for minutes: rewrite it without the nested repetition",
+                    quote(query)
+                )));
+            }
             let pattern = translate_js_regex(query);
             let built = regex::RegexBuilder::new(&pattern).case_insensitive(!case_sensitive).build();
             return built
@@ -165,6 +233,11 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     let cursor = args.cursor()?;
     let max_chars = args.max_chars()?;
 
+    if !regex && query.contains(['\r', '\n']) {
+        return Err(ToolError::new(
+            "query spans several lines, but search matches one line at a time: search for one line of it",
+        ));
+    }
     let matcher = Matcher::new(&query, regex, case_sensitive)?;
     let prefix = if path_prefix.is_empty() {
         String::new()
@@ -294,6 +367,16 @@ mod tests {
         assert_eq!(word.find("aé"), Some(1), "\\b is an ASCII word boundary in JavaScript");
         let error = match Matcher::new("(?<=a)b", true, false) { Err(e) => e.0, Ok(_) => panic!("lookbehind compiled") };
         assert!(error.starts_with("invalid regular expression \"(?<=a)b\": "), "{error}");
+    }
+
+    #[test]
+    fn nested_repetitions_are_refused_like_the_plugin() {
+        for pattern in ["(a+)+", "(\\w*\\s?)*", "((ab)*c)+", "(x{2,})*"] {
+            assert!(has_nested_quantifier(pattern), "{pattern}");
+        }
+        for pattern in ["(a+)b+", "a+b*", "[(a+)]+", "(a{2})+", "\\(a+\\)+"] {
+            assert!(!has_nested_quantifier(pattern), "{pattern}");
+        }
     }
 
     #[test]

@@ -292,6 +292,9 @@ pub(super) fn daily_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
 
 /// `newNotePath`: a vault path for a note about to exist.
 fn new_note_path(ctx: &Context<'_>, raw: &str, what: &str) -> Result<String, ToolError> {
+    if super::super::text::js_trim(raw).ends_with('/') {
+        return Err(ToolError(format!("{what} {} ends with \"/\": give the note's file name", quote(raw))));
+    }
     let mut path = ctx.clean(super::super::text::js_trim(raw), what)?;
     if path.is_empty() {
         return Err(ToolError(format!("{what} is empty")));
@@ -315,6 +318,8 @@ fn new_note_path(ctx: &Context<'_>, raw: &str, what: &str) -> Result<String, Too
 
 const MAX_BATCH_CALLS: usize = 8;
 const MIN_CALL_BUDGET: usize = 100;
+/// Room left for a result's own framing (read header, JSON envelope) when a call's max_chars is lowered.
+const FRAMING_RESERVE: usize = 300;
 /// The plugin's batchable tools: the read-only tools of these groups, in its order.
 const BATCHABLE: [&str; 14] = [
     "vault_info", "list_files", "read_note", "note_metadata", "outline", "search", "backlinks", "outgoing_links",
@@ -326,22 +331,29 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
     let calls = match args.raw("calls") {
         Some(Value::Array(calls)) if (1..=MAX_BATCH_CALLS).contains(&calls.len()) => calls.clone(),
         Some(Value::Array(calls)) if calls.is_empty() => {
-            return Err(invalid_batch("calls", "Array must contain at least 1 element(s)"));
+            return Err(invalid_batch("calls", "Too small: expected array to have >=1 items"));
         }
-        Some(Value::Array(_)) => return Err(invalid_batch("calls", "Array must contain at most 8 element(s)")),
-        Some(_) => return Err(invalid_batch("calls", "Expected array")),
-        None => return Err(invalid_batch("calls", "Required")),
+        Some(Value::Array(_)) => return Err(invalid_batch("calls", "Too big: expected array to have <=8 items")),
+        Some(other) => return Err(invalid_batch("calls", &super::args::expected("array", other))),
+        None => return Err(invalid_batch("calls", "Invalid input: expected array, received undefined")),
     };
     let mut parsed = Vec::new();
     for (index, call) in calls.iter().enumerate() {
         let tool = match call.get("tool") {
             Some(Value::String(tool)) if !tool.is_empty() => tool.clone(),
-            _ => return Err(invalid_batch(&format!("calls.{index}.tool"), "Expected a tool name")),
+            Some(Value::String(_)) => {
+                return Err(invalid_batch(&format!("calls.{index}.tool"), "Too small: expected string to have >=1 characters"));
+            }
+            other => {
+                return Err(invalid_batch(&format!("calls.{index}.tool"), &super::args::expected("string", other.unwrap_or(&Value::Null))));
+            }
         };
         let arguments = match call.get("arguments") {
             None => json!({}),
             Some(Value::Object(map)) => Value::Object(map.clone()),
-            Some(_) => return Err(invalid_batch(&format!("calls.{index}.arguments"), "Expected object")),
+            Some(other) => {
+                return Err(invalid_batch(&format!("calls.{index}.arguments"), &super::args::expected("record", other)));
+            }
         };
         parsed.push((tool, arguments));
     }
@@ -371,7 +383,7 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
                 Some(value) => value.as_u64().filter(|n| (100..=200_000).contains(n)).map(|n| n as usize),
             };
             if let Some(asked) = asked {
-                arguments["max_chars"] = json!(asked.min(remaining).max(MIN_CALL_BUDGET));
+                arguments["max_chars"] = json!(asked.min(remaining.saturating_sub(FRAMING_RESERVE)).max(MIN_CALL_BUDGET));
             }
         }
         let outcome = if tool == "active_note" { Err(ToolError(super::needs_obsidian(&tool))) } else { super::run(ctx, &tool, arguments) };
@@ -389,10 +401,7 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
                 truncated |= cut;
             }
             Err(ToolError(message)) => {
-                let message = match message.split_once(": Input validation error: Invalid arguments for tool ") {
-                    Some((_, rest)) => format!("invalid arguments: {}", rest.split_once(": ").map_or(rest, |(_, r)| r)),
-                    None => message,
-                };
+                let message = super::args::as_batch_message(&message).unwrap_or(message);
                 results.push(json!({"tool": tool, "ok": false, "error": message}));
             }
         }
@@ -401,7 +410,7 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
 }
 
 fn invalid_batch(key: &str, problem: &str) -> ToolError {
-    ToolError(format!("MCP error -32602: Input validation error: Invalid arguments for tool batch: {key}: {problem}"))
+    super::args::invalid("batch", key, problem)
 }
 
 #[cfg(test)]

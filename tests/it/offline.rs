@@ -1,0 +1,387 @@
+//! Offline mode against the plugin itself. The parity test runs one list of read calls through the plugin (its
+//! committed `main.js` hosted in Node on the fake Obsidian) and through offline mode on the same copy of the fixture
+//! vault, and compares the results field by field; every difference is reported at once. Then safety: escapes,
+//! symlinks out of the vault, app-only tools, and the 20 MB note.
+//!
+//! Offline mode is a library module of the binary; until the bridge serves it end to end, these tests compile the
+//! module itself into this test binary.
+
+#[path = "../../src/offline/mod.rs"]
+mod offline_impl;
+#[path = "offline_support.rs"]
+mod support;
+#[path = "../bench/offline.rs"]
+mod bench;
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use offline_impl::{OfflineVault, strip_disk_marks};
+use support::{Client, Host};
+
+/// One call of the parity list.
+struct Call {
+    tool: &'static str,
+    arguments: Value,
+}
+
+fn call(tool: &'static str, arguments: Value) -> Call {
+    Call { tool, arguments }
+}
+
+/// Field-by-field differences between two JSON values, as `path: live … offline …` lines.
+fn diff(path: &str, live: &Value, offline: &Value, out: &mut Vec<String>) {
+    match (live, offline) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (key, value) in a {
+                match b.get(key) {
+                    Some(other) => diff(&format!("{path}.{key}"), value, other, out),
+                    None => out.push(format!("{path}.{key}: live {value} / offline missing")),
+                }
+            }
+            for key in b.keys().filter(|key| !a.contains_key(*key)) {
+                out.push(format!("{path}.{key}: live missing / offline {}", b[key]));
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            if a.len() != b.len() {
+                out.push(format!("{path}: live has {} items / offline {}", a.len(), b.len()));
+            }
+            for (index, (x, y)) in a.iter().zip(b).enumerate() {
+                diff(&format!("{path}[{index}]"), x, y, out);
+            }
+        }
+        _ if live != offline => out.push(format!("{path}: live {live} / offline {offline}")),
+        _ => {}
+    }
+}
+
+fn text_of(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or("")
+}
+
+/// Compares one call's two results; returns the differences.
+fn compare(live: &Value, offline: &Value) -> Vec<String> {
+    let offline = strip_disk_marks(offline);
+    let mut out = Vec::new();
+    let live_error = live["isError"] == json!(true);
+    let offline_error = offline["isError"] == json!(true);
+    if live_error != offline_error {
+        out.push(format!("isError: live {live_error} ({}) / offline {offline_error} ({})", text_of(live), text_of(&offline)));
+        return out;
+    }
+    let (a, b) = (text_of(live), text_of(&offline));
+    if live_error {
+        // Argument validation is the MCP SDK's (zod) wording live; offline names the same tool and field.
+        // Documented differences: the SDK lists every bad argument, offline the first one; a regex that does not
+        // compile is explained by JavaScript's engine live and by Rust's `regex` offline.
+        let validation = "MCP error -32602: Input validation error: Invalid arguments for tool ";
+        let bad_regex = "invalid regular expression ";
+        if a.starts_with(validation) {
+            if !(b.starts_with(validation) && a.contains(b.rsplit_once(": ").map_or(b, |(_, issue)| issue))) {
+                out.push(format!("validation error: live {a:?} / offline {b:?}"));
+            }
+        } else if a.starts_with(bad_regex) {
+            if a.split(": ").next() != b.split(": ").next() {
+                out.push(format!("regex error: live {a:?} / offline {b:?}"));
+            }
+        } else if a != b {
+            out.push(format!("error text: live {a:?} / offline {b:?}"));
+        }
+        return out;
+    }
+    match (serde_json::from_str::<Value>(a), serde_json::from_str::<Value>(b)) {
+        (Ok(x), Ok(y)) if x.is_object() => diff("", &x, &y, &mut out),
+        _ if a != b => {
+            let (ha, hb) = (a.lines().next().unwrap_or(""), b.lines().next().unwrap_or(""));
+            if ha != hb {
+                out.push(format!("header: live {ha:?} / offline {hb:?}"));
+            } else {
+                out.push(format!("body differs ({} vs {} chars)", a.len(), b.len()));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Markdown notes of a vault folder (vault paths), hidden folders skipped.
+fn notes_of(root: &Path) -> Vec<String> {
+    fn walk(root: &Path, folder: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(folder).unwrap().map(Result::unwrap) {
+            let name = entry.file_name().into_string().unwrap();
+            if name.starts_with('.') {
+                continue;
+            }
+            if entry.file_type().unwrap().is_dir() {
+                walk(root, &entry.path(), out);
+            } else if name.ends_with(".md") {
+                out.push(entry.path().strip_prefix(root).unwrap().to_str().unwrap().replace('\\', "/"));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+/// The fixed part of the parity list: every read tool with default, edge and failing arguments.
+fn fixed_calls() -> Vec<Call> {
+    vec![
+        call("vault_info", json!({})),
+        call("list_files", json!({})),
+        call("list_files", json!({"folder": "Notes"})),
+        call("list_files", json!({"folder": "Notes/", "recursive": false, "include_folders": true})),
+        call("list_files", json!({"include_folders": true, "recursive": false})),
+        call("list_files", json!({"extension": ".PNG"})),
+        call("list_files", json!({"limit": 3})),
+        call("list_files", json!({"limit": 3, "cursor": "3"})),
+        call("list_files", json!({"max_chars": 300})),
+        call("list_files", json!({"cursor": "bogus"})),
+        call("list_files", json!({"folder": "Missing"})),
+        call("list_files", json!({"folder": "../"})),
+        call("list_files", json!({"folder": ".obsidian"})),
+        call("list_files", json!({"limit": 0})),
+        call("read_note", json!({"path": "Home"})),
+        call("read_note", json!({"path": "[[Home]]"})),
+        call("read_note", json!({"path": "home"})),
+        call("read_note", json!({"path": "Note"})),
+        call("read_note", json!({"path": "Archive/Note"})),
+        call("read_note", json!({"path": "Über uns"})),
+        call("read_note", json!({"path": "Home", "max_chars": 100})),
+        call("read_note", json!({"path": "Home", "start_line": 3, "end_line": 6})),
+        call("read_note", json!({"path": "Home", "start_line": 2})),
+        call("read_note", json!({"path": "Home", "start_line": 999})),
+        call("read_note", json!({"path": "Home", "start_line": 5, "end_line": 2})),
+        call("read_note", json!({"path": "Home", "heading": "nope"})),
+        call("read_note", json!({"path": "Home", "heading": "x", "block": "y"})),
+        call("read_note", json!({"path": "Empty"})),
+        call("read_note", json!({"path": "Empty", "start_line": 1})),
+        call("read_note", json!({"path": "Windows CRLF", "max_chars": 120})),
+        call("read_note", json!({"path": "No trailing newline.md"})),
+        call("read_note", json!({"path": "Attachments/diagram.png"})),
+        call("read_note", json!({"path": "Notes"})),
+        call("read_note", json!({"path": "Missing note"})),
+        call("read_note", json!({"path": "../outside"})),
+        call("read_note", json!({"path": "/etc/passwd"})),
+        call("read_note", json!({"path": "%2e%2e/x"})),
+        call("read_note", json!({"path": ".obsidian/app.json"})),
+        call("read_note", json!({"path": ".hidden/Secret"})),
+        call("read_note", json!({"path": "a\u{0}b"})),
+        call("read_note", json!({"path": ""})),
+        call("read_note", json!({"path": "#Heading"})),
+        call("read_note", json!({})),
+        call("search", json!({"query": "link"})),
+        call("search", json!({"query": "NOTE"})),
+        call("search", json!({"query": "Note", "case_sensitive": true})),
+        call("search", json!({"query": "\\[\\[[^\\]]+\\]\\]", "regex": true})),
+        call("search", json!({"query": "^#+ \\w", "regex": true})),
+        call("search", json!({"query": "(", "regex": true})),
+        call("search", json!({"query": "link", "context_lines": 2, "max_per_file": 1})),
+        call("search", json!({"query": "e", "limit": 5})),
+        call("search", json!({"query": "e", "max_chars": 400})),
+        call("search", json!({"query": "link", "path_prefix": "Notes/"})),
+        call("search", json!({"query": "link", "path_prefix": "Notes"})),
+        call("search", json!({"query": "link", "path_prefix": "../"})),
+        call("search", json!({"query": "日本"})),
+        call("search", json!({"query": "über"})),
+        call("search", json!({"query": "secret"})),
+        call("search", json!({"query": "link", "cursor": "nonsense"})),
+        call("search", json!({"query": ""})),
+        call("tags", json!({})),
+        call("tags", json!({"sort": "name"})),
+        call("tags", json!({"prefix": "todo"})),
+        call("tags", json!({"prefix": "#Project"})),
+        call("tags", json!({"limit": 2})),
+        call("tags", json!({"limit": 2, "cursor": "2"})),
+        call("tags", json!({"sort": "size"})),
+        call("files_by_tag", json!({"tag": "#"})),
+        call("files_by_tag", json!({"tag": "a b"})),
+        call("files_by_tag", json!({"tag": "nothing-has-this"})),
+        call("unresolved_links", json!({})),
+        call("unresolved_links", json!({"max_sources": 1})),
+        call("unresolved_links", json!({"limit": 1})),
+        call("unresolved_links", json!({"limit": 1, "cursor": "1"})),
+        call("orphans", json!({})),
+        call("orphans", json!({"folder": "Notes"})),
+        call("orphans", json!({"limit": 1})),
+        call("orphans", json!({"folder": "../x"})),
+        call("backlinks", json!({"path": "Home", "snippets": false})),
+        call("backlinks", json!({"path": "Home", "max_lines_per_note": 1, "limit": 1})),
+        call("backlinks", json!({"path": "Home", "limit": 1, "cursor": "1"})),
+        call("backlinks", json!({"path": "Home", "max_chars": 300})),
+        call("backlinks", json!({"path": "Attachments/diagram.png"})),
+        call("outgoing_links", json!({"path": "Home", "unresolved_only": true})),
+        call("outgoing_links", json!({"path": "Home", "limit": 2})),
+        call("note_metadata", json!({"path": "Home", "limit": 1})),
+        call("outline", json!({"path": "Home", "limit": 1})),
+        call("daily_note", json!({"date": "2026-03-14"})),
+        call("daily_note", json!({"date": "2026-03-14", "max_chars": 100})),
+        call("daily_note", json!({"date": "2026-03-15"})),
+        call("daily_note", json!({"date": "14/03/2026"})),
+        call("recent_files", json!({})),
+        call("recent_files", json!({"limit": 3})),
+        call(
+            "batch",
+            json!({"calls": [
+                {"tool": "read_note", "arguments": {"path": "Home"}},
+                {"tool": "search", "arguments": {"query": "link"}},
+                {"tool": "outline", "arguments": {"path": "Nope"}},
+                {"tool": "read_note", "arguments": {"path": 3}},
+                {"tool": "create_note", "arguments": {"path": "x"}},
+                {"tool": "batch", "arguments": {}},
+                {"tool": "tags"}
+            ], "max_chars": 3000}),
+        ),
+        call("batch", json!({"calls": []})),
+    ]
+}
+
+/// Calls derived from the vault's content: every note through every per-note tool, each heading and block read.
+fn per_note_calls(vault: &Path, offline: &OfflineVault) -> Vec<Call> {
+    let mut calls = Vec::new();
+    for note in notes_of(vault) {
+        for tool in ["read_note", "note_metadata", "outline", "backlinks", "outgoing_links"] {
+            calls.push(call(tool, json!({"path": note})));
+        }
+        calls.push(call("search", json!({"query": note.trim_end_matches(".md").rsplit('/').next().unwrap()})));
+        let metadata = offline.call_tool("note_metadata", json!({"path": note})).unwrap();
+        let metadata: Value = serde_json::from_str(text_of(&metadata)).unwrap();
+        for heading in metadata["headings"].as_array().unwrap() {
+            calls.push(call("read_note", json!({"path": note, "heading": heading["heading"]})));
+        }
+        for block in metadata["blocks"].as_array().unwrap() {
+            calls.push(call("read_note", json!({"path": note, "block": block["id"]})));
+            calls.push(call("read_note", json!({"path": format!("{note}#^{}", block["id"].as_str().unwrap())})));
+        }
+    }
+    let tags = offline.call_tool("tags", json!({"limit": 500})).unwrap();
+    let tags: Value = serde_json::from_str(text_of(&tags)).unwrap();
+    for tag in tags["tags"].as_array().unwrap() {
+        calls.push(call("files_by_tag", json!({"tag": tag["tag"]})));
+    }
+    calls
+}
+
+/// Runs every call both ways; returns the number of calls and the differences.
+fn run_parity(client: &mut Client, offline: &OfflineVault, calls: &[Call]) -> (usize, Vec<String>) {
+    let mut differences = Vec::new();
+    for Call { tool, arguments } in calls {
+        let live = client.call(tool, arguments);
+        let disk = offline.call_tool(tool, arguments.clone()).unwrap_or_else(|| panic!("{tool} is not served offline"));
+        for difference in compare(&live, &disk) {
+            differences.push(format!("{tool} {arguments}: {difference}"));
+        }
+    }
+    (calls.len(), differences)
+}
+
+#[test]
+fn offline_results_equal_the_plugins_on_the_fixture_vault() {
+    let vault = support::fixture_copy();
+    let host = Host::start(vault.path());
+    let mut client = Client::connect(&host);
+    let offline = OfflineVault::open(vault.path(), None).unwrap();
+
+    let mut calls = fixed_calls();
+    calls.extend(per_note_calls(vault.path(), &offline));
+    // A search cursor from the plugin must resume the same way offline.
+    let first = client.call("search", &json!({"query": "e", "limit": 4}));
+    let first: Value = serde_json::from_str(text_of(&first)).unwrap();
+    let cursor = first["next_cursor"].as_str().expect("a 4-match page of \"e\" has a next page").to_string();
+    calls.push(Call { tool: "search", arguments: json!({"query": "e", "limit": 4, "cursor": cursor}) });
+
+    let (count, differences) = run_parity(&mut client, &offline, &calls);
+    assert!(count > 150, "the parity list is too short: {count} calls");
+    assert!(differences.is_empty(), "{} of {count} calls differ:\n{}", differences.len(), differences.join("\n"));
+    eprintln!("parity: {count} calls, no difference");
+}
+
+#[test]
+fn offline_results_equal_the_plugins_on_the_20mb_note() {
+    let vault = support::fixture_copy();
+    let script = format!(
+        "import {{ makeBigNote }} from './obsidian-plugin/test/fixtures/make-big-note.mjs'; \
+         console.log(JSON.stringify(makeBigNote({})));",
+        serde_json::to_string(vault.path().to_str().unwrap()).unwrap()
+    );
+    let made: Value = serde_json::from_str(support::node(&["--input-type=module", "-e", &script]).trim()).unwrap();
+    let path = made["path"].as_str().unwrap().to_string();
+    let host = Host::start(vault.path());
+    let mut client = Client::connect(&host);
+    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    let calls = vec![
+        call("read_note", json!({"path": path})),
+        call("read_note", json!({"path": path, "max_chars": 200_000, "start_line": 1000, "end_line": 5000})),
+        call("read_note", json!({"path": path, "heading": "Abschnitt 700 – Übersicht 📦"})),
+        call("note_metadata", json!({"path": path, "limit": 5})),
+        call("outline", json!({"path": path, "limit": 3})),
+        call("search", json!({"query": "Abschnitt 1234 "})),
+        call("search", json!({"query": "🦊", "limit": 3, "context_lines": 1})),
+        call("search", json!({"query": "Straßen", "path_prefix": "Big/", "max_per_file": 100, "limit": 500})),
+        call("backlinks", json!({"path": "Home", "max_lines_per_note": 20})),
+        call("tags", json!({"prefix": "big-note"})),
+    ];
+    let (count, differences) = run_parity(&mut client, &offline, &calls);
+    assert!(differences.is_empty(), "{} of {count} calls differ:\n{}", differences.len(), differences.join("\n"));
+    let read = offline.call_tool("read_note", json!({"path": path})).unwrap();
+    assert!(text_of(&read).len() < 100_000, "a default read stays bounded");
+}
+
+#[test]
+fn offline_refuses_escapes_and_never_reads_outside_the_vault() {
+    let vault = support::fixture_copy();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "TOPSECRET [[Home]]\n").unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), vault.path().join("Leak.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), vault.path().join("Linked folder")).unwrap();
+    }
+    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    for path in ["Leak", "Leak.md", "Linked folder/secret", "../secret", "/etc/hostname", "..%2fsecret", ".obsidian/app.json"] {
+        let result = offline.call_tool("read_note", json!({"path": path})).unwrap();
+        assert_eq!(result["isError"], true, "{path}: {result}");
+    }
+    let found = offline.call_tool("search", json!({"query": "TOPSECRET"})).unwrap();
+    assert!(text_of(&found).contains(r#""results":[],"total_matches":0"#), "{found}");
+    let everything = offline.call_tool("search", json!({"query": ".", "regex": true, "limit": 500, "max_chars": 200_000})).unwrap();
+    assert!(!text_of(&everything).contains("TOPSECRET"));
+    let backlinks = offline.call_tool("backlinks", json!({"path": "Home"})).unwrap();
+    assert!(!text_of(&backlinks).contains("Leak.md"), "a note outside the vault is never read, so never links");
+    let folder = offline.call_tool("list_files", json!({"folder": "Linked folder"})).unwrap();
+    assert_eq!(folder["isError"], true, "{folder}");
+    let listing = offline.call_tool("list_files", json!({"limit": 500})).unwrap();
+    assert!(!text_of(&listing).contains(".obsidian") && !text_of(&listing).contains(".hidden"));
+}
+
+#[test]
+fn offline_never_writes_and_says_obsidian_must_be_open() {
+    let vault = support::fixture_copy();
+    let before = std::fs::read(vault.path().join("Home.md")).unwrap();
+    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    for (tool, arguments) in [
+        ("str_replace", json!({"path": "Home", "old": "a", "new": "b"})),
+        ("append", json!({"path": "Home", "content": "x"})),
+        ("set_property", json!({"path": "Home", "key": "k", "value": 1})),
+        ("move_note", json!({"path": "Home", "new_path": "Moved"})),
+        ("delete_note", json!({"path": "Home"})),
+        ("daily_note", json!({"date": "2030-01-01", "create": true})),
+        ("active_note", json!({})),
+    ] {
+        let result = offline.call_tool(tool, arguments).unwrap();
+        assert_eq!(result["isError"], true, "{tool}: {result}");
+        assert!(text_of(&result).contains("Obsidian to be open"), "{tool}: {}", text_of(&result));
+        assert_eq!(result["_meta"]["obsmcp/source"], "disk");
+    }
+    assert_eq!(std::fs::read(vault.path().join("Home.md")).unwrap(), before);
+    assert!(!vault.path().join("Daily/2030-01-01.md").exists() && !vault.path().join("Moved.md").exists());
+}
+
+#[test]
+#[ignore = "benchmark: run with `cargo test --release --test it offline_benchmark -- --ignored --nocapture`"]
+fn offline_benchmark() {
+    bench::run();
+}
