@@ -24,8 +24,11 @@ pub(crate) struct ClientConfig {
     pub(crate) path: PathBuf,
     /// What reading it gave.
     pub(crate) state: ConfigState,
-    /// Findings the adapter made about gates outside the entry (approvals, deny lists, trust), already as checks.
+    /// Findings about gates outside the entry (approvals, deny lists, trust), already as checks.
     pub(crate) gate_checks: Vec<Check>,
+    /// A project-scope file (`.mcp.json`, a project's `.codex/config.toml`): checked, never repaired, since setup
+    /// writes user-scope entries only.
+    pub(crate) project: bool,
 }
 
 /// The outcome of reading a config file.
@@ -203,7 +206,7 @@ fn missing_entry(client: &ClientConfig, context: &ClientContext<'_>) -> Check {
         Check::fail("client.entry", finding, fix)
     };
     match context.known_vaults {
-        [(vault, config_dir)] => check.with_repair(Repair::RegisterEntry {
+        [(vault, config_dir)] if !client.project => check.with_repair(Repair::RegisterEntry {
             client: client.id.clone(),
             server: None,
             args: None,
@@ -250,7 +253,8 @@ fn entry_checks(client: &ClientConfig, entry: &ServerEntry, context: &ClientCont
         )),
         Some(path) => checks.push(Check::ok("client.entry", format!("`{name}` → vault `{}`", path.display()))),
     }
-    checks.push(binary_check(entry, context, vault.as_deref().map(register), &reregister));
+    let repair = vault.as_deref().filter(|_| !client.project).map(register);
+    checks.push(binary_check(entry, context, repair, &reregister));
     checks.extend(timeout_checks(client, entry));
     checks
 }

@@ -1,30 +1,60 @@
-//! Gates outside a client's entry that can hide obsmcp from it: Claude Code's deny lists and `MCP_TIMEOUT`, Gemini
-//! CLI's trusted folders. Each client's gates are one function in [`GATES`], picked by client id, so the checks that
+//! Gates outside a client's entry that can hide obsmcp from it: Claude Code's deny and allow lists, its approval of
+//! project `.mcp.json` servers and `MCP_TIMEOUT`; Codex's project trust; Gemini CLI's trusted folders; Hermes'
+//! safe mode. Each client's gates are one function in [`GATES`], picked by client id and scope, so the checks that
 //! run on every client stay free of client names.
 
 use std::path::{Path, PathBuf};
 
+use obsmcp_installer::document::{self, Format};
 use obsmcp_installer::environment::{Environment, Os};
 use serde_json::Value;
 
+use super::clients::ClientConfig;
 use super::report::Check;
 
-/// A client's gate checks: the environment, and the names of obsmcp's entries in its config.
-type GateFn = fn(&Environment, &[String]) -> Vec<Check>;
+/// What a gate function sees.
+pub(crate) struct GateContext<'a> {
+    /// Home, environment, OS.
+    pub(crate) environment: &'a Environment,
+    /// The folder doctor runs in: where project configs and folder trust apply.
+    pub(crate) cwd: &'a Path,
+    /// The client config.
+    pub(crate) client: &'a ClientConfig,
+    /// The names of obsmcp's entries in it.
+    pub(crate) ours: &'a [String],
+}
 
-/// Gate checks per client id.
-const GATES: [(&str, GateFn); 2] = [("claude-code", claude_code), ("gemini", gemini)];
+/// A client's gate checks.
+type GateFn = fn(&GateContext<'_>) -> Vec<Check>;
+
+/// Gate checks per client id and scope (`true`: project scope).
+const GATES: [(&str, bool, GateFn); 5] = [
+    ("claude-code", false, claude_code),
+    ("claude-code", true, claude_project_approval),
+    ("codex", true, codex_project_trust),
+    ("gemini", false, gemini),
+    ("hermes", false, hermes),
+];
 
 /// The lowest `MCP_TIMEOUT` (ms) that leaves room for a bridge start on a loaded machine.
 const CLAUDE_MIN_TIMEOUT_MS: u64 = 5000;
 
-/// The gate checks of client `id`.
-pub(crate) fn gate_checks(id: &str, environment: &Environment, ours: &[String]) -> Vec<Check> {
-    GATES.iter().filter(|(client, _)| id.starts_with(client)).flat_map(|(_, gates)| gates(environment, ours)).collect()
+/// The gate checks of one client config.
+pub(crate) fn gate_checks(context: &GateContext<'_>) -> Vec<Check> {
+    GATES
+        .iter()
+        .filter(|(id, project, _)| *id == context.client.id && *project == context.client.project)
+        .flat_map(|(_, _, gates)| gates(context))
+        .collect()
 }
 
 fn read_json(path: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+/// A JSON file that may hold comments (Gemini CLI accepts and keeps them).
+fn read_jsonc(path: &Path) -> Option<Value> {
+    document::read_value(Format::Jsonc, &std::fs::read_to_string(path).ok()?).ok()
 }
 
 fn claude_settings(environment: &Environment) -> Vec<PathBuf> {
@@ -37,7 +67,8 @@ fn claude_settings(environment: &Environment) -> Vec<PathBuf> {
     vec![user.join("settings.json"), managed]
 }
 
-fn claude_code(environment: &Environment, ours: &[String]) -> Vec<Check> {
+fn claude_code(context: &GateContext<'_>) -> Vec<Check> {
+    let (environment, ours) = (context.environment, context.ours);
     let mut checks = Vec::new();
     let mut blocked = Vec::new();
     let mut timeout: Option<(String, String)> = environment.var("MCP_TIMEOUT").map(|value| (value.to_owned(), "the environment".to_owned()));
@@ -91,20 +122,117 @@ fn claude_code(environment: &Environment, ours: &[String]) -> Vec<Check> {
     checks
 }
 
-fn gemini(environment: &Environment, _ours: &[String]) -> Vec<Check> {
+fn gemini(context: &GateContext<'_>) -> Vec<Check> {
+    let environment = context.environment;
     let home = environment.var_path("GEMINI_CLI_HOME").unwrap_or_else(|| environment.home().to_owned()).join(".gemini");
-    let trust_on = read_json(&home.join("settings.json"))
+    let trust_on = read_jsonc(&home.join("settings.json"))
         .and_then(|settings| settings.pointer("/security/folderTrust/enabled").and_then(Value::as_bool))
         .unwrap_or(false);
     if !trust_on {
         return vec![Check::ok("client.gates", "Gemini CLI folder trust is off: servers run in every folder")];
     }
-    let trusted = read_json(&home.join("trustedFolders.json"))
-        .and_then(|folders| folders.as_object().map(|map| map.values().filter(|rule| rule.as_str() == Some("TRUST_FOLDER")).count()))
-        .unwrap_or(0);
+    let rules = read_jsonc(&home.join("trustedFolders.json")).and_then(|rules| rules.as_object().cloned()).unwrap_or_default();
+    let trusted_roots: Vec<PathBuf> = rules
+        .iter()
+        .filter_map(|(folder, rule)| match rule.as_str() {
+            Some("TRUST_FOLDER") => Some(PathBuf::from(folder)),
+            Some("TRUST_PARENT") => Path::new(folder).parent().map(Path::to_path_buf),
+            _ => None,
+        })
+        .collect();
+    if trusted_roots.iter().any(|root| context.cwd.starts_with(root)) {
+        return vec![Check::ok("client.gates", format!("Gemini CLI trusts `{}`, so its MCP servers run here", context.cwd.display()))];
+    }
     vec![Check::warn(
         "client.gates",
-        format!("Gemini CLI runs MCP servers only in trusted folders ({trusted} trusted): elsewhere obsmcp is shown as Disabled"),
+        format!(
+            "Gemini CLI runs MCP servers only in trusted folders, and `{}` is not one ({} trusted): here obsmcp shows as Disabled",
+            context.cwd.display(),
+            trusted_roots.len()
+        ),
         "in the folder where you run gemini: /permissions → Trust this folder",
+    )]
+}
+
+fn hermes(context: &GateContext<'_>) -> Vec<Check> {
+    if context.environment.var("HERMES_SAFE_MODE").is_some_and(|value| value != "0") {
+        return vec![Check::fail(
+            "client.gates",
+            "HERMES_SAFE_MODE is set: Hermes Agent starts no MCP server at all",
+            "unset HERMES_SAFE_MODE where you start hermes",
+        )];
+    }
+    Vec::new()
+}
+
+/// Settings files Claude Code reads approvals from, for a project root.
+fn claude_settings_for(environment: &Environment, root: &Path) -> Vec<PathBuf> {
+    let mut files = claude_settings(environment);
+    files.push(root.join(".claude").join("settings.json"));
+    files.push(root.join(".claude").join("settings.local.json"));
+    files
+}
+
+fn claude_project_approval(context: &GateContext<'_>) -> Vec<Check> {
+    let root = context.client.path.parent().unwrap_or(context.cwd);
+    let mut settings: Vec<Value> = claude_settings_for(context.environment, root).iter().filter_map(|path| read_json(path)).collect();
+    // Older Claude Code versions keep approvals per project in ~/.claude.json.
+    let user_file = context.environment.var_path("CLAUDE_CONFIG_DIR").unwrap_or_else(|| context.environment.home().to_owned()).join(".claude.json");
+    if let Some(project) = read_json(&user_file).and_then(|file| {
+        let projects = file.get("projects")?.as_object()?.clone();
+        let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
+        projects.get(&real.to_string_lossy().into_owned()).or_else(|| projects.get(&root.to_string_lossy().into_owned())).cloned()
+    }) {
+        settings.push(project);
+    }
+    let listed = |key: &str, name: &str| {
+        settings.iter().any(|file| file.get(key).and_then(Value::as_array).is_some_and(|names| names.iter().any(|item| item.as_str() == Some(name))))
+    };
+    let all = settings.iter().any(|file| file.get("enableAllProjectMcpServers").and_then(Value::as_bool) == Some(true));
+    let mut checks = Vec::new();
+    for name in context.ours {
+        let shown = context.client.path.display();
+        if listed("disabledMcpjsonServers", name) {
+            checks.push(Check::fail(
+                "client.gates",
+                format!("`{name}` from {shown} is in disabledMcpjsonServers: Claude Code will not start it"),
+                format!("remove `{name}` from disabledMcpjsonServers in .claude/settings.local.json (or approve it in Claude Code: /mcp)"),
+            ));
+        } else if all || listed("enabledMcpjsonServers", name) {
+            checks.push(Check::ok("client.gates", format!("`{name}` from {shown} is approved")));
+        } else {
+            checks.push(Check::warn(
+                "client.gates",
+                format!("`{name}` from {shown} waits for approval: Claude Code shows it as “Pending approval” and starts nothing"),
+                format!("start `claude` in `{}` and approve it when asked (or in /mcp), or add \"enabledMcpjsonServers\": [\"{name}\"] to .claude/settings.local.json", root.display()),
+            ));
+        }
+    }
+    checks
+}
+
+fn codex_project_trust(context: &GateContext<'_>) -> Vec<Check> {
+    let Some(project) = context.client.path.parent().and_then(Path::parent) else { return Vec::new() };
+    let user_config = context.environment.var_path("CODEX_HOME").unwrap_or_else(|| context.environment.home().join(".codex")).join("config.toml");
+    let projects = std::fs::read_to_string(&user_config)
+        .ok()
+        .and_then(|text| document::read_value(Format::Toml, &text).ok())
+        .and_then(|config| config.get("projects").cloned());
+    let real = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
+    let trusted = [project.to_path_buf(), real].iter().any(|key| {
+        projects
+            .as_ref()
+            .and_then(|projects| projects.get(key.to_string_lossy().as_ref()))
+            .and_then(|entry| entry.get("trust_level"))
+            .and_then(Value::as_str)
+            == Some("trusted")
+    });
+    if trusted {
+        return vec![Check::ok("client.gates", format!("Codex trusts `{}`, so it reads this project config", project.display()))];
+    }
+    vec![Check::warn(
+        "client.gates",
+        format!("Codex reads `{}` only for trusted projects, and `{}` is not trusted", context.client.path.display(), project.display()),
+        format!("trust it when Codex asks in that folder, or add [projects.\"{}\"] trust_level = \"trusted\" to {}", project.display(), user_config.display()),
     )]
 }

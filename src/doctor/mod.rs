@@ -39,6 +39,8 @@ pub(crate) struct Options {
     pub(crate) config_dir: Option<String>,
     /// Whether to start each entry's command and talk MCP to it.
     pub(crate) probe_bridge: bool,
+    /// The folder doctor runs in (project configs and folder trust are relative to it).
+    pub(crate) cwd: PathBuf,
 }
 
 impl Options {
@@ -48,6 +50,7 @@ impl Options {
             vaults: args.vault.iter().map(|vault| current.join(vault)).collect(),
             config_dir: args.config_dir.clone(),
             probe_bridge: args.probe_bridge,
+            cwd: current,
         })
     }
 }
@@ -108,9 +111,11 @@ pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
 /// Checks everything once.
 pub(crate) async fn examine(environment: &Environment, options: &Options) -> Examination {
     let mut clients = sources::read_clients(environment);
-    for client in &mut clients {
-        let ours: Vec<String> = entries(client).filter(|entry| entry.is_obsmcp()).map(|entry| entry.name.clone()).collect();
-        client.gate_checks = gates::gate_checks(&client.id, environment, &ours);
+    clients.extend(sources::project_configs(&options.cwd));
+    for index in 0..clients.len() {
+        let ours: Vec<String> = entries(&clients[index]).filter(|entry| entry.is_obsmcp()).map(|entry| entry.name.clone()).collect();
+        let context = gates::GateContext { environment, cwd: &options.cwd, client: &clients[index], ours: &ours };
+        clients[index].gate_checks = gates::gate_checks(&context);
     }
     let mut machine = Vec::new();
     let targets = vault_targets(environment, options, &clients, &mut machine);

@@ -1,7 +1,9 @@
 //! Reads every AI client's config through the installer's adapters (where the file is, its format, the key that
 //! holds servers) into doctor's [`ClientConfig`] view. Nothing here knows a file format or a client's layout.
 
-use obsmcp_installer::clients::{CLIENTS, ClientSpec, EntryKind, describe_entry, read_servers};
+use std::path::{Path, PathBuf};
+
+use obsmcp_installer::clients::{self as installer_clients, CLIENTS, ClientSpec, EntryKind, describe_entry, read_servers};
 use obsmcp_installer::environment::Environment;
 use serde_json::Value;
 
@@ -26,12 +28,13 @@ pub(crate) fn read_clients(environment: &Environment) -> Vec<ClientConfig> {
                 path: location.config,
                 state,
                 gate_checks: Vec::new(),
+                project: false,
             })
         })
         .collect()
 }
 
-fn read_state(spec: &ClientSpec, path: &std::path::Path) -> ConfigState {
+fn read_state(spec: &ClientSpec, path: &Path) -> ConfigState {
     let real = obsmcp_installer::files::resolve(path);
     let text = match obsmcp_installer::files::read_text(&real) {
         Ok(Some(text)) => text,
@@ -60,4 +63,37 @@ fn entry(spec: &ClientSpec, name: &str, raw: &Value) -> ServerEntry {
     }
     entry.ours = matches!(describe_entry(spec, raw), EntryKind::Obsmcp { .. });
     entry
+}
+
+/// Project-scope configs that hold an obsmcp entry, found from `cwd` up to its repository root: Claude Code's
+/// `.mcp.json` and a project's `.codex/config.toml`. Both are read in the user-scope file's format and key.
+pub(crate) fn project_configs(cwd: &Path) -> Vec<ClientConfig> {
+    let mut found = Vec::new();
+    let candidates = [("claude-code", "Claude Code (project)", ".mcp.json"), ("codex", "Codex (project)", ".codex/config.toml")];
+    for (id, name, relative) in candidates {
+        let Some(spec) = installer_clients::find(id) else { continue };
+        let Some(path) = project_ancestors(cwd).map(|folder| folder.join(relative)).find(|path| path.is_file()) else {
+            continue;
+        };
+        let state = read_state(spec, &path);
+        let has_ours = matches!(&state, ConfigState::Parsed(entries) if entries.iter().any(ServerEntry::is_obsmcp));
+        if has_ours || matches!(state, ConfigState::Unparsable(_)) {
+            found.push(ClientConfig { id: id.to_owned(), name: name.to_owned(), path, state, gate_checks: Vec::new(), project: true });
+        }
+    }
+    found
+}
+
+/// `cwd` and its parents, up to the first that holds `.git` (the project root clients use).
+pub(crate) fn project_ancestors(cwd: &Path) -> impl Iterator<Item = PathBuf> {
+    let mut done = false;
+    cwd.ancestors()
+        .take_while(move |folder| {
+            let keep = !done;
+            done = done || folder.join(".git").exists();
+            keep
+        })
+        .map(Path::to_path_buf)
+        .collect::<Vec<_>>()
+        .into_iter()
 }
