@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { generateVault } from "./gen-vault.mjs";
 import { makeBigNote, BIG_NOTE_PATH } from "./fixtures/make-big-note.mjs";
 
@@ -56,6 +58,25 @@ test("gen-vault is deterministic per seed and refuses a folder that is not empty
   assert.throws(() => generateVault(first, { notes: 10 }), /not empty/);
   assert.deepEqual(snapshot(first), before, "a refused run writes nothing");
   assert.throws(() => generateVault(path.join(other, "x"), { notes: 0 }), /positive integer/);
+});
+
+test("gen-vault's command line prints one summary line and rejects bad arguments", (t) => {
+  const script = fileURLToPath(new URL("./gen-vault.mjs", import.meta.url));
+  // The test runner marks its children with NODE_TEST_CONTEXT, which the script takes as "run as a test file".
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const run = (...args) => spawnSync(process.execPath, [script, ...args], { env, encoding: "utf8" });
+  const dir = path.join(tempDir(t, "gen-cli"), "vault");
+  const ok = run(dir, "--notes", "40", "--seed", "3");
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.match(ok.stdout, /^generated 40 notes in \d+ folders under .+: \d+ links \(\d+ to Hub, \d+ unresolved\), [\d.]+ MB, [\d.]+ s\n$/);
+  assert.ok(fs.existsSync(path.join(dir, "Hub.md")));
+  for (const args of [[], [dir], [path.join(dir, "x"), "--notes", "many"], [path.join(dir, "y"), "--bogus"]]) {
+    const bad = run(...args);
+    assert.equal(bad.status, 2, `exit status for ${JSON.stringify(args)}`);
+    assert.match(bad.stderr, /^gen-vault: .+\nusage: node test\/gen-vault\.mjs DIR/);
+    assert.equal(bad.stdout, "");
+  }
 });
 
 test("a generated 10,000-note vault is indexed within the bound, with its hub, duplicates and unresolved links", (t) => {

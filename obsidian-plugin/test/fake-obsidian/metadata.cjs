@@ -268,15 +268,15 @@ class MetadataCache extends Events {
   }
 
   getFirstLinkpathDest(linkpath, sourcePath) {
-    if (linkpath === "") return this._vault.getFileByPath(sourcePath);
+    if (linkpath === "") return this._vault._indexedFile(sourcePath);
     const path = linkpath.startsWith("/") ? linkpath.replace(/^\/+/, "") : linkpath;
     const sourceFolder = parentPath(sourcePath);
     if (path.startsWith("./") || path.startsWith("../")) {
       const joined = joinRelative(sourceFolder, path);
       if (joined === null) return null;
-      return this._vault.getFileByPath(joined) ?? this._vault.getFileByPath(`${joined}.md`);
+      return this._vault._indexedFile(joined) ?? this._vault._indexedFile(`${joined}.md`);
     }
-    const exact = this._vault.getFileByPath(path) ?? this._vault.getFileByPath(`${path}.md`);
+    const exact = this._vault._indexedFile(path) ?? this._vault._indexedFile(`${path}.md`);
     if (exact) return exact;
 
     const lower = path.toLowerCase();

@@ -402,6 +402,12 @@ class Vault extends Events {
     return null;
   }
 
+  /** The indexed file at `path`, without looking at the disk (link resolution must not cost a syscall). */
+  _indexedFile(path) {
+    const file = this._files.get(path);
+    return file instanceof TFile ? file : null;
+  }
+
   getFileByPath(path) {
     const file = this.getAbstractFileByPath(path);
     return file instanceof TFile ? file : null;
