@@ -226,7 +226,13 @@ export class VaultMcpServer {
     };
     this.watchErrors(server);
     this.sessions.add({ kind: "sse", id, transport, server, lastUsed: Date.now() });
-    await server.connect(transport);
+    try {
+      await server.connect(transport);
+    } catch (error) {
+      clearInterval(keepAlive);
+      this.sessions.remove(id);
+      throw error;
+    }
     // A client that hung up while the stream was being set up leaves nothing to keep.
     if (request.destroyed || response.writableEnded) await transport.close();
   }
