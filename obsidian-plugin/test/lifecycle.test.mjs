@@ -58,6 +58,7 @@ test("a plugin reload with an open SSE stream and an open GET stream frees the p
     const fresh = connect(host.url, host.token);
     await fresh.initialize();
     await fresh.close();
+    assert.deepEqual(await host.stop(), { code: 0, signal: null }, "SIGTERM must unload and exit 0");
   } finally {
     await host.stop();
     vault.remove();
