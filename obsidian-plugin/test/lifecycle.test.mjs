@@ -2,9 +2,11 @@
 // sessions get 404 afterwards, and a busy port is reported clearly instead of crashing.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import net from "node:net";
-import { connect, connectLegacySse, freePort, openEventStream, startHost, tempDir } from "./lib/harness.mjs";
-import { loadPlugin, obsidian, writeSettings } from "./lib/load-plugin.mjs";
+import path from "node:path";
+import { connect, connectLegacySse, freePort, openEventStream, resultText, startHost, tempDir } from "./lib/harness.mjs";
+import { dataJsonPath, loadPlugin, obsidian, writeSettings } from "./lib/load-plugin.mjs";
 
 const unhandled = [];
 process.on("unhandledRejection", (reason) => unhandled.push(reason));
@@ -101,6 +103,24 @@ test("in-process: a busy port gives a Notice and status, no crash; unload frees 
     assert.deepEqual(unhandled, []);
   } finally {
     plugin.unload();
+    vault.remove();
+  }
+});
+
+test("--config-dir: settings live in that folder's plugins/obsmcp/data.json", async () => {
+  const vault = tempDir();
+  const host = await startHost({ vaultDir: vault.dir, configDir: ".obsidian-laptop" });
+  try {
+    const data = JSON.parse(fs.readFileSync(dataJsonPath(vault.dir, ".obsidian-laptop"), "utf8"));
+    assert.equal(data.port, host.port);
+    assert.equal(data.token, host.token);
+    assert.equal(fs.existsSync(path.join(vault.dir, ".obsidian")), false);
+    const client = connect(host.url, host.token);
+    await client.initialize();
+    assert.match(resultText(await client.callTool("vault_info", {})), /\.obsidian-laptop/);
+    await client.close();
+  } finally {
+    await host.stop();
     vault.remove();
   }
 });
