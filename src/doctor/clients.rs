@@ -338,16 +338,16 @@ fn timeout_checks(client: &ClientConfig, entry: &ServerEntry) -> Vec<Check> {
 
 fn conflicts(client: &ClientConfig, entries: &[ServerEntry], ours: &[&ServerEntry]) -> Check {
     let mut problems = Vec::new();
+    let mut extra = Vec::new();
     for entry in entries.iter().filter(|entry| !entry.is_obsmcp()) {
         if entry.reaches_port(22360) {
-            problems.push(format!(
-                "`{}` reaches the older claude-code-mcp plugin on port 22360{}",
-                entry.name,
-                if entry.runs_mcp_remote() { " through mcp-remote" } else { "" }
-            ));
+            let through = if entry.runs_mcp_remote() { " through mcp-remote" } else { "" };
+            problems.push(format!("`{}` reaches the older claude-code-mcp plugin on port 22360{through}", entry.name));
+            extra.push(entry.name.clone());
         } else if entry.name == "obsidian" || entry.name.starts_with("obsidian-") {
             let what = entry.command.clone().or_else(|| entry.url.clone()).unwrap_or_default();
             problems.push(format!("`{}` is another Obsidian server (`{what}`)", entry.name));
+            extra.push(entry.name.clone());
         }
     }
     let mut seen: BTreeMap<PathBuf, &str> = BTreeMap::new();
@@ -356,19 +356,17 @@ fn conflicts(client: &ClientConfig, entries: &[ServerEntry], ours: &[&ServerEntr
         let key = std::fs::canonicalize(vault).unwrap_or_else(|_| PathBuf::from(vault));
         if let Some(first) = seen.insert(key, &entry.name) {
             problems.push(format!("`{first}` and `{}` serve the same vault `{vault}`", entry.name));
+            extra.push(entry.name.clone());
         }
     }
     if problems.is_empty() {
         return Check::ok("client.conflicts", "no duplicate or conflicting Obsidian entries");
     }
+    let names: Vec<String> = extra.iter().map(|name| format!("`{name}`")).collect();
     Check::warn(
         "client.conflicts",
-        problems.join("; "),
-        format!(
-            "agents see the vault's tools twice: remove the extra entries from {}, or run `obsmcp setup --client {} --replace-existing`",
-            client.path.display(),
-            client.id
-        ),
+        format!("{}: agents get the vault's tools twice", problems.join("; ")),
+        format!("remove {} from {} (obsmcp already serves the vault; keep one only if it serves another vault)", names.join(" and "), client.path.display()),
     )
 }
 

@@ -340,8 +340,8 @@ fn mcp_remote_to_the_older_plugin_and_a_second_entry_for_the_same_vault_are_conf
         &run.json(),
         "client.conflicts",
         "warn",
-        &["`obsidian-old`", "22360", "mcp-remote", "same vault"],
-        &["--replace-existing", ".claude.json"],
+        &["`obsidian-old`", "22360", "mcp-remote", "same vault", "tools twice"],
+        &["remove `obsidian-old` and `notes-again`", ".claude.json"],
     );
 }
 
