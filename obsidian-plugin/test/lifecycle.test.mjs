@@ -91,6 +91,12 @@ test("in-process: a busy port gives a Notice and status, no crash; unload frees 
     assert.match(plugin.status.lastError, new RegExp(`port ${port} is already in use`));
     const notices = obsidian.shownNotices.slice(noticesBefore).map((notice) => notice.message);
     assert.ok(notices.some((message) => message.includes(`port ${port} is already in use`)), notices.join("\n"));
+    const tab = plugin.settingTabs[0];
+    tab.display();
+    const text = tab.containerEl.textContent;
+    assert.match(text, new RegExp(`Not running: port ${port} is in use by another program`));
+    assert.match(text, new RegExp(`Last error: port ${port} is already in use`));
+    tab.hide();
     plugin.unload();
 
     await new Promise((resolve) => blocker.close(resolve));

@@ -273,8 +273,8 @@ export class VaultMcpServer {
   }
 
   private answerFailure(response: ServerResponse, error: unknown): void {
-    // A client that went away mid-request is not a failure of the plugin.
-    if (response.destroyed && !response.writableFinished && (error as { code?: string })?.code === "ECONNRESET") return;
+    // A client that went away mid-request is not a failure of the plugin; there is nobody left to answer.
+    if (response.destroyed) return;
     this.board.recordError(`request failed: ${errorKind(error)}`);
     if (response.headersSent) response.destroy();
     else sendRpcError(response, 500, -32603, "Internal error");
