@@ -6,55 +6,71 @@
 // JavaScript string index counts), and `offset` counts a CRLF line break as two units.
 //
 // Frontmatter
-//  - Only when the first line is `---` (trailing spaces allowed); it ends at the next line that is `---`.
-//    No closing line: no frontmatter. `frontmatterPosition` runs from {0,0,0} to the end of the closing `---`.
+//  - Only when the first line is `---` (trailing whitespace allowed); it ends at the next line that is `---`
+//    (trailing whitespace allowed). No closing line: no frontmatter, and the first line is body text.
+//    `frontmatterPosition` runs from {0,0,0} to the end of the closing `---` (col 3).
 //  - The text between is YAML (core schema: dates stay strings). A mapping becomes `frontmatter`; YAML that does
 //    not parse, or is not a mapping, leaves `frontmatter` absent but keeps `frontmatterPosition` and the `yaml`
 //    section (the body is never parsed from inside it).
-//  - `frontmatterLinks`: a property whose string value is exactly one wikilink `[[…]]`, key = property name; in a
-//    list, key = `name.index` (e.g. `related.1`). Nested mappings are not searched.
+//  - `frontmatterLinks`: a property whose string value, trimmed, is exactly one wikilink `[[…]]` with no bracket
+//    inside, key = property name; in a list, key = `name.index` (e.g. `related.1`). Nested mappings are not
+//    searched. `link` and `displayText` follow the wikilink rules below.
 //  - Tags come from the keys `tags` / `tag`, aliases from `aliases` / `alias` (any case): a list, or a string
 //    split on commas (tags also on whitespace); a leading `#` is optional; empty entries are dropped.
 //
 // Code (nothing inside is a link, tag, heading or block id)
 //  - Fenced blocks: a line of 3+ backticks or tildes (any indentation; a backtick fence's info string holds no
-//    backtick), closed by a line of the same character at least as long, or by the end of the note.
-//  - `$$` math blocks: from a line that is `$$` to the next such line.
-//  - Inline code spans: a run of N backticks up to the next run of exactly N backticks on the same line.
-//  - Not implemented: indented (4-space) code blocks, `%%comments%%` and HTML comments are read as text.
+//    backtick), closed by a line that, trimmed, is only the same character, at least as many; or by the end of
+//    the note. The fences belong to the `code` section.
+//  - `$$` math blocks: from a line that, trimmed, is `$$` to the next such line (or the end): a `math` section.
+//  - Inline code spans: a run of N backticks up to the next run of exactly N backticks on the same line; an
+//    unmatched run is plain text.
+//  - Not implemented: indented (4-space) code blocks, `%%comments%%`, HTML comments and inline `$math$` are
+//    read as text.
 //
 // Headings: ATX only (`#` to `######` after at most 3 spaces, then a space, a tab or the end of the line); the
-// optional closing run of `#` is removed and the text trimmed; position covers the whole line. Setext headings
-// (underlined with === or ---) are not recognised.
+// optional closing run of `#` (after whitespace) is removed and the text trimmed; the raw text is kept (links and
+// tags in it stay, and are also indexed as links and tags). Position: the whole line. Setext headings (text
+// underlined with === or ---) are not recognised; `---` under text is a thematic break.
 //
-// Links (`links`) and embeds (`embeds`, the same syntax preceded by `!`)
+// Links (`links`) and embeds (`embeds`, the same syntax preceded by `!`), in order of position
 //  - Wikilinks `[[linktext]]` / `[[linktext|display]]`: `link` = linktext trimmed (it keeps `#Heading` /
-//    `#^block`), `displayText` = display if given, else linktext; `[[a\|b]]` (escaped pipe, as in tables) splits
-//    the same way. The content runs to the first `]]` on the line and may hold a single `]` (`[[Sq]uare]]` links
-//    `Sq]uare`) but no `[`, so in `[[Outer [[Inner]]` only `[[Inner]]` is a link. `[[]]` is not a link.
-//    A wikilink whose target looks like a URL (`[[https://x]]`) is still a link, and an unresolved one, as in
-//    Obsidian 1.13.
-//  - Markdown links `[text](target)` and `[text](<target with spaces>)` with an optional title: external targets
-//    (anything starting with a URL scheme such as `https:` or `mailto:`) are ignored; `link` = the target
-//    percent-decoded (kept raw if it does not decode), `displayText` = text.
+//    `#^block`), `displayText` = display if given, else linktext as written; the first `|` splits, or `\|`
+//    (escaped pipe, as in tables) when it comes first. The content runs to the first `]]` on the line and may
+//    hold a single `]` (`[[Sq]uare]]` links `Sq]uare`) but no `[`, so in `[[Outer [[Inner]]` only `[[Inner]]`
+//    is a link. `[[]]` and `[[ |x]]` are not links. A wikilink whose target looks like a URL (`[[https://x]]`)
+//    is still a link, an unresolved one, as in Obsidian 1.13.
+//  - Markdown links `[text](target)`, `[text](<target with spaces>)`, with an optional title (`"…"`, `'…'` or
+//    `(…)`); the text may hold one level of `[…]`, a bare target one level of `(…)`. Targets starting with a URL
+//    scheme (`[A-Za-z][A-Za-z0-9+.-]*:`, so `https:`, `mailto:`, `obsidian:`) are not links. `link` = the target
+//    without `<>`, trimmed, percent-decoded (kept raw if it does not decode); `displayText` = text.
 //  - `original` is the exact source text; the position covers it, `!` included.
+//  - Scanning order on a line: code spans are masked, then wikilinks are read and masked, then markdown links,
+//    then (for tags) bare URLs `scheme://…` up to whitespace or `<>`.
 //
 // Tags (`tags`): `#` at the start of a line or after whitespace, followed by one or more characters that are
 // not whitespace and not ASCII punctuation other than `_`, `-` and `/`; a tag of digits only (`#123`) is not a
-// tag. `tag` keeps the `#`. Links, markdown links and bare URLs are masked first, so a URL fragment is not a tag.
+// tag (`#1a`, `#2026/x` are). `tag` keeps the `#`. A heading's `# ` is not a tag (a space follows it).
 //
-// Block ids: `^id` (letters, digits, `-`) at the very end of a line, after whitespace or alone on the line.
-// The block is the list item holding that line, else the section holding it; an id alone on its own paragraph
-// (after a blank line) names the section before it. `blocks` is keyed by the id in lower case (as Obsidian's
-// `resolveSubpath` looks it up); `BlockCache.id` keeps the id as written.
+// Block ids: `^id` (ASCII letters, digits, `-`) at the end of a line (trailing whitespace allowed), after
+// whitespace or alone on the line, outside code. The block is the list item holding that line, else the section
+// holding it; an id alone in its own paragraph (after a blank line) names the section before it (not the
+// frontmatter). The named list item or section gets `id`. `blocks` is keyed by the id in lower case (as Obsidian's
+// `resolveSubpath` looks it up); `BlockCache.id` keeps the id as written; the position is the block's.
 //
-// Sections (root blocks, separated by blank lines): `yaml`, `heading` (one line), `code`, `math`, `list`,
-// `blockquote` / `callout` (`> [!type]` on the first line), `table` (a row followed by a delimiter row),
-// `thematicBreak`, `paragraph`. A list item, heading, fence, quote or break interrupts a paragraph.
+// Sections (root blocks; a blank line ends any open one): `yaml`, `heading` and `thematicBreak` (one line
+// each), `code`, `math`, and blocks opened by a line's kind, tried in this order: `list` (`-`, `*`, `+`,
+// `1.`, `1)` after any indentation, then a space, tab or end of line), `blockquote` / `callout` (`>` after at
+// most 3 spaces; `callout` when the first line is `> [!…`), `table` (a line holding `|` followed by a delimiter
+// row such as `| --- | :-: |`), else `paragraph`. An open section takes the next line when: paragraph ←
+// paragraph line; list ← list or paragraph line (continuations); blockquote/callout ← blockquote, callout or
+// paragraph line (lazy continuation); table ← any line holding `|`. Otherwise the open section ends and the
+// line opens its own. Position: first line col 0 to the end of the last line (without its line break).
 //
-// List items (`listItems`): lines starting with `-`, `*`, `+` or `1.` / `1)` after any indentation; the item runs
-// to the line before the next item (or the end of its section); `parent` = the line of the nearest less-indented
-// item above, or minus the line of the list's first item; `task` = the character between `[` `]` when present.
+// List items (`listItems`): the list-item lines of each `list` section; an item runs to the line before the next
+// item (or the end of its section). Position starts at the marker's column. `parent` = the line of the nearest
+// item above with less indentation (characters, a tab counting one), or minus the line of the section's first
+// item; `task` = the character between `[` `]` right after the marker, when present.
 
 "use strict";
 
