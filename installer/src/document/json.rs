@@ -25,7 +25,6 @@ fn options(comments: bool) -> ParseOptions {
         allow_bare_decimal_point_numbers: false,
         allow_non_finite_numbers: false,
         allow_extended_string_escapes: false,
-        ..ParseOptions::default()
     }
 }
 
