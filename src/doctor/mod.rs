@@ -237,7 +237,8 @@ fn vault_targets(
             let config_dir = config_dir_of(vault, options.config_dir.as_deref());
             add(VaultTarget { path: vault.clone(), config_dir }, &mut targets);
         }
-        machine.push(Check::ok("vaults.found", format!("{} vault(s) given with --vault", targets.len())));
+        let count = targets.len();
+        machine.push(Check::ok("vaults.found", format!("{count} vault{} given with --vault", if count == 1 { "" } else { "s" })));
         return targets;
     }
     for entry in clients.iter().flat_map(entries).filter(|entry| entry.is_obsmcp()) {
@@ -272,12 +273,19 @@ fn vault_targets(
             "obsmcp setup --vault <your vault's folder>",
         ));
     } else {
+        let mut sources = Vec::new();
+        if from_entries > 0 {
+            sources.push(format!("{from_entries} named by client entries"));
+        }
+        let from_registry = targets.len() - from_entries;
+        if from_registry > 0 {
+            let which = if registry_count > 0 { "with the plugin, " } else { "" };
+            sources.push(format!("{from_registry} {which}from Obsidian's vault list"));
+        }
+        let count = targets.len();
         machine.push(Check::ok(
             "vaults.found",
-            format!(
-                "{} vault(s): {from_entries} named by client entries, {registry_count} with the plugin in Obsidian's vault list",
-                targets.len()
-            ),
+            format!("{count} vault{}: {}", if count == 1 { "" } else { "s" }, sources.join(", ")),
         ));
     }
     targets

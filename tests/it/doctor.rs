@@ -708,3 +708,26 @@ fn hermes_safe_mode_starts_no_server() {
     assert_check(&report, "client.entry", "ok", &["`obsidian`"], &[]);
     assert_check(&report, "client.gates", "fail", &["HERMES_SAFE_MODE"], &["unset HERMES_SAFE_MODE"]);
 }
+
+#[test]
+fn vaults_come_from_obsidians_registry_and_none_at_all_is_a_failure() {
+    let machine = Machine::new();
+    let nothing = machine.doctor(&["--json"]);
+    assert_eq!(nothing.code, 1);
+    assert_check(&nothing.json(), "vaults.found", "fail", &["no vault to check"], &["obsmcp setup --vault"]);
+
+    Machine::ready(&machine.vault, TOKEN);
+    let other = machine.home.path().join("Unrelated");
+    Machine::make_vault(&other);
+    let registry = machine.home.path().join(".config/obsidian");
+    std::fs::create_dir_all(&registry).unwrap();
+    let vaults = json!({"vaults": {
+        "0123456789abcdef": {"path": machine.vault, "ts": 1, "open": true},
+        "fedcba9876543210": {"path": other, "ts": 2},
+    }});
+    std::fs::write(registry.join("obsidian.json"), vaults.to_string()).unwrap();
+    let report = machine.doctor(&["--json"]).json();
+    assert_check(&report, "vaults.found", "ok", &["1 vault", "with the plugin, from Obsidian's vault list"], &[]);
+    let paths: Vec<&str> = report["sections"].as_array().unwrap().iter().filter_map(|section| section["path"].as_str()).collect();
+    assert_eq!(paths, [machine.vault.to_str().unwrap()], "a registered vault without the plugin is not checked");
+}
