@@ -372,3 +372,14 @@ test("event refs detach through offref, detach() or ref.e, and a throwing listen
   await app.vault.modify(file, "two");
   assert.deepEqual(calls, ["ctx"]);
 });
+
+test("a renamed config folder is honoured: hidden from the vault, read for settings", (t) => {
+  const dir = copyVault(t);
+  fs.renameSync(path.join(dir, ".obsidian"), path.join(dir, "_config"));
+  const app = createApp({ vaultDir: dir, configDir: "_config" });
+  assert.equal(app.vault.configDir, "_config");
+  assert.equal(app.vault.getAbstractFileByPath("_config/app.json"), null);
+  assert.ok(!app.vault.getFiles().some((file) => file.path.startsWith("_config/")));
+  assert.equal(app.vault.getConfig("trashOption"), "local");
+  assert.equal(app.internalPlugins.getPluginById("daily-notes").instance.options.folder, "Daily");
+});
