@@ -162,6 +162,20 @@ test("processFrontMatter keeps CRLF notes CRLF and a missing final newline missi
   assert.equal(read(dir, "No trailing newline.md"), `---\na: 1\n---\n${noNewline}`);
 });
 
+test("processFrontMatter that changes nothing leaves comments and styling alone", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const text = "---\n# a comment\ntitle:   'quoted'\n---\nBody\n";
+  const file = await app.vault.create("Commented.md", text);
+  await app.fileManager.processFrontMatter(file, (frontmatter) => {
+    assert.equal(frontmatter.title, "quoted");
+  });
+  assert.equal(read(dir, "Commented.md"), text);
+  const onlyComment = await app.vault.create("Only comment.md", "---\n# nothing else\n---\nBody\n");
+  await app.fileManager.processFrontMatter(onlyComment, () => {});
+  assert.equal(read(dir, "Only comment.md"), "---\n# nothing else\n---\nBody\n");
+});
+
 test("processFrontMatter on invalid YAML throws and writes nothing", async (t) => {
   const dir = copyVault(t);
   const app = createApp({ vaultDir: dir });

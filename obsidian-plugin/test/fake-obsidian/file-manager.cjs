@@ -4,7 +4,8 @@
 //  - `processFrontMatter(file, fn)`: reads the note, parses its frontmatter (a YAML error is thrown and nothing
 //    is written), passes the object to `fn` to mutate, then writes `---`, the YAML (2-space indented lists), `---`
 //    and the body exactly as it was. A note without frontmatter gets one at the top; an object left empty removes
-//    the block. A note with CRLF frontmatter gets CRLF frontmatter back.
+//    the block; a callback that changes nothing leaves the note untouched. A note with CRLF frontmatter gets CRLF
+//    frontmatter back. YAML comments and quoting styles are not kept when the properties change (nor by Obsidian).
 //  - `renameFile(file, newPath)`: moves the file (or folder) with `vault.rename`, then rewrites every link, embed
 //    and frontmatter link, in any note, that resolved to a moved file before the move. The new link text follows
 //    the vault's settings (`useMarkdownLinks` keeps each link's own style here; `newLinkFormat`: `shortest`
@@ -127,7 +128,10 @@ class FileManager {
           if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) data = parsed;
           else if (parsed !== null) throw new Error(`Frontmatter of ${file.path} is not a YAML mapping.`);
         }
+        const before = JSON.stringify(data);
         fn(data);
+        // Nothing changed: the note is left byte for byte (re-serialising would drop YAML comments and styling).
+        if (JSON.stringify(data) === before) return content;
         const empty = Object.keys(data).length === 0;
         const yaml = empty ? "" : stringifyYaml(data).replace(/\n/g, eol);
         if (closing === -1) return empty ? content : `---${eol}${yaml}---${eol}${content}`;
