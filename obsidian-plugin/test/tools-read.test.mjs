@@ -212,6 +212,8 @@ describe("read tools", () => {
       before: ["Also [[Hub#Section two]] and an embed ![[Hub]]."],
       after: ["needle line two"],
     });
+    const literal = await session.ok("search", { query: "[[hub|THE HUB]]." });
+    assert.deepEqual(literal.results.map((file) => [file.path, file.matches[0].line]), [["Notes/Sub/Gamma note.md", 1]], "regex characters are literal in text mode");
     const accents = await session.ok("search", { query: "CAFÉ" });
     assert.equal(accents.results[0].path, "Día/Ñandú.md");
   });

@@ -88,8 +88,20 @@ function matcherFor(query: string, regex: boolean, caseSensitive: boolean): Line
     };
   }
   if (caseSensitive) return (line) => line.indexOf(query);
-  const needle = query.toLowerCase();
-  return (line) => line.toLowerCase().indexOf(needle);
+  const pattern = literalIgnoringCase(query);
+  return (line) => {
+    const found = pattern.exec(line);
+    return found ? found.index : -1;
+  };
+}
+
+/**
+ * The query as a literal, case-insensitive pattern. A regex with the `i` flag compares case without copying the text,
+ * several times faster on a whole vault than lower-casing every note; the same pattern serves the whole-text test and
+ * the line matcher, so both agree on what matches.
+ */
+function literalIgnoringCase(query: string): RegExp {
+  return new RegExp(query.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), "i");
 }
 
 /**
@@ -101,8 +113,8 @@ function matcherFor(query: string, regex: boolean, caseSensitive: boolean): Line
 function wholeTextFilter(query: string, regex: boolean, caseSensitive: boolean): ((text: string) => boolean) | null {
   if (!regex) {
     if (caseSensitive) return (text) => text.includes(query);
-    const needle = query.toLowerCase();
-    return (text) => text.toLowerCase().includes(needle);
+    const pattern = literalIgnoringCase(query);
+    return (text) => pattern.test(text);
   }
   if (/\(\?<?[=!]/.test(query)) return null;
   const pattern = new RegExp(query, caseSensitive ? "m" : "im");
