@@ -247,7 +247,6 @@ class Vault extends Events {
     this._observers = [];
     this._root = new TFolder(this, "/");
     this._files.set("/", this._root);
-    this._config = null;
   }
 
   /** Reads the whole folder; called once by `createApp` and by the test hook `rescan`. */
@@ -263,7 +262,14 @@ class Vault extends Events {
       }
       if (seen.has(real)) return;
       seen.add(real);
-      const entries = fs.readdirSync(this.adapter.getFullPath(folder.path), { withFileTypes: true });
+      let entries;
+      try {
+        entries = fs.readdirSync(this.adapter.getFullPath(folder.path), { withFileTypes: true });
+      } catch (error) {
+        // An unreadable folder is listed empty, as in Obsidian, rather than failing the whole vault.
+        if (error.code === "EACCES" || error.code === "EPERM") return;
+        throw error;
+      }
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const entry of entries) {
         const path = folder.isRoot() ? entry.name : `${folder.path}/${entry.name}`;
