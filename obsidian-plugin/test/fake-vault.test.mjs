@@ -383,3 +383,21 @@ test("a renamed config folder is honoured: hidden from the vault, read for setti
   assert.equal(app.vault.getConfig("trashOption"), "local");
   assert.equal(app.internalPlugins.getPluginById("daily-notes").instance.options.folder, "Daily");
 });
+
+test("symlinks are followed as Obsidian does, and a symlink loop cannot hang the scan", (t) => {
+  const dir = copyVault(t);
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), "obsmcp-fake-outside-"));
+  t.after(() => fs.rmSync(outside, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(outside, "Secret.md"), "[[Home]]");
+  fs.symlinkSync(outside, path.join(dir, "Linked"));
+  fs.symlinkSync(dir, path.join(dir, "Notes", "Loop"));
+  fs.symlinkSync(path.join(dir, "nowhere"), path.join(dir, "Dangling.md"));
+  const app = createApp({ vaultDir: dir });
+  const linked = app.vault.getFileByPath("Linked/Secret.md");
+  assert.ok(linked, "a symlinked folder is part of the vault (the plugin must check real paths itself)");
+  assert.equal(fs.realpathSync(app.vault.adapter.getFullPath(linked.path)), fs.realpathSync(path.join(outside, "Secret.md")));
+  assert.deepEqual(app.metadataCache.resolvedLinks["Linked/Secret.md"], { "Home.md": 1 });
+  assert.ok(app.vault.getFolderByPath("Notes/Loop"), "the looping link is listed once");
+  assert.ok(!app.vault.getFiles().some((file) => file.path.startsWith("Notes/Loop/")), "but the scan does not walk into it");
+  assert.equal(app.vault.getFileByPath("Dangling.md"), null);
+});
