@@ -67,32 +67,38 @@ export const listFiles = defineTool({
   async run(args, ctx) {
     const folder = resolveFolder(ctx, args.folder);
     const extension = args.extension?.replace(/^\./, "").toLowerCase();
-    const entries: ListEntry[] = [];
+    const found: TAbstractFile[] = [];
     const visit = (children: TAbstractFile[]) => {
       for (const child of children) {
         if (isInConfigDir(child.path, ctx)) continue;
         if (child instanceof TFolder) {
-          if (args.include_folders) entries.push({ path: child.path, type: "folder" });
+          if (args.include_folders) found.push(child);
           if (args.recursive) visit(child.children);
         } else if (child instanceof TFile) {
-          if (extension !== undefined && child.extension.toLowerCase() !== extension) continue;
-          entries.push({ path: child.path, type: "file", size: child.stat.size, mtime: isoTime(child.stat.mtime) });
+          if (extension === undefined || child.extension.toLowerCase() === extension) found.push(child);
         }
       }
     };
     visit(folder.children);
-    entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const offset = offsetFromCursor(args.cursor);
-    const window = entries.slice(offset, offset + args.limit);
+    // Entries are built for the page only: a vault-wide listing sorts thousands of files to return a few hundred.
+    const window: ListEntry[] = found
+      .slice(offset, offset + args.limit)
+      .map((entry) =>
+        entry instanceof TFile
+          ? { path: entry.path, type: "file", size: entry.stat.size, mtime: isoTime(entry.stat.mtime) }
+          : { path: entry.path, type: "folder" },
+      );
     const count = countWithinBudget(window, args.max_chars - 200);
     const page = window.slice(0, count);
     const next = offset + page.length;
     return json({
       folder: folder.isRoot() ? "" : folder.path,
-      total: entries.length,
+      total: found.length,
       entries: page,
-      truncated: next < entries.length,
-      next_cursor: next < entries.length ? String(next) : null,
+      truncated: next < found.length,
+      next_cursor: next < found.length ? String(next) : null,
     });
   },
 });
