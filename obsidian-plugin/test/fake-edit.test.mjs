@@ -212,3 +212,26 @@ test("metadataCache fires changed (file, data, cache), then resolve and resolved
   await app.vault.delete(file);
   assert.deepEqual(await deleted, ["Orphan.md", 2]);
 });
+
+test("getNewFileParent and getAvailablePathForAttachment follow the vault's settings", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const appJson = path.join(dir, ".obsidian", "app.json");
+  const settings = JSON.parse(fs.readFileSync(appJson, "utf8"));
+  const configure = (changes) => fs.writeFileSync(appJson, JSON.stringify({ ...settings, ...changes }));
+
+  assert.equal(app.fileManager.getNewFileParent("Notes/Note.md").path, "/");
+  configure({ newFileLocation: "current" });
+  assert.equal(app.fileManager.getNewFileParent("Notes/Note.md").path, "Notes");
+  assert.equal(app.fileManager.getNewFileParent("").path, "/");
+  configure({ newFileLocation: "folder", newFileFolderPath: "Projekte" });
+  assert.equal(app.fileManager.getNewFileParent("Notes/Note.md").path, "Projekte");
+  configure({ newFileLocation: "folder", newFileFolderPath: "Gone" });
+  assert.equal(app.fileManager.getNewFileParent("Notes/Note.md").path, "/", "a missing folder falls back to the root");
+
+  assert.equal(await app.fileManager.getAvailablePathForAttachment("new.png", "Home.md"), "new.png");
+  configure({ attachmentFolderPath: "Attachments" });
+  assert.equal(await app.fileManager.getAvailablePathForAttachment("diagram.png", "Home.md"), "Attachments/diagram 1.png");
+  configure({ attachmentFolderPath: "./assets" });
+  assert.equal(await app.fileManager.getAvailablePathForAttachment("x.png", "Notes/Note.md"), "Notes/assets/x.png");
+});
