@@ -188,10 +188,13 @@ describe("read tools", () => {
       { level: 1, heading: "Real heading", line: 1 },
       { level: 2, heading: "After code", line: 7 },
     ]);
-    const cut = await session.ok("outline", { path: "Hub", limit: 2 });
-    assert.equal(cut.headings.length, 2);
+    const cut = await session.ok("outline", { path: "Hub", limit: 3 });
+    assert.equal(cut.headings.length, 3);
     assert.equal(cut.total, 4);
     assert.equal(cut.truncated, true);
+    const rest = await session.ok("outline", { path: "Hub", limit: 3, cursor: cut.next_cursor });
+    assert.deepEqual(rest.headings, [{ level: 2, heading: "Section three", line: 19 }]);
+    assert.equal(rest.next_cursor, null);
   });
 
   it("search finds text case-insensitively by default, with lines, context and a path prefix", async () => {
@@ -296,6 +299,11 @@ describe("read tools", () => {
     assert.equal(result.unresolved, 2);
     const unresolved = await session.ok("outgoing_links", { path: "Beta", unresolved_only: true });
     assert.deepEqual(unresolved.links.map((link) => link.link), ["Missing note", "Another missing"]);
+    const first = await session.ok("outgoing_links", { path: "Beta", limit: 2 });
+    assert.equal(first.next_cursor, "2");
+    const second = await session.ok("outgoing_links", { path: "Beta", limit: 2, cursor: first.next_cursor });
+    assert.deepEqual(second.links.map((link) => link.link), ["Another missing"]);
+    assert.equal(second.truncated, false);
   });
 
   it("unresolved_links groups missing targets across the vault, most linked first", async () => {

@@ -86,6 +86,7 @@ export const outgoingLinks = defineTool({
     path: pathArg,
     unresolved_only: z.boolean().default(false).describe("Only links that resolve to no note (default false)."),
     limit: limitArg("links", 200),
+    cursor: cursorArg(),
   },
   annotations: READ,
   async run(args, ctx) {
@@ -98,12 +99,16 @@ export const outgoingLinks = defineTool({
         resolved: resolveLink(ctx, ref.link, file.path)?.path ?? null,
       }))
       .filter((link) => !args.unresolved_only || link.resolved === null);
+    const offset = offsetFromCursor(args.cursor);
+    const page = links.slice(offset, offset + args.limit);
+    const next = offset + page.length;
     return json({
       path: file.path,
       total: links.length,
       unresolved: links.filter((link) => link.resolved === null).length,
-      links: links.slice(0, args.limit),
-      truncated: links.length > args.limit,
+      links: page,
+      truncated: next < links.length,
+      next_cursor: next < links.length ? String(next) : null,
     });
   },
 });

@@ -172,7 +172,7 @@ export const noteMetadata = defineTool({
   title: "Note metadata",
   description:
     "A note's frontmatter, tags, aliases, headings, links, embeds, block ids, backlink count, size, dates and sha256, " +
-    "from Obsidian's metadata cache.",
+    "from Obsidian's metadata cache (long lists: page with outline / outgoing_links).",
   input: {
     path: pathArg,
     limit: limitArg("items per list (headings, links, embeds, blocks, tags)", 200),
@@ -230,16 +230,21 @@ export const outline = defineTool({
   input: {
     path: pathArg,
     limit: limitArg("headings", 300),
+    cursor: cursorArg(),
   },
   annotations: READ,
   async run(args, ctx) {
     const { file } = resolveMarkdown(ctx, args.path);
     const headings = await headingsOf(ctx, file);
+    const offset = offsetFromCursor(args.cursor);
+    const page = headings.slice(offset, offset + args.limit);
+    const next = offset + page.length;
     return json({
       path: file.path,
-      headings: headings.slice(0, args.limit),
+      headings: page,
       total: headings.length,
-      truncated: headings.length > args.limit,
+      truncated: next < headings.length,
+      next_cursor: next < headings.length ? String(next) : null,
     });
   },
 });
