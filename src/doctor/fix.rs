@@ -45,7 +45,12 @@ impl FixOutcome {
     /// Adds a later round's outcome to this one.
     pub(crate) fn absorb(&mut self, round: FixOutcome) {
         self.done.extend(round.done);
-        self.failed.extend(round.failed);
+        // A later round retries what failed before; the same failure is reported once.
+        for check in round.failed {
+            if !self.failed.iter().any(|known| known.finding == check.finding) {
+                self.failed.push(check);
+            }
+        }
     }
 
     /// The fresh report, with what was repaired and any repair that failed.

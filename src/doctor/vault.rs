@@ -374,7 +374,10 @@ pub(crate) fn network_checks(facts: &VaultFacts, answer: Option<&Answer>) -> Vec
             } else if facts.files_version.as_deref().is_some_and(|files| files != info.version) {
                 checks.push(Check::warn(
                     "obsidian.handshake",
-                    format!("{summary}, but the files on disk are {}: Obsidian runs an older copy", facts.files_version.as_deref().unwrap_or("")),
+                    format!(
+                        "{summary}, but the plugin files on disk are {}: Obsidian has not reloaded the plugin since they changed",
+                        facts.files_version.as_deref().unwrap_or("")
+                    ),
                     restart,
                 ));
             } else {

@@ -731,3 +731,70 @@ fn vaults_come_from_obsidians_registry_and_none_at_all_is_a_failure() {
     let paths: Vec<&str> = report["sections"].as_array().unwrap().iter().filter_map(|section| section["path"].as_str()).collect();
     assert_eq!(paths, [machine.vault.to_str().unwrap()], "a registered vault without the plugin is not checked");
 }
+
+#[test]
+fn a_running_plugin_that_differs_from_the_files_on_disk_asks_for_a_reload() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let host = PluginHost::start(&machine.vault, port, TOKEN, &[]);
+    let manifest = Machine::plugin_dir(&machine.vault).join("manifest.json");
+    let mut files: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    files["version"] = json!("0.0.9");
+    std::fs::write(&manifest, files.to_string()).unwrap();
+
+    let report = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]).json();
+    assert_check(&report, "obsidian.handshake", "warn", &["files on disk are 0.0.9", "not reloaded"], &["turn obsmcp off and on"]);
+    assert_check(&report, "plugin.files", "fail", &["0.0.9", "outdated"], &[]);
+    host.stop();
+}
+
+#[test]
+fn a_client_without_an_entry_is_a_warning_when_another_has_one() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
+    std::fs::create_dir_all(machine.home.path().join(".codex")).unwrap();
+    let report = machine.doctor(&["--json"]).json();
+    let codex = report["sections"].as_array().unwrap().iter().find(|section| section["client"] == "codex").expect("codex is detected");
+    let entry = codex["checks"].as_array().unwrap().iter().find(|check| check["id"] == "client.entry").unwrap();
+    assert_eq!(entry["status"], "warn", "{entry:#}");
+    assert_eq!(entry["fix"], "obsmcp setup --client codex");
+}
+
+#[test]
+fn plugin_settings_the_plugin_would_refuse_are_warnings_and_fix_makes_a_token() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let vault = machine.vault.to_str().unwrap();
+    Machine::write_data(&machine.vault, 22360, TOKEN);
+    let report = machine.doctor(&["--json", "--vault", vault]).json();
+    assert_check(&report, "plugin.data", "warn", &["22360", "claude-code-mcp", "falls back"], &["Settings → obsmcp → Port"]);
+
+    let port = free_port();
+    Machine::write_data(&machine.vault, port, "short");
+    let run = machine.doctor(&["--json", "--vault", vault]);
+    assert_check(&run.json(), "plugin.data", "warn", &["not one the plugin accepts"], &["--fix"]);
+    let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
+    assert_check(&fixed.json(), "plugin.data", "ok", &[&port.to_string()], &[]);
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(Machine::plugin_dir(&machine.vault).join("data.json")).unwrap()).unwrap();
+    assert_eq!(data["token"].as_str().unwrap().len(), 64);
+    assert_eq!(data["readOnly"], false, "other settings are kept");
+}
+
+#[test]
+fn fix_leaves_a_read_only_file_alone_and_says_so() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let list = machine.vault.join(".obsidian/community-plugins.json");
+    std::fs::write(&list, "[\"dataview\"]").unwrap();
+    let mut permissions = std::fs::metadata(&list).unwrap().permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&list, permissions).unwrap();
+
+    let run = machine.doctor(&["--json", "--fix", "--vault", machine.vault.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    let report = run.json();
+    assert_check(&report, "fix.failed", "fail", &["community-plugins.json", "read-only"], &["by hand"]);
+    assert_check(&report, "plugin.enabled", "fail", &["not enabled"], &[]);
+    assert_eq!(std::fs::read_to_string(&list).unwrap(), "[\"dataview\"]");
+}
