@@ -225,14 +225,33 @@ fn push_edit(
     let created = state.created_files.contains(path);
     let edit = TextEdit { format, operations, remove_if_empty: created };
     match FileChange::edit(path, edit, claude_lock, None).and_then(|change| check_writable(&change).map(|()| change).map_err(PlanFileError::File)) {
-        Ok(change) => {
+        Ok(mut change) => {
             if change.is_change() {
                 forget_emptied(state, &change);
+                let backup = restore_from_backup(&mut change, format);
+                plan.files.push(change);
+                plan.files.extend(backup);
+                return;
             }
             plan.files.push(change);
         }
         Err(error) => plan.problems.push(Problem { scope: scope.to_owned(), message: error.to_string(), hint: None }),
     }
+}
+
+/// When the file without obsmcp's entries means exactly what the backup setup took holds, obsmcp was the only
+/// change: the backup's bytes are the faithful result (the editors cannot always undo their own layout, e.g. a
+/// one-line JSON object that gained a multi-line entry), and the backup is then redundant and removed.
+fn restore_from_backup(change: &mut FileChange, format: document::Format) -> Option<FileChange> {
+    let backup_path = files::backup_path(&change.path);
+    let backup = std::fs::read(&backup_path).ok()?;
+    let after = change.after.as_deref()?;
+    let same = |text: &[u8]| std::str::from_utf8(text).ok().and_then(|text| document::read_value(format, text).ok());
+    if same(&backup)? != same(after)? {
+        return None;
+    }
+    change.after = Some(backup);
+    FileChange::replace(&backup_path, None).ok()
 }
 
 /// Drops the record of containers that the change removes, and of the file when it goes.

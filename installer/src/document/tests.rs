@@ -186,3 +186,96 @@ fn yaml_refuses_malformed_text() {
 fn yaml_from_empty_and_back_to_empty() {
     round_trip(Format::Yaml, "", &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
 }
+
+/// Documents of every format in the shapes users have: comments, CRLF, no final newline, empty, other servers.
+fn documents() -> Vec<(Format, String, &'static [&'static str])> {
+    let mut documents: Vec<(Format, String, &'static [&'static str])> = vec![
+        (Format::Json, CLAUDE.to_owned(), &["mcpServers"]),
+        (Format::Json, "{}".to_owned(), &["mcpServers"]),
+        (Format::Json, String::new(), &["mcpServers"]),
+        (Format::Json, "{\"mcpServers\":{\"a\":{\"command\":\"a\"}},\"z\":1}".to_owned(), &["mcpServers"]),
+        (Format::Jsonc, "{\n  // servers\n  \"servers\": {\n    \"a\": {\"command\": \"a\",}, // trailing\n  },\n}\n".to_owned(), &["servers"]),
+        (Format::Jsonc, "{\n\t\"context_servers\": {}\n}".to_owned(), &["context_servers"]),
+        (Format::Jsonc, "{\n  \"mcp\": {\n    \"local\": {\"type\": \"local\", \"command\": [\"x\"]}\n  }\n}\n".to_owned(), &["mcp"]),
+        (Format::Toml, CODEX.to_owned(), &["mcp_servers"]),
+        (Format::Toml, String::new(), &["mcp_servers"]),
+        (Format::Toml, "mcp_servers = { a = { command = \"a\" } }".to_owned(), &["mcp_servers"]),
+        (Format::Toml, "[mcp_servers]\n# keep\n\n[mcp_servers.a]\ncommand = \"a\"\n".to_owned(), &["mcp_servers"]),
+        (Format::Yaml, HERMES.to_owned(), &["mcp_servers"]),
+        (Format::Yaml, String::new(), &["mcp_servers"]),
+        (Format::Yaml, "---\nmodel:\n    default: x\nmcp_servers:\n    a:\n        command: a\n".to_owned(), &["mcp_servers"]),
+        (Format::Yaml, "mcp_servers: {a: {command: a}}\n".to_owned(), &["mcp_servers"]),
+    ];
+    let crlf: Vec<_> = documents.iter().map(|(format, text, key)| (*format, text.replace('\n', "\r\n"), *key)).collect();
+    let trimmed: Vec<_> = documents.iter().map(|(format, text, key)| (*format, text.trim_end().to_owned(), *key)).collect();
+    documents.extend(crlf);
+    documents.extend(trimmed);
+    documents
+}
+
+/// Names and paths that need quoting or escaping somewhere.
+fn awkward_entries() -> Vec<(&'static str, Value)> {
+    let paths = [
+        "/home/me/Notes",
+        "/home/me/My Notes: 2026 # draft",
+        "C:\\Users\\Zoë\\Obsidian Vault",
+        "/tmp/\"quoted\" 'vault'",
+        "/home/me/日本語ノート",
+        "/home/me/- dash [x] {y} & *z",
+    ];
+    let names = ["obsidian", "off", "yes", "1", "obsidian-my_notes"];
+    names
+        .iter()
+        .zip(paths.iter().cycle())
+        .chain(std::iter::once((&"obsidian", &paths[1])))
+        .map(|(name, path)| (*name, json!({"command": "/opt/obs mcp/obsmcp", "args": ["bridge", "--vault", path, "--read-only"]})))
+        .collect()
+}
+
+#[test]
+fn every_plan_applied_twice_equals_once_and_removal_restores_the_input() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (format, input, servers) in documents() {
+        for (name, entry) in awkward_entries() {
+            let path = key_path(&[servers[0], name]);
+            if lookup(&read_value(format, &input).unwrap(), &path).is_some() {
+                // Setup never picks a name the user's file already holds for something else.
+                continue;
+            }
+            let add_ops = [Operation::Merge { path: path.clone(), value: entry.clone() }];
+            let remove_ops = [Operation::Remove { path: path.clone() }, Operation::RemoveIfEmpty { path: key_path(servers) }];
+            let context = format!("{format:?} {name} in {input:?}");
+            let added = apply(format, &input, &add_ops).unwrap_or_else(|error| panic!("{context}: {error}"));
+            assert_eq!(lookup(&read_value(format, &added).unwrap(), &path), Some(&entry), "{context}:\n{added}");
+            assert_eq!(apply(format, &added, &add_ops).unwrap(), added, "{context}: twice differs from once");
+            let had_servers = lookup(&read_value(format, &input).unwrap(), &key_path(servers)).is_some();
+            let removal: &[Operation] = if had_servers { &remove_ops[..1] } else { &remove_ops };
+            let restored = apply(format, &added, removal).unwrap();
+            assert_eq!(read_value(format, &restored).unwrap(), read_value(format, &input).unwrap().clone().or_empty(format), "{context}");
+            // Two known limits of the editor alone, covered at uninstall by the backup: an empty JSON file comes back
+            // as `{}`, and a one-line JSON object that gained a multi-line entry keeps its new line breaks.
+            let one_line_json = format == Format::Json && !input.trim().is_empty() && !input.trim().contains('\n');
+            if restored != input && !one_line_json && !(format == Format::Json && input.trim().is_empty()) {
+                failures.push(format!("{context}\n--- restored\n{restored}"));
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 40 * 6, "{checked}");
+    assert!(failures.is_empty(), "{} not restored byte for byte:\n{}", failures.len(), failures.join("\n\n"));
+}
+
+trait OrEmpty {
+    fn or_empty(self, format: Format) -> Value;
+}
+
+impl OrEmpty for Value {
+    /// An empty JSON file comes back as `{}`: the same empty document to every reader.
+    fn or_empty(self, format: Format) -> Value {
+        match (format, self) {
+            (Format::Json | Format::Jsonc, Value::Null) => json!({}),
+            (_, value) => value,
+        }
+    }
+}

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Machine, tree_diff, without_backups};
+use super::{Machine, tree_diff};
 
 #[test]
 fn crlf_missing_newline_and_empty_files_survive_setup_and_uninstall() {
@@ -23,7 +23,7 @@ fn crlf_missing_newline_and_empty_files_survive_setup_and_uninstall() {
     assert!(machine.read(".hermes/config.yaml").contains("\"obsidian\":"));
     assert_eq!(machine.setup(&["--no-claude-permissions"]).code, 0);
     assert_eq!(machine.obsmcp(&["uninstall", "--yes"]).code, 0);
-    let differences = tree_diff(&before, &without_backups(machine.tree()));
+    let differences = tree_diff(&before, &machine.tree());
     assert!(differences.is_empty(), "not restored:\n{}", differences.join("\n"));
 }
 

@@ -53,7 +53,7 @@ fn uninstall_restores_every_pre_existing_file_byte_for_byte() {
     let run = machine.obsmcp(&["uninstall", "--yes"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!("uninstall_output", machine.redact(&run.stderr));
-    let differences = tree_diff(&before, &without_backups(machine.tree()));
+    let differences = tree_diff(&before, &machine.tree());
     assert!(differences.is_empty(), "uninstall did not restore the home:\n{}", differences.join("\n"));
 }
 
@@ -257,4 +257,60 @@ fn existing_plugin_data_keeps_its_token_and_port_and_upgrade_replaces_the_files(
     let main_js = report["items"].as_array().unwrap().iter().find(|item| item["subject"] == "plugin main.js").unwrap();
     assert_eq!(main_js["change"], "updated");
     assert!(run.stdout.contains("claude-code-mcp"), "the older plugin is mentioned");
+}
+
+#[test]
+fn a_one_line_claude_json_and_a_commented_vscode_file_come_back_exactly() {
+    let machine = Machine::new();
+    machine.write(".claude.json", r#"{"numStartups":3,"mcpServers":{"a":{"command":"a"}},"projects":{}}"#);
+    let vscode = "{\n  // my servers\n  \"servers\": {\n    \"a\": {\"type\": \"stdio\", \"command\": \"a\"}, // keep\n  },\n  \"inputs\": [],\n}\n";
+    machine.write(".config/Code/User/mcp.json", vscode);
+    let before = machine.tree();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "claude-code", "--client", "vscode", "--yes", "--no-claude-permissions"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let edited = machine.read(".config/Code/User/mcp.json");
+    assert!(edited.contains("// my servers") && edited.contains("// keep") && edited.contains("\"obsidian\": {"), "{edited}");
+    assert_eq!(machine.obsmcp(&["uninstall", "--yes"]).code, 0);
+    let differences = tree_diff(&before, &machine.tree());
+    assert!(differences.is_empty(), "not restored:\n{}", differences.join("\n"));
+}
+
+#[test]
+fn uninstall_of_one_vault_keeps_the_other() {
+    let machine = Machine::new().with_client_fixtures();
+    let other = machine.home().join("Work");
+    std::fs::create_dir_all(&other).unwrap();
+    let (first, second) = (machine.vault.to_str().unwrap().to_owned(), other.to_str().unwrap().to_owned());
+    let run = machine.obsmcp(&["setup", "--vault", &first, "--vault", &second, "--client", "codex", "--client", "claude-code", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = machine.obsmcp(&["uninstall", "--vault", &second, "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let codex = machine.read(".codex/config.toml");
+    assert!(codex.contains("[mcp_servers.obsidian]") && !codex.contains("obsidian-work"), "{codex}");
+    let settings = machine.read(".claude/settings.json");
+    assert!(settings.contains("mcp__obsidian__read_note") && !settings.contains("mcp__obsidian-work__"), "{settings}");
+    assert!(machine.vault.join(".obsidian/plugins/obsmcp/main.js").is_file());
+    assert!(!other.join(".obsidian/plugins/obsmcp").exists());
+    assert!(!other.join(".obsidian").exists(), "the config folder setup created in the second vault is gone");
+}
+
+#[test]
+fn an_older_obsmcp_path_is_shown_and_replaced_only_with_consent() {
+    for replace in [false, true] {
+        let machine = Machine::new();
+        let vault = machine.vault.to_str().unwrap().to_owned();
+        let old_entry = format!("[mcp_servers.obsidian]\ncommand = \"/opt/old/obsmcp\"\nargs = [\"bridge\", \"--vault\", {vault:?}]\n");
+        machine.write(".codex/config.toml", &old_entry);
+        let mut args = vec!["setup", "--vault", &vault, "--client", "codex", "--yes"];
+        if replace {
+            args.push("--replace-existing");
+        }
+        let run = machine.obsmcp(&args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stderr.contains("an older obsmcp (`/opt/old/obsmcp`)"), "{}", run.stderr);
+        let codex = machine.read(".codex/config.toml");
+        assert_eq!(codex.contains("/opt/old/obsmcp"), !replace, "{codex}");
+        assert_eq!(codex.contains("[mcp_servers.obsidian-my-notes]"), !replace, "{codex}");
+    }
 }
