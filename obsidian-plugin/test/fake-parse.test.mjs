@@ -204,6 +204,33 @@ test("sections and list items: types, tasks and parents", () => {
   assert.equal(anna.task, undefined);
 });
 
+test("a loose list (blank lines between items) is one section whose items share a parent", () => {
+  const text = "Intro\n\n- one\n\n- two\n  continued\n\n  indented paragraph\n- three ^t3\n\nAfter\n";
+  const cache = parseMarkdown(text);
+  assert.deepEqual(
+    cache.sections.map((section) => [section.type, section.position.start.line, section.position.end.line]),
+    [
+      ["paragraph", 0, 0],
+      ["list", 2, 8],
+      ["paragraph", 10, 10],
+    ],
+  );
+  assert.deepEqual(
+    cache.listItems.map((item) => [item.position.start.line, item.position.end.line, item.parent]),
+    [
+      [2, 2, -2],
+      [4, 7, -2],
+      [8, 8, -2],
+    ],
+  );
+  assert.equal(cache.listItems[2].id, "t3");
+  const tight = parseMarkdown("- a\n- b\n\nNot a list\n");
+  assert.deepEqual(
+    tight.sections.map((section) => section.type),
+    ["list", "paragraph"],
+  );
+});
+
 test("frontmatter: values, position, and links in properties with list keys", () => {
   const home = cacheOf("Home.md");
   assert.equal(home.frontmatter.title, "Home");

@@ -65,10 +65,12 @@
 // row such as `| --- | :-: |`), else `paragraph`. An open section takes the next line when: paragraph ←
 // paragraph line; list ← list or paragraph line (continuations); blockquote/callout ← blockquote, callout or
 // paragraph line (lazy continuation); table ← any line holding `|`. Otherwise the open section ends and the
-// line opens its own. Position: first line col 0 to the end of the last line (without its line break).
+// line opens its own. A list (only a list) also survives blank lines when the next non-blank line is a list
+// item or starts with a space or tab: a loose list is one section. Position: first line col 0 to the end of
+// the last non-blank line (without its line break).
 //
-// List items (`listItems`): the list-item lines of each `list` section; an item runs to the line before the next
-// item (or the end of its section). Position starts at the marker's column. `parent` = the line of the nearest
+// List items (`listItems`): the list-item lines of each `list` section; an item runs to the last non-blank line
+// before the next item (or the end of its section). Position starts at the marker's column. `parent` = the line of the nearest
 // item above with less indentation (characters, a tab counting one), or minus the line of the section's first
 // item; `task` = the character between `[` `]` right after the marker, when present.
 
@@ -358,7 +360,7 @@ function parseMarkdown(content) {
 
     const kind = lineKind(lines, i);
     if (kind === null) {
-      closeSection();
+      if (!(current && current.type === "list" && listContinuesAfterBlank(lines, i))) closeSection();
       continue;
     }
     scanInline(lines, i, found);
@@ -499,6 +501,15 @@ function frontmatterLink(key, value) {
   return { key, link, original: value.trim(), displayText: display ?? linktext };
 }
 
+/** Whether a list goes on past the blank line at `index`: the next non-blank line is an item or indented. */
+function listContinuesAfterBlank(lines, index) {
+  let next = index + 1;
+  while (next < lines.length && lines[next].text.trim() === "") next++;
+  if (next >= lines.length) return false;
+  const text = lines[next].text;
+  return LIST_ITEM.test(text) || text.startsWith(" ") || text.startsWith("\t");
+}
+
 /** Splits a list section into items with their parents, tasks and extents. */
 function readListItems(lines, section, listItems) {
   const items = [];
@@ -512,7 +523,9 @@ function readListItems(lines, section, listItems) {
     while (stack.length && stack[stack.length - 1].indent >= item.indent) stack.pop();
     const parent = stack.length ? stack[stack.length - 1].line : -firstLine;
     stack.push(item);
-    const endLine = index + 1 < items.length ? items[index + 1].line - 1 : section.endLine;
+    let endLine = index + 1 < items.length ? items[index + 1].line - 1 : section.endLine;
+    // Blank lines between the items of a loose list belong to neither item.
+    while (endLine > item.line && lines[endLine].text.trim() === "") endLine--;
     listItems.push({
       parent,
       task: item.task,
