@@ -401,3 +401,22 @@ test("symlinks are followed as Obsidian does, and a symlink loop cannot hang the
   assert.ok(!app.vault.getFiles().some((file) => file.path.startsWith("Notes/Loop/")), "but the scan does not walk into it");
   assert.equal(app.vault.getFileByPath("Dangling.md"), null);
 });
+
+test("binary files: createBinary, readBinary, modifyBinary and copy keep every byte", async (t) => {
+  const dir = copyVault(t);
+  const app = createApp({ vaultDir: dir });
+  const png = fs.readFileSync(path.join(dir, "Attachments/diagram.png"));
+  const original = app.vault.getFileByPath("Attachments/diagram.png");
+  assert.deepEqual(Buffer.from(await app.vault.readBinary(original)), png);
+  const bytes = Uint8Array.from([0, 255, 1, 254, 0x89, 0x50]).buffer;
+  const created = await app.vault.createBinary("Attachments/raw.bin", bytes);
+  assert.deepEqual([...fs.readFileSync(path.join(dir, "Attachments/raw.bin"))], [0, 255, 1, 254, 0x89, 0x50]);
+  assert.equal(created.extension, "bin");
+  assert.equal(app.metadataCache.getFileCache(created), null, "only notes have a metadata cache");
+  await app.vault.modifyBinary(created, Uint8Array.from([7]).buffer);
+  assert.deepEqual([...fs.readFileSync(path.join(dir, "Attachments/raw.bin"))], [7]);
+  const copy = await app.vault.copy(original, "Attachments/diagram copy.png");
+  assert.deepEqual(fs.readFileSync(path.join(dir, "Attachments/diagram copy.png")), png);
+  assert.equal(copy.path, "Attachments/diagram copy.png");
+  await assert.rejects(app.vault.copy(original, "Attachments/raw.bin"), /already exists/);
+});
