@@ -401,11 +401,23 @@ class Vault extends Events {
     const known = this._files.get(path);
     if (known) return known;
     // Obsidian's file watcher would have reported a file created behind its back; the fake looks on a miss.
-    if (typeof path === "string" && path !== "" && !this._isHidden(path) && fs.existsSync(this.adapter.getFullPath(path))) {
+    if (typeof path === "string" && path !== "" && !this._isHidden(path) && this._existsExactly(path)) {
       this._syncPath(path);
       return this._files.get(path) ?? null;
     }
     return null;
+  }
+
+  /** Whether `path` exists with exactly this spelling (a case-insensitive disk must not invent `home.md`). */
+  _existsExactly(path) {
+    const full = this.adapter.getFullPath(path);
+    if (!fs.existsSync(full)) return false;
+    try {
+      return fs.readdirSync(nodePath.dirname(full)).includes(nodePath.basename(full));
+    } catch {
+      // The parent vanished between the two calls: nothing to find.
+      return false;
+    }
   }
 
   /** The indexed file at `path`, without looking at the disk (link resolution must not cost a syscall). */
