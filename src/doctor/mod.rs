@@ -202,6 +202,7 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
                 client: client.id.clone(),
                 name: client.name.clone(),
                 config: client.path.display().to_string(),
+                scope: if client.project { "project" } else { "user" },
             },
             checks,
         });

@@ -155,6 +155,7 @@ mod tests {
                     client: "codex".into(),
                     name: "Codex".into(),
                     config: "/home/u/.codex/config.toml".into(),
+                    scope: "user",
                 },
                 checks: vec![Check::warn("client.timeouts", "startup_timeout_sec = 1", "raise it")],
             },

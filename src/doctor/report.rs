@@ -110,6 +110,8 @@ pub(crate) enum Subject {
         client: String,
         name: String,
         config: String,
+        /// `user` for the client's own config, `project` for a project file (`.mcp.json`, `.codex/config.toml`).
+        scope: &'static str,
     },
 }
 

@@ -798,3 +798,26 @@ fn fix_leaves_a_read_only_file_alone_and_says_so() {
     assert_check(&report, "plugin.enabled", "fail", &["not enabled"], &[]);
     assert_eq!(std::fs::read_to_string(&list).unwrap(), "[\"dataview\"]");
 }
+
+#[test]
+fn an_entry_binary_of_another_version_or_not_executable_is_reported() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let older = machine.home.path().join("old/obsmcp");
+    std::fs::create_dir_all(older.parent().unwrap()).unwrap();
+    std::fs::write(&older, "#!/bin/sh\necho 'obsmcp 0.0.1 (plugin 0.0.1)'\n").unwrap();
+    std::fs::set_permissions(&older, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut entry = Machine::our_entry(&machine.vault);
+    entry["command"] = json!(older);
+    machine.claude(json!({"obsidian": entry}));
+
+    let run = machine.doctor(&["--json"]);
+    assert_eq!(run.code, 0, "another version is a warning: {}", run.stdout);
+    assert_check(&run.json(), "client.binary", "warn", &["is obsmcp 0.0.1", "this doctor is"], &["obsmcp doctor --fix"]);
+
+    std::fs::set_permissions(&older, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let run = machine.doctor(&["--json"]);
+    assert_eq!(run.code, 1);
+    assert_check(&run.json(), "client.binary", "fail", &["not executable"], &["chmod +x"]);
+}
