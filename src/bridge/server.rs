@@ -32,7 +32,8 @@ const SUPPORTED_VERSIONS: [ProtocolVersion; 4] =
 /// A request that has been forwarded and may be cancelled.
 struct InFlight {
     slot: RequestSlot,
-    task: tokio::task::AbortHandle,
+    /// Set just after the task starts; until then, removing the entry alone keeps the answer from being sent.
+    task: Option<tokio::task::AbortHandle>,
 }
 
 /// The downstream server.
@@ -134,7 +135,9 @@ impl Server {
                 let Some(request) = params.as_ref().and_then(|params| params.get("requestId")) else { return };
                 let Some(in_flight) = self.in_flight.lock().expect("in-flight lock").remove(&jsonrpc::id_key(request)) else { return };
                 // The client no longer wants an answer: stop waiting, and tell the upstream to stop working.
-                in_flight.task.abort();
+                if let Some(task) = in_flight.task {
+                    task.abort();
+                }
                 let reason = params.as_ref().and_then(|params| params.get("reason")).and_then(Value::as_str).unwrap_or("cancelled by the client").to_string();
                 let target = *in_flight.slot.lock().expect("slot lock");
                 if let Some((generation, upstream_id)) = target {
@@ -200,14 +203,13 @@ impl Server {
                 let changed = {
                     let mut catalog = self.catalog.lock().expect("catalog lock");
                     let changed = !catalog::same_tools(&catalog.tools, &tools);
-                    let was_unknown = catalog.source == CatalogSource::Unknown;
                     *catalog = Catalog { tools, source: CatalogSource::Live };
                     if changed && !matches!(self.config.upstream, UpstreamTarget::Vault { .. }) {
                         if let Err(error) = catalog::save_cache(&self.config.upstream, &catalog.tools) {
                             tracing::warn!("could not cache the tool catalog: {error}");
                         }
                     }
-                    changed && !was_unknown
+                    changed
                 };
                 if changed && self.initialized.load(Ordering::Relaxed) {
                     self.send(jsonrpc::notification("notifications/tools/list_changed", None));
@@ -222,6 +224,8 @@ impl Server {
         let server = Arc::clone(self);
         let task_slot = Arc::clone(&slot);
         let task_key = key.clone();
+        // Registered before the task starts: a fast answer (the status tool) must find its entry.
+        self.in_flight.lock().expect("in-flight lock").insert(key.clone(), InFlight { slot, task: None });
         let task = tokio::spawn(async move {
             let answer = server.call(id.clone(), params, &task_slot).await;
             // Only answer if the call was not cancelled meanwhile (a cancelled request gets no response).
@@ -229,7 +233,9 @@ impl Server {
                 server.send(answer);
             }
         });
-        self.in_flight.lock().expect("in-flight lock").insert(key, InFlight { slot, task: task.abort_handle() });
+        if let Some(entry) = self.in_flight.lock().expect("in-flight lock").get_mut(&key) {
+            entry.task = Some(task.abort_handle());
+        }
     }
 
     async fn call(&self, id: Value, params: Option<Value>, slot: &RequestSlot) -> Value {
@@ -364,7 +370,9 @@ impl Server {
     /// Cancels nothing and answers nothing more: used at shutdown.
     pub(crate) fn abort_all(&self) {
         for (_, in_flight) in self.in_flight.lock().expect("in-flight lock").drain() {
-            in_flight.task.abort();
+            if let Some(task) = in_flight.task {
+                task.abort();
+            }
         }
     }
 }

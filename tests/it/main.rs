@@ -2,5 +2,7 @@
 //! in Node) with a fresh temporary home, so nothing here can touch the developer's own configuration.
 
 mod cli;
+mod bridge;
+mod support;
 mod setup;
 mod offline;

@@ -1,5 +1,5 @@
 //! The upstream connection, owned by one background task (the supervisor): it connects, performs the MCP handshake,
-//! fetches the catalog, watches liveness, and when the session ends for any reason fails every call still waiting on
+//! has the catalog fetched, watches liveness, and when the session ends for any reason fails every call still waiting on
 //! it, then reconnects forever with a short capped backoff.
 //!
 //! Calls never touch the connection's lifecycle directly. They wait (boundedly) for a ready session, send, and await
@@ -31,6 +31,8 @@ const HTTP_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 const CHILD_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The longest pause between reconnection attempts.
 const BACKOFF_CAP: Duration = Duration::from_millis(500);
+/// The shortest, even while calls are waiting: a closed port refuses in microseconds, and a loop must not spin.
+const MIN_SPACING: Duration = Duration::from_millis(50);
 
 /// What the supervisor reports to the rest of the bridge.
 #[derive(Debug)]
@@ -351,10 +353,15 @@ impl Upstream {
                 }
             }
             let backoff = Duration::from_millis(50 << failures.min(4)).min(BACKOFF_CAP);
+            let earliest = tokio::time::Instant::from_std(started + MIN_SPACING);
             tokio::select! {
                 () = self.shutdown.cancelled() => break,
                 () = tokio::time::sleep(backoff) => {}
-                () = self.wake.notified() => {}
+                // A waiting call cuts the backoff short, but attempts stay spaced.
+                () = async {
+                    self.wake.notified().await;
+                    tokio::time::sleep_until(earliest).await;
+                } => {}
             }
         }
         self.set_state(UpstreamState::Stopped);
@@ -450,16 +457,25 @@ impl Upstream {
             facts.transport = Some(session.link.transport());
         }
         self.notify_on(session, "notifications/initialized", None).await?;
-        if let Link::Http(link) = session.link.as_ref() {
-            link.open_event_stream().await;
-        }
-        let level = self.log_level.lock().expect("log level lock").clone();
-        if let Some(level) = level {
-            // A server without logging refuses this; the session is still good.
-            let _ = self.request_on(session, "logging/setLevel", Some(level), timeout).await;
-        }
-        let tools = self.list_tools(session, timeout).await?;
-        let _ = self.events.send(UpstreamEvent::Catalog(tools));
+        // The session is usable now; the rest runs beside the first calls, so a restarted Obsidian serves them sooner.
+        let upstream = Arc::clone(self);
+        let session = session.clone();
+        tokio::spawn(async move {
+            if let Link::Http(link) = session.link.as_ref() {
+                link.open_event_stream().await;
+            }
+            let level = upstream.log_level.lock().expect("log level lock").clone();
+            if let Some(level) = level {
+                // A server without logging refuses this; the session is still good.
+                let _ = upstream.request_on(&session, "logging/setLevel", Some(level), timeout).await;
+            }
+            match upstream.list_tools(&session, timeout).await {
+                Ok(tools) => {
+                    let _ = upstream.events.send(UpstreamEvent::Catalog(tools));
+                }
+                Err(reason) => tracing::warn!("could not fetch the tool list: {reason}"),
+            }
+        });
         Ok(())
     }
 

@@ -1,0 +1,9 @@
+//! `obsmcp bridge` end to end: the real binary between a test client on its stdio and real upstreams — the obsmcp
+//! plugin hosted in Node, `@modelcontextprotocol/server-everything` over HTTP and stdio — with faults injected by
+//! killing, freezing and restarting those processes.
+
+mod bench;
+mod child;
+mod client;
+mod http;
+mod vault;

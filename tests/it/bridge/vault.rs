@@ -1,0 +1,297 @@
+//! Against the obsmcp plugin hosted in Node (`--vault`): Obsidian closed, restarted, killed mid-call, sessions gone
+//! stale, read-only, legacy SSE, shutdown.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::bridge::{Bridge, is_error, text_of};
+use crate::support::{PluginHost, TempHome, fixture_vault, free_port, signal, write_plugin_data};
+
+const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+fn catalog_names() -> Vec<String> {
+    let text = std::fs::read_to_string(crate::support::repo_root().join("obsidian-plugin/catalog.json")).unwrap();
+    let catalog: Value = serde_json::from_str(&text).unwrap();
+    catalog["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_string()).collect()
+}
+
+struct Setup {
+    home: TempHome,
+    vault: std::path::PathBuf,
+    port: u16,
+}
+
+fn setup() -> Setup {
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
+    let port = free_port();
+    write_plugin_data(&vault, port, TOKEN);
+    Setup { home, vault, port }
+}
+
+impl Setup {
+    fn host(&self) -> PluginHost {
+        PluginHost::start(&self.vault, self.port, TOKEN, &[])
+    }
+
+    fn bridge(&self, extra: &[&str]) -> Bridge {
+        let mut args = vec!["--vault", self.vault.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        Bridge::start(&self.home, &args)
+    }
+}
+
+#[test]
+fn started_while_obsidian_is_closed_it_answers_at_once_and_recovers_when_obsidian_starts() {
+    let setup = setup();
+    let started = Instant::now();
+    let mut bridge = setup.bridge(&["--connect-wait", "1"]);
+    let info = bridge.initialize();
+    let initialized_after = started.elapsed();
+    assert_eq!(info["protocolVersion"], "2025-06-18");
+    assert_eq!(info["serverInfo"]["name"], "obsmcp");
+
+    let listed = Instant::now();
+    let names = bridge.tool_names();
+    let listed_after = listed.elapsed();
+    for name in catalog_names() {
+        assert!(names.contains(&name), "`{name}` missing from tools/list while Obsidian is closed: {names:?}");
+    }
+    assert!(names.contains(&"obsidian_status".to_string()));
+    assert!(initialized_after < Duration::from_secs(2), "initialize took {initialized_after:?}");
+    assert!(listed_after < Duration::from_millis(500), "tools/list took {listed_after:?}");
+
+    let called = Instant::now();
+    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    let waited = called.elapsed();
+    assert!(is_error(&answer), "{answer}");
+    assert!(text_of(&answer).contains("Obsidian is not reachable"), "{answer}");
+    assert!(waited >= Duration::from_millis(900) && waited < Duration::from_secs(3), "answered after {waited:?}");
+
+    let _host = setup.host();
+    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    assert!(!is_error(&answer), "the first call after Obsidian started failed: {answer}");
+    let status = bridge.call_tool("obsidian_status", json!({}));
+    let report = &status["result"]["structuredContent"];
+    assert_eq!(report["state"], "connected", "{status}");
+    assert_eq!(report["catalog"]["source"], "live");
+    assert_eq!(report["transport"], "streamable_http");
+    assert!(report["server"]["name"].is_string(), "{status}");
+    assert!(!status.to_string().contains(TOKEN), "the status tool leaked the token");
+    assert!(bridge.invalid.is_empty(), "non-JSON-RPC on stdout: {:?}", bridge.invalid);
+    eprintln!("initialize {initialized_after:?}, tools/list {listed_after:?} with Obsidian closed");
+}
+
+#[test]
+fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_unanswered() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+    let setup = Arc::new(setup());
+    let mut bridge = setup.bridge(&["--connect-wait", "2", "--call-timeout", "10"]);
+    bridge.initialize();
+    let first_host = setup.host();
+    // The restarter waits until the current instance has served a call (a restart the bridge never saw would prove
+    // nothing), then quits or crashes it and starts the next, while calls keep flowing from this thread.
+    let highest_sent = Arc::new(AtomicU64::new(0));
+    let first_of_instance = Arc::new(AtomicU64::new(0));
+    let served = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
+    let restarter = {
+        let (setup, highest_sent, first_of_instance, served, done) =
+            (Arc::clone(&setup), Arc::clone(&highest_sent), Arc::clone(&first_of_instance), Arc::clone(&served), Arc::clone(&done));
+        std::thread::spawn(move || {
+            let mut host = first_host;
+            for restart in 0..20 {
+                let waiting = Instant::now();
+                while !served.load(Ordering::SeqCst) && waiting.elapsed() < Duration::from_secs(10) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                std::thread::sleep(Duration::from_millis(50));
+                // Alternate a clean quit and a crash.
+                if restart % 2 == 0 {
+                    host.stop();
+                } else {
+                    let mut guard = host.guard;
+                    guard.kill();
+                }
+                first_of_instance.store(highest_sent.load(Ordering::SeqCst), Ordering::SeqCst);
+                served.store(false, Ordering::SeqCst);
+                host = setup.host();
+            }
+            done.store(true, Ordering::SeqCst);
+            host
+        })
+    };
+    let mut sent = Vec::new();
+    let started = Instant::now();
+    while !done.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(150) {
+        let id = bridge.send_request("tools/call", json!({ "name": "read_note", "arguments": { "path": "Home.md" } }));
+        highest_sent.store(id.as_u64().unwrap(), Ordering::SeqCst);
+        sent.push(id);
+        bridge.drain(Duration::from_millis(40));
+        let since = first_of_instance.load(Ordering::SeqCst);
+        if bridge.unclaimed().iter().any(|answer| answer["id"].as_u64().is_some_and(|id| id > since) && !is_error(answer)) {
+            served.store(true, Ordering::SeqCst);
+        }
+    }
+    let _host = restarter.join().unwrap();
+    let mut ok = 0;
+    let mut errors = 0;
+    for id in &sent {
+        let answer = bridge.wait_response(id, Duration::from_secs(15));
+        assert!(answer.get("result").is_some(), "a call got a protocol error instead of a result: {answer}");
+        if is_error(&answer) { errors += 1 } else { ok += 1 }
+    }
+    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    assert!(!is_error(&answer), "after the restarts: {answer}");
+    let status = bridge.call_tool("obsidian_status", json!({}));
+    let reconnects = status["result"]["structuredContent"]["reconnects"].as_u64().unwrap();
+    assert!(reconnects >= 20, "{status}");
+    assert!(bridge.invalid.is_empty(), "non-JSON-RPC on stdout: {:?}", bridge.invalid);
+    assert!(bridge.guard.child.try_wait().unwrap().is_none(), "the bridge exited");
+    eprintln!("{} calls over 20 restarts in {:?}: {ok} succeeded, {errors} isError, {reconnects} reconnects", sent.len(), started.elapsed());
+    assert!(ok > 20, "too few calls succeeded: {ok} of {}", sent.len());
+}
+
+#[test]
+fn a_call_in_flight_when_obsidian_dies_is_answered_at_once() {
+    let setup = setup();
+    let mut bridge = setup.bridge(&["--call-timeout", "30"]);
+    bridge.initialize();
+    let host = setup.host();
+    assert!(!is_error(&bridge.call_tool("vault_info", json!({}))));
+    // Freeze the host so the call is certainly in flight, then kill it.
+    signal(host.guard.pid(), "STOP");
+    let id = bridge.send_request("tools/call", json!({ "name": "read_note", "arguments": { "path": "Home.md" } }));
+    std::thread::sleep(Duration::from_millis(500));
+    let killed = Instant::now();
+    let mut guard = host.guard;
+    guard.kill();
+    let answer = bridge.wait_response(&id, Duration::from_secs(5));
+    let after = killed.elapsed();
+    assert!(is_error(&answer), "{answer}");
+    assert!(text_of(&answer).contains("lost"), "{answer}");
+    assert!(after < Duration::from_secs(1), "answered {after:?} after the kill");
+    eprintln!("in-flight call answered {after:?} after the host was killed");
+}
+
+#[test]
+fn a_session_the_restarted_plugin_no_longer_knows_404_is_replaced_and_the_call_goes_through() {
+    let setup = setup();
+    let mut bridge = setup.bridge(&[]);
+    bridge.initialize();
+    let host = setup.host();
+    assert!(!is_error(&bridge.call_tool("vault_info", json!({}))));
+    // Freeze the bridge across the restart so it still holds the old session when it next speaks.
+    signal(bridge.guard.pid(), "STOP");
+    host.stop();
+    let _host = setup.host();
+    signal(bridge.guard.pid(), "CONT");
+    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    assert!(!is_error(&answer), "{answer}");
+    let stderr = bridge.guard.stderr();
+    assert!(stderr.contains("no longer knows this session (HTTP 404)"), "the stale session was not what was recovered from:\n{stderr}");
+}
+
+#[test]
+fn odd_clients_discover_first_null_ids_garbage_lines_and_a_20_mb_note() {
+    let setup = setup();
+    let _host = setup.host();
+    let mut bridge = setup.bridge(&[]);
+    let answer = bridge.request("server/discover", json!({}));
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    bridge.initialize();
+    bridge.send(&json!({ "jsonrpc": "2.0", "id": null, "method": "notifications/initialized" }));
+    bridge.send_raw(b"{ this is not json\n");
+    let parse_error = bridge.wait_message(Duration::from_secs(5), |message| message["error"]["code"] == -32700).expect("a parse error");
+    assert_eq!(parse_error["id"], Value::Null);
+    bridge.send_raw(b"[1,2]\n");
+    assert!(bridge.wait_message(Duration::from_secs(5), |message| message["error"]["code"] == -32600).is_some());
+
+    let unit = "é✓日本語🙂";
+    let content = unit.repeat(20 * 1024 * 1024 / unit.len() + 1);
+    let started = Instant::now();
+    let answer = bridge.call_tool("create_note", json!({ "path": "Big.md", "content": content }));
+    let took = started.elapsed();
+    assert!(!is_error(&answer), "{}", &answer.to_string()[..answer.to_string().len().min(500)]);
+    let on_disk = std::fs::read_to_string(setup.vault.join("Big.md")).unwrap();
+    assert!(on_disk == content, "the 20 MB note arrived changed ({} bytes on disk, {} sent)", on_disk.len(), content.len());
+    let read = bridge.call_tool("read_note", json!({ "path": "Big.md", "max_chars": 200000 }));
+    assert!(text_of(&read).contains(&unit.repeat(100)), "read back differs");
+    assert!(bridge.invalid.is_empty(), "non-JSON-RPC on stdout: {:?}", bridge.invalid);
+    let stray: Vec<&Value> = bridge
+        .seen
+        .iter()
+        .filter(|message| message.get("id") == Some(&Value::Null))
+        .filter(|message| message["error"]["code"] != -32700 && message["error"]["code"] != -32600)
+        .collect();
+    assert!(stray.is_empty(), "the null-id notification got an answer: {stray:?}");
+    eprintln!("20 MB multi-byte note written through the bridge in {took:?}");
+}
+
+#[test]
+fn read_only_hides_write_tools_and_refuses_them() {
+    let setup = setup();
+    let _host = setup.host();
+    let mut bridge = setup.bridge(&["--read-only"]);
+    bridge.initialize();
+    let answer = bridge.request("tools/list", json!({}));
+    let tools = answer["result"]["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|tool| tool["name"] == "read_note"));
+    for tool in tools {
+        assert_eq!(tool["annotations"]["readOnlyHint"], true, "a tool that can write is listed: {}", tool["name"]);
+    }
+    let answer = bridge.call_tool("create_note", json!({ "path": "Sneaky.md", "content": "x" }));
+    assert!(is_error(&answer) && text_of(&answer).contains("--read-only"), "{answer}");
+    assert!(!setup.vault.join("Sneaky.md").exists(), "a write went through in read-only mode");
+    assert!(!is_error(&bridge.call_tool("read_note", json!({ "path": "Home.md" }))));
+}
+
+#[test]
+fn the_plugin_legacy_sse_endpoint_works_as_an_upstream() {
+    let setup = setup();
+    let _host = setup.host();
+    let url = format!("http://127.0.0.1:{}/sse", setup.port);
+    let mut bridge = Bridge::start_with_env(&setup.home, &["--url", &url, "--token-env", "VAULT_TOKEN"], &[("VAULT_TOKEN", TOKEN)]);
+    bridge.initialize();
+    let names = bridge.tool_names();
+    assert!(names.contains(&"read_note".to_string()), "{names:?}");
+    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    assert!(!is_error(&answer), "{answer}");
+    let status = bridge.call_tool("obsidian_status", json!({}));
+    assert_eq!(status["result"]["structuredContent"]["transport"], "legacy_sse", "{status}");
+    let listing = format!("{:?}", std::fs::read_to_string(format!("/proc/{}/cmdline", bridge.guard.pid())).unwrap_or_default());
+    assert!(!listing.contains(TOKEN), "the token is visible in the process list");
+}
+
+#[test]
+fn stdin_eof_exits_zero_within_a_second_and_the_log_keeps_no_paths_or_content() {
+    let setup = setup();
+    let _host = setup.host();
+    let mut bridge = setup.bridge(&[]);
+    bridge.initialize();
+    assert!(!is_error(&bridge.call_tool("read_note", json!({ "path": "Home.md" }))));
+    bridge.close_stdin();
+    let closed = Instant::now();
+    let status = bridge.guard.wait_exit(Duration::from_secs(3)).expect("the bridge did not exit after stdin EOF");
+    let took = closed.elapsed();
+    assert!(status.success(), "{status:?}");
+    assert!(took < Duration::from_secs(1), "exit took {took:?}");
+
+    let log = std::fs::read_to_string(&bridge.log_file).expect("a diagnostics log in $XDG_STATE_HOME/obsmcp");
+    assert!(log.lines().count() >= 3);
+    for line in log.lines() {
+        let record: Value = serde_json::from_str(line).expect("each log line is JSON");
+        assert!(record["event"].is_string());
+    }
+    assert!(log.contains("\"tool\":\"read_note\"") && log.contains("\"trace\":"), "{log}");
+    let home_note = std::fs::read_to_string(setup.vault.join("Home.md")).unwrap();
+    let first_line = home_note.lines().find(|line| line.trim().len() > 8).unwrap();
+    assert!(!log.contains(first_line.trim()), "note content in the log");
+    assert!(!log.contains("Home.md") && !log.contains(setup.vault.to_str().unwrap()), "a path in the log");
+    assert!(!log.contains(TOKEN));
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&bridge.log_file).unwrap().permissions().mode() & 0o777, 0o600);
+}
