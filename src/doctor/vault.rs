@@ -386,7 +386,15 @@ pub(crate) fn network_checks(facts: &VaultFacts, answer: Option<&Answer>) -> Vec
             checks.push(restricted_mode(facts, true));
         }
     }
-    checks
+    // Every vault reports the same four ids, so agents can look each one up whatever went wrong first.
+    let mut complete = Vec::new();
+    for id in ["obsidian.port", "obsidian.identity", "obsidian.handshake", "obsidian.restricted_mode"] {
+        match checks.iter().position(|check| check.id == id) {
+            Some(index) => complete.push(checks.remove(index)),
+            None => complete.push(Check::skip(id, "not reached: see the check above")),
+        }
+    }
+    complete
 }
 
 /// Restricted mode lives in Obsidian's browser storage, not in a file: it can only be inferred.

@@ -821,3 +821,19 @@ fn an_entry_binary_of_another_version_or_not_executable_is_reported() {
     assert_eq!(run.code, 1);
     assert_check(&run.json(), "client.binary", "fail", &["not executable"], &["chmod +x"]);
 }
+
+#[test]
+fn a_port_that_accepts_but_never_answers_is_reported_within_the_time_limit() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let _server = node_server(
+        "silent server",
+        "require('net').createServer(() => {}).listen(+process.argv[1], '127.0.0.1', () => console.log('up'))",
+        port,
+    );
+    let run = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]);
+    assert!(run.elapsed < Duration::from_secs(3), "took {:?}", run.elapsed);
+    let report = run.json();
+    assert_check(&report, "obsidian.port", "fail", &["does not answer in time"], &["restart"]);
+    assert_eq!(check(&report, "obsidian.handshake")["status"], "skip");
+}
