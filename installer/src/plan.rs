@@ -229,3 +229,74 @@ pub fn change_of(before: Option<&Value>, after: Option<&Value>) -> Change {
         _ => Change::Unchanged,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::document::key_path;
+
+    fn add_entry() -> TextEdit {
+        TextEdit {
+            format: Format::Json,
+            operations: vec![Operation::Merge { path: key_path(&["mcpServers", "obsidian"]), value: json!({"command": "/o"}) }],
+            remove_if_empty: false,
+        }
+    }
+
+    #[test]
+    fn a_change_claude_made_after_planning_is_kept_under_the_lock() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join(".claude.json");
+        std::fs::write(&path, "{\n  \"numStartups\": 1\n}\n").unwrap();
+        let change = FileChange::edit(&path, add_entry(), true, Some(0o600)).unwrap();
+        // Claude writes between obsmcp's plan and its write.
+        std::fs::write(&path, "{\n  \"numStartups\": 2\n}\n").unwrap();
+        change.apply().unwrap();
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(value["numStartups"], 2, "Claude's write was lost");
+        assert_eq!(value["mcpServers"]["obsidian"]["command"], "/o");
+        assert!(!DirectoryLock::path_for(&path).exists());
+    }
+
+    #[test]
+    fn an_unchanged_plan_writes_nothing() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("config.json");
+        std::fs::write(&path, "{\"mcpServers\": {\"obsidian\": {\"command\": \"/o\"}}}").unwrap();
+        let change = FileChange::edit(&path, add_entry(), false, None).unwrap();
+        assert!(!change.is_change());
+        change.apply().unwrap();
+        assert!(!files::backup_path(&path).exists());
+    }
+
+    #[test]
+    fn a_file_created_from_nothing_and_emptied_again_goes() {
+        let edit = TextEdit {
+            format: Format::Toml,
+            operations: vec![
+                Operation::Remove { path: key_path(&["mcp_servers", "obsidian"]) },
+                Operation::RemoveIfEmpty { path: key_path(&["mcp_servers"]) },
+            ],
+            remove_if_empty: true,
+        };
+        assert_eq!(edit.run(Some("[mcp_servers.obsidian]\ncommand = \"/o\"\n")).unwrap(), None);
+        assert!(edit.run(Some("model = \"o3\"\n[mcp_servers.obsidian]\ncommand = \"/o\"\n")).unwrap().is_some());
+    }
+
+    #[test]
+    fn diffs_are_unified_with_headers() {
+        let change = FileChange {
+            path: PathBuf::from("/h/config.toml"),
+            before: Some(b"a = 1\n".to_vec()),
+            after: Some(b"a = 1\nb = 2\n".to_vec()),
+            edit: None,
+            claude_lock: false,
+            new_mode: None,
+        };
+        assert_eq!(change.diff(), "--- /h/config.toml\n+++ /h/config.toml\n@@ -1 +1,2 @@\n a = 1\n+b = 2\n");
+        let created = FileChange { before: None, ..change };
+        assert!(created.diff().starts_with("--- /dev/null\n+++ /h/config.toml\n"));
+    }
+}

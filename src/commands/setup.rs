@@ -32,7 +32,7 @@ pub(crate) fn run(args: SetupArgs) -> anyhow::Result<ExitCode> {
     let prompter: Option<&mut (dyn Prompter + 'static)> = if interactive { Some(&mut terminal_prompter) } else { None };
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
-    let mut printer = Printer { out: &mut stdout, err: &mut stderr, json: args.json };
+    let mut printer = Printer { out: &mut stdout, err: &mut stderr, json: args.json, body_shown: false };
     match execute(&args, &environment, prompter, &mut printer) {
         Ok(code) => Ok(code),
         Err(error) => match error.downcast::<UsageError>() {
@@ -83,9 +83,7 @@ pub(crate) fn execute(
         if args.dry_run {
             report.diffs = diffs(&plan.files);
         } else if let Some(prompter) = prompter.as_deref_mut() {
-            for diff in diffs(&plan.files) {
-                write!(printer.out, "{}", diff.diff)?;
-            }
+            printer.preview(&report, &diffs(&plan.files))?;
             if !prompter.confirm("Apply these changes?", true)? {
                 report.outcome = Outcome::Cancelled;
             }
@@ -238,7 +236,7 @@ mod tests {
 
     fn run(args: &SetupArgs, environment: &Environment, prompter: &mut Scripted) -> (ExitCode, String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut printer = Printer { out: &mut out, err: &mut err, json: false };
+        let mut printer = Printer { out: &mut out, err: &mut err, json: false, body_shown: false };
         let code = execute(args, environment, Some(prompter), &mut printer).unwrap();
         (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
     }

@@ -30,7 +30,7 @@ pub(crate) fn run(args: UninstallArgs) -> anyhow::Result<ExitCode> {
     let prompter: Option<&mut (dyn Prompter + 'static)> = if interactive { Some(&mut terminal_prompter) } else { None };
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
-    let mut printer = Printer { out: &mut stdout, err: &mut stderr, json: args.json };
+    let mut printer = Printer { out: &mut stdout, err: &mut stderr, json: args.json, body_shown: false };
     match execute(&args, &environment, prompter, &mut printer) {
         Ok(code) => Ok(code),
         Err(error) => match error.downcast::<UsageError>() {
@@ -80,9 +80,7 @@ pub(crate) fn execute(
         if args.dry_run {
             report.diffs = diffs(&plan.files);
         } else if let Some(prompter) = prompter {
-            for diff in diffs(&plan.files) {
-                write!(printer.out, "{}", diff.diff)?;
-            }
+            printer.preview(&report, &diffs(&plan.files))?;
             if !prompter.confirm("Remove obsmcp as shown?", false)? {
                 report.outcome = Outcome::Cancelled;
             }
@@ -95,4 +93,43 @@ pub(crate) fn execute(
     }
     printer.print(&report)?;
     Ok(if report.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+#[cfg(test)]
+mod tests {
+    use obsmcp_installer::environment::Os;
+
+    use super::*;
+    use crate::setup::prompt::scripted::Scripted;
+
+    #[test]
+    fn uninstall_asks_and_a_no_keeps_everything() {
+        let home = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(home.path()).unwrap();
+        let original = "[mcp_servers.obsidian]\ncommand = \"/usr/bin/obsmcp\"\nargs = [\"bridge\", \"--vault\", \"/v\"]\n";
+        std::fs::create_dir_all(root.join(".codex")).unwrap();
+        std::fs::write(root.join(".codex/config.toml"), original).unwrap();
+        let environment = Environment::new(Os::Linux, &root);
+        let args = UninstallArgs {
+            vault: Vec::new(),
+            config_dir: None,
+            client: vec!["codex".to_owned()],
+            yes: false,
+            dry_run: false,
+            json: false,
+            keep_plugin: true,
+        };
+        for (answer, kept) in [(false, true), (true, false)] {
+            let mut prompter = Scripted::default();
+            prompter.confirmations.push_back(answer);
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let mut printer = Printer { out: &mut out, err: &mut err, json: false, body_shown: false };
+            let code = execute(&args, &environment, Some(&mut prompter), &mut printer).unwrap();
+            assert_eq!(code, ExitCode::SUCCESS, "{}", String::from_utf8_lossy(&err));
+            assert_eq!(prompter.asked, ["Remove obsmcp as shown?"]);
+            assert!(String::from_utf8(out).unwrap().contains("-[mcp_servers.obsidian]"));
+            let now = std::fs::read_to_string(root.join(".codex/config.toml")).unwrap_or_default();
+            assert_eq!(now == original, kept, "{now}");
+        }
+    }
 }

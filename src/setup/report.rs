@@ -96,6 +96,8 @@ pub(crate) struct Printer<'a> {
     pub(crate) err: &'a mut dyn Write,
     /// `--json`.
     pub(crate) json: bool,
+    /// Whether the body was already shown before a confirmation (only the ending is left to print).
+    pub(crate) body_shown: bool,
 }
 
 impl Printer<'_> {
@@ -111,7 +113,25 @@ impl Printer<'_> {
         self.print_text(report)
     }
 
+    /// Shows what the run will do before it asks for confirmation: the plan, then its diffs.
+    pub(crate) fn preview(&mut self, report: &Report, diffs: &[FileDiff]) -> std::io::Result<()> {
+        for diff in diffs {
+            write!(self.out, "{}", diff.diff)?;
+        }
+        writeln!(self.err, "Planned changes (nothing is written until you confirm):")?;
+        self.print_body(report)?;
+        self.body_shown = true;
+        Ok(())
+    }
+
     fn print_text(&mut self, report: &Report) -> std::io::Result<()> {
+        if !self.body_shown {
+            self.print_body(report)?;
+        }
+        self.print_ending(report)
+    }
+
+    fn print_body(&mut self, report: &Report) -> std::io::Result<()> {
         let err = &mut *self.err;
         for vault in &report.vaults {
             let open = if vault.open { " (open in Obsidian)" } else { "" };
@@ -136,6 +156,11 @@ impl Printer<'_> {
                 writeln!(err, "hint: {hint}")?;
             }
         }
+        Ok(())
+    }
+
+    fn print_ending(&mut self, report: &Report) -> std::io::Result<()> {
+        let err = &mut *self.err;
         let summary = match (report.command, report.outcome) {
             ("setup", Outcome::AlreadyConfigured) => "obsmcp is already configured: nothing changed.",
             (_, Outcome::AlreadyConfigured) => "Nothing changed.",

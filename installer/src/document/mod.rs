@@ -105,10 +105,28 @@ pub fn apply(format: Format, original: &str, operations: &[Operation]) -> Result
     if format == Format::Yaml && expected.as_object().is_some_and(serde_json::Map::is_empty) && edited.trim() == "{}" {
         return Ok(String::new());
     }
-    match read_value(format, &edited) {
+    let expected = comparable(format, expected);
+    match read_value(format, &edited).map(|actual| comparable(format, actual)) {
         Ok(actual) if actual == expected => Ok(lines.restore(&edited)),
         _ => Err(DocumentError::Verification { format }),
     }
+}
+
+/// A value as a format can express it: TOML writes nothing for a table left empty under `[a.b]` headers, so empty
+/// tables are not compared there.
+fn comparable(format: Format, value: Value) -> Value {
+    fn without_empty_tables(value: Value) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .map(|(key, child)| (key, without_empty_tables(child)))
+                    .filter(|(_, child)| !child.as_object().is_some_and(serde_json::Map::is_empty))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+    if format == Format::Toml { without_empty_tables(value) } else { value }
 }
 
 /// The line endings of the user's file, which some editors (toml_edit) would otherwise normalise away.

@@ -279,3 +279,10 @@ impl OrEmpty for Value {
         }
     }
 }
+
+#[test]
+fn removing_the_only_entry_of_a_toml_file_leaves_it_empty() {
+    let input = "[mcp_servers.obsidian]\ncommand = \"/o\"\n";
+    let removed = apply(Format::Toml, input, &[Operation::Remove { path: key_path(&["mcp_servers", "obsidian"]) }]).unwrap();
+    assert_eq!(removed, "");
+}
