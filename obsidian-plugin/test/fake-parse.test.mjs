@@ -229,6 +229,17 @@ test("a loose list (blank lines between items) is one section whose items share 
     tight.sections.map((section) => section.type),
     ["list", "paragraph"],
   );
+  const shallow = parseMarkdown("1. a\n\n  two spaces are not enough after \"1. \"\n\n   three are\n");
+  assert.deepEqual(
+    shallow.sections.map((section) => [section.type, section.position.start.line]),
+    [
+      ["list", 0],
+      ["paragraph", 2],
+      ["paragraph", 4],
+    ],
+    "after a blank line, only text indented to the item's content continues it",
+  );
+  assert.equal(parseMarkdown("1. a\n\n   three are\n").sections.length, 1);
 });
 
 test("frontmatter: values, position, and links in properties with list keys", () => {

@@ -66,8 +66,10 @@
 // paragraph line; list ← list or paragraph line (continuations); blockquote/callout ← blockquote, callout or
 // paragraph line (lazy continuation); table ← any line holding `|`. Otherwise the open section ends and the
 // line opens its own. A list (only a list) also survives blank lines when the next non-blank line is a list
-// item or starts with a space or tab: a loose list is one section. Position: first line col 0 to the end of
-// the last non-blank line (without its line break).
+// item, or is indented (leading whitespace characters) at least to the content column of the list's last item
+// (its indentation + marker + the 1 to 4 spaces or tabs after it; none or more than 4 count as 1): a loose
+// list, or an item with several paragraphs, is one section. Position: first line col 0 to the end of the last
+// non-blank line (without its line break).
 //
 // List items (`listItems`): the list-item lines of each `list` section; an item runs to the last non-blank line
 // before the next item (or the end of its section). Position starts at the marker's column. `parent` = the line of the nearest
@@ -82,6 +84,7 @@ const FENCE_OPEN = /^(\s*)(`{3,}|~{3,})(.*)$/;
 const HEADING = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/;
 const HEADING_CLOSING_RUN = /(?:^|[ \t]+)#+[ \t]*$/;
 const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)(?:\[(.)\](?=[ \t]|$))?/;
+const LIST_ITEM_CONTENT = /^(\s*)([-*+]|\d{1,9}[.)])([ \t]*)/;
 const BLOCKQUOTE = /^ {0,3}>/;
 const CALLOUT = /^ {0,3}>\s*\[!/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
@@ -360,7 +363,7 @@ function parseMarkdown(content) {
 
     const kind = lineKind(lines, i);
     if (kind === null) {
-      if (!(current && current.type === "list" && listContinuesAfterBlank(lines, i))) closeSection();
+      if (!(current && current.type === "list" && listContinuesAfterBlank(lines, i, current.contentColumn))) closeSection();
       continue;
     }
     scanInline(lines, i, found);
@@ -386,11 +389,13 @@ function parseMarkdown(content) {
         (current.type === "table" && text.includes("|"));
       if (continues) {
         current.endLine = i;
+        if (kind === "list") current.contentColumn = listContentColumn(text);
         continue;
       }
       closeSection();
     }
     current = { type: kind, startLine: i, endLine: i };
+    if (kind === "list") current.contentColumn = listContentColumn(text);
   }
   closeSection();
 
@@ -501,13 +506,24 @@ function frontmatterLink(key, value) {
   return { key, link, original: value.trim(), displayText: display ?? linktext };
 }
 
-/** Whether a list goes on past the blank line at `index`: the next non-blank line is an item or indented. */
-function listContinuesAfterBlank(lines, index) {
+/** Where a list item's content starts: indentation, marker, then 1 to 4 spaces or tabs (more count as 1). */
+function listContentColumn(text) {
+  const match = LIST_ITEM_CONTENT.exec(text);
+  const spacing = match[3].length === 0 || match[3].length > 4 ? 1 : match[3].length;
+  return match[1].length + match[2].length + spacing;
+}
+
+/**
+ * Whether a list goes on past the blank line at `index`: the next non-blank line is a list item, or is indented
+ * at least as far as the content of the list's last item (so it continues that item).
+ */
+function listContinuesAfterBlank(lines, index, contentColumn) {
   let next = index + 1;
   while (next < lines.length && lines[next].text.trim() === "") next++;
   if (next >= lines.length) return false;
   const text = lines[next].text;
-  return LIST_ITEM.test(text) || text.startsWith(" ") || text.startsWith("\t");
+  if (LIST_ITEM.test(text)) return true;
+  return text.length - text.trimStart().length >= contentColumn;
 }
 
 /** Splits a list section into items with their parents, tasks and extents. */
