@@ -338,6 +338,16 @@ test("link syntax edge cases", () => {
     [["Pic.jpg", "100"]],
   );
   assert.equal(cache.sections.at(-1).type, "code", "an unclosed fence runs to the end of the note");
+  const unusualIndent = parseMarkdown("\u3000```\n[[inside]]\n```\n\u00a0- item [[listed]]\n");
+  assert.deepEqual(
+    unusualIndent.links.map((link) => link.link),
+    ["listed"],
+    "indentation is whatever the rules' \\s matches, non-breaking and ideographic spaces included",
+  );
+  assert.deepEqual(
+    unusualIndent.sections.map((section) => section.type),
+    ["code", "list"],
+  );
 });
 
 test("getFrontMatterInfo reports where the frontmatter and the body are", () => {

@@ -124,11 +124,18 @@ function keyedRecord() {
   return Object.setPrototypeOf(Object.create(null), Object.prototype);
 }
 
-/** The first character that is not a space or tab, or `undefined` for a blank line (no string is allocated). */
+const WHITESPACE = /\s/;
+
+/**
+ * The first character that is not whitespace in the sense of the regexes' `\s` (so also U+00A0, U+3000…), or
+ * `undefined` for a blank line. It only picks which regexes to try, so it must skip exactly what they skip.
+ */
 function firstNonBlank(text) {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code !== 32 && code !== 9) return text[i];
+    if (code === 32 || code === 9) continue;
+    if (code > 32 && code < 128) return text[i];
+    if (!WHITESPACE.test(text[i])) return text[i];
   }
   return undefined;
 }
