@@ -118,7 +118,7 @@ fn is_related(entry: &ServerEntry) -> bool {
 }
 
 /// Whether an environment variable's name says it holds a secret.
-fn secret_name(name: &str) -> bool {
+pub(crate) fn secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     ["token", "secret", "key", "pass", "auth", "credential", "bearer", "cookie", "session"]
         .iter()

@@ -61,7 +61,7 @@ pub(crate) struct Examination {
     pub(crate) report: Report,
     /// The client configs as read.
     pub(crate) clients: Vec<ClientConfig>,
-    /// The tokens found in `data.json` files (for redaction only; never printed).
+    /// Tokens from `data.json` files and secret-named `env` values of entries (for redaction only; never printed).
     pub(crate) tokens: Vec<String>,
 }
 
@@ -195,7 +195,7 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         let mut checks = clients::client_checks(client, &context);
         checks.extend(probe_checks.remove(&index).unwrap_or_default());
         for entry in entries(client) {
-            tokens.extend(entry.env.iter().filter(|(name, _)| name.to_ascii_lowercase().contains("token")).map(|(_, value)| value.clone()));
+            tokens.extend(entry.env.iter().filter(|(name, _)| bundle::secret_name(name)).map(|(_, value)| value.clone()));
         }
         sections.push(Section {
             subject: Subject::Client {
