@@ -4,5 +4,6 @@
 mod cli;
 mod bridge;
 mod support;
+mod doctor;
 mod setup;
 mod offline;
