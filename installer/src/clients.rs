@@ -82,12 +82,19 @@ impl ClientSpec {
 
     /// The key path of the entry named `server`.
     pub fn entry_path(&self, server: &str) -> KeyPath {
-        self.servers_key.iter().map(|key| (*key).to_owned()).chain([server.to_owned()]).collect()
+        self.servers_key
+            .iter()
+            .map(|key| (*key).to_owned())
+            .chain([server.to_owned()])
+            .collect()
     }
 
     /// The key path of the servers object.
     pub fn servers_path(&self) -> KeyPath {
-        self.servers_key.iter().map(|key| (*key).to_owned()).collect()
+        self.servers_key
+            .iter()
+            .map(|key| (*key).to_owned())
+            .collect()
     }
 }
 
@@ -230,19 +237,35 @@ fn detected(environment: &Environment, folders: &[&Path], command: &str) -> bool
 }
 
 fn claude_config_home(environment: &Environment) -> PathBuf {
-    environment.var_path("CLAUDE_CONFIG_DIR").unwrap_or_else(|| environment.home().join(".claude"))
+    environment
+        .var_path("CLAUDE_CONFIG_DIR")
+        .unwrap_or_else(|| environment.home().join(".claude"))
 }
 
 /// `~/.claude.json`, as Claude Code 2.1 computes it: `$CLAUDE_CONFIG_DIR` replaces the home folder, a custom OAuth
 /// URL adds a suffix, and a legacy `.config.json` in the config folder wins when it exists.
 fn claude_code(environment: &Environment) -> Location {
     let legacy = claude_config_home(environment).join(".config.json");
-    let base = environment.var_path("CLAUDE_CONFIG_DIR").unwrap_or_else(|| environment.home().to_owned());
-    let suffix = if environment.var("CLAUDE_CODE_CUSTOM_OAUTH_URL").is_some() { "-custom-oauth" } else { "" };
-    let config = if legacy.is_file() { legacy } else { base.join(format!(".claude{suffix}.json")) };
+    let base = environment
+        .var_path("CLAUDE_CONFIG_DIR")
+        .unwrap_or_else(|| environment.home().to_owned());
+    let suffix = if environment.var("CLAUDE_CODE_CUSTOM_OAUTH_URL").is_some() {
+        "-custom-oauth"
+    } else {
+        ""
+    };
+    let config = if legacy.is_file() {
+        legacy
+    } else {
+        base.join(format!(".claude{suffix}.json"))
+    };
     let folder = claude_config_home(environment);
     let is_detected = config.exists() || detected(environment, &[&folder], "claude");
-    Location { config, detected: is_detected, problem: None }
+    Location {
+        config,
+        detected: is_detected,
+        problem: None,
+    }
 }
 
 fn claude_code_settings(environment: &Environment) -> PathBuf {
@@ -255,12 +278,20 @@ fn codex(environment: &Environment) -> Location {
         Some(home) => Location {
             config: home.join("config.toml"),
             detected: true,
-            problem: (!home.is_dir())
-                .then(|| format!("CODEX_HOME points to `{}`, which does not exist (Codex refuses it too)", home.display())),
+            problem: (!home.is_dir()).then(|| {
+                format!(
+                    "CODEX_HOME points to `{}`, which does not exist (Codex refuses it too)",
+                    home.display()
+                )
+            }),
         },
         None => {
             let folder = environment.home().join(".codex");
-            Location { config: folder.join("config.toml"), detected: detected(environment, &[&folder], "codex"), problem: None }
+            Location {
+                config: folder.join("config.toml"),
+                detected: detected(environment, &[&folder], "codex"),
+                problem: None,
+            }
         }
     }
 }
@@ -268,7 +299,11 @@ fn codex(environment: &Environment) -> Location {
 /// Hermes' home: `$HERMES_HOME`, else the default home, switched to `profiles/<name>` by `active_profile`.
 fn hermes(environment: &Environment) -> Location {
     if let Some(home) = environment.var_path("HERMES_HOME") {
-        return Location { config: home.join("config.yaml"), detected: true, problem: None };
+        return Location {
+            config: home.join("config.yaml"),
+            detected: true,
+            problem: None,
+        };
     }
     let default_home = match environment.os() {
         Os::Windows => environment.local_app_data().join("hermes"),
@@ -282,7 +317,11 @@ fn hermes(environment: &Environment) -> Location {
         Some(name) => default_home.join("profiles").join(name),
         None => default_home.clone(),
     };
-    Location { config: home.join("config.yaml"), detected: detected(environment, &[&default_home], "hermes"), problem: None }
+    Location {
+        config: home.join("config.yaml"),
+        detected: detected(environment, &[&default_home], "hermes"),
+        problem: None,
+    }
 }
 
 /// Claude Desktop; on Windows the MSIX install (the default since early 2026) keeps its own copy and ignores the
@@ -290,7 +329,9 @@ fn hermes(environment: &Environment) -> Location {
 fn claude_desktop(environment: &Environment) -> Location {
     let file = "claude_desktop_config.json";
     let folder = match environment.os() {
-        Os::MacOs => environment.home().join("Library/Application Support/Claude"),
+        Os::MacOs => environment
+            .home()
+            .join("Library/Application Support/Claude"),
         Os::Linux => environment.xdg_config_home().join("Claude"),
         Os::Windows => {
             let packages = environment.local_app_data().join("Packages");
@@ -299,33 +340,61 @@ fn claude_desktop(environment: &Environment) -> Location {
                 .flatten()
                 .flatten()
                 .filter(|entry| entry.file_name().to_string_lossy().starts_with("Claude_"))
-                .map(|entry| entry.path().join("LocalCache").join("Roaming").join("Claude"))
+                .map(|entry| {
+                    entry
+                        .path()
+                        .join("LocalCache")
+                        .join("Roaming")
+                        .join("Claude")
+                })
                 .find(|folder| folder.parent().is_some_and(Path::exists));
             msix.unwrap_or_else(|| environment.app_data().join("Claude"))
         }
     };
-    Location { config: folder.join(file), detected: folder.exists(), problem: None }
+    Location {
+        config: folder.join(file),
+        detected: folder.exists(),
+        problem: None,
+    }
 }
 
 fn gemini(environment: &Environment) -> Location {
-    let base = environment.var_path("GEMINI_CLI_HOME").unwrap_or_else(|| environment.home().to_owned());
+    let base = environment
+        .var_path("GEMINI_CLI_HOME")
+        .unwrap_or_else(|| environment.home().to_owned());
     let folder = base.join(".gemini");
-    Location { config: folder.join("settings.json"), detected: detected(environment, &[&folder], "gemini"), problem: None }
+    Location {
+        config: folder.join("settings.json"),
+        detected: detected(environment, &[&folder], "gemini"),
+        problem: None,
+    }
 }
 
 fn cursor(environment: &Environment) -> Location {
     let folder = environment.home().join(".cursor");
-    Location { config: folder.join("mcp.json"), detected: folder.exists(), problem: None }
+    Location {
+        config: folder.join("mcp.json"),
+        detected: folder.exists(),
+        problem: None,
+    }
 }
 
 fn vscode(environment: &Environment) -> Location {
     let folder = environment.config_home().join("Code").join("User");
-    Location { config: folder.join("mcp.json"), detected: detected(environment, &[&folder], "code"), problem: None }
+    Location {
+        config: folder.join("mcp.json"),
+        detected: detected(environment, &[&folder], "code"),
+        problem: None,
+    }
 }
 
 fn windsurf(environment: &Environment) -> Location {
     let folder = environment.home().join(".codeium").join("windsurf");
-    Location { config: folder.join("mcp_config.json"), detected: folder.exists(), problem: None }
+    Location {
+        config: folder.join("mcp_config.json"),
+        detected: folder.exists(),
+        problem: None,
+    }
 }
 
 fn zed(environment: &Environment) -> Location {
@@ -334,21 +403,37 @@ fn zed(environment: &Environment) -> Location {
         Os::Linux => environment.xdg_config_home().join("zed"),
         Os::MacOs => environment.home().join(".config").join("zed"),
     };
-    Location { config: folder.join("settings.json"), detected: detected(environment, &[&folder], "zed"), problem: None }
+    Location {
+        config: folder.join("settings.json"),
+        detected: detected(environment, &[&folder], "zed"),
+        problem: None,
+    }
 }
 
 /// opencode's global config (`opencode.jsonc` when that is the one present); `$OPENCODE_CONFIG` names another file.
 fn opencode(environment: &Environment) -> Location {
     if let Some(file) = environment.var_path("OPENCODE_CONFIG") {
-        return Location { config: file, detected: true, problem: None };
+        return Location {
+            config: file,
+            detected: true,
+            problem: None,
+        };
     }
     let folder = match environment.os() {
         Os::Windows => environment.home().join(".config").join("opencode"),
         Os::Linux | Os::MacOs => environment.xdg_config_home().join("opencode"),
     };
     let jsonc = folder.join("opencode.jsonc");
-    let config = if jsonc.is_file() { jsonc } else { folder.join("opencode.json") };
-    Location { config, detected: detected(environment, &[&folder], "opencode"), problem: None }
+    let config = if jsonc.is_file() {
+        jsonc
+    } else {
+        folder.join("opencode.json")
+    };
+    Location {
+        config,
+        detected: detected(environment, &[&folder], "opencode"),
+        problem: None,
+    }
 }
 
 /// What an existing server entry runs, as far as obsmcp is concerned.
@@ -372,12 +457,29 @@ pub enum EntryKind {
 /// Reads what an entry runs, using the client's own template to find the command and arguments.
 pub fn describe_entry(client: &ClientSpec, entry: &Value) -> EntryKind {
     let found = client.template().extract(entry);
-    let command = found.get("command").and_then(Value::as_str).unwrap_or_default().to_owned();
-    let args: Vec<String> =
-        found.get("args").and_then(Value::as_array).into_iter().flatten().filter_map(|arg| arg.as_str().map(str::to_owned)).collect();
-    let stem = Path::new(&command).file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+    let command = found
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let args: Vec<String> = found
+        .get("args")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|arg| arg.as_str().map(str::to_owned))
+        .collect();
+    let stem = Path::new(&command)
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
     if stem == "obsmcp" && args.first().map(String::as_str) == Some("bridge") {
-        let value_after = |flag: &str| args.iter().position(|arg| arg == flag).and_then(|index| args.get(index + 1)).cloned();
+        let value_after = |flag: &str| {
+            args.iter()
+                .position(|arg| arg == flag)
+                .and_then(|index| args.get(index + 1))
+                .cloned()
+        };
         return EntryKind::Obsmcp {
             command,
             vault: value_after("--vault").map(PathBuf::from),
@@ -386,18 +488,33 @@ pub fn describe_entry(client: &ClientSpec, entry: &Value) -> EntryKind {
         };
     }
     let description = if command.is_empty() {
-        let url = entry.get("url").or_else(|| entry.get("serverUrl")).and_then(Value::as_str);
-        url.map_or_else(|| "an entry obsmcp does not recognise".to_owned(), |url| format!("a remote server at {url}"))
+        let url = entry
+            .get("url")
+            .or_else(|| entry.get("serverUrl"))
+            .and_then(Value::as_str);
+        url.map_or_else(
+            || "an entry obsmcp does not recognise".to_owned(),
+            |url| format!("a remote server at {url}"),
+        )
     } else {
-        std::iter::once(command).chain(args).collect::<Vec<_>>().join(" ")
+        std::iter::once(command)
+            .chain(args)
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     EntryKind::Other { description }
 }
 
 /// The server entries in a client's config text (empty when the file is empty or has none).
-pub fn read_servers(client: &ClientSpec, text: &str) -> Result<serde_json::Map<String, Value>, crate::document::DocumentError> {
+pub fn read_servers(
+    client: &ClientSpec,
+    text: &str,
+) -> Result<serde_json::Map<String, Value>, crate::document::DocumentError> {
     let value = crate::document::read_value(client.format, text)?;
-    Ok(crate::document::lookup(&value, &client.servers_path()).and_then(Value::as_object).cloned().unwrap_or_default())
+    Ok(crate::document::lookup(&value, &client.servers_path())
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -413,8 +530,19 @@ mod tests {
     #[test]
     fn ids_are_unique_and_fit_the_flag() {
         for (index, client) in CLIENTS.iter().enumerate() {
-            assert!(client.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", client.id);
-            assert!(CLIENTS[..index].iter().all(|other| other.id != client.id), "{}", client.id);
+            assert!(
+                client
+                    .id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{}",
+                client.id
+            );
+            assert!(
+                CLIENTS[..index].iter().all(|other| other.id != client.id),
+                "{}",
+                client.id
+            );
         }
     }
 
@@ -422,22 +550,46 @@ mod tests {
     fn claude_code_paths() {
         let home = tempfile::tempdir().unwrap();
         let environment = Environment::new(Os::Linux, home.path());
-        assert_eq!(locate("claude-code", &environment), home.path().join(".claude.json"));
-        let custom = environment.clone().with_var("CLAUDE_CONFIG_DIR", "/cfg/claude");
-        assert_eq!(locate("claude-code", &custom), PathBuf::from("/cfg/claude/.claude.json"));
-        let oauth = environment.clone().with_var("CLAUDE_CODE_CUSTOM_OAUTH_URL", "https://x");
-        assert_eq!(locate("claude-code", &oauth), home.path().join(".claude-custom-oauth.json"));
+        assert_eq!(
+            locate("claude-code", &environment),
+            home.path().join(".claude.json")
+        );
+        let custom = environment
+            .clone()
+            .with_var("CLAUDE_CONFIG_DIR", "/cfg/claude");
+        assert_eq!(
+            locate("claude-code", &custom),
+            PathBuf::from("/cfg/claude/.claude.json")
+        );
+        let oauth = environment
+            .clone()
+            .with_var("CLAUDE_CODE_CUSTOM_OAUTH_URL", "https://x");
+        assert_eq!(
+            locate("claude-code", &oauth),
+            home.path().join(".claude-custom-oauth.json")
+        );
         std::fs::create_dir_all(home.path().join(".claude")).unwrap();
         std::fs::write(home.path().join(".claude/.config.json"), "{}").unwrap();
-        assert_eq!(locate("claude-code", &environment), home.path().join(".claude/.config.json"));
-        let settings = (find("claude-code").unwrap().permissions.as_ref().unwrap().locate)(&custom);
+        assert_eq!(
+            locate("claude-code", &environment),
+            home.path().join(".claude/.config.json")
+        );
+        let settings = (find("claude-code")
+            .unwrap()
+            .permissions
+            .as_ref()
+            .unwrap()
+            .locate)(&custom);
         assert_eq!(settings, PathBuf::from("/cfg/claude/settings.json"));
     }
 
     #[test]
     fn codex_honours_codex_home_and_says_when_it_is_missing() {
         let environment = Environment::new(Os::Linux, "/home/me");
-        assert_eq!(locate("codex", &environment), PathBuf::from("/home/me/.codex/config.toml"));
+        assert_eq!(
+            locate("codex", &environment),
+            PathBuf::from("/home/me/.codex/config.toml")
+        );
         let missing = environment.with_var("CODEX_HOME", "/nowhere/codex");
         let location = find("codex").unwrap().locate(&missing);
         assert_eq!(location.config, PathBuf::from("/nowhere/codex/config.toml"));
@@ -448,23 +600,40 @@ mod tests {
     fn hermes_home_profile_and_windows() {
         let home = tempfile::tempdir().unwrap();
         let environment = Environment::new(Os::Linux, home.path());
-        assert_eq!(locate("hermes", &environment), home.path().join(".hermes/config.yaml"));
+        assert_eq!(
+            locate("hermes", &environment),
+            home.path().join(".hermes/config.yaml")
+        );
         std::fs::create_dir_all(home.path().join(".hermes")).unwrap();
         std::fs::write(home.path().join(".hermes/active_profile"), "work\n").unwrap();
-        assert_eq!(locate("hermes", &environment), home.path().join(".hermes/profiles/work/config.yaml"));
+        assert_eq!(
+            locate("hermes", &environment),
+            home.path().join(".hermes/profiles/work/config.yaml")
+        );
         std::fs::write(home.path().join(".hermes/active_profile"), "default").unwrap();
-        assert_eq!(locate("hermes", &environment), home.path().join(".hermes/config.yaml"));
+        assert_eq!(
+            locate("hermes", &environment),
+            home.path().join(".hermes/config.yaml")
+        );
         let explicit = environment.with_var("HERMES_HOME", "/h");
         assert_eq!(locate("hermes", &explicit), PathBuf::from("/h/config.yaml"));
-        let windows = Environment::new(Os::Windows, r"C:\Users\me").with_var("LOCALAPPDATA", r"C:\Users\me\AppData\Local");
-        assert_eq!(locate("hermes", &windows), PathBuf::from(r"C:\Users\me\AppData\Local").join("hermes").join("config.yaml"));
+        let windows = Environment::new(Os::Windows, r"C:\Users\me")
+            .with_var("LOCALAPPDATA", r"C:\Users\me\AppData\Local");
+        assert_eq!(
+            locate("hermes", &windows),
+            PathBuf::from(r"C:\Users\me\AppData\Local")
+                .join("hermes")
+                .join("config.yaml")
+        );
     }
 
     #[test]
     fn claude_desktop_per_os_and_msix() {
         assert_eq!(
             locate("claude-desktop", &Environment::new(Os::MacOs, "/Users/me")),
-            PathBuf::from("/Users/me/Library/Application Support/Claude/claude_desktop_config.json")
+            PathBuf::from(
+                "/Users/me/Library/Application Support/Claude/claude_desktop_config.json"
+            )
         );
         let local = tempfile::tempdir().unwrap();
         let windows = Environment::new(Os::Windows, r"C:\Users\me")
@@ -472,25 +641,56 @@ mod tests {
             .with_var("LOCALAPPDATA", local.path().to_str().unwrap());
         assert_eq!(
             locate("claude-desktop", &windows),
-            PathBuf::from(r"C:\Users\me\AppData\Roaming").join("Claude").join("claude_desktop_config.json")
+            PathBuf::from(r"C:\Users\me\AppData\Roaming")
+                .join("Claude")
+                .join("claude_desktop_config.json")
         );
-        let msix = local.path().join("Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming");
+        let msix = local
+            .path()
+            .join("Packages/Claude_pzs8sxrjxfjjc/LocalCache/Roaming");
         std::fs::create_dir_all(&msix).unwrap();
-        assert_eq!(locate("claude-desktop", &windows), msix.join("Claude").join("claude_desktop_config.json"));
+        assert_eq!(
+            locate("claude-desktop", &windows),
+            msix.join("Claude").join("claude_desktop_config.json")
+        );
     }
 
     #[test]
     fn vscode_zed_and_opencode_per_os() {
         let mac = Environment::new(Os::MacOs, "/Users/me");
-        assert_eq!(locate("vscode", &mac), PathBuf::from("/Users/me/Library/Application Support/Code/User/mcp.json"));
-        assert_eq!(locate("zed", &mac), PathBuf::from("/Users/me/.config/zed/settings.json"));
+        assert_eq!(
+            locate("vscode", &mac),
+            PathBuf::from("/Users/me/Library/Application Support/Code/User/mcp.json")
+        );
+        assert_eq!(
+            locate("zed", &mac),
+            PathBuf::from("/Users/me/.config/zed/settings.json")
+        );
         let linux = Environment::new(Os::Linux, "/home/me");
-        assert_eq!(locate("vscode", &linux), PathBuf::from("/home/me/.config/Code/User/mcp.json"));
-        assert_eq!(locate("opencode", &linux), PathBuf::from("/home/me/.config/opencode/opencode.json"));
-        assert_eq!(locate("gemini", &linux), PathBuf::from("/home/me/.gemini/settings.json"));
+        assert_eq!(
+            locate("vscode", &linux),
+            PathBuf::from("/home/me/.config/Code/User/mcp.json")
+        );
+        assert_eq!(
+            locate("opencode", &linux),
+            PathBuf::from("/home/me/.config/opencode/opencode.json")
+        );
+        assert_eq!(
+            locate("gemini", &linux),
+            PathBuf::from("/home/me/.gemini/settings.json")
+        );
         let windows = Environment::new(Os::Windows, r"C:\Users\me").with_var("APPDATA", r"C:\R");
-        assert_eq!(locate("zed", &windows), PathBuf::from(r"C:\R").join("Zed").join("settings.json"));
-        assert_eq!(locate("vscode", &windows), PathBuf::from(r"C:\R").join("Code").join("User").join("mcp.json"));
+        assert_eq!(
+            locate("zed", &windows),
+            PathBuf::from(r"C:\R").join("Zed").join("settings.json")
+        );
+        assert_eq!(
+            locate("vscode", &windows),
+            PathBuf::from(r"C:\R")
+                .join("Code")
+                .join("User")
+                .join("mcp.json")
+        );
     }
 
     #[test]
@@ -499,12 +699,26 @@ mod tests {
         let ours = json!({"command": "/usr/local/bin/obsmcp", "args": ["bridge", "--vault", "/v", "--read-only"]});
         assert_eq!(
             describe_entry(claude, &ours),
-            EntryKind::Obsmcp { command: "/usr/local/bin/obsmcp".into(), vault: Some("/v".into()), config_dir: None, read_only: true }
+            EntryKind::Obsmcp {
+                command: "/usr/local/bin/obsmcp".into(),
+                vault: Some("/v".into()),
+                config_dir: None,
+                read_only: true
+            }
         );
-        let remote = json!({"command": "npx", "args": ["mcp-remote", "http://localhost:22360/sse"]});
-        assert_eq!(describe_entry(claude, &remote), EntryKind::Other { description: "npx mcp-remote http://localhost:22360/sse".into() });
+        let remote =
+            json!({"command": "npx", "args": ["mcp-remote", "http://localhost:22360/sse"]});
+        assert_eq!(
+            describe_entry(claude, &remote),
+            EntryKind::Other {
+                description: "npx mcp-remote http://localhost:22360/sse".into()
+            }
+        );
         let opencode = find("opencode").unwrap();
         let ours = json!({"type": "local", "command": ["/o/obsmcp", "bridge", "--vault", "/v"]});
-        assert!(matches!(describe_entry(opencode, &ours), EntryKind::Obsmcp { .. }));
+        assert!(matches!(
+            describe_entry(opencode, &ours),
+            EntryKind::Obsmcp { .. }
+        ));
     }
 }

@@ -40,7 +40,11 @@ pub struct Environment {
 impl Environment {
     /// An environment with only a home folder; add variables with [`Environment::with_var`].
     pub fn new(os: Os, home: impl Into<PathBuf>) -> Self {
-        Self { os, home: home.into(), vars: BTreeMap::new() }
+        Self {
+            os,
+            home: home.into(),
+            vars: BTreeMap::new(),
+        }
     }
 
     /// The running process's environment, or `None` when no home folder can be found.
@@ -74,7 +78,10 @@ impl Environment {
 
     /// A variable's value; unset and empty read alike, as the clients treat them.
     pub fn var(&self, name: &str) -> Option<&str> {
-        self.vars.get(name).map(String::as_str).filter(|value| !value.is_empty())
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|value| !value.is_empty())
     }
 
     /// A variable holding a folder, as a path.
@@ -84,17 +91,21 @@ impl Environment {
 
     /// `$XDG_CONFIG_HOME`, or `~/.config`.
     pub fn xdg_config_home(&self) -> PathBuf {
-        self.var_path("XDG_CONFIG_HOME").filter(|path| path.is_absolute()).unwrap_or_else(|| self.home.join(".config"))
+        self.var_path("XDG_CONFIG_HOME")
+            .filter(|path| path.is_absolute())
+            .unwrap_or_else(|| self.home.join(".config"))
     }
 
     /// `%APPDATA%` (roaming), or its usual place under the home folder.
     pub fn app_data(&self) -> PathBuf {
-        self.var_path("APPDATA").unwrap_or_else(|| self.home.join("AppData").join("Roaming"))
+        self.var_path("APPDATA")
+            .unwrap_or_else(|| self.home.join("AppData").join("Roaming"))
     }
 
     /// `%LOCALAPPDATA%`, or its usual place under the home folder.
     pub fn local_app_data(&self) -> PathBuf {
-        self.var_path("LOCALAPPDATA").unwrap_or_else(|| self.home.join("AppData").join("Local"))
+        self.var_path("LOCALAPPDATA")
+            .unwrap_or_else(|| self.home.join("AppData").join("Local"))
     }
 
     /// The per-user application config folder: XDG config on Linux, `~/Library/Application Support` on macOS,
@@ -115,7 +126,11 @@ impl Environment {
                 .filter(|path| path.is_absolute())
                 .unwrap_or_else(|| self.home.join(".local").join("state"))
                 .join("obsmcp"),
-            Os::MacOs => self.home.join("Library").join("Application Support").join("obsmcp"),
+            Os::MacOs => self
+                .home
+                .join("Library")
+                .join("Application Support")
+                .join("obsmcp"),
             Os::Windows => self.local_app_data().join("obsmcp"),
         }
     }
@@ -123,11 +138,19 @@ impl Environment {
     /// The first file named `name` on `PATH` (with the usual Windows extensions).
     pub fn find_executable(&self, name: &str) -> Option<PathBuf> {
         let separator = if self.os == Os::Windows { ';' } else { ':' };
-        let extensions: &[&str] = if self.os == Os::Windows { &[".exe", ".cmd", ".bat", ""] } else { &[""] };
+        let extensions: &[&str] = if self.os == Os::Windows {
+            &[".exe", ".cmd", ".bat", ""]
+        } else {
+            &[""]
+        };
         self.var("PATH")?
             .split(separator)
             .filter(|folder| !folder.is_empty())
-            .flat_map(|folder| extensions.iter().map(move |extension| Path::new(folder).join(format!("{name}{extension}"))))
+            .flat_map(|folder| {
+                extensions
+                    .iter()
+                    .map(move |extension| Path::new(folder).join(format!("{name}{extension}")))
+            })
             .find(|candidate| candidate.is_file())
     }
 }
@@ -139,19 +162,33 @@ mod tests {
     #[test]
     fn empty_variables_read_as_unset() {
         let environment = Environment::new(Os::Linux, "/home/me").with_var("XDG_CONFIG_HOME", "");
-        assert_eq!(environment.xdg_config_home(), PathBuf::from("/home/me/.config"));
+        assert_eq!(
+            environment.xdg_config_home(),
+            PathBuf::from("/home/me/.config")
+        );
     }
 
     #[test]
     fn a_relative_xdg_folder_is_ignored_as_the_spec_says() {
-        let environment = Environment::new(Os::Linux, "/home/me").with_var("XDG_CONFIG_HOME", "relative");
-        assert_eq!(environment.xdg_config_home(), PathBuf::from("/home/me/.config"));
+        let environment =
+            Environment::new(Os::Linux, "/home/me").with_var("XDG_CONFIG_HOME", "relative");
+        assert_eq!(
+            environment.xdg_config_home(),
+            PathBuf::from("/home/me/.config")
+        );
     }
 
     #[test]
     fn config_home_per_os() {
-        assert_eq!(Environment::new(Os::MacOs, "/Users/me").config_home(), PathBuf::from("/Users/me/Library/Application Support"));
-        let windows = Environment::new(Os::Windows, r"C:\Users\me").with_var("APPDATA", r"C:\Users\me\AppData\Roaming");
-        assert_eq!(windows.config_home(), PathBuf::from(r"C:\Users\me\AppData\Roaming"));
+        assert_eq!(
+            Environment::new(Os::MacOs, "/Users/me").config_home(),
+            PathBuf::from("/Users/me/Library/Application Support")
+        );
+        let windows = Environment::new(Os::Windows, r"C:\Users\me")
+            .with_var("APPDATA", r"C:\Users\me\AppData\Roaming");
+        assert_eq!(
+            windows.config_home(),
+            PathBuf::from(r"C:\Users\me\AppData\Roaming")
+        );
     }
 }

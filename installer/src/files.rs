@@ -12,7 +12,10 @@ use std::time::{Duration, Instant, SystemTime};
 pub enum FileError {
     /// Reading failed.
     #[error("could not read `{path}`")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// The file is not UTF-8 text.
     #[error("`{path}` is not UTF-8 text")]
     NotText { path: PathBuf },
@@ -21,9 +24,14 @@ pub enum FileError {
     ReadOnly { path: PathBuf },
     /// Writing failed; the original file is untouched.
     #[error("could not write `{path}`")]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// Another program held the lock for too long.
-    #[error("`{lock}` is held by another program (Claude Code?) and was not released within {seconds} s")]
+    #[error(
+        "`{lock}` is held by another program (Claude Code?) and was not released within {seconds} s"
+    )]
     Locked { lock: PathBuf, seconds: u64 },
 }
 
@@ -47,9 +55,16 @@ pub fn resolve(path: &Path) -> PathBuf {
 /// The file's text, or `None` when it does not exist.
 pub fn read_text(path: &Path) -> Result<Option<String>, FileError> {
     match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| FileError::NotText { path: path.to_owned() }),
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| FileError::NotText {
+                path: path.to_owned(),
+            }),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(FileError::Read { path: path.to_owned(), source }),
+        Err(source) => Err(FileError::Read {
+            path: path.to_owned(),
+            source,
+        }),
     }
 }
 
@@ -72,22 +87,38 @@ pub fn write_atomic_without_backup(path: &Path, bytes: &[u8]) -> Result<(), File
     write_atomic_with(path, bytes, None, false)
 }
 
-fn write_atomic_with(path: &Path, bytes: &[u8], new_mode: Option<u32>, backup: bool) -> Result<(), FileError> {
-    let write_error = |source| FileError::Write { path: path.to_owned(), source };
+fn write_atomic_with(
+    path: &Path,
+    bytes: &[u8],
+    new_mode: Option<u32>,
+    backup: bool,
+) -> Result<(), FileError> {
+    let write_error = |source| FileError::Write {
+        path: path.to_owned(),
+        source,
+    };
     let existing = std::fs::metadata(path).ok();
     if let Some(metadata) = &existing {
         if metadata.permissions().readonly() {
-            return Err(FileError::ReadOnly { path: path.to_owned() });
+            return Err(FileError::ReadOnly {
+                path: path.to_owned(),
+            });
         }
         let backup_file = backup_path(path);
         if backup && !backup_file.exists() {
             std::fs::copy(path, &backup_file).map_err(write_error)?;
         }
     }
-    let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let folder = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     std::fs::create_dir_all(folder).map_err(write_error)?;
     let mut temporary = tempfile::Builder::new()
-        .prefix(&format!(".{}.", path.file_name().unwrap_or_default().to_string_lossy()))
+        .prefix(&format!(
+            ".{}.",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ))
         .suffix(".obsmcp-tmp")
         .tempfile_in(folder)
         .map_err(write_error)?;
@@ -98,11 +129,16 @@ fn write_atomic_with(path: &Path, bytes: &[u8], new_mode: Option<u32>, backup: b
         (None, None) => None,
     };
     if let Some(permissions) = permissions {
-        temporary.as_file().set_permissions(permissions).map_err(write_error)?;
+        temporary
+            .as_file()
+            .set_permissions(permissions)
+            .map_err(write_error)?;
     }
     // Synced before the rename so that a crash leaves the old file or the new one, never a torn one.
     temporary.as_file().sync_all().map_err(write_error)?;
-    temporary.persist(path).map_err(|error| write_error(error.error))?;
+    temporary
+        .persist(path)
+        .map_err(|error| write_error(error.error))?;
     Ok(())
 }
 
@@ -111,7 +147,10 @@ pub fn remove_file(path: &Path) -> Result<(), FileError> {
     match std::fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(source) => Err(FileError::Write { path: path.to_owned(), source }),
+        Err(source) => Err(FileError::Write {
+            path: path.to_owned(),
+            source,
+        }),
     }
 }
 
@@ -124,7 +163,9 @@ fn permissions_with_mode(mode: u32) -> std::fs::Permissions {
 #[cfg(not(unix))]
 fn permissions_with_mode(_mode: u32) -> std::fs::Permissions {
     let file = tempfile::tempfile().expect("a temporary file can be created");
-    file.metadata().expect("a temporary file has metadata").permissions()
+    file.metadata()
+        .expect("a temporary file has metadata")
+        .permissions()
 }
 
 /// Claude Code's lock: a directory `<file>.lock` (proper-lockfile style). Claude waits while it exists and steals it
@@ -163,13 +204,20 @@ impl DirectoryLock {
                         continue;
                     }
                     if started.elapsed() >= wait {
-                        return Err(FileError::Locked { lock: path, seconds: wait.as_secs() });
+                        return Err(FileError::Locked {
+                            lock: path,
+                            seconds: wait.as_secs(),
+                        });
                     }
                     std::thread::sleep(Duration::from_millis(100));
                 }
                 Err(source) if source.kind() == std::io::ErrorKind::NotFound => {
-                    std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))
-                        .map_err(|source| FileError::Write { path: path.clone(), source })?;
+                    std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).map_err(
+                        |source| FileError::Write {
+                            path: path.clone(),
+                            source,
+                        },
+                    )?;
                 }
                 Err(source) => return Err(FileError::Write { path, source }),
             }
@@ -199,9 +247,19 @@ mod tests {
         write_atomic(&path, b"second", None).unwrap();
         write_atomic(&path, b"third", None).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "third");
-        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
-        assert_eq!(std::fs::read_to_string(backup_path(&path)).unwrap(), "original");
-        let leftovers: Vec<_> = std::fs::read_dir(folder.path()).unwrap().flatten().map(|entry| entry.file_name()).collect();
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
+        assert_eq!(
+            std::fs::read_to_string(backup_path(&path)).unwrap(),
+            "original"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(folder.path())
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name())
+            .collect();
         assert_eq!(leftovers.len(), 2, "{leftovers:?}");
     }
 
@@ -210,7 +268,10 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("deep/er/.claude.json");
         write_atomic(&path, b"{}", Some(0o600)).unwrap();
-        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
         assert!(!backup_path(&path).exists());
     }
 
@@ -220,7 +281,10 @@ mod tests {
         let path = folder.path().join("config.toml");
         std::fs::write(&path, "x = 1").unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
-        assert!(matches!(write_atomic(&path, b"y = 2", None), Err(FileError::ReadOnly { .. })));
+        assert!(matches!(
+            write_atomic(&path, b"y = 2", None),
+            Err(FileError::ReadOnly { .. })
+        ));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "x = 1");
     }
 
@@ -234,7 +298,12 @@ mod tests {
         std::os::unix::fs::symlink("dotfiles/config.yaml", &link).unwrap();
         assert_eq!(resolve(&link), real);
         write_atomic(&resolve(&link), b"a: 2", None).unwrap();
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(std::fs::read_to_string(&link).unwrap(), "a: 2");
     }
 
@@ -243,7 +312,10 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let file = folder.path().join(".claude.json");
         let held = DirectoryLock::acquire(&file, Duration::from_secs(1)).unwrap();
-        assert!(matches!(DirectoryLock::acquire(&file, Duration::from_millis(300)), Err(FileError::Locked { .. })));
+        assert!(matches!(
+            DirectoryLock::acquire(&file, Duration::from_millis(300)),
+            Err(FileError::Locked { .. })
+        ));
         drop(held);
         assert!(!DirectoryLock::path_for(&file).exists());
         drop(DirectoryLock::acquire(&file, Duration::from_millis(300)).unwrap());
@@ -256,7 +328,10 @@ mod tests {
         let lock = DirectoryLock::path_for(&file);
         std::fs::create_dir(&lock).unwrap();
         let old = SystemTime::now() - Duration::from_secs(60);
-        std::fs::File::open(&lock).unwrap().set_modified(old).unwrap();
+        std::fs::File::open(&lock)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
         drop(DirectoryLock::acquire(&file, Duration::from_millis(100)).unwrap());
     }
 }

@@ -78,7 +78,10 @@ pub enum ApplyError {
     File(#[from] FileError),
     /// The file changed under obsmcp and no longer parses.
     #[error("`{path}` changed while obsmcp was updating it and no longer parses")]
-    Document { path: PathBuf, source: document::DocumentError },
+    Document {
+        path: PathBuf,
+        source: document::DocumentError,
+    },
 }
 
 impl TextEdit {
@@ -107,11 +110,19 @@ fn is_empty_document(value: &Value) -> bool {
 
 impl FileChange {
     /// Plans a document edit of `path` (already resolved), reading its current text.
-    pub fn edit(path: &Path, edit: TextEdit, claude_lock: bool, new_mode: Option<u32>) -> Result<Self, PlanFileError> {
+    pub fn edit(
+        path: &Path,
+        edit: TextEdit,
+        claude_lock: bool,
+        new_mode: Option<u32>,
+    ) -> Result<Self, PlanFileError> {
         let before = files::read_text(path).map_err(PlanFileError::File)?;
         let after = edit
             .run(before.as_deref())
-            .map_err(|source| PlanFileError::Document { path: path.to_owned(), source })?;
+            .map_err(|source| PlanFileError::Document {
+                path: path.to_owned(),
+                source,
+            })?;
         Ok(Self {
             path: path.to_owned(),
             before: before.map(String::into_bytes),
@@ -127,9 +138,21 @@ impl FileChange {
         let before = match std::fs::read(path) {
             Ok(bytes) => Some(bytes),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-            Err(source) => return Err(PlanFileError::File(FileError::Read { path: path.to_owned(), source })),
+            Err(source) => {
+                return Err(PlanFileError::File(FileError::Read {
+                    path: path.to_owned(),
+                    source,
+                }));
+            }
         };
-        Ok(Self { path: path.to_owned(), before, after: bytes.map(<[u8]>::to_vec), edit: None, claude_lock: false, new_mode: None })
+        Ok(Self {
+            path: path.to_owned(),
+            before,
+            after: bytes.map(<[u8]>::to_vec),
+            edit: None,
+            claude_lock: false,
+            new_mode: None,
+        })
     }
 
     /// Whether applying it changes anything.
@@ -140,14 +163,32 @@ impl FileChange {
     /// The change as a unified diff (binary or huge content is summarised).
     pub fn diff(&self) -> String {
         let name = self.path.display().to_string();
-        let text = |bytes: &Option<Vec<u8>>| bytes.as_deref().map(|bytes| std::str::from_utf8(bytes).ok().map(str::to_owned));
+        let text = |bytes: &Option<Vec<u8>>| {
+            bytes
+                .as_deref()
+                .map(|bytes| std::str::from_utf8(bytes).ok().map(str::to_owned))
+        };
         match (text(&self.before), text(&self.after)) {
-            (Some(Some(before)), Some(Some(after))) if before.len() + after.len() < 256 * 1024 => unified(&name, &before, &after, true, true),
-            (None, Some(Some(after))) if after.len() < 256 * 1024 => unified(&name, "", &after, false, true),
-            (Some(Some(before)), None) if before.len() < 256 * 1024 => unified(&name, &before, "", true, false),
+            (Some(Some(before)), Some(Some(after))) if before.len() + after.len() < 256 * 1024 => {
+                unified(&name, &before, &after, true, true)
+            }
+            (None, Some(Some(after))) if after.len() < 256 * 1024 => {
+                unified(&name, "", &after, false, true)
+            }
+            (Some(Some(before)), None) if before.len() < 256 * 1024 => {
+                unified(&name, &before, "", true, false)
+            }
             _ => {
-                let size = |bytes: &Option<Vec<u8>>| bytes.as_ref().map_or("absent".to_owned(), |bytes| format!("{} bytes", bytes.len()));
-                format!("--- {name}\n+++ {name}\n@@ {} → {} @@\n", size(&self.before), size(&self.after))
+                let size = |bytes: &Option<Vec<u8>>| {
+                    bytes.as_ref().map_or("absent".to_owned(), |bytes| {
+                        format!("{} bytes", bytes.len())
+                    })
+                };
+                format!(
+                    "--- {name}\n+++ {name}\n@@ {} → {} @@\n",
+                    size(&self.before),
+                    size(&self.after)
+                )
             }
         }
     }
@@ -158,7 +199,11 @@ impl FileChange {
         if !self.is_change() {
             return Ok(());
         }
-        let _lock = if self.claude_lock { Some(DirectoryLock::acquire(&self.path, LOCK_WAIT)?) } else { None };
+        let _lock = if self.claude_lock {
+            Some(DirectoryLock::acquire(&self.path, LOCK_WAIT)?)
+        } else {
+            None
+        };
         let mut after = self.after.clone();
         if self.claude_lock
             && let Some(edit) = &self.edit
@@ -167,7 +212,10 @@ impl FileChange {
             if current.as_deref().map(str::as_bytes) != self.before.as_deref() {
                 after = edit
                     .run(current.as_deref())
-                    .map_err(|source| ApplyError::Document { path: self.path.clone(), source })?
+                    .map_err(|source| ApplyError::Document {
+                        path: self.path.clone(),
+                        source,
+                    })?
                     .map(String::into_bytes);
             }
         }
@@ -183,7 +231,9 @@ impl FileChange {
         let read = |bytes: &Option<Vec<u8>>| {
             let format = self.edit.as_ref().map(|edit| edit.format);
             match (format, bytes.as_deref().map(std::str::from_utf8)) {
-                (Some(format), Some(Ok(text))) => document::read_value(format, text).unwrap_or(Value::Null),
+                (Some(format), Some(Ok(text))) => {
+                    document::read_value(format, text).unwrap_or(Value::Null)
+                }
                 _ => Value::Null,
             }
         };
@@ -192,9 +242,21 @@ impl FileChange {
 }
 
 fn unified(name: &str, before: &str, after: &str, existed: bool, exists: bool) -> String {
-    let old_header = if existed { name.to_owned() } else { "/dev/null".to_owned() };
-    let new_header = if exists { name.to_owned() } else { "/dev/null".to_owned() };
-    similar::TextDiff::from_lines(before, after).unified_diff().context_radius(3).header(&old_header, &new_header).to_string()
+    let old_header = if existed {
+        name.to_owned()
+    } else {
+        "/dev/null".to_owned()
+    };
+    let new_header = if exists {
+        name.to_owned()
+    } else {
+        "/dev/null".to_owned()
+    };
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&old_header, &new_header)
+        .to_string()
 }
 
 /// Why a file could not be planned.
@@ -206,7 +268,10 @@ pub enum PlanFileError {
     File(FileError),
     /// It does not parse, or has the wrong shape; it is left untouched.
     #[error("`{path}` was left untouched: {source}")]
-    Document { path: PathBuf, source: document::DocumentError },
+    Document {
+        path: PathBuf,
+        source: document::DocumentError,
+    },
 }
 
 /// Whether the change to `path` can be written: an existing read-only file cannot.
@@ -215,7 +280,9 @@ pub fn check_writable(change: &FileChange) -> Result<(), FileError> {
         && change.before.is_some()
         && std::fs::metadata(&change.path).is_ok_and(|metadata| metadata.permissions().readonly())
     {
-        return Err(FileError::ReadOnly { path: change.path.clone() });
+        return Err(FileError::ReadOnly {
+            path: change.path.clone(),
+        });
     }
     Ok(())
 }
@@ -240,7 +307,10 @@ mod tests {
     fn add_entry() -> TextEdit {
         TextEdit {
             format: Format::Json,
-            operations: vec![Operation::Merge { path: key_path(&["mcpServers", "obsidian"]), value: json!({"command": "/o"}) }],
+            operations: vec![Operation::Merge {
+                path: key_path(&["mcpServers", "obsidian"]),
+                value: json!({"command": "/o"}),
+            }],
             remove_if_empty: false,
         }
     }
@@ -264,7 +334,11 @@ mod tests {
     fn an_unchanged_plan_writes_nothing() {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("config.json");
-        std::fs::write(&path, "{\"mcpServers\": {\"obsidian\": {\"command\": \"/o\"}}}").unwrap();
+        std::fs::write(
+            &path,
+            "{\"mcpServers\": {\"obsidian\": {\"command\": \"/o\"}}}",
+        )
+        .unwrap();
         let change = FileChange::edit(&path, add_entry(), false, None).unwrap();
         assert!(!change.is_change());
         change.apply().unwrap();
@@ -276,13 +350,27 @@ mod tests {
         let edit = TextEdit {
             format: Format::Toml,
             operations: vec![
-                Operation::Remove { path: key_path(&["mcp_servers", "obsidian"]) },
-                Operation::RemoveIfEmpty { path: key_path(&["mcp_servers"]) },
+                Operation::Remove {
+                    path: key_path(&["mcp_servers", "obsidian"]),
+                },
+                Operation::RemoveIfEmpty {
+                    path: key_path(&["mcp_servers"]),
+                },
             ],
             remove_if_empty: true,
         };
-        assert_eq!(edit.run(Some("[mcp_servers.obsidian]\ncommand = \"/o\"\n")).unwrap(), None);
-        assert!(edit.run(Some("model = \"o3\"\n[mcp_servers.obsidian]\ncommand = \"/o\"\n")).unwrap().is_some());
+        assert_eq!(
+            edit.run(Some("[mcp_servers.obsidian]\ncommand = \"/o\"\n"))
+                .unwrap(),
+            None
+        );
+        assert!(
+            edit.run(Some(
+                "model = \"o3\"\n[mcp_servers.obsidian]\ncommand = \"/o\"\n"
+            ))
+            .unwrap()
+            .is_some()
+        );
     }
 
     #[test]
@@ -295,8 +383,18 @@ mod tests {
             claude_lock: false,
             new_mode: None,
         };
-        assert_eq!(change.diff(), "--- /h/config.toml\n+++ /h/config.toml\n@@ -1 +1,2 @@\n a = 1\n+b = 2\n");
-        let created = FileChange { before: None, ..change };
-        assert!(created.diff().starts_with("--- /dev/null\n+++ /h/config.toml\n"));
+        assert_eq!(
+            change.diff(),
+            "--- /h/config.toml\n+++ /h/config.toml\n@@ -1 +1,2 @@\n a = 1\n+b = 2\n"
+        );
+        let created = FileChange {
+            before: None,
+            ..change
+        };
+        assert!(
+            created
+                .diff()
+                .starts_with("--- /dev/null\n+++ /h/config.toml\n")
+        );
     }
 }

@@ -41,12 +41,18 @@ pub fn community_plugins_path(vault: &Path, config_dir: &str) -> PathBuf {
 
 /// The operation that enables the plugin.
 pub fn enable_operation() -> Operation {
-    Operation::AddToArray { path: Vec::new(), items: vec![PLUGIN_ID.to_owned()] }
+    Operation::AddToArray {
+        path: Vec::new(),
+        items: vec![PLUGIN_ID.to_owned()],
+    }
 }
 
 /// The operation that disables it again.
 pub fn disable_operation() -> Operation {
-    Operation::RemoveFromArray { path: Vec::new(), items: vec![PLUGIN_ID.to_owned()] }
+    Operation::RemoveFromArray {
+        path: Vec::new(),
+        items: vec![PLUGIN_ID.to_owned()],
+    }
 }
 
 /// The format of Obsidian's own JSON files.
@@ -55,18 +61,32 @@ pub const OBSIDIAN_FORMAT: Format = Format::Json;
 /// Older MCP plugins installed in this vault.
 pub fn older_plugins(vault: &Path, config_dir: &str) -> Vec<&'static str> {
     let plugins = vault.join(config_dir).join("plugins");
-    OLDER_PLUGINS.iter().copied().filter(|id| plugins.join(id).is_dir()).collect()
+    OLDER_PLUGINS
+        .iter()
+        .copied()
+        .filter(|id| plugins.join(id).is_dir())
+        .collect()
 }
 
 /// The operations that fill what `data.json` lacks, leaving every present value alone.
-pub fn data_operations(existing: &serde_json::Value, initial: &serde_json::Value) -> Vec<Operation> {
+pub fn data_operations(
+    existing: &serde_json::Value,
+    initial: &serde_json::Value,
+) -> Vec<Operation> {
     let Some(initial) = initial.as_object() else {
         return Vec::new();
     };
     initial
         .iter()
-        .filter(|(key, _)| existing.get(key.as_str()).is_none_or(|value| value.is_null() || value == ""))
-        .map(|(key, value)| Operation::Replace { path: key_path(&[key]), value: value.clone() })
+        .filter(|(key, _)| {
+            existing
+                .get(key.as_str())
+                .is_none_or(|value| value.is_null() || value == "")
+        })
+        .map(|(key, value)| Operation::Replace {
+            path: key_path(&[key]),
+            value: value.clone(),
+        })
         .collect()
 }
 
@@ -99,9 +119,21 @@ mod tests {
     #[test]
     fn data_keeps_what_exists_and_fills_the_rest() {
         let initial = json!({"port": 22401, "token": "new"});
-        assert!(data_operations(&json!({"port": 23000, "token": "old", "readOnly": true}), &initial).is_empty());
+        assert!(
+            data_operations(
+                &json!({"port": 23000, "token": "old", "readOnly": true}),
+                &initial
+            )
+            .is_empty()
+        );
         let filled = data_operations(&json!({"port": 23000, "token": ""}), &initial);
-        assert_eq!(filled, [Operation::Replace { path: key_path(&["token"]), value: json!("new") }]);
+        assert_eq!(
+            filled,
+            [Operation::Replace {
+                path: key_path(&["token"]),
+                value: json!("new")
+            }]
+        );
     }
 
     #[test]
@@ -109,6 +141,9 @@ mod tests {
         let vault = tempfile::tempdir().unwrap();
         assert!(older_plugins(vault.path(), ".obsidian").is_empty());
         std::fs::create_dir_all(vault.path().join(".obsidian/plugins/claude-code-mcp")).unwrap();
-        assert_eq!(older_plugins(vault.path(), ".obsidian"), ["claude-code-mcp"]);
+        assert_eq!(
+            older_plugins(vault.path(), ".obsidian"),
+            ["claude-code-mcp"]
+        );
     }
 }

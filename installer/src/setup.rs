@@ -147,13 +147,21 @@ impl SetupPlan {
         let mut problems = Vec::new();
         for change in &self.files {
             if let Err(error) = change.apply() {
-                problems.push(Problem { scope: change.path.display().to_string(), message: error.to_string(), hint: None });
+                problems.push(Problem {
+                    scope: change.path.display().to_string(),
+                    message: error.to_string(),
+                    hint: None,
+                });
             }
         }
         if self.changes_anything()
             && let Err(error) = self.state.clone().save(environment)
         {
-            problems.push(Problem { scope: "obsmcp".to_owned(), message: error.to_string(), hint: None });
+            problems.push(Problem {
+                scope: "obsmcp".to_owned(),
+                message: error.to_string(),
+                hint: None,
+            });
         }
         problems
     }
@@ -192,10 +200,24 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
 
     for vault in &request.vaults {
         let scope = format!("vault {}", vaults::vault_name(&vault.path));
-        let Some(port) = plan_plugin(request, vault, &scope, &mut taken_ports, &mut edits, &mut plan) else {
+        let Some(port) = plan_plugin(
+            request,
+            vault,
+            &scope,
+            &mut taken_ports,
+            &mut edits,
+            &mut plan,
+        ) else {
             continue;
         };
-        let server_name = choose_name(request, vault, &client_files, &mut taken_names, decisions, &mut plan);
+        let server_name = choose_name(
+            request,
+            vault,
+            &client_files,
+            &mut taken_names,
+            decisions,
+            &mut plan,
+        );
         for client_file in &client_files {
             plan_entry(request, vault, client_file, &server_name, &mut edits);
         }
@@ -208,7 +230,9 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
             port,
             server_name,
         });
-        plan.state.vaults.insert(vault.path.clone(), vault.config_dir.clone());
+        plan.state
+            .vaults
+            .insert(vault.path.clone(), vault.config_dir.clone());
     }
     edits.finish(&mut plan);
     describe_client_items(request, &client_files, &mut plan);
@@ -220,23 +244,38 @@ fn read_clients(request: &SetupRequest<'_>, plan: &mut SetupPlan) -> Vec<ClientF
     for client in &request.clients {
         let location = client.locate(request.environment);
         if let Some(problem) = location.problem {
-            plan.problems.push(Problem { scope: client.name.to_owned(), message: problem, hint: None });
+            plan.problems.push(Problem {
+                scope: client.name.to_owned(),
+                message: problem,
+                hint: None,
+            });
             continue;
         }
         let path = files::resolve(&location.config);
         let text = match files::read_text(&path) {
             Ok(text) => text.unwrap_or_default(),
             Err(error) => {
-                plan.problems.push(Problem { scope: client.name.to_owned(), message: error.to_string(), hint: None });
+                plan.problems.push(Problem {
+                    scope: client.name.to_owned(),
+                    message: error.to_string(),
+                    hint: None,
+                });
                 continue;
             }
         };
         match read_servers(client, &text) {
-            Ok(servers) => found.push(ClientFile { client, path, servers }),
+            Ok(servers) => found.push(ClientFile {
+                client,
+                path,
+                servers,
+            }),
             Err(error) => plan.problems.push(Problem {
                 scope: client.name.to_owned(),
                 message: format!("`{}` was left untouched: {error}", path.display()),
-                hint: Some(format!("fix the file, or leave {} out with --client", client.name)),
+                hint: Some(format!(
+                    "fix the file, or leave {} out with --client",
+                    client.name
+                )),
             }),
         }
     }
@@ -246,12 +285,18 @@ fn read_clients(request: &SetupRequest<'_>, plan: &mut SetupPlan) -> Vec<ClientF
 /// Ports the plugin of every other known vault already uses.
 fn ports_in_use_by_other_vaults(request: &SetupRequest<'_>) -> BTreeSet<u16> {
     let (registered, _) = vaults::discover(request.environment);
-    let known: BTreeMap<PathBuf, String> =
-        registered.into_iter().map(|vault| (vault.path.clone(), vaults::config_dir(&vault.path, None).0)).collect();
+    let known: BTreeMap<PathBuf, String> = registered
+        .into_iter()
+        .map(|vault| (vault.path.clone(), vaults::config_dir(&vault.path, None).0))
+        .collect();
     known
         .iter()
         .filter(|(path, _)| !request.vaults.iter().any(|target| &target.path == *path))
-        .filter_map(|(path, config_dir)| plugin_data::read(path, config_dir).ok().map(|data| data.port))
+        .filter_map(|(path, config_dir)| {
+            plugin_data::read(path, config_dir)
+                .ok()
+                .map(|data| data.port)
+        })
         .collect()
 }
 
@@ -269,44 +314,93 @@ fn plan_plugin(
     let existing_text = match files::read_text(&data_path) {
         Ok(text) => text,
         Err(error) => {
-            plan.problems.push(Problem { scope: scope.to_owned(), message: error.to_string(), hint: None });
+            plan.problems.push(Problem {
+                scope: scope.to_owned(),
+                message: error.to_string(),
+                hint: None,
+            });
             return None;
         }
     };
-    let existing = match existing_text.as_deref().map(|text| document::read_value(plugin::OBSIDIAN_FORMAT, text)) {
+    let existing = match existing_text
+        .as_deref()
+        .map(|text| document::read_value(plugin::OBSIDIAN_FORMAT, text))
+    {
         None => Value::Null,
         Some(Ok(value)) if value.is_object() || value.is_null() => value,
         Some(Ok(_)) | Some(Err(_)) => {
             plan.problems.push(Problem {
                 scope: scope.to_owned(),
-                message: format!("`{}` is not the JSON object the plugin writes; it was left untouched", data_path.display()),
-                hint: Some("fix or delete the file, then run setup again (deleting it means a new token)".to_owned()),
+                message: format!(
+                    "`{}` is not the JSON object the plugin writes; it was left untouched",
+                    data_path.display()
+                ),
+                hint: Some(
+                    "fix or delete the file, then run setup again (deleting it means a new token)"
+                        .to_owned(),
+                ),
             });
             return None;
         }
     };
-    let port = match existing.get("port").and_then(Value::as_u64).and_then(|port| u16::try_from(port).ok()) {
+    let port = match existing
+        .get("port")
+        .and_then(Value::as_u64)
+        .and_then(|port| u16::try_from(port).ok())
+    {
         Some(port) => port,
         None => free_port(request, taken_ports),
     };
     taken_ports.insert(port);
-    let token = existing.get("token").and_then(Value::as_str).filter(|token| !token.is_empty()).map_or_else(plugin::new_token, str::to_owned);
-    let initial = Template::parse(request.data_template).render(&BTreeMap::from([("port", json!(port)), ("token", json!(token))]));
+    let token = existing
+        .get("token")
+        .and_then(Value::as_str)
+        .filter(|token| !token.is_empty())
+        .map_or_else(plugin::new_token, str::to_owned);
+    let initial = Template::parse(request.data_template).render(&BTreeMap::from([
+        ("port", json!(port)),
+        ("token", json!(token)),
+    ]));
 
     for (name, bytes) in request.bundle.files() {
-        edits.replace(&folder.join(name), bytes, None, scope, &format!("plugin {name}"));
+        edits.replace(
+            &folder.join(name),
+            bytes,
+            None,
+            scope,
+            &format!("plugin {name}"),
+        );
     }
-    let data_edit = TextEdit { format: plugin::OBSIDIAN_FORMAT, operations: plugin::data_operations(&existing, &initial), remove_if_empty: false };
+    let data_edit = TextEdit {
+        format: plugin::OBSIDIAN_FORMAT,
+        operations: plugin::data_operations(&existing, &initial),
+        remove_if_empty: false,
+    };
     if existing_text.is_some() {
         edits.edit(&data_path, data_edit, scope, "data.json (port and token)");
     } else {
         let text = serde_json::to_string_pretty(&initial).expect("data.json serialises") + "\n";
         // The token is a secret: a new data.json is private to its owner.
-        edits.replace(&data_path, text.as_bytes(), Some(0o600), scope, "data.json (port and token)");
+        edits.replace(
+            &data_path,
+            text.as_bytes(),
+            Some(0o600),
+            scope,
+            "data.json (port and token)",
+        );
     }
     let community = plugin::community_plugins_path(&vault.path, &vault.config_dir);
-    let enable = TextEdit { format: plugin::OBSIDIAN_FORMAT, operations: vec![plugin::enable_operation()], remove_if_empty: false };
-    edits.edit(&community, enable, scope, "enabled in community-plugins.json");
+    let enable = TextEdit {
+        format: plugin::OBSIDIAN_FORMAT,
+        operations: vec![plugin::enable_operation()],
+        remove_if_empty: false,
+    };
+    edits.edit(
+        &community,
+        enable,
+        scope,
+        "enabled in community-plugins.json",
+    );
 
     for older in plugin::older_plugins(&vault.path, &vault.config_dir) {
         plan.notes.push(Note {
@@ -328,36 +422,58 @@ fn plan_plugin(
 
 fn free_port(request: &SetupRequest<'_>, taken: &BTreeSet<u16>) -> u16 {
     (DEFAULT_PORT..u16::MAX)
-        .find(|port| !RESERVED_PORTS.contains(port) && !taken.contains(port) && (request.port_is_free)(*port))
+        .find(|port| {
+            !RESERVED_PORTS.contains(port) && !taken.contains(port) && (request.port_is_free)(*port)
+        })
         .unwrap_or(DEFAULT_PORT)
 }
 
 /// The entry a client gets for a vault.
 fn entry_for(request: &SetupRequest<'_>, vault: &VaultTarget, client: &ClientSpec) -> Value {
-    let mut args = vec![json!("bridge"), json!("--vault"), json!(vault.path.to_string_lossy())];
+    let mut args = vec![
+        json!("bridge"),
+        json!("--vault"),
+        json!(vault.path.to_string_lossy()),
+    ];
     if vault.config_dir != DEFAULT_CONFIG_DIR {
         args.extend([json!("--config-dir"), json!(vault.config_dir)]);
     }
     if request.read_only {
         args.push(json!("--read-only"));
     }
-    let values = BTreeMap::from([("command", json!(request.binary.to_string_lossy())), ("args", Value::Array(args))]);
+    let values = BTreeMap::from([
+        ("command", json!(request.binary.to_string_lossy())),
+        ("args", Value::Array(args)),
+    ]);
     client.template().render(&values)
 }
 
-fn slot(request: &SetupRequest<'_>, vault: &VaultTarget, client_file: &ClientFile, name: &str) -> Slot {
+fn slot(
+    request: &SetupRequest<'_>,
+    vault: &VaultTarget,
+    client_file: &ClientFile,
+    name: &str,
+) -> Slot {
     let Some(entry) = client_file.servers.get(name) else {
         return Slot::Free;
     };
     match describe_entry(client_file.client, entry) {
-        EntryKind::Obsmcp { command, vault: Some(entry_vault), .. } if same_path(&entry_vault, &vault.path) => {
+        EntryKind::Obsmcp {
+            command,
+            vault: Some(entry_vault),
+            ..
+        } if same_path(&entry_vault, &vault.path) => {
             if same_path(Path::new(&command), &request.binary) {
                 Slot::Ours
             } else {
                 Slot::Foreign(format!("an older obsmcp (`{command}`) for this vault"))
             }
         }
-        EntryKind::Obsmcp { command, vault: Some(_), .. } if same_path(Path::new(&command), &request.binary) => Slot::OtherVault,
+        EntryKind::Obsmcp {
+            command,
+            vault: Some(_),
+            ..
+        } if same_path(Path::new(&command), &request.binary) => Slot::OtherVault,
         EntryKind::Obsmcp { command, vault, .. } => Slot::Foreign(match vault {
             Some(vault) => format!("obsmcp (`{command}`) for the vault `{}`", vault.display()),
             None => format!("obsmcp (`{command}`) with another upstream"),
@@ -367,7 +483,8 @@ fn slot(request: &SetupRequest<'_>, vault: &VaultTarget, client_file: &ClientFil
 }
 
 fn same_path(a: &Path, b: &Path) -> bool {
-    a == b || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
+    a == b
+        || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
 }
 
 /// One name per vault, free (or already ours) in every client; a foreign entry is replaced only with consent.
@@ -382,7 +499,13 @@ fn choose_name(
     let slug = vaults::slug(&vaults::vault_name(&vault.path));
     let existing: Vec<String> = client_files
         .iter()
-        .flat_map(|file| file.servers.keys().filter(|name| matches!(slot(request, vault, file, name), Slot::Ours)).cloned().collect::<Vec<_>>())
+        .flat_map(|file| {
+            file.servers
+                .keys()
+                .filter(|name| matches!(slot(request, vault, file, name), Slot::Ours))
+                .cloned()
+                .collect::<Vec<_>>()
+        })
         .collect();
     let defaults = [SERVER_NAME.to_owned(), format!("{SERVER_NAME}-{slug}")].into_iter();
     let numbered = (2..).map(|number| format!("{SERVER_NAME}-{slug}-{number}"));
@@ -391,8 +514,14 @@ fn choose_name(
         if taken.contains(&name) {
             continue;
         }
-        let slots: Vec<(&ClientFile, Slot)> = client_files.iter().map(|file| (file, slot(request, vault, file, &name))).collect();
-        if slots.iter().any(|(_, slot)| matches!(slot, Slot::OtherVault)) {
+        let slots: Vec<(&ClientFile, Slot)> = client_files
+            .iter()
+            .map(|file| (file, slot(request, vault, file, &name)))
+            .collect();
+        if slots
+            .iter()
+            .any(|(_, slot)| matches!(slot, Slot::OtherVault))
+        {
             continue;
         }
         let mut accepted = true;
@@ -404,7 +533,11 @@ fn choose_name(
                 });
                 if !decisions.replace_existing(file.client, &name, description) {
                     accepted = false;
-                    declined.push((file.client.name.to_owned(), name.clone(), description.clone()));
+                    declined.push((
+                        file.client.name.to_owned(),
+                        name.clone(),
+                        description.clone(),
+                    ));
                     break;
                 }
             }
@@ -423,7 +556,13 @@ fn choose_name(
     unreachable!("numbered names never run out")
 }
 
-fn plan_entry(request: &SetupRequest<'_>, vault: &VaultTarget, client_file: &ClientFile, name: &str, edits: &mut Edits) {
+fn plan_entry(
+    request: &SetupRequest<'_>,
+    vault: &VaultTarget,
+    client_file: &ClientFile,
+    name: &str,
+    edits: &mut Edits,
+) {
     let client = client_file.client;
     let entry = entry_for(request, vault, client);
     let path = client.entry_path(name);
@@ -431,22 +570,57 @@ fn plan_entry(request: &SetupRequest<'_>, vault: &VaultTarget, client_file: &Cli
         Slot::Foreign(_) => Operation::Replace { path, value: entry },
         Slot::Free | Slot::Ours | Slot::OtherVault => Operation::Merge { path, value: entry },
     };
-    edits.add_operation(&client_file.path, client.format, operation, client.claude_lock, client.new_file_mode, vec![client.servers_path()]);
+    edits.add_operation(
+        &client_file.path,
+        client.format,
+        operation,
+        client.claude_lock,
+        client.new_file_mode,
+        vec![client.servers_path()],
+    );
     if let Some(permissions) = client.permissions.as_ref().filter(|_| request.permissions) {
         let settings = files::resolve(&(permissions.locate)(request.environment));
-        let rules = request.read_only_tools.iter().map(|tool| permissions.rule(name, tool)).collect();
-        let allow: KeyPath = permissions.allow_key.iter().map(|key| (*key).to_owned()).collect();
-        let containers = (1..=allow.len()).map(|depth| allow[..depth].to_vec()).collect();
-        edits.add_operation(&settings, document::Format::Json, Operation::AddToArray { path: allow, items: rules }, false, None, containers);
+        let rules = request
+            .read_only_tools
+            .iter()
+            .map(|tool| permissions.rule(name, tool))
+            .collect();
+        let allow: KeyPath = permissions
+            .allow_key
+            .iter()
+            .map(|key| (*key).to_owned())
+            .collect();
+        let containers = (1..=allow.len())
+            .map(|depth| allow[..depth].to_vec())
+            .collect();
+        edits.add_operation(
+            &settings,
+            document::Format::Json,
+            Operation::AddToArray {
+                path: allow,
+                items: rules,
+            },
+            false,
+            None,
+            containers,
+        );
     }
 }
 
 /// Reports one item per client entry and per permission set, from the planned files.
-fn describe_client_items(request: &SetupRequest<'_>, client_files: &[ClientFile], plan: &mut SetupPlan) {
+fn describe_client_items(
+    request: &SetupRequest<'_>,
+    client_files: &[ClientFile],
+    plan: &mut SetupPlan,
+) {
     let mut items = Vec::new();
     for client_file in client_files {
         let client = client_file.client;
-        let Some(change) = plan.files.iter().find(|change| change.path == client_file.path) else {
+        let Some(change) = plan
+            .files
+            .iter()
+            .find(|change| change.path == client_file.path)
+        else {
             continue;
         };
         let (before, after) = change.values();
@@ -455,7 +629,10 @@ fn describe_client_items(request: &SetupRequest<'_>, client_files: &[ClientFile]
             items.push(Item {
                 scope: client.name.to_owned(),
                 subject: format!("server `{}` → vault {}", vault.server_name, vault.name),
-                change: change_of(document::lookup(&before, &path), document::lookup(&after, &path)),
+                change: change_of(
+                    document::lookup(&before, &path),
+                    document::lookup(&after, &path),
+                ),
                 path: client_file.path.clone(),
             });
         }
@@ -471,7 +648,10 @@ fn describe_client_items(request: &SetupRequest<'_>, client_files: &[ClientFile]
                 };
                 items.push(Item {
                     scope: client.name.to_owned(),
-                    subject: format!("permission rules pre-approving {} read-only tools (settings.json)", request.read_only_tools.len()),
+                    subject: format!(
+                        "permission rules pre-approving {} read-only tools (settings.json)",
+                        request.read_only_tools.len()
+                    ),
                     change: state,
                     path: settings,
                 });
@@ -519,7 +699,11 @@ impl Edits {
         }
         self.pending.push(Pending {
             path: path.to_owned(),
-            kind: PendingKind::Document(TextEdit { format, operations: vec![operation], remove_if_empty: false }),
+            kind: PendingKind::Document(TextEdit {
+                format,
+                operations: vec![operation],
+                remove_if_empty: false,
+            }),
             claude_lock,
             new_mode,
             containers,
@@ -538,7 +722,14 @@ impl Edits {
         });
     }
 
-    fn replace(&mut self, path: &Path, bytes: &[u8], new_mode: Option<u32>, scope: &str, subject: &str) {
+    fn replace(
+        &mut self,
+        path: &Path,
+        bytes: &[u8],
+        new_mode: Option<u32>,
+        scope: &str,
+        subject: &str,
+    ) {
         self.pending.push(Pending {
             path: path.to_owned(),
             kind: PendingKind::Bytes(bytes.to_vec()),
@@ -553,14 +744,32 @@ impl Edits {
     fn finish(self, plan: &mut SetupPlan) {
         for pending in self.pending {
             let planned = match pending.kind {
-                PendingKind::Document(edit) => FileChange::edit(&pending.path, edit, pending.claude_lock, pending.new_mode),
-                PendingKind::Bytes(bytes) => FileChange::replace(&pending.path, Some(&bytes)).map(|change| FileChange { new_mode: pending.new_mode, ..change }),
+                PendingKind::Document(edit) => {
+                    FileChange::edit(&pending.path, edit, pending.claude_lock, pending.new_mode)
+                }
+                PendingKind::Bytes(bytes) => {
+                    FileChange::replace(&pending.path, Some(&bytes)).map(|change| FileChange {
+                        new_mode: pending.new_mode,
+                        ..change
+                    })
+                }
             };
-            let change = match planned.and_then(|change| check_writable(&change).map(|()| change).map_err(PlanFileError::File)) {
+            let change = match planned.and_then(|change| {
+                check_writable(&change)
+                    .map(|()| change)
+                    .map_err(PlanFileError::File)
+            }) {
                 Ok(change) => change,
                 Err(error) => {
-                    let scope = pending.item.as_ref().map_or_else(|| scope_of(&pending.path), |(scope, _)| scope.clone());
-                    plan.problems.push(Problem { scope, message: error.to_string(), hint: hint_for(&error) });
+                    let scope = pending
+                        .item
+                        .as_ref()
+                        .map_or_else(|| scope_of(&pending.path), |(scope, _)| scope.clone());
+                    plan.problems.push(Problem {
+                        scope,
+                        message: error.to_string(),
+                        hint: hint_for(&error),
+                    });
                     continue;
                 }
             };
@@ -573,7 +782,12 @@ impl Edits {
                     (None, true) => Change::Added,
                     (Some(_), true) => Change::Updated,
                 };
-                plan.items.push(Item { scope, subject, change: state, path: change.path.clone() });
+                plan.items.push(Item {
+                    scope,
+                    subject,
+                    change: state,
+                    path: change.path.clone(),
+                });
             }
             plan.files.push(change);
         }
@@ -589,7 +803,9 @@ fn hint_for(error: &PlanFileError) -> Option<String> {
         PlanFileError::File(files::FileError::ReadOnly { .. }) => {
             Some("make the file writable, or leave this client out with --client".to_owned())
         }
-        PlanFileError::Document { .. } => Some("fix the file by hand; obsmcp never rewrites a file it cannot parse".to_owned()),
+        PlanFileError::Document { .. } => {
+            Some("fix the file by hand; obsmcp never rewrites a file it cannot parse".to_owned())
+        }
         PlanFileError::File(_) => None,
     }
 }
@@ -606,8 +822,14 @@ fn record_creation(change: &FileChange, containers: &[KeyPath], plan: &mut Setup
     }
     let (before, after) = change.values();
     for container in containers {
-        if document::lookup(&before, container).is_none() && document::lookup(&after, container).is_some() {
-            plan.state.created_containers.entry(change.path.clone()).or_default().insert(container.clone());
+        if document::lookup(&before, container).is_none()
+            && document::lookup(&after, container).is_some()
+        {
+            plan.state
+                .created_containers
+                .entry(change.path.clone())
+                .or_default()
+                .insert(container.clone());
         }
     }
 }

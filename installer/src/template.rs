@@ -15,7 +15,9 @@ pub struct Template {
 impl Template {
     /// Parses a template's text; templates are embedded, so a broken one is a build mistake caught by tests.
     pub fn parse(text: &str) -> Self {
-        Self { shape: serde_json::from_str(text).expect("templates in templates/ are valid JSON") }
+        Self {
+            shape: serde_json::from_str(text).expect("templates in templates/ are valid JSON"),
+        }
     }
 
     /// The template with each placeholder replaced by its value.
@@ -52,7 +54,11 @@ fn render(shape: &Value, values: &BTreeMap<&str, Value>) -> Value {
             }
             Value::Array(rendered)
         }
-        Value::Object(map) => Value::Object(map.iter().map(|(key, value)| (key.clone(), render(value, values))).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, value)| (key.clone(), render(value, values)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -76,7 +82,10 @@ fn extract(shape: &Value, entry: &Value, found: &mut BTreeMap<String, Value>) {
                 match placeholder(child) {
                     // The last placeholder of an array takes the rest of it (the arguments).
                     Some(name) if is_last => {
-                        found.insert(name.to_owned(), Value::Array(entry.iter().skip(index).cloned().collect()));
+                        found.insert(
+                            name.to_owned(),
+                            Value::Array(entry.iter().skip(index).cloned().collect()),
+                        );
                     }
                     _ => {
                         if let Some(value) = entry.get(index) {
@@ -97,14 +106,21 @@ mod tests {
     use super::*;
 
     fn values() -> BTreeMap<&'static str, Value> {
-        BTreeMap::from([("command", json!("/bin/obsmcp")), ("args", json!(["bridge", "--vault", "/v"]))])
+        BTreeMap::from([
+            ("command", json!("/bin/obsmcp")),
+            ("args", json!(["bridge", "--vault", "/v"])),
+        ])
     }
 
     #[test]
     fn renders_and_extracts_an_args_entry() {
-        let template = Template::parse(r#"{"type":"stdio","command":"{command}","args":["{args}"]}"#);
+        let template =
+            Template::parse(r#"{"type":"stdio","command":"{command}","args":["{args}"]}"#);
         let entry = template.render(&values());
-        assert_eq!(entry, json!({"type":"stdio","command":"/bin/obsmcp","args":["bridge","--vault","/v"]}));
+        assert_eq!(
+            entry,
+            json!({"type":"stdio","command":"/bin/obsmcp","args":["bridge","--vault","/v"]})
+        );
         let found = template.extract(&entry);
         assert_eq!(found["command"], "/bin/obsmcp");
         assert_eq!(found["args"], json!(["bridge", "--vault", "/v"]));
@@ -112,9 +128,13 @@ mod tests {
 
     #[test]
     fn renders_and_extracts_a_command_array_entry() {
-        let template = Template::parse(r#"{"type":"local","command":["{command}","{args}"],"enabled":true}"#);
+        let template =
+            Template::parse(r#"{"type":"local","command":["{command}","{args}"],"enabled":true}"#);
         let entry = template.render(&values());
-        assert_eq!(entry["command"], json!(["/bin/obsmcp", "bridge", "--vault", "/v"]));
+        assert_eq!(
+            entry["command"],
+            json!(["/bin/obsmcp", "bridge", "--vault", "/v"])
+        );
         let found = template.extract(&entry);
         assert_eq!(found["command"], "/bin/obsmcp");
         assert_eq!(found["args"], json!(["bridge", "--vault", "/v"]));
@@ -123,7 +143,10 @@ mod tests {
     #[test]
     fn numbers_replace_placeholders_whole() {
         let template = Template::parse(r#"{"port":"{port}","token":"{token}"}"#);
-        let rendered = template.render(&BTreeMap::from([("port", json!(22400)), ("token", json!("ab"))]));
+        let rendered = template.render(&BTreeMap::from([
+            ("port", json!(22400)),
+            ("token", json!("ab")),
+        ]));
         assert_eq!(rendered, json!({"port": 22400, "token": "ab"}));
     }
 
@@ -132,7 +155,12 @@ mod tests {
         for client in crate::clients::CLIENTS {
             let template = client.template();
             let entry = template.render(&values());
-            assert_eq!(template.extract(&entry)["command"], "/bin/obsmcp", "{}", client.id);
+            assert_eq!(
+                template.extract(&entry)["command"],
+                "/bin/obsmcp",
+                "{}",
+                client.id
+            );
         }
     }
 }

@@ -52,16 +52,25 @@ pub struct UninstallPlan {
 impl UninstallPlan {
     /// Whether applying changes anything.
     pub fn changes_anything(&self) -> bool {
-        self.files.iter().any(FileChange::is_change) || self.folders.iter().any(|folder| folder.exists())
+        self.files.iter().any(FileChange::is_change)
+            || self.folders.iter().any(|folder| folder.exists())
     }
 }
 
 /// Plans uninstall.
 pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
     let mut state = State::load(request.environment);
-    let mut plan = UninstallPlan { items: Vec::new(), files: Vec::new(), folders: Vec::new(), problems: Vec::new(), state: State::default() };
+    let mut plan = UninstallPlan {
+        items: Vec::new(),
+        files: Vec::new(),
+        folders: Vec::new(),
+        problems: Vec::new(),
+        state: State::default(),
+    };
     let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
-    let wanted = |vault: &Path| request.vaults.is_empty() || request.vaults.iter().any(|wanted| wanted == vault);
+    let wanted = |vault: &Path| {
+        request.vaults.is_empty() || request.vaults.iter().any(|wanted| wanted == vault)
+    };
 
     for client in &request.clients {
         let location = client.locate(request.environment);
@@ -70,7 +79,11 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
             Ok(Some(text)) => text,
             Ok(None) => continue,
             Err(error) => {
-                plan.problems.push(Problem { scope: client.name.to_owned(), message: error.to_string(), hint: None });
+                plan.problems.push(Problem {
+                    scope: client.name.to_owned(),
+                    message: error.to_string(),
+                    hint: None,
+                });
                 continue;
             }
         };
@@ -87,16 +100,36 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         };
         let mut names = Vec::new();
         for (name, entry) in &servers {
-            if let EntryKind::Obsmcp { vault: Some(vault), config_dir, .. } = describe_entry(client, entry)
+            if let EntryKind::Obsmcp {
+                vault: Some(vault),
+                config_dir,
+                ..
+            } = describe_entry(client, entry)
                 && wanted(&vault)
             {
-                vaults.insert(vault.clone(), config_dir.unwrap_or_else(|| DEFAULT_CONFIG_DIR.to_owned()));
+                vaults.insert(
+                    vault.clone(),
+                    config_dir.unwrap_or_else(|| DEFAULT_CONFIG_DIR.to_owned()),
+                );
                 names.push(name.clone());
             }
         }
-        let mut operations: Vec<Operation> = names.iter().map(|name| Operation::Remove { path: client.entry_path(name) }).collect();
+        let mut operations: Vec<Operation> = names
+            .iter()
+            .map(|name| Operation::Remove {
+                path: client.entry_path(name),
+            })
+            .collect();
         operations.extend(prune_operations(&state, &path));
-        push_edit(&mut plan, &mut state, client.name, &path, client.format, operations, client.claude_lock);
+        push_edit(
+            &mut plan,
+            &mut state,
+            client.name,
+            &path,
+            client.format,
+            operations,
+            client.claude_lock,
+        );
         for name in &names {
             plan.items.push(Item {
                 scope: client.name.to_owned(),
@@ -110,11 +143,34 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         {
             let settings = files::resolve(&(permissions.locate)(request.environment));
             if settings.exists() {
-                let allow: KeyPath = permissions.allow_key.iter().map(|key| (*key).to_owned()).collect();
-                let rules = names.iter().flat_map(|name| request.read_only_tools.iter().map(move |tool| permissions.rule(name, tool))).collect();
-                let mut operations = vec![Operation::RemoveFromArray { path: allow, items: rules }];
+                let allow: KeyPath = permissions
+                    .allow_key
+                    .iter()
+                    .map(|key| (*key).to_owned())
+                    .collect();
+                let rules = names
+                    .iter()
+                    .flat_map(|name| {
+                        request
+                            .read_only_tools
+                            .iter()
+                            .map(move |tool| permissions.rule(name, tool))
+                    })
+                    .collect();
+                let mut operations = vec![Operation::RemoveFromArray {
+                    path: allow,
+                    items: rules,
+                }];
                 operations.extend(prune_operations(&state, &settings));
-                push_edit(&mut plan, &mut state, client.name, &settings, document::Format::Json, operations, false);
+                push_edit(
+                    &mut plan,
+                    &mut state,
+                    client.name,
+                    &settings,
+                    document::Format::Json,
+                    operations,
+                    false,
+                );
             }
         }
     }
@@ -122,11 +178,16 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
     if !request.keep_plugin {
         for (path, config_dir) in &state.vaults {
             if wanted(path) {
-                vaults.entry(path.clone()).or_insert_with(|| config_dir.clone());
+                vaults
+                    .entry(path.clone())
+                    .or_insert_with(|| config_dir.clone());
             }
         }
         for vault in &request.vaults {
-            let config_dir = request.config_dir.clone().unwrap_or_else(|| vaults::config_dir(vault, None).0);
+            let config_dir = request
+                .config_dir
+                .clone()
+                .unwrap_or_else(|| vaults::config_dir(vault, None).0);
             vaults.entry(vault.clone()).or_insert(config_dir);
         }
         for (vault, config_dir) in &vaults {
@@ -139,7 +200,8 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
             plan.folders.push(folder.clone());
         }
     }
-    plan.folders.sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
+    plan.folders
+        .sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
     plan.folders.dedup();
     plan.state = state;
     plan
@@ -152,7 +214,11 @@ impl UninstallPlan {
         let mut problems = Vec::new();
         for change in &self.files {
             if let Err(error) = change.apply() {
-                problems.push(Problem { scope: change.path.display().to_string(), message: error.to_string(), hint: None });
+                problems.push(Problem {
+                    scope: change.path.display().to_string(),
+                    message: error.to_string(),
+                    hint: None,
+                });
             }
         }
         for folder in &self.folders {
@@ -161,13 +227,22 @@ impl UninstallPlan {
             }
         }
         if let Err(error) = self.state.save(environment) {
-            problems.push(Problem { scope: "obsmcp".to_owned(), message: error.to_string(), hint: None });
+            problems.push(Problem {
+                scope: "obsmcp".to_owned(),
+                message: error.to_string(),
+                hint: None,
+            });
         }
         problems
     }
 }
 
-fn plan_plugin_removal(plan: &mut UninstallPlan, state: &mut State, vault: &Path, config_dir: &str) {
+fn plan_plugin_removal(
+    plan: &mut UninstallPlan,
+    state: &mut State,
+    vault: &Path,
+    config_dir: &str,
+) {
     let scope = format!("vault {}", vaults::vault_name(vault));
     let folder = plugin::folder(vault, config_dir);
     let mut removed_any = false;
@@ -180,12 +255,21 @@ fn plan_plugin_removal(plan: &mut UninstallPlan, state: &mut State, vault: &Path
                     plan.files.push(change);
                     removed_any = true;
                 }
-                Err(error) => plan.problems.push(Problem { scope: scope.clone(), message: error.to_string(), hint: None }),
+                Err(error) => plan.problems.push(Problem {
+                    scope: scope.clone(),
+                    message: error.to_string(),
+                    hint: None,
+                }),
             }
         }
     }
     if removed_any {
-        plan.items.push(Item { scope: scope.clone(), subject: "plugin files".to_owned(), change: Change::Removed, path: folder.clone() });
+        plan.items.push(Item {
+            scope: scope.clone(),
+            subject: "plugin files".to_owned(),
+            change: Change::Removed,
+            path: folder.clone(),
+        });
     }
     plan.folders.push(folder);
     let community = files::resolve(&plugin::community_plugins_path(vault, config_dir));
@@ -193,7 +277,15 @@ fn plan_plugin_removal(plan: &mut UninstallPlan, state: &mut State, vault: &Path
         let mut operations = vec![plugin::disable_operation()];
         operations.extend(prune_operations(state, &community));
         let before = plan.files.len();
-        push_edit(plan, state, &scope, &community, plugin::OBSIDIAN_FORMAT, operations, false);
+        push_edit(
+            plan,
+            state,
+            &scope,
+            &community,
+            plugin::OBSIDIAN_FORMAT,
+            operations,
+            false,
+        );
         if plan.files.len() > before && plan.files.last().is_some_and(FileChange::is_change) {
             plan.items.push(Item {
                 scope: scope.clone(),
@@ -208,9 +300,19 @@ fn plan_plugin_removal(plan: &mut UninstallPlan, state: &mut State, vault: &Path
 
 /// Removal of the containers setup created in `path`, deepest first.
 fn prune_operations(state: &State, path: &Path) -> Vec<Operation> {
-    let mut containers: Vec<&KeyPath> = state.created_containers.get(path).into_iter().flatten().collect();
+    let mut containers: Vec<&KeyPath> = state
+        .created_containers
+        .get(path)
+        .into_iter()
+        .flatten()
+        .collect();
     containers.sort_by_key(|container| std::cmp::Reverse(container.len()));
-    containers.into_iter().map(|container| Operation::RemoveIfEmpty { path: container.clone() }).collect()
+    containers
+        .into_iter()
+        .map(|container| Operation::RemoveIfEmpty {
+            path: container.clone(),
+        })
+        .collect()
 }
 
 fn push_edit(
@@ -223,8 +325,16 @@ fn push_edit(
     claude_lock: bool,
 ) {
     let created = state.created_files.contains(path);
-    let edit = TextEdit { format, operations, remove_if_empty: created };
-    match FileChange::edit(path, edit, claude_lock, None).and_then(|change| check_writable(&change).map(|()| change).map_err(PlanFileError::File)) {
+    let edit = TextEdit {
+        format,
+        operations,
+        remove_if_empty: created,
+    };
+    match FileChange::edit(path, edit, claude_lock, None).and_then(|change| {
+        check_writable(&change)
+            .map(|()| change)
+            .map_err(PlanFileError::File)
+    }) {
         Ok(mut change) => {
             if change.is_change() {
                 forget_emptied(state, &change);
@@ -235,7 +345,11 @@ fn push_edit(
             }
             plan.files.push(change);
         }
-        Err(error) => plan.problems.push(Problem { scope: scope.to_owned(), message: error.to_string(), hint: None }),
+        Err(error) => plan.problems.push(Problem {
+            scope: scope.to_owned(),
+            message: error.to_string(),
+            hint: None,
+        }),
     }
 }
 
@@ -246,7 +360,11 @@ fn restore_from_backup(change: &mut FileChange, format: document::Format) -> Opt
     let backup_path = files::backup_path(&change.path);
     let backup = std::fs::read(&backup_path).ok()?;
     let after = change.after.as_deref()?;
-    let same = |text: &[u8]| std::str::from_utf8(text).ok().and_then(|text| document::read_value(format, text).ok());
+    let same = |text: &[u8]| {
+        std::str::from_utf8(text)
+            .ok()
+            .and_then(|text| document::read_value(format, text).ok())
+    };
     if same(&backup)? != same(after)? {
         return None;
     }
@@ -262,7 +380,9 @@ fn forget_emptied(state: &mut State, change: &FileChange) {
     }
     let (_, after) = change.values();
     if let Some(containers) = state.created_containers.get_mut(&change.path) {
-        containers.retain(|container| document::lookup(&after, container).is_some_and(|value: &Value| !value.is_null()));
+        containers.retain(|container| {
+            document::lookup(&after, container).is_some_and(|value: &Value| !value.is_null())
+        });
         if containers.is_empty() {
             state.created_containers.remove(&change.path);
         }

@@ -22,18 +22,36 @@ pub struct RegistryLocation {
 /// Every place `obsidian.json` may be on this OS, most common first.
 pub fn registry_locations(environment: &Environment) -> Vec<RegistryLocation> {
     let home = environment.home();
-    let native = |path: PathBuf| RegistryLocation { install: "native", path };
+    let native = |path: PathBuf| RegistryLocation {
+        install: "native",
+        path,
+    };
     match environment.os() {
         Os::Linux => vec![
-            native(environment.xdg_config_home().join("obsidian").join("obsidian.json")),
+            native(
+                environment
+                    .xdg_config_home()
+                    .join("obsidian")
+                    .join("obsidian.json"),
+            ),
             RegistryLocation {
                 install: "Flatpak",
                 path: home.join(".var/app/md.obsidian.Obsidian/config/obsidian/obsidian.json"),
             },
-            RegistryLocation { install: "Snap", path: home.join("snap/obsidian/current/.config/obsidian/obsidian.json") },
+            RegistryLocation {
+                install: "Snap",
+                path: home.join("snap/obsidian/current/.config/obsidian/obsidian.json"),
+            },
         ],
-        Os::MacOs => vec![native(home.join("Library/Application Support/obsidian/obsidian.json"))],
-        Os::Windows => vec![native(environment.app_data().join("obsidian").join("obsidian.json"))],
+        Os::MacOs => vec![native(
+            home.join("Library/Application Support/obsidian/obsidian.json"),
+        )],
+        Os::Windows => vec![native(
+            environment
+                .app_data()
+                .join("obsidian")
+                .join("obsidian.json"),
+        )],
     }
 }
 
@@ -56,10 +74,16 @@ pub struct RegisteredVault {
 pub enum RegistryError {
     /// The file exists but could not be read.
     #[error("could not read Obsidian's vault list `{path}`")]
-    Unreadable { path: PathBuf, source: std::io::Error },
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// The file is not the JSON Obsidian writes.
     #[error("Obsidian's vault list `{path}` is not valid: {source}")]
-    Invalid { path: PathBuf, source: serde_json::Error },
+    Invalid {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
 }
 
 #[derive(Deserialize)]
@@ -76,14 +100,22 @@ struct RegistryEntry {
 }
 
 /// Parses one `obsidian.json`; entries without a path are skipped.
-pub fn parse_registry(text: &str, registry: &Path) -> Result<Vec<RegisteredVault>, serde_json::Error> {
+pub fn parse_registry(
+    text: &str,
+    registry: &Path,
+) -> Result<Vec<RegisteredVault>, serde_json::Error> {
     let parsed: Registry = serde_json::from_str(text)?;
     let mut vaults: Vec<RegisteredVault> = parsed
         .vaults
         .into_iter()
         .filter_map(|(id, entry)| {
             let entry: RegistryEntry = serde_json::from_value(entry).ok()?;
-            Some(RegisteredVault { id, path: entry.path, open: entry.open, registry: registry.to_owned() })
+            Some(RegisteredVault {
+                id,
+                path: entry.path,
+                open: entry.open,
+                registry: registry.to_owned(),
+            })
         })
         .collect();
     vaults.sort_by(|a, b| a.path.cmp(&b.path));
@@ -99,7 +131,10 @@ pub fn discover(environment: &Environment) -> (Vec<RegisteredVault>, Vec<Registr
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
             Err(source) => {
-                errors.push(RegistryError::Unreadable { path: location.path, source });
+                errors.push(RegistryError::Unreadable {
+                    path: location.path,
+                    source,
+                });
                 continue;
             }
         };
@@ -111,7 +146,10 @@ pub fn discover(environment: &Environment) -> (Vec<RegisteredVault>, Vec<Registr
                     }
                 }
             }
-            Err(source) => errors.push(RegistryError::Invalid { path: location.path, source }),
+            Err(source) => errors.push(RegistryError::Invalid {
+                path: location.path,
+                source,
+            }),
         }
     }
     (vaults, errors)
@@ -161,7 +199,10 @@ pub fn config_dir(vault: &Path, given: Option<&str>) -> (String, ConfigDirSource
 
 /// The vault's display name: its folder name, as Obsidian shows it.
 pub fn vault_name(vault: &Path) -> String {
-    vault.file_name().map_or_else(|| vault.display().to_string(), |name| name.to_string_lossy().into_owned())
+    vault.file_name().map_or_else(
+        || vault.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }
 
 /// A name fit for every client's server-name rules (`^[a-z0-9_-]+$`), made from a vault's name.
@@ -175,7 +216,11 @@ pub fn slug(name: &str) -> String {
         }
     }
     let slug = slug.trim_matches('-').to_owned();
-    if slug.is_empty() { "vault".to_owned() } else { slug }
+    if slug.is_empty() {
+        "vault".to_owned()
+    } else {
+        slug
+    }
 }
 
 #[cfg(test)]
@@ -183,7 +228,10 @@ mod tests {
     use super::*;
 
     fn paths(environment: &Environment) -> Vec<PathBuf> {
-        registry_locations(environment).into_iter().map(|location| location.path).collect()
+        registry_locations(environment)
+            .into_iter()
+            .map(|location| location.path)
+            .collect()
     }
 
     #[test]
@@ -193,7 +241,9 @@ mod tests {
             paths(&environment),
             [
                 PathBuf::from("/home/me/.config/obsidian/obsidian.json"),
-                PathBuf::from("/home/me/.var/app/md.obsidian.Obsidian/config/obsidian/obsidian.json"),
+                PathBuf::from(
+                    "/home/me/.var/app/md.obsidian.Obsidian/config/obsidian/obsidian.json"
+                ),
                 PathBuf::from("/home/me/snap/obsidian/current/.config/obsidian/obsidian.json"),
             ]
         );
@@ -201,21 +251,36 @@ mod tests {
 
     #[test]
     fn linux_honours_xdg_config_home() {
-        let environment = Environment::new(Os::Linux, "/home/me").with_var("XDG_CONFIG_HOME", "/cfg");
-        assert_eq!(paths(&environment)[0], PathBuf::from("/cfg/obsidian/obsidian.json"));
+        let environment =
+            Environment::new(Os::Linux, "/home/me").with_var("XDG_CONFIG_HOME", "/cfg");
+        assert_eq!(
+            paths(&environment)[0],
+            PathBuf::from("/cfg/obsidian/obsidian.json")
+        );
     }
 
     #[test]
     fn macos() {
         let environment = Environment::new(Os::MacOs, "/Users/me");
-        assert_eq!(paths(&environment), [PathBuf::from("/Users/me/Library/Application Support/obsidian/obsidian.json")]);
+        assert_eq!(
+            paths(&environment),
+            [PathBuf::from(
+                "/Users/me/Library/Application Support/obsidian/obsidian.json"
+            )]
+        );
     }
 
     #[test]
     fn windows_uses_appdata() {
         let appdata = r"C:\Users\me\AppData\Roaming";
-        let environment = Environment::new(Os::Windows, r"C:\Users\me").with_var("APPDATA", appdata);
-        assert_eq!(paths(&environment), [PathBuf::from(appdata).join("obsidian").join("obsidian.json")]);
+        let environment =
+            Environment::new(Os::Windows, r"C:\Users\me").with_var("APPDATA", appdata);
+        assert_eq!(
+            paths(&environment),
+            [PathBuf::from(appdata)
+                .join("obsidian")
+                .join("obsidian.json")]
+        );
     }
 
     #[test]
@@ -223,8 +288,14 @@ mod tests {
         let text = r#"{"vaults":{"0123456789abcdef":{"path":"/v/b","ts":1,"open":true},"fedcba9876543210":{"path":"/v/a","ts":2}},"frame":"hidden"}"#;
         let vaults = parse_registry(text, Path::new("/r/obsidian.json")).unwrap();
         assert_eq!(vaults.len(), 2);
-        assert_eq!((vaults[0].path.as_path(), vaults[0].open), (Path::new("/v/a"), false));
-        assert_eq!((vaults[1].id.as_str(), vaults[1].open), ("0123456789abcdef", true));
+        assert_eq!(
+            (vaults[0].path.as_path(), vaults[0].open),
+            (Path::new("/v/a"), false)
+        );
+        assert_eq!(
+            (vaults[1].id.as_str(), vaults[1].open),
+            ("0123456789abcdef", true)
+        );
     }
 
     #[test]
@@ -235,11 +306,21 @@ mod tests {
         std::fs::create_dir_all(locations[0].path.parent().unwrap()).unwrap();
         std::fs::write(&locations[0].path, r#"{"vaults":{"a":{"path":"/v/one"}}}"#).unwrap();
         std::fs::create_dir_all(locations[1].path.parent().unwrap()).unwrap();
-        std::fs::write(&locations[1].path, r#"{"vaults":{"b":{"path":"/v/one"},"c":{"path":"/v/two"}}}"#).unwrap();
+        std::fs::write(
+            &locations[1].path,
+            r#"{"vaults":{"b":{"path":"/v/one"},"c":{"path":"/v/two"}}}"#,
+        )
+        .unwrap();
         std::fs::create_dir_all(locations[2].path.parent().unwrap()).unwrap();
         std::fs::write(&locations[2].path, "{not json").unwrap();
         let (vaults, errors) = discover(&environment);
-        assert_eq!(vaults.iter().map(|vault| vault.path.clone()).collect::<Vec<_>>(), [PathBuf::from("/v/one"), PathBuf::from("/v/two")]);
+        assert_eq!(
+            vaults
+                .iter()
+                .map(|vault| vault.path.clone())
+                .collect::<Vec<_>>(),
+            [PathBuf::from("/v/one"), PathBuf::from("/v/two")]
+        );
         assert_eq!(errors.len(), 1);
         assert!(errors[0].to_string().contains("snap"));
     }
@@ -247,13 +328,25 @@ mod tests {
     #[test]
     fn config_dir_given_default_detected_or_created() {
         let vault = tempfile::tempdir().unwrap();
-        assert_eq!(config_dir(vault.path(), None), (".obsidian".to_owned(), ConfigDirSource::Created));
+        assert_eq!(
+            config_dir(vault.path(), None),
+            (".obsidian".to_owned(), ConfigDirSource::Created)
+        );
         std::fs::create_dir_all(vault.path().join(".obsidian-mobile/plugins")).unwrap();
         std::fs::create_dir_all(vault.path().join(".git")).unwrap();
-        assert_eq!(config_dir(vault.path(), None), (".obsidian-mobile".to_owned(), ConfigDirSource::Detected));
+        assert_eq!(
+            config_dir(vault.path(), None),
+            (".obsidian-mobile".to_owned(), ConfigDirSource::Detected)
+        );
         std::fs::create_dir_all(vault.path().join(".obsidian")).unwrap();
-        assert_eq!(config_dir(vault.path(), None), (".obsidian".to_owned(), ConfigDirSource::Default));
-        assert_eq!(config_dir(vault.path(), Some(".work")), (".work".to_owned(), ConfigDirSource::Given));
+        assert_eq!(
+            config_dir(vault.path(), None),
+            (".obsidian".to_owned(), ConfigDirSource::Default)
+        );
+        assert_eq!(
+            config_dir(vault.path(), Some(".work")),
+            (".work".to_owned(), ConfigDirSource::Given)
+        );
     }
 
     #[test]

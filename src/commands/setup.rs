@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use obsmcp_installer::clients::{CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
-use obsmcp_installer::setup::{self as planner, Decisions, FixedDecisions, SetupRequest, VaultTarget};
+use obsmcp_installer::setup::{self as planner, FixedDecisions, SetupRequest, VaultTarget};
 use obsmcp_installer::vaults;
 
 use crate::cli::SetupArgs;
@@ -29,10 +29,19 @@ pub(crate) fn run(args: SetupArgs) -> anyhow::Result<ExitCode> {
         }));
     }
     let mut terminal_prompter = Terminal;
-    let prompter: Option<&mut (dyn Prompter + 'static)> = if interactive { Some(&mut terminal_prompter) } else { None };
+    let prompter: Option<&mut (dyn Prompter + 'static)> = if interactive {
+        Some(&mut terminal_prompter)
+    } else {
+        None
+    };
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
-    let mut printer = Printer { out: &mut stdout, err: &mut stderr, json: args.json, body_shown: false };
+    let mut printer = Printer {
+        out: &mut stdout,
+        err: &mut stderr,
+        json: args.json,
+        body_shown: false,
+    };
     match execute(&args, &environment, prompter, &mut printer) {
         Ok(code) => Ok(code),
         Err(error) => match error.downcast::<UsageError>() {
@@ -64,8 +73,10 @@ pub(crate) fn execute(
         port_is_free: &setup::port_is_free,
     };
     let plan = match prompter.as_deref_mut() {
-        Some(prompter) if !args.replace_existing => planner::plan(&request, &mut AskToReplace { prompter }),
-        _ => planner::plan(&request, &mut FixedDecisions(args.replace_existing) as &mut dyn Decisions),
+        Some(prompter) if !args.replace_existing => {
+            planner::plan(&request, &mut AskToReplace { prompter })
+        }
+        _ => planner::plan(&request, &mut FixedDecisions(args.replace_existing)),
     };
 
     let mut report = Report {
@@ -82,7 +93,7 @@ pub(crate) fn execute(
         report.outcome = Outcome::Planned;
         if args.dry_run {
             report.diffs = diffs(&plan.files);
-        } else if let Some(prompter) = prompter.as_deref_mut() {
+        } else if let Some(prompter) = prompter {
             printer.preview(&report, &diffs(&plan.files))?;
             if !prompter.confirm("Apply these changes?", true)? {
                 report.outcome = Outcome::Cancelled;
@@ -94,23 +105,47 @@ pub(crate) fn execute(
         }
     }
     if report.outcome != Outcome::Cancelled && !plan.vaults.is_empty() {
-        let working: Vec<&ClientSpec> =
-            request.clients.iter().copied().filter(|client| !report.problems.iter().any(|problem| problem.scope == client.name)).collect();
+        let working: Vec<&ClientSpec> = request
+            .clients
+            .iter()
+            .copied()
+            .filter(|client| {
+                !report
+                    .problems
+                    .iter()
+                    .any(|problem| problem.scope == client.name)
+            })
+            .collect();
         report.next_steps = next_steps(&plan.vaults, &working);
     }
     printer.print(&report)?;
-    Ok(if report.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
-fn choose_vaults(args: &SetupArgs, environment: &Environment, prompter: Option<&mut (dyn Prompter + 'static)>) -> anyhow::Result<Vec<VaultTarget>> {
+fn choose_vaults(
+    args: &SetupArgs,
+    environment: &Environment,
+    prompter: Option<&mut (dyn Prompter + 'static)>,
+) -> anyhow::Result<Vec<VaultTarget>> {
     if !args.vault.is_empty() {
-        return args.vault.iter().map(|path| setup::vault_target(environment, path, args.config_dir.as_deref())).collect();
+        return args
+            .vault
+            .iter()
+            .map(|path| setup::vault_target(environment, path, args.config_dir.as_deref()))
+            .collect();
     }
     let (registered, errors) = vaults::discover(environment);
     for error in &errors {
         eprintln!("warning: {error}");
     }
-    let found: Vec<_> = registered.into_iter().filter(|vault| vault.path.is_dir()).collect();
+    let found: Vec<_> = registered
+        .into_iter()
+        .filter(|vault| vault.path.is_dir())
+        .collect();
     if found.is_empty() {
         return Err(UsageError {
             message: "no Obsidian vault was found in Obsidian's vault list".to_owned(),
@@ -124,42 +159,80 @@ fn choose_vaults(args: &SetupArgs, environment: &Environment, prompter: Option<&
                 .iter()
                 .map(|vault| {
                     let open = if vault.open { "  (open)" } else { "" };
-                    format!("{}  {}{open}", vaults::vault_name(&vault.path), vault.path.display())
+                    format!(
+                        "{}  {}{open}",
+                        vaults::vault_name(&vault.path),
+                        vault.path.display()
+                    )
                 })
                 .collect();
             let any_open = found.iter().any(|vault| vault.open);
-            let checked: Vec<bool> = found.iter().map(|vault| found.len() == 1 || vault.open || !any_open).collect();
-            let picked = prompter.select("Vaults to connect (space toggles, enter confirms)", &labels, &checked)?;
-            picked.into_iter().map(|index| found[index].path.clone()).collect()
+            let checked: Vec<bool> = found
+                .iter()
+                .map(|vault| found.len() == 1 || vault.open || !any_open)
+                .collect();
+            let picked = prompter.select(
+                "Vaults to connect (space toggles, enter confirms)",
+                &labels,
+                &checked,
+            )?;
+            picked
+                .into_iter()
+                .map(|index| found[index].path.clone())
+                .collect()
         }
         None => found.iter().map(|vault| vault.path.clone()).collect(),
     };
     if chosen.is_empty() {
-        return Err(UsageError { message: "no vault was chosen".to_owned(), hint: "choose at least one, or use --vault PATH".to_owned() }.into());
+        return Err(UsageError {
+            message: "no vault was chosen".to_owned(),
+            hint: "choose at least one, or use --vault PATH".to_owned(),
+        }
+        .into());
     }
-    chosen.iter().map(|path| setup::vault_target(environment, path, args.config_dir.as_deref())).collect()
+    chosen
+        .iter()
+        .map(|path| setup::vault_target(environment, path, args.config_dir.as_deref()))
+        .collect()
 }
 
-fn choose_clients(args: &SetupArgs, environment: &Environment, prompter: Option<&mut (dyn Prompter + 'static)>) -> anyhow::Result<Vec<&'static ClientSpec>> {
+fn choose_clients(
+    args: &SetupArgs,
+    environment: &Environment,
+    prompter: Option<&mut (dyn Prompter + 'static)>,
+) -> anyhow::Result<Vec<&'static ClientSpec>> {
     if !args.client.is_empty() {
         return setup::named_clients(&args.client);
     }
-    let locations: Vec<_> = CLIENTS.iter().map(|client| client.locate(environment)).collect();
+    let locations: Vec<_> = CLIENTS
+        .iter()
+        .map(|client| client.locate(environment))
+        .collect();
     let chosen: Vec<&'static ClientSpec> = match prompter {
         Some(prompter) => {
             let labels: Vec<String> = CLIENTS
                 .iter()
                 .zip(&locations)
                 .map(|(client, location)| {
-                    let state = if location.detected { "" } else { "  (not detected)" };
+                    let state = if location.detected {
+                        ""
+                    } else {
+                        "  (not detected)"
+                    };
                     format!("{}  {}{state}", client.name, location.config.display())
                 })
                 .collect();
             let checked: Vec<bool> = locations.iter().map(|location| location.detected).collect();
-            let picked = prompter.select("AI clients to register obsmcp with", &labels, &checked)?;
+            let picked =
+                prompter.select("AI clients to register obsmcp with", &labels, &checked)?;
             picked.into_iter().map(|index| &CLIENTS[index]).collect()
         }
-        None => CLIENTS.iter().zip(&locations).filter(|(_, location)| location.detected).map(|(client, _)| client).collect(),
+        None => CLIENTS
+            .iter()
+            .zip(&locations)
+            .filter(|(_, location)| location.detected)
+            .map(|(client, _)| client)
+            .collect(),
     };
     if chosen.is_empty() {
         let ids: Vec<&str> = CLIENTS.iter().map(|client| client.id).collect();
@@ -172,10 +245,17 @@ fn choose_clients(args: &SetupArgs, environment: &Environment, prompter: Option<
     Ok(chosen)
 }
 
-fn next_steps(vaults: &[obsmcp_installer::setup::VaultPlan], clients: &[&ClientSpec]) -> Vec<String> {
+fn next_steps(
+    vaults: &[obsmcp_installer::setup::VaultPlan],
+    clients: &[&ClientSpec],
+) -> Vec<String> {
     let mut steps = Vec::new();
     for vault in vaults {
-        let action = if vault.open { "Restart Obsidian (or reload the vault)" } else { "Open Obsidian" };
+        let action = if vault.open {
+            "Restart Obsidian (or reload the vault)"
+        } else {
+            "Open Obsidian"
+        };
         steps.push(format!(
             "{action} on the vault {}. If Obsidian asks \"Trust author and enable plugins?\", choose to trust: obsmcp \
              loads only after that. Check that obsmcp is on in Settings → Community plugins.",
@@ -226,7 +306,11 @@ mod tests {
         std::fs::create_dir_all(root.join(".codex")).unwrap();
         let registry = serde_json::json!({"vaults": {"a": {"path": first, "ts": 1}, "b": {"path": second, "ts": 2, "open": true}}});
         std::fs::create_dir_all(root.join(".config/obsidian")).unwrap();
-        std::fs::write(root.join(".config/obsidian/obsidian.json"), registry.to_string()).unwrap();
+        std::fs::write(
+            root.join(".config/obsidian/obsidian.json"),
+            registry.to_string(),
+        )
+        .unwrap();
         Home { dir, first, second }
     }
 
@@ -234,15 +318,31 @@ mod tests {
         Environment::new(Os::Linux, std::fs::canonicalize(home.dir.path()).unwrap())
     }
 
-    fn run(args: &SetupArgs, environment: &Environment, prompter: &mut Scripted) -> (ExitCode, String, String) {
+    fn run(
+        args: &SetupArgs,
+        environment: &Environment,
+        prompter: &mut Scripted,
+    ) -> (ExitCode, String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut printer = Printer { out: &mut out, err: &mut err, json: false, body_shown: false };
+        let mut printer = Printer {
+            out: &mut out,
+            err: &mut err,
+            json: false,
+            body_shown: false,
+        };
         let code = execute(args, environment, Some(prompter), &mut printer).unwrap();
-        (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+        (
+            code,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
     }
 
     fn codex_index() -> usize {
-        CLIENTS.iter().position(|client| client.id == "codex").unwrap()
+        CLIENTS
+            .iter()
+            .position(|client| client.id == "codex")
+            .unwrap()
     }
 
     #[test]
@@ -255,16 +355,32 @@ mod tests {
         let (code, out, err) = run(&args(), &environment, &mut prompter);
         assert_eq!(code, ExitCode::SUCCESS, "{err}");
         let vault_question = &prompter.asked[0];
-        assert!(vault_question.contains("Archive") && vault_question.contains("Daily") && vault_question.contains("(open)"));
-        assert!(vault_question.ends_with("[false, true]"), "the open vault starts selected: {vault_question}");
+        assert!(
+            vault_question.contains("Archive")
+                && vault_question.contains("Daily")
+                && vault_question.contains("(open)")
+        );
+        assert!(
+            vault_question.ends_with("[false, true]"),
+            "the open vault starts selected: {vault_question}"
+        );
         let client_question = &prompter.asked[1];
         let checked: Vec<bool> = CLIENTS.iter().map(|client| client.id == "codex").collect();
-        assert!(client_question.ends_with(&format!("{checked:?}")), "only the detected client starts selected: {client_question}");
+        assert!(
+            client_question.ends_with(&format!("{checked:?}")),
+            "only the detected client starts selected: {client_question}"
+        );
         assert_eq!(prompter.asked[2], "Apply these changes?");
-        assert!(out.contains("+[mcp_servers.obsidian]"), "the diff is shown before the question: {out}");
+        assert!(
+            out.contains("+[mcp_servers.obsidian]"),
+            "the diff is shown before the question: {out}"
+        );
         assert!(err.contains("Trust author and enable plugins"), "{err}");
         let codex = std::fs::read_to_string(environment.home().join(".codex/config.toml")).unwrap();
-        assert!(codex.contains(home.second.to_str().unwrap()) && !codex.contains(home.first.to_str().unwrap()));
+        assert!(
+            codex.contains(home.second.to_str().unwrap())
+                && !codex.contains(home.first.to_str().unwrap())
+        );
     }
 
     #[test]
@@ -272,7 +388,9 @@ mod tests {
         let home = home();
         let environment = environment(&home);
         let mut prompter = Scripted::default();
-        prompter.selections.extend([vec![0, 1], vec![codex_index()]]);
+        prompter
+            .selections
+            .extend([vec![0, 1], vec![codex_index()]]);
         prompter.confirmations.push_back(false);
         let (code, _, err) = run(&args(), &environment, &mut prompter);
         assert_eq!(code, ExitCode::SUCCESS);
@@ -293,11 +411,26 @@ mod tests {
             prompter.confirmations.extend([agree, true]);
             let (code, _, err) = run(&args(), &environment, &mut prompter);
             assert_eq!(code, ExitCode::SUCCESS, "{err}");
-            assert!(prompter.asked[2].contains("npx mcp-remote http://localhost:22360/sse"), "{:?}", prompter.asked);
+            assert!(
+                prompter.asked[2].contains("npx mcp-remote http://localhost:22360/sse"),
+                "{:?}",
+                prompter.asked
+            );
             let text = std::fs::read_to_string(&config).unwrap();
-            let value = obsmcp_installer::document::read_value(obsmcp_installer::document::Format::Toml, &text).unwrap();
-            assert_eq!(value["mcp_servers"][expected]["args"][0], "bridge", "{text}");
-            assert_eq!(value["mcp_servers"]["obsidian"]["command"] == "npx", !agree, "{text}");
+            let value = obsmcp_installer::document::read_value(
+                obsmcp_installer::document::Format::Toml,
+                &text,
+            )
+            .unwrap();
+            assert_eq!(
+                value["mcp_servers"][expected]["args"][0], "bridge",
+                "{text}"
+            );
+            assert_eq!(
+                value["mcp_servers"]["obsidian"]["command"] == "npx",
+                !agree,
+                "{text}"
+            );
         }
     }
 }

@@ -27,10 +27,19 @@ pub(crate) fn run(args: UninstallArgs) -> anyhow::Result<ExitCode> {
         }));
     }
     let mut terminal_prompter = Terminal;
-    let prompter: Option<&mut (dyn Prompter + 'static)> = if interactive { Some(&mut terminal_prompter) } else { None };
+    let prompter: Option<&mut (dyn Prompter + 'static)> = if interactive {
+        Some(&mut terminal_prompter)
+    } else {
+        None
+    };
     let mut stdout = std::io::stdout().lock();
     let mut stderr = std::io::stderr().lock();
-    let mut printer = Printer { out: &mut stdout, err: &mut stderr, json: args.json, body_shown: false };
+    let mut printer = Printer {
+        out: &mut stdout,
+        err: &mut stderr,
+        json: args.json,
+        body_shown: false,
+    };
     match execute(&args, &environment, prompter, &mut printer) {
         Ok(code) => Ok(code),
         Err(error) => match error.downcast::<UsageError>() {
@@ -47,12 +56,20 @@ pub(crate) fn execute(
     prompter: Option<&mut (dyn Prompter + 'static)>,
     printer: &mut Printer<'_>,
 ) -> anyhow::Result<ExitCode> {
-    let clients = if args.client.is_empty() { CLIENTS.iter().collect() } else { setup::named_clients(&args.client)? };
+    let clients = if args.client.is_empty() {
+        CLIENTS.iter().collect()
+    } else {
+        setup::named_clients(&args.client)?
+    };
     let vaults = args
         .vault
         .iter()
         .map(|path| {
-            let absolute = if path.is_absolute() { path.clone() } else { std::env::current_dir()?.join(path) };
+            let absolute = if path.is_absolute() {
+                path.clone()
+            } else {
+                std::env::current_dir()?.join(path)
+            };
             Ok(std::fs::canonicalize(&absolute).unwrap_or(absolute))
         })
         .collect::<anyhow::Result<Vec<PathBuf>>>()?;
@@ -88,11 +105,17 @@ pub(crate) fn execute(
         if !args.dry_run && report.outcome != Outcome::Cancelled {
             report.problems.extend(plan.apply(environment));
             report.outcome = Outcome::Changed;
-            report.next_steps.push("Restart Obsidian and your AI clients so they drop obsmcp.".to_owned());
+            report
+                .next_steps
+                .push("Restart Obsidian and your AI clients so they drop obsmcp.".to_owned());
         }
     }
     printer.print(&report)?;
-    Ok(if report.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if report.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 #[cfg(test)]
@@ -123,11 +146,20 @@ mod tests {
             let mut prompter = Scripted::default();
             prompter.confirmations.push_back(answer);
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let mut printer = Printer { out: &mut out, err: &mut err, json: false, body_shown: false };
+            let mut printer = Printer {
+                out: &mut out,
+                err: &mut err,
+                json: false,
+                body_shown: false,
+            };
             let code = execute(&args, &environment, Some(&mut prompter), &mut printer).unwrap();
             assert_eq!(code, ExitCode::SUCCESS, "{}", String::from_utf8_lossy(&err));
             assert_eq!(prompter.asked, ["Remove obsmcp as shown?"]);
-            assert!(String::from_utf8(out).unwrap().contains("-[mcp_servers.obsidian]"));
+            assert!(
+                String::from_utf8(out)
+                    .unwrap()
+                    .contains("-[mcp_servers.obsidian]")
+            );
             let now = std::fs::read_to_string(root.join(".codex/config.toml")).unwrap_or_default();
             assert_eq!(now == original, kept, "{now}");
         }

@@ -28,7 +28,8 @@ const CATALOG: &str = include_str!("../../obsidian-plugin/catalog.json");
 
 /// The tools the plugin marks `readOnlyHint: true`: the ones Claude Code's permission rules pre-approve.
 pub(crate) fn read_only_tools() -> Vec<String> {
-    let catalog: serde_json::Value = serde_json::from_str(CATALOG).expect("the embedded catalog is JSON");
+    let catalog: serde_json::Value =
+        serde_json::from_str(CATALOG).expect("the embedded catalog is JSON");
     catalog["tools"]
         .as_array()
         .into_iter()
@@ -40,12 +41,14 @@ pub(crate) fn read_only_tools() -> Vec<String> {
 
 /// The process's environment, or an error saying why there is none.
 pub(crate) fn environment() -> anyhow::Result<Environment> {
-    Environment::from_process().context("could not find your home folder (HOME, or USERPROFILE on Windows, is not set)")
+    Environment::from_process()
+        .context("could not find your home folder (HOME, or USERPROFILE on Windows, is not set)")
 }
 
 /// The absolute path of the running `obsmcp`, which every client entry runs.
 pub(crate) fn binary() -> anyhow::Result<PathBuf> {
-    let path = std::env::current_exe().context("could not find the path of the running obsmcp binary")?;
+    let path =
+        std::env::current_exe().context("could not find the path of the running obsmcp binary")?;
     Ok(std::fs::canonicalize(&path).unwrap_or(path))
 }
 
@@ -74,15 +77,26 @@ pub(crate) fn vault_target(
     path: &Path,
     config_dir: Option<&str>,
 ) -> anyhow::Result<VaultTarget> {
-    let absolute = if path.is_absolute() { path.to_owned() } else { std::env::current_dir()?.join(path) };
+    let absolute = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir()?.join(path)
+    };
     if !absolute.is_dir() {
         bail!("the vault folder `{}` does not exist", absolute.display());
     }
     let absolute = std::fs::canonicalize(&absolute).unwrap_or(absolute);
     let (registered, _) = vaults::discover(environment);
-    let open = registered.iter().any(|vault| vault.open && vault.path == absolute);
+    let open = registered
+        .iter()
+        .any(|vault| vault.open && vault.path == absolute);
     let (config_dir, config_dir_source) = vaults::config_dir(&absolute, config_dir);
-    Ok(VaultTarget { path: absolute, config_dir, config_dir_source, open })
+    Ok(VaultTarget {
+        path: absolute,
+        config_dir,
+        config_dir_source,
+        open,
+    })
 }
 
 /// Whether a loopback port can be bound now.

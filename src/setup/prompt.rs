@@ -6,7 +6,12 @@ use obsmcp_installer::setup::Decisions;
 /// The questions setup and uninstall ask.
 pub(crate) trait Prompter {
     /// Picks any number of `items`; `checked` says which start selected.
-    fn select(&mut self, prompt: &str, items: &[String], checked: &[bool]) -> anyhow::Result<Vec<usize>>;
+    fn select(
+        &mut self,
+        prompt: &str,
+        items: &[String],
+        checked: &[bool],
+    ) -> anyhow::Result<Vec<usize>>;
     /// A yes/no question.
     fn confirm(&mut self, prompt: &str, default: bool) -> anyhow::Result<bool>;
 }
@@ -15,12 +20,24 @@ pub(crate) trait Prompter {
 pub(crate) struct Terminal;
 
 impl Prompter for Terminal {
-    fn select(&mut self, prompt: &str, items: &[String], checked: &[bool]) -> anyhow::Result<Vec<usize>> {
-        Ok(dialoguer::MultiSelect::new().with_prompt(prompt).items(items).defaults(checked).interact()?)
+    fn select(
+        &mut self,
+        prompt: &str,
+        items: &[String],
+        checked: &[bool],
+    ) -> anyhow::Result<Vec<usize>> {
+        Ok(dialoguer::MultiSelect::new()
+            .with_prompt(prompt)
+            .items(items)
+            .defaults(checked)
+            .interact()?)
     }
 
     fn confirm(&mut self, prompt: &str, default: bool) -> anyhow::Result<bool> {
-        Ok(dialoguer::Confirm::new().with_prompt(prompt).default(default).interact()?)
+        Ok(dialoguer::Confirm::new()
+            .with_prompt(prompt)
+            .default(default)
+            .interact()?)
     }
 }
 
@@ -32,7 +49,10 @@ pub(crate) struct AskToReplace<'a> {
 
 impl Decisions for AskToReplace<'_> {
     fn replace_existing(&mut self, client: &ClientSpec, name: &str, existing: &str) -> bool {
-        let question = format!("{}: the server `{name}` runs {existing}. Replace it with obsmcp?", client.name);
+        let question = format!(
+            "{}: the server `{name}` runs {existing}. Replace it with obsmcp?",
+            client.name
+        );
         self.prompter.confirm(&question, false).unwrap_or(false)
     }
 }
@@ -52,14 +72,22 @@ pub(crate) mod scripted {
     }
 
     impl Prompter for Scripted {
-        fn select(&mut self, prompt: &str, items: &[String], checked: &[bool]) -> anyhow::Result<Vec<usize>> {
+        fn select(
+            &mut self,
+            prompt: &str,
+            items: &[String],
+            checked: &[bool],
+        ) -> anyhow::Result<Vec<usize>> {
             self.asked.push(format!("{prompt}: {items:?} {checked:?}"));
             Ok(self.selections.pop_front().expect("a scripted selection"))
         }
 
         fn confirm(&mut self, prompt: &str, _default: bool) -> anyhow::Result<bool> {
             self.asked.push(prompt.to_owned());
-            Ok(self.confirmations.pop_front().expect("a scripted confirmation"))
+            Ok(self
+                .confirmations
+                .pop_front()
+                .expect("a scripted confirmation"))
         }
     }
 }

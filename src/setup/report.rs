@@ -61,8 +61,19 @@ pub(crate) fn diffs(files: &[FileChange]) -> Vec<FileDiff> {
         .filter(|change| change.is_change())
         .map(|change| {
             let diff = change.diff();
-            let diff = if change.path.file_name().is_some_and(|name| name == "data.json") { redact_token(&diff) } else { diff };
-            FileDiff { path: change.path.display().to_string(), diff }
+            let diff = if change
+                .path
+                .file_name()
+                .is_some_and(|name| name == "data.json")
+            {
+                redact_token(&diff)
+            } else {
+                diff
+            };
+            FileDiff {
+                path: change.path.display().to_string(),
+                diff,
+            }
         })
         .collect()
 }
@@ -71,7 +82,13 @@ fn redact_token(diff: &str) -> String {
     diff.split_inclusive('\n')
         .map(|line| match line.find("\"token\"") {
             Some(start) => {
-                let ending = if line.ends_with(",\n") { ",\n" } else if line.ends_with('\n') { "\n" } else { "" };
+                let ending = if line.ends_with(",\n") {
+                    ",\n"
+                } else if line.ends_with('\n') {
+                    "\n"
+                } else {
+                    ""
+                };
                 format!("{}\"token\": \"<redacted>\"{ending}", &line[..start])
             }
             None => line.to_owned(),
@@ -118,7 +135,10 @@ impl Printer<'_> {
         for diff in diffs {
             write!(self.out, "{}", diff.diff)?;
         }
-        writeln!(self.err, "Planned changes (nothing is written until you confirm):")?;
+        writeln!(
+            self.err,
+            "Planned changes (nothing is written until you confirm):"
+        )?;
         self.print_body(report)?;
         self.body_shown = true;
         Ok(())
@@ -134,14 +154,31 @@ impl Printer<'_> {
     fn print_body(&mut self, report: &Report) -> std::io::Result<()> {
         let err = &mut *self.err;
         for vault in &report.vaults {
-            let open = if vault.open { " (open in Obsidian)" } else { "" };
-            writeln!(err, "Vault {} at {}{open}", vault.name, vault.path.display())?;
-            writeln!(err, "  port {}, server name `{}`, config folder {}", vault.port, vault.server_name, vault.config_dir)?;
+            let open = if vault.open {
+                " (open in Obsidian)"
+            } else {
+                ""
+            };
+            writeln!(
+                err,
+                "Vault {} at {}{open}",
+                vault.name,
+                vault.path.display()
+            )?;
+            writeln!(
+                err,
+                "  port {}, server name `{}`, config folder {}",
+                vault.port, vault.server_name, vault.config_dir
+            )?;
         }
         let mut scope: Option<&str> = None;
         for item in &report.items {
             if scope != Some(item.scope.as_str()) {
-                let paths = report.items.iter().filter(|other| other.scope == item.scope).map(|other| other.path.as_path());
+                let paths = report
+                    .items
+                    .iter()
+                    .filter(|other| other.scope == item.scope)
+                    .map(|other| other.path.as_path());
                 writeln!(err, "{}  {}", item.scope, common_ancestor(paths).display())?;
                 scope = Some(&item.scope);
             }
@@ -162,12 +199,16 @@ impl Printer<'_> {
     fn print_ending(&mut self, report: &Report) -> std::io::Result<()> {
         let err = &mut *self.err;
         let summary = match (report.command, report.outcome) {
-            ("setup", Outcome::AlreadyConfigured) => "obsmcp is already configured: nothing changed.",
+            ("setup", Outcome::AlreadyConfigured) => {
+                "obsmcp is already configured: nothing changed."
+            }
             (_, Outcome::AlreadyConfigured) => "Nothing changed.",
             (_, Outcome::NothingToRemove) => "Nothing of obsmcp's was found: nothing changed.",
             (_, Outcome::Planned) => "Dry run: nothing was written.",
             (_, Outcome::Cancelled) => "Cancelled: nothing was written.",
-            (_, Outcome::Changed) if !report.problems.is_empty() => "Done, except for the errors above.",
+            (_, Outcome::Changed) if !report.problems.is_empty() => {
+                "Done, except for the errors above."
+            }
             ("setup", Outcome::Changed) => "obsmcp is set up.",
             (_, Outcome::Changed) => "obsmcp is uninstalled.",
         };

@@ -29,7 +29,11 @@ fn options(comments: bool) -> ParseOptions {
 }
 
 fn format(comments: bool) -> Format {
-    if comments { Format::Jsonc } else { Format::Json }
+    if comments {
+        Format::Jsonc
+    } else {
+        Format::Json
+    }
 }
 
 pub(crate) fn read_value(text: &str, comments: bool) -> Result<Value, DocumentError> {
@@ -38,25 +42,35 @@ pub(crate) fn read_value(text: &str, comments: bool) -> Result<Value, DocumentEr
     }
     if !comments {
         // Claude Code and Claude Desktop read these files with JSON.parse: exactly strict JSON.
-        return serde_json::from_str(text)
-            .map_err(|error| DocumentError::Parse { format: Format::Json, message: error.to_string() });
+        return serde_json::from_str(text).map_err(|error| DocumentError::Parse {
+            format: Format::Json,
+            message: error.to_string(),
+        });
     }
     let parsed: Option<Value> = jsonc_parser::parse_to_serde_value(text, &options(comments))
-        .map_err(|error| DocumentError::Parse { format: Format::Jsonc, message: error.to_string() })?;
+        .map_err(|error| DocumentError::Parse {
+            format: Format::Jsonc,
+            message: error.to_string(),
+        })?;
     Ok(parsed.unwrap_or(Value::Null))
 }
 
 impl JsonTree {
     pub(crate) fn parse(text: &str, comments: bool) -> Result<Self, DocumentError> {
-        let root = CstRootNode::parse(text, &options(comments))
-            .map_err(|error| DocumentError::Parse { format: format(comments), message: error.to_string() })?;
+        let root =
+            CstRootNode::parse(text, &options(comments)).map_err(|error| DocumentError::Parse {
+                format: format(comments),
+                message: error.to_string(),
+            })?;
         Ok(Self { root })
     }
 
     fn root_object(&self) -> Result<CstObject, DocumentError> {
         match self.root.value() {
             None => Ok(self.root.object_value_or_set()),
-            Some(node) => node.as_object().ok_or_else(|| shape_error(&[], kind_of(&node), "an object")),
+            Some(node) => node
+                .as_object()
+                .ok_or_else(|| shape_error(&[], kind_of(&node), "an object")),
         }
     }
 
@@ -65,10 +79,13 @@ impl JsonTree {
         let mut object = self.root_object()?;
         for (depth, key) in path.iter().enumerate() {
             object = match object.get(key) {
-                None => object.object_value_or_create(key).expect("a missing key can be created"),
+                None => object
+                    .object_value_or_create(key)
+                    .expect("a missing key can be created"),
                 Some(property) => {
                     let node = property.value().expect("a property has a value");
-                    node.as_object().ok_or_else(|| shape_error(&path[..=depth], kind_of(&node), "an object"))?
+                    node.as_object()
+                        .ok_or_else(|| shape_error(&path[..=depth], kind_of(&node), "an object"))?
                 }
             };
         }
@@ -91,20 +108,25 @@ impl JsonTree {
                     array.ensure_multiline();
                     Ok(array)
                 }
-                Some(node) => node.as_array().ok_or_else(|| shape_error(&[], kind_of(&node), "an array")),
+                Some(node) => node
+                    .as_array()
+                    .ok_or_else(|| shape_error(&[], kind_of(&node), "an array")),
             };
         };
         let parent = self.object_at(parents)?;
         match parent.get(last) {
             None => {
-                let array = parent.array_value_or_create(last).expect("a missing key can be created");
+                let array = parent
+                    .array_value_or_create(last)
+                    .expect("a missing key can be created");
                 // A list obsmcp starts gets one item per line, like the rest of a pretty-printed file.
                 array.ensure_multiline();
                 Ok(array)
             }
             Some(property) => {
                 let node = property.value().expect("a property has a value");
-                node.as_array().ok_or_else(|| shape_error(path, kind_of(&node), "an array"))
+                node.as_array()
+                    .ok_or_else(|| shape_error(path, kind_of(&node), "an array"))
             }
         }
     }
@@ -134,7 +156,10 @@ impl Tree for JsonTree {
         let Some((last, parents)) = path.split_last() else {
             return false;
         };
-        let property = self.node_at(parents).and_then(|node| node.as_object()).and_then(|object| object.get(last));
+        let property = self
+            .node_at(parents)
+            .and_then(|node| node.as_object())
+            .and_then(|object| object.get(last));
         match property {
             Some(property) => {
                 property.remove();
@@ -145,7 +170,8 @@ impl Tree for JsonTree {
     }
 
     fn push(&mut self, path: &[String], item: &str) -> Result<(), DocumentError> {
-        self.array_at(path)?.append(CstInputValue::String(item.to_owned()));
+        self.array_at(path)?
+            .append(CstInputValue::String(item.to_owned()));
         Ok(())
     }
 
@@ -166,7 +192,8 @@ impl Tree for JsonTree {
 }
 
 fn kind_of(node: &CstNode) -> &'static str {
-    node.to_serde_value().map_or("value", |value| super::slot_kind_of(&value))
+    node.to_serde_value()
+        .map_or("value", |value| super::slot_kind_of(&value))
 }
 
 /// Converts a neutral value into the CST's input form, keeping key order.
@@ -177,6 +204,10 @@ fn input(value: &Value) -> CstInputValue {
         Value::Number(number) => CstInputValue::Number(number.to_string()),
         Value::String(text) => CstInputValue::String(text.clone()),
         Value::Array(items) => CstInputValue::Array(items.iter().map(input).collect()),
-        Value::Object(map) => CstInputValue::Object(map.iter().map(|(key, value)| (key.clone(), input(value))).collect()),
+        Value::Object(map) => CstInputValue::Object(
+            map.iter()
+                .map(|(key, value)| (key.clone(), input(value)))
+                .collect(),
+        ),
     }
 }

@@ -61,9 +61,15 @@ pub enum DocumentError {
     Parse { format: Format, message: String },
     /// A key on the path holds something that is not an object (or not an array where one is needed).
     #[error("`{path}` is a {found}, not {expected}")]
-    Shape { path: String, found: &'static str, expected: &'static str },
+    Shape {
+        path: String,
+        found: &'static str,
+        expected: &'static str,
+    },
     /// The editor's output did not mean what the plan said; nothing is written.
-    #[error("the edited {format:?} would not read back as planned (this is a bug in obsmcp; nothing was written)")]
+    #[error(
+        "the edited {format:?} would not read back as planned (this is a bug in obsmcp; nothing was written)"
+    )]
     Verification { format: Format },
 }
 
@@ -84,7 +90,11 @@ pub(crate) trait Tree {
 }
 
 /// Parses `text` in `format`, applies the operations and returns the new text (equal to `text` when nothing changed).
-pub fn apply(format: Format, original: &str, operations: &[Operation]) -> Result<String, DocumentError> {
+pub fn apply(
+    format: Format,
+    original: &str,
+    operations: &[Operation],
+) -> Result<String, DocumentError> {
     let lines = LineStyle::of(original);
     let normalized = lines.normalize(original);
     let text = normalized.as_str();
@@ -102,7 +112,10 @@ pub fn apply(format: Format, original: &str, operations: &[Operation]) -> Result
     }
     let edited = tree.render();
     // yaml-edit writes an emptied document as `{}`; a YAML file with nothing left in it is empty, as it began.
-    if format == Format::Yaml && expected.as_object().is_some_and(serde_json::Map::is_empty) && edited.trim() == "{}" {
+    if format == Format::Yaml
+        && expected.as_object().is_some_and(serde_json::Map::is_empty)
+        && edited.trim() == "{}"
+    {
         return Ok(String::new());
     }
     let expected = comparable(format, expected);
@@ -126,7 +139,11 @@ fn comparable(format: Format, value: Value) -> Value {
             other => other,
         }
     }
-    if format == Format::Toml { without_empty_tables(value) } else { value }
+    if format == Format::Toml {
+        without_empty_tables(value)
+    } else {
+        value
+    }
 }
 
 /// The line endings of the user's file, which some editors (toml_edit) would otherwise normalise away.
@@ -137,16 +154,31 @@ struct LineStyle {
 
 impl LineStyle {
     fn of(text: &str) -> Self {
-        Self { crlf: text.contains("\r\n"), final_newline: text.is_empty() || text.ends_with('\n') }
+        Self {
+            crlf: text.contains("\r\n"),
+            final_newline: text.is_empty() || text.ends_with('\n'),
+        }
     }
 
     fn normalize(&self, text: &str) -> String {
-        if self.crlf { text.replace("\r\n", "\n") } else { text.to_owned() }
+        if self.crlf {
+            text.replace("\r\n", "\n")
+        } else {
+            text.to_owned()
+        }
     }
 
     fn restore(&self, text: &str) -> String {
-        let text = if self.final_newline { text } else { text.strip_suffix('\n').unwrap_or(text) };
-        if self.crlf { text.replace('\n', "\r\n") } else { text.to_owned() }
+        let text = if self.final_newline {
+            text
+        } else {
+            text.strip_suffix('\n').unwrap_or(text)
+        };
+        if self.crlf {
+            text.replace('\n', "\r\n")
+        } else {
+            text.to_owned()
+        }
     }
 }
 
@@ -162,7 +194,8 @@ pub fn read_value(format: Format, text: &str) -> Result<Value, DocumentError> {
 
 /// The value at `path` in a plain value.
 pub fn lookup<'a>(value: &'a Value, path: &[String]) -> Option<&'a Value> {
-    path.iter().try_fold(value, |node, key| node.as_object()?.get(key))
+    path.iter()
+        .try_fold(value, |node, key| node.as_object()?.get(key))
 }
 
 fn parse_tree(format: Format, text: &str) -> Result<Box<dyn Tree>, DocumentError> {
@@ -190,7 +223,10 @@ fn apply_to_tree(tree: &mut dyn Tree, operation: &Operation) -> Result<(), Docum
         Operation::AddToArray { path, items } => {
             let present = tree.get(path);
             for item in items {
-                let already = present.as_ref().and_then(Value::as_array).is_some_and(|array| array.iter().any(|v| v == item));
+                let already = present
+                    .as_ref()
+                    .and_then(Value::as_array)
+                    .is_some_and(|array| array.iter().any(|v| v == item));
                 if !already {
                     tree.push(path, item)?;
                 }
@@ -204,7 +240,10 @@ fn apply_to_tree(tree: &mut dyn Tree, operation: &Operation) -> Result<(), Docum
             Ok(())
         }
         Operation::RemoveIfEmpty { path } => {
-            if tree.get(path).is_some_and(|value| is_empty_container(&value)) {
+            if tree
+                .get(path)
+                .is_some_and(|value| is_empty_container(&value))
+            {
                 tree.remove(path);
             }
             Ok(())
@@ -212,7 +251,11 @@ fn apply_to_tree(tree: &mut dyn Tree, operation: &Operation) -> Result<(), Docum
     }
 }
 
-fn merge_into_tree(tree: &mut dyn Tree, path: &[String], value: &Value) -> Result<(), DocumentError> {
+fn merge_into_tree(
+    tree: &mut dyn Tree,
+    path: &[String],
+    value: &Value,
+) -> Result<(), DocumentError> {
     match (tree.get(path), value) {
         (Some(Value::Object(_)), Value::Object(wanted)) => {
             for (key, child) in wanted {
@@ -250,7 +293,9 @@ fn apply_to_value(root: &mut Value, operation: &Operation) -> Result<(), Documen
                 *slot = Value::Array(Vec::new());
             }
             let kind = slot_kind_of(slot);
-            let array = slot.as_array_mut().ok_or_else(|| shape_error(path, kind, "an array"))?;
+            let array = slot
+                .as_array_mut()
+                .ok_or_else(|| shape_error(path, kind, "an array"))?;
             for item in items {
                 if !array.iter().any(|v| v == item) {
                     array.push(Value::String(item.clone()));
@@ -299,7 +344,8 @@ fn slot_mut<'a>(root: &'a mut Value, path: &[String]) -> Result<&'a mut Value, D
 }
 
 fn lookup_mut<'a>(value: &'a mut Value, path: &[String]) -> Option<&'a mut Value> {
-    path.iter().try_fold(value, |node, key| node.as_object_mut()?.get_mut(key))
+    path.iter()
+        .try_fold(value, |node, key| node.as_object_mut()?.get_mut(key))
 }
 
 fn remove_value(root: &mut Value, path: &[String]) {
@@ -321,9 +367,21 @@ pub(crate) fn slot_kind_of(value: &Value) -> &'static str {
     }
 }
 
-pub(crate) fn shape_error(path: &[String], found: &'static str, expected: &'static str) -> DocumentError {
-    let path = if path.is_empty() { "(the document root)".to_owned() } else { path.join(".") };
-    DocumentError::Shape { path, found, expected }
+pub(crate) fn shape_error(
+    path: &[String],
+    found: &'static str,
+    expected: &'static str,
+) -> DocumentError {
+    let path = if path.is_empty() {
+        "(the document root)".to_owned()
+    } else {
+        path.join(".")
+    };
+    DocumentError::Shape {
+        path,
+        found,
+        expected,
+    }
 }
 
 #[cfg(test)]

@@ -7,20 +7,42 @@ fn entry() -> Value {
 }
 
 fn add(path: &[&str]) -> Vec<Operation> {
-    vec![Operation::Merge { path: key_path(path), value: entry() }]
+    vec![Operation::Merge {
+        path: key_path(path),
+        value: entry(),
+    }]
 }
 
 fn remove(path: &[&str], prune: &[&str]) -> Vec<Operation> {
-    vec![Operation::Remove { path: key_path(path) }, Operation::RemoveIfEmpty { path: key_path(prune) }]
+    vec![
+        Operation::Remove {
+            path: key_path(path),
+        },
+        Operation::RemoveIfEmpty {
+            path: key_path(prune),
+        },
+    ]
 }
 
 /// Applies `add`, checks it is idempotent, then `remove` and checks the input comes back byte for byte.
-fn round_trip(format: Format, input: &str, add_ops: &[Operation], remove_ops: &[Operation]) -> String {
+fn round_trip(
+    format: Format,
+    input: &str,
+    add_ops: &[Operation],
+    remove_ops: &[Operation],
+) -> String {
     let added = apply(format, input, add_ops).unwrap();
     assert_ne!(added, input, "the edit changed nothing");
-    assert_eq!(apply(format, &added, add_ops).unwrap(), added, "applying twice differs from once");
+    assert_eq!(
+        apply(format, &added, add_ops).unwrap(),
+        added,
+        "applying twice differs from once"
+    );
     let removed = apply(format, &added, remove_ops).unwrap();
-    assert_eq!(removed, input, "remove did not restore the input; after add it was:\n{added}");
+    assert_eq!(
+        removed, input,
+        "remove did not restore the input; after add it was:\n{added}"
+    );
     added
 }
 
@@ -28,35 +50,64 @@ const CLAUDE: &str = "{\n  \"numStartups\": 12,\n  \"projects\": {\n    \"/home/
 
 #[test]
 fn json_adds_and_removes_an_entry_among_others() {
-    let added = round_trip(Format::Json, CLAUDE, &add(&["mcpServers", "obsidian"]), &remove(&["mcpServers", "obsidian"], &["mcpServers"]));
+    let added = round_trip(
+        Format::Json,
+        CLAUDE,
+        &add(&["mcpServers", "obsidian"]),
+        &remove(&["mcpServers", "obsidian"], &["mcpServers"]),
+    );
     insta::assert_snapshot!(added);
 }
 
 #[test]
 fn json_creates_the_servers_object_and_prunes_it_again() {
     let input = "{\n  \"numStartups\": 1\n}";
-    round_trip(Format::Json, input, &add(&["mcpServers", "obsidian"]), &remove(&["mcpServers", "obsidian"], &["mcpServers"]));
+    round_trip(
+        Format::Json,
+        input,
+        &add(&["mcpServers", "obsidian"]),
+        &remove(&["mcpServers", "obsidian"], &["mcpServers"]),
+    );
 }
 
 #[test]
 fn json_from_an_empty_file() {
     let added = apply(Format::Json, "", &add(&["mcpServers", "obsidian"])).unwrap();
     insta::assert_snapshot!(added);
-    assert_eq!(read_value(Format::Json, &added).unwrap()["mcpServers"]["obsidian"], entry());
+    assert_eq!(
+        read_value(Format::Json, &added).unwrap()["mcpServers"]["obsidian"],
+        entry()
+    );
 }
 
 #[test]
 fn json_keeps_crlf() {
     let input = CLAUDE.replace('\n', "\r\n");
-    let added = round_trip(Format::Json, &input, &add(&["mcpServers", "obsidian"]), &remove(&["mcpServers", "obsidian"], &["mcpServers"]));
-    assert!(!added.replace("\r\n", "").contains('\n'), "a bare LF crept in:\n{added:?}");
+    let added = round_trip(
+        Format::Json,
+        &input,
+        &add(&["mcpServers", "obsidian"]),
+        &remove(&["mcpServers", "obsidian"], &["mcpServers"]),
+    );
+    assert!(
+        !added.replace("\r\n", "").contains('\n'),
+        "a bare LF crept in:\n{added:?}"
+    );
 }
 
 #[test]
 fn strict_json_refuses_comments_and_jsonc_keeps_them() {
     let input = "{\n  // my servers\n  \"mcpServers\": {\n    \"a\": {\"command\": \"a\"}, // inline\n  },\n}\n";
-    assert!(matches!(apply(Format::Json, input, &add(&["mcpServers", "obsidian"])), Err(DocumentError::Parse { .. })));
-    let added = round_trip(Format::Jsonc, input, &add(&["mcpServers", "obsidian"]), &remove(&["mcpServers", "obsidian"], &["mcpServers"]));
+    assert!(matches!(
+        apply(Format::Json, input, &add(&["mcpServers", "obsidian"])),
+        Err(DocumentError::Parse { .. })
+    ));
+    let added = round_trip(
+        Format::Jsonc,
+        input,
+        &add(&["mcpServers", "obsidian"]),
+        &remove(&["mcpServers", "obsidian"], &["mcpServers"]),
+    );
     assert!(added.contains("// my servers") && added.contains("// inline"));
 }
 
@@ -72,25 +123,46 @@ fn merge_keeps_keys_the_user_added_to_the_entry() {
 #[test]
 fn a_key_holding_the_wrong_kind_is_a_shape_error() {
     let input = r#"{"mcpServers": ["not", "an", "object"]}"#;
-    assert!(matches!(apply(Format::Json, input, &add(&["mcpServers", "obsidian"])), Err(DocumentError::Shape { .. })));
+    assert!(matches!(
+        apply(Format::Json, input, &add(&["mcpServers", "obsidian"])),
+        Err(DocumentError::Shape { .. })
+    ));
 }
 
 #[test]
 fn json_arrays_gain_and_lose_items() {
     let input = "[\n  \"dataview\",\n  \"calendar\"\n]";
-    let add_ops = [Operation::AddToArray { path: vec![], items: vec!["obsmcp".into()] }];
-    let remove_ops = [Operation::RemoveFromArray { path: vec![], items: vec!["obsmcp".into()] }];
+    let add_ops = [Operation::AddToArray {
+        path: vec![],
+        items: vec!["obsmcp".into()],
+    }];
+    let remove_ops = [Operation::RemoveFromArray {
+        path: vec![],
+        items: vec!["obsmcp".into()],
+    }];
     round_trip(Format::Json, input, &add_ops, &remove_ops);
     let from_nothing = apply(Format::Json, "", &add_ops).unwrap();
-    assert_eq!(read_value(Format::Json, &from_nothing).unwrap(), json!(["obsmcp"]));
+    assert_eq!(
+        read_value(Format::Json, &from_nothing).unwrap(),
+        json!(["obsmcp"])
+    );
 }
 
 #[test]
 fn json_permission_rules_round_trip() {
     let input = "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(ls:*)\"\n    ]\n  },\n  \"model\": \"opus\"\n}\n";
-    let rules = vec!["mcp__obsidian__read_note".to_owned(), "mcp__obsidian__search".to_owned()];
-    let add_ops = [Operation::AddToArray { path: key_path(&["permissions", "allow"]), items: rules.clone() }];
-    let remove_ops = [Operation::RemoveFromArray { path: key_path(&["permissions", "allow"]), items: rules }];
+    let rules = vec![
+        "mcp__obsidian__read_note".to_owned(),
+        "mcp__obsidian__search".to_owned(),
+    ];
+    let add_ops = [Operation::AddToArray {
+        path: key_path(&["permissions", "allow"]),
+        items: rules.clone(),
+    }];
+    let remove_ops = [Operation::RemoveFromArray {
+        path: key_path(&["permissions", "allow"]),
+        items: rules,
+    }];
     round_trip(Format::Json, input, &add_ops, &remove_ops);
 }
 
@@ -110,32 +182,64 @@ model = "o3"
 
 #[test]
 fn toml_adds_and_removes_an_entry_among_others() {
-    let added = round_trip(Format::Toml, CODEX, &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    let added = round_trip(
+        Format::Toml,
+        CODEX,
+        &add(&["mcp_servers", "obsidian"]),
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    );
     insta::assert_snapshot!(added);
 }
 
 #[test]
 fn toml_from_empty_and_without_trailing_newline() {
-    let added = round_trip(Format::Toml, "", &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    let added = round_trip(
+        Format::Toml,
+        "",
+        &add(&["mcp_servers", "obsidian"]),
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    );
     insta::assert_snapshot!(added);
-    round_trip(Format::Toml, "model = \"o3\"", &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    round_trip(
+        Format::Toml,
+        "model = \"o3\"",
+        &add(&["mcp_servers", "obsidian"]),
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    );
 }
 
 #[test]
 fn toml_inline_servers_table_gets_an_inline_entry() {
     let input = "mcp_servers = { github = { command = \"gh\" } }\n";
-    round_trip(Format::Toml, input, &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    round_trip(
+        Format::Toml,
+        input,
+        &add(&["mcp_servers", "obsidian"]),
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    );
 }
 
 #[test]
 fn toml_keeps_crlf() {
     let input = CODEX.replace('\n', "\r\n");
-    round_trip(Format::Toml, &input, &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    round_trip(
+        Format::Toml,
+        &input,
+        &add(&["mcp_servers", "obsidian"]),
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    );
 }
 
 #[test]
 fn toml_refuses_malformed_text() {
-    assert!(matches!(apply(Format::Toml, "[mcp_servers\ncommand = 1", &add(&["mcp_servers", "x"])), Err(DocumentError::Parse { .. })));
+    assert!(matches!(
+        apply(
+            Format::Toml,
+            "[mcp_servers\ncommand = 1",
+            &add(&["mcp_servers", "x"])
+        ),
+        Err(DocumentError::Parse { .. })
+    ));
 }
 
 const HERMES: &str = r#"# Hermes config
@@ -159,14 +263,24 @@ terminal:
 
 #[test]
 fn yaml_adds_and_removes_an_entry_among_others() {
-    let added = round_trip(Format::Yaml, HERMES, &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    let added = round_trip(
+        Format::Yaml,
+        HERMES,
+        &add(&["mcp_servers", "obsidian"]),
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    );
     insta::assert_snapshot!(added);
 }
 
 #[test]
 fn yaml_creates_the_section() {
     let input = "# only a comment\nmodel:\n  default: x\n";
-    let added = round_trip(Format::Yaml, input, &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    let added = round_trip(
+        Format::Yaml,
+        input,
+        &add(&["mcp_servers", "obsidian"]),
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    );
     insta::assert_snapshot!(added);
 }
 
@@ -174,17 +288,32 @@ fn yaml_creates_the_section() {
 fn yaml_from_empty() {
     let added = apply(Format::Yaml, "", &add(&["mcp_servers", "obsidian"])).unwrap();
     insta::assert_snapshot!(added);
-    assert_eq!(read_value(Format::Yaml, &added).unwrap()["mcp_servers"]["obsidian"], entry());
+    assert_eq!(
+        read_value(Format::Yaml, &added).unwrap()["mcp_servers"]["obsidian"],
+        entry()
+    );
 }
 
 #[test]
 fn yaml_refuses_malformed_text() {
-    assert!(matches!(apply(Format::Yaml, "mcp_servers:\n  a: [1, 2\n b: }", &add(&["mcp_servers", "x"])), Err(DocumentError::Parse { .. })));
+    assert!(matches!(
+        apply(
+            Format::Yaml,
+            "mcp_servers:\n  a: [1, 2\n b: }",
+            &add(&["mcp_servers", "x"])
+        ),
+        Err(DocumentError::Parse { .. })
+    ));
 }
 
 #[test]
 fn yaml_from_empty_and_back_to_empty() {
-    round_trip(Format::Yaml, "", &add(&["mcp_servers", "obsidian"]), &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]));
+    round_trip(
+        Format::Yaml,
+        "",
+        &add(&["mcp_servers", "obsidian"]),
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    );
 }
 
 /// Documents of every format in the shapes users have: comments, CRLF, no final newline, empty, other servers.
@@ -206,8 +335,14 @@ fn documents() -> Vec<(Format, String, &'static [&'static str])> {
         (Format::Yaml, "---\nmodel:\n    default: x\nmcp_servers:\n    a:\n        command: a\n".to_owned(), &["mcp_servers"]),
         (Format::Yaml, "mcp_servers: {a: {command: a}}\n".to_owned(), &["mcp_servers"]),
     ];
-    let crlf: Vec<_> = documents.iter().map(|(format, text, key)| (*format, text.replace('\n', "\r\n"), *key)).collect();
-    let trimmed: Vec<_> = documents.iter().map(|(format, text, key)| (*format, text.trim_end().to_owned(), *key)).collect();
+    let crlf: Vec<_> = documents
+        .iter()
+        .map(|(format, text, key)| (*format, text.replace('\n', "\r\n"), *key))
+        .collect();
+    let trimmed: Vec<_> = documents
+        .iter()
+        .map(|(format, text, key)| (*format, text.trim_end().to_owned(), *key))
+        .collect();
     documents.extend(crlf);
     documents.extend(trimmed);
     documents
@@ -243,27 +378,62 @@ fn every_plan_applied_twice_equals_once_and_removal_restores_the_input() {
                 // Setup never picks a name the user's file already holds for something else.
                 continue;
             }
-            let add_ops = [Operation::Merge { path: path.clone(), value: entry.clone() }];
-            let remove_ops = [Operation::Remove { path: path.clone() }, Operation::RemoveIfEmpty { path: key_path(servers) }];
+            let add_ops = [Operation::Merge {
+                path: path.clone(),
+                value: entry.clone(),
+            }];
+            let remove_ops = [
+                Operation::Remove { path: path.clone() },
+                Operation::RemoveIfEmpty {
+                    path: key_path(servers),
+                },
+            ];
             let context = format!("{format:?} {name} in {input:?}");
-            let added = apply(format, &input, &add_ops).unwrap_or_else(|error| panic!("{context}: {error}"));
-            assert_eq!(lookup(&read_value(format, &added).unwrap(), &path), Some(&entry), "{context}:\n{added}");
-            assert_eq!(apply(format, &added, &add_ops).unwrap(), added, "{context}: twice differs from once");
-            let had_servers = lookup(&read_value(format, &input).unwrap(), &key_path(servers)).is_some();
-            let removal: &[Operation] = if had_servers { &remove_ops[..1] } else { &remove_ops };
+            let added = apply(format, &input, &add_ops)
+                .unwrap_or_else(|error| panic!("{context}: {error}"));
+            assert_eq!(
+                lookup(&read_value(format, &added).unwrap(), &path),
+                Some(&entry),
+                "{context}:\n{added}"
+            );
+            assert_eq!(
+                apply(format, &added, &add_ops).unwrap(),
+                added,
+                "{context}: twice differs from once"
+            );
+            let had_servers =
+                lookup(&read_value(format, &input).unwrap(), &key_path(servers)).is_some();
+            let removal: &[Operation] = if had_servers {
+                &remove_ops[..1]
+            } else {
+                &remove_ops
+            };
             let restored = apply(format, &added, removal).unwrap();
-            assert_eq!(read_value(format, &restored).unwrap(), read_value(format, &input).unwrap().clone().or_empty(format), "{context}");
+            assert_eq!(
+                read_value(format, &restored).unwrap(),
+                read_value(format, &input).unwrap().clone().or_empty(format),
+                "{context}"
+            );
             // Two known limits of the editor alone, covered at uninstall by the backup: an empty JSON file comes back
             // as `{}`, and a one-line JSON object that gained a multi-line entry keeps its new line breaks.
-            let one_line_json = format == Format::Json && !input.trim().is_empty() && !input.trim().contains('\n');
-            if restored != input && !one_line_json && !(format == Format::Json && input.trim().is_empty()) {
+            let one_line_json =
+                format == Format::Json && !input.trim().is_empty() && !input.trim().contains('\n');
+            if restored != input
+                && !one_line_json
+                && !(format == Format::Json && input.trim().is_empty())
+            {
                 failures.push(format!("{context}\n--- restored\n{restored}"));
             }
             checked += 1;
         }
     }
     assert!(checked > 40 * 6, "{checked}");
-    assert!(failures.is_empty(), "{} not restored byte for byte:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} not restored byte for byte:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
 
 trait OrEmpty {
@@ -283,6 +453,13 @@ impl OrEmpty for Value {
 #[test]
 fn removing_the_only_entry_of_a_toml_file_leaves_it_empty() {
     let input = "[mcp_servers.obsidian]\ncommand = \"/o\"\n";
-    let removed = apply(Format::Toml, input, &[Operation::Remove { path: key_path(&["mcp_servers", "obsidian"]) }]).unwrap();
+    let removed = apply(
+        Format::Toml,
+        input,
+        &[Operation::Remove {
+            path: key_path(&["mcp_servers", "obsidian"]),
+        }],
+    )
+    .unwrap();
     assert_eq!(removed, "");
 }

@@ -18,12 +18,17 @@ pub(crate) fn read_value(text: &str) -> Result<Value, DocumentError> {
 }
 
 fn parse_error(error: toml_edit::TomlError) -> DocumentError {
-    DocumentError::Parse { format: Format::Toml, message: error.to_string().trim_end().to_owned() }
+    DocumentError::Parse {
+        format: Format::Toml,
+        message: error.to_string().trim_end().to_owned(),
+    }
 }
 
 impl TomlTree {
     pub(crate) fn parse(text: &str) -> Result<Self, DocumentError> {
-        Ok(Self { document: text.parse().map_err(parse_error)? })
+        Ok(Self {
+            document: text.parse().map_err(parse_error)?,
+        })
     }
 
     /// The item at `path`, a table or inline table, created (with its parents) when missing.
@@ -32,7 +37,9 @@ impl TomlTree {
         for (depth, key) in path.iter().enumerate() {
             let inline = matches!(item, Item::Value(_));
             let found = item_kind(item);
-            let table = item.as_table_like_mut().ok_or_else(|| shape_error(&path[..depth], found, "a table"))?;
+            let table = item
+                .as_table_like_mut()
+                .ok_or_else(|| shape_error(&path[..depth], found, "a table"))?;
             if table.get(key).is_none() {
                 let created = if inline {
                     Item::Value(toml_edit::Value::InlineTable(InlineTable::new()))
@@ -46,7 +53,11 @@ impl TomlTree {
             item = table.get_mut(key).expect("inserted above");
         }
         let found = item_kind(item);
-        if item.is_table_like() { Ok(item) } else { Err(shape_error(path, found, "a table")) }
+        if item.is_table_like() {
+            Ok(item)
+        } else {
+            Err(shape_error(path, found, "a table"))
+        }
     }
 
     fn item_at(&self, path: &[String]) -> Option<&Item> {
@@ -68,8 +79,14 @@ impl Tree for TomlTree {
             return Err(shape_error(&[], "table", "a value"));
         };
         let parent = self.container_at(parents)?;
-        let item = if matches!(parent, Item::Value(_)) { Item::Value(toml_value(value)) } else { toml_item(value) };
-        let parent = parent.as_table_like_mut().expect("container_at returns a table");
+        let item = if matches!(parent, Item::Value(_)) {
+            Item::Value(toml_value(value))
+        } else {
+            toml_item(value)
+        };
+        let parent = parent
+            .as_table_like_mut()
+            .expect("container_at returns a table");
         match parent.get_mut(last) {
             Some(existing) => {
                 let decor = existing.as_value().map(|old| old.decor().clone());
@@ -91,25 +108,35 @@ impl Tree for TomlTree {
         };
         let mut item = self.document.as_item_mut();
         for key in parents {
-            match item.as_table_like_mut().and_then(|table| table.get_mut(key)) {
+            match item
+                .as_table_like_mut()
+                .and_then(|table| table.get_mut(key))
+            {
                 Some(child) => item = child,
                 None => return false,
             }
         }
-        item.as_table_like_mut().and_then(|table| table.remove(last)).is_some()
+        item.as_table_like_mut()
+            .and_then(|table| table.remove(last))
+            .is_some()
     }
 
     fn push(&mut self, path: &[String], text: &str) -> Result<(), DocumentError> {
         let Some((last, parents)) = path.split_last() else {
             return Err(shape_error(&[], "table", "an array"));
         };
-        let parent = self.container_at(parents)?.as_table_like_mut().expect("container_at returns a table");
+        let parent = self
+            .container_at(parents)?
+            .as_table_like_mut()
+            .expect("container_at returns a table");
         if parent.get(last).is_none() {
             parent.insert(last, Item::Value(toml_edit::Value::Array(Array::new())));
         }
         let item = parent.get_mut(last).expect("inserted above");
         let found = item_kind(item);
-        let array = item.as_array_mut().ok_or_else(|| shape_error(path, found, "an array"))?;
+        let array = item
+            .as_array_mut()
+            .ok_or_else(|| shape_error(path, found, "an array"))?;
         array.push(text);
         Ok(())
     }
@@ -120,12 +147,19 @@ impl Tree for TomlTree {
         };
         let mut item = self.document.as_item_mut();
         for key in parents {
-            match item.as_table_like_mut().and_then(|table| table.get_mut(key)) {
+            match item
+                .as_table_like_mut()
+                .and_then(|table| table.get_mut(key))
+            {
                 Some(child) => item = child,
                 None => return,
             }
         }
-        if let Some(array) = item.as_table_like_mut().and_then(|table| table.get_mut(last)).and_then(Item::as_array_mut) {
+        if let Some(array) = item
+            .as_table_like_mut()
+            .and_then(|table| table.get_mut(last))
+            .and_then(Item::as_array_mut)
+        {
             array.retain(|element| element.as_str() != Some(text));
         }
     }
@@ -180,7 +214,12 @@ fn toml_value(value: &Value) -> toml_edit::Value {
 }
 
 fn table_value(table: &dyn TableLike) -> Value {
-    Value::Object(table.iter().map(|(key, item)| (key.to_owned(), item_value(item))).collect())
+    Value::Object(
+        table
+            .iter()
+            .map(|(key, item)| (key.to_owned(), item_value(item)))
+            .collect(),
+    )
 }
 
 fn item_value(item: &Item) -> Value {
@@ -188,7 +227,9 @@ fn item_value(item: &Item) -> Value {
         Item::None => Value::Null,
         Item::Value(value) => plain_value(value),
         Item::Table(table) => table_value(table),
-        Item::ArrayOfTables(tables) => Value::Array(tables.iter().map(|table| table_value(table)).collect()),
+        Item::ArrayOfTables(tables) => {
+            Value::Array(tables.iter().map(|table| table_value(table)).collect())
+        }
     }
 }
 
@@ -196,7 +237,9 @@ fn plain_value(value: &toml_edit::Value) -> Value {
     match value {
         toml_edit::Value::String(text) => Value::String(text.value().clone()),
         toml_edit::Value::Integer(integer) => Value::from(*integer.value()),
-        toml_edit::Value::Float(float) => serde_json::Number::from_f64(*float.value()).map_or(Value::Null, Value::Number),
+        toml_edit::Value::Float(float) => {
+            serde_json::Number::from_f64(*float.value()).map_or(Value::Null, Value::Number)
+        }
         toml_edit::Value::Boolean(flag) => Value::Bool(*flag.value()),
         toml_edit::Value::Datetime(datetime) => Value::String(datetime.value().to_string()),
         toml_edit::Value::Array(array) => Value::Array(array.iter().map(plain_value).collect()),

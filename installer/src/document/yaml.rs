@@ -18,11 +18,15 @@ pub(crate) fn read_value(text: &str) -> Result<Value, DocumentError> {
     if text.trim().is_empty() {
         return Ok(Value::Null);
     }
-    let mut parsed: yaml_serde::Value = yaml_serde::from_str(text)
-        .map_err(|error| DocumentError::Parse { format: Format::Yaml, message: error.to_string() })?;
-    parsed
-        .apply_merge()
-        .map_err(|error| DocumentError::Parse { format: Format::Yaml, message: error.to_string() })?;
+    let mut parsed: yaml_serde::Value =
+        yaml_serde::from_str(text).map_err(|error| DocumentError::Parse {
+            format: Format::Yaml,
+            message: error.to_string(),
+        })?;
+    parsed.apply_merge().map_err(|error| DocumentError::Parse {
+        format: Format::Yaml,
+        message: error.to_string(),
+    })?;
     Ok(neutral(parsed))
 }
 
@@ -37,14 +41,22 @@ fn neutral(value: yaml_serde::Value) -> Value {
             } else if let Some(integer) = number.as_u64() {
                 Value::from(integer)
             } else {
-                number.as_f64().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+                number
+                    .as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or(Value::Null, Value::Number)
             }
         }
         yaml_serde::Value::String(text) => Value::String(text),
-        yaml_serde::Value::Sequence(items) => Value::Array(items.into_iter().map(neutral).collect()),
-        yaml_serde::Value::Mapping(mapping) => {
-            Value::Object(mapping.into_iter().map(|(key, value)| (key_text(key), neutral(value))).collect())
+        yaml_serde::Value::Sequence(items) => {
+            Value::Array(items.into_iter().map(neutral).collect())
         }
+        yaml_serde::Value::Mapping(mapping) => Value::Object(
+            mapping
+                .into_iter()
+                .map(|(key, value)| (key_text(key), neutral(value)))
+                .collect(),
+        ),
         yaml_serde::Value::Tagged(tagged) => neutral(tagged.value),
     }
 }
@@ -52,14 +64,19 @@ fn neutral(value: yaml_serde::Value) -> Value {
 fn key_text(key: yaml_serde::Value) -> String {
     match key {
         yaml_serde::Value::String(text) => text,
-        other => yaml_serde::to_string(&other).unwrap_or_default().trim_end().to_owned(),
+        other => yaml_serde::to_string(&other)
+            .unwrap_or_default()
+            .trim_end()
+            .to_owned(),
     }
 }
 
 impl YamlTree {
     pub(crate) fn parse(text: &str) -> Result<Self, DocumentError> {
-        let file = YamlFile::from_str(text)
-            .map_err(|error| DocumentError::Parse { format: Format::Yaml, message: error.to_string() })?;
+        let file = YamlFile::from_str(text).map_err(|error| DocumentError::Parse {
+            format: Format::Yaml,
+            message: error.to_string(),
+        })?;
         Ok(Self { file })
     }
 
@@ -71,7 +88,9 @@ impl YamlTree {
     fn deepest_mapping(&self, path: &[String]) -> Result<(Option<Mapping>, usize), DocumentError> {
         let document = self.document();
         let Some(root) = document.as_mapping() else {
-            if document.as_scalar().is_some_and(|scalar| !scalar.is_null()) || document.as_sequence().is_some() {
+            if document.as_scalar().is_some_and(|scalar| !scalar.is_null())
+                || document.as_sequence().is_some()
+            {
                 return Err(shape_error(&[], "value", "a mapping"));
             }
             return Ok((None, 0));
@@ -82,7 +101,9 @@ impl YamlTree {
                 None => return Ok((Some(mapping), depth)),
                 Some(node) => match mapping.get_mapping(key.as_str()) {
                     Some(child) => mapping = child,
-                    None if node.as_scalar().is_some_and(|scalar| scalar.is_null()) => return Ok((Some(mapping), depth)),
+                    None if node.as_scalar().is_some_and(|scalar| scalar.is_null()) => {
+                        return Ok((Some(mapping), depth));
+                    }
                     None => return Err(shape_error(&path[..=depth], "value", "a mapping")),
                 },
             }
@@ -131,7 +152,9 @@ impl Tree for YamlTree {
             return false;
         };
         match self.deepest_mapping(parents) {
-            Ok((Some(mapping), covered)) if covered == parents.len() => mapping.remove(last.as_str()).is_some(),
+            Ok((Some(mapping), covered)) if covered == parents.len() => {
+                mapping.remove(last.as_str()).is_some()
+            }
             _ => false,
         }
     }
@@ -158,7 +181,10 @@ impl Tree for YamlTree {
             && covered == parents.len()
             && let Some(sequence) = mapping.get_sequence(last.as_str())
         {
-            while let Some(index) = sequence.values().position(|node| node.to_string().trim() == item) {
+            while let Some(index) = sequence
+                .values()
+                .position(|node| node.to_string().trim() == item)
+            {
                 sequence.remove(index);
             }
         }
@@ -173,7 +199,9 @@ fn set_in(mapping: &Mapping, key: &str, value: &Value, quoted: bool) {
     let existing = mapping.get(key).is_some();
     match (value, existing || !quoted) {
         (Value::Object(_) | Value::Array(_), true) => mapping.set(key, yaml_document(value)),
-        (Value::Object(_) | Value::Array(_), false) => mapping.set(key_scalar(key), yaml_document(value)),
+        (Value::Object(_) | Value::Array(_), false) => {
+            mapping.set(key_scalar(key), yaml_document(value))
+        }
         (scalar, true) => mapping.set(key, scalar_value(scalar)),
         (scalar, false) => mapping.set(key_scalar(key), scalar_value(scalar)),
     }
@@ -182,7 +210,9 @@ fn set_in(mapping: &Mapping, key: &str, value: &Value, quoted: bool) {
 fn set_in_document(document: &Document, key: &str, value: &Value, quoted: bool) {
     match (value, quoted) {
         (Value::Object(_) | Value::Array(_), false) => document.set(key, yaml_document(value)),
-        (Value::Object(_) | Value::Array(_), true) => document.set(key_scalar(key), yaml_document(value)),
+        (Value::Object(_) | Value::Array(_), true) => {
+            document.set(key_scalar(key), yaml_document(value))
+        }
         (scalar, false) => document.set(key, scalar_value(scalar)),
         (scalar, true) => document.set(key_scalar(key), scalar_value(scalar)),
     };
@@ -199,7 +229,9 @@ fn scalar_value(value: &Value) -> ScalarValue {
         Value::Bool(flag) => ScalarValue::parse(flag.to_string()),
         Value::Number(number) => ScalarValue::parse(number.to_string()),
         Value::String(text) => ScalarValue::string(text.as_str()),
-        Value::Array(_) | Value::Object(_) => unreachable!("collections are built by yaml_document"),
+        Value::Array(_) | Value::Object(_) => {
+            unreachable!("collections are built by yaml_document")
+        }
     }
 }
 
@@ -212,17 +244,20 @@ fn yaml_document(value: &Value) -> Document {
 }
 
 fn mapping_builder(map: &serde_json::Map<String, Value>) -> MappingBuilder {
-    map.iter().fold(MappingBuilder::new(), |builder, (key, value)| match value {
-        Value::Object(child) => builder.insert_mapping(key.as_str(), mapping_builder(child)),
-        Value::Array(items) => builder.insert_sequence(key.as_str(), sequence_builder(items)),
-        scalar => builder.pair(key.as_str(), scalar_value(scalar)),
-    })
+    map.iter()
+        .fold(MappingBuilder::new(), |builder, (key, value)| match value {
+            Value::Object(child) => builder.insert_mapping(key.as_str(), mapping_builder(child)),
+            Value::Array(items) => builder.insert_sequence(key.as_str(), sequence_builder(items)),
+            scalar => builder.pair(key.as_str(), scalar_value(scalar)),
+        })
 }
 
 fn sequence_builder(items: &[Value]) -> SequenceBuilder {
-    items.iter().fold(SequenceBuilder::new(), |builder, value| match value {
-        Value::Object(child) => builder.insert_mapping(mapping_builder(child)),
-        Value::Array(inner) => builder.insert_sequence(sequence_builder(inner)),
-        scalar => builder.item(scalar_value(scalar)),
-    })
+    items
+        .iter()
+        .fold(SequenceBuilder::new(), |builder, value| match value {
+            Value::Object(child) => builder.insert_mapping(mapping_builder(child)),
+            Value::Array(inner) => builder.insert_sequence(sequence_builder(inner)),
+            scalar => builder.item(scalar_value(scalar)),
+        })
 }

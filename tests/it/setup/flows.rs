@@ -11,14 +11,33 @@ fn agent_run_configures_every_client_and_snapshots_the_edits() {
     let run = machine.setup(&[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!("agent_run_output", machine.redact(&run.stderr));
-    insta::assert_snapshot!("agent_run_claude_json", machine.redact(&machine.read(".claude.json")));
-    insta::assert_snapshot!("agent_run_claude_settings", machine.redact(&machine.read(".claude/settings.json")));
-    insta::assert_snapshot!("agent_run_codex_toml", machine.redact(&machine.read(".codex/config.toml")));
-    insta::assert_snapshot!("agent_run_hermes_yaml", machine.redact(&machine.read(".hermes/config.yaml")));
+    insta::assert_snapshot!(
+        "agent_run_claude_json",
+        machine.redact(&machine.read(".claude.json"))
+    );
+    insta::assert_snapshot!(
+        "agent_run_claude_settings",
+        machine.redact(&machine.read(".claude/settings.json"))
+    );
+    insta::assert_snapshot!(
+        "agent_run_codex_toml",
+        machine.redact(&machine.read(".codex/config.toml"))
+    );
+    insta::assert_snapshot!(
+        "agent_run_hermes_yaml",
+        machine.redact(&machine.read(".hermes/config.yaml"))
+    );
 
     let vault = machine.vault.join(".obsidian/plugins/obsmcp");
-    assert_eq!(std::fs::read(vault.join("main.js")).unwrap(), std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("obsidian-plugin/main.js")).unwrap());
-    let data: Value = serde_json::from_str(&std::fs::read_to_string(vault.join("data.json")).unwrap()).unwrap();
+    assert_eq!(
+        std::fs::read(vault.join("main.js")).unwrap(),
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("obsidian-plugin/main.js")
+        )
+        .unwrap()
+    );
+    let data: Value =
+        serde_json::from_str(&std::fs::read_to_string(vault.join("data.json")).unwrap()).unwrap();
     let token = data["token"].as_str().unwrap();
     assert_eq!(token.len(), 64);
     assert!(token.chars().all(|c| c.is_ascii_hexdigit()));
@@ -26,9 +45,19 @@ fn agent_run_configures_every_client_and_snapshots_the_edits() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(vault.join("data.json")).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(vault.join("data.json"))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o600
+        );
     }
-    let enabled: Value = serde_json::from_str(&std::fs::read_to_string(machine.vault.join(".obsidian/community-plugins.json")).unwrap()).unwrap();
+    let enabled: Value = serde_json::from_str(
+        &std::fs::read_to_string(machine.vault.join(".obsidian/community-plugins.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(enabled, serde_json::json!(["obsmcp"]));
 }
 
@@ -39,9 +68,17 @@ fn second_run_changes_no_byte_and_says_already_configured() {
     let after_first = machine.tree();
     let second = machine.setup(&[]);
     assert_eq!(second.code, 0, "{}", second.stderr);
-    assert!(second.stderr.contains("already configured"), "{}", second.stderr);
+    assert!(
+        second.stderr.contains("already configured"),
+        "{}",
+        second.stderr
+    );
     let differences = tree_diff(&after_first, &machine.tree());
-    assert!(differences.is_empty(), "the second run changed files:\n{}", differences.join("\n"));
+    assert!(
+        differences.is_empty(),
+        "the second run changed files:\n{}",
+        differences.join("\n")
+    );
 }
 
 #[test]
@@ -54,7 +91,11 @@ fn uninstall_restores_every_pre_existing_file_byte_for_byte() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     insta::assert_snapshot!("uninstall_output", machine.redact(&run.stderr));
     let differences = tree_diff(&before, &machine.tree());
-    assert!(differences.is_empty(), "uninstall did not restore the home:\n{}", differences.join("\n"));
+    assert!(
+        differences.is_empty(),
+        "uninstall did not restore the home:\n{}",
+        differences.join("\n")
+    );
 }
 
 #[test]
@@ -67,13 +108,20 @@ fn setup_from_nothing_then_uninstall_leaves_nothing_behind() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(machine.home().join(".claude.json")).unwrap().permissions().mode();
+        let mode = std::fs::metadata(machine.home().join(".claude.json"))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600, "Claude keeps ~/.claude.json private");
     }
     let run = machine.obsmcp(&["uninstall", "--yes"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let differences = tree_diff(&before, &machine.tree());
-    assert!(differences.is_empty(), "left behind:\n{}", differences.join("\n"));
+    assert!(
+        differences.is_empty(),
+        "left behind:\n{}",
+        differences.join("\n")
+    );
 }
 
 #[test]
@@ -82,9 +130,17 @@ fn keep_plugin_removes_only_the_client_entries() {
     assert_eq!(machine.setup(&[]).code, 0);
     let run = machine.obsmcp(&["uninstall", "--yes", "--keep-plugin"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(machine.vault.join(".obsidian/plugins/obsmcp/main.js").is_file());
+    assert!(
+        machine
+            .vault
+            .join(".obsidian/plugins/obsmcp/main.js")
+            .is_file()
+    );
     assert!(!machine.read(".claude.json").contains("obsmcp"));
-    assert_eq!(machine.read(".codex/config.toml"), include_str!("fixtures/config.toml"));
+    assert_eq!(
+        machine.read(".codex/config.toml"),
+        include_str!("fixtures/config.toml")
+    );
 }
 
 #[test]
@@ -93,13 +149,29 @@ fn dry_run_prints_diffs_and_writes_nothing() {
     let before = machine.tree();
     let run = machine.setup(&["--dry-run"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("Dry run: nothing was written."), "{}", run.stderr);
-    assert!(run.stdout.contains("+++ ") && run.stdout.contains("+[mcp_servers.obsidian]"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("Dry run: nothing was written."),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("+++ ") && run.stdout.contains("+[mcp_servers.obsidian]"),
+        "{}",
+        run.stdout
+    );
     let differences = tree_diff(&before, &machine.tree());
-    assert!(differences.is_empty(), "a dry run wrote:\n{}", differences.join("\n"));
+    assert!(
+        differences.is_empty(),
+        "a dry run wrote:\n{}",
+        differences.join("\n")
+    );
     let uninstall = machine.obsmcp(&["uninstall", "--dry-run"]);
     assert_eq!(uninstall.code, 0);
-    assert!(uninstall.stderr.contains("Nothing of obsmcp's was found"), "{}", uninstall.stderr);
+    assert!(
+        uninstall.stderr.contains("Nothing of obsmcp's was found"),
+        "{}",
+        uninstall.stderr
+    );
 }
 
 #[test]
@@ -108,7 +180,11 @@ fn dry_run_without_a_terminal_needs_no_yes_and_hides_the_token() {
     let vault = machine.vault.to_str().unwrap().to_owned();
     let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "codex", "--dry-run"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.contains("\"token\": \"<redacted>\""), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("\"token\": \"<redacted>\""),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -119,7 +195,12 @@ fn json_report_is_machine_readable() {
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["outcome"], "changed");
     assert_eq!(report["vaults"][0]["server_name"], "obsidian");
-    let servers: Vec<&Value> = report["items"].as_array().unwrap().iter().filter(|item| item["subject"].as_str().unwrap().starts_with("server")).collect();
+    let servers: Vec<&Value> = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["subject"].as_str().unwrap().starts_with("server"))
+        .collect();
     assert_eq!(servers.len(), 3);
     assert!(servers.iter().all(|item| item["change"] == "added"));
     let again: Value = serde_json::from_str(&machine.setup(&["--json"]).stdout).unwrap();
@@ -132,7 +213,13 @@ fn no_terminal_and_no_yes_fails_with_a_hint_naming_the_flags() {
     let before = machine.tree();
     let run = machine.obsmcp(&["setup"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("hint:") && run.stderr.contains("--yes") && run.stderr.contains("--vault"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("hint:")
+            && run.stderr.contains("--yes")
+            && run.stderr.contains("--vault"),
+        "{}",
+        run.stderr
+    );
     let uninstall = machine.obsmcp(&["uninstall"]);
     assert_eq!(uninstall.code, 2);
     assert!(uninstall.stderr.contains("--yes"), "{}", uninstall.stderr);
@@ -145,7 +232,11 @@ fn unknown_client_is_refused_with_the_known_ones() {
     let vault = machine.vault.to_str().unwrap().to_owned();
     let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "emacs", "--yes"]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("unknown client `emacs`") && run.stderr.contains("claude-code"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("unknown client `emacs`") && run.stderr.contains("claude-code"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -159,19 +250,33 @@ fn vaults_come_from_obsidians_registry_and_get_distinct_ports_and_names() {
         "aaaaaaaaaaaaaaaa": {"path": machine.home().join("gone"), "ts": 3}
     }});
     // The Flatpak location, to check that it is read too.
-    machine.write(".var/app/md.obsidian.Obsidian/config/obsidian/obsidian.json", registry.to_string());
+    machine.write(
+        ".var/app/md.obsidian.Obsidian/config/obsidian/obsidian.json",
+        registry.to_string(),
+    );
     let run = machine.obsmcp(&["setup", "--client", "codex", "--yes", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     let vaults = report["vaults"].as_array().unwrap();
     assert_eq!(vaults.len(), 2);
     assert_ne!(vaults[0]["port"], vaults[1]["port"]);
-    let names: Vec<&str> = vaults.iter().map(|vault| vault["server_name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = vaults
+        .iter()
+        .map(|vault| vault["server_name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["obsidian", "obsidian-work-vault"]);
     let codex = machine.read(".codex/config.toml");
-    assert!(codex.contains("[mcp_servers.obsidian]") && codex.contains("[mcp_servers.obsidian-work-vault]"), "{codex}");
+    assert!(
+        codex.contains("[mcp_servers.obsidian]")
+            && codex.contains("[mcp_servers.obsidian-work-vault]"),
+        "{codex}"
+    );
     let again = machine.obsmcp(&["setup", "--client", "codex", "--yes"]);
-    assert!(again.stderr.contains("already configured"), "{}", again.stderr);
+    assert!(
+        again.stderr.contains("already configured"),
+        "{}",
+        again.stderr
+    );
 }
 
 #[test]
@@ -180,19 +285,54 @@ fn an_existing_obsidian_entry_is_kept_under_another_name_unless_replace_existing
     let original = r#"{"mcpServers": {"obsidian": {"command": "npx", "args": ["mcp-remote", "http://localhost:22360/sse"]}}}"#;
     machine.write(".claude.json", original);
     let vault = machine.vault.to_str().unwrap().to_owned();
-    let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "claude-code", "--yes", "--no-claude-permissions"]);
+    let run = machine.obsmcp(&[
+        "setup",
+        "--vault",
+        &vault,
+        "--client",
+        "claude-code",
+        "--yes",
+        "--no-claude-permissions",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stderr.contains("npx mcp-remote http://localhost:22360/sse"), "{}", run.stderr);
-    assert!(run.stderr.contains("used `obsidian-my-notes` instead"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("npx mcp-remote http://localhost:22360/sse"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("used `obsidian-my-notes` instead"),
+        "{}",
+        run.stderr
+    );
     let claude: Value = serde_json::from_str(&machine.read(".claude.json")).unwrap();
     assert_eq!(claude["mcpServers"]["obsidian"]["command"], "npx");
-    assert_eq!(claude["mcpServers"]["obsidian-my-notes"]["args"][0], "bridge");
+    assert_eq!(
+        claude["mcpServers"]["obsidian-my-notes"]["args"][0],
+        "bridge"
+    );
 
-    let replaced = machine.obsmcp(&["setup", "--vault", &vault, "--client", "claude-code", "--yes", "--no-claude-permissions", "--replace-existing"]);
+    let replaced = machine.obsmcp(&[
+        "setup",
+        "--vault",
+        &vault,
+        "--client",
+        "claude-code",
+        "--yes",
+        "--no-claude-permissions",
+        "--replace-existing",
+    ]);
     assert_eq!(replaced.code, 0, "{}", replaced.stderr);
     let claude: Value = serde_json::from_str(&machine.read(".claude.json")).unwrap();
-    assert_eq!(claude["mcpServers"]["obsidian-my-notes"]["args"][0], "bridge", "the name in use is kept");
-    assert_eq!(claude["mcpServers"]["obsidian"]["command"], "npx", "an entry already ours is reused, nothing else replaced");
+    assert_eq!(
+        claude["mcpServers"]["obsidian-my-notes"]["args"][0], "bridge",
+        "the name in use is kept"
+    );
+    assert_eq!(
+        claude["mcpServers"]["obsidian"]["command"], "npx",
+        "an entry already ours is reused, nothing else replaced"
+    );
 }
 
 #[test]
@@ -200,10 +340,21 @@ fn replace_existing_replaces_a_foreign_entry_whole() {
     let machine = Machine::new();
     machine.write(".codex/config.toml", "[mcp_servers.obsidian]\nurl = \"http://localhost:22360/sse\"\nbearer_token_env_var = \"X\"\n");
     let vault = machine.vault.to_str().unwrap().to_owned();
-    let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "codex", "--yes", "--replace-existing"]);
+    let run = machine.obsmcp(&[
+        "setup",
+        "--vault",
+        &vault,
+        "--client",
+        "codex",
+        "--yes",
+        "--replace-existing",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let codex = machine.read(".codex/config.toml");
-    assert!(!codex.contains("url =") && !codex.contains("bearer_token_env_var"), "{codex}");
+    assert!(
+        !codex.contains("url =") && !codex.contains("bearer_token_env_var"),
+        "{codex}"
+    );
     assert!(codex.contains("args = [\"bridge\""), "{codex}");
 }
 
@@ -212,12 +363,36 @@ fn read_only_config_dir_and_permission_flags_shape_the_entry() {
     let machine = Machine::new();
     std::fs::create_dir_all(machine.vault.join(".obsidian-laptop/plugins")).unwrap();
     let vault = machine.vault.to_str().unwrap().to_owned();
-    let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "claude-code", "--yes", "--read-only", "--no-claude-permissions"]);
+    let run = machine.obsmcp(&[
+        "setup",
+        "--vault",
+        &vault,
+        "--client",
+        "claude-code",
+        "--yes",
+        "--read-only",
+        "--no-claude-permissions",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let claude: Value = serde_json::from_str(&machine.read(".claude.json")).unwrap();
     let args = &claude["mcpServers"]["obsidian"]["args"];
-    assert_eq!(args, &serde_json::json!(["bridge", "--vault", vault, "--config-dir", ".obsidian-laptop", "--read-only"]));
-    assert!(machine.vault.join(".obsidian-laptop/plugins/obsmcp/main.js").is_file());
+    assert_eq!(
+        args,
+        &serde_json::json!([
+            "bridge",
+            "--vault",
+            vault,
+            "--config-dir",
+            ".obsidian-laptop",
+            "--read-only"
+        ])
+    );
+    assert!(
+        machine
+            .vault
+            .join(".obsidian-laptop/plugins/obsmcp/main.js")
+            .is_file()
+    );
     assert!(!machine.vault.join(".obsidian").exists());
     assert!(!machine.home().join(".claude/settings.json").exists());
 }
@@ -227,13 +402,26 @@ fn permission_rules_name_only_read_only_tools() {
     let machine = Machine::new().with_client_fixtures();
     assert_eq!(machine.setup(&[]).code, 0);
     let settings: Value = serde_json::from_str(&machine.read(".claude/settings.json")).unwrap();
-    let rules: Vec<&str> = settings["permissions"]["allow"].as_array().unwrap().iter().map(|rule| rule.as_str().unwrap()).collect();
-    let catalog: Value = serde_json::from_str(include_str!("../../../obsidian-plugin/catalog.json")).unwrap();
+    let rules: Vec<&str> = settings["permissions"]["allow"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|rule| rule.as_str().unwrap())
+        .collect();
+    let catalog: Value =
+        serde_json::from_str(include_str!("../../../obsidian-plugin/catalog.json")).unwrap();
     for tool in catalog["tools"].as_array().unwrap() {
         let rule = format!("mcp__obsidian__{}", tool["name"].as_str().unwrap());
-        assert_eq!(rules.contains(&rule.as_str()), tool["annotations"]["readOnlyHint"] == true, "{rule}");
+        assert_eq!(
+            rules.contains(&rule.as_str()),
+            tool["annotations"]["readOnlyHint"] == true,
+            "{rule}"
+        );
     }
-    assert!(rules.contains(&"Bash(npm run test:*)"), "the user's rules stay");
+    assert!(
+        rules.contains(&"Bash(npm run test:*)"),
+        "the user's rules stay"
+    );
 }
 
 #[test]
@@ -244,36 +432,81 @@ fn existing_plugin_data_keeps_its_token_and_port_and_upgrade_replaces_the_files(
     std::fs::write(plugin.join("main.js"), "// an older obsmcp\n").unwrap();
     let data = "{\n  \"port\": 23456,\n  \"token\": \"keep-me\",\n  \"readOnly\": true,\n  \"futureSetting\": [1]\n}";
     std::fs::write(plugin.join("data.json"), data).unwrap();
-    std::fs::write(machine.vault.join(".obsidian/community-plugins.json"), "[\n  \"dataview\",\n  \"obsmcp\"\n]").unwrap();
+    std::fs::write(
+        machine.vault.join(".obsidian/community-plugins.json"),
+        "[\n  \"dataview\",\n  \"obsmcp\"\n]",
+    )
+    .unwrap();
     std::fs::create_dir_all(machine.vault.join(".obsidian/plugins/claude-code-mcp")).unwrap();
     let vault = machine.vault.to_str().unwrap().to_owned();
-    let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "codex", "--yes", "--json"]);
+    let run = machine.obsmcp(&[
+        "setup", "--vault", &vault, "--client", "codex", "--yes", "--json",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(std::fs::read_to_string(plugin.join("data.json")).unwrap(), data);
-    assert_eq!(std::fs::read_to_string(machine.vault.join(".obsidian/community-plugins.json")).unwrap(), "[\n  \"dataview\",\n  \"obsmcp\"\n]");
-    assert_ne!(std::fs::read_to_string(plugin.join("main.js")).unwrap(), "// an older obsmcp\n");
+    assert_eq!(
+        std::fs::read_to_string(plugin.join("data.json")).unwrap(),
+        data
+    );
+    assert_eq!(
+        std::fs::read_to_string(machine.vault.join(".obsidian/community-plugins.json")).unwrap(),
+        "[\n  \"dataview\",\n  \"obsmcp\"\n]"
+    );
+    assert_ne!(
+        std::fs::read_to_string(plugin.join("main.js")).unwrap(),
+        "// an older obsmcp\n"
+    );
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["vaults"][0]["port"], 23456);
-    let main_js = report["items"].as_array().unwrap().iter().find(|item| item["subject"] == "plugin main.js").unwrap();
+    let main_js = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["subject"] == "plugin main.js")
+        .unwrap();
     assert_eq!(main_js["change"], "updated");
-    assert!(run.stdout.contains("claude-code-mcp"), "the older plugin is mentioned");
+    assert!(
+        run.stdout.contains("claude-code-mcp"),
+        "the older plugin is mentioned"
+    );
 }
 
 #[test]
 fn a_one_line_claude_json_and_a_commented_vscode_file_come_back_exactly() {
     let machine = Machine::new();
-    machine.write(".claude.json", r#"{"numStartups":3,"mcpServers":{"a":{"command":"a"}},"projects":{}}"#);
+    machine.write(
+        ".claude.json",
+        r#"{"numStartups":3,"mcpServers":{"a":{"command":"a"}},"projects":{}}"#,
+    );
     let vscode = "{\n  // my servers\n  \"servers\": {\n    \"a\": {\"type\": \"stdio\", \"command\": \"a\"}, // keep\n  },\n  \"inputs\": [],\n}\n";
     machine.write(".config/Code/User/mcp.json", vscode);
     let before = machine.tree();
     let vault = machine.vault.to_str().unwrap().to_owned();
-    let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "claude-code", "--client", "vscode", "--yes", "--no-claude-permissions"]);
+    let run = machine.obsmcp(&[
+        "setup",
+        "--vault",
+        &vault,
+        "--client",
+        "claude-code",
+        "--client",
+        "vscode",
+        "--yes",
+        "--no-claude-permissions",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let edited = machine.read(".config/Code/User/mcp.json");
-    assert!(edited.contains("// my servers") && edited.contains("// keep") && edited.contains("\"obsidian\": {"), "{edited}");
+    assert!(
+        edited.contains("// my servers")
+            && edited.contains("// keep")
+            && edited.contains("\"obsidian\": {"),
+        "{edited}"
+    );
     assert_eq!(machine.obsmcp(&["uninstall", "--yes"]).code, 0);
     let differences = tree_diff(&before, &machine.tree());
-    assert!(differences.is_empty(), "not restored:\n{}", differences.join("\n"));
+    assert!(
+        differences.is_empty(),
+        "not restored:\n{}",
+        differences.join("\n")
+    );
 }
 
 #[test]
@@ -281,18 +514,46 @@ fn uninstall_of_one_vault_keeps_the_other() {
     let machine = Machine::new().with_client_fixtures();
     let other = machine.home().join("Work");
     std::fs::create_dir_all(&other).unwrap();
-    let (first, second) = (machine.vault.to_str().unwrap().to_owned(), other.to_str().unwrap().to_owned());
-    let run = machine.obsmcp(&["setup", "--vault", &first, "--vault", &second, "--client", "codex", "--client", "claude-code", "--yes"]);
+    let (first, second) = (
+        machine.vault.to_str().unwrap().to_owned(),
+        other.to_str().unwrap().to_owned(),
+    );
+    let run = machine.obsmcp(&[
+        "setup",
+        "--vault",
+        &first,
+        "--vault",
+        &second,
+        "--client",
+        "codex",
+        "--client",
+        "claude-code",
+        "--yes",
+    ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let run = machine.obsmcp(&["uninstall", "--vault", &second, "--yes"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let codex = machine.read(".codex/config.toml");
-    assert!(codex.contains("[mcp_servers.obsidian]") && !codex.contains("obsidian-work"), "{codex}");
+    assert!(
+        codex.contains("[mcp_servers.obsidian]") && !codex.contains("obsidian-work"),
+        "{codex}"
+    );
     let settings = machine.read(".claude/settings.json");
-    assert!(settings.contains("mcp__obsidian__read_note") && !settings.contains("mcp__obsidian-work__"), "{settings}");
-    assert!(machine.vault.join(".obsidian/plugins/obsmcp/main.js").is_file());
+    assert!(
+        settings.contains("mcp__obsidian__read_note") && !settings.contains("mcp__obsidian-work__"),
+        "{settings}"
+    );
+    assert!(
+        machine
+            .vault
+            .join(".obsidian/plugins/obsmcp/main.js")
+            .is_file()
+    );
     assert!(!other.join(".obsidian/plugins/obsmcp").exists());
-    assert!(!other.join(".obsidian").exists(), "the config folder setup created in the second vault is gone");
+    assert!(
+        !other.join(".obsidian").exists(),
+        "the config folder setup created in the second vault is gone"
+    );
 }
 
 #[test]
@@ -300,7 +561,9 @@ fn an_older_obsmcp_path_is_shown_and_replaced_only_with_consent() {
     for replace in [false, true] {
         let machine = Machine::new();
         let vault = machine.vault.to_str().unwrap().to_owned();
-        let old_entry = format!("[mcp_servers.obsidian]\ncommand = \"/opt/old/obsmcp\"\nargs = [\"bridge\", \"--vault\", {vault:?}]\n");
+        let old_entry = format!(
+            "[mcp_servers.obsidian]\ncommand = \"/opt/old/obsmcp\"\nargs = [\"bridge\", \"--vault\", {vault:?}]\n"
+        );
         machine.write(".codex/config.toml", &old_entry);
         let mut args = vec!["setup", "--vault", &vault, "--client", "codex", "--yes"];
         if replace {
@@ -308,9 +571,17 @@ fn an_older_obsmcp_path_is_shown_and_replaced_only_with_consent() {
         }
         let run = machine.obsmcp(&args);
         assert_eq!(run.code, 0, "{}", run.stderr);
-        assert!(run.stderr.contains("an older obsmcp (`/opt/old/obsmcp`)"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("an older obsmcp (`/opt/old/obsmcp`)"),
+            "{}",
+            run.stderr
+        );
         let codex = machine.read(".codex/config.toml");
         assert_eq!(codex.contains("/opt/old/obsmcp"), !replace, "{codex}");
-        assert_eq!(codex.contains("[mcp_servers.obsidian-my-notes]"), !replace, "{codex}");
+        assert_eq!(
+            codex.contains("[mcp_servers.obsidian-my-notes]"),
+            !replace,
+            "{codex}"
+        );
     }
 }

@@ -25,7 +25,10 @@ pub struct Run {
 
 impl Machine {
     pub fn new() -> Self {
-        let home = tempfile::Builder::new().prefix("obsmcp-setup-").tempdir().unwrap();
+        let home = tempfile::Builder::new()
+            .prefix("obsmcp-setup-")
+            .tempdir()
+            .unwrap();
         let home_path = std::fs::canonicalize(home.path()).unwrap();
         let vault = home_path.join("Vaults/My Notes");
         std::fs::create_dir_all(&vault).unwrap();
@@ -49,13 +52,17 @@ impl Machine {
 
     /// Reads a file under the home folder.
     pub fn read(&self, relative: &str) -> String {
-        std::fs::read_to_string(self.home().join(relative)).unwrap_or_else(|error| panic!("{relative}: {error}"))
+        std::fs::read_to_string(self.home().join(relative))
+            .unwrap_or_else(|error| panic!("{relative}: {error}"))
     }
 
     /// The realistic client files: Claude Code (with settings.json), Codex and Hermes.
     pub fn with_client_fixtures(self) -> Self {
         self.write(".claude.json", include_str!("fixtures/claude.json"));
-        self.write(".claude/settings.json", include_str!("fixtures/settings.json"));
+        self.write(
+            ".claude/settings.json",
+            include_str!("fixtures/settings.json"),
+        );
         self.write(".codex/config.toml", include_str!("fixtures/config.toml"));
         self.write(".hermes/config.yaml", include_str!("fixtures/config.yaml"));
         self
@@ -92,7 +99,18 @@ impl Machine {
     /// `setup --vault <vault> --client claude-code --client codex --client hermes --yes` plus `extra`.
     pub fn setup(&self, extra: &[&str]) -> Run {
         let vault = self.vault.to_str().unwrap().to_owned();
-        let mut args = vec!["setup", "--vault", &vault, "--client", "claude-code", "--client", "codex", "--client", "hermes", "--yes"];
+        let mut args = vec![
+            "setup",
+            "--vault",
+            &vault,
+            "--client",
+            "claude-code",
+            "--client",
+            "codex",
+            "--client",
+            "hermes",
+            "--yes",
+        ];
         args.extend_from_slice(extra);
         self.obsmcp(&args)
     }
@@ -119,7 +137,9 @@ impl Machine {
     /// Output with this machine's paths, the binary's path and tokens made stable for snapshots.
     pub fn redact(&self, text: &str) -> String {
         let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_obsmcp")).unwrap();
-        let mut text = text.replace(binary.to_str().unwrap(), "<obsmcp>").replace(self.home().to_str().unwrap(), "~");
+        let mut text = text
+            .replace(binary.to_str().unwrap(), "<obsmcp>")
+            .replace(self.home().to_str().unwrap(), "~");
         while let Some(start) = find_token(&text) {
             text.replace_range(start..start + 64, "<token>");
         }
@@ -132,13 +152,18 @@ fn find_token(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     (0..bytes.len().saturating_sub(63)).find(|&start| {
         bytes[start..start + 64].iter().all(u8::is_ascii_hexdigit)
-            && bytes[start..start + 64].iter().any(|byte| byte.is_ascii_alphabetic())
+            && bytes[start..start + 64]
+                .iter()
+                .any(|byte| byte.is_ascii_alphabetic())
             && (start == 0 || !bytes[start - 1].is_ascii_hexdigit())
     })
 }
 
 /// The differences between two trees, for failure messages.
-pub fn tree_diff(before: &BTreeMap<PathBuf, Option<Vec<u8>>>, after: &BTreeMap<PathBuf, Option<Vec<u8>>>) -> Vec<String> {
+pub fn tree_diff(
+    before: &BTreeMap<PathBuf, Option<Vec<u8>>>,
+    after: &BTreeMap<PathBuf, Option<Vec<u8>>>,
+) -> Vec<String> {
     let mut differences = Vec::new();
     for (path, content) in before {
         match after.get(path) {
@@ -159,7 +184,9 @@ pub fn tree_diff(before: &BTreeMap<PathBuf, Option<Vec<u8>>>, after: &BTreeMap<P
 }
 
 /// Drops obsmcp's backups from a tree (they are the one thing setup leaves beside pre-existing files).
-pub fn without_backups(mut tree: BTreeMap<PathBuf, Option<Vec<u8>>>) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+pub fn without_backups(
+    mut tree: BTreeMap<PathBuf, Option<Vec<u8>>>,
+) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
     tree.retain(|path, _| !path.to_string_lossy().ends_with(".obsmcp-backup"));
     tree
 }
