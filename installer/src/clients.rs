@@ -694,6 +694,17 @@ mod tests {
     }
 
     #[test]
+    fn windows_homes_for_the_three_main_clients() {
+        let windows = Environment::new(Os::Windows, r"C:\Users\me")
+            .with_var("LOCALAPPDATA", r"C:\Users\me\AppData\Local");
+        let home = PathBuf::from(r"C:\Users\me");
+        assert_eq!(locate("claude-code", &windows), home.join(".claude.json"));
+        assert_eq!(locate("codex", &windows), home.join(".codex").join("config.toml"));
+        let settings = (find("claude-code").unwrap().permissions.as_ref().unwrap().locate)(&windows);
+        assert_eq!(settings, home.join(".claude").join("settings.json"));
+    }
+
+    #[test]
     fn entries_are_told_apart() {
         let claude = find("claude-code").unwrap();
         let ours = json!({"command": "/usr/local/bin/obsmcp", "args": ["bridge", "--vault", "/v", "--read-only"]});
