@@ -699,8 +699,16 @@ mod tests {
             .with_var("LOCALAPPDATA", r"C:\Users\me\AppData\Local");
         let home = PathBuf::from(r"C:\Users\me");
         assert_eq!(locate("claude-code", &windows), home.join(".claude.json"));
-        assert_eq!(locate("codex", &windows), home.join(".codex").join("config.toml"));
-        let settings = (find("claude-code").unwrap().permissions.as_ref().unwrap().locate)(&windows);
+        assert_eq!(
+            locate("codex", &windows),
+            home.join(".codex").join("config.toml")
+        );
+        let settings = (find("claude-code")
+            .unwrap()
+            .permissions
+            .as_ref()
+            .unwrap()
+            .locate)(&windows);
         assert_eq!(settings, home.join(".claude").join("settings.json"));
     }
 

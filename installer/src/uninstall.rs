@@ -162,6 +162,7 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
                     items: rules,
                 }];
                 operations.extend(prune_operations(&state, &settings));
+                let planned = plan.files.len();
                 push_edit(
                     &mut plan,
                     &mut state,
@@ -171,6 +172,18 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
                     operations,
                     false,
                 );
+                if plan.files[planned..]
+                    .iter()
+                    .any(|change| change.path == settings && change.is_change())
+                {
+                    plan.items.push(Item {
+                        scope: client.name.to_owned(),
+                        subject: "permission rules for the read-only tools (settings.json)"
+                            .to_owned(),
+                        change: Change::Removed,
+                        path: settings,
+                    });
+                }
             }
         }
     }
