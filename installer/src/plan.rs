@@ -168,14 +168,21 @@ impl FileChange {
                 .as_deref()
                 .map(|bytes| std::str::from_utf8(bytes).ok().map(str::to_owned))
         };
+        // Config files show their hunks, however large the file; plugin files show in full only when small (a
+        // bundled main.js would flood the terminal), otherwise as a size change.
+        let limit = if self.edit.is_some() {
+            usize::MAX
+        } else {
+            16 * 1024
+        };
         match (text(&self.before), text(&self.after)) {
-            (Some(Some(before)), Some(Some(after))) if before.len() + after.len() < 256 * 1024 => {
+            (Some(Some(before)), Some(Some(after))) if before.len() + after.len() < limit => {
                 unified(&name, &before, &after, true, true)
             }
-            (None, Some(Some(after))) if after.len() < 256 * 1024 => {
+            (None, Some(Some(after))) if after.len() < limit => {
                 unified(&name, "", &after, false, true)
             }
-            (Some(Some(before)), None) if before.len() < 256 * 1024 => {
+            (Some(Some(before)), None) if before.len() < limit => {
                 unified(&name, &before, "", true, false)
             }
             _ => {
