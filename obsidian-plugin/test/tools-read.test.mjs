@@ -20,6 +20,11 @@ describe("read tools", () => {
     }
     fs.utimesSync(path.join(vault.dir, "Hub.md"), now, now);
     fs.utimesSync(path.join(vault.dir, "Notes", "Alpha.md"), now - 10, now - 10);
+    fs.mkdirSync(path.join(vault.dir, ".obsidian"), { recursive: true });
+    fs.writeFileSync(
+      path.join(vault.dir, ".obsidian", "workspace.json"),
+      JSON.stringify({ lastOpenFiles: ["Hub.md", "Notes/Alpha.md", "Gone.md", ".obsidian/app.json", "Notes/Beta.md"] }),
+    );
     session = await openSession(vault.dir, { env: { OBSMCP_TEST_ACTIVE: "Notes/Alpha.md|Back to [[Hub]]" } });
   });
   after(async () => {
@@ -363,6 +368,16 @@ describe("read tools", () => {
     });
   });
 
+  it("recent_files with source opened follows Obsidian's recently opened list", async () => {
+    // workspace.json was written before the host started; the active note was opened after it, so it comes first.
+    const result = await session.ok("recent_files", { source: "opened" });
+    assert.deepEqual(
+      result.files.map((file) => file.path),
+      ["Notes/Alpha.md", "Hub.md", "Notes/Beta.md"],
+      "missing files and the config folder are left out",
+    );
+  });
+
   it("recent_files lists the most recently modified notes first", async () => {
     const result = await session.ok("recent_files", { limit: 3 });
     assert.deepEqual(result.files.map((file) => file.path).slice(0, 2), ["Hub.md", "Notes/Alpha.md"]);
@@ -375,6 +390,6 @@ describe("read tools", () => {
     assert.equal(read.path, "Journal/2024/01/2024-01-05.md");
     assert.equal(read.content, "# 2024-01-05\n\nA day.");
     await session.fails("daily_note", { date: "2024-02-30" }, /not YYYY-MM-DD/);
-    await session.fails("daily_note", { date: "2024-02-03" }, /no daily note for 2024-02-03 \(it would be "Journal\/2024\/02\/2024-02-03.md"\); pass create: true/);
+    await session.fails("daily_note", { date: "2024-02-03" }, /no daily note for 2024-02-03 \(it would be "Journal\/2024\/02\/2024-02-03.md"\); create_daily_note creates it/);
   });
 });

@@ -23,8 +23,8 @@ const ESCAPES = [
 ];
 
 const WRITE_TOOL_NAMES = [
-  "daily_note",
   "create_note",
+  "create_daily_note",
   "str_replace",
   "patch_section",
   "append",
@@ -159,6 +159,7 @@ describe("read-only mode", () => {
       "tags",
       "files_by_tag",
       "active_note",
+      "daily_note",
       "recent_files",
       "batch",
     ]);
@@ -171,7 +172,7 @@ describe("read-only mode", () => {
       ["append", { path: "Hub", content: "x" }],
       ["set_property", { path: "Hub", key: "a", value: 1 }],
       ["delete_note", { path: "Hub" }],
-      ["daily_note", { date: "2024-03-01", create: true }],
+      ["create_daily_note", { date: "2024-03-01" }],
     ]) {
       await session.fails(tool, args, /read-only/);
     }
@@ -199,7 +200,7 @@ describe("tool catalog shape", () => {
     const session = await openSession(vault.dir);
     try {
       const tools = await session.client.listTools();
-      assert.equal(tools.length, 25);
+      assert.equal(tools.length, 26);
       for (const tool of tools) {
         assert.ok(tool.title, `${tool.name} has a title`);
         assert.ok(tool.description.length > 20 && tool.description.length <= 300, `${tool.name} description length ${tool.description.length}`);

@@ -184,14 +184,16 @@ describe("write tools", () => {
     await session.fails("delete_note", { path: "Lines" }, /note not found/);
   });
 
-  it("daily_note creates the day's note from the template in the configured folder", async () => {
-    const read = parseRead(await session.text("daily_note", { date: "2024-02-03", create: true }));
+  it("create_daily_note creates the day's note from the template in the configured folder", async () => {
+    const read = parseRead(await session.text("create_daily_note", { date: "2024-02-03" }));
     assert.equal(read.path, "Journal/2024/02/2024-02-03.md");
     assert.match(read.header, / created=true/);
     assert.equal(read.content, "# 2024-02-03\n\n## Log");
     assert.equal(readDisk(vault.dir, "Journal/2024/02/2024-02-03.md"), "# 2024-02-03\n\n## Log\n");
     assert.equal(read.sha256, sha256("# 2024-02-03\n\n## Log\n"));
-    const again = parseRead(await session.text("daily_note", { date: "2024-02-03", create: true }));
+    const again = parseRead(await session.text("create_daily_note", { date: "2024-02-03" }));
     assert.doesNotMatch(again.header, /created=true/, "an existing daily note is read, not recreated");
+    const read_only_tool = parseRead(await session.text("daily_note", { date: "2024-02-03" }));
+    assert.equal(read_only_tool.content, read.content, "daily_note reads what create_daily_note created");
   });
 });

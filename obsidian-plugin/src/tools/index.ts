@@ -28,6 +28,7 @@ const ORDER = [
   "daily_note",
   "recent_files",
   "create_note",
+  "create_daily_note",
   "str_replace",
   "patch_section",
   "append",

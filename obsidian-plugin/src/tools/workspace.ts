@@ -86,32 +86,57 @@ function templateFile(ctx: ToolContext, template: string): TFile {
   }
 }
 
+/** Where the daily note for `date` lives under the Daily notes settings, and what is there now. */
+function dailyNoteTarget(ctx: ToolContext, date: string) {
+  const settings = dailyNoteSettings(ctx);
+  const day = parseDailyDate(date);
+  const path = newNotePath(ctx, dailyNotePath(settings, day), "daily note path");
+  const existing = ctx.app.vault.getAbstractFileByPath(path);
+  if (existing && !(existing instanceof TFile)) throw new ToolError(`${path} is a folder, not a daily note`);
+  return { settings, day, path, existing };
+}
+
+const dailyDateArg = z.string().max(40).default("today").describe('YYYY-MM-DD, "today" (default), "yesterday" or "tomorrow".');
+
 export const dailyNote = defineTool({
   name: "daily_note",
   title: "Daily note",
   description:
-    "Read the daily note for a date (path from the Daily notes settings), or create it with create: true (from the " +
-    'configured template). Output like read_note; a created note\'s header says "created=true".',
+    "Read the daily note for a date (path from the Daily notes settings). Output like read_note. " +
+    "create_daily_note creates a missing one.",
   input: {
-    date: z.string().max(40).default("today").describe('YYYY-MM-DD, "today" (default), "yesterday" or "tomorrow".'),
-    create: z.boolean().default(false).describe("Create the note when it does not exist (default false)."),
+    date: dailyDateArg,
+    max_chars: maxCharsArg("note content"),
+  },
+  annotations: READ,
+  async run(args, ctx) {
+    const { day, path, existing } = dailyNoteTarget(ctx, args.date);
+    if (!existing) {
+      throw new ToolError(
+        `no daily note for ${day.format("YYYY-MM-DD")} (it would be ${JSON.stringify(path)}); create_daily_note creates it`,
+      );
+    }
+    const text = await ctx.app.vault.read(existing);
+    return renderRead(existing, text, { start: 0, end: splitLines(text).length, maxChars: args.max_chars });
+  },
+});
+
+export const createDailyNote = defineTool({
+  name: "create_daily_note",
+  title: "Create daily note",
+  description:
+    "Create the daily note for a date from the Daily notes template, or read it when it exists. Output like " +
+    'read_note; the header says "created=true" when it was created.',
+  input: {
+    date: dailyDateArg,
     max_chars: maxCharsArg("note content"),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
-    const settings = dailyNoteSettings(ctx);
-    const day = parseDailyDate(args.date);
-    const path = newNotePath(ctx, dailyNotePath(settings, day), "daily note path");
-    const existing = ctx.app.vault.getAbstractFileByPath(path);
-    if (existing instanceof TFile) {
+    const { settings, day, path, existing } = dailyNoteTarget(ctx, args.date);
+    if (existing) {
       const text = await ctx.app.vault.read(existing);
       return renderRead(existing, text, { start: 0, end: splitLines(text).length, maxChars: args.max_chars });
-    }
-    if (existing) throw new ToolError(`${path} is a folder, not a daily note`);
-    if (!args.create) {
-      throw new ToolError(
-        `no daily note for ${day.format("YYYY-MM-DD")} (it would be ${JSON.stringify(path)}); pass create: true to create it`,
-      );
     }
     if (ctx.readOnly) throw new ToolError("creating a daily note is refused: the obsmcp plugin is in read-only mode");
     let content = "";
@@ -131,4 +156,4 @@ export const dailyNote = defineTool({
   },
 });
 
-export const WORKSPACE_TOOLS = [activeNote, recentFiles, dailyNote];
+export const WORKSPACE_TOOLS = [activeNote, recentFiles, dailyNote, createDailyNote];

@@ -8,6 +8,8 @@
 
 "use strict";
 
+const fs = require("node:fs");
+const path = require("node:path");
 const { Events } = require("./events.cjs");
 
 /** Converts a string offset into the editor's `{ line, ch }` (ch counts UTF-16 units, as CodeMirror does). */
@@ -149,6 +151,26 @@ class Workspace extends Events {
     return this.activeLeaf;
   }
 
+  /**
+   * Paths of recently opened files, newest first. Obsidian keeps this list in `<configDir>/workspace.json` under
+   * `lastOpenFiles` and puts a file in front when it is opened; the fake does the same.
+   */
+  getLastOpenFiles() {
+    if (this._lastOpenFiles === undefined) {
+      const { adapter, configDir } = this._app.vault;
+      let saved = [];
+      try {
+        const parsed = JSON.parse(fs.readFileSync(path.join(adapter.basePath, configDir, "workspace.json"), "utf8"));
+        if (Array.isArray(parsed.lastOpenFiles)) saved = parsed.lastOpenFiles.filter((p) => typeof p === "string");
+      } catch (error) {
+        // A vault Obsidian never opened has no workspace.json; an unreadable one gives Obsidian an empty list too.
+        if (error.code !== "ENOENT" && !(error instanceof SyntaxError)) throw error;
+      }
+      this._lastOpenFiles = saved;
+    }
+    return this._lastOpenFiles.slice();
+  }
+
   onLayoutReady(callback) {
     if (this.layoutReady) setImmediate(callback);
     else this._layoutCallbacks.push(callback);
@@ -183,6 +205,7 @@ class Workspace extends Events {
     leaf.view = view;
     this.activeLeaf = leaf;
     this.activeEditor = view;
+    this._lastOpenFiles = [file.path, ...this.getLastOpenFiles().filter((p) => p !== file.path)];
     this.trigger("active-leaf-change", leaf);
     this.trigger("file-open", file);
   }
