@@ -123,10 +123,10 @@ fn write_atomic_with(
         .tempfile_in(folder)
         .map_err(write_error)?;
     temporary.write_all(bytes).map_err(write_error)?;
+    // The temporary file starts private (0600); a new file gets the mode asked for, or the usual 0644.
     let permissions = match (&existing, new_mode) {
         (Some(metadata), _) => Some(metadata.permissions()),
-        (None, Some(mode)) => Some(permissions_with_mode(mode)),
-        (None, None) => None,
+        (None, mode) => permissions_with_mode(mode.unwrap_or(0o644)),
     };
     if let Some(permissions) = permissions {
         temporary
@@ -155,17 +155,15 @@ pub fn remove_file(path: &Path) -> Result<(), FileError> {
 }
 
 #[cfg(unix)]
-fn permissions_with_mode(mode: u32) -> std::fs::Permissions {
+fn permissions_with_mode(mode: u32) -> Option<std::fs::Permissions> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::Permissions::from_mode(mode)
+    Some(std::fs::Permissions::from_mode(mode))
 }
 
+/// Windows has no mode bits; a new file keeps what the folder gives it.
 #[cfg(not(unix))]
-fn permissions_with_mode(_mode: u32) -> std::fs::Permissions {
-    let file = tempfile::tempfile().expect("a temporary file can be created");
-    file.metadata()
-        .expect("a temporary file has metadata")
-        .permissions()
+fn permissions_with_mode(_mode: u32) -> Option<std::fs::Permissions> {
+    None
 }
 
 /// Claude Code's lock: a directory `<file>.lock` (proper-lockfile style). Claude waits while it exists and steals it
@@ -273,6 +271,9 @@ mod tests {
             0o600
         );
         assert!(!backup_path(&path).exists());
+        let plain = folder.path().join("config.toml");
+        write_atomic(&plain, b"", None).unwrap();
+        assert_eq!(std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777, 0o644);
     }
 
     #[test]
