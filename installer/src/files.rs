@@ -273,7 +273,10 @@ mod tests {
         assert!(!backup_path(&path).exists());
         let plain = folder.path().join("config.toml");
         write_atomic(&plain, b"", None).unwrap();
-        assert_eq!(std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777, 0o644);
+        assert_eq!(
+            std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
     }
 
     #[test]

@@ -430,19 +430,37 @@ fn free_port(request: &SetupRequest<'_>, taken: &BTreeSet<u16>) -> u16 {
 
 /// The entry a client gets for a vault.
 fn entry_for(request: &SetupRequest<'_>, vault: &VaultTarget, client: &ClientSpec) -> Value {
+    bridge_entry(
+        client,
+        &request.binary,
+        &vault.path,
+        &vault.config_dir,
+        request.read_only,
+    )
+}
+
+/// The entry `client` gets to run the bridge for a vault: `obsmcp bridge --vault PATH`, plus `--config-dir NAME`
+/// when it is not `.obsidian` and `--read-only` when asked, in the shape of the client's template.
+pub fn bridge_entry(
+    client: &ClientSpec,
+    binary: &Path,
+    vault: &Path,
+    config_dir: &str,
+    read_only: bool,
+) -> Value {
     let mut args = vec![
         json!("bridge"),
         json!("--vault"),
-        json!(vault.path.to_string_lossy()),
+        json!(vault.to_string_lossy()),
     ];
-    if vault.config_dir != DEFAULT_CONFIG_DIR {
-        args.extend([json!("--config-dir"), json!(vault.config_dir)]);
+    if config_dir != DEFAULT_CONFIG_DIR {
+        args.extend([json!("--config-dir"), json!(config_dir)]);
     }
-    if request.read_only {
+    if read_only {
         args.push(json!("--read-only"));
     }
     let values = BTreeMap::from([
-        ("command", json!(request.binary.to_string_lossy())),
+        ("command", json!(binary.to_string_lossy())),
         ("args", Value::Array(args)),
     ]);
     client.template().render(&values)
