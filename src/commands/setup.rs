@@ -147,6 +147,16 @@ fn choose_vaults(
         .filter(|vault| vault.path.is_dir())
         .collect();
     if found.is_empty() {
+        if let Some(prompter) = prompter {
+            let answer =
+                prompter.input("No vault is listed by Obsidian. Vault folder to set up")?;
+            let path = PathBuf::from(answer.trim());
+            return Ok(vec![setup::vault_target(
+                environment,
+                &path,
+                args.config_dir.as_deref(),
+            )?]);
+        }
         return Err(UsageError {
             message: "no Obsidian vault was found in Obsidian's vault list".to_owned(),
             hint: "name the vault folder with --vault PATH (any folder can be a vault)".to_owned(),
@@ -380,6 +390,28 @@ mod tests {
         assert!(
             codex.contains(home.second.to_str().unwrap())
                 && !codex.contains(home.first.to_str().unwrap())
+        );
+    }
+
+    #[test]
+    fn with_no_vault_listed_the_guided_run_asks_for_a_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("Notes")).unwrap();
+        std::fs::create_dir_all(root.join(".codex")).unwrap();
+        let environment = Environment::new(Os::Linux, &root);
+        let mut prompter = Scripted::default();
+        prompter
+            .inputs
+            .push_back(format!("{}\n", root.join("Notes").display()));
+        prompter.selections.push_back(vec![codex_index()]);
+        prompter.confirmations.push_back(true);
+        let (code, _, err) = run(&args(), &environment, &mut prompter);
+        assert_eq!(code, ExitCode::SUCCESS, "{err}");
+        assert!(prompter.asked[0].starts_with("No vault is listed by Obsidian"));
+        assert!(
+            root.join("Notes/.obsidian/plugins/obsmcp/main.js")
+                .is_file()
         );
     }
 

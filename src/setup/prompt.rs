@@ -14,6 +14,8 @@ pub(crate) trait Prompter {
     ) -> anyhow::Result<Vec<usize>>;
     /// A yes/no question.
     fn confirm(&mut self, prompt: &str, default: bool) -> anyhow::Result<bool>;
+    /// A line of text.
+    fn input(&mut self, prompt: &str) -> anyhow::Result<String>;
 }
 
 /// The terminal prompter.
@@ -31,6 +33,12 @@ impl Prompter for Terminal {
             .items(items)
             .defaults(checked)
             .interact()?)
+    }
+
+    fn input(&mut self, prompt: &str) -> anyhow::Result<String> {
+        Ok(dialoguer::Input::<String>::new()
+            .with_prompt(prompt)
+            .interact_text()?)
     }
 
     fn confirm(&mut self, prompt: &str, default: bool) -> anyhow::Result<bool> {
@@ -68,6 +76,7 @@ pub(crate) mod scripted {
     pub(crate) struct Scripted {
         pub(crate) selections: VecDeque<Vec<usize>>,
         pub(crate) confirmations: VecDeque<bool>,
+        pub(crate) inputs: VecDeque<String>,
         pub(crate) asked: Vec<String>,
     }
 
@@ -80,6 +89,11 @@ pub(crate) mod scripted {
         ) -> anyhow::Result<Vec<usize>> {
             self.asked.push(format!("{prompt}: {items:?} {checked:?}"));
             Ok(self.selections.pop_front().expect("a scripted selection"))
+        }
+
+        fn input(&mut self, prompt: &str) -> anyhow::Result<String> {
+            self.asked.push(prompt.to_owned());
+            Ok(self.inputs.pop_front().expect("a scripted input"))
         }
 
         fn confirm(&mut self, prompt: &str, _default: bool) -> anyhow::Result<bool> {
