@@ -95,14 +95,19 @@ fn claude_code(context: &GateContext<'_>) -> Vec<Check> {
             timeout = Some((value, format!("`env` in {shown}")));
         }
     }
+    let switched_off = disabled_in_project(context);
+    let mut fixes = Vec::new();
+    if !blocked.is_empty() {
+        fixes.push("remove obsmcp's entry from deniedMcpServers (or add it to allowedMcpServers) in that settings file; a managed file needs your administrator");
+    }
+    if !switched_off.is_empty() {
+        fixes.push("in Claude Code, started in that project: /mcp → select the server → Enable");
+    }
+    blocked.extend(switched_off);
     if blocked.is_empty() {
         checks.push(Check::ok("client.gates", "no Claude Code deny or allow list blocks obsmcp"));
     } else {
-        checks.push(Check::fail(
-            "client.gates",
-            blocked.join("; "),
-            "remove obsmcp's entry from deniedMcpServers (or add it to allowedMcpServers) in that settings file; a managed file needs your administrator",
-        ));
+        checks.push(Check::fail("client.gates", blocked.join("; "), fixes.join("; ")));
     }
     if let Some((value, source)) = timeout {
         match value.trim().parse::<u64>() {
@@ -120,6 +125,26 @@ fn claude_code(context: &GateContext<'_>) -> Vec<Check> {
         }
     }
     checks
+}
+
+/// Servers switched off for one project with Claude Code's `/mcp` (kept in `~/.claude.json` under the project's
+/// real path, the git root inside a repository).
+fn disabled_in_project(context: &GateContext<'_>) -> Vec<String> {
+    let Some(projects) = read_json(&context.client.path).and_then(|file| file.get("projects").cloned()) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for folder in super::sources::project_ancestors(context.cwd) {
+        let real = std::fs::canonicalize(&folder).unwrap_or_else(|_| folder.clone());
+        let Some(project) = projects.get(real.to_string_lossy().as_ref()) else { continue };
+        for name in context.ours {
+            let disabled = project.get("disabledMcpServers").and_then(Value::as_array);
+            if disabled.is_some_and(|names| names.iter().any(|item| item.as_str() == Some(name))) {
+                found.push(format!("`{name}` is switched off for the project `{}` (disabledMcpServers)", real.display()));
+            }
+        }
+    }
+    found
 }
 
 fn gemini(context: &GateContext<'_>) -> Vec<Check> {

@@ -2,7 +2,6 @@
 //! anything. The text marks (✓ ! ✗ -) carry the meaning on their own, so colour is decoration that `NO_COLOR` or a
 //! pipe can drop without losing a word.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use super::report::{Report, Section, Status, Subject};
@@ -45,15 +44,14 @@ pub(crate) fn mark(status: Status) -> char {
 /// Renders the report as text for people.
 pub(crate) fn text(report: &Report, style: TextStyle, home: Option<&Path>) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "obsmcp doctor: obsmcp {}, bundled plugin {}",
+    out.push_str(&format!(
+        "obsmcp doctor: obsmcp {}, bundled plugin {}\n",
         report.obsmcp_version, report.bundled_plugin_version
-    );
+    ));
     if !report.fixed.is_empty() {
-        let _ = writeln!(out, "\nRepaired by --fix:");
+        out.push_str("\nRepaired by --fix:\n");
         for line in &report.fixed {
-            let _ = writeln!(out, "  {} {line}", paint(style, Status::Ok, "✓"));
+            out.push_str(&format!("  {} {line}\n", paint(style, Status::Ok, "✓")));
         }
     }
     for section in &report.sections {
@@ -72,13 +70,14 @@ fn write_section(out: &mut String, section: &Section, style: TextStyle, home: Op
         Subject::Vault { path, config_dir } => format!("Vault {} ({config_dir})", tilde(path, home)),
         Subject::Client { name, config, .. } => format!("{name}: {}", tilde(config, home)),
     };
-    let _ = writeln!(out, "{}", if style.colour { console::style(heading).bold().to_string() } else { heading });
+    out.push_str(&if style.colour { console::style(heading).bold().to_string() } else { heading });
+    out.push('\n');
     let width = section.checks.iter().map(|check| check.id.len()).max().unwrap_or(0);
     for check in &section.checks {
         let mark = paint(style, check.status, &mark(check.status).to_string());
-        let _ = writeln!(out, "  {mark} {:<width$}  {}", check.id, check.finding);
+        out.push_str(&format!("  {mark} {:<width$}  {}\n", check.id, check.finding));
         if let Some(fix) = &check.fix {
-            let _ = writeln!(out, "    {:<width$}  fix: {fix}", "");
+            out.push_str(&format!("    {:<width$}  fix: {fix}\n", ""));
         }
     }
 }
@@ -120,7 +119,7 @@ pub(crate) fn summary_line(report: &Report) -> String {
         .filter(|check| check.fixable && check.status >= Status::Warn)
         .count();
     if fixable > 0 {
-        let _ = write!(line, ". `obsmcp doctor --fix` can repair {fixable} of them");
+        line.push_str(&format!(". `obsmcp doctor --fix` can repair {fixable} of them"));
     }
     line.push('.');
     line

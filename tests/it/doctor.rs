@@ -837,3 +837,24 @@ fn a_port_that_accepts_but_never_answers_is_reported_within_the_time_limit() {
     assert_check(&report, "obsidian.port", "fail", &["does not answer in time"], &["restart"]);
     assert_eq!(check(&report, "obsidian.handshake")["status"], "skip");
 }
+
+#[test]
+fn a_server_switched_off_for_the_current_project_in_claude_fails() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let project = project(&machine);
+    let real = std::fs::canonicalize(&project).unwrap();
+    let config = json!({
+        "mcpServers": {"obsidian": Machine::our_entry(&machine.vault)},
+        "projects": {real.to_str().unwrap(): {"disabledMcpServers": ["obsidian"]}},
+    });
+    std::fs::write(machine.claude_json(), config.to_string()).unwrap();
+    let mut command = machine.command(&["--json"]);
+    command.current_dir(project.join(".git"));
+    let run = machine.doctor_with(command);
+    assert_eq!(run.code, 1);
+    assert_check(&run.json(), "client.gates", "fail", &["switched off for the project", "disabledMcpServers"], &["/mcp"]);
+
+    let elsewhere = machine.doctor(&["--json"]);
+    assert_check(&elsewhere.json(), "client.gates", "ok", &[], &[]);
+}
