@@ -585,3 +585,69 @@ fn an_older_obsmcp_path_is_shown_and_replaced_only_with_consent() {
         );
     }
 }
+
+#[test]
+fn every_client_gets_its_own_entry_shape_and_uninstall_takes_it_back() {
+    let machine = Machine::new();
+    // Folders that make each client look installed (Claude Desktop has no official Linux build: its usual folder).
+    for folder in [
+        ".claude",
+        ".codex",
+        ".hermes",
+        ".config/Claude",
+        ".gemini",
+        ".cursor",
+        ".config/Code/User",
+        ".codeium/windsurf",
+        ".config/zed",
+        ".config/opencode",
+    ] {
+        std::fs::create_dir_all(machine.home().join(folder)).unwrap();
+    }
+    let before = machine.tree();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let run = machine.obsmcp(&[
+        "setup",
+        "--vault",
+        &vault,
+        "--yes",
+        "--no-claude-permissions",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let files = [
+        ".claude.json",
+        ".codex/config.toml",
+        ".hermes/config.yaml",
+        ".config/Claude/claude_desktop_config.json",
+        ".gemini/settings.json",
+        ".cursor/mcp.json",
+        ".config/Code/User/mcp.json",
+        ".codeium/windsurf/mcp_config.json",
+        ".config/zed/settings.json",
+        ".config/opencode/opencode.json",
+    ];
+    let written: Vec<String> = files
+        .iter()
+        .map(|file| format!("==> {file}\n{}", machine.redact(&machine.read(file))))
+        .collect();
+    insta::assert_snapshot!("every_client_entry", written.join("\n"));
+    assert!(
+        machine
+            .obsmcp(&[
+                "setup",
+                "--vault",
+                &vault,
+                "--yes",
+                "--no-claude-permissions"
+            ])
+            .stderr
+            .contains("already configured")
+    );
+    assert_eq!(machine.obsmcp(&["uninstall", "--yes"]).code, 0);
+    let differences = tree_diff(&before, &machine.tree());
+    assert!(
+        differences.is_empty(),
+        "left behind:\n{}",
+        differences.join("\n")
+    );
+}
