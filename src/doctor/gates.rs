@@ -261,3 +261,39 @@ fn codex_project_trust(context: &GateContext<'_>) -> Vec<Check> {
         format!("trust it when Codex asks in that folder, or add [projects.\"{}\"] trust_level = \"trusted\" to {}", project.display(), user_config.display()),
     )]
 }
+
+/// How long Hermes' interpreter may take to import the MCP SDK.
+const IMPORT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Whether the Python that runs `hermes` can import the MCP SDK (`hermes-agent[mcp]`); without it Hermes starts no
+/// MCP server and says so only in its own log. `None` when `hermes` is not on `PATH` or its interpreter is unknown.
+pub(crate) async fn hermes_mcp_sdk(environment: &Environment) -> Option<Check> {
+    let hermes = environment.find_executable("hermes")?;
+    let first_line = std::fs::read_to_string(&hermes).ok()?.lines().next()?.to_owned();
+    let mut interpreter = first_line.strip_prefix("#!")?.split_whitespace().map(str::to_owned);
+    let program = interpreter.next()?;
+    let output = tokio::process::Command::new(&program)
+        .args(interpreter)
+        .args(["-c", "import mcp"])
+        // Hermes runs with a filtered environment; PATH and HOME are what its interpreter needs to start.
+        .env_clear()
+        .env("PATH", environment.var("PATH").unwrap_or_default())
+        .env("HOME", environment.home())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .output();
+    match tokio::time::timeout(IMPORT_DEADLINE, output).await {
+        Ok(Ok(output)) if output.status.success() => {
+            Some(Check::ok("client.runtime", format!("Hermes' Python (`{program}`) imports the MCP SDK")))
+        }
+        Ok(Ok(_)) => Some(Check::fail(
+            "client.runtime",
+            format!("Hermes' Python (`{program}`) cannot import the MCP SDK: Hermes starts no MCP server at all"),
+            "pip install 'hermes-agent[mcp]' (with the pip of that Python)",
+        )),
+        Ok(Err(error)) => Some(Check::skip("client.runtime", format!("could not run Hermes' Python `{program}`: {error}"))),
+        Err(_) => Some(Check::skip("client.runtime", format!("Hermes' Python `{program}` did not answer within {} s", IMPORT_DEADLINE.as_secs()))),
+    }
+}

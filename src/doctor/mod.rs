@@ -144,10 +144,15 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         Vec::new()
     };
     let bridge_probes = probed.iter().map(|(index, entry)| async move { (*index, bridge_probe::probe(entry.clone()).await) });
-    let (answers, versions, probe_checks) = tokio::join!(
+    let hermes_detected = clients.iter().any(|client| client.id == "hermes" && !client.project);
+    let hermes_runtime = async {
+        if hermes_detected { gates::hermes_mcp_sdk(environment).await } else { None }
+    };
+    let (answers, versions, probe_checks, hermes_runtime) = tokio::join!(
         futures::future::join_all(probes),
         bridge_probe::versions(commands.into_iter().collect()),
         futures::future::join_all(bridge_probes),
+        hermes_runtime,
     );
 
     machine.push(port_clashes(&facts));
@@ -194,6 +199,9 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
     for (index, client) in clients.iter().enumerate() {
         let mut checks = clients::client_checks(client, &context);
         checks.extend(probe_checks.remove(&index).unwrap_or_default());
+        if client.id == "hermes" && !client.project {
+            checks.extend(hermes_runtime.clone());
+        }
         for entry in entries(client) {
             tokens.extend(entry.env.iter().filter(|(name, _)| bundle::secret_name(name)).map(|(_, value)| value.clone()));
         }

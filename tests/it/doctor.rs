@@ -858,3 +858,28 @@ fn a_server_switched_off_for_the_current_project_in_claude_fails() {
     let elsewhere = machine.doctor(&["--json"]);
     assert_check(&elsewhere.json(), "client.gates", "ok", &[], &[]);
 }
+
+#[test]
+fn hermes_without_the_mcp_sdk_is_a_failure() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let hermes_home = machine.home.path().join(".hermes");
+    std::fs::create_dir_all(&hermes_home).unwrap();
+    std::fs::write(hermes_home.join("config.yaml"), "mcp_servers: {}\n").unwrap();
+    // A Python stand-in that lacks the SDK the way a plain `pip install hermes-agent` does, and a hermes script run by it.
+    let bin = machine.home.path().join("bin");
+    let python = bin.join("python-without-mcp");
+    std::fs::write(&python, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'mcp'\" >&2\nexit 1\n").unwrap();
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(bin.join("hermes"), format!("#!{}\nimport sys\n", python.display())).unwrap();
+    std::fs::set_permissions(bin.join("hermes"), std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let run = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    assert_check(&run.json(), "client.runtime", "fail", &["cannot import the MCP SDK"], &["hermes-agent[mcp]"]);
+
+    std::fs::write(&python, "#!/bin/sh\nexit 0\n").unwrap();
+    let run = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]);
+    assert_check(&run.json(), "client.runtime", "ok", &["imports the MCP SDK"], &[]);
+}
