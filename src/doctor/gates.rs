@@ -3,6 +3,7 @@
 //! safe mode. Each client's gates are one function in [`GATES`], picked by client id and scope, so the checks that
 //! run on every client stay free of client names.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use obsmcp_installer::document::{self, Format};
@@ -265,9 +266,21 @@ fn codex_project_trust(context: &GateContext<'_>) -> Vec<Check> {
 /// How long Hermes' interpreter may take to import the MCP SDK.
 const IMPORT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// Checks that run a client's own runtime, keyed by the index of its config in `clients`; they run with the network
+/// checks, bounded like them.
+pub(crate) async fn runtime_checks(environment: &Environment, clients: &[ClientConfig]) -> BTreeMap<usize, Check> {
+    let mut found = BTreeMap::new();
+    if let Some(index) = clients.iter().position(|client| client.id == "hermes" && !client.project)
+        && let Some(check) = hermes_mcp_sdk(environment).await
+    {
+        found.insert(index, check);
+    }
+    found
+}
+
 /// Whether the Python that runs `hermes` can import the MCP SDK (`hermes-agent[mcp]`); without it Hermes starts no
 /// MCP server and says so only in its own log. `None` when `hermes` is not on `PATH` or its interpreter is unknown.
-pub(crate) async fn hermes_mcp_sdk(environment: &Environment) -> Option<Check> {
+async fn hermes_mcp_sdk(environment: &Environment) -> Option<Check> {
     let hermes = environment.find_executable("hermes")?;
     let first_line = std::fs::read_to_string(&hermes).ok()?.lines().next()?.to_owned();
     let mut interpreter = first_line.strip_prefix("#!")?.split_whitespace().map(str::to_owned);

@@ -144,15 +144,11 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         Vec::new()
     };
     let bridge_probes = probed.iter().map(|(index, entry)| async move { (*index, bridge_probe::probe(entry.clone()).await) });
-    let hermes_detected = clients.iter().any(|client| client.id == "hermes" && !client.project);
-    let hermes_runtime = async {
-        if hermes_detected { gates::hermes_mcp_sdk(environment).await } else { None }
-    };
-    let (answers, versions, probe_checks, hermes_runtime) = tokio::join!(
+    let (answers, versions, probe_checks, mut runtime_checks) = tokio::join!(
         futures::future::join_all(probes),
         bridge_probe::versions(commands.into_iter().collect()),
         futures::future::join_all(bridge_probes),
-        hermes_runtime,
+        gates::runtime_checks(environment, &clients),
     );
 
     machine.push(port_clashes(&facts));
@@ -199,9 +195,7 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
     for (index, client) in clients.iter().enumerate() {
         let mut checks = clients::client_checks(client, &context);
         checks.extend(probe_checks.remove(&index).unwrap_or_default());
-        if client.id == "hermes" && !client.project {
-            checks.extend(hermes_runtime.clone());
-        }
+        checks.extend(runtime_checks.remove(&index));
         for entry in entries(client) {
             tokens.extend(entry.env.iter().filter(|(name, _)| bundle::secret_name(name)).map(|(_, value)| value.clone()));
         }
