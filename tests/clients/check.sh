@@ -7,6 +7,7 @@
 #   codex mcp list --json              → our entry, as Codex parsed it
 #   codex app-server mcpServerStatus/list → our tools, toolsError null
 #   hermes mcp test obsidian           → "✓ Connected" and "✓ Tools discovered"
+#   gemini mcp list                    → "Disabled" in an untrusted folder, "✓ obsidian … Connected" once trusted
 # then `obsmcp uninstall` and each client must no longer know the server.
 #
 # Environment: OBSMCP_BIN (default: build with cargo), OBSMCP_CLIENTS_CACHE (default ~/.cache/obsmcp-client-checks).
@@ -38,6 +39,7 @@ install_clients
 claude="$cache/npm/node_modules/.bin/claude"
 codex="$cache/npm/node_modules/.bin/codex"
 hermes="$cache/hermes/bin/hermes"
+gemini="$cache/npm/node_modules/.bin/gemini"
 
 # --- obsmcp and the plugin host -------------------------------------------------------------------------------------
 if [[ -z "${OBSMCP_BIN:-}" ]]; then
@@ -68,7 +70,7 @@ run() {
 }
 
 step "obsmcp setup on a throwaway home"
-run "$OBSMCP_BIN" setup --vault "$vault" --client claude-code --client codex --client hermes --yes --json > "$work/setup.json"
+run "$OBSMCP_BIN" setup --vault "$vault" --client claude-code --client codex --client hermes --client gemini --yes --json > "$work/setup.json"
 port="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vaults"][0]["port"])' "$work/setup.json")"
 token="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["token"])' "$vault/.obsidian/plugins/obsmcp/data.json")"
 node "$repo/obsidian-plugin/test/host.mjs" --vault "$vault" --port "$port" --token "$token" > "$work/host.out" 2> "$work/host.err" &
@@ -100,6 +102,15 @@ printf '%s\n' "$out" | grep -v '^\s*$' | sed 's/^/  | /' | head -20
 if grep -q "✓ Connected" <<<"$out"; then pass "hermes mcp test obsidian: connected"; else fail "hermes mcp test obsidian: not connected"; fi
 if grep -q "✓ Tools discovered: $tools_total" <<<"$out"; then pass "hermes discovered all $tools_total tools"; else fail "hermes did not discover $tools_total tools"; fi
 
+step "Gemini CLI $(run "$gemini" --version 2>/dev/null | head -1)"
+out="$(cd "$home" && run timeout 90 "$gemini" mcp list 2>&1 || true)"
+if grep -q "obsidian: .* - Disabled" <<<"$out"; then pass "gemini lists obsidian, disabled while the folder is untrusted"; else fail "gemini mcp list (untrusted): $out"; fi
+# Trusting a folder is the user's decision (doctor reports it); the check makes it for its throwaway home.
+printf '{"%s": "TRUST_FOLDER"}\n' "$home" > "$home/.gemini/trustedFolders.json"
+out="$(cd "$home" && run timeout 90 "$gemini" mcp list 2>&1 || true)"
+printf '%s\n' "$out" | grep obsidian | sed 's/^/  | /'
+if grep -q "✓ obsidian: .* - Connected" <<<"$out"; then pass "gemini mcp list: connected"; else fail "gemini mcp list: not connected: $out"; fi
+
 step "obsmcp uninstall, then no client knows the server"
 run "$OBSMCP_BIN" uninstall --yes > /dev/null 2> "$work/uninstall.err" || fail "obsmcp uninstall: $(cat "$work/uninstall.err")"
 out="$(cd "$home" && run timeout 60 "$claude" mcp get obsidian 2>&1 || true)"
@@ -108,6 +119,8 @@ out="$(run timeout 60 "$codex" mcp list --json 2> "$work/codex.err" || true)"
 if run python3 "$here/checks.py" codex-gone <<<"$out"; then pass "codex no longer lists obsidian"; else fail "codex still lists obsidian: $out $(cat "$work/codex.err")"; fi
 out="$(cd "$home" && run timeout 60 "$hermes" mcp test obsidian 2>&1 || true)"
 if grep -q "not found in config" <<<"$out"; then pass "hermes no longer lists obsidian"; else fail "hermes still lists obsidian: $(head -3 <<<"$out")"; fi
+out="$(cd "$home" && run timeout 90 "$gemini" mcp list 2>&1 || true)"
+if ! grep -q "obsidian:" <<<"$out"; then pass "gemini no longer lists obsidian"; else fail "gemini still lists obsidian: $out"; fi
 
 if (( failures > 0 )); then printf '%d client check(s) failed\n' "$failures"; exit 1; fi
 printf 'every client check passed\n'
