@@ -92,7 +92,7 @@ pub(crate) fn apply(environment: &Environment, report: &Report, clients: &[Clien
             Repair::InstallPlugin { vault, config_dir } | Repair::EnablePlugin { vault, config_dir } => {
                 by_vault.entry((vault.clone(), config_dir.clone())).or_default();
             }
-            Repair::RepairPluginData { vault, config_dir } => {
+            Repair::PluginData { vault, config_dir } => {
                 by_vault.entry((vault.clone(), config_dir.clone())).or_default().data = true;
             }
             Repair::RegisterEntry { client, args, vault, config_dir, .. } => {

@@ -112,10 +112,15 @@ pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
 pub(crate) async fn examine(environment: &Environment, options: &Options) -> Examination {
     let mut clients = sources::read_clients(environment);
     clients.extend(sources::project_configs(&options.cwd));
-    for index in 0..clients.len() {
-        let ours: Vec<String> = entries(&clients[index]).filter(|entry| entry.is_obsmcp()).map(|entry| entry.name.clone()).collect();
-        let context = gates::GateContext { environment, cwd: &options.cwd, client: &clients[index], ours: &ours };
-        clients[index].gate_checks = gates::gate_checks(&context);
+    let gate_checks: Vec<Vec<Check>> = clients
+        .iter()
+        .map(|client| {
+            let ours: Vec<String> = entries(client).filter(|entry| entry.is_obsmcp()).map(|entry| entry.name.clone()).collect();
+            gates::gate_checks(&gates::GateContext { environment, cwd: &options.cwd, client, ours: &ours })
+        })
+        .collect();
+    for (client, checks) in clients.iter_mut().zip(gate_checks) {
+        client.gate_checks = checks;
     }
     let mut machine = Vec::new();
     let targets = vault_targets(environment, options, &clients, &mut machine);

@@ -26,7 +26,7 @@ pub(crate) enum Repair {
     /// Add the plugin id to `community-plugins.json`.
     EnablePlugin { vault: std::path::PathBuf, config_dir: String },
     /// Rewrite `data.json` with a port and a token, keeping a readable token.
-    RepairPluginData { vault: std::path::PathBuf, config_dir: String },
+    PluginData { vault: std::path::PathBuf, config_dir: String },
     /// Write obsmcp's entry in one client's config, or point an existing one (`server`, with its `args`) at this
     /// binary.
     RegisterEntry {

@@ -190,7 +190,7 @@ fn enabled_check(vault: &Path, config_dir: &str) -> Check {
 }
 
 fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option<PluginData>) {
-    let repair = Repair::RepairPluginData { vault: vault.to_owned(), config_dir: config_dir.to_owned() };
+    let repair = Repair::PluginData { vault: vault.to_owned(), config_dir: config_dir.to_owned() };
     match plugin_data::read(vault, config_dir) {
         Ok(data) if data.token.trim().is_empty() => (
             Check::fail("plugin.data", "data.json has an empty token: no client can connect", "obsmcp doctor --fix (makes a new token)")
@@ -276,7 +276,7 @@ fn port_rivals(vault: &Path, config_dir: &str, port: u16) -> Check {
         Check::warn(
             "plugin.port_rivals",
             format!("another plugin wants port {port} too: {}", rivals.join(", ")),
-            format!("give one of them another port (Obsidian: Settings → obsmcp → Port), or turn the other plugin off"),
+            "give one of them another port (Obsidian: Settings → obsmcp → Port), or turn the other plugin off",
         )
     }
 }
