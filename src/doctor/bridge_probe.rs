@@ -32,7 +32,12 @@ pub(crate) async fn version_of(command: String) -> Result<String, String> {
     let output = match tokio::time::timeout(VERSION_DEADLINE, run).await {
         Ok(Ok(output)) => output,
         Ok(Err(error)) => return Err(error.to_string()),
-        Err(_) => return Err(format!("`--version` gave no answer within {} s", VERSION_DEADLINE.as_secs())),
+        Err(_) => {
+            return Err(format!(
+                "`--version` gave no answer within {} s",
+                VERSION_DEADLINE.as_secs()
+            ));
+        }
     };
     let stdout = String::from_utf8_lossy(&output.stdout);
     let line = stdout.lines().next().unwrap_or("").trim();
@@ -48,23 +53,41 @@ pub(crate) async fn probe(entry: ServerEntry) -> Check {
     match tokio::time::timeout(PROBE_DEADLINE, exchange(&entry)).await {
         Ok(Ok((server, tools))) => Check::ok(
             "client.probe",
-            format!("`{}` started; {server} answered initialize and listed {tools} tools in {} ms", entry.name, started.elapsed().as_millis()),
+            format!(
+                "`{}` started; {server} answered initialize and listed {tools} tools in {} ms",
+                entry.name,
+                started.elapsed().as_millis()
+            ),
         ),
-        Ok(Err(error)) => Check::fail("client.probe", format!("`{}` failed as the client would see it: {error}", entry.name), probe_fix()),
+        Ok(Err(error)) => Check::fail(
+            "client.probe",
+            format!(
+                "`{}` failed as the client would see it: {error}",
+                entry.name
+            ),
+            probe_fix(),
+        ),
         Err(_) => Check::fail(
             "client.probe",
-            format!("`{}` did not finish initialize + tools/list within {} s", entry.name, PROBE_DEADLINE.as_secs()),
+            format!(
+                "`{}` did not finish initialize + tools/list within {} s",
+                entry.name,
+                PROBE_DEADLINE.as_secs()
+            ),
             probe_fix(),
         ),
     }
 }
 
 fn probe_fix() -> String {
-    "run the entry's command by hand to see its error, or `obsmcp setup` to rewrite the entry".to_owned()
+    "run the entry's command by hand to see its error, or `obsmcp setup` to rewrite the entry"
+        .to_owned()
 }
 
 async fn exchange(entry: &ServerEntry) -> Result<(String, usize), String> {
-    let Some(command) = &entry.command else { return Err("the entry has no command".to_owned()) };
+    let Some(command) = &entry.command else {
+        return Err("the entry has no command".to_owned());
+    };
     let mut child = Command::new(command)
         .args(&entry.args)
         .envs(&entry.env)
@@ -90,14 +113,28 @@ async fn exchange(entry: &ServerEntry) -> Result<(String, usize), String> {
             "clientInfo": {"name": "obsmcp-doctor", "version": env!("CARGO_PKG_VERSION")}}});
         send(&mut stdin, &initialize).await?;
         let reply = receive(&mut stdout, 1).await?;
-        let info = reply.get("result").ok_or_else(|| format!("initialize was refused: {}", reply["error"]))?;
+        let info = reply
+            .get("result")
+            .ok_or_else(|| format!("initialize was refused: {}", reply["error"]))?;
         let server = format!(
             "{} {}",
-            info.pointer("/serverInfo/name").and_then(Value::as_str).unwrap_or("a server"),
-            info.pointer("/serverInfo/version").and_then(Value::as_str).unwrap_or("")
+            info.pointer("/serverInfo/name")
+                .and_then(Value::as_str)
+                .unwrap_or("a server"),
+            info.pointer("/serverInfo/version")
+                .and_then(Value::as_str)
+                .unwrap_or("")
         );
-        send(&mut stdin, &json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await?;
-        send(&mut stdin, &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})).await?;
+        send(
+            &mut stdin,
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        )
+        .await?;
+        send(
+            &mut stdin,
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+        )
+        .await?;
         let reply = receive(&mut stdout, 2).await?;
         let tools = reply
             .pointer("/result/tools")
@@ -110,14 +147,21 @@ async fn exchange(entry: &ServerEntry) -> Result<(String, usize), String> {
 
     drop(stdin);
     // A bridge exits on stdin EOF; one that does not is killed, and either way it is reaped here.
-    if tokio::time::timeout(Duration::from_millis(1000), child.wait()).await.is_err() {
+    if tokio::time::timeout(Duration::from_millis(1000), child.wait())
+        .await
+        .is_err()
+    {
         let _ = child.kill().await; // Already exiting or gone: nothing more to do.
     }
     match outcome {
         Ok(found) => Ok(found),
         Err(error) => {
             let status = child.try_wait().ok().flatten();
-            let stderr = tokio::time::timeout(Duration::from_millis(300), stderr_tail).await.ok().and_then(Result::ok).unwrap_or_default();
+            let stderr = tokio::time::timeout(Duration::from_millis(300), stderr_tail)
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or_default();
             // The line that names the error says more than a trailing usage hint.
             let last = stderr
                 .lines()
@@ -141,8 +185,14 @@ async fn exchange(entry: &ServerEntry) -> Result<(String, usize), String> {
 async fn send(stdin: &mut tokio::process::ChildStdin, message: &Value) -> Result<(), String> {
     let mut line = message.to_string();
     line.push('\n');
-    stdin.write_all(line.as_bytes()).await.map_err(|error| format!("could not write to it: {error}"))?;
-    stdin.flush().await.map_err(|error| format!("could not write to it: {error}"))
+    stdin
+        .write_all(line.as_bytes())
+        .await
+        .map_err(|error| format!("could not write to it: {error}"))?;
+    stdin
+        .flush()
+        .await
+        .map_err(|error| format!("could not write to it: {error}"))
 }
 
 async fn receive(
@@ -158,8 +208,12 @@ async fn receive(
         if line.trim().is_empty() {
             continue;
         }
-        let message: Value = serde_json::from_str(&line)
-            .map_err(|_| format!("it wrote something that is not JSON-RPC on stdout: {}", truncate(&line, 120)))?;
+        let message: Value = serde_json::from_str(&line).map_err(|_| {
+            format!(
+                "it wrote something that is not JSON-RPC on stdout: {}",
+                truncate(&line, 120)
+            )
+        })?;
         if message.get("id") == Some(&json!(id)) {
             return Ok(message);
         }

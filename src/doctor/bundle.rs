@@ -20,7 +20,16 @@ pub(crate) const REDACTED: &str = "<redacted>";
 const LOG_TAIL_LINES: usize = 200;
 
 /// Keys of log records that could carry user data; dropped from the tail whatever the bridge logs.
-const CONTENT_KEYS: [&str; 8] = ["content", "text", "arguments", "args", "params", "result", "body", "query"];
+const CONTENT_KEYS: [&str; 8] = [
+    "content",
+    "text",
+    "arguments",
+    "args",
+    "params",
+    "result",
+    "body",
+    "query",
+];
 
 /// Everything the bundle is made of.
 pub(crate) struct BundleInput<'a> {
@@ -41,7 +50,10 @@ pub(crate) fn write(path: &Path, input: &BundleInput<'_>) -> anyhow::Result<Vec<
     files.push(("report.json".to_owned(), super::print::json(input.report)));
     files.push(("versions.json".to_owned(), pretty(&versions(input.report))));
     for client in input.clients {
-        files.push((format!("clients/{}.json", client.id), pretty(&client_entries(client, input.tokens))));
+        files.push((
+            format!("clients/{}.json", client.id),
+            pretty(&client_entries(client, input.tokens)),
+        ));
     }
     let (log_name, tail) = log_tail(&input.log_folder, input.tokens);
     files.push(("diagnostics-log-tail.jsonl".to_owned(), tail));
@@ -53,15 +65,24 @@ pub(crate) fn write(path: &Path, input: &BundleInput<'_>) -> anyhow::Result<Vec<
         .unix_permissions(0o600);
     for (name, text) in &files {
         let text = scrub(text, input.tokens);
-        archive.start_file(name.as_str(), options).context("could not add a file to the bundle")?;
-        archive.write_all(text.as_bytes()).context("could not add a file to the bundle")?;
+        archive
+            .start_file(name.as_str(), options)
+            .context("could not add a file to the bundle")?;
+        archive
+            .write_all(text.as_bytes())
+            .context("could not add a file to the bundle")?;
     }
-    let bytes = archive.finish().context("could not finish the bundle")?.into_inner();
+    let bytes = archive
+        .finish()
+        .context("could not finish the bundle")?
+        .into_inner();
     let mut temporary = path.as_os_str().to_owned();
     temporary.push(".partial");
     let temporary = PathBuf::from(temporary);
-    std::fs::write(&temporary, bytes).with_context(|| format!("could not write `{}`", temporary.display()))?;
-    std::fs::rename(&temporary, path).with_context(|| format!("could not write `{}`", path.display()))?;
+    std::fs::write(&temporary, bytes)
+        .with_context(|| format!("could not write `{}`", temporary.display()))?;
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("could not write `{}`", path.display()))?;
     Ok(files.into_iter().map(|(name, _)| name).collect())
 }
 
@@ -114,22 +135,41 @@ fn client_entries(client: &ClientConfig, tokens: &[String]) -> Value {
 /// Entries worth a bug report: ours, and anything else that reaches Obsidian.
 fn is_related(entry: &ServerEntry) -> bool {
     let text = entry.raw.to_string().to_ascii_lowercase();
-    entry.is_obsmcp() || entry.name.contains("obsidian") || text.contains("obsidian") || text.contains(":22360")
+    entry.is_obsmcp()
+        || entry.name.contains("obsidian")
+        || text.contains("obsidian")
+        || text.contains(":22360")
 }
 
 /// Whether an environment variable's name says it holds a secret.
 pub(crate) fn secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    ["token", "secret", "key", "pass", "auth", "credential", "bearer", "cookie", "session"]
-        .iter()
-        .any(|word| name.contains(word))
+    [
+        "token",
+        "secret",
+        "key",
+        "pass",
+        "auth",
+        "credential",
+        "bearer",
+        "cookie",
+        "session",
+    ]
+    .iter()
+    .any(|word| name.contains(word))
 }
 
 /// A copy of an entry with secrets in `env`/`environment`/`headers` and after `--token`-like flags replaced.
 pub(crate) fn redact_entry(raw: &Value, tokens: &[String]) -> Value {
     let mut entry = raw.clone();
     if let Some(object) = entry.as_object_mut() {
-        for key in ["env", "environment", "headers", "http_headers", "env_http_headers"] {
+        for key in [
+            "env",
+            "environment",
+            "headers",
+            "http_headers",
+            "env_http_headers",
+        ] {
             if let Some(map) = object.get_mut(key).and_then(Value::as_object_mut) {
                 for (name, value) in map.iter_mut() {
                     if secret_name(name) || key.contains("header") {
@@ -142,8 +182,11 @@ pub(crate) fn redact_entry(raw: &Value, tokens: &[String]) -> Value {
             if let Some(items) = object.get_mut(key).and_then(Value::as_array_mut) {
                 let mut hide_next = false;
                 for item in items.iter_mut() {
-                    let Some(text) = item.as_str().map(str::to_owned) else { continue };
-                    let flag = text.starts_with('-') && (secret_name(&text) || text == "--header" || text == "-H");
+                    let Some(text) = item.as_str().map(str::to_owned) else {
+                        continue;
+                    };
+                    let flag = text.starts_with('-')
+                        && (secret_name(&text) || text == "--header" || text == "-H");
                     if hide_next {
                         *item = json!(REDACTED);
                     } else if flag && text.contains('=') {
@@ -163,7 +206,9 @@ fn scrub(text: &str, tokens: &[String]) -> String {
     tokens
         .iter()
         .filter(|token| token.len() >= 8)
-        .fold(text.to_owned(), |text, token| text.replace(token.as_str(), REDACTED))
+        .fold(text.to_owned(), |text, token| {
+            text.replace(token.as_str(), REDACTED)
+        })
 }
 
 /// The last lines of the newest diagnostics log, with content-bearing keys removed.

@@ -65,15 +65,27 @@ impl ServerEntry {
     /// Reads an entry from the neutral JSON form (`command` may also be a list, as opencode writes it).
     pub(crate) fn from_value(name: &str, raw: &Value) -> Self {
         let strings = |value: Option<&Value>| -> Vec<String> {
-            value.and_then(Value::as_array).map_or_else(Vec::new, |items| {
-                items.iter().map(|item| item.as_str().map_or_else(|| item.to_string(), str::to_owned)).collect()
-            })
+            value
+                .and_then(Value::as_array)
+                .map_or_else(Vec::new, |items| {
+                    items
+                        .iter()
+                        .map(|item| {
+                            item.as_str()
+                                .map_or_else(|| item.to_string(), str::to_owned)
+                        })
+                        .collect()
+                })
         };
         let (command, mut args) = match raw.get("command") {
             Some(Value::String(command)) => (Some(command.clone()), Vec::new()),
             Some(Value::Array(_)) => {
                 let mut parts = strings(raw.get("command"));
-                if parts.is_empty() { (None, Vec::new()) } else { (Some(parts.remove(0)), parts) }
+                if parts.is_empty() {
+                    (None, Vec::new())
+                } else {
+                    (Some(parts.remove(0)), parts)
+                }
             }
             _ => (None, Vec::new()),
         };
@@ -83,14 +95,38 @@ impl ServerEntry {
             .find_map(|key| raw.get(*key).and_then(Value::as_object))
             .map(|map| {
                 map.iter()
-                    .map(|(key, value)| (key.clone(), value.as_str().map_or_else(|| value.to_string(), str::to_owned)))
+                    .map(|(key, value)| {
+                        (
+                            key.clone(),
+                            value
+                                .as_str()
+                                .map_or_else(|| value.to_string(), str::to_owned),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
-        let url = ["url", "serverUrl", "httpUrl"].iter().find_map(|key| raw.get(*key).and_then(Value::as_str)).map(str::to_owned);
-        let mut entry = Self { name: name.to_owned(), command, args, env, url, raw: raw.clone(), ours: false };
-        let program = entry.command.as_deref().map(Path::new).and_then(Path::file_stem).and_then(|stem| stem.to_str());
-        entry.ours = program == Some("obsmcp") && entry.args.first().map(String::as_str) == Some("bridge");
+        let url = ["url", "serverUrl", "httpUrl"]
+            .iter()
+            .find_map(|key| raw.get(*key).and_then(Value::as_str))
+            .map(str::to_owned);
+        let mut entry = Self {
+            name: name.to_owned(),
+            command,
+            args,
+            env,
+            url,
+            raw: raw.clone(),
+            ours: false,
+        };
+        let program = entry
+            .command
+            .as_deref()
+            .map(Path::new)
+            .and_then(Path::file_stem)
+            .and_then(|stem| stem.to_str());
+        entry.ours =
+            program == Some("obsmcp") && entry.args.first().map(String::as_str) == Some("bridge");
         entry
     }
 
@@ -120,11 +156,16 @@ impl ServerEntry {
     /// Whether this is the older claude-code-mcp plugin reached through mcp-remote (or its URL directly).
     fn reaches_port(&self, port: u16) -> bool {
         let needle = format!(":{port}");
-        self.url.as_deref().is_some_and(|url| url.contains(&needle)) || self.args.iter().any(|arg| arg.contains(&needle))
+        self.url.as_deref().is_some_and(|url| url.contains(&needle))
+            || self.args.iter().any(|arg| arg.contains(&needle))
     }
 
     fn runs_mcp_remote(&self) -> bool {
-        self.command.as_deref().into_iter().chain(self.args.iter().map(String::as_str)).any(|word| word.contains("mcp-remote"))
+        self.command
+            .as_deref()
+            .into_iter()
+            .chain(self.args.iter().map(String::as_str))
+            .any(|word| word.contains("mcp-remote"))
     }
 }
 
@@ -146,13 +187,55 @@ pub(crate) struct TimeoutRule {
 /// Per-client entry keys that can hide obsmcp when set too low (from `reference/clients.md`).
 pub(crate) fn client_rules() -> &'static [TimeoutRule] {
     &[
-        TimeoutRule { client: "codex", key: "startup_timeout_sec", minimum: 5.0, unit: "s", bounds: "the server's start" },
-        TimeoutRule { client: "codex", key: "startup_timeout_ms", minimum: 5000.0, unit: "ms", bounds: "the server's start" },
-        TimeoutRule { client: "codex", key: "tool_timeout_sec", minimum: 30.0, unit: "s", bounds: "each tool call" },
-        TimeoutRule { client: "hermes", key: "connect_timeout", minimum: 5.0, unit: "s", bounds: "the server's start" },
-        TimeoutRule { client: "hermes", key: "timeout", minimum: 30.0, unit: "s", bounds: "each tool call" },
-        TimeoutRule { client: "gemini", key: "timeout", minimum: 30000.0, unit: "ms", bounds: "each request" },
-        TimeoutRule { client: "opencode", key: "timeout", minimum: 5000.0, unit: "ms", bounds: "the server's start" },
+        TimeoutRule {
+            client: "codex",
+            key: "startup_timeout_sec",
+            minimum: 5.0,
+            unit: "s",
+            bounds: "the server's start",
+        },
+        TimeoutRule {
+            client: "codex",
+            key: "startup_timeout_ms",
+            minimum: 5000.0,
+            unit: "ms",
+            bounds: "the server's start",
+        },
+        TimeoutRule {
+            client: "codex",
+            key: "tool_timeout_sec",
+            minimum: 30.0,
+            unit: "s",
+            bounds: "each tool call",
+        },
+        TimeoutRule {
+            client: "hermes",
+            key: "connect_timeout",
+            minimum: 5.0,
+            unit: "s",
+            bounds: "the server's start",
+        },
+        TimeoutRule {
+            client: "hermes",
+            key: "timeout",
+            minimum: 30.0,
+            unit: "s",
+            bounds: "each tool call",
+        },
+        TimeoutRule {
+            client: "gemini",
+            key: "timeout",
+            minimum: 30000.0,
+            unit: "ms",
+            bounds: "each request",
+        },
+        TimeoutRule {
+            client: "opencode",
+            key: "timeout",
+            minimum: 5000.0,
+            unit: "ms",
+            bounds: "the server's start",
+        },
     ]
 }
 
@@ -175,7 +258,10 @@ pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) 
             return vec![Check::fail(
                 "client.config",
                 format!("{} does not parse: {error}", client.path.display()),
-                format!("fix that line by hand (doctor and setup never rewrite a file they cannot parse), then run `obsmcp setup --client {}`", client.id),
+                format!(
+                    "fix that line by hand (doctor and setup never rewrite a file they cannot parse), then run `obsmcp setup --client {}`",
+                    client.id
+                ),
             )];
         }
         ConfigState::Absent => &Vec::new(),
@@ -183,7 +269,10 @@ pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) 
     };
     let mut checks = Vec::new();
     if matches!(client.state, ConfigState::Parsed(_)) {
-        checks.push(Check::ok("client.config", format!("parses, {} MCP server entries", entries.len())));
+        checks.push(Check::ok(
+            "client.config",
+            format!("parses, {} MCP server entries", entries.len()),
+        ));
     }
     let ours: Vec<&ServerEntry> = entries.iter().filter(|entry| entry.is_obsmcp()).collect();
     if ours.is_empty() {
@@ -217,11 +306,18 @@ fn missing_entry(client: &ClientConfig, context: &ClientContext<'_>) -> Check {
     }
 }
 
-fn entry_checks(client: &ClientConfig, entry: &ServerEntry, context: &ClientContext<'_>) -> Vec<Check> {
+fn entry_checks(
+    client: &ClientConfig,
+    entry: &ServerEntry,
+    context: &ClientContext<'_>,
+) -> Vec<Check> {
     let mut checks = Vec::new();
     let name = &entry.name;
     let vault = entry.flag("--vault").map(PathBuf::from);
-    let config_dir = entry.flag("--config-dir").unwrap_or(obsmcp_installer::plugin_data::DEFAULT_CONFIG_DIR).to_owned();
+    let config_dir = entry
+        .flag("--config-dir")
+        .unwrap_or(obsmcp_installer::plugin_data::DEFAULT_CONFIG_DIR)
+        .to_owned();
     let register = |vault: &Path| Repair::RegisterEntry {
         client: client.id.clone(),
         server: Some(entry.name.clone()),
@@ -231,7 +327,13 @@ fn entry_checks(client: &ClientConfig, entry: &ServerEntry, context: &ClientCont
     };
     let reregister = vault.as_deref().map_or_else(
         || format!("obsmcp setup --client {}", client.id),
-        |vault| format!("obsmcp setup --client {} --vault {}", client.id, shell_quote(&vault.to_string_lossy())),
+        |vault| {
+            format!(
+                "obsmcp setup --client {} --vault {}",
+                client.id,
+                shell_quote(&vault.to_string_lossy())
+            )
+        },
     );
 
     match &vault {
@@ -259,20 +361,31 @@ fn entry_checks(client: &ClientConfig, entry: &ServerEntry, context: &ClientCont
     checks
 }
 
-fn binary_check(entry: &ServerEntry, context: &ClientContext<'_>, repair: Option<Repair>, reregister: &str) -> Check {
+fn binary_check(
+    entry: &ServerEntry,
+    context: &ClientContext<'_>,
+    repair: Option<Repair>,
+    reregister: &str,
+) -> Check {
     let name = &entry.name;
     let with_repair = |check: Check| match &repair {
         Some(repair) => check.with_repair(repair.clone()),
         None => check,
     };
     let Some(command) = entry.command.as_deref() else {
-        return Check::fail("client.binary", format!("`{name}` has no command"), reregister.to_owned());
+        return Check::fail(
+            "client.binary",
+            format!("`{name}` has no command"),
+            reregister.to_owned(),
+        );
     };
     let path = Path::new(command);
     if !path.is_absolute() {
         return with_repair(Check::warn(
             "client.binary",
-            format!("`{name}` starts `{command}` through PATH: apps started from the desktop often have a shorter PATH"),
+            format!(
+                "`{name}` starts `{command}` through PATH: apps started from the desktop often have a shorter PATH"
+            ),
             format!("obsmcp doctor --fix, or {reregister} (writes the absolute path)"),
         ));
     }
@@ -284,15 +397,23 @@ fn binary_check(entry: &ServerEntry, context: &ClientContext<'_>, repair: Option
         ));
     }
     if !is_executable(path) {
-        return Check::fail("client.binary", format!("`{command}` is not executable"), format!("chmod +x {}", shell_quote(command)));
+        return Check::fail(
+            "client.binary",
+            format!("`{command}` is not executable"),
+            format!("chmod +x {}", shell_quote(command)),
+        );
     }
     match context.versions.get(command) {
-        Some(Ok(version)) if version == context.own_version => {
-            Check::ok("client.binary", format!("`{command}` exists, version {version}"))
-        }
+        Some(Ok(version)) if version == context.own_version => Check::ok(
+            "client.binary",
+            format!("`{command}` exists, version {version}"),
+        ),
         Some(Ok(version)) => with_repair(Check::warn(
             "client.binary",
-            format!("`{command}` is obsmcp {version}, but this doctor is {}", context.own_version),
+            format!(
+                "`{command}` is obsmcp {version}, but this doctor is {}",
+                context.own_version
+            ),
             format!("obsmcp doctor --fix, or {reregister} (points the entry at this obsmcp)"),
         )),
         Some(Err(error)) => with_repair(Check::fail(
@@ -300,14 +421,18 @@ fn binary_check(entry: &ServerEntry, context: &ClientContext<'_>, repair: Option
             format!("`{command}` does not run: {error}"),
             format!("obsmcp doctor --fix, or {reregister} (points the entry at this obsmcp)"),
         )),
-        None => Check::skip("client.binary", format!("`{command}` exists; its version was not asked")),
+        None => Check::skip(
+            "client.binary",
+            format!("`{command}` exists; its version was not asked"),
+        ),
     }
 }
 
 #[cfg(unix)]
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
-    path.metadata().is_ok_and(|metadata| metadata.permissions().mode() & 0o111 != 0)
+    path.metadata()
+        .is_ok_and(|metadata| metadata.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(not(unix))]
@@ -321,7 +446,9 @@ fn timeout_checks(client: &ClientConfig, entry: &ServerEntry) -> Vec<Check> {
         .filter(|rule| client.id.starts_with(rule.client))
         .filter_map(|rule| {
             let value = entry.raw.get(rule.key)?;
-            let number = value.as_f64().or_else(|| value.as_str().and_then(|text| text.trim().parse().ok()))?;
+            let number = value
+                .as_f64()
+                .or_else(|| value.as_str().and_then(|text| text.trim().parse().ok()))?;
             (number < rule.minimum).then(|| {
                 Check::warn(
                     "client.timeouts",
@@ -329,7 +456,12 @@ fn timeout_checks(client: &ClientConfig, entry: &ServerEntry) -> Vec<Check> {
                         "`{}` sets {} = {number}{}: too short for {} (at least {}{} is safe)",
                         entry.name, rule.key, rule.unit, rule.bounds, rule.minimum, rule.unit
                     ),
-                    format!("raise or remove `{}` in `{}` of {}", rule.key, entry.name, client.path.display()),
+                    format!(
+                        "raise or remove `{}` in `{}` of {}",
+                        rule.key,
+                        entry.name,
+                        client.path.display()
+                    ),
                 )
             })
         })
@@ -341,32 +473,61 @@ fn conflicts(client: &ClientConfig, entries: &[ServerEntry], ours: &[&ServerEntr
     let mut extra = Vec::new();
     for entry in entries.iter().filter(|entry| !entry.is_obsmcp()) {
         if entry.reaches_port(22360) {
-            let through = if entry.runs_mcp_remote() { " through mcp-remote" } else { "" };
-            problems.push(format!("`{}` reaches the older claude-code-mcp plugin on port 22360{through}", entry.name));
+            let through = if entry.runs_mcp_remote() {
+                " through mcp-remote"
+            } else {
+                ""
+            };
+            problems.push(format!(
+                "`{}` reaches the older claude-code-mcp plugin on port 22360{through}",
+                entry.name
+            ));
             extra.push(entry.name.clone());
         } else if entry.name == "obsidian" || entry.name.starts_with("obsidian-") {
-            let what = entry.command.clone().or_else(|| entry.url.clone()).unwrap_or_default();
-            problems.push(format!("`{}` is another Obsidian server (`{what}`)", entry.name));
+            let what = entry
+                .command
+                .clone()
+                .or_else(|| entry.url.clone())
+                .unwrap_or_default();
+            problems.push(format!(
+                "`{}` is another Obsidian server (`{what}`)",
+                entry.name
+            ));
             extra.push(entry.name.clone());
         }
     }
     let mut seen: BTreeMap<PathBuf, &str> = BTreeMap::new();
     for entry in ours {
-        let Some(vault) = entry.flag("--vault") else { continue };
+        let Some(vault) = entry.flag("--vault") else {
+            continue;
+        };
         let key = std::fs::canonicalize(vault).unwrap_or_else(|_| PathBuf::from(vault));
         if let Some(first) = seen.insert(key, &entry.name) {
-            problems.push(format!("`{first}` and `{}` serve the same vault `{vault}`", entry.name));
+            problems.push(format!(
+                "`{first}` and `{}` serve the same vault `{vault}`",
+                entry.name
+            ));
             extra.push(entry.name.clone());
         }
     }
     if problems.is_empty() {
-        return Check::ok("client.conflicts", "no duplicate or conflicting Obsidian entries");
+        return Check::ok(
+            "client.conflicts",
+            "no duplicate or conflicting Obsidian entries",
+        );
     }
     let names: Vec<String> = extra.iter().map(|name| format!("`{name}`")).collect();
     Check::warn(
         "client.conflicts",
-        format!("{}: agents get the vault's tools twice", problems.join("; ")),
-        format!("remove {} from {} (obsmcp already serves the vault; keep one only if it serves another vault)", names.join(" and "), client.path.display()),
+        format!(
+            "{}: agents get the vault's tools twice",
+            problems.join("; ")
+        ),
+        format!(
+            "remove {} from {} (obsmcp already serves the vault; keep one only if it serves another vault)",
+            names.join(" and "),
+            client.path.display()
+        ),
     )
 }
 
@@ -377,17 +538,26 @@ mod tests {
 
     #[test]
     fn an_entry_is_ours_when_it_runs_obsmcp_bridge() {
-        let ours = ServerEntry::from_value("obsidian", &json!({"command": "/opt/bin/obsmcp", "args": ["bridge", "--vault", "/v"]}));
+        let ours = ServerEntry::from_value(
+            "obsidian",
+            &json!({"command": "/opt/bin/obsmcp", "args": ["bridge", "--vault", "/v"]}),
+        );
         assert!(ours.is_obsmcp());
         assert_eq!(ours.flag("--vault"), Some("/v"));
-        let theirs = ServerEntry::from_value("obsidian", &json!({"command": "npx", "args": ["mcp-remote", "http://localhost:22360/sse"]}));
+        let theirs = ServerEntry::from_value(
+            "obsidian",
+            &json!({"command": "npx", "args": ["mcp-remote", "http://localhost:22360/sse"]}),
+        );
         assert!(!theirs.is_obsmcp());
         assert!(theirs.runs_mcp_remote() && theirs.reaches_port(22360));
     }
 
     #[test]
     fn opencode_command_lists_are_split() {
-        let entry = ServerEntry::from_value("obsidian", &json!({"type": "local", "command": ["/b/obsmcp", "bridge", "--vault=/v"], "environment": {"A": "1"}}));
+        let entry = ServerEntry::from_value(
+            "obsidian",
+            &json!({"type": "local", "command": ["/b/obsmcp", "bridge", "--vault=/v"], "environment": {"A": "1"}}),
+        );
         assert!(entry.is_obsmcp());
         assert_eq!(entry.flag("--vault"), Some("/v"));
         assert_eq!(entry.env["A"], "1");

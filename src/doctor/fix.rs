@@ -24,7 +24,7 @@ use obsmcp_installer::setup::{self as planner, Decisions, SetupRequest};
 use serde_json::{Value, json};
 
 use super::clients::{ClientConfig, ConfigState};
-use super::report::{Check, Report, Repair, Section, Status, Subject};
+use super::report::{Check, Repair, Report, Section, Status, Subject};
 
 /// The plugin files this binary carries (the bytes setup installs).
 pub(crate) use crate::setup::BUNDLE;
@@ -47,7 +47,11 @@ impl FixOutcome {
         self.done.extend(round.done);
         // A later round retries what failed before; the same failure is reported once.
         for check in round.failed {
-            if !self.failed.iter().any(|known| known.finding == check.finding) {
+            if !self
+                .failed
+                .iter()
+                .any(|known| known.finding == check.finding)
+            {
                 self.failed.push(check);
             }
         }
@@ -57,9 +61,18 @@ impl FixOutcome {
     pub(crate) fn into_report(self, report: Report) -> Report {
         let mut sections = report.sections;
         if !self.failed.is_empty() {
-            match sections.iter_mut().find(|section| matches!(section.subject, Subject::Machine)) {
+            match sections
+                .iter_mut()
+                .find(|section| matches!(section.subject, Subject::Machine))
+            {
                 Some(machine) => machine.checks.extend(self.failed),
-                None => sections.insert(0, Section { subject: Subject::Machine, checks: self.failed }),
+                None => sections.insert(
+                    0,
+                    Section {
+                        subject: Subject::Machine,
+                        checks: self.failed,
+                    },
+                ),
             }
         }
         let mut fresh = Report::new(sections);
@@ -85,18 +98,40 @@ struct VaultRepairs {
 }
 
 /// Applies every repair attached to a check that is not ok, grouped by vault.
-pub(crate) fn apply(environment: &Environment, report: &Report, clients: &[ClientConfig]) -> FixOutcome {
+pub(crate) fn apply(
+    environment: &Environment,
+    report: &Report,
+    clients: &[ClientConfig],
+) -> FixOutcome {
     let mut by_vault: BTreeMap<(PathBuf, String), VaultRepairs> = BTreeMap::new();
-    for repair in report.checks().filter(|check| check.status >= Status::Warn).filter_map(|check| check.repair.as_ref()) {
+    for repair in report
+        .checks()
+        .filter(|check| check.status >= Status::Warn)
+        .filter_map(|check| check.repair.as_ref())
+    {
         match repair {
-            Repair::InstallPlugin { vault, config_dir } | Repair::EnablePlugin { vault, config_dir } => {
-                by_vault.entry((vault.clone(), config_dir.clone())).or_default();
+            Repair::InstallPlugin { vault, config_dir }
+            | Repair::EnablePlugin { vault, config_dir } => {
+                by_vault
+                    .entry((vault.clone(), config_dir.clone()))
+                    .or_default();
             }
             Repair::PluginData { vault, config_dir } => {
-                by_vault.entry((vault.clone(), config_dir.clone())).or_default().data = true;
+                by_vault
+                    .entry((vault.clone(), config_dir.clone()))
+                    .or_default()
+                    .data = true;
             }
-            Repair::RegisterEntry { client, args, vault, config_dir, .. } => {
-                let repairs = by_vault.entry((vault.clone(), config_dir.clone())).or_default();
+            Repair::RegisterEntry {
+                client,
+                args,
+                vault,
+                config_dir,
+                ..
+            } => {
+                let repairs = by_vault
+                    .entry((vault.clone(), config_dir.clone()))
+                    .or_default();
                 repairs.clients.insert(client.clone());
                 repairs.read_only |= args.iter().flatten().any(|arg| arg == "--read-only");
             }
@@ -115,7 +150,14 @@ pub(crate) fn apply(environment: &Environment, report: &Report, clients: &[Clien
                 }
             }
         }
-        if let Err(error) = apply_setup_plan(environment, &vault, &config_dir, &repairs, clients, &mut outcome) {
+        if let Err(error) = apply_setup_plan(
+            environment,
+            &vault,
+            &config_dir,
+            &repairs,
+            clients,
+            &mut outcome,
+        ) {
             outcome.failure(format!("could not repair `{}`: {error:#}", vault.display()));
         }
     }
@@ -132,7 +174,11 @@ fn apply_setup_plan(
     outcome: &mut FixOutcome,
 ) -> anyhow::Result<()> {
     let target = crate::setup::vault_target(environment, vault, Some(config_dir))?;
-    let specs: Vec<&'static ClientSpec> = repairs.clients.iter().filter_map(|id| installer_clients::find(id)).collect();
+    let specs: Vec<&'static ClientSpec> = repairs
+        .clients
+        .iter()
+        .filter_map(|id| installer_clients::find(id))
+        .collect();
     let request = SetupRequest {
         environment,
         vaults: vec![target.clone()],
@@ -146,10 +192,17 @@ fn apply_setup_plan(
         read_only_tools: crate::setup::read_only_tools(),
         port_is_free: &crate::setup::port_is_free,
     };
-    let mut decisions = OnlyOurOwnEntries { clients, vault: &target.path };
+    let mut decisions = OnlyOurOwnEntries {
+        clients,
+        vault: &target.path,
+    };
     let plan = planner::plan(&request, &mut decisions);
     for problem in &plan.problems {
-        let hint = problem.hint.as_deref().map(|hint| format!(" ({hint})")).unwrap_or_default();
+        let hint = problem
+            .hint
+            .as_deref()
+            .map(|hint| format!(" ({hint})"))
+            .unwrap_or_default();
         outcome.failure(format!("{}: {}{hint}", problem.scope, problem.message));
     }
     if !plan.changes_anything() {
@@ -159,14 +212,23 @@ fn apply_setup_plan(
     for problem in &problems {
         outcome.failure(format!("{}: {}", problem.scope, problem.message));
     }
-    for item in plan.items.iter().filter(|item| item.change != Change::Unchanged) {
+    for item in plan
+        .items
+        .iter()
+        .filter(|item| item.change != Change::Unchanged)
+    {
         let change = match item.change {
             Change::Added => "added",
             Change::Updated => "updated",
             Change::Removed => "removed",
             Change::Unchanged => "unchanged",
         };
-        outcome.done.push(format!("{}: {} {change} in `{}`", item.scope, item.subject, item.path.display()));
+        outcome.done.push(format!(
+            "{}: {} {change} in `{}`",
+            item.scope,
+            item.subject,
+            item.path.display()
+        ));
     }
     Ok(())
 }
@@ -191,7 +253,11 @@ impl Decisions for OnlyOurOwnEntries<'_> {
                 ConfigState::Parsed(entries) => entries.iter(),
                 _ => [].iter(),
             })
-            .any(|entry| entry.name == name && entry.is_obsmcp() && entry.flag("--vault").is_some_and(same_vault))
+            .any(|entry| {
+                entry.name == name
+                    && entry.is_obsmcp()
+                    && entry.flag("--vault").is_some_and(same_vault)
+            })
     }
 }
 
@@ -201,7 +267,9 @@ fn ports_in_use(report: &Report) -> Vec<u16> {
         .sections
         .iter()
         .filter_map(|section| match &section.subject {
-            Subject::Vault { path, config_dir } => plugin_data::read(Path::new(path), config_dir).ok().map(|data| data.port),
+            Subject::Vault { path, config_dir } => plugin_data::read(Path::new(path), config_dir)
+                .ok()
+                .map(|data| data.port),
             _ => None,
         })
         .collect()
@@ -211,15 +279,23 @@ fn ports_in_use(report: &Report) -> Vec<u16> {
 fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<Option<String>> {
     let path = plugin_data::data_json_path(vault, config_dir);
     let original = files::read_text(&path)?;
-    let parsed: Option<Value> = original.as_deref().and_then(|text| serde_json::from_str(text).ok()).filter(Value::is_object);
+    let parsed: Option<Value> = original
+        .as_deref()
+        .and_then(|text| serde_json::from_str(text).ok())
+        .filter(Value::is_object);
     let salvaged_token = original
         .as_deref()
         .and_then(|text| salvage(text, "token"))
         .filter(|token| super::vault::plugin_accepts_token(token));
-    let salvaged_port = original.as_deref().and_then(|text| salvage(text, "port")).and_then(|port| port.parse::<u16>().ok());
+    let salvaged_port = original
+        .as_deref()
+        .and_then(|text| salvage(text, "port"))
+        .and_then(|port| port.parse::<u16>().ok());
     let kept_token = salvaged_token.is_some();
     let token = salvaged_token.unwrap_or_else(plugin::new_token);
-    let port = salvaged_port.filter(|port| *port != 0).unwrap_or_else(|| free_port(taken));
+    let port = salvaged_port
+        .filter(|port| *port != 0)
+        .unwrap_or_else(|| free_port(taken));
     let initial = json!({"port": port, "token": token});
     let text = match (&original, &parsed) {
         (Some(original), Some(existing)) => {
@@ -227,11 +303,13 @@ fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<
             if !kept_token && !operations.iter().any(|operation| matches!(operation, Operation::Replace { path, .. } if path == &["token"])) {
                 operations.push(Operation::Replace { path: document::key_path(&["token"]), value: json!(token) });
             }
-            document::apply(Format::Json, original, &operations).with_context(|| format!("could not edit `{}`", path.display()))?
+            document::apply(Format::Json, original, &operations)
+                .with_context(|| format!("could not edit `{}`", path.display()))?
         }
         _ => {
             // Unreadable as JSON: rewritten whole. write_atomic keeps the broken file as a backup first.
-            let mut text = serde_json::to_string_pretty(&initial).expect("plain JSON always serialises");
+            let mut text =
+                serde_json::to_string_pretty(&initial).expect("plain JSON always serialises");
             text.push('\n');
             text
         }
@@ -240,13 +318,27 @@ fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<
         return Ok(None);
     }
     if plugin_data::parse(&text).is_err() {
-        bail!("the repaired `{}` would still not be valid; left as it was", path.display());
+        bail!(
+            "the repaired `{}` would still not be valid; left as it was",
+            path.display()
+        );
     }
     files::write_atomic(&path, text.as_bytes(), Some(0o600))?;
     let backup = files::backup_path(&path);
-    let kept = if kept_token { "kept its token" } else { "new token" };
-    let saved = if original.is_some() && backup.exists() { format!("; the old file is in `{}`", backup.display()) } else { String::new() };
-    Ok(Some(format!("repaired `{}` (port {port}, {kept}){saved}", path.display())))
+    let kept = if kept_token {
+        "kept its token"
+    } else {
+        "new token"
+    };
+    let saved = if original.is_some() && backup.exists() {
+        format!("; the old file is in `{}`", backup.display())
+    } else {
+        String::new()
+    };
+    Ok(Some(format!(
+        "repaired `{}` (port {port}, {kept}){saved}",
+        path.display()
+    )))
 }
 
 /// The string or number after `"key":` in text that may not parse as JSON, e.g. a truncated file.

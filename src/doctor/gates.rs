@@ -59,7 +59,9 @@ fn read_jsonc(path: &Path) -> Option<Value> {
 }
 
 fn claude_settings(environment: &Environment) -> Vec<PathBuf> {
-    let user = environment.var_path("CLAUDE_CONFIG_DIR").unwrap_or_else(|| environment.home().join(".claude"));
+    let user = environment
+        .var_path("CLAUDE_CONFIG_DIR")
+        .unwrap_or_else(|| environment.home().join(".claude"));
     let managed = match environment.os() {
         Os::Linux => PathBuf::from("/etc/claude-code/managed-settings.json"),
         Os::MacOs => PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json"),
@@ -72,27 +74,49 @@ fn claude_code(context: &GateContext<'_>) -> Vec<Check> {
     let (environment, ours) = (context.environment, context.ours);
     let mut checks = Vec::new();
     let mut blocked = Vec::new();
-    let mut timeout: Option<(String, String)> = environment.var("MCP_TIMEOUT").map(|value| (value.to_owned(), "the environment".to_owned()));
+    let mut timeout: Option<(String, String)> = environment
+        .var("MCP_TIMEOUT")
+        .map(|value| (value.to_owned(), "the environment".to_owned()));
     for path in claude_settings(environment) {
-        let Some(settings) = read_json(&path) else { continue };
+        let Some(settings) = read_json(&path) else {
+            continue;
+        };
         let shown = path.display();
-        for denied in settings.get("deniedMcpServers").and_then(Value::as_array).into_iter().flatten() {
-            let name = denied.get("serverName").and_then(Value::as_str).or_else(|| denied.as_str());
+        for denied in settings
+            .get("deniedMcpServers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = denied
+                .get("serverName")
+                .and_then(Value::as_str)
+                .or_else(|| denied.as_str());
             if let Some(name) = name.filter(|name| ours.iter().any(|ours| ours == name)) {
                 blocked.push(format!("`{name}` is in deniedMcpServers of {shown}"));
             }
         }
-        if settings.get("allowManagedMcpServersOnly").and_then(Value::as_bool) == Some(true) {
+        if settings
+            .get("allowManagedMcpServersOnly")
+            .and_then(Value::as_bool)
+            == Some(true)
+        {
             blocked.push(format!("{shown} sets allowManagedMcpServersOnly: only servers your administrator defines run"));
         }
         if let Some(allowed) = settings.get("allowedMcpServers").and_then(Value::as_array) {
-            let listed = |name: &str| allowed.iter().any(|item| item.get("serverName").and_then(Value::as_str) == Some(name));
+            let listed = |name: &str| {
+                allowed
+                    .iter()
+                    .any(|item| item.get("serverName").and_then(Value::as_str) == Some(name))
+            };
             for name in ours.iter().filter(|name| !listed(name)) {
                 blocked.push(format!("`{name}` is not in allowedMcpServers of {shown}"));
             }
         }
         if let Some(value) = settings.pointer("/env/MCP_TIMEOUT") {
-            let value = value.as_str().map_or_else(|| value.to_string(), str::to_owned);
+            let value = value
+                .as_str()
+                .map_or_else(|| value.to_string(), str::to_owned);
             timeout = Some((value, format!("`env` in {shown}")));
         }
     }
@@ -106,18 +130,30 @@ fn claude_code(context: &GateContext<'_>) -> Vec<Check> {
     }
     blocked.extend(switched_off);
     if blocked.is_empty() {
-        checks.push(Check::ok("client.gates", "no Claude Code deny or allow list blocks obsmcp"));
+        checks.push(Check::ok(
+            "client.gates",
+            "no Claude Code deny or allow list blocks obsmcp",
+        ));
     } else {
-        checks.push(Check::fail("client.gates", blocked.join("; "), fixes.join("; ")));
+        checks.push(Check::fail(
+            "client.gates",
+            blocked.join("; "),
+            fixes.join("; "),
+        ));
     }
     if let Some((value, source)) = timeout {
         match value.trim().parse::<u64>() {
             Ok(ms) if ms < CLAUDE_MIN_TIMEOUT_MS => checks.push(Check::warn(
                 "client.timeouts",
                 format!("MCP_TIMEOUT={ms} (from {source}) gives servers only {ms} ms to start"),
-                format!("unset MCP_TIMEOUT or set it to at least {CLAUDE_MIN_TIMEOUT_MS} (milliseconds)"),
+                format!(
+                    "unset MCP_TIMEOUT or set it to at least {CLAUDE_MIN_TIMEOUT_MS} (milliseconds)"
+                ),
             )),
-            Ok(ms) => checks.push(Check::ok("client.timeouts", format!("MCP_TIMEOUT={ms} ms (from {source})"))),
+            Ok(ms) => checks.push(Check::ok(
+                "client.timeouts",
+                format!("MCP_TIMEOUT={ms} ms (from {source})"),
+            )),
             Err(_) => checks.push(Check::warn(
                 "client.timeouts",
                 format!("MCP_TIMEOUT={value:?} (from {source}) is not a number of milliseconds"),
@@ -131,17 +167,24 @@ fn claude_code(context: &GateContext<'_>) -> Vec<Check> {
 /// Servers switched off for one project with Claude Code's `/mcp` (kept in `~/.claude.json` under the project's
 /// real path, the git root inside a repository).
 fn disabled_in_project(context: &GateContext<'_>) -> Vec<String> {
-    let Some(projects) = read_json(&context.client.path).and_then(|file| file.get("projects").cloned()) else {
+    let Some(projects) =
+        read_json(&context.client.path).and_then(|file| file.get("projects").cloned())
+    else {
         return Vec::new();
     };
     let mut found = Vec::new();
     for folder in super::sources::project_ancestors(context.cwd) {
         let real = std::fs::canonicalize(&folder).unwrap_or_else(|_| folder.clone());
-        let Some(project) = projects.get(real.to_string_lossy().as_ref()) else { continue };
+        let Some(project) = projects.get(real.to_string_lossy().as_ref()) else {
+            continue;
+        };
         for name in context.ours {
             let disabled = project.get("disabledMcpServers").and_then(Value::as_array);
             if disabled.is_some_and(|names| names.iter().any(|item| item.as_str() == Some(name))) {
-                found.push(format!("`{name}` is switched off for the project `{}` (disabledMcpServers)", real.display()));
+                found.push(format!(
+                    "`{name}` is switched off for the project `{}` (disabledMcpServers)",
+                    real.display()
+                ));
             }
         }
     }
@@ -150,14 +193,26 @@ fn disabled_in_project(context: &GateContext<'_>) -> Vec<String> {
 
 fn gemini(context: &GateContext<'_>) -> Vec<Check> {
     let environment = context.environment;
-    let home = environment.var_path("GEMINI_CLI_HOME").unwrap_or_else(|| environment.home().to_owned()).join(".gemini");
+    let home = environment
+        .var_path("GEMINI_CLI_HOME")
+        .unwrap_or_else(|| environment.home().to_owned())
+        .join(".gemini");
     let trust_on = read_jsonc(&home.join("settings.json"))
-        .and_then(|settings| settings.pointer("/security/folderTrust/enabled").and_then(Value::as_bool))
+        .and_then(|settings| {
+            settings
+                .pointer("/security/folderTrust/enabled")
+                .and_then(Value::as_bool)
+        })
         .unwrap_or(false);
     if !trust_on {
-        return vec![Check::ok("client.gates", "Gemini CLI folder trust is off: servers run in every folder")];
+        return vec![Check::ok(
+            "client.gates",
+            "Gemini CLI folder trust is off: servers run in every folder",
+        )];
     }
-    let rules = read_jsonc(&home.join("trustedFolders.json")).and_then(|rules| rules.as_object().cloned()).unwrap_or_default();
+    let rules = read_jsonc(&home.join("trustedFolders.json"))
+        .and_then(|rules| rules.as_object().cloned())
+        .unwrap_or_default();
     let trusted_roots: Vec<PathBuf> = rules
         .iter()
         .filter_map(|(folder, rule)| match rule.as_str() {
@@ -166,8 +221,17 @@ fn gemini(context: &GateContext<'_>) -> Vec<Check> {
             _ => None,
         })
         .collect();
-    if trusted_roots.iter().any(|root| context.cwd.starts_with(root)) {
-        return vec![Check::ok("client.gates", format!("Gemini CLI trusts `{}`, so its MCP servers run here", context.cwd.display()))];
+    if trusted_roots
+        .iter()
+        .any(|root| context.cwd.starts_with(root))
+    {
+        return vec![Check::ok(
+            "client.gates",
+            format!(
+                "Gemini CLI trusts `{}`, so its MCP servers run here",
+                context.cwd.display()
+            ),
+        )];
     }
     vec![Check::warn(
         "client.gates",
@@ -181,7 +245,11 @@ fn gemini(context: &GateContext<'_>) -> Vec<Check> {
 }
 
 fn hermes(context: &GateContext<'_>) -> Vec<Check> {
-    if context.environment.var("HERMES_SAFE_MODE").is_some_and(|value| value != "0") {
+    if context
+        .environment
+        .var("HERMES_SAFE_MODE")
+        .is_some_and(|value| value != "0")
+    {
         return vec![Check::fail(
             "client.gates",
             "HERMES_SAFE_MODE is set: Hermes Agent starts no MCP server at all",
@@ -201,20 +269,38 @@ fn claude_settings_for(environment: &Environment, root: &Path) -> Vec<PathBuf> {
 
 fn claude_project_approval(context: &GateContext<'_>) -> Vec<Check> {
     let root = context.client.path.parent().unwrap_or(context.cwd);
-    let mut settings: Vec<Value> = claude_settings_for(context.environment, root).iter().filter_map(|path| read_json(path)).collect();
+    let mut settings: Vec<Value> = claude_settings_for(context.environment, root)
+        .iter()
+        .filter_map(|path| read_json(path))
+        .collect();
     // Older Claude Code versions keep approvals per project in ~/.claude.json.
-    let user_file = context.environment.var_path("CLAUDE_CONFIG_DIR").unwrap_or_else(|| context.environment.home().to_owned()).join(".claude.json");
+    let user_file = context
+        .environment
+        .var_path("CLAUDE_CONFIG_DIR")
+        .unwrap_or_else(|| context.environment.home().to_owned())
+        .join(".claude.json");
     if let Some(project) = read_json(&user_file).and_then(|file| {
         let projects = file.get("projects")?.as_object()?.clone();
         let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
-        projects.get(&real.to_string_lossy().into_owned()).or_else(|| projects.get(&root.to_string_lossy().into_owned())).cloned()
+        projects
+            .get(&real.to_string_lossy().into_owned())
+            .or_else(|| projects.get(&root.to_string_lossy().into_owned()))
+            .cloned()
     }) {
         settings.push(project);
     }
     let listed = |key: &str, name: &str| {
-        settings.iter().any(|file| file.get(key).and_then(Value::as_array).is_some_and(|names| names.iter().any(|item| item.as_str() == Some(name))))
+        settings.iter().any(|file| {
+            file.get(key)
+                .and_then(Value::as_array)
+                .is_some_and(|names| names.iter().any(|item| item.as_str() == Some(name)))
+        })
     };
-    let all = settings.iter().any(|file| file.get("enableAllProjectMcpServers").and_then(Value::as_bool) == Some(true));
+    let all = settings.iter().any(|file| {
+        file.get("enableAllProjectMcpServers")
+            .and_then(Value::as_bool)
+            == Some(true)
+    });
     let mut checks = Vec::new();
     for name in context.ours {
         let shown = context.client.path.display();
@@ -225,7 +311,10 @@ fn claude_project_approval(context: &GateContext<'_>) -> Vec<Check> {
                 format!("remove `{name}` from disabledMcpjsonServers in .claude/settings.local.json (or approve it in Claude Code: /mcp)"),
             ));
         } else if all || listed("enabledMcpjsonServers", name) {
-            checks.push(Check::ok("client.gates", format!("`{name}` from {shown} is approved")));
+            checks.push(Check::ok(
+                "client.gates",
+                format!("`{name}` from {shown} is approved"),
+            ));
         } else {
             checks.push(Check::warn(
                 "client.gates",
@@ -238,8 +327,14 @@ fn claude_project_approval(context: &GateContext<'_>) -> Vec<Check> {
 }
 
 fn codex_project_trust(context: &GateContext<'_>) -> Vec<Check> {
-    let Some(project) = context.client.path.parent().and_then(Path::parent) else { return Vec::new() };
-    let user_config = context.environment.var_path("CODEX_HOME").unwrap_or_else(|| context.environment.home().join(".codex")).join("config.toml");
+    let Some(project) = context.client.path.parent().and_then(Path::parent) else {
+        return Vec::new();
+    };
+    let user_config = context
+        .environment
+        .var_path("CODEX_HOME")
+        .unwrap_or_else(|| context.environment.home().join(".codex"))
+        .join("config.toml");
     let projects = std::fs::read_to_string(&user_config)
         .ok()
         .and_then(|text| document::read_value(Format::Toml, &text).ok())
@@ -254,12 +349,26 @@ fn codex_project_trust(context: &GateContext<'_>) -> Vec<Check> {
             == Some("trusted")
     });
     if trusted {
-        return vec![Check::ok("client.gates", format!("Codex trusts `{}`, so it reads this project config", project.display()))];
+        return vec![Check::ok(
+            "client.gates",
+            format!(
+                "Codex trusts `{}`, so it reads this project config",
+                project.display()
+            ),
+        )];
     }
     vec![Check::warn(
         "client.gates",
-        format!("Codex reads `{}` only for trusted projects, and `{}` is not trusted", context.client.path.display(), project.display()),
-        format!("trust it when Codex asks in that folder, or add [projects.\"{}\"] trust_level = \"trusted\" to {}", project.display(), user_config.display()),
+        format!(
+            "Codex reads `{}` only for trusted projects, and `{}` is not trusted",
+            context.client.path.display(),
+            project.display()
+        ),
+        format!(
+            "trust it when Codex asks in that folder, or add [projects.\"{}\"] trust_level = \"trusted\" to {}",
+            project.display(),
+            user_config.display()
+        ),
     )]
 }
 
@@ -268,9 +377,14 @@ const IMPORT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Checks that run a client's own runtime, keyed by the index of its config in `clients`; they run with the network
 /// checks, bounded like them.
-pub(crate) async fn runtime_checks(environment: &Environment, clients: &[ClientConfig]) -> BTreeMap<usize, Check> {
+pub(crate) async fn runtime_checks(
+    environment: &Environment,
+    clients: &[ClientConfig],
+) -> BTreeMap<usize, Check> {
     let mut found = BTreeMap::new();
-    if let Some(index) = clients.iter().position(|client| client.id == "hermes" && !client.project)
+    if let Some(index) = clients
+        .iter()
+        .position(|client| client.id == "hermes" && !client.project)
         && let Some(check) = hermes_mcp_sdk(environment).await
     {
         found.insert(index, check);
@@ -282,8 +396,15 @@ pub(crate) async fn runtime_checks(environment: &Environment, clients: &[ClientC
 /// MCP server and says so only in its own log. `None` when `hermes` is not on `PATH` or its interpreter is unknown.
 async fn hermes_mcp_sdk(environment: &Environment) -> Option<Check> {
     let hermes = environment.find_executable("hermes")?;
-    let first_line = std::fs::read_to_string(&hermes).ok()?.lines().next()?.to_owned();
-    let mut interpreter = first_line.strip_prefix("#!")?.split_whitespace().map(str::to_owned);
+    let first_line = std::fs::read_to_string(&hermes)
+        .ok()?
+        .lines()
+        .next()?
+        .to_owned();
+    let mut interpreter = first_line
+        .strip_prefix("#!")?
+        .split_whitespace()
+        .map(str::to_owned);
     let program = interpreter.next()?;
     let output = tokio::process::Command::new(&program)
         .args(interpreter)
@@ -298,15 +419,27 @@ async fn hermes_mcp_sdk(environment: &Environment) -> Option<Check> {
         .kill_on_drop(true)
         .output();
     match tokio::time::timeout(IMPORT_DEADLINE, output).await {
-        Ok(Ok(output)) if output.status.success() => {
-            Some(Check::ok("client.runtime", format!("Hermes' Python (`{program}`) imports the MCP SDK")))
-        }
+        Ok(Ok(output)) if output.status.success() => Some(Check::ok(
+            "client.runtime",
+            format!("Hermes' Python (`{program}`) imports the MCP SDK"),
+        )),
         Ok(Ok(_)) => Some(Check::fail(
             "client.runtime",
-            format!("Hermes' Python (`{program}`) cannot import the MCP SDK: Hermes starts no MCP server at all"),
+            format!(
+                "Hermes' Python (`{program}`) cannot import the MCP SDK: Hermes starts no MCP server at all"
+            ),
             "pip install 'hermes-agent[mcp]' (with the pip of that Python)",
         )),
-        Ok(Err(error)) => Some(Check::skip("client.runtime", format!("could not run Hermes' Python `{program}`: {error}"))),
-        Err(_) => Some(Check::skip("client.runtime", format!("Hermes' Python `{program}` did not answer within {} s", IMPORT_DEADLINE.as_secs()))),
+        Ok(Err(error)) => Some(Check::skip(
+            "client.runtime",
+            format!("could not run Hermes' Python `{program}`: {error}"),
+        )),
+        Err(_) => Some(Check::skip(
+            "client.runtime",
+            format!(
+                "Hermes' Python `{program}` did not answer within {} s",
+                IMPORT_DEADLINE.as_secs()
+            ),
+        )),
     }
 }

@@ -92,7 +92,10 @@ pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         print!("{}", print::json(&examination.report));
     } else {
-        print!("{}", print::text(&examination.report, print::TextStyle::detect(), Some(&home)));
+        print!(
+            "{}",
+            print::text(&examination.report, print::TextStyle::detect(), Some(&home))
+        );
     }
     if let Some(path) = &args.bundle {
         let input = bundle::BundleInput {
@@ -103,9 +106,17 @@ pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         };
         let files = bundle::write(path, &input)
             .with_context(|| format!("could not write the support bundle `{}`", path.display()))?;
-        eprintln!("Support bundle written to {} ({} files; tokens and secrets redacted, no note content).", path.display(), files.len());
+        eprintln!(
+            "Support bundle written to {} ({} files; tokens and secrets redacted, no note content).",
+            path.display(),
+            files.len()
+        );
     }
-    Ok(if examination.report.failed() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if examination.report.failed() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Checks everything once.
@@ -115,8 +126,16 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
     let gate_checks: Vec<Vec<Check>> = clients
         .iter()
         .map(|client| {
-            let ours: Vec<String> = entries(client).filter(|entry| entry.is_obsmcp()).map(|entry| entry.name.clone()).collect();
-            gates::gate_checks(&gates::GateContext { environment, cwd: &options.cwd, client, ours: &ours })
+            let ours: Vec<String> = entries(client)
+                .filter(|entry| entry.is_obsmcp())
+                .map(|entry| entry.name.clone())
+                .collect();
+            gates::gate_checks(&gates::GateContext {
+                environment,
+                cwd: &options.cwd,
+                client,
+                ours: &ours,
+            })
         })
         .collect();
     for (client, checks) in clients.iter_mut().zip(gate_checks) {
@@ -143,12 +162,18 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         clients
             .iter()
             .enumerate()
-            .flat_map(|(index, client)| entries(client).filter(|entry| entry.is_obsmcp()).map(move |entry| (index, entry.clone())))
+            .flat_map(|(index, client)| {
+                entries(client)
+                    .filter(|entry| entry.is_obsmcp())
+                    .map(move |entry| (index, entry.clone()))
+            })
             .collect()
     } else {
         Vec::new()
     };
-    let bridge_probes = probed.iter().map(|(index, entry)| async move { (*index, bridge_probe::probe(entry.clone()).await) });
+    let bridge_probes = probed
+        .iter()
+        .map(|(index, entry)| async move { (*index, bridge_probe::probe(entry.clone()).await) });
     let (answers, versions, probe_checks, mut runtime_checks) = tokio::join!(
         futures::future::join_all(probes),
         bridge_probe::versions(commands.into_iter().collect()),
@@ -165,10 +190,16 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         ));
     } else {
         let names: Vec<&str> = clients.iter().map(|client| client.name.as_str()).collect();
-        machine.push(Check::ok("clients.found", format!("{} detected: {}", names.len(), names.join(", "))));
+        machine.push(Check::ok(
+            "clients.found",
+            format!("{} detected: {}", names.len(), names.join(", ")),
+        ));
     }
 
-    let mut sections = vec![Section { subject: Subject::Machine, checks: machine }];
+    let mut sections = vec![Section {
+        subject: Subject::Machine,
+        checks: machine,
+    }];
     let mut tokens = Vec::new();
     let mut known_vaults = Vec::new();
     for (facts, answer) in facts.into_iter().zip(answers) {
@@ -191,18 +222,31 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
 
     let own_version = crate::version::LONG;
     let any_entry = clients.iter().flat_map(entries).any(ServerEntry::is_obsmcp);
-    let context = ClientContext { own_version, versions: &versions, known_vaults: &known_vaults, any_entry };
+    let context = ClientContext {
+        own_version,
+        versions: &versions,
+        known_vaults: &known_vaults,
+        any_entry,
+    };
     let mut probe_checks: BTreeMap<usize, Vec<Check>> =
-        probe_checks.into_iter().fold(BTreeMap::new(), |mut map, (index, check)| {
-            map.entry(index).or_default().push(check);
-            map
-        });
+        probe_checks
+            .into_iter()
+            .fold(BTreeMap::new(), |mut map, (index, check)| {
+                map.entry(index).or_default().push(check);
+                map
+            });
     for (index, client) in clients.iter().enumerate() {
         let mut checks = clients::client_checks(client, &context);
         checks.extend(probe_checks.remove(&index).unwrap_or_default());
         checks.extend(runtime_checks.remove(&index));
         for entry in entries(client) {
-            tokens.extend(entry.env.iter().filter(|(name, _)| bundle::secret_name(name)).map(|(_, value)| value.clone()));
+            tokens.extend(
+                entry
+                    .env
+                    .iter()
+                    .filter(|(name, _)| bundle::secret_name(name))
+                    .map(|(_, value)| value.clone()),
+            );
         }
         sections.push(Section {
             subject: Subject::Client {
@@ -214,7 +258,11 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
             checks,
         });
     }
-    Examination { report: Report::new(sections), clients, tokens }
+    Examination {
+        report: Report::new(sections),
+        clients,
+        tokens,
+    }
 }
 
 fn entries(client: &ClientConfig) -> impl Iterator<Item = &ServerEntry> {
@@ -232,38 +280,81 @@ fn vault_targets(
     clients: &[ClientConfig],
     machine: &mut Vec<Check>,
 ) -> Vec<VaultTarget> {
-    let config_dir_of = |vault: &Path, given: Option<&str>| obsmcp_installer::vaults::config_dir(vault, given).0;
+    let config_dir_of =
+        |vault: &Path, given: Option<&str>| obsmcp_installer::vaults::config_dir(vault, given).0;
     let mut targets: Vec<VaultTarget> = Vec::new();
     let add = |target: VaultTarget, targets: &mut Vec<VaultTarget>| {
         let key = std::fs::canonicalize(&target.path).unwrap_or_else(|_| target.path.clone());
-        if !targets.iter().any(|known| std::fs::canonicalize(&known.path).unwrap_or_else(|_| known.path.clone()) == key) {
+        if !targets.iter().any(|known| {
+            std::fs::canonicalize(&known.path).unwrap_or_else(|_| known.path.clone()) == key
+        }) {
             targets.push(target);
         }
     };
     if !options.vaults.is_empty() {
         for vault in &options.vaults {
             let config_dir = config_dir_of(vault, options.config_dir.as_deref());
-            add(VaultTarget { path: vault.clone(), config_dir }, &mut targets);
+            add(
+                VaultTarget {
+                    path: vault.clone(),
+                    config_dir,
+                },
+                &mut targets,
+            );
         }
         let count = targets.len();
-        machine.push(Check::ok("vaults.found", format!("{count} vault{} given with --vault", if count == 1 { "" } else { "s" })));
+        machine.push(Check::ok(
+            "vaults.found",
+            format!(
+                "{count} vault{} given with --vault",
+                if count == 1 { "" } else { "s" }
+            ),
+        ));
         return targets;
     }
-    for entry in clients.iter().flat_map(entries).filter(|entry| entry.is_obsmcp()) {
-        if let Some(vault) = entry.flag("--vault").map(PathBuf::from).filter(|vault| vault.is_absolute()) {
+    for entry in clients
+        .iter()
+        .flat_map(entries)
+        .filter(|entry| entry.is_obsmcp())
+    {
+        if let Some(vault) = entry
+            .flag("--vault")
+            .map(PathBuf::from)
+            .filter(|vault| vault.is_absolute())
+        {
             let config_dir = config_dir_of(&vault, entry.flag("--config-dir"));
-            add(VaultTarget { path: vault, config_dir }, &mut targets);
+            add(
+                VaultTarget {
+                    path: vault,
+                    config_dir,
+                },
+                &mut targets,
+            );
         }
     }
     let from_entries = targets.len();
     let (registered, errors) = obsmcp_installer::vaults::discover(environment);
     for error in &errors {
-        machine.push(Check::warn("vaults.registry", error.to_string(), "open Obsidian once so it rewrites its vault list"));
+        machine.push(Check::warn(
+            "vaults.registry",
+            error.to_string(),
+            "open Obsidian once so it rewrites its vault list",
+        ));
     }
     let with_plugin: Vec<VaultTarget> = registered
         .iter()
-        .map(|vault| VaultTarget { config_dir: config_dir_of(&vault.path, None), path: vault.path.clone() })
-        .filter(|target| target.path.join(&target.config_dir).join("plugins").join(PLUGIN_ID).is_dir())
+        .map(|vault| VaultTarget {
+            config_dir: config_dir_of(&vault.path, None),
+            path: vault.path.clone(),
+        })
+        .filter(|target| {
+            target
+                .path
+                .join(&target.config_dir)
+                .join("plugins")
+                .join(PLUGIN_ID)
+                .is_dir()
+        })
         .collect();
     let registry_count = with_plugin.len();
     for target in with_plugin {
@@ -271,7 +362,13 @@ fn vault_targets(
     }
     if targets.is_empty() {
         for vault in &registered {
-            add(VaultTarget { config_dir: config_dir_of(&vault.path, None), path: vault.path.clone() }, &mut targets);
+            add(
+                VaultTarget {
+                    config_dir: config_dir_of(&vault.path, None),
+                    path: vault.path.clone(),
+                },
+                &mut targets,
+            );
         }
     }
     if targets.is_empty() {
@@ -287,13 +384,21 @@ fn vault_targets(
         }
         let from_registry = targets.len() - from_entries;
         if from_registry > 0 {
-            let which = if registry_count > 0 { "with the plugin, " } else { "" };
+            let which = if registry_count > 0 {
+                "with the plugin, "
+            } else {
+                ""
+            };
             sources.push(format!("{from_registry} {which}from Obsidian's vault list"));
         }
         let count = targets.len();
         machine.push(Check::ok(
             "vaults.found",
-            format!("{count} vault{}: {}", if count == 1 { "" } else { "s" }, sources.join(", ")),
+            format!(
+                "{count} vault{}: {}",
+                if count == 1 { "" } else { "s" },
+                sources.join(", ")
+            ),
         ));
     }
     targets
@@ -304,7 +409,10 @@ fn port_clashes(facts: &[VaultFacts]) -> Check {
     let mut by_port: BTreeMap<u16, Vec<String>> = BTreeMap::new();
     for facts in facts {
         if let Some(data) = &facts.data {
-            by_port.entry(data.port).or_default().push(format!("`{}`", facts.target.path.display()));
+            by_port
+                .entry(data.port)
+                .or_default()
+                .push(format!("`{}`", facts.target.path.display()));
         }
     }
     let clashes: Vec<String> = by_port
@@ -317,7 +425,10 @@ fn port_clashes(facts: &[VaultFacts]) -> Check {
     }
     Check::fail(
         "vaults.port_clash",
-        format!("{}: only one plugin can listen, the other vault's clients reach the wrong vault", clashes.join("; ")),
+        format!(
+            "{}: only one plugin can listen, the other vault's clients reach the wrong vault",
+            clashes.join("; ")
+        ),
         "in one of those vaults: Obsidian → Settings → obsmcp → Port, choose a free port (e.g. 22401), then `obsmcp setup` to update the clients",
     )
 }

@@ -72,11 +72,21 @@ pub(crate) async fn probe(port: u16, token: &str) -> Answer {
         .build()
     {
         Ok(client) => client,
-        Err(error) => return Answer::NotHttp { detail: format!("could not build an HTTP client: {error}") },
+        Err(error) => {
+            return Answer::NotHttp {
+                detail: format!("could not build an HTTP client: {error}"),
+            };
+        }
     };
-    Handshake { client, url: format!("http://127.0.0.1:{port}/mcp"), token, session: None, protocol: None }
-        .run()
-        .await
+    Handshake {
+        client,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        token,
+        session: None,
+        protocol: None,
+    }
+    .run()
+    .await
 }
 
 struct Handshake<'a> {
@@ -111,24 +121,48 @@ impl Handshake<'_> {
             Err(answer) => return answer,
         };
         if reply.status == 401 {
-            if reply.authenticate.as_deref().is_some_and(|value| value.contains(PLUGIN_REALM)) {
+            if reply
+                .authenticate
+                .as_deref()
+                .is_some_and(|value| value.contains(PLUGIN_REALM))
+            {
                 return Answer::TokenRejected;
             }
-            return Answer::OtherHttp { status: 401, server: reply.server };
+            return Answer::OtherHttp {
+                status: 401,
+                server: reply.server,
+            };
         }
         let Some(message) = reply.message.filter(|_| (200..300).contains(&reply.status)) else {
-            return Answer::OtherHttp { status: reply.status, server: reply.server };
+            return Answer::OtherHttp {
+                status: reply.status,
+                server: reply.server,
+            };
         };
         let Some(result) = message.get("result") else {
-            return Answer::OtherHttp { status: reply.status, server: reply.server };
+            return Answer::OtherHttp {
+                status: reply.status,
+                server: reply.server,
+            };
         };
-        let name = result.pointer("/serverInfo/name").and_then(Value::as_str).unwrap_or("").to_owned();
-        let version = result.pointer("/serverInfo/version").and_then(Value::as_str).unwrap_or("").to_owned();
+        let name = result
+            .pointer("/serverInfo/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let version = result
+            .pointer("/serverInfo/version")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         if name != PLUGIN_SERVER_NAME {
             return Answer::OtherMcp { name, version };
         }
         self.session = reply.session;
-        self.protocol = result.get("protocolVersion").and_then(Value::as_str).map(str::to_owned);
+        self.protocol = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let outcome = self.list_tools().await;
         self.close().await;
         match outcome {
@@ -144,9 +178,15 @@ impl Handshake<'_> {
 
     async fn list_tools(&mut self) -> Result<(usize, bool), String> {
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        let reply = self.post(&initialized).await.map_err(|answer| format!("notifications/initialized: {answer:?}"))?;
+        let reply = self
+            .post(&initialized)
+            .await
+            .map_err(|answer| format!("notifications/initialized: {answer:?}"))?;
         if !(200..300).contains(&reply.status) {
-            return Err(format!("notifications/initialized got HTTP {}", reply.status));
+            return Err(format!(
+                "notifications/initialized got HTTP {}",
+                reply.status
+            ));
         }
         let (mut tools, mut read_only, mut cursor) = (0, true, None::<String>);
         for id in 2..12 {
@@ -154,18 +194,35 @@ impl Handshake<'_> {
             if let Some(cursor) = &cursor {
                 params["cursor"] = json!(cursor);
             }
-            let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
-            let reply = self.post(&request).await.map_err(|answer| format!("tools/list: {answer:?}"))?;
-            let message = reply.message.ok_or_else(|| format!("tools/list got HTTP {} without a JSON-RPC reply", reply.status))?;
+            let request =
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
+            let reply = self
+                .post(&request)
+                .await
+                .map_err(|answer| format!("tools/list: {answer:?}"))?;
+            let message = reply.message.ok_or_else(|| {
+                format!(
+                    "tools/list got HTTP {} without a JSON-RPC reply",
+                    reply.status
+                )
+            })?;
             if let Some(error) = message.get("error") {
                 return Err(format!("tools/list returned an error: {error}"));
             }
-            let page = message.pointer("/result/tools").and_then(Value::as_array).ok_or("tools/list returned no tools array")?;
+            let page = message
+                .pointer("/result/tools")
+                .and_then(Value::as_array)
+                .ok_or("tools/list returned no tools array")?;
             tools += page.len();
-            read_only &= page
-                .iter()
-                .all(|tool| tool.pointer("/annotations/readOnlyHint").and_then(Value::as_bool) == Some(true));
-            cursor = message.pointer("/result/nextCursor").and_then(Value::as_str).map(str::to_owned);
+            read_only &= page.iter().all(|tool| {
+                tool.pointer("/annotations/readOnlyHint")
+                    .and_then(Value::as_bool)
+                    == Some(true)
+            });
+            cursor = message
+                .pointer("/result/nextCursor")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
             if cursor.is_none() {
                 return Ok((tools, read_only && tools > 0));
             }
@@ -176,7 +233,11 @@ impl Handshake<'_> {
     /// Ends the session so the plugin does not keep it; the report is already known, so a failure here is ignored.
     async fn close(&self) {
         if let Some(session) = &self.session {
-            let request = self.client.delete(&self.url).bearer_auth(self.token).header("mcp-session-id", session);
+            let request = self
+                .client
+                .delete(&self.url)
+                .bearer_auth(self.token)
+                .header("mcp-session-id", session);
             // The answer does not matter: the plugin also expires idle sessions.
             let _ = request.send().await;
         }
@@ -200,22 +261,47 @@ impl Handshake<'_> {
             if error.is_timeout() {
                 Answer::Silent
             } else {
-                Answer::NotHttp { detail: error_chain(&error) }
+                Answer::NotHttp {
+                    detail: error_chain(&error),
+                }
             }
         })?;
-        let header = |name: &str| response.headers().get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        };
         let status = response.status().as_u16();
         let server = header("server");
         let authenticate = header("www-authenticate");
         let session = header("mcp-session-id");
-        let event_stream = header("content-type").is_some_and(|value| value.starts_with("text/event-stream"));
+        let event_stream =
+            header("content-type").is_some_and(|value| value.starts_with("text/event-stream"));
         let text = response.text().await.map_err(|error| {
-            if error.is_timeout() { Answer::Silent } else { Answer::NotHttp { detail: error_chain(&error) } }
+            if error.is_timeout() {
+                Answer::Silent
+            } else {
+                Answer::NotHttp {
+                    detail: error_chain(&error),
+                }
+            }
         })?;
         let id = body.get("id").cloned();
-        let message = if event_stream { from_event_stream(&text, id.as_ref()) } else { serde_json::from_str(&text).ok() };
+        let message = if event_stream {
+            from_event_stream(&text, id.as_ref())
+        } else {
+            serde_json::from_str(&text).ok()
+        };
         let message = message.filter(|message: &Value| message.get("jsonrpc").is_some());
-        Ok(Reply { status, server, authenticate, session, message })
+        Ok(Reply {
+            status,
+            server,
+            authenticate,
+            session,
+            message,
+        })
     }
 }
 

@@ -26,7 +26,8 @@ impl TextStyle {
 
 /// Renders the report as JSON (pretty, with a final newline).
 pub(crate) fn json(report: &Report) -> String {
-    let mut text = serde_json::to_string_pretty(report).expect("the report is plain data and always serialises");
+    let mut text = serde_json::to_string_pretty(report)
+        .expect("the report is plain data and always serialises");
     text.push('\n');
     text
 }
@@ -67,15 +68,29 @@ pub(crate) fn text(report: &Report, style: TextStyle, home: Option<&Path>) -> St
 fn write_section(out: &mut String, section: &Section, style: TextStyle, home: Option<&Path>) {
     let heading = match &section.subject {
         Subject::Machine => "This machine".to_owned(),
-        Subject::Vault { path, config_dir } => format!("Vault {} ({config_dir})", tilde(path, home)),
+        Subject::Vault { path, config_dir } => {
+            format!("Vault {} ({config_dir})", tilde(path, home))
+        }
         Subject::Client { name, config, .. } => format!("{name}: {}", tilde(config, home)),
     };
-    out.push_str(&if style.colour { console::style(heading).bold().to_string() } else { heading });
+    out.push_str(&if style.colour {
+        console::style(heading).bold().to_string()
+    } else {
+        heading
+    });
     out.push('\n');
-    let width = section.checks.iter().map(|check| check.id.len()).max().unwrap_or(0);
+    let width = section
+        .checks
+        .iter()
+        .map(|check| check.id.len())
+        .max()
+        .unwrap_or(0);
     for check in &section.checks {
         let mark = paint(style, check.status, &mark(check.status).to_string());
-        out.push_str(&format!("  {mark} {:<width$}  {}\n", check.id, check.finding));
+        out.push_str(&format!(
+            "  {mark} {:<width$}  {}\n",
+            check.id, check.finding
+        ));
         if let Some(fix) = &check.fix {
             out.push_str(&format!("    {:<width$}  fix: {fix}\n", ""));
         }
@@ -99,7 +114,9 @@ fn paint(style: TextStyle, status: Status, text: &str) -> String {
 /// `3 failed, 1 warning, 12 ok, 2 skipped`, and what `--fix` could do.
 pub(crate) fn summary_line(report: &Report) -> String {
     let summary = report.summary;
-    let plural = |count: usize, one: &str, many: &str| format!("{count} {}", if count == 1 { one } else { many });
+    let plural = |count: usize, one: &str, many: &str| {
+        format!("{count} {}", if count == 1 { one } else { many })
+    };
     let mut line = format!(
         "{}: {}, {}, {} ok, {} skipped",
         if report.failed() {
@@ -119,7 +136,9 @@ pub(crate) fn summary_line(report: &Report) -> String {
         .filter(|check| check.fixable && check.status >= Status::Warn)
         .count();
     if fixable > 0 {
-        line.push_str(&format!(". `obsmcp doctor --fix` can repair {fixable} of them"));
+        line.push_str(&format!(
+            ". `obsmcp doctor --fix` can repair {fixable} of them"
+        ));
     }
     line.push('.');
     line
@@ -143,10 +162,17 @@ mod tests {
     fn sample() -> Report {
         Report::new(vec![
             Section {
-                subject: Subject::Vault { path: "/home/u/Notes".into(), config_dir: ".obsidian".into() },
+                subject: Subject::Vault {
+                    path: "/home/u/Notes".into(),
+                    config_dir: ".obsidian".into(),
+                },
                 checks: vec![
                     Check::ok("vault.folder", "the vault folder and .obsidian exist"),
-                    Check::fail("plugin.enabled", "obsmcp is not enabled", "obsmcp doctor --fix"),
+                    Check::fail(
+                        "plugin.enabled",
+                        "obsmcp is not enabled",
+                        "obsmcp doctor --fix",
+                    ),
                 ],
             },
             Section {
@@ -156,27 +182,41 @@ mod tests {
                     config: "/home/u/.codex/config.toml".into(),
                     scope: "user",
                 },
-                checks: vec![Check::warn("client.timeouts", "startup_timeout_sec = 1", "raise it")],
+                checks: vec![Check::warn(
+                    "client.timeouts",
+                    "startup_timeout_sec = 1",
+                    "raise it",
+                )],
             },
         ])
     }
 
     #[test]
     fn text_without_colour_has_marks_fixes_and_a_summary() {
-        let text = text(&sample(), TextStyle { colour: false }, Some(Path::new("/home/u")));
+        let text = text(
+            &sample(),
+            TextStyle { colour: false },
+            Some(Path::new("/home/u")),
+        );
         assert!(text.contains("Vault ~/Notes (.obsidian)"), "{text}");
         assert!(text.contains("  ✓ vault.folder"), "{text}");
         assert!(text.contains("  ✗ plugin.enabled"), "{text}");
         assert!(text.contains("fix: obsmcp doctor --fix"), "{text}");
         assert!(text.contains("Codex: ~/.codex/config.toml"), "{text}");
         assert!(text.contains("  ! client.timeouts"), "{text}");
-        assert!(text.contains("Problems found: 1 failed, 1 warning, 1 ok, 0 skipped."), "{text}");
+        assert!(
+            text.contains("Problems found: 1 failed, 1 warning, 1 ok, 0 skipped."),
+            "{text}"
+        );
         assert!(!text.contains('\u{1b}'), "no escape codes without colour");
     }
 
     #[test]
     fn home_is_only_shortened_at_a_path_boundary() {
-        assert_eq!(tilde("/home/user2/x", Some(Path::new("/home/user"))), "/home/user2/x");
+        assert_eq!(
+            tilde("/home/user2/x", Some(Path::new("/home/user"))),
+            "/home/user2/x"
+        );
         assert_eq!(tilde("/home/user/x", Some(Path::new("/home/user"))), "~/x");
     }
 

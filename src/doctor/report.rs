@@ -22,11 +22,20 @@ pub(crate) enum Status {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Repair {
     /// Write the bundled plugin files into the vault.
-    InstallPlugin { vault: std::path::PathBuf, config_dir: String },
+    InstallPlugin {
+        vault: std::path::PathBuf,
+        config_dir: String,
+    },
     /// Add the plugin id to `community-plugins.json`.
-    EnablePlugin { vault: std::path::PathBuf, config_dir: String },
+    EnablePlugin {
+        vault: std::path::PathBuf,
+        config_dir: String,
+    },
     /// Rewrite `data.json` with a port and a token, keeping a readable token.
-    PluginData { vault: std::path::PathBuf, config_dir: String },
+    PluginData {
+        vault: std::path::PathBuf,
+        config_dir: String,
+    },
     /// Write obsmcp's entry in one client's config, or point an existing one (`server`, with its `args`) at this
     /// binary.
     RegisterEntry {
@@ -69,16 +78,29 @@ impl Check {
     }
 
     /// A warning with its fix.
-    pub(crate) fn warn(id: &'static str, finding: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub(crate) fn warn(
+        id: &'static str,
+        finding: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         Self::new(id, Status::Warn, finding, Some(fix.into()))
     }
 
     /// A failure with its fix.
-    pub(crate) fn fail(id: &'static str, finding: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub(crate) fn fail(
+        id: &'static str,
+        finding: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
         Self::new(id, Status::Fail, finding, Some(fix.into()))
     }
 
-    fn new(id: &'static str, status: Status, finding: impl Into<String>, fix: Option<String>) -> Self {
+    fn new(
+        id: &'static str,
+        status: Status,
+        finding: impl Into<String>,
+        fix: Option<String>,
+    ) -> Self {
         Self {
             id,
             status,
@@ -167,7 +189,11 @@ impl Report {
         Self {
             obsmcp_version: env!("CARGO_PKG_VERSION"),
             bundled_plugin_version: crate::version::PLUGIN,
-            verdict: if summary.fail > 0 { Status::Fail } else { Status::Ok },
+            verdict: if summary.fail > 0 {
+                Status::Fail
+            } else {
+                Status::Ok
+            },
             summary,
             fixed: Vec::new(),
             sections,
@@ -190,7 +216,10 @@ mod tests {
     use super::*;
 
     fn section(checks: Vec<Check>) -> Section {
-        Section { subject: Subject::Machine, checks }
+        Section {
+            subject: Subject::Machine,
+            checks,
+        }
     }
 
     #[test]
@@ -201,7 +230,15 @@ mod tests {
             Check::skip("c", "n/a"),
         ])]);
         assert!(!report.failed());
-        assert_eq!(report.summary, Summary { ok: 1, warn: 1, fail: 0, skip: 1 });
+        assert_eq!(
+            report.summary,
+            Summary {
+                ok: 1,
+                warn: 1,
+                fail: 0,
+                skip: 1
+            }
+        );
     }
 
     #[test]
@@ -216,10 +253,12 @@ mod tests {
 
     #[test]
     fn the_repair_is_not_printed_but_fixable_is() {
-        let check = Check::fail("plugin.enabled", "off", "obsmcp doctor --fix").with_repair(Repair::EnablePlugin {
-            vault: "/v".into(),
-            config_dir: ".obsidian".into(),
-        });
+        let check = Check::fail("plugin.enabled", "off", "obsmcp doctor --fix").with_repair(
+            Repair::EnablePlugin {
+                vault: "/v".into(),
+                config_dir: ".obsidian".into(),
+            },
+        );
         let json = serde_json::to_value(&check).unwrap();
         assert_eq!(json["fixable"], true);
         assert!(json.get("repair").is_none());

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use obsmcp_installer::clients::{self as installer_clients, CLIENTS, ClientSpec, EntryKind, describe_entry, read_servers};
+use obsmcp_installer::clients::{
+    self as installer_clients, CLIENTS, ClientSpec, EntryKind, describe_entry, read_servers,
+};
 use obsmcp_installer::environment::Environment;
 use serde_json::Value;
 
@@ -42,7 +44,12 @@ fn read_state(spec: &ClientSpec, path: &Path) -> ConfigState {
         Err(error) => return ConfigState::Unparsable(error.to_string()),
     };
     match read_servers(spec, &text) {
-        Ok(servers) => ConfigState::Parsed(servers.iter().map(|(name, raw)| entry(spec, name, raw)).collect()),
+        Ok(servers) => ConfigState::Parsed(
+            servers
+                .iter()
+                .map(|(name, raw)| entry(spec, name, raw))
+                .collect(),
+        ),
         Err(error) => ConfigState::Unparsable(error.to_string()),
     }
 }
@@ -69,16 +76,31 @@ fn entry(spec: &ClientSpec, name: &str, raw: &Value) -> ServerEntry {
 /// `.mcp.json` and a project's `.codex/config.toml`. Both are read in the user-scope file's format and key.
 pub(crate) fn project_configs(cwd: &Path) -> Vec<ClientConfig> {
     let mut found = Vec::new();
-    let candidates = [("claude-code", "Claude Code (project)", ".mcp.json"), ("codex", "Codex (project)", ".codex/config.toml")];
+    let candidates = [
+        ("claude-code", "Claude Code (project)", ".mcp.json"),
+        ("codex", "Codex (project)", ".codex/config.toml"),
+    ];
     for (id, name, relative) in candidates {
-        let Some(spec) = installer_clients::find(id) else { continue };
-        let Some(path) = project_ancestors(cwd).map(|folder| folder.join(relative)).find(|path| path.is_file()) else {
+        let Some(spec) = installer_clients::find(id) else {
+            continue;
+        };
+        let Some(path) = project_ancestors(cwd)
+            .map(|folder| folder.join(relative))
+            .find(|path| path.is_file())
+        else {
             continue;
         };
         let state = read_state(spec, &path);
         let has_ours = matches!(&state, ConfigState::Parsed(entries) if entries.iter().any(ServerEntry::is_obsmcp));
         if has_ours || matches!(state, ConfigState::Unparsable(_)) {
-            found.push(ClientConfig { id: id.to_owned(), name: name.to_owned(), path, state, gate_checks: Vec::new(), project: true });
+            found.push(ClientConfig {
+                id: id.to_owned(),
+                name: name.to_owned(),
+                path,
+                state,
+                gate_checks: Vec::new(),
+                project: true,
+            });
         }
     }
     found

@@ -46,13 +46,21 @@ pub(crate) struct VaultFacts {
 impl VaultFacts {
     /// The port and token to probe, when `data.json` gave them.
     pub(crate) fn port_and_token(&self) -> Option<(u16, String)> {
-        self.data.as_ref().map(|data| (data.port, data.token.clone()))
+        self.data
+            .as_ref()
+            .map(|data| (data.port, data.token.clone()))
     }
 }
 
 /// Runs the file checks of one vault.
 pub(crate) fn file_checks(target: VaultTarget) -> VaultFacts {
-    let mut facts = VaultFacts { target, checks: Vec::new(), data: None, should_be_listening: false, files_version: None };
+    let mut facts = VaultFacts {
+        target,
+        checks: Vec::new(),
+        data: None,
+        should_be_listening: false,
+        files_version: None,
+    };
     let vault = facts.target.path.clone();
     let config_dir = facts.target.config_dir.clone();
     let config = vault.join(&config_dir);
@@ -74,7 +82,10 @@ pub(crate) fn file_checks(target: VaultTarget) -> VaultFacts {
         ));
         return facts;
     }
-    facts.checks.push(Check::ok("vault.folder", format!("the vault folder and its `{config_dir}` folder exist")));
+    facts.checks.push(Check::ok(
+        "vault.folder",
+        format!("the vault folder and its `{config_dir}` folder exist"),
+    ));
 
     let files = plugin_files(&vault, &config_dir);
     let files_ok = files.status != crate::doctor::report::Status::Fail;
@@ -89,14 +100,19 @@ pub(crate) fn file_checks(target: VaultTarget) -> VaultFacts {
     facts.checks.push(data_check);
     facts.data = data;
     if let Some(data) = &facts.data {
-        facts.checks.push(port_rivals(&vault, &config_dir, data.port));
+        facts
+            .checks
+            .push(port_rivals(&vault, &config_dir, data.port));
     }
     facts.should_be_listening = files_ok && enabled_ok && facts.data.is_some();
     facts
 }
 
 fn setup_command(vault: &Path, config_dir: &str) -> String {
-    let mut command = format!("obsmcp setup --vault {}", shell_quote(&vault.to_string_lossy()));
+    let mut command = format!(
+        "obsmcp setup --vault {}",
+        shell_quote(&vault.to_string_lossy())
+    );
     if config_dir != plugin_data::DEFAULT_CONFIG_DIR {
         command.push_str(&format!(" --config-dir {}", shell_quote(config_dir)));
     }
@@ -105,7 +121,11 @@ fn setup_command(vault: &Path, config_dir: &str) -> String {
 
 /// Quotes a word for a POSIX shell when it needs it, so a printed fix can be pasted as is.
 pub(crate) fn shell_quote(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+:=@%,~".contains(c)) {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@%,~".contains(c))
+    {
         word.to_owned()
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
@@ -113,21 +133,32 @@ pub(crate) fn shell_quote(word: &str) -> String {
 }
 
 fn read_manifest_version(vault: &Path, config_dir: &str) -> Option<String> {
-    let text = std::fs::read_to_string(plugin_data::plugin_dir(vault, config_dir).join("manifest.json")).ok()?;
+    let text =
+        std::fs::read_to_string(plugin_data::plugin_dir(vault, config_dir).join("manifest.json"))
+            .ok()?;
     let manifest: Value = serde_json::from_str(&text).ok()?;
     manifest.get("version")?.as_str().map(str::to_owned)
 }
 
 fn plugin_files(vault: &Path, config_dir: &str) -> Check {
     let dir = plugin_data::plugin_dir(vault, config_dir);
-    let repair = Repair::InstallPlugin { vault: vault.to_owned(), config_dir: config_dir.to_owned() };
+    let repair = Repair::InstallPlugin {
+        vault: vault.to_owned(),
+        config_dir: config_dir.to_owned(),
+    };
     let fix = "obsmcp doctor --fix (writes the bundled plugin files)";
-    let missing: Vec<&str> =
-        ["manifest.json", "main.js"].into_iter().filter(|name| !dir.join(name).is_file()).collect();
+    let missing: Vec<&str> = ["manifest.json", "main.js"]
+        .into_iter()
+        .filter(|name| !dir.join(name).is_file())
+        .collect();
     if !missing.is_empty() {
         return Check::fail(
             "plugin.files",
-            format!("the plugin is not installed: {} missing in `{}`", missing.join(" and "), dir.display()),
+            format!(
+                "the plugin is not installed: {} missing in `{}`",
+                missing.join(" and "),
+                dir.display()
+            ),
             fix,
         )
         .with_repair(repair);
@@ -159,13 +190,21 @@ fn plugin_files(vault: &Path, config_dir: &str) -> Check {
 
 fn enabled_check(vault: &Path, config_dir: &str) -> Check {
     let path = vault.join(config_dir).join("community-plugins.json");
-    let repair = Repair::EnablePlugin { vault: vault.to_owned(), config_dir: config_dir.to_owned() };
-    let fix = "obsmcp doctor --fix, or in Obsidian: Settings → Community plugins → turn on “obsmcp”";
+    let repair = Repair::EnablePlugin {
+        vault: vault.to_owned(),
+        config_dir: config_dir.to_owned(),
+    };
+    let fix =
+        "obsmcp doctor --fix, or in Obsidian: Settings → Community plugins → turn on “obsmcp”";
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Check::fail("plugin.enabled", format!("no `{}`: no community plugin is enabled", path.display()), fix)
-                .with_repair(repair);
+            return Check::fail(
+                "plugin.enabled",
+                format!("no `{}`: no community plugin is enabled", path.display()),
+                fix,
+            )
+            .with_repair(repair);
         }
         Err(error) => {
             return Check::fail(
@@ -176,25 +215,40 @@ fn enabled_check(vault: &Path, config_dir: &str) -> Check {
         }
     };
     match serde_json::from_str::<Vec<Value>>(&text) {
-        Ok(ids) if ids.iter().any(|id| id.as_str() == Some(PLUGIN_ID)) => {
-            Check::ok("plugin.enabled", "obsmcp is enabled in community-plugins.json")
-        }
-        Ok(_) => Check::fail("plugin.enabled", "obsmcp is installed but not enabled in community-plugins.json", fix)
-            .with_repair(repair),
+        Ok(ids) if ids.iter().any(|id| id.as_str() == Some(PLUGIN_ID)) => Check::ok(
+            "plugin.enabled",
+            "obsmcp is enabled in community-plugins.json",
+        ),
+        Ok(_) => Check::fail(
+            "plugin.enabled",
+            "obsmcp is installed but not enabled in community-plugins.json",
+            fix,
+        )
+        .with_repair(repair),
         Err(error) => Check::fail(
             "plugin.enabled",
-            format!("`{}` is not a JSON list of plugin ids: {error}", path.display()),
+            format!(
+                "`{}` is not a JSON list of plugin ids: {error}",
+                path.display()
+            ),
             "in Obsidian: Settings → Community plugins, toggle any plugin to make Obsidian rewrite the file (doctor will not edit a file it cannot read)",
         ),
     }
 }
 
 fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option<PluginData>) {
-    let repair = Repair::PluginData { vault: vault.to_owned(), config_dir: config_dir.to_owned() };
+    let repair = Repair::PluginData {
+        vault: vault.to_owned(),
+        config_dir: config_dir.to_owned(),
+    };
     match plugin_data::read(vault, config_dir) {
         Ok(data) if data.token.trim().is_empty() => (
-            Check::fail("plugin.data", "data.json has an empty token: no client can connect", "obsmcp doctor --fix (makes a new token)")
-                .with_repair(repair),
+            Check::fail(
+                "plugin.data",
+                "data.json has an empty token: no client can connect",
+                "obsmcp doctor --fix (makes a new token)",
+            )
+            .with_repair(repair),
             None,
         ),
         Ok(data) => {
@@ -223,11 +277,24 @@ fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option
             (check, Some(data))
         }
         Err(PluginDataError::Missing { path }) if installed => (
-            Check::fail("plugin.data", format!("`{}` is missing: the plugin has no port or token yet", path.display()), "obsmcp doctor --fix")
-                .with_repair(repair),
+            Check::fail(
+                "plugin.data",
+                format!(
+                    "`{}` is missing: the plugin has no port or token yet",
+                    path.display()
+                ),
+                "obsmcp doctor --fix",
+            )
+            .with_repair(repair),
             None,
         ),
-        Err(PluginDataError::Missing { .. }) => (Check::skip("plugin.data", "no data.json, because the plugin is not installed"), None),
+        Err(PluginDataError::Missing { .. }) => (
+            Check::skip(
+                "plugin.data",
+                "no data.json, because the plugin is not installed",
+            ),
+            None,
+        ),
         Err(PluginDataError::Invalid { path, source }) => (
             Check::fail(
                 "plugin.data",
@@ -237,22 +304,33 @@ fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option
             .with_repair(repair),
             None,
         ),
-        Err(error) => (Check::fail("plugin.data", error.to_string(), "check the file's permissions"), None),
+        Err(error) => (
+            Check::fail(
+                "plugin.data",
+                error.to_string(),
+                "check the file's permissions",
+            ),
+            None,
+        ),
     }
 }
 
 /// The plugin's own rule for tokens it keeps (`isValidToken` in the plugin's settings).
 pub(crate) fn plugin_accepts_token(token: &str) -> bool {
-    (32..=512).contains(&token.len()) && token.chars().all(|c| c.is_ascii_alphanumeric() || "._~+/=-".contains(c))
+    (32..=512).contains(&token.len())
+        && token
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._~+/=-".contains(c))
 }
 
 /// Other plugins of the same vault whose settings name our port.
 fn port_rivals(vault: &Path, config_dir: &str, port: u16) -> Check {
     let plugins = vault.join(config_dir).join("plugins");
-    let enabled: Vec<String> = std::fs::read_to_string(vault.join(config_dir).join("community-plugins.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
+    let enabled: Vec<String> =
+        std::fs::read_to_string(vault.join(config_dir).join("community-plugins.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default();
     let mut rivals = Vec::new();
     for entry in std::fs::read_dir(&plugins).into_iter().flatten().flatten() {
         let id = entry.file_name().to_string_lossy().into_owned();
@@ -266,16 +344,26 @@ fn port_rivals(vault: &Path, config_dir: &str, port: u16) -> Check {
             continue;
         };
         if names_port(&settings, port) {
-            let state = if enabled.contains(&id) { "enabled" } else { "disabled" };
+            let state = if enabled.contains(&id) {
+                "enabled"
+            } else {
+                "disabled"
+            };
             rivals.push(format!("{id} ({state})"));
         }
     }
     if rivals.is_empty() {
-        Check::ok("plugin.port_rivals", format!("no other plugin of this vault is set to port {port}"))
+        Check::ok(
+            "plugin.port_rivals",
+            format!("no other plugin of this vault is set to port {port}"),
+        )
     } else {
         Check::warn(
             "plugin.port_rivals",
-            format!("another plugin wants port {port} too: {}", rivals.join(", ")),
+            format!(
+                "another plugin wants port {port} too: {}",
+                rivals.join(", ")
+            ),
             "give one of them another port (Obsidian: Settings → obsmcp → Port), or turn the other plugin off",
         )
     }
@@ -285,7 +373,8 @@ fn port_rivals(vault: &Path, config_dir: &str, port: u16) -> Check {
 fn names_port(value: &Value, port: u16) -> bool {
     match value {
         Value::Object(map) => map.iter().any(|(key, value)| {
-            (key.to_ascii_lowercase().contains("port") && value_is_port(value, port)) || names_port(value, port)
+            (key.to_ascii_lowercase().contains("port") && value_is_port(value, port))
+                || names_port(value, port)
         }),
         Value::Array(items) => items.iter().any(|item| names_port(item, port)),
         _ => false,
@@ -293,13 +382,19 @@ fn names_port(value: &Value, port: u16) -> bool {
 }
 
 fn value_is_port(value: &Value, port: u16) -> bool {
-    value.as_u64() == Some(u64::from(port)) || value.as_str().is_some_and(|text| text.trim() == port.to_string())
+    value.as_u64() == Some(u64::from(port))
+        || value
+            .as_str()
+            .is_some_and(|text| text.trim() == port.to_string())
 }
 
 /// Turns what answered on the port into the `obsidian.*` checks.
 pub(crate) fn network_checks(facts: &VaultFacts, answer: Option<&Answer>) -> Vec<Check> {
     let Some(answer) = answer else {
-        return vec![Check::skip("obsidian.port", "not probed: data.json gave no port")];
+        return vec![Check::skip(
+            "obsidian.port",
+            "not probed: data.json gave no port",
+        )];
     };
     let port = facts.data.as_ref().map_or(0, |data| data.port);
     let restart = "in Obsidian: Settings → Community plugins → turn obsmcp off and on";
@@ -330,11 +425,17 @@ pub(crate) fn network_checks(facts: &VaultFacts, answer: Option<&Answer>) -> Vec
         }
         Answer::NotHttp { detail } => {
             checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
-            checks.push(identity_fail(format!("port {port} is held by something that does not speak HTTP ({detail})"), move_port));
+            checks.push(identity_fail(
+                format!("port {port} is held by something that does not speak HTTP ({detail})"),
+                move_port,
+            ));
         }
         Answer::OtherHttp { status, server } => {
             checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
-            let server = server.as_deref().map(|name| format!(", server `{name}`")).unwrap_or_default();
+            let server = server
+                .as_deref()
+                .map(|name| format!(", server `{name}`"))
+                .unwrap_or_default();
             checks.push(identity_fail(
                 format!("port {port} is held by another program, not the obsmcp plugin (HTTP {status} on /mcp{server})"),
                 move_port,
@@ -354,24 +455,49 @@ pub(crate) fn network_checks(facts: &VaultFacts, answer: Option<&Answer>) -> Vec
                 format!("the obsmcp plugin on port {port} refuses the token in data.json: token mismatch (another vault's plugin on this port, or settings changed while Obsidian ran)"),
                 format!("{restart} so it reloads data.json; if two vaults share port {port}, give each its own port"),
             ));
-            checks.push(Check::skip("obsidian.handshake", "no handshake without the right token"));
+            checks.push(Check::skip(
+                "obsidian.handshake",
+                "no handshake without the right token",
+            ));
         }
         Answer::HandshakeFailed { version, detail } => {
             checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
-            checks.push(Check::ok("obsidian.identity", format!("the obsmcp plugin {version} answers on port {port}")));
-            checks.push(Check::fail("obsidian.handshake", format!("the MCP handshake failed: {detail}"), restart));
+            checks.push(Check::ok(
+                "obsidian.identity",
+                format!("the obsmcp plugin {version} answers on port {port}"),
+            ));
+            checks.push(Check::fail(
+                "obsidian.handshake",
+                format!("the MCP handshake failed: {detail}"),
+                restart,
+            ));
         }
         Answer::Plugin(info) => {
             checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
-            checks.push(Check::ok("obsidian.identity", format!("the obsmcp plugin answers on port {port} and accepts the token")));
-            let mode = if info.read_only { "read-only" } else { "read-write" };
+            checks.push(Check::ok(
+                "obsidian.identity",
+                format!("the obsmcp plugin answers on port {port} and accepts the token"),
+            ));
+            let mode = if info.read_only {
+                "read-only"
+            } else {
+                "read-write"
+            };
             let summary = format!(
                 "MCP handshake ok: plugin {}, protocol {}, {} tools, {mode}",
                 info.version, info.protocol_version, info.tools
             );
             if info.tools == 0 {
-                checks.push(Check::fail("obsidian.handshake", format!("{summary}: no tools listed"), restart));
-            } else if facts.files_version.as_deref().is_some_and(|files| files != info.version) {
+                checks.push(Check::fail(
+                    "obsidian.handshake",
+                    format!("{summary}: no tools listed"),
+                    restart,
+                ));
+            } else if facts
+                .files_version
+                .as_deref()
+                .is_some_and(|files| files != info.version)
+            {
                 checks.push(Check::warn(
                     "obsidian.handshake",
                     format!(
@@ -388,7 +514,12 @@ pub(crate) fn network_checks(facts: &VaultFacts, answer: Option<&Answer>) -> Vec
     }
     // Every vault reports the same four ids, so agents can look each one up whatever went wrong first.
     let mut complete = Vec::new();
-    for id in ["obsidian.port", "obsidian.identity", "obsidian.handshake", "obsidian.restricted_mode"] {
+    for id in [
+        "obsidian.port",
+        "obsidian.identity",
+        "obsidian.handshake",
+        "obsidian.restricted_mode",
+    ] {
         match checks.iter().position(|check| check.id == id) {
             Some(index) => complete.push(checks.remove(index)),
             None => complete.push(Check::skip(id, "not reached: see the check above")),
@@ -400,10 +531,16 @@ pub(crate) fn network_checks(facts: &VaultFacts, answer: Option<&Answer>) -> Vec
 /// Restricted mode lives in Obsidian's browser storage, not in a file: it can only be inferred.
 fn restricted_mode(facts: &VaultFacts, answered: bool) -> Check {
     if answered {
-        return Check::ok("obsidian.restricted_mode", "community plugins are on (the plugin answered)");
+        return Check::ok(
+            "obsidian.restricted_mode",
+            "community plugins are on (the plugin answered)",
+        );
     }
     if !facts.should_be_listening {
-        return Check::skip("obsidian.restricted_mode", "cannot tell until the plugin is installed and enabled");
+        return Check::skip(
+            "obsidian.restricted_mode",
+            "cannot tell until the plugin is installed and enabled",
+        );
     }
     Check::warn(
         "obsidian.restricted_mode",
@@ -418,7 +555,8 @@ mod tests {
 
     #[test]
     fn a_port_is_found_under_any_key_that_names_one() {
-        let settings: Value = serde_json::from_str(r#"{"mcpServerPort": 22400, "other": {"port": "1"}}"#).unwrap();
+        let settings: Value =
+            serde_json::from_str(r#"{"mcpServerPort": 22400, "other": {"port": "1"}}"#).unwrap();
         assert!(names_port(&settings, 22400));
         assert!(names_port(&settings, 1));
         assert!(!names_port(&settings, 22401));

@@ -35,7 +35,8 @@ struct Run {
 
 impl Run {
     fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|error| panic!("not JSON ({error}):\n{}\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|error| panic!("not JSON ({error}):\n{}\n{}", self.stdout, self.stderr))
     }
 }
 
@@ -62,16 +63,26 @@ impl Machine {
         let dir = Self::plugin_dir(vault);
         std::fs::create_dir_all(&dir).unwrap();
         for file in ["main.js", "manifest.json"] {
-            std::fs::copy(repo_root().join("obsidian-plugin").join(file), dir.join(file)).unwrap();
+            std::fs::copy(
+                repo_root().join("obsidian-plugin").join(file),
+                dir.join(file),
+            )
+            .unwrap();
         }
     }
 
     fn enable(vault: &Path) {
-        std::fs::write(vault.join(".obsidian/community-plugins.json"), "[\n  \"obsmcp\"\n]").unwrap();
+        std::fs::write(
+            vault.join(".obsidian/community-plugins.json"),
+            "[\n  \"obsmcp\"\n]",
+        )
+        .unwrap();
     }
 
     fn write_data(vault: &Path, port: u16, token: &str) {
-        let text = serde_json::to_string_pretty(&json!({"port": port, "token": token, "readOnly": false})).unwrap();
+        let text =
+            serde_json::to_string_pretty(&json!({"port": port, "token": token, "readOnly": false}))
+                .unwrap();
         std::fs::write(Self::plugin_dir(vault).join("data.json"), text).unwrap();
     }
 
@@ -93,13 +104,19 @@ impl Machine {
     }
 
     fn claude(&self, servers: Value) {
-        let text = serde_json::to_string_pretty(&json!({"numStartups": 3, "mcpServers": servers})).unwrap();
+        let text = serde_json::to_string_pretty(&json!({"numStartups": 3, "mcpServers": servers}))
+            .unwrap();
         std::fs::write(self.claude_json(), text).unwrap();
     }
 
     fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(obsmcp_binary());
-        command.env_clear().envs(self.home.env()).env("PATH", self.home.path().join("bin")).arg("doctor").args(args);
+        command
+            .env_clear()
+            .envs(self.home.env())
+            .env("PATH", self.home.path().join("bin"))
+            .arg("doctor")
+            .args(args);
         command.stdin(Stdio::null());
         command
     }
@@ -147,12 +164,18 @@ fn assert_check(report: &Value, id: &str, status: &str, finding: &[&str], fix: &
     }
     let fix_text = check["fix"].as_str().unwrap_or_default();
     for word in fix {
-        assert!(fix_text.contains(word), "`{id}` fix lacks {word:?}: {fix_text}");
+        assert!(
+            fix_text.contains(word),
+            "`{id}` fix lacks {word:?}: {fix_text}"
+        );
     }
 }
 
 fn catalog_size() -> usize {
-    let catalog: Value = serde_json::from_str(&std::fs::read_to_string(repo_root().join("obsidian-plugin/catalog.json")).unwrap()).unwrap();
+    let catalog: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("obsidian-plugin/catalog.json")).unwrap(),
+    )
+    .unwrap();
     catalog["tools"].as_array().unwrap().len()
 }
 
@@ -167,9 +190,21 @@ fn a_healthy_setup_with_the_real_plugin_up_reports_every_link_ok() {
     let report = run.json();
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(report["verdict"], "ok");
-    assert_check(&report, "obsidian.identity", "ok", &["obsmcp plugin", &port.to_string()], &[]);
+    assert_check(
+        &report,
+        "obsidian.identity",
+        "ok",
+        &["obsmcp plugin", &port.to_string()],
+        &[],
+    );
     let tools = format!("{} tools", catalog_size());
-    assert_check(&report, "obsidian.handshake", "ok", &["plugin 0.", &tools, "read-write"], &[]);
+    assert_check(
+        &report,
+        "obsidian.handshake",
+        "ok",
+        &["plugin 0.", &tools, "read-write"],
+        &[],
+    );
     assert_check(&report, "obsidian.restricted_mode", "ok", &[], &[]);
     assert_check(&report, "client.entry", "ok", &["`obsidian`", "Notes"], &[]);
     assert_check(&report, "client.binary", "ok", &["version"], &[]);
@@ -182,7 +217,9 @@ fn read_only_plugin_is_reported_as_read_only() {
     let machine = Machine::new();
     let port = Machine::ready(&machine.vault, TOKEN);
     let host = PluginHost::start(&machine.vault, port, TOKEN, &["--read-only"]);
-    let report = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]).json();
+    let report = machine
+        .doctor(&["--json", "--vault", machine.vault.to_str().unwrap()])
+        .json();
     assert_check(&report, "obsidian.handshake", "ok", &["read-only"], &[]);
     host.stop();
 }
@@ -196,9 +233,25 @@ fn obsidian_down_is_a_warning_with_the_restricted_mode_click_path_and_the_run_is
     let run = machine.doctor(&["--json"]);
     let report = run.json();
     assert_eq!(run.code, 0, "warnings alone exit 0: {}", run.stdout);
-    assert!(run.elapsed < Duration::from_secs(3), "doctor took {:?} with Obsidian down", run.elapsed);
-    assert_check(&report, "obsidian.port", "warn", &["nothing answers", &port.to_string()], &["open the vault in Obsidian"]);
-    assert_check(&report, "obsidian.restricted_mode", "warn", &["cannot be read from a file"], &["Settings → Community plugins"]);
+    assert!(
+        run.elapsed < Duration::from_secs(3),
+        "doctor took {:?} with Obsidian down",
+        run.elapsed
+    );
+    assert_check(
+        &report,
+        "obsidian.port",
+        "warn",
+        &["nothing answers", &port.to_string()],
+        &["open the vault in Obsidian"],
+    );
+    assert_check(
+        &report,
+        "obsidian.restricted_mode",
+        "warn",
+        &["cannot be read from a file"],
+        &["Settings → Community plugins"],
+    );
     assert_eq!(check(&report, "obsidian.handshake")["status"], "skip");
 }
 
@@ -213,17 +266,28 @@ fn a_wrong_token_is_called_a_token_mismatch() {
     let run = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]);
     assert_eq!(run.code, 1);
     let report = run.json();
-    assert_check(&report, "obsidian.identity", "fail", &["token mismatch", "refuses the token"], &["turn obsmcp off and on"]);
+    assert_check(
+        &report,
+        "obsidian.identity",
+        "fail",
+        &["token mismatch", "refuses the token"],
+        &["turn obsmcp off and on"],
+    );
     host.stop();
 }
 
 /// Starts a Node one-liner server on `port` and waits for it to say it listens.
 fn node_server(name: &str, script: &str, port: u16) -> ChildGuard {
     let mut command = Command::new("node");
-    command.args(["-e", script, &port.to_string()]).stdin(Stdio::null()).stdout(Stdio::piped());
+    command
+        .args(["-e", script, &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped());
     let mut guard = ChildGuard::spawn(name, command);
     let lines = line_channel(guard.child.stdout.take().unwrap());
-    let line = lines.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| panic!("{name} did not start: {}", guard.stderr()));
+    let line = lines
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|_| panic!("{name} did not start: {}", guard.stderr()));
     assert_eq!(line.trim(), "up");
     guard
 }
@@ -242,7 +306,17 @@ fn a_plain_web_server_on_the_port_is_named_as_something_else() {
     assert_eq!(run.code, 1);
     let report = run.json();
     assert_check(&report, "obsidian.port", "ok", &["answers"], &[]);
-    assert_check(&report, "obsidian.identity", "fail", &["another program, not the obsmcp plugin", "HTTP 404", "PlainWeb"], &["Port"]);
+    assert_check(
+        &report,
+        "obsidian.identity",
+        "fail",
+        &[
+            "another program, not the obsmcp plugin",
+            "HTTP 404",
+            "PlainWeb",
+        ],
+        &["Port"],
+    );
 }
 
 #[test]
@@ -255,8 +329,16 @@ fn a_listener_that_does_not_speak_http_is_named_as_such() {
          .listen(+process.argv[1], '127.0.0.1', () => console.log('up'))",
         port,
     );
-    let report = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]).json();
-    assert_check(&report, "obsidian.identity", "fail", &["does not speak HTTP"], &["free the port"]);
+    let report = machine
+        .doctor(&["--json", "--vault", machine.vault.to_str().unwrap()])
+        .json();
+    assert_check(
+        &report,
+        "obsidian.identity",
+        "fail",
+        &["does not speak HTTP"],
+        &["free the port"],
+    );
 }
 
 #[test]
@@ -266,20 +348,41 @@ fn a_stale_plugin_is_outdated_and_fix_updates_it() {
     let manifest = Machine::plugin_dir(&machine.vault).join("manifest.json");
     let text = std::fs::read_to_string(&manifest).unwrap();
     let bundled: Value = serde_json::from_str(&text).unwrap();
-    std::fs::write(&manifest, text.replace(bundled["version"].as_str().unwrap(), "0.0.1")).unwrap();
-    std::fs::write(Machine::plugin_dir(&machine.vault).join("main.js"), "// an older build\n").unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace(bundled["version"].as_str().unwrap(), "0.0.1"),
+    )
+    .unwrap();
+    std::fs::write(
+        Machine::plugin_dir(&machine.vault).join("main.js"),
+        "// an older build\n",
+    )
+    .unwrap();
     let vault = machine.vault.to_str().unwrap();
 
     let run = machine.doctor(&["--json", "--vault", vault]);
     assert_eq!(run.code, 1);
-    assert_check(&run.json(), "plugin.files", "fail", &["0.0.1", "outdated"], &["obsmcp doctor --fix"]);
+    assert_check(
+        &run.json(),
+        "plugin.files",
+        "fail",
+        &["0.0.1", "outdated"],
+        &["obsmcp doctor --fix"],
+    );
     assert_eq!(check(&run.json(), "plugin.files")["fixable"], true);
 
     let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
     assert_eq!(fixed.code, 0, "{}", fixed.stdout);
     // ok means the manifest's version and main.js's bytes both equal what the binary carries.
-    assert_check(&fixed.json(), "plugin.files", "ok", &["the version this obsmcp bundles"], &[]);
-    let manifest_after: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    assert_check(
+        &fixed.json(),
+        "plugin.files",
+        "ok",
+        &["the version this obsmcp bundles"],
+        &[],
+    );
+    let manifest_after: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
     assert_eq!(manifest_after["version"], bundled["version"]);
 }
 
@@ -294,14 +397,30 @@ fn a_missing_binary_in_a_client_entry_fails_and_fix_points_the_entry_at_this_obs
 
     let run = machine.doctor(&["--json"]);
     assert_eq!(run.code, 1);
-    assert_check(&run.json(), "client.binary", "fail", &["does not exist", "old/bin/obsmcp"], &["obsmcp doctor --fix"]);
+    assert_check(
+        &run.json(),
+        "client.binary",
+        "fail",
+        &["does not exist", "old/bin/obsmcp"],
+        &["obsmcp doctor --fix"],
+    );
 
     let fixed = machine.doctor(&["--json", "--fix"]);
     assert_eq!(fixed.code, 0, "{}", fixed.stdout);
-    assert_check(&fixed.json(), "client.binary", "ok", &[obsmcp_binary()], &[]);
-    let config: Value = serde_json::from_str(&std::fs::read_to_string(machine.claude_json()).unwrap()).unwrap();
+    assert_check(
+        &fixed.json(),
+        "client.binary",
+        "ok",
+        &[obsmcp_binary()],
+        &[],
+    );
+    let config: Value =
+        serde_json::from_str(&std::fs::read_to_string(machine.claude_json()).unwrap()).unwrap();
     assert_eq!(config["mcpServers"]["obsidian"]["command"], obsmcp_binary());
-    assert_eq!(config["mcpServers"]["other"]["command"], "/usr/bin/env", "other servers survive");
+    assert_eq!(
+        config["mcpServers"]["other"]["command"], "/usr/bin/env",
+        "other servers survive"
+    );
     assert_eq!(config["numStartups"], 3, "other keys survive");
 }
 
@@ -316,13 +435,28 @@ fn a_malformed_client_config_fails_and_is_never_touched() {
     let run = machine.doctor(&["--json", "--vault", vault]);
     assert_eq!(run.code, 1);
     let report = run.json();
-    assert_check(&report, "client.config", "fail", &["does not parse", ".claude.json"], &["fix that line by hand"]);
+    assert_check(
+        &report,
+        "client.config",
+        "fail",
+        &["does not parse", ".claude.json"],
+        &["fix that line by hand"],
+    );
     assert_eq!(check(&report, "client.config")["fixable"], false);
 
     let after_fix = machine.doctor(&["--json", "--fix", "--vault", vault]);
     assert_eq!(after_fix.code, 1);
-    assert_eq!(std::fs::read_to_string(machine.claude_json()).unwrap(), broken);
-    assert!(!machine.home.path().join(".claude.json.obsmcp-backup").exists());
+    assert_eq!(
+        std::fs::read_to_string(machine.claude_json()).unwrap(),
+        broken
+    );
+    assert!(
+        !machine
+            .home
+            .path()
+            .join(".claude.json.obsmcp-backup")
+            .exists()
+    );
 }
 
 #[test]
@@ -340,7 +474,13 @@ fn mcp_remote_to_the_older_plugin_and_a_second_entry_for_the_same_vault_are_conf
         &run.json(),
         "client.conflicts",
         "warn",
-        &["`obsidian-old`", "22360", "mcp-remote", "same vault", "tools twice"],
+        &[
+            "`obsidian-old`",
+            "22360",
+            "mcp-remote",
+            "same vault",
+            "tools twice",
+        ],
         &["remove `obsidian-old` and `notes-again`", ".claude.json"],
     );
 }
@@ -361,7 +501,12 @@ fn two_vaults_on_one_port_clash() {
         &run.json(),
         "vaults.port_clash",
         "fail",
-        &[&format!("port {port}"), "Notes", "Work", "only one plugin can listen"],
+        &[
+            &format!("port {port}"),
+            "Notes",
+            "Work",
+            "only one plugin can listen",
+        ],
         &["Settings → obsmcp → Port"],
     );
 }
@@ -376,14 +521,25 @@ fn a_disabled_plugin_fails_and_fix_enables_it_keeping_the_others() {
 
     let run = machine.doctor(&["--json", "--vault", vault]);
     assert_eq!(run.code, 1);
-    assert_check(&run.json(), "plugin.enabled", "fail", &["not enabled"], &["Settings → Community plugins", "--fix"]);
+    assert_check(
+        &run.json(),
+        "plugin.enabled",
+        "fail",
+        &["not enabled"],
+        &["Settings → Community plugins", "--fix"],
+    );
 
     let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
     assert_eq!(fixed.code, 0, "{}", fixed.stdout);
     let ids: Vec<String> = serde_json::from_str(&std::fs::read_to_string(&list).unwrap()).unwrap();
     assert_eq!(ids, ["dataview", "obsmcp"]);
     let fixed_lines = fixed.json()["fixed"].as_array().unwrap().clone();
-    assert!(fixed_lines.iter().any(|line| line.as_str().unwrap().contains("community-plugins.json")), "{fixed_lines:?}");
+    assert!(
+        fixed_lines
+            .iter()
+            .any(|line| line.as_str().unwrap().contains("community-plugins.json")),
+        "{fixed_lines:?}"
+    );
 }
 
 #[test]
@@ -391,13 +547,20 @@ fn a_broken_data_json_fails_and_fix_rewrites_it_keeping_the_token() {
     let machine = Machine::new();
     let port = Machine::ready(&machine.vault, TOKEN);
     let data = Machine::plugin_dir(&machine.vault).join("data.json");
-    let truncated = format!("{{\n  \"port\": {port},\n  \"token\": \"{TOKEN}\",\n  \"readOnly\": fa");
+    let truncated =
+        format!("{{\n  \"port\": {port},\n  \"token\": \"{TOKEN}\",\n  \"readOnly\": fa");
     std::fs::write(&data, &truncated).unwrap();
     let vault = machine.vault.to_str().unwrap();
 
     let run = machine.doctor(&["--json", "--vault", vault]);
     assert_eq!(run.code, 1);
-    assert_check(&run.json(), "plugin.data", "fail", &["is broken"], &["keeping the token"]);
+    assert_check(
+        &run.json(),
+        "plugin.data",
+        "fail",
+        &["is broken"],
+        &["keeping the token"],
+    );
 
     let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
     assert_eq!(fixed.code, 0, "{}", fixed.stdout);
@@ -405,7 +568,11 @@ fn a_broken_data_json_fails_and_fix_rewrites_it_keeping_the_token() {
     assert_eq!(repaired["token"], TOKEN);
     assert_eq!(repaired["port"], port);
     let backup = Machine::plugin_dir(&machine.vault).join("data.json.obsmcp-backup");
-    assert_eq!(std::fs::read_to_string(backup).unwrap(), truncated, "the broken file is kept");
+    assert_eq!(
+        std::fs::read_to_string(backup).unwrap(),
+        truncated,
+        "the broken file is kept"
+    );
 }
 
 #[test]
@@ -414,11 +581,27 @@ fn another_plugin_set_to_the_same_port_is_a_warning() {
     let port = Machine::ready(&machine.vault, TOKEN);
     let rival = machine.vault.join(".obsidian/plugins/claude-code-mcp");
     std::fs::create_dir_all(&rival).unwrap();
-    std::fs::write(rival.join("data.json"), format!("{{\"mcpServerPort\": {port}, \"enabled\": true}}")).unwrap();
-    std::fs::write(machine.vault.join(".obsidian/community-plugins.json"), "[\"obsmcp\", \"claude-code-mcp\"]").unwrap();
+    std::fs::write(
+        rival.join("data.json"),
+        format!("{{\"mcpServerPort\": {port}, \"enabled\": true}}"),
+    )
+    .unwrap();
+    std::fs::write(
+        machine.vault.join(".obsidian/community-plugins.json"),
+        "[\"obsmcp\", \"claude-code-mcp\"]",
+    )
+    .unwrap();
 
-    let report = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]).json();
-    assert_check(&report, "plugin.port_rivals", "warn", &["claude-code-mcp (enabled)", &port.to_string()], &["another port"]);
+    let report = machine
+        .doctor(&["--json", "--vault", machine.vault.to_str().unwrap()])
+        .json();
+    assert_check(
+        &report,
+        "plugin.port_rivals",
+        "warn",
+        &["claude-code-mcp (enabled)", &port.to_string()],
+        &["another port"],
+    );
 }
 
 #[test]
@@ -430,12 +613,28 @@ fn a_short_claude_mcp_timeout_is_a_warning_from_the_environment_or_settings() {
     let mut command = machine.command(&["--json"]);
     command.env("MCP_TIMEOUT", "1000");
     let report = machine.doctor_with(command).json();
-    assert_check(&report, "client.timeouts", "warn", &["MCP_TIMEOUT=1000", "the environment"], &["at least 5000"]);
+    assert_check(
+        &report,
+        "client.timeouts",
+        "warn",
+        &["MCP_TIMEOUT=1000", "the environment"],
+        &["at least 5000"],
+    );
 
     std::fs::create_dir_all(machine.home.path().join(".claude")).unwrap();
-    std::fs::write(machine.home.path().join(".claude/settings.json"), r#"{"env": {"MCP_TIMEOUT": "2000"}}"#).unwrap();
+    std::fs::write(
+        machine.home.path().join(".claude/settings.json"),
+        r#"{"env": {"MCP_TIMEOUT": "2000"}}"#,
+    )
+    .unwrap();
     let report = machine.doctor(&["--json"]).json();
-    assert_check(&report, "client.timeouts", "warn", &["MCP_TIMEOUT=2000", "settings.json"], &[]);
+    assert_check(
+        &report,
+        "client.timeouts",
+        "warn",
+        &["MCP_TIMEOUT=2000", "settings.json"],
+        &[],
+    );
 }
 
 #[test]
@@ -444,10 +643,20 @@ fn a_claude_deny_list_naming_our_server_fails() {
     Machine::ready(&machine.vault, TOKEN);
     machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
     std::fs::create_dir_all(machine.home.path().join(".claude")).unwrap();
-    std::fs::write(machine.home.path().join(".claude/settings.json"), r#"{"deniedMcpServers": [{"serverName": "obsidian"}]}"#).unwrap();
+    std::fs::write(
+        machine.home.path().join(".claude/settings.json"),
+        r#"{"deniedMcpServers": [{"serverName": "obsidian"}]}"#,
+    )
+    .unwrap();
     let run = machine.doctor(&["--json"]);
     assert_eq!(run.code, 1);
-    assert_check(&run.json(), "client.gates", "fail", &["deniedMcpServers"], &["remove obsmcp's entry from deniedMcpServers"]);
+    assert_check(
+        &run.json(),
+        "client.gates",
+        "fail",
+        &["deniedMcpServers"],
+        &["remove obsmcp's entry from deniedMcpServers"],
+    );
 }
 
 #[test]
@@ -464,7 +673,13 @@ fn a_short_codex_startup_timeout_is_a_warning() {
     .unwrap();
     let report = machine.doctor(&["--json"]).json();
     assert_check(&report, "client.entry", "ok", &["`obsidian`"], &[]);
-    assert_check(&report, "client.timeouts", "warn", &["startup_timeout_sec = 1"], &["config.toml"]);
+    assert_check(
+        &report,
+        "client.timeouts",
+        "warn",
+        &["startup_timeout_sec = 1"],
+        &["config.toml"],
+    );
 }
 
 #[test]
@@ -472,21 +687,52 @@ fn probe_bridge_runs_the_exact_entry_and_reports_what_the_client_would_see() {
     let machine = Machine::new();
     let port = Machine::ready(&machine.vault, TOKEN);
     let mut broken = Machine::our_entry(&machine.vault);
-    broken["args"].as_array_mut().unwrap().push(json!("--no-such-flag"));
-    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault), "obsidian-broken": broken}));
+    broken["args"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("--no-such-flag"));
+    machine
+        .claude(json!({"obsidian": Machine::our_entry(&machine.vault), "obsidian-broken": broken}));
     let host = PluginHost::start(&machine.vault, port, TOKEN, &[]);
 
     let run = machine.doctor(&["--json", "--probe-bridge"]);
     let report = run.json();
     let probes = checks(&report, "client.probe");
     assert_eq!(probes.len(), 2, "{report:#}");
-    let good = probes.iter().find(|check| check["finding"].as_str().unwrap().starts_with("`obsidian`")).unwrap();
+    let good = probes
+        .iter()
+        .find(|check| check["finding"].as_str().unwrap().starts_with("`obsidian`"))
+        .unwrap();
     assert_eq!(good["status"], "ok", "{good:#}");
-    let listed: usize = good["finding"].as_str().unwrap().split("listed ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
-    assert!(listed >= catalog_size(), "the bridge lists at least the plugin's catalog: {good:#}");
-    let bad = probes.iter().find(|check| check["finding"].as_str().unwrap().starts_with("`obsidian-broken`")).unwrap();
+    let listed: usize = good["finding"]
+        .as_str()
+        .unwrap()
+        .split("listed ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        listed >= catalog_size(),
+        "the bridge lists at least the plugin's catalog: {good:#}"
+    );
+    let bad = probes
+        .iter()
+        .find(|check| {
+            check["finding"]
+                .as_str()
+                .unwrap()
+                .starts_with("`obsidian-broken`")
+        })
+        .unwrap();
     assert_eq!(bad["status"], "fail");
-    assert!(bad["finding"].as_str().unwrap().contains("--no-such-flag"), "the child's own error is quoted: {bad:#}");
+    assert!(
+        bad["finding"].as_str().unwrap().contains("--no-such-flag"),
+        "the child's own error is quoted: {bad:#}"
+    );
     assert_eq!(run.code, 1);
     host.stop();
 }
@@ -505,14 +751,21 @@ fn fix_repairs_a_broken_setup_from_nothing_then_doctor_exits_zero() {
 
     let fixed = machine.doctor(&["--fix", "--vault", vault]);
     assert_eq!(fixed.code, 0, "{}\n{}", fixed.stdout, fixed.stderr);
-    assert!(fixed.stdout.contains("Repaired by --fix:"), "{}", fixed.stdout);
+    assert!(
+        fixed.stdout.contains("Repaired by --fix:"),
+        "{}",
+        fixed.stdout
+    );
 
     let after = machine.doctor(&["--json"]);
     assert_eq!(after.code, 0, "{}", after.stdout);
     let report = after.json();
     assert_eq!(report["summary"]["fail"], 0);
     assert_check(&report, "client.entry", "ok", &["`obsidian`", vault], &[]);
-    let data: Value = serde_json::from_str(&std::fs::read_to_string(Machine::plugin_dir(&machine.vault).join("data.json")).unwrap()).unwrap();
+    let data: Value = serde_json::from_str(
+        &std::fs::read_to_string(Machine::plugin_dir(&machine.vault).join("data.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(data["token"].as_str().unwrap().len(), 64);
 }
 
@@ -534,7 +787,10 @@ fn text_output_marks_read_without_colour_and_end_with_a_summary() {
     assert!(text.contains("fix: obsmcp doctor --fix"), "{text}");
     let summary = text.lines().last().unwrap();
     assert!(summary.starts_with("Problems found: 2 failed"), "{summary}");
-    assert!(summary.contains("`obsmcp doctor --fix` can repair 2"), "{summary}");
+    assert!(
+        summary.contains("`obsmcp doctor --fix` can repair 2"),
+        "{summary}"
+    );
 }
 
 #[test]
@@ -548,16 +804,35 @@ fn the_json_report_keeps_its_shape() {
     }));
     let run = machine.doctor(&["--json"]);
     let home = machine.home.path().to_str().unwrap();
-    let version: Value = serde_json::from_str(&std::fs::read_to_string(repo_root().join("obsidian-plugin/manifest.json")).unwrap()).unwrap();
+    let version: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("obsidian-plugin/manifest.json")).unwrap(),
+    )
+    .unwrap();
     let normalized = run
         .stdout
         .replace(obsmcp_binary(), "[OBSMCP]")
         .replace(home, "[HOME]")
         .replace(&port.to_string(), "[PORT]")
-        .replace(&format!("\"{}\"", env!("CARGO_PKG_VERSION")), "\"[VERSION]\"")
-        .replace(&format!("{} (plugin {})", env!("CARGO_PKG_VERSION"), version["version"].as_str().unwrap()), "[VERSION]")
-        .replace(&format!("plugin {} installed", version["version"].as_str().unwrap()), "plugin [PLUGIN] installed")
-        .replace(&format!("\"{}\"", version["version"].as_str().unwrap()), "\"[PLUGIN]\"");
+        .replace(
+            &format!("\"{}\"", env!("CARGO_PKG_VERSION")),
+            "\"[VERSION]\"",
+        )
+        .replace(
+            &format!(
+                "{} (plugin {})",
+                env!("CARGO_PKG_VERSION"),
+                version["version"].as_str().unwrap()
+            ),
+            "[VERSION]",
+        )
+        .replace(
+            &format!("plugin {} installed", version["version"].as_str().unwrap()),
+            "plugin [PLUGIN] installed",
+        )
+        .replace(
+            &format!("\"{}\"", version["version"].as_str().unwrap()),
+            "\"[PLUGIN]\"",
+        );
     insta::assert_snapshot!("doctor_json_report", normalized);
 }
 
@@ -584,7 +859,11 @@ fn the_bundle_holds_the_report_entries_and_log_tail_with_secrets_redacted() {
     let bundle = machine.home.path().join("report.zip");
 
     let run = machine.doctor(&["--json", "--bundle", bundle.to_str().unwrap()]);
-    assert!(run.stderr.contains("Support bundle written"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Support bundle written"),
+        "{}",
+        run.stderr
+    );
     let mut archive = zip::ZipArchive::new(std::fs::File::open(&bundle).unwrap()).unwrap();
     let mut files: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
     for index in 0..archive.len() {
@@ -593,25 +872,51 @@ fn the_bundle_holds_the_report_entries_and_log_tail_with_secrets_redacted() {
         file.read_to_string(&mut text).unwrap();
         files.insert(file.name().unwrap().into_owned(), text);
     }
-    for name in ["report.json", "versions.json", "clients/claude-code.json", "diagnostics-log-tail.jsonl", "README.txt"] {
-        assert!(files.contains_key(name), "{name} missing from {:?}", files.keys());
+    for name in [
+        "report.json",
+        "versions.json",
+        "clients/claude-code.json",
+        "diagnostics-log-tail.jsonl",
+        "README.txt",
+    ] {
+        assert!(
+            files.contains_key(name),
+            "{name} missing from {:?}",
+            files.keys()
+        );
     }
     for (name, text) in &files {
-        for secret in [TOKEN, "sekrit-api-key-value", "Secret note body", "ghp-unrelated"] {
+        for secret in [
+            TOKEN,
+            "sekrit-api-key-value",
+            "Secret note body",
+            "ghp-unrelated",
+        ] {
             assert!(!text.contains(secret), "{name} leaks {secret:?}");
         }
     }
     let report: Value = serde_json::from_str(&files["report.json"]).unwrap();
-    assert_eq!(report, run.json(), "the bundled report is the one --json printed");
+    assert_eq!(
+        report,
+        run.json(),
+        "the bundled report is the one --json printed"
+    );
     let client: Value = serde_json::from_str(&files["clients/claude-code.json"]).unwrap();
     let bundled_entry = &client["config_state"]["obsidian_entries"]["obsidian"];
     assert_eq!(bundled_entry["env"]["OBSIDIAN_API_KEY"], "<redacted>");
     assert_eq!(bundled_entry["env"]["LANG"], "C.UTF-8");
     assert_eq!(bundled_entry["command"], obsmcp_binary());
-    assert!(client["config_state"]["obsidian_entries"].get("unrelated").is_none(), "only Obsidian entries are bundled");
+    assert!(
+        client["config_state"]["obsidian_entries"]
+            .get("unrelated")
+            .is_none(),
+        "only Obsidian entries are bundled"
+    );
     let tail: Vec<&str> = files["diagnostics-log-tail.jsonl"].lines().collect();
     assert_eq!(tail.len(), 200);
-    assert!(tail.last().unwrap().contains("\"ts\":299") && tail.last().unwrap().contains("read_note"));
+    assert!(
+        tail.last().unwrap().contains("\"ts\":299") && tail.last().unwrap().contains("read_note")
+    );
     let versions: Value = serde_json::from_str(&files["versions.json"]).unwrap();
     assert_eq!(versions["obsmcp"], env!("CARGO_PKG_VERSION"));
 }
@@ -634,14 +939,30 @@ fn a_project_mcp_json_entry_waits_for_claude_approval_until_approved() {
     let mut command = machine.command(&["--json"]);
     command.current_dir(&project);
     let report = machine.doctor_with(command).json();
-    assert_check(&report, "client.gates", "warn", &["`notes`", ".mcp.json", "Pending approval"], &["enabledMcpjsonServers"]);
+    assert_check(
+        &report,
+        "client.gates",
+        "warn",
+        &["`notes`", ".mcp.json", "Pending approval"],
+        &["enabledMcpjsonServers"],
+    );
     assert_check(&report, "client.entry", "ok", &["`notes`"], &[]);
 
     std::fs::create_dir_all(project.join(".claude")).unwrap();
-    std::fs::write(project.join(".claude/settings.local.json"), r#"{"enabledMcpjsonServers": ["notes"]}"#).unwrap();
+    std::fs::write(
+        project.join(".claude/settings.local.json"),
+        r#"{"enabledMcpjsonServers": ["notes"]}"#,
+    )
+    .unwrap();
     let mut command = machine.command(&["--json"]);
     command.current_dir(&project);
-    assert_check(&machine.doctor_with(command).json(), "client.gates", "ok", &["approved"], &[]);
+    assert_check(
+        &machine.doctor_with(command).json(),
+        "client.gates",
+        "ok",
+        &["approved"],
+        &[],
+    );
 }
 
 #[test]
@@ -651,21 +972,41 @@ fn a_project_codex_config_needs_a_trusted_project() {
     let project = project(&machine);
     std::fs::create_dir_all(project.join(".codex")).unwrap();
     let vault = machine.vault.to_str().unwrap();
-    let entry = format!("[mcp_servers.obsidian]\ncommand = \"{}\"\nargs = [\"bridge\", \"--vault\", \"{vault}\"]\n", obsmcp_binary());
+    let entry = format!(
+        "[mcp_servers.obsidian]\ncommand = \"{}\"\nargs = [\"bridge\", \"--vault\", \"{vault}\"]\n",
+        obsmcp_binary()
+    );
     std::fs::write(project.join(".codex/config.toml"), &entry).unwrap();
     let run_in_project = || {
         let mut command = machine.command(&["--json"]);
         command.current_dir(&project);
         machine.doctor_with(command).json()
     };
-    assert_check(&run_in_project(), "client.gates", "warn", &["only for trusted projects"], &["trust_level = \"trusted\""]);
+    assert_check(
+        &run_in_project(),
+        "client.gates",
+        "warn",
+        &["only for trusted projects"],
+        &["trust_level = \"trusted\""],
+    );
 
     let user = machine.home.path().join(".codex");
     std::fs::create_dir_all(&user).unwrap();
-    std::fs::write(user.join("config.toml"), format!("[projects.\"{}\"]\ntrust_level = \"trusted\"\n", project.display())).unwrap();
+    std::fs::write(
+        user.join("config.toml"),
+        format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            project.display()
+        ),
+    )
+    .unwrap();
     let report = run_in_project();
     let gates = checks(&report, "client.gates");
-    assert!(gates.iter().any(|check| check["status"] == "ok" && check["finding"].as_str().unwrap().contains("Codex trusts")), "{report:#}");
+    assert!(
+        gates.iter().any(|check| check["status"] == "ok"
+            && check["finding"].as_str().unwrap().contains("Codex trusts")),
+        "{report:#}"
+    );
 }
 
 #[test]
@@ -682,9 +1023,19 @@ fn gemini_folder_trust_hides_servers_outside_trusted_folders() {
         command.current_dir(&project);
         machine.doctor_with(command).json()
     };
-    assert_check(&run_in_project(), "client.gates", "warn", &["only in trusted folders", "code/app"], &["/permissions"]);
+    assert_check(
+        &run_in_project(),
+        "client.gates",
+        "warn",
+        &["only in trusted folders", "code/app"],
+        &["/permissions"],
+    );
 
-    std::fs::write(gemini.join("trustedFolders.json"), json!({project.parent().unwrap().to_str().unwrap(): "TRUST_FOLDER"}).to_string()).unwrap();
+    std::fs::write(
+        gemini.join("trustedFolders.json"),
+        json!({project.parent().unwrap().to_str().unwrap(): "TRUST_FOLDER"}).to_string(),
+    )
+    .unwrap();
     assert_check(&run_in_project(), "client.gates", "ok", &["trusts"], &[]);
 }
 
@@ -706,7 +1057,13 @@ fn hermes_safe_mode_starts_no_server() {
     assert_eq!(run.code, 1);
     let report = run.json();
     assert_check(&report, "client.entry", "ok", &["`obsidian`"], &[]);
-    assert_check(&report, "client.gates", "fail", &["HERMES_SAFE_MODE"], &["unset HERMES_SAFE_MODE"]);
+    assert_check(
+        &report,
+        "client.gates",
+        "fail",
+        &["HERMES_SAFE_MODE"],
+        &["unset HERMES_SAFE_MODE"],
+    );
 }
 
 #[test]
@@ -714,7 +1071,13 @@ fn vaults_come_from_obsidians_registry_and_none_at_all_is_a_failure() {
     let machine = Machine::new();
     let nothing = machine.doctor(&["--json"]);
     assert_eq!(nothing.code, 1);
-    assert_check(&nothing.json(), "vaults.found", "fail", &["no vault to check"], &["obsmcp setup --vault"]);
+    assert_check(
+        &nothing.json(),
+        "vaults.found",
+        "fail",
+        &["no vault to check"],
+        &["obsmcp setup --vault"],
+    );
 
     Machine::ready(&machine.vault, TOKEN);
     let other = machine.home.path().join("Unrelated");
@@ -727,9 +1090,24 @@ fn vaults_come_from_obsidians_registry_and_none_at_all_is_a_failure() {
     }});
     std::fs::write(registry.join("obsidian.json"), vaults.to_string()).unwrap();
     let report = machine.doctor(&["--json"]).json();
-    assert_check(&report, "vaults.found", "ok", &["1 vault", "with the plugin, from Obsidian's vault list"], &[]);
-    let paths: Vec<&str> = report["sections"].as_array().unwrap().iter().filter_map(|section| section["path"].as_str()).collect();
-    assert_eq!(paths, [machine.vault.to_str().unwrap()], "a registered vault without the plugin is not checked");
+    assert_check(
+        &report,
+        "vaults.found",
+        "ok",
+        &["1 vault", "with the plugin, from Obsidian's vault list"],
+        &[],
+    );
+    let paths: Vec<&str> = report["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|section| section["path"].as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [machine.vault.to_str().unwrap()],
+        "a registered vault without the plugin is not checked"
+    );
 }
 
 #[test]
@@ -738,12 +1116,21 @@ fn a_running_plugin_that_differs_from_the_files_on_disk_asks_for_a_reload() {
     let port = Machine::ready(&machine.vault, TOKEN);
     let host = PluginHost::start(&machine.vault, port, TOKEN, &[]);
     let manifest = Machine::plugin_dir(&machine.vault).join("manifest.json");
-    let mut files: Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    let mut files: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
     files["version"] = json!("0.0.9");
     std::fs::write(&manifest, files.to_string()).unwrap();
 
-    let report = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]).json();
-    assert_check(&report, "obsidian.handshake", "warn", &["files on disk are 0.0.9", "not reloaded"], &["turn obsmcp off and on"]);
+    let report = machine
+        .doctor(&["--json", "--vault", machine.vault.to_str().unwrap()])
+        .json();
+    assert_check(
+        &report,
+        "obsidian.handshake",
+        "warn",
+        &["files on disk are 0.0.9", "not reloaded"],
+        &["turn obsmcp off and on"],
+    );
     assert_check(&report, "plugin.files", "fail", &["0.0.9", "outdated"], &[]);
     host.stop();
 }
@@ -755,8 +1142,18 @@ fn a_client_without_an_entry_is_a_warning_when_another_has_one() {
     machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
     std::fs::create_dir_all(machine.home.path().join(".codex")).unwrap();
     let report = machine.doctor(&["--json"]).json();
-    let codex = report["sections"].as_array().unwrap().iter().find(|section| section["client"] == "codex").expect("codex is detected");
-    let entry = codex["checks"].as_array().unwrap().iter().find(|check| check["id"] == "client.entry").unwrap();
+    let codex = report["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|section| section["client"] == "codex")
+        .expect("codex is detected");
+    let entry = codex["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|check| check["id"] == "client.entry")
+        .unwrap();
     assert_eq!(entry["status"], "warn", "{entry:#}");
     assert_eq!(entry["fix"], "obsmcp setup --client codex");
 }
@@ -768,15 +1165,36 @@ fn plugin_settings_the_plugin_would_refuse_are_warnings_and_fix_makes_a_token() 
     let vault = machine.vault.to_str().unwrap();
     Machine::write_data(&machine.vault, 22360, TOKEN);
     let report = machine.doctor(&["--json", "--vault", vault]).json();
-    assert_check(&report, "plugin.data", "warn", &["22360", "claude-code-mcp", "falls back"], &["Settings → obsmcp → Port"]);
+    assert_check(
+        &report,
+        "plugin.data",
+        "warn",
+        &["22360", "claude-code-mcp", "falls back"],
+        &["Settings → obsmcp → Port"],
+    );
 
     let port = free_port();
     Machine::write_data(&machine.vault, port, "short");
     let run = machine.doctor(&["--json", "--vault", vault]);
-    assert_check(&run.json(), "plugin.data", "warn", &["not one the plugin accepts"], &["--fix"]);
+    assert_check(
+        &run.json(),
+        "plugin.data",
+        "warn",
+        &["not one the plugin accepts"],
+        &["--fix"],
+    );
     let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
-    assert_check(&fixed.json(), "plugin.data", "ok", &[&port.to_string()], &[]);
-    let data: Value = serde_json::from_str(&std::fs::read_to_string(Machine::plugin_dir(&machine.vault).join("data.json")).unwrap()).unwrap();
+    assert_check(
+        &fixed.json(),
+        "plugin.data",
+        "ok",
+        &[&port.to_string()],
+        &[],
+    );
+    let data: Value = serde_json::from_str(
+        &std::fs::read_to_string(Machine::plugin_dir(&machine.vault).join("data.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(data["token"].as_str().unwrap().len(), 64);
     assert_eq!(data["readOnly"], false, "other settings are kept");
 }
@@ -791,10 +1209,21 @@ fn fix_leaves_a_read_only_file_alone_and_says_so() {
     permissions.set_readonly(true);
     std::fs::set_permissions(&list, permissions).unwrap();
 
-    let run = machine.doctor(&["--json", "--fix", "--vault", machine.vault.to_str().unwrap()]);
+    let run = machine.doctor(&[
+        "--json",
+        "--fix",
+        "--vault",
+        machine.vault.to_str().unwrap(),
+    ]);
     assert_eq!(run.code, 1);
     let report = run.json();
-    assert_check(&report, "fix.failed", "fail", &["community-plugins.json", "read-only"], &["by hand"]);
+    assert_check(
+        &report,
+        "fix.failed",
+        "fail",
+        &["community-plugins.json", "read-only"],
+        &["by hand"],
+    );
     assert_check(&report, "plugin.enabled", "fail", &["not enabled"], &[]);
     assert_eq!(std::fs::read_to_string(&list).unwrap(), "[\"dataview\"]");
 }
@@ -814,12 +1243,24 @@ fn an_entry_binary_of_another_version_or_not_executable_is_reported() {
 
     let run = machine.doctor(&["--json"]);
     assert_eq!(run.code, 0, "another version is a warning: {}", run.stdout);
-    assert_check(&run.json(), "client.binary", "warn", &["is obsmcp 0.0.1", "this doctor is"], &["obsmcp doctor --fix"]);
+    assert_check(
+        &run.json(),
+        "client.binary",
+        "warn",
+        &["is obsmcp 0.0.1", "this doctor is"],
+        &["obsmcp doctor --fix"],
+    );
 
     std::fs::set_permissions(&older, std::fs::Permissions::from_mode(0o644)).unwrap();
     let run = machine.doctor(&["--json"]);
     assert_eq!(run.code, 1);
-    assert_check(&run.json(), "client.binary", "fail", &["not executable"], &["chmod +x"]);
+    assert_check(
+        &run.json(),
+        "client.binary",
+        "fail",
+        &["not executable"],
+        &["chmod +x"],
+    );
 }
 
 #[test]
@@ -832,9 +1273,19 @@ fn a_port_that_accepts_but_never_answers_is_reported_within_the_time_limit() {
         port,
     );
     let run = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]);
-    assert!(run.elapsed < Duration::from_secs(3), "took {:?}", run.elapsed);
+    assert!(
+        run.elapsed < Duration::from_secs(3),
+        "took {:?}",
+        run.elapsed
+    );
     let report = run.json();
-    assert_check(&report, "obsidian.port", "fail", &["does not answer in time"], &["restart"]);
+    assert_check(
+        &report,
+        "obsidian.port",
+        "fail",
+        &["does not answer in time"],
+        &["restart"],
+    );
     assert_eq!(check(&report, "obsidian.handshake")["status"], "skip");
 }
 
@@ -853,7 +1304,13 @@ fn a_server_switched_off_for_the_current_project_in_claude_fails() {
     command.current_dir(project.join(".git"));
     let run = machine.doctor_with(command);
     assert_eq!(run.code, 1);
-    assert_check(&run.json(), "client.gates", "fail", &["switched off for the project", "disabledMcpServers"], &["/mcp"]);
+    assert_check(
+        &run.json(),
+        "client.gates",
+        "fail",
+        &["switched off for the project", "disabledMcpServers"],
+        &["/mcp"],
+    );
 
     let elsewhere = machine.doctor(&["--json"]);
     assert_check(&elsewhere.json(), "client.gates", "ok", &[], &[]);
@@ -870,16 +1327,36 @@ fn hermes_without_the_mcp_sdk_is_a_failure() {
     // A Python stand-in that lacks the SDK the way a plain `pip install hermes-agent` does, and a hermes script run by it.
     let bin = machine.home.path().join("bin");
     let python = bin.join("python-without-mcp");
-    std::fs::write(&python, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'mcp'\" >&2\nexit 1\n").unwrap();
+    std::fs::write(
+        &python,
+        "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'mcp'\" >&2\nexit 1\n",
+    )
+    .unwrap();
     std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::write(bin.join("hermes"), format!("#!{}\nimport sys\n", python.display())).unwrap();
+    std::fs::write(
+        bin.join("hermes"),
+        format!("#!{}\nimport sys\n", python.display()),
+    )
+    .unwrap();
     std::fs::set_permissions(bin.join("hermes"), std::fs::Permissions::from_mode(0o755)).unwrap();
 
     let run = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]);
     assert_eq!(run.code, 1);
-    assert_check(&run.json(), "client.runtime", "fail", &["cannot import the MCP SDK"], &["hermes-agent[mcp]"]);
+    assert_check(
+        &run.json(),
+        "client.runtime",
+        "fail",
+        &["cannot import the MCP SDK"],
+        &["hermes-agent[mcp]"],
+    );
 
     std::fs::write(&python, "#!/bin/sh\nexit 0\n").unwrap();
     let run = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]);
-    assert_check(&run.json(), "client.runtime", "ok", &["imports the MCP SDK"], &[]);
+    assert_check(
+        &run.json(),
+        "client.runtime",
+        "ok",
+        &["imports the MCP SDK"],
+        &[],
+    );
 }
