@@ -443,7 +443,7 @@ fn is_executable(_path: &Path) -> bool {
 fn timeout_checks(client: &ClientConfig, entry: &ServerEntry) -> Vec<Check> {
     client_rules()
         .iter()
-        .filter(|rule| client.id.starts_with(rule.client))
+        .filter(|rule| client.id == rule.client)
         .filter_map(|rule| {
             let value = entry.raw.get(rule.key)?;
             let number = value

@@ -1360,3 +1360,78 @@ fn hermes_without_the_mcp_sdk_is_a_failure() {
         &[],
     );
 }
+
+#[test]
+fn a_hanging_entry_command_is_bounded_and_killed() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let pids = machine.home.path().join("pids");
+    let hanging = machine.home.path().join("stuck/obsmcp");
+    std::fs::create_dir_all(hanging.parent().unwrap()).unwrap();
+    std::fs::write(
+        &hanging,
+        format!(
+            "#!/bin/sh\necho $$ >> {}\nexec /bin/sleep 60\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&hanging, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut entry = Machine::our_entry(&machine.vault);
+    entry["command"] = json!(hanging);
+    machine.claude(json!({"obsidian": entry}));
+
+    let run = machine.doctor(&["--json", "--probe-bridge"]);
+    assert!(
+        run.elapsed < Duration::from_secs(8),
+        "took {:?}",
+        run.elapsed
+    );
+    let report = run.json();
+    assert_check(
+        &report,
+        "client.binary",
+        "fail",
+        &["does not run", "no answer within 2 s"],
+        &["--fix"],
+    );
+    assert_check(
+        &report,
+        "client.probe",
+        "fail",
+        &["did not finish initialize + tools/list within 5 s"],
+        &[],
+    );
+    let started = std::fs::read_to_string(&pids).unwrap();
+    let pids: Vec<u32> = started.lines().map(|pid| pid.parse().unwrap()).collect();
+    assert_eq!(pids.len(), 2, "one --version run and one probe");
+    for pid in pids {
+        assert!(
+            crate::support::wait_until(Duration::from_secs(2), || !crate::support::process_alive(
+                pid
+            )),
+            "child {pid} was left running"
+        );
+    }
+}
+
+#[test]
+fn a_bundle_that_cannot_be_written_is_a_clear_error() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let target = machine.home.path().join("no/such/folder/report.zip");
+    let run = machine.doctor(&[
+        "--vault",
+        machine.vault.to_str().unwrap(),
+        "--bundle",
+        target.to_str().unwrap(),
+    ]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("could not write the support bundle"),
+        "{}",
+        run.stderr
+    );
+    assert!(!target.exists());
+}
