@@ -39,8 +39,8 @@ pub(crate) struct BundleInput<'a> {
     pub(crate) clients: &'a [ClientConfig],
     /// Tokens known from the vaults' `data.json`, to be scrubbed wherever they appear.
     pub(crate) tokens: &'a [String],
-    /// Folder of the diagnostics log.
-    pub(crate) log_folder: PathBuf,
+    /// Folders where the bridge may keep its diagnostics log, most likely first.
+    pub(crate) log_folders: Vec<PathBuf>,
 }
 
 /// Writes the archive to `path` (through a temporary file, so a failed run leaves no half archive).
@@ -55,7 +55,7 @@ pub(crate) fn write(path: &Path, input: &BundleInput<'_>) -> anyhow::Result<Vec<
             pretty(&client_entries(client, input.tokens)),
         ));
     }
-    let (log_name, tail) = log_tail(&input.log_folder, input.tokens);
+    let (log_name, tail) = log_tail(&input.log_folders, input.tokens);
     files.push(("diagnostics-log-tail.jsonl".to_owned(), tail));
     files.push(("README.txt".to_owned(), readme(log_name.as_deref())));
 
@@ -212,8 +212,8 @@ fn scrub(text: &str, tokens: &[String]) -> String {
 }
 
 /// The last lines of the newest diagnostics log, with content-bearing keys removed.
-fn log_tail(folder: &Path, tokens: &[String]) -> (Option<String>, String) {
-    let newest = [folder.to_owned(), folder.join("logs")]
+fn log_tail(folders: &[PathBuf], tokens: &[String]) -> (Option<String>, String) {
+    let newest = folders
         .iter()
         .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten())
         .filter(|entry| {

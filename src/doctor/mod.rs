@@ -102,7 +102,7 @@ pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
             report: &examination.report,
             clients: &examination.clients,
             tokens: &examination.tokens,
-            log_folder: environment.state_home(),
+            log_folders: log_folders(&environment),
         };
         let files = bundle::write(path, &input)
             .with_context(|| format!("could not write the support bundle `{}`", path.display()))?;
@@ -117,6 +117,23 @@ pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Where the bridge keeps its diagnostics log (`bridge.log`, rotated to `bridge.log.1`): the state folder, and
+/// `~/Library/Logs/obsmcp` on macOS.
+fn log_folders(environment: &Environment) -> Vec<PathBuf> {
+    let mut folders = vec![environment.state_home()];
+    if environment.os() == obsmcp_installer::environment::Os::MacOs {
+        folders.insert(
+            0,
+            environment
+                .home()
+                .join("Library")
+                .join("Logs")
+                .join("obsmcp"),
+        );
+    }
+    folders
 }
 
 /// Checks everything once.

@@ -695,7 +695,13 @@ fn probe_bridge_runs_the_exact_entry_and_reports_what_the_client_would_see() {
         .claude(json!({"obsidian": Machine::our_entry(&machine.vault), "obsidian-broken": broken}));
     let host = PluginHost::start(&machine.vault, port, TOKEN, &[]);
 
-    let run = machine.doctor(&["--json", "--probe-bridge"]);
+    let bundle = machine.home.path().join("probe.zip");
+    let run = machine.doctor(&[
+        "--json",
+        "--probe-bridge",
+        "--bundle",
+        bundle.to_str().unwrap(),
+    ]);
     let report = run.json();
     let probes = checks(&report, "client.probe");
     assert_eq!(probes.len(), 2, "{report:#}");
@@ -734,6 +740,20 @@ fn probe_bridge_runs_the_exact_entry_and_reports_what_the_client_would_see() {
         "the child's own error is quoted: {bad:#}"
     );
     assert_eq!(run.code, 1);
+    // The probed bridge wrote its own diagnostics log into the temporary home; the bundle carries its tail.
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(&bundle).unwrap()).unwrap();
+    let mut tail = String::new();
+    archive
+        .by_name("diagnostics-log-tail.jsonl")
+        .unwrap()
+        .read_to_string(&mut tail)
+        .unwrap();
+    assert!(
+        tail.lines()
+            .any(|line| line.contains("\"event\":\"start\"")),
+        "{tail}"
+    );
+    assert!(!tail.contains(TOKEN));
     host.stop();
 }
 
@@ -855,7 +875,7 @@ fn the_bundle_holds_the_report_entries_and_log_tail_with_secrets_redacted() {
                 + "\n"
         })
         .collect();
-    std::fs::write(log_dir.join("bridge.log.jsonl"), log).unwrap();
+    std::fs::write(log_dir.join("bridge.log"), log).unwrap();
     let bundle = machine.home.path().join("report.zip");
 
     let run = machine.doctor(&["--json", "--bundle", bundle.to_str().unwrap()]);
