@@ -1455,3 +1455,48 @@ fn a_bundle_that_cannot_be_written_is_a_clear_error() {
     );
     assert!(!target.exists());
 }
+
+#[test]
+fn an_entry_for_a_vault_that_is_gone_fails_at_the_entry_and_the_vault() {
+    let machine = Machine::new();
+    let gone = machine.home.path().join("Moved away");
+    machine.claude(json!({"obsidian": Machine::our_entry(&gone)}));
+    let run = machine.doctor(&["--json"]);
+    assert_eq!(run.code, 1);
+    let report = run.json();
+    assert_check(
+        &report,
+        "client.entry",
+        "fail",
+        &["Moved away", "does not exist"],
+        &["--vault <the vault's folder>"],
+    );
+    assert_check(
+        &report,
+        "vault.folder",
+        "fail",
+        &["Moved away", "does not exist"],
+        &["obsmcp setup --vault"],
+    );
+}
+
+#[test]
+fn a_broken_obsidian_vault_list_is_a_warning_and_the_rest_goes_on() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
+    let registry = machine.home.path().join(".config/obsidian");
+    std::fs::create_dir_all(&registry).unwrap();
+    std::fs::write(registry.join("obsidian.json"), "{\"vaults\": {").unwrap();
+    let run = machine.doctor(&["--json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let report = run.json();
+    assert_check(
+        &report,
+        "vaults.registry",
+        "warn",
+        &["obsidian.json", "not valid"],
+        &["open Obsidian once"],
+    );
+    assert_check(&report, "vaults.found", "ok", &["1 vault"], &[]);
+}
