@@ -100,6 +100,29 @@ pub(crate) struct NoteMetadata {
     pub(crate) blocks: Vec<(String, Block)>,
 }
 
+impl NoteMetadata {
+    /// Keeps only what the tools read (frontmatter, links and embeds by target and line, tags, headings, blocks):
+    /// sections, list items and the links' source and display text are dropped, which roughly halves the memory
+    /// a large vault's index takes.
+    pub(crate) fn slim(mut self) -> Self {
+        self.sections = Vec::new();
+        self.list_items = Vec::new();
+        for link in self.links.iter_mut().chain(self.embeds.iter_mut()) {
+            link.original = String::new();
+            link.display_text = String::new();
+        }
+        for link in &mut self.frontmatter_links {
+            link.original = String::new();
+            link.display_text = String::new();
+        }
+        self.links.shrink_to_fit();
+        self.embeds.shrink_to_fit();
+        self.tags.shrink_to_fit();
+        self.headings.shrink_to_fit();
+        self
+    }
+}
+
 /// One line of the note: its text without the line break, and where it starts.
 struct Line<'a> {
     text: &'a str,

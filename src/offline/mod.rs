@@ -64,8 +64,21 @@ pub(crate) struct OfflineVault {
     real_root: PathBuf,
     config_dir: String,
     read_only: bool,
-    snapshot: Mutex<Option<Arc<Snapshot>>>,
+    refresh_interval: Duration,
+    state: Mutex<State>,
 }
+
+/// The index and when it was last checked against the folder.
+#[derive(Default)]
+struct State {
+    snapshot: Option<Arc<Snapshot>>,
+    checked: Option<Instant>,
+}
+
+/// How long an index is used without checking the folder again, by default. Offline mode never writes, so only
+/// edits made outside (another editor, a sync tool) can change the vault meanwhile; a second of delay for those
+/// spares a walk of the whole folder on every call of an agent's burst.
+pub(crate) const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The `_meta` key that marks an offline result.
 pub(crate) const SOURCE_META_KEY: &str = "obsmcp/source";
@@ -84,7 +97,20 @@ impl OfflineVault {
         }
         let config_dir = config_dir.unwrap_or(".obsidian").trim_matches('/').to_string();
         let read_only = obsmcp_installer::plugin_data::read(&root, &config_dir).is_ok_and(|data| data.read_only);
-        Ok(Self { root, real_root, config_dir, read_only, snapshot: Mutex::new(None) })
+        Ok(Self {
+            root,
+            real_root,
+            config_dir,
+            read_only,
+            refresh_interval: DEFAULT_REFRESH_INTERVAL,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    /// Sets how long the index is trusted before the folder is checked again (zero: check on every call).
+    pub(crate) fn with_refresh_interval(mut self, interval: Duration) -> Self {
+        self.refresh_interval = interval;
+        self
     }
 
     /// Overrides the read-only state reported by `vault_info` (the plugin's setting, when the caller knows it).
@@ -109,18 +135,25 @@ impl OfflineVault {
     }
 
     /// Brings the index up to date with the folder (builds it on first use) and returns it.
-    fn fresh_snapshot(&self) -> Arc<Snapshot> {
-        let mut guard = self.snapshot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let next = Snapshot::refresh(&self.root, &self.real_root, &self.config_dir, guard.as_deref());
-        let next = Arc::new(next);
-        *guard = Some(Arc::clone(&next));
-        next
+    fn fresh_snapshot(&self, force: bool) -> Arc<Snapshot> {
+        let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let recent = state.checked.is_some_and(|checked| checked.elapsed() < self.refresh_interval);
+        if let (Some(snapshot), true, false) = (&state.snapshot, recent, force) {
+            return Arc::clone(snapshot);
+        }
+        let changed = Snapshot::refresh_if_changed(&self.root, &self.real_root, &self.config_dir, state.snapshot.as_deref());
+        state.checked = Some(Instant::now());
+        if let Some(next) = changed {
+            state.snapshot = Some(Arc::new(next));
+        }
+        Arc::clone(state.snapshot.as_ref().expect("the first check builds the index"))
     }
 
-    /// Builds (or refreshes) the index now and says how long it took; the first tool call does this lazily.
+    /// Builds (or checks against the folder) the index now and says how long it took; the first tool call does this
+    /// lazily.
     pub(crate) fn warm(&self) -> (Duration, IndexStats) {
         let started = Instant::now();
-        let snapshot = self.fresh_snapshot();
+        let snapshot = self.fresh_snapshot(true);
         (started.elapsed(), stats_of(&snapshot))
     }
 
@@ -131,7 +164,7 @@ impl OfflineVault {
         let outcome = match served {
             Served::NeedsObsidian => Err(paths::ToolError(tools::needs_obsidian(name))),
             Served::Disk => {
-                let snapshot = self.fresh_snapshot();
+                let snapshot = self.fresh_snapshot(false);
                 let ctx = Context {
                     snapshot: &snapshot,
                     root: &self.root,
@@ -258,6 +291,7 @@ mod tests {
     #[test]
     fn edits_on_disk_are_seen_by_the_next_call() {
         let (dir, offline) = vault(&[("a.md", "old [[b]]"), ("b.md", "")]);
+        let offline = offline.with_refresh_interval(Duration::ZERO);
         let first = offline.call_tool("backlinks", json!({"path": "b"})).unwrap();
         assert!(text(&first).contains(r#""total":1"#), "{}", text(&first));
         std::fs::write(dir.path().join("a.md"), "new text, no link, longer").unwrap();
@@ -266,6 +300,19 @@ mod tests {
         std::fs::write(dir.path().join("c.md"), "[[b]]").unwrap();
         let third = offline.call_tool("backlinks", json!({"path": "b"})).unwrap();
         assert!(text(&third).contains(r#""path":"c.md""#), "{}", text(&third));
+    }
+
+    #[test]
+    fn the_index_is_trusted_for_the_refresh_interval_then_checked() {
+        let (dir, offline) = vault(&[("a.md", "one")]);
+        let offline = offline.with_refresh_interval(Duration::from_millis(300));
+        assert!(text(&offline.call_tool("search", json!({"query": "one"})).unwrap()).contains(r#""total_matches":1"#));
+        std::fs::write(dir.path().join("b.md"), "one more").unwrap();
+        let soon = offline.call_tool("search", json!({"query": "one"})).unwrap();
+        assert!(text(&soon).contains(r#""total_matches":1"#), "within the interval: {}", text(&soon));
+        std::thread::sleep(Duration::from_millis(350));
+        let later = offline.call_tool("search", json!({"query": "one"})).unwrap();
+        assert!(text(&later).contains(r#""total_matches":2"#), "after the interval: {}", text(&later));
     }
 
     #[test]

@@ -69,6 +69,11 @@ pub(crate) fn clean_vault_path(raw: &str, config_dir: &str, what: &str) -> Resul
 
 /// Whether a normalized vault path is the config folder or inside it (compared case-insensitively).
 pub(crate) fn is_in_config_dir(path: &str, config_dir: &str) -> bool {
+    let first = |text: &str| text.chars().next().map(|c| c.to_lowercase().to_string());
+    // Listings ask this for every file: most paths differ from the config folder in their first character.
+    if first(path) != first(config_dir.trim_start_matches('/')) {
+        return false;
+    }
     let config = config_dir.trim_matches('/').to_lowercase();
     let lower = path.to_lowercase();
     !config.is_empty() && (lower == config || lower.starts_with(&format!("{config}/")))

@@ -20,7 +20,7 @@ use std::time::SystemTime;
 use super::markdown::{self, NoteMetadata};
 
 /// One file of the vault.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FileEntry {
     pub(crate) path: String,
     pub(crate) extension: String,
@@ -198,9 +198,27 @@ pub(crate) fn read_text(path: &Path) -> std::io::Result<String> {
 }
 
 impl Snapshot {
+    /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change; `None` when
+    /// nothing changed at all since `previous` (the common case: it then stays in use as it is).
+    pub(crate) fn refresh_if_changed(
+        root: &Path,
+        real_root: &Path,
+        config_dir: &str,
+        previous: Option<&Snapshot>,
+    ) -> Option<Snapshot> {
+        let listing = walk(root, real_root, config_dir);
+        if previous.is_some_and(|previous| previous.files == listing.files && previous.folders == listing.folders) {
+            return None;
+        }
+        Some(Self::build(root, listing, previous))
+    }
+
     /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change.
     pub(crate) fn refresh(root: &Path, real_root: &Path, config_dir: &str, previous: Option<&Snapshot>) -> Snapshot {
-        let listing = walk(root, real_root, config_dir);
+        Self::build(root, walk(root, real_root, config_dir), previous)
+    }
+
+    fn build(root: &Path, listing: Listing, previous: Option<&Snapshot>) -> Snapshot {
         let mut snapshot = Snapshot {
             by_path: HashMap::with_capacity(listing.files.len()),
             folder_set: listing.folders.iter().cloned().collect(),
@@ -391,7 +409,7 @@ fn read_notes(root: &Path, files: &[FileEntry], wanted: &[usize]) -> Vec<(usize,
             return None;
         }
         let text = read_text(&super::paths::full_path(root, &file.path)).ok()?;
-        let meta = markdown::parse(&text);
+        let meta = markdown::parse(&text).slim();
         Some((index, Note { text, meta, mtime: file.mtime, size: file.size }))
     };
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
@@ -488,11 +506,12 @@ mod tests {
     fn refresh_rereads_only_changed_notes() {
         let (dir, first) = vault(&[("a.md", "[[b]]"), ("b.md", "")]);
         let real = std::fs::canonicalize(dir.path()).unwrap();
+        assert!(Snapshot::refresh_if_changed(dir.path(), &real, ".obsidian", Some(&first)).is_none());
         let same = Snapshot::refresh(dir.path(), &real, ".obsidian", Some(&first));
         assert!(Arc::ptr_eq(&first.notes["a.md"], &same.notes["a.md"]));
         std::fs::write(dir.path().join("a.md"), "[[c]] and more").unwrap();
         std::fs::write(dir.path().join("c.md"), "").unwrap();
-        let changed = Snapshot::refresh(dir.path(), &real, ".obsidian", Some(&same));
+        let changed = Snapshot::refresh_if_changed(dir.path(), &real, ".obsidian", Some(&same)).expect("a change is seen");
         assert_eq!(changed.links["a.md"].resolved, vec![("c.md".to_string(), 1)]);
         assert!(Arc::ptr_eq(&same.notes["b.md"], &changed.notes["b.md"]));
     }

@@ -217,6 +217,12 @@ fn fixed_calls() -> Vec<Call> {
         call("outgoing_links", json!({"path": "Home", "limit": 2})),
         call("note_metadata", json!({"path": "Home", "limit": 1})),
         call("outline", json!({"path": "Home", "limit": 1})),
+        call("outline", json!({"path": "Home", "limit": 1, "cursor": "1"})),
+        call("outgoing_links", json!({"path": "Home", "limit": 2, "cursor": "2"})),
+        call("search", json!({"query": "ÜBER uns"})),
+        call("search", json!({"query": "a.b"})),
+        call("search", json!({"query": "two\nlines"})),
+        call("search", json!({"query": "(a+)+", "regex": true})),
         call("daily_note", json!({"date": "2026-03-14"})),
         call("daily_note", json!({"date": "2026-03-14", "max_chars": 100})),
         call("daily_note", json!({"date": "2026-03-15"})),
@@ -232,7 +238,8 @@ fn fixed_calls() -> Vec<Call> {
                 {"tool": "read_note", "arguments": {"path": 3}},
                 {"tool": "create_note", "arguments": {"path": "x"}},
                 {"tool": "batch", "arguments": {}},
-                {"tool": "tags"}
+                {"tool": "tags"},
+                {"tool": "daily_note", "arguments": {"date": "2026-03-14"}}
             ], "max_chars": 3000}),
         ),
         call("batch", json!({"calls": []})),
@@ -368,7 +375,7 @@ fn offline_never_writes_and_says_obsidian_must_be_open() {
         ("set_property", json!({"path": "Home", "key": "k", "value": 1})),
         ("move_note", json!({"path": "Home", "new_path": "Moved"})),
         ("delete_note", json!({"path": "Home"})),
-        ("daily_note", json!({"date": "2030-01-01", "create": true})),
+        ("create_daily_note", json!({"date": "2030-01-01"})),
         ("active_note", json!({})),
     ] {
         let result = offline.call_tool(tool, arguments).unwrap();

@@ -165,6 +165,7 @@ pub(super) fn outgoing_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Outpu
     let path = args.required_string("path", 1, usize::MAX)?;
     let unresolved_only = args.boolean("unresolved_only", false)?;
     let limit = args.limit(200)?;
+    let cursor = args.cursor()?;
     let note = ctx.resolve_markdown(&path)?;
     let source = &note.file.path;
     let links: Vec<Value> = ctx
@@ -181,12 +182,16 @@ pub(super) fn outgoing_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Outpu
         })
         .unwrap_or_default();
     let unresolved = links.iter().filter(|link| link["resolved"].is_null()).count();
+    let offset = offset_from_cursor(cursor.as_deref())?;
+    let page: Vec<&Value> = links.iter().skip(offset).take(limit).collect();
+    let (truncated, next_cursor) = paged(offset, page.len(), links.len());
     Ok(Output::Json(json!({
         "path": source,
         "total": links.len(),
         "unresolved": unresolved,
-        "links": links.iter().take(limit).collect::<Vec<_>>(),
-        "truncated": links.len() > limit,
+        "links": page,
+        "truncated": truncated,
+        "next_cursor": next_cursor,
     })))
 }
 

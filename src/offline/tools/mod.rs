@@ -56,7 +56,7 @@ pub(crate) fn served(name: &str) -> Option<Served> {
         "vault_info" | "list_files" | "read_note" | "search" | "note_metadata" | "outline" | "backlinks"
         | "outgoing_links" | "unresolved_links" | "orphans" | "tags" | "files_by_tag" | "daily_note"
         | "recent_files" | "batch" => Served::Disk,
-        "active_note" | "create_note" | "str_replace" | "patch_section" | "append" | "insert_at_line"
+        "active_note" | "create_note" | "create_daily_note" | "str_replace" | "patch_section" | "append" | "insert_at_line"
         | "set_property" | "delete_property" | "move_note" | "delete_note" => Served::NeedsObsidian,
         _ => return None,
     })

@@ -21,7 +21,13 @@ pub(crate) fn content_hash(text: &str) -> String {
 pub(super) fn vault_info(ctx: &Context<'_>) -> Result<Output, ToolError> {
     let snapshot = ctx.snapshot;
     let outside_config = |path: &str| !is_in_config_dir(path, ctx.config_dir);
-    let name = ctx.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // `path.resolve(vault).basename`: the folder's own name, even when the vault was given as "." or a relative path.
+    let absolute = std::path::absolute(ctx.root).unwrap_or_else(|_| ctx.real_root.to_path_buf());
+    let name = absolute
+        .file_name()
+        .or_else(|| ctx.real_root.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     Ok(Output::Json(json!({
         "name": name,
         "notes": snapshot.markdown_files().filter(|f| outside_config(&f.path)).count(),
@@ -44,20 +50,22 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
 
     let folder = ctx.resolve_folder(&folder_arg)?;
     let extension = extension.map(|e| e.strip_prefix('.').unwrap_or(&e).to_lowercase());
+    let folder_prefix = format!("{folder}/");
     let under = |path: &str| -> bool {
         let parent = super::super::vault::parent_path(path);
         let parent = if parent == "/" { "" } else { parent };
         if recursive {
-            folder.is_empty() || path.starts_with(&format!("{folder}/"))
+            folder.is_empty() || path.starts_with(&folder_prefix)
         } else {
             parent == folder
         }
     };
-    let mut entries: Vec<(String, Value)> = Vec::new();
+    // Sorted as plain references first; only the requested window is turned into JSON.
+    let mut entries: Vec<(&str, Option<&super::super::vault::FileEntry>)> = Vec::new();
     if include_folders {
         for path in &ctx.snapshot.folders {
             if under(path) && !is_in_config_dir(path, ctx.config_dir) {
-                entries.push((path.clone(), json!({"path": path, "type": "folder"})));
+                entries.push((path.as_str(), None));
             }
         }
     }
@@ -68,15 +76,20 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
         if extension.as_ref().is_some_and(|wanted| file.extension.to_lowercase() != *wanted) {
             continue;
         }
-        entries.push((
-            file.path.clone(),
-            json!({"path": file.path, "type": "file", "size": file.size, "mtime": iso_time(file.mtime)}),
-        ));
+        entries.push((file.path.as_str(), Some(file)));
     }
-    entries.sort_by(|a, b| js_cmp(&a.0, &b.0));
+    entries.sort_by(|a, b| js_cmp(a.0, b.0));
     let total = entries.len();
     let offset = offset_from_cursor(cursor.as_deref())?;
-    let window: Vec<Value> = entries.into_iter().skip(offset).take(limit).map(|(_, entry)| entry).collect();
+    let window: Vec<Value> = entries
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|(path, file)| match file {
+            Some(file) => json!({"path": path, "type": "file", "size": file.size, "mtime": iso_time(file.mtime)}),
+            None => json!({"path": path, "type": "folder"}),
+        })
+        .collect();
     let count = count_within_budget(&window, max_chars.saturating_sub(200));
     let page: Vec<Value> = window.into_iter().take(count).collect();
     let (truncated, next_cursor) = paged(offset, page.len(), total);
@@ -253,6 +266,7 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
 pub(super) fn outline(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
     let path = args.required_string("path", 1, usize::MAX)?;
     let limit = args.limit(300)?;
+    let cursor = args.cursor()?;
     let note = ctx.resolve_markdown(&path)?;
     let headings: Vec<Value> = match ctx.snapshot.note(&note.file.path) {
         Some(entry) => entry
@@ -270,11 +284,15 @@ pub(super) fn outline(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
         }
     };
     let total = headings.len();
+    let offset = offset_from_cursor(cursor.as_deref())?;
+    let page: Vec<Value> = headings.into_iter().skip(offset).take(limit).collect();
+    let (truncated, next_cursor) = paged(offset, page.len(), total);
     Ok(Output::Json(json!({
         "path": note.file.path,
-        "headings": headings.into_iter().take(limit).collect::<Vec<_>>(),
+        "headings": page,
         "total": total,
-        "truncated": total > limit,
+        "truncated": truncated,
+        "next_cursor": next_cursor,
     })))
 }
 

@@ -18,16 +18,51 @@ use super::{Args, Context, Output};
 /// Finds the first match in a line: its UTF-16 index.
 enum Matcher {
     Exact(String),
-    /// ASCII-only case-insensitive search for an ASCII query (`(?i-u)` on bytes).
-    AsciiFold(regex::bytes::Regex, String),
-    /// Full lower-casing of both sides, as `toLowerCase().indexOf()` does.
-    Lowered(String),
-    Pattern(Regex),
+    /// An ASCII query ignoring case: `(?i-u)` on bytes folds ASCII letters only, exactly as a JavaScript regex with
+    /// the `i` flag and no `u` flag does (it never folds a non-ASCII character to an ASCII one).
+    AsciiFold(regex::bytes::Regex),
+    /// Any other query ignoring case: each character as the class of characters JavaScript's `i` flag equates with it.
+    Folded(Regex),
+    /// The line regex, and the same pattern in multi-line mode to skip notes with no match at all.
+    Pattern(Regex, Option<Regex>),
 }
 
-/// The two characters whose lower case contains ASCII letters, which the ASCII fast path would miss.
-fn lowers_to_ascii(text: &str) -> bool {
-    text.contains(['\u{212A}', '\u{130}'])
+/// JavaScript's `Canonicalize` for a regex with the `i` flag and no `u` flag: the upper case of a character when it
+/// is a single character and does not turn a non-ASCII character into an ASCII one.
+fn js_canonicalize(c: char) -> char {
+    if c as u32 > 0xFFFF {
+        // Outside the BMP a non-unicode regex sees two surrogates, which have no case.
+        return c;
+    }
+    let mut upper = c.to_uppercase();
+    match (upper.next(), upper.next()) {
+        (Some(u), None) if !(c as u32 >= 128 && (u as u32) < 128) && u as u32 <= 0xFFFF => u,
+        _ => c,
+    }
+}
+
+/// The query as a pattern matching what `new RegExp(escaped, "i")` matches.
+fn js_ignore_case_pattern(query: &str) -> String {
+    let mut pattern = String::new();
+    for c in query.chars() {
+        let canonical = js_canonicalize(c);
+        let mut members: Vec<char> = vec![c, canonical];
+        members.extend(canonical.to_lowercase());
+        members.extend(c.to_lowercase());
+        members.retain(|&m| js_canonicalize(m) == canonical);
+        members.sort_unstable();
+        members.dedup();
+        if members.len() == 1 {
+            pattern.push_str(&regex::escape(&c.to_string()));
+        } else {
+            pattern.push('[');
+            for member in members {
+                pattern.push_str(&regex::escape(&member.to_string()));
+            }
+            pattern.push(']');
+        }
+    }
+    pattern
 }
 
 /// `hasNestedQuantifier`: whether a pattern repeats a group that itself holds an unbounded repetition (`(a+)+`).
@@ -103,57 +138,46 @@ impl Matcher {
             }
             let pattern = translate_js_regex(query);
             let built = regex::RegexBuilder::new(&pattern).case_insensitive(!case_sensitive).build();
+            // A match inside one line is a match of the whole text in multi-line mode (`^`, `$` and `\b` see a
+            // line break as a line edge), so a note the whole-text test rejects has no matching line. Not for
+            // `\A` / `\z`, which mean the line's edges when tested per line.
+            let whole = (!query.contains("\\A") && !query.contains("\\z"))
+                .then(|| regex::RegexBuilder::new(&pattern).case_insensitive(!case_sensitive).multi_line(true).build().ok())
+                .flatten();
             return built
-                .map(Matcher::Pattern)
+                .map(|line| Matcher::Pattern(line, whole))
                 .map_err(|error| ToolError(format!("invalid regular expression {}: {}", quote(query), first_line(&error.to_string()))));
         }
         if case_sensitive {
             return Ok(Matcher::Exact(query.to_string()));
         }
+        let failed = |error: regex::Error| ToolError(format!("search query cannot be used: {}", first_line(&error.to_string())));
         if query.is_ascii() {
             let pattern = format!("(?i-u){}", regex::escape(query));
-            if let Ok(built) = regex::bytes::RegexBuilder::new(&pattern).unicode(false).build() {
-                return Ok(Matcher::AsciiFold(built, query.to_lowercase()));
-            }
+            return regex::bytes::RegexBuilder::new(&pattern).unicode(false).build().map(Matcher::AsciiFold).map_err(failed);
         }
-        Ok(Matcher::Lowered(query.to_lowercase()))
+        Regex::new(&js_ignore_case_pattern(query)).map(Matcher::Folded).map_err(failed)
     }
 
-    /// Whether the whole text can hold a match (text mode only; a regex always needs the line scan).
+    /// Whether the whole text can hold a match: false only when no line of it can.
     fn may_match(&self, text: &str) -> bool {
         match self {
             Matcher::Exact(query) => text.contains(query.as_str()),
-            Matcher::AsciiFold(regex, needle) => {
-                if lowers_to_ascii(text) {
-                    text.to_lowercase().contains(needle.as_str())
-                } else {
-                    regex.is_match(text.as_bytes())
-                }
-            }
-            Matcher::Lowered(needle) => text.to_lowercase().contains(needle.as_str()),
-            Matcher::Pattern(_) => true,
+            Matcher::AsciiFold(regex) => regex.is_match(text.as_bytes()),
+            Matcher::Folded(regex) => regex.is_match(text),
+            // `$` does not match before a "\r", so notes with CRLF line breaks are always scanned line by line.
+            Matcher::Pattern(_, whole) => whole.as_ref().is_none_or(|whole| text.contains('\r') || whole.is_match(text)),
         }
     }
 
     fn find(&self, line: &str) -> Option<usize> {
-        match self {
-            Matcher::Exact(query) => line.find(query.as_str()).map(|at| utf16_len(&line[..at])),
-            Matcher::AsciiFold(regex, needle) => {
-                if lowers_to_ascii(line) {
-                    lowered_index(line, needle)
-                } else {
-                    regex.find(line.as_bytes()).map(|found| utf16_len(&line[..found.start()]))
-                }
-            }
-            Matcher::Lowered(needle) => lowered_index(line, needle),
-            Matcher::Pattern(regex) => regex.find(line).map(|found| utf16_len(&line[..found.start()])),
-        }
+        let start = match self {
+            Matcher::Exact(query) => line.find(query.as_str()),
+            Matcher::AsciiFold(regex) => regex.find(line.as_bytes()).map(|found| found.start()),
+            Matcher::Folded(regex) | Matcher::Pattern(regex, _) => regex.find(line).map(|found| found.start()),
+        }?;
+        Some(utf16_len(&line[..start]))
     }
-}
-
-fn lowered_index(line: &str, needle: &str) -> Option<usize> {
-    let lowered = line.to_lowercase();
-    lowered.find(needle).map(|at| utf16_len(&lowered[..at]))
 }
 
 fn first_line(text: &str) -> String {
@@ -267,7 +291,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         // refuses to quote it).
         let Some(note) = ctx.snapshot.note(&file.path) else { continue };
         let text = note.text.as_str();
-        if !regex && !matcher.may_match(text) {
+        if !matcher.may_match(text) {
             continue;
         }
         let lines = split_lines(text);
@@ -349,14 +373,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn text_matching_follows_javascript_lowercasing() {
+    fn text_matching_ignores_case_like_a_javascript_i_regex() {
         let m = Matcher::new("straße", false, false).unwrap();
-        assert_eq!(m.find("Die STRASSE"), None, "toLowerCase does not fold ß to ss");
-        assert_eq!(m.find("Die Straße"), Some(4));
+        assert_eq!(m.find("Die STRASSE"), None, "ß has no one-character upper case, so it matches only itself");
+        assert_eq!(m.find("Die STRAßE"), Some(4));
+        assert_eq!(m.find("die Straẞe"), None, "ẞ and ß do not fold together without the u flag");
         let ascii = Matcher::new("kelvin", false, false).unwrap();
-        assert_eq!(ascii.find("\u{212A}elvin"), Some(0), "KELVIN SIGN lower-cases to k");
+        assert_eq!(ascii.find("\u{212A}elvin"), None, "KELVIN SIGN is not folded to k");
         assert_eq!(ascii.find("😀 KELVIN"), Some(3), "the index counts UTF-16 units");
         assert!(Matcher::new("ſ", false, false).unwrap().find("S").is_none());
+        assert_eq!(Matcher::new("über", false, false).unwrap().find("ÜBER"), Some(0));
+        assert_eq!(Matcher::new("a.b", false, false).unwrap().find("axb"), None, "the query is literal");
     }
 
     #[test]

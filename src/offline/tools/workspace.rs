@@ -261,33 +261,25 @@ fn format_day(day: Day, format: &str) -> String {
 
 pub(super) fn daily_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
     let date = args.string("date", "today", 0, 40)?;
-    let create = args.boolean("create", false)?;
     let max_chars = args.max_chars()?;
     let settings = daily_note_settings(ctx);
     let day = parse_daily_date(&date)?;
     let name = format_day(day, &settings.format);
     let raw = if settings.folder.is_empty() { format!("{name}.md") } else { format!("{}/{name}.md", settings.folder) };
     let path = new_note_path(ctx, &raw, "daily note path")?;
-    if let Some(file) = ctx.file(&path) {
-        let text = ctx.text_of(file)?;
-        let lines = split_lines(&text).len();
-        return Ok(render_read(&file.path, &text, 0, lines, max_chars, None));
-    }
     if ctx.snapshot.is_folder(&path) {
         return Err(ToolError(format!("{path} is a folder, not a daily note")));
     }
-    if !create {
+    let Some(file) = ctx.file(&path) else {
         return Err(ToolError(format!(
-            "no daily note for {} (it would be {}); pass create: true to create it",
+            "no daily note for {} (it would be {}); create_daily_note creates it",
             format_day(day, "YYYY-MM-DD"),
             quote(&path)
         )));
-    }
-    Err(ToolError(format!(
-        "creating a daily note needs Obsidian to be open: the vault is being served from disk because the obsmcp \
-         plugin is not reachable. {} does not exist yet; open the vault in Obsidian and retry",
-        quote(&path)
-    )))
+    };
+    let text = ctx.text_of(file)?;
+    let lines = split_lines(&text).len();
+    Ok(render_read(&file.path, &text, 0, lines, max_chars, None))
 }
 
 /// `newNotePath`: a vault path for a note about to exist.
@@ -302,10 +294,16 @@ fn new_note_path(ctx: &Context<'_>, raw: &str, what: &str) -> Result<String, Too
     if !path.to_lowercase().ends_with(".md") {
         path.push_str(".md");
     }
-    let name = path.rsplit('/').next().unwrap_or(&path);
-    if name.contains(['[', ']', '|', '#', '^']) {
+    if path.contains(['*', '"', '<', '>', ':', '|', '?']) {
         return Err(ToolError(format!(
-            "{what} {}: a note name cannot contain [ ] | # ^ (links could not reach it)",
+            "{what} {}: Obsidian file and folder names cannot contain * \" < > : | ?",
+            quote(raw)
+        )));
+    }
+    let name = path.rsplit('/').next().unwrap_or(&path);
+    if name.contains(['[', ']', '#', '^']) {
+        return Err(ToolError(format!(
+            "{what} {}: a note name cannot contain [ ] # ^ (links could not reach it)",
             quote(raw)
         )));
     }
@@ -321,9 +319,9 @@ const MIN_CALL_BUDGET: usize = 100;
 /// Room left for a result's own framing (read header, JSON envelope) when a call's max_chars is lowered.
 const FRAMING_RESERVE: usize = 300;
 /// The plugin's batchable tools: the read-only tools of these groups, in its order.
-const BATCHABLE: [&str; 14] = [
+const BATCHABLE: [&str; 15] = [
     "vault_info", "list_files", "read_note", "note_metadata", "outline", "search", "backlinks", "outgoing_links",
-    "unresolved_links", "orphans", "tags", "files_by_tag", "active_note", "recent_files",
+    "unresolved_links", "orphans", "tags", "files_by_tag", "active_note", "recent_files", "daily_note",
 ];
 
 pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -376,7 +374,10 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
             results.push(json!({"tool": tool, "ok": false, "error": reason}));
             continue;
         }
-        let takes_max_chars = matches!(tool.as_str(), "list_files" | "read_note" | "search" | "backlinks" | "files_by_tag" | "active_note");
+        let takes_max_chars = matches!(
+            tool.as_str(),
+            "list_files" | "read_note" | "search" | "backlinks" | "files_by_tag" | "active_note" | "daily_note"
+        );
         if takes_max_chars {
             let asked = match arguments.get("max_chars") {
                 None => Some(20_000),
