@@ -1500,3 +1500,30 @@ fn a_broken_obsidian_vault_list_is_a_warning_and_the_rest_goes_on() {
     );
     assert_check(&report, "vaults.found", "ok", &["1 vault"], &[]);
 }
+
+#[test]
+fn an_entry_that_finds_obsmcp_through_path_is_a_warning_and_fix_makes_it_absolute() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let mut entry = Machine::our_entry(&machine.vault);
+    entry["command"] = json!("obsmcp");
+    machine.claude(json!({"obsidian": entry}));
+    let run = machine.doctor(&["--json"]);
+    assert_eq!(run.code, 0);
+    assert_check(
+        &run.json(),
+        "client.binary",
+        "warn",
+        &["through PATH", "shorter PATH"],
+        &["absolute path"],
+    );
+
+    let fixed = machine.doctor(&["--json", "--fix"]);
+    assert_check(
+        &fixed.json(),
+        "client.binary",
+        "ok",
+        &[obsmcp_binary()],
+        &[],
+    );
+}
