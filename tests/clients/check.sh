@@ -8,6 +8,7 @@
 #   codex app-server mcpServerStatus/list → our tools, toolsError null
 #   hermes mcp test obsidian           → "✓ Connected" and "✓ Tools discovered"
 #   gemini mcp list                    → "Disabled" in an untrusted folder, "✓ obsidian … Connected" once trusted
+#   opencode mcp list                  → "✓ obsidian connected"
 # then `obsmcp uninstall` and each client must no longer know the server.
 #
 # Environment: OBSMCP_BIN (default: build with cargo), OBSMCP_CLIENTS_CACHE (default ~/.cache/obsmcp-client-checks).
@@ -25,21 +26,27 @@ step() { printf '== %s\n' "$1"; }
 # --- the pinned clients, installed once per lockfile ------------------------------------------------------------
 install_clients() {
   mkdir -p "$cache/npm"
-  local stamp; stamp="$(cat "$here/package-lock.json" "$here/requirements.txt" | sha256sum | cut -d' ' -f1)"
+  local stamp; stamp="$( (cat "$here/package-lock.json" "$here/requirements.txt"; echo "$opencode_version") | sha256sum | cut -d' ' -f1)"
   if [[ -f "$cache/stamp" && "$(cat "$cache/stamp")" == "$stamp" ]]; then return; fi
   step "installing the pinned clients into $cache"
   cp "$here/package.json" "$here/package-lock.json" "$cache/npm/"
   (cd "$cache/npm" && timeout 600 npm ci --no-audit --no-fund --loglevel=error)
+  # opencode's lockfile entry misses its other platforms' binaries (npm then refuses `npm ci`), so it is pinned
+  # by exact version and installed on its own.
+  rm -rf "$cache/opencode"
+  timeout 600 npm install --prefix "$cache/opencode" --no-audit --no-fund --loglevel=error "opencode-ai@$opencode_version"
   rm -rf "$cache/hermes"
   python3 -m venv "$cache/hermes"
   timeout 600 "$cache/hermes/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
   echo "$stamp" > "$cache/stamp"
 }
+opencode_version="1.18.33"
 install_clients
 claude="$cache/npm/node_modules/.bin/claude"
 codex="$cache/npm/node_modules/.bin/codex"
 hermes="$cache/hermes/bin/hermes"
 gemini="$cache/npm/node_modules/.bin/gemini"
+opencode="$cache/opencode/node_modules/.bin/opencode"
 
 # --- obsmcp and the plugin host -------------------------------------------------------------------------------------
 if [[ -z "${OBSMCP_BIN:-}" ]]; then
@@ -70,7 +77,7 @@ run() {
 }
 
 step "obsmcp setup on a throwaway home"
-run "$OBSMCP_BIN" setup --vault "$vault" --client claude-code --client codex --client hermes --client gemini --yes --json > "$work/setup.json"
+run "$OBSMCP_BIN" setup --vault "$vault" --client claude-code --client codex --client hermes --client gemini --client opencode --yes --json > "$work/setup.json"
 port="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vaults"][0]["port"])' "$work/setup.json")"
 token="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["token"])' "$vault/.obsidian/plugins/obsmcp/data.json")"
 node "$repo/obsidian-plugin/test/host.mjs" --vault "$vault" --port "$port" --token "$token" > "$work/host.out" 2> "$work/host.err" &
@@ -83,7 +90,7 @@ if [[ ! "$tools_total" =~ ^[1-9][0-9]*$ ]]; then fail "the bridge did not list i
 
 step "Claude Code $(run "$claude" --version 2>/dev/null | head -1)"
 out="$(cd "$home" && run timeout 90 "$claude" mcp get obsidian 2>&1 || true)"
-printf '%s\n' "$out" | sed 's/^/  | /'
+printf '%s\n' "$out" | sed 's/^/  | /' || true
 if grep -q "✔ Connected" <<<"$out"; then pass "claude mcp get obsidian: connected"; else fail "claude mcp get obsidian: not connected"; fi
 if grep -q -- "--vault" <<<"$out" && grep -qF "$OBSMCP_BIN" <<<"$out"; then pass "claude sees our command and args"; else fail "claude does not show our entry"; fi
 
@@ -98,7 +105,7 @@ fi
 
 step "Hermes Agent $(run "$hermes" --version 2>/dev/null | head -1)"
 out="$(cd "$home" && run timeout 120 "$hermes" mcp test obsidian 2>&1 || true)"
-printf '%s\n' "$out" | grep -v '^\s*$' | sed 's/^/  | /' | head -20
+printf '%s\n' "$out" | grep -v '^\s*$' | sed 's/^/  | /' | head -20 || true
 if grep -q "✓ Connected" <<<"$out"; then pass "hermes mcp test obsidian: connected"; else fail "hermes mcp test obsidian: not connected"; fi
 if grep -q "✓ Tools discovered: $tools_total" <<<"$out"; then pass "hermes discovered all $tools_total tools"; else fail "hermes did not discover $tools_total tools"; fi
 
@@ -108,8 +115,13 @@ if grep -q "obsidian: .* - Disabled" <<<"$out"; then pass "gemini lists obsidian
 # Trusting a folder is the user's decision (doctor reports it); the check makes it for its throwaway home.
 printf '{"%s": "TRUST_FOLDER"}\n' "$home" > "$home/.gemini/trustedFolders.json"
 out="$(cd "$home" && run timeout 90 "$gemini" mcp list 2>&1 || true)"
-printf '%s\n' "$out" | grep obsidian | sed 's/^/  | /'
+printf '%s\n' "$out" | grep obsidian | sed 's/^/  | /' || true
 if grep -q "✓ obsidian: .* - Connected" <<<"$out"; then pass "gemini mcp list: connected"; else fail "gemini mcp list: not connected: $out"; fi
+
+step "opencode $(run "$opencode" --version 2>/dev/null | head -1)"
+out="$(cd "$home" && run timeout 90 "$opencode" mcp list 2>&1 | sed 's/\x1b\[[0-9;]*m//g' || true)"
+printf '%s\n' "$out" | grep -A1 obsidian | sed 's/^/  | /' || true
+if grep -q "✓ obsidian connected" <<<"$out"; then pass "opencode mcp list: connected"; else fail "opencode mcp list: not connected: $out"; fi
 
 step "obsmcp uninstall, then no client knows the server"
 run "$OBSMCP_BIN" uninstall --yes > /dev/null 2> "$work/uninstall.err" || fail "obsmcp uninstall: $(cat "$work/uninstall.err")"
@@ -121,6 +133,8 @@ out="$(cd "$home" && run timeout 60 "$hermes" mcp test obsidian 2>&1 || true)"
 if grep -q "not found in config" <<<"$out"; then pass "hermes no longer lists obsidian"; else fail "hermes still lists obsidian: $(head -3 <<<"$out")"; fi
 out="$(cd "$home" && run timeout 90 "$gemini" mcp list 2>&1 || true)"
 if ! grep -q "obsidian:" <<<"$out"; then pass "gemini no longer lists obsidian"; else fail "gemini still lists obsidian: $out"; fi
+out="$(cd "$home" && run timeout 90 "$opencode" mcp list 2>&1 | sed 's/\x1b\[[0-9;]*m//g' || true)"
+if ! grep -q "obsidian" <<<"$out"; then pass "opencode no longer lists obsidian"; else fail "opencode still lists obsidian: $out"; fi
 
 if (( failures > 0 )); then printf '%d client check(s) failed\n' "$failures"; exit 1; fi
 printf 'every client check passed\n'
