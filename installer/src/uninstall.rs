@@ -373,12 +373,20 @@ fn restore_from_backup(change: &mut FileChange, format: document::Format) -> Opt
     let backup_path = files::backup_path(&change.path);
     let backup = std::fs::read(&backup_path).ok()?;
     let after = change.after.as_deref()?;
-    let same = |text: &[u8]| {
+    // An empty file and an empty object mean the same to every client: both are "no settings".
+    let meaning = |text: &[u8]| {
         std::str::from_utf8(text)
             .ok()
             .and_then(|text| document::read_value(format, text).ok())
+            .map(|value| {
+                if value.is_null() {
+                    Value::Object(serde_json::Map::new())
+                } else {
+                    value
+                }
+            })
     };
-    if same(&backup)? != same(after)? {
+    if meaning(&backup)? != meaning(after)? {
         return None;
     }
     change.after = Some(backup);

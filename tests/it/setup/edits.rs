@@ -248,3 +248,24 @@ fn a_missing_codex_home_is_an_error_for_codex_only() {
             .contains("\"obsidian\":")
     );
 }
+
+#[test]
+fn empty_json_files_come_back_empty() {
+    let machine = Machine::new();
+    machine.write(".cursor/mcp.json", "");
+    machine.write(".gemini/settings.json", "");
+    let before = machine.tree();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let run = machine.obsmcp(&[
+        "setup", "--vault", &vault, "--client", "cursor", "--client", "gemini", "--yes",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(machine.read(".cursor/mcp.json").contains("\"obsidian\""));
+    assert_eq!(machine.obsmcp(&["uninstall", "--yes"]).code, 0);
+    let differences = tree_diff(&before, &machine.tree());
+    assert!(
+        differences.is_empty(),
+        "not restored:\n{}",
+        differences.join("\n")
+    );
+}
