@@ -72,6 +72,19 @@ pub(crate) struct Snapshot {
     by_name: HashMap<String, Vec<usize>>,
     pub(crate) notes: HashMap<String, Arc<Note>>,
     pub(crate) links: HashMap<String, NoteLinks>,
+    /// Markdown notes (indexes into `files`) in path order (JavaScript `<`), as most tools list them.
+    pub(crate) sorted_notes: Vec<usize>,
+    /// Every file and folder in path order, for listings.
+    pub(crate) sorted_entries: Vec<Entry>,
+    /// For each link target, the notes linking to it with their link counts, in path order.
+    backlinks: HashMap<String, Vec<(String, usize)>>,
+}
+
+/// A listing entry: a file or a folder, by index.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Entry {
+    File(usize),
+    Folder(usize),
 }
 
 /// What a walk of the folder found, before any note is read.
@@ -119,10 +132,8 @@ fn extension_of(name: &str) -> String {
 }
 
 fn is_hidden(path: &str, config_dir: &str) -> bool {
-    if path == config_dir || path.starts_with(&format!("{config_dir}/")) {
-        return true;
-    }
-    path.split('/').any(|segment| segment.starts_with('.'))
+    let in_config = path.strip_prefix(config_dir).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    in_config || path.split('/').any(|segment| segment.starts_with('.'))
 }
 
 fn walk(root: &Path, real_root: &Path, config_dir: &str) -> Listing {
@@ -144,6 +155,7 @@ fn walk_folder(
     if !seen.insert(real_folder.clone()) {
         return;
     }
+    let folder_inside = real_folder.starts_with(real_root);
     let Ok(read) = std::fs::read_dir(super::paths::full_path(root, folder)) else {
         // A folder that vanished or cannot be read during the scan is simply not listed.
         return;
@@ -159,20 +171,23 @@ fn walk_folder(
             continue;
         }
         let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
-        let Ok(metadata) = std::fs::metadata(entry.path()) else {
+        // A plain entry is stat'ed relative to its folder (no path lookup); a symlink is followed, as Obsidian does.
+        let metadata = if is_link { std::fs::metadata(entry.path()) } else { entry.metadata() };
+        let Ok(metadata) = metadata else {
             // Dangling symlinks and files removed mid-scan are not part of the vault.
             continue;
         };
         let real = if is_link {
             match std::fs::canonicalize(entry.path()) {
-                Ok(real) => real,
+                Ok(real) => Some(real),
                 Err(_) => continue,
             }
         } else {
-            real_folder.join(&name)
+            None
         };
         if metadata.is_dir() {
             listing.folders.push(path.clone());
+            let real = real.unwrap_or_else(|| real_folder.join(&name));
             walk_folder(root, real_root, config_dir, &path, real, seen, listing);
         } else if metadata.is_file() {
             let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
@@ -181,7 +196,7 @@ fn walk_folder(
                 size: metadata.len(),
                 mtime: js_round(millis(metadata.modified()).unwrap_or(0.0)),
                 ctime: js_round(birth.unwrap_or_else(|| change_millis(&metadata))),
-                inside: real.starts_with(real_root),
+                inside: real.as_deref().map_or(folder_inside, |real| real.starts_with(real_root)),
                 path,
             });
         }
@@ -267,7 +282,44 @@ impl Snapshot {
             }
             _ => snapshot.resolve_all(),
         }
+        snapshot.sort_and_invert();
         snapshot
+    }
+
+    /// The orders and the reverse link index that the tools read on every call, computed once per snapshot.
+    fn sort_and_invert(&mut self) {
+        let files = &self.files;
+        let mut notes: Vec<usize> = (0..files.len()).filter(|&i| files[i].is_markdown()).collect();
+        notes.sort_by(|&a, &b| js_cmp(&files[a].path, &files[b].path));
+        self.sorted_notes = notes;
+        let mut entries: Vec<Entry> = (0..files.len()).map(Entry::File).chain((0..self.folders.len()).map(Entry::Folder)).collect();
+        entries.sort_by(|a, b| js_cmp(self.entry_path(*a), self.entry_path(*b)));
+        self.sorted_entries = entries;
+        let mut backlinks: HashMap<String, Vec<(String, usize)>> = HashMap::new();
+        for (source, links) in &self.links {
+            for (target, count) in &links.resolved {
+                if target != source {
+                    backlinks.entry(target.clone()).or_default().push((source.clone(), *count));
+                }
+            }
+        }
+        for sources in backlinks.values_mut() {
+            sources.sort_by(|a, b| js_cmp(&a.0, &b.0));
+        }
+        self.backlinks = backlinks;
+    }
+
+    /// The path of a listing entry.
+    pub(crate) fn entry_path(&self, entry: Entry) -> &str {
+        match entry {
+            Entry::File(index) => &self.files[index].path,
+            Entry::Folder(index) => &self.folders[index],
+        }
+    }
+
+    /// `backlinkSources`: the notes other than `target` linking to it, with counts, in path order.
+    pub(crate) fn backlink_sources(&self, target: &str) -> &[(String, usize)] {
+        self.backlinks.get(target).map_or(&[], Vec::as_slice)
     }
 
     fn resolve_all(&mut self) {

@@ -11,7 +11,7 @@ use super::super::text::{count_within_budget, is_js_space, js_trim, snippet, spl
 use super::super::vault::js_cmp;
 use super::args::offset_from_cursor;
 use super::read::resolve_link;
-use super::{Args, Context, Output, paged, sort_paths};
+use super::{Args, Context, Output, paged};
 
 /// `String(value)` for a frontmatter value.
 fn js_string(value: &Value) -> String {
@@ -86,17 +86,7 @@ fn tag_matches(tag: &str, wanted: &str) -> bool {
 
 /// `backlinkSources`: notes other than the target that link to it, with counts, sorted by path.
 pub(crate) fn backlink_sources(ctx: &Context<'_>, target: &str) -> Vec<(String, usize)> {
-    let mut sources: Vec<(String, usize)> = ctx
-        .snapshot
-        .links
-        .iter()
-        .filter(|(source, _)| source.as_str() != target)
-        .filter_map(|(source, links)| {
-            links.resolved.iter().find(|(dest, _)| dest == target).map(|(_, count)| (source.clone(), *count))
-        })
-        .collect();
-    sources.sort_by(|a, b| js_cmp(&a.0, &b.0));
-    sources
+    ctx.snapshot.backlink_sources(target).to_vec()
 }
 
 /// Every link-like reference of a note: (link, embed, 0-based line or None in frontmatter).
@@ -199,8 +189,13 @@ pub(super) fn unresolved_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Out
     let max_sources = args.int("max_sources", 5, 1, 50)? as usize;
     let limit = args.limit(100)?;
     let cursor = args.cursor()?;
-    let mut sources: Vec<String> = ctx.snapshot.links.keys().cloned().collect();
-    sort_paths(&mut sources);
+    let sources: Vec<String> = ctx
+        .snapshot
+        .sorted_notes
+        .iter()
+        .map(|&index| ctx.snapshot.files[index].path.clone())
+        .filter(|path| ctx.snapshot.links.contains_key(path))
+        .collect();
     let mut by_target: HashMap<String, (usize, Vec<String>)> = HashMap::new();
     for source in &sources {
         if is_in_config_dir(source, ctx.config_dir) {
@@ -246,14 +241,16 @@ pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
         }
     }
     let prefix = ctx.clean_folder(&folder)?;
-    let mut all: Vec<String> = ctx
+    let folder_prefix = format!("{prefix}/");
+    let all: Vec<String> = ctx
         .snapshot
-        .markdown_files()
+        .sorted_notes
+        .iter()
+        .map(|&index| &ctx.snapshot.files[index])
         .filter(|note| !linked.contains(note.path.as_str()) && !is_in_config_dir(&note.path, ctx.config_dir))
-        .filter(|note| prefix.is_empty() || note.path.starts_with(&format!("{prefix}/")))
+        .filter(|note| prefix.is_empty() || note.path.starts_with(&folder_prefix))
         .map(|note| note.path.clone())
         .collect();
-    sort_paths(&mut all);
     let offset = offset_from_cursor(cursor.as_deref())?;
     let page: Vec<Value> = all
         .iter()
@@ -267,14 +264,13 @@ pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
 
 /// Every Markdown note outside the config folder with its tags, in path order.
 fn tagged_notes(ctx: &Context<'_>) -> Vec<(String, Vec<String>)> {
-    let mut notes: Vec<(String, Vec<String>)> = ctx
-        .snapshot
-        .markdown_files()
+    ctx.snapshot
+        .sorted_notes
+        .iter()
+        .map(|&index| &ctx.snapshot.files[index])
         .filter(|file| !is_in_config_dir(&file.path, ctx.config_dir))
         .map(|file| (file.path.clone(), note_tags(ctx.snapshot.note(&file.path).map(|n| &n.meta))))
-        .collect();
-    notes.sort_by(|a, b| js_cmp(&a.0, &b.0));
-    notes
+        .collect()
 }
 
 pub(super) fn tags(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 use super::super::paths::{ToolError, is_in_config_dir, quote};
 use super::super::sections::{find_block, find_heading, find_headings, heading_section_end};
 use super::super::text::{count_within_budget, cut_chars, split_lines, utf16_len};
-use super::super::vault::js_cmp;
+use super::super::vault::Entry;
 use super::args::offset_from_cursor;
 use super::links::{frontmatter_aliases, note_tags};
 use super::workspace::daily_note_settings;
@@ -60,25 +60,22 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
             parent == folder
         }
     };
-    // Sorted as plain references first; only the requested window is turned into JSON.
-    let mut entries: Vec<(&str, Option<&super::super::vault::FileEntry>)> = Vec::new();
-    if include_folders {
-        for path in &ctx.snapshot.folders {
-            if under(path) && !is_in_config_dir(path, ctx.config_dir) {
-                entries.push((path.as_str(), None));
+    // The snapshot keeps every entry in path order; only the requested window is turned into JSON.
+    let snapshot = ctx.snapshot;
+    let entries: Vec<(&str, Option<&super::super::vault::FileEntry>)> = snapshot
+        .sorted_entries
+        .iter()
+        .filter_map(|&entry| match entry {
+            Entry::Folder(_) if !include_folders => None,
+            Entry::Folder(_) => Some((snapshot.entry_path(entry), None)),
+            Entry::File(index) => {
+                let file = &snapshot.files[index];
+                let wanted = extension.as_ref().is_none_or(|wanted| file.extension.to_lowercase() == *wanted);
+                wanted.then_some((file.path.as_str(), Some(file)))
             }
-        }
-    }
-    for file in &ctx.snapshot.files {
-        if !under(&file.path) || is_in_config_dir(&file.path, ctx.config_dir) {
-            continue;
-        }
-        if extension.as_ref().is_some_and(|wanted| file.extension.to_lowercase() != *wanted) {
-            continue;
-        }
-        entries.push((file.path.as_str(), Some(file)));
-    }
-    entries.sort_by(|a, b| js_cmp(a.0, b.0));
+        })
+        .filter(|(path, _)| under(path) && !is_in_config_dir(path, ctx.config_dir))
+        .collect();
     let total = entries.len();
     let offset = offset_from_cursor(cursor.as_deref())?;
     let window: Vec<Value> = entries

@@ -269,13 +269,13 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         ctx.clean(&path_prefix, "path_prefix")? + if path_prefix.ends_with('/') { "/" } else { "" }
     };
     let resume = parse_cursor(cursor.as_deref())?;
-    let mut files: Vec<&super::super::vault::FileEntry> = ctx
+    let files = ctx
         .snapshot
-        .markdown_files()
+        .sorted_notes
+        .iter()
+        .map(|&index| &ctx.snapshot.files[index])
         .filter(|file| file.path.starts_with(&prefix) && !super::super::paths::is_in_config_dir(&file.path, ctx.config_dir))
-        .filter(|file| resume.as_ref().is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge()))
-        .collect();
-    files.sort_by(|a, b| js_cmp(&a.path, &b.path));
+        .filter(|file| resume.as_ref().is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge()));
 
     let budget = max_chars.saturating_sub(300);
     let mut results: Vec<Map<String, Value>> = Vec::new();
