@@ -69,9 +69,13 @@ pub(crate) fn clean_vault_path(raw: &str, config_dir: &str, what: &str) -> Resul
 
 /// Whether a normalized vault path is the config folder or inside it (compared case-insensitively).
 pub(crate) fn is_in_config_dir(path: &str, config_dir: &str) -> bool {
-    let first = |text: &str| text.chars().next().map(|c| c.to_lowercase().to_string());
     // Listings ask this for every file: most paths differ from the config folder in their first character.
-    if first(path) != first(config_dir.trim_start_matches('/')) {
+    let first = |text: &str| text.chars().next().map(char::to_lowercase);
+    let same_start = match (first(path), first(config_dir.trim_start_matches('/'))) {
+        (Some(a), Some(b)) => a.eq(b),
+        _ => false,
+    };
+    if !same_start {
         return false;
     }
     let config = config_dir.trim_matches('/').to_lowercase();
