@@ -1,6 +1,8 @@
 //! Planning `obsmcp setup`: for each vault the plugin files, `data.json` (port and token kept, gaps filled) and its
 //! enablement; one server name per vault, the same in every client; for each client the entry and, for Claude Code,
-//! the permission rules. Nothing is written here: the result is a [`SetupPlan`] that the command shows, confirms and
+//! the permission rules. An entry obsmcp already has for the vault is brought up to date key by key (command,
+//! arguments, transport), so whatever the user added to it survives; another program's entry is replaced whole,
+//! and only with consent. Nothing is written here: the result is a [`SetupPlan`] that the command shows, confirms and
 //! applies.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -178,6 +180,8 @@ struct ClientFile {
 enum Slot {
     Free,
     Ours,
+    /// obsmcp's entry for this vault, running another obsmcp (moved or older); replaced only with consent.
+    OursElsewhere(String),
     OtherVault,
     Foreign(String),
 }
@@ -484,7 +488,7 @@ fn slot(
             if same_path(Path::new(&command), &request.binary) {
                 Slot::Ours
             } else {
-                Slot::Foreign(format!("an older obsmcp (`{command}`) for this vault"))
+                Slot::OursElsewhere(format!("an older obsmcp (`{command}`) for this vault"))
             }
         }
         EntryKind::Obsmcp {
@@ -544,7 +548,7 @@ fn choose_name(
         }
         let mut accepted = true;
         for (file, slot) in &slots {
-            if let Slot::Foreign(description) = slot {
+            if let Slot::OursElsewhere(description) | Slot::Foreign(description) = slot {
                 plan.notes.push(Note {
                     scope: file.client.name.to_owned(),
                     message: format!("the server `{name}` already runs {description}"),
@@ -584,18 +588,23 @@ fn plan_entry(
     let client = client_file.client;
     let entry = entry_for(request, vault, client);
     let path = client.entry_path(name);
-    let operation = match slot(request, vault, client_file, name) {
-        Slot::Foreign(_) => Operation::Replace { path, value: entry },
-        Slot::Free | Slot::Ours | Slot::OtherVault => Operation::Merge { path, value: entry },
+    let operations = match slot(request, vault, client_file, name) {
+        Slot::Ours | Slot::OursElsewhere(_) => update_own_entry(client, &path, &entry),
+        // Nothing of another program's entry is kept, not even its `env`: the older Node bridge's entry sets
+        // `OBSIDIAN_MCP_URL`, which `obsmcp bridge` also reads and, beside `--vault`, refuses to start with.
+        Slot::Foreign(_) => vec![Operation::Replace { path, value: entry }],
+        Slot::Free | Slot::OtherVault => vec![Operation::Merge { path, value: entry }],
     };
-    edits.add_operation(
-        &client_file.path,
-        client.format,
-        operation,
-        client.claude_lock,
-        client.new_file_mode,
-        vec![client.servers_path()],
-    );
+    for operation in operations {
+        edits.add_operation(
+            &client_file.path,
+            client.format,
+            operation,
+            client.claude_lock,
+            client.new_file_mode,
+            vec![client.servers_path()],
+        );
+    }
     if let Some(permissions) = client.permissions.as_ref().filter(|_| request.permissions) {
         let settings = files::resolve(&(permissions.locate)(request.environment));
         let rules = request
@@ -623,6 +632,29 @@ fn plan_entry(
             containers,
         );
     }
+}
+
+/// The key that names the transport (`stdio`, `local`) in the templates of clients that need one.
+const TRANSPORT_KEY: &str = "type";
+
+/// Brings obsmcp's existing entry at `path` up to date by setting only the keys obsmcp owns: the command, its
+/// arguments and the transport. Everything else in the entry is the user's (`env`, timeouts, tool filters, a
+/// disabled flag, comments) and stays as written; a value already right is not even reassigned, since some editors
+/// drop the comment on a line they rewrite.
+fn update_own_entry(client: &ClientSpec, path: &[String], entry: &Value) -> Vec<Operation> {
+    let template = client.template();
+    let mut owned = template.keys_with_placeholders();
+    owned.push(TRANSPORT_KEY);
+    entry
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(key, _)| owned.contains(&key.as_str()))
+        .map(|(key, value)| Operation::Replace {
+            path: path.iter().cloned().chain([key.clone()]).collect(),
+            value: value.clone(),
+        })
+        .collect()
 }
 
 /// Reports one item per client entry and per permission set, from the planned files.

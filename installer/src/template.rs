@@ -25,6 +25,17 @@ impl Template {
         render(&self.shape, values)
     }
 
+    /// The top-level keys whose value holds a placeholder: where the command and its arguments go.
+    pub fn keys_with_placeholders(&self) -> Vec<&str> {
+        self.shape
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(_, value)| holds_placeholder(value))
+            .map(|(key, _)| key.as_str())
+            .collect()
+    }
+
     /// The values found where the template has placeholders, when `entry` has the template's shape there.
     pub fn extract(&self, entry: &Value) -> BTreeMap<String, Value> {
         let mut found = BTreeMap::new();
@@ -35,6 +46,14 @@ impl Template {
 
 fn placeholder(value: &Value) -> Option<&str> {
     value.as_str()?.strip_prefix('{')?.strip_suffix('}')
+}
+
+fn holds_placeholder(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => items.iter().any(holds_placeholder),
+        Value::Object(map) => map.values().any(holds_placeholder),
+        other => placeholder(other).is_some(),
+    }
 }
 
 fn render(shape: &Value, values: &BTreeMap<&str, Value>) -> Value {
@@ -138,6 +157,16 @@ mod tests {
         let found = template.extract(&entry);
         assert_eq!(found["command"], "/bin/obsmcp");
         assert_eq!(found["args"], json!(["bridge", "--vault", "/v"]));
+    }
+
+    #[test]
+    fn keys_with_placeholders_are_the_command_and_its_arguments() {
+        let template =
+            Template::parse(r#"{"type":"stdio","command":"{command}","args":["{args}"]}"#);
+        assert_eq!(template.keys_with_placeholders(), ["command", "args"]);
+        let template =
+            Template::parse(r#"{"type":"local","command":["{command}","{args}"],"enabled":true}"#);
+        assert_eq!(template.keys_with_placeholders(), ["command"]);
     }
 
     #[test]

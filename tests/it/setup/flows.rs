@@ -338,7 +338,8 @@ fn an_existing_obsidian_entry_is_kept_under_another_name_unless_replace_existing
 #[test]
 fn replace_existing_replaces_a_foreign_entry_whole() {
     let machine = Machine::new();
-    machine.write(".codex/config.toml", "[mcp_servers.obsidian]\nurl = \"http://localhost:22360/sse\"\nbearer_token_env_var = \"X\"\n");
+    // The older Node bridge's variable: kept beside `--vault`, it would stop `obsmcp bridge` from starting.
+    machine.write(".codex/config.toml", "[mcp_servers.obsidian]\nurl = \"http://localhost:22360/sse\"\nbearer_token_env_var = \"X\"\nenv = { OBSIDIAN_MCP_URL = \"http://localhost:22360/mcp\" }\n");
     let vault = machine.vault.to_str().unwrap().to_owned();
     let run = machine.obsmcp(&[
         "setup",
@@ -352,7 +353,9 @@ fn replace_existing_replaces_a_foreign_entry_whole() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let codex = machine.read(".codex/config.toml");
     assert!(
-        !codex.contains("url =") && !codex.contains("bearer_token_env_var"),
+        !codex.contains("url =")
+            && !codex.contains("bearer_token_env_var")
+            && !codex.contains("OBSIDIAN_MCP_URL"),
         "{codex}"
     );
     assert!(codex.contains("args = [\"bridge\""), "{codex}");

@@ -3,6 +3,7 @@
 
 mod edits;
 mod flows;
+mod repair;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
