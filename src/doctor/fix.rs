@@ -26,9 +26,6 @@ use serde_json::{Value, json};
 use super::clients::{ClientConfig, ConfigState};
 use super::report::{Check, Repair, Report, Section, Status, Subject};
 
-/// The plugin files this binary carries (the bytes setup installs).
-pub(crate) use crate::setup::BUNDLE;
-
 /// What `--fix` did.
 #[derive(Debug, Default)]
 pub(crate) struct FixOutcome {
@@ -187,7 +184,7 @@ fn apply_setup_plan(
         read_only: repairs.read_only,
         // Permission rules are the user's choice at setup time; a repair does not add them.
         permissions: false,
-        bundle: BUNDLE,
+        bundle: crate::setup::BUNDLE,
         data_template: crate::setup::DATA_TEMPLATE,
         read_only_tools: crate::setup::read_only_tools(),
         port_is_free: &crate::setup::port_is_free,

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::plugin_probe::Answer;
 use super::report::{Check, Repair};
+use crate::setup::BUNDLE;
 
 /// Ports that belong to other Obsidian plugins users run beside ours.
 pub(crate) const FOREIGN_PORTS: [(u16, &str); 3] = [
@@ -168,15 +169,25 @@ fn plugin_files(vault: &Path, config_dir: &str) -> Check {
         None => Check::fail("plugin.files", format!("`{}` has no readable version", dir.join("manifest.json").display()), fix)
             .with_repair(repair),
         Some(version) if version == bundled => {
-            if std::fs::read(dir.join("main.js")).is_ok_and(|main_js| main_js == super::fix::BUNDLE.main_js) {
-                Check::ok("plugin.files", format!("plugin {version} installed, the version this obsmcp bundles"))
-            } else {
+            let is_bundled =
+                |name: &str, bundled: &[u8]| std::fs::read(dir.join(name)).is_ok_and(|bytes| bytes == bundled);
+            if !is_bundled("main.js", BUNDLE.main_js) {
                 Check::warn(
                     "plugin.files",
                     format!("plugin {version} installed, but its main.js is not the build this obsmcp carries (a development build?)"),
                     "obsmcp doctor --fix (writes the bundled build; then reload the plugin in Obsidian: Settings → Community plugins → turn obsmcp off and on)",
                 )
                 .with_repair(repair)
+            } else if BUNDLE.styles.is_some_and(|styles| !is_bundled("styles.css", styles)) {
+                // Older `doctor --fix` runs installed the plugin without it; the plugin works, its settings tab is unstyled.
+                Check::warn(
+                    "plugin.files",
+                    format!("plugin {version} installed, but its styles.css is missing or not the one this obsmcp carries"),
+                    "obsmcp doctor --fix (writes the bundled styles.css; then reload the plugin in Obsidian: Settings → Community plugins → turn obsmcp off and on)",
+                )
+                .with_repair(repair)
+            } else {
+                Check::ok("plugin.files", format!("plugin {version} installed, the version this obsmcp bundles"))
             }
         }
         Some(version) => Check::fail(

@@ -62,7 +62,7 @@ impl Machine {
     fn install_plugin(vault: &Path) {
         let dir = Self::plugin_dir(vault);
         std::fs::create_dir_all(&dir).unwrap();
-        for file in ["main.js", "manifest.json"] {
+        for file in ["main.js", "manifest.json", "styles.css"] {
             std::fs::copy(
                 repo_root().join("obsidian-plugin").join(file),
                 dir.join(file),
@@ -422,6 +422,35 @@ fn a_missing_binary_in_a_client_entry_fails_and_fix_points_the_entry_at_this_obs
         "other servers survive"
     );
     assert_eq!(config["numStartups"], 3, "other keys survive");
+}
+
+#[test]
+fn user_keys_in_an_entry_survive_fix_pointing_it_at_this_obsmcp() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let claude = |command: &str| {
+        format!(
+            "{{\n  \"numStartups\": 3,\n  \"mcpServers\": {{\n    \"obsidian\": {{\n      \"type\": \"stdio\",\n      \"command\": {},\n      \"args\": [\"bridge\", \"--vault\", {}],\n      \"env\": {{\"OBSMCP_LOG\": \"debug\"}},\n      \"timeout\": 600000\n    }}\n  }}\n}}\n",
+            json!(command),
+            json!(machine.vault)
+        )
+    };
+    let gone = machine.home.path().join("old/bin/obsmcp");
+    std::fs::write(machine.claude_json(), claude(gone.to_str().unwrap())).unwrap();
+
+    let fixed = machine.doctor(&["--json", "--fix"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    assert_check(
+        &fixed.json(),
+        "client.binary",
+        "ok",
+        &[obsmcp_binary()],
+        &[],
+    );
+    assert_eq!(
+        std::fs::read_to_string(machine.claude_json()).unwrap(),
+        claude(obsmcp_binary())
+    );
 }
 
 #[test]
@@ -787,6 +816,44 @@ fn fix_repairs_a_broken_setup_from_nothing_then_doctor_exits_zero() {
     )
     .unwrap();
     assert_eq!(data["token"].as_str().unwrap().len(), 64);
+    for file in ["main.js", "manifest.json", "styles.css"] {
+        assert_eq!(
+            std::fs::read(Machine::plugin_dir(&machine.vault).join(file)).unwrap(),
+            std::fs::read(repo_root().join("obsidian-plugin").join(file)).unwrap(),
+            "{file} is the bundled one"
+        );
+    }
+}
+
+#[test]
+fn a_plugin_installed_without_styles_css_is_a_warning_and_fix_writes_it() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let styles = Machine::plugin_dir(&machine.vault).join("styles.css");
+    std::fs::remove_file(&styles).unwrap();
+    let vault = machine.vault.to_str().unwrap();
+
+    let run = machine.doctor(&["--json", "--vault", vault]);
+    assert_check(
+        &run.json(),
+        "plugin.files",
+        "warn",
+        &["styles.css is missing"],
+        &["obsmcp doctor --fix"],
+    );
+
+    let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
+    assert_check(
+        &fixed.json(),
+        "plugin.files",
+        "ok",
+        &["the version this obsmcp bundles"],
+        &[],
+    );
+    assert_eq!(
+        std::fs::read(&styles).unwrap(),
+        std::fs::read(repo_root().join("obsidian-plugin/styles.css")).unwrap()
+    );
 }
 
 #[test]
