@@ -9,6 +9,12 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadPlugin, writeSettings } from "./lib/load-plugin.mjs";
 
+const USAGE = "usage: host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME]";
+
+// The plugin's own rule (isValidToken in src/settings.ts): it replaces any other token with a new one, so data.json
+// would no longer hold T and a client using T would be refused.
+const TOKEN_RULE = /^[A-Za-z0-9._~+/=-]{32,512}$/;
+
 function fail(message) {
   process.stderr.write(`host: ${message}\n`);
   process.exit(2);
@@ -27,7 +33,13 @@ try {
     strict: true,
   }));
 } catch (error) {
-  fail(`${error.message}\nusage: host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME]`);
+  fail(`${error.message}\n${USAGE}`);
+}
+if (options.token !== undefined && !TOKEN_RULE.test(options.token)) {
+  fail(
+    `--token must be 32 to 512 characters from A-Z a-z 0-9 . _ ~ + / = - (the plugin replaces any other token ` +
+      `with a new one); the one given has ${options.token.length} characters\n${USAGE}`,
+  );
 }
 if (!options.vault) fail("--vault DIR is required");
 const vaultDir = path.resolve(options.vault);

@@ -130,3 +130,41 @@ test("--config-dir: settings live in that folder's plugins/obsmcp/data.json", as
     vault.remove();
   }
 });
+
+test("the host refuses a --token the plugin would replace, before writing anything; boundary tokens are kept", async () => {
+  const refused = ["", "a".repeat(31), "a".repeat(513), `${"a".repeat(40)} b`, `${"a".repeat(40)}!`, `${"a".repeat(40)}é`];
+  for (const token of refused) {
+    const vault = tempDir();
+    try {
+      await assert.rejects(startHost({ vaultDir: vault.dir, port: await freePort(), token }), (error) => {
+        assert.match(error.message, /host exited \(2\) before it was listening/);
+        assert.match(error.message, /--token must be 32 to 512 characters/);
+        assert.match(error.message, /usage: host\.mjs --vault DIR --port N --token T/);
+        return true;
+      });
+      assert.equal(fs.existsSync(dataJsonPath(vault.dir)), false, "nothing is written before refusing");
+
+      // The same token in data.json: the plugin replaces it, which is why the host must refuse it.
+      writeSettings(vault.dir, { port: await freePort(), token });
+      const { plugin } = await loadPlugin({ vaultDir: vault.dir });
+      plugin.unload();
+      assert.notEqual(JSON.parse(fs.readFileSync(dataJsonPath(vault.dir), "utf8")).token, token);
+    } finally {
+      vault.remove();
+    }
+  }
+
+  for (const token of ["a".repeat(32), "A._~+/=-".repeat(64)]) {
+    const vault = tempDir();
+    const host = await startHost({ vaultDir: vault.dir, token });
+    try {
+      assert.equal(JSON.parse(fs.readFileSync(dataJsonPath(vault.dir), "utf8")).token, token);
+      const client = connect(host.url, token);
+      await client.initialize();
+      await client.close();
+    } finally {
+      await host.stop();
+      vault.remove();
+    }
+  }
+});
