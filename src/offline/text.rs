@@ -129,11 +129,6 @@ pub(crate) fn count_within_budget(items: &[serde_json::Value], budget: usize) ->
     items.len()
 }
 
-/// Lower-cases like JavaScript's `toLowerCase` closely enough for names and paths (full Unicode lower-casing).
-pub(crate) fn js_lower(text: &str) -> String {
-    text.to_lowercase()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

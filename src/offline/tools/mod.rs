@@ -260,11 +260,6 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
-/// Sorts paths the way JavaScript's `<` does.
-pub(crate) fn sort_paths(paths: &mut [String]) {
-    paths.sort_by(|a, b| super::vault::js_cmp(a, b));
-}
-
 /// `{total, <key>: page, truncated, next_cursor}` for an offset-paginated list.
 pub(crate) fn paged(offset: usize, shown: usize, total: usize) -> (bool, Value) {
     let next = offset + shown;
