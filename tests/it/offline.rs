@@ -338,6 +338,45 @@ fn offline_results_equal_the_plugins_on_the_20mb_note() {
 }
 
 #[test]
+fn offline_results_equal_the_plugins_on_a_generated_vault() {
+    let dir = tempfile::Builder::new().prefix("obsmcp-offline-gen-").tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    support::node(&["obsidian-plugin/test/gen-vault.mjs", vault.to_str().unwrap(), "--notes", "1500", "--seed", "7"]);
+    let host = Host::start(&vault);
+    let mut client = Client::connect(&host);
+    let offline = OfflineVault::open(&vault, None).unwrap();
+    let mut calls = vec![
+        call("vault_info", json!({})),
+        call("list_files", json!({"limit": 500, "include_folders": true, "max_chars": 200_000})),
+        call("list_files", json!({"limit": 500, "cursor": "500", "max_chars": 200_000})),
+        call("tags", json!({"limit": 500})),
+        call("unresolved_links", json!({"limit": 500, "max_sources": 50})),
+        call("orphans", json!({"limit": 500})),
+        call("backlinks", json!({"path": "Hub", "limit": 500, "max_chars": 200_000, "max_lines_per_note": 20})),
+        call("note_metadata", json!({"path": "Hub", "limit": 500})),
+        call("outgoing_links", json!({"path": "Hub", "limit": 500})),
+        call("search", json!({"query": "harbor", "limit": 500, "max_chars": 200_000, "context_lines": 1})),
+        call("search", json!({"query": "[[hub", "limit": 500, "max_per_file": 100, "max_chars": 200_000})),
+        call("search", json!({"query": "^- \\[[ x]\\]", "regex": true, "limit": 500, "max_chars": 200_000})),
+        call("recent_files", json!({"limit": 500})),
+    ];
+    let tags = offline.call_tool("tags", json!({"limit": 500})).unwrap();
+    let tags: Value = serde_json::from_str(text_of(&tags)).unwrap();
+    for tag in tags["tags"].as_array().unwrap().iter().take(12) {
+        calls.push(call("files_by_tag", json!({"tag": tag["tag"], "limit": 500, "max_chars": 200_000})));
+    }
+    // Every 25th note through the per-note tools.
+    for note in notes_of(&vault).iter().step_by(25) {
+        for tool in ["read_note", "note_metadata", "outline", "backlinks", "outgoing_links"] {
+            calls.push(call(tool, json!({"path": note})));
+        }
+    }
+    let (count, differences) = run_parity(&mut client, &offline, &calls);
+    assert!(differences.is_empty(), "{} of {count} calls differ:\n{}", differences.len(), differences.join("\n"));
+    eprintln!("parity on a generated vault: {count} calls, no difference");
+}
+
+#[test]
 fn offline_refuses_escapes_and_never_reads_outside_the_vault() {
     let vault = support::fixture_copy();
     let outside = tempfile::tempdir().unwrap();
