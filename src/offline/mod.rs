@@ -33,6 +33,7 @@
 
 mod markdown;
 mod paths;
+mod properties;
 mod sections;
 mod text;
 mod tools;

@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use serde_json::{Map, Value};
+
 use super::markdown::{self, NoteMetadata};
 
 /// One file of the vault.
@@ -47,9 +49,27 @@ impl FileEntry {
 #[derive(Debug)]
 pub(crate) struct Note {
     pub(crate) text: String,
+    /// The metadata, frontmatter taken out (kept as compact JSON below: a parsed map per note is large).
     pub(crate) meta: NoteMetadata,
+    frontmatter: Option<Box<str>>,
+    /// The note's tags as the tools report them (`noteTags`).
+    pub(crate) tags: Vec<String>,
     mtime: i64,
     size: u64,
+}
+
+impl Note {
+    fn new(text: String, meta: NoteMetadata, file: &FileEntry) -> Note {
+        let mut meta = meta.slim();
+        let tags = super::properties::note_tags(Some(&meta));
+        let frontmatter = meta.frontmatter.take().map(|map| Value::Object(map).to_string().into_boxed_str());
+        Note { text, meta, frontmatter, tags, mtime: file.mtime, size: file.size }
+    }
+
+    /// The frontmatter, when it parsed as a mapping.
+    pub(crate) fn frontmatter(&self) -> Option<Map<String, Value>> {
+        serde_json::from_str(self.frontmatter.as_deref()?).ok()
+    }
 }
 
 /// Where a note's links lead: destination path (or unresolved linkpath) and count, in first-seen order.
@@ -474,8 +494,8 @@ fn read_notes(root: &Path, files: &[FileEntry], wanted: &[usize]) -> Vec<(usize,
             return None;
         }
         let text = read_text(&super::paths::full_path(root, &file.path)).ok()?;
-        let meta = markdown::parse(&text).slim();
-        Some((index, Note { text, meta, mtime: file.mtime, size: file.size }))
+        let meta = markdown::parse(&text);
+        Some((index, Note::new(text, meta, file)))
     };
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
     if wanted.len() < 64 || workers == 1 {

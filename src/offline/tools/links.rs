@@ -13,68 +13,6 @@ use super::args::offset_from_cursor;
 use super::read::resolve_link;
 use super::{Args, Context, Output, paged};
 
-/// `String(value)` for a frontmatter value.
-fn js_string(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(number) => number.to_string(),
-        Value::Array(items) => items
-            .iter()
-            .map(|item| if item.is_null() { String::new() } else { js_string(item) })
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Object(_) => "[object Object]".into(),
-    }
-}
-
-/// `frontmatterList`: a list property that may be a list, one string, or a comma-separated string.
-fn frontmatter_list(value: Option<&Value>) -> Vec<String> {
-    match value {
-        Some(Value::Array(items)) => items.iter().filter(|item| !item.is_null()).map(js_string).collect(),
-        Some(Value::String(text)) => {
-            text.split(',').map(js_trim).filter(|item| !item.is_empty()).map(str::to_string).collect()
-        }
-        Some(number @ Value::Number(_)) => vec![js_string(number)],
-        _ => Vec::new(),
-    }
-}
-
-/// Aliases from the frontmatter `aliases` / `alias` properties.
-pub(crate) fn frontmatter_aliases(frontmatter: Option<&Map<String, Value>>) -> Vec<String> {
-    let Some(frontmatter) = frontmatter else { return Vec::new() };
-    let mut aliases = frontmatter_list(frontmatter.get("aliases"));
-    aliases.extend(frontmatter_list(frontmatter.get("alias")));
-    aliases
-}
-
-fn frontmatter_tags(frontmatter: Option<&Map<String, Value>>) -> Vec<String> {
-    let Some(frontmatter) = frontmatter else { return Vec::new() };
-    let mut raw = frontmatter_list(frontmatter.get("tags"));
-    raw.extend(frontmatter_list(frontmatter.get("tag")));
-    raw.iter()
-        .flat_map(|item| item.split(is_js_space).map(str::to_string).collect::<Vec<_>>())
-        .map(|item| item.trim_start_matches('#').to_string())
-        .filter(|item| !item.is_empty())
-        .map(|item| format!("#{item}"))
-        .collect()
-}
-
-/// `noteTags`: frontmatter tags, then inline tags in order; case-insensitive duplicates dropped.
-pub(crate) fn note_tags(meta: Option<&NoteMetadata>) -> Vec<String> {
-    let Some(meta) = meta else { return Vec::new() };
-    let mut seen = HashSet::new();
-    let mut tags = Vec::new();
-    let inline = meta.tags.iter().map(|tag| tag.tag.clone());
-    for tag in frontmatter_tags(meta.frontmatter.as_ref()).into_iter().chain(inline) {
-        if seen.insert(tag.to_lowercase()) {
-            tags.push(tag);
-        }
-    }
-    tags
-}
-
 /// `tagMatches`: `tag` is `wanted` or nested under it, case-insensitively.
 fn tag_matches(tag: &str, wanted: &str) -> bool {
     let a = tag.to_lowercase();
@@ -269,7 +207,7 @@ fn tagged_notes(ctx: &Context<'_>) -> Vec<(String, Vec<String>)> {
         .iter()
         .map(|&index| &ctx.snapshot.files[index])
         .filter(|file| !is_in_config_dir(&file.path, ctx.config_dir))
-        .map(|file| (file.path.clone(), note_tags(ctx.snapshot.note(&file.path).map(|n| &n.meta))))
+        .map(|file| (file.path.clone(), ctx.snapshot.note(&file.path).map(|n| n.tags.clone()).unwrap_or_default()))
         .collect()
 }
 
@@ -341,14 +279,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn frontmatter_lists_and_tags() {
-        let front: Map<String, Value> =
-            serde_json::from_str(r#"{"tags": "a, #b c", "tag": ["d", null, 5], "aliases": "x, y", "alias": 3}"#).unwrap();
-        assert_eq!(frontmatter_tags(Some(&front)), vec!["#a", "#b", "#c", "#d", "#5"]);
-        assert_eq!(frontmatter_aliases(Some(&front)), vec!["x", "y", "3"]);
-    }
-
-    #[test]
     fn nested_tags_match_their_parents_only() {
         assert!(tag_matches("#Project/Alpha", "project"));
         assert!(tag_matches("#project", "#PROJECT"));
@@ -356,9 +286,4 @@ mod tests {
         assert!(!tag_matches("#project", ""));
     }
 
-    #[test]
-    fn inline_and_frontmatter_tags_dedupe_case_insensitively() {
-        let meta = super::super::super::markdown::parse("---\ntags: [Work]\n---\n#work #idea #Idea");
-        assert_eq!(note_tags(Some(&meta)), vec!["#Work", "#idea"]);
-    }
 }

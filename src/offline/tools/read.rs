@@ -8,7 +8,7 @@ use super::super::sections::{find_block, find_heading, find_headings, heading_se
 use super::super::text::{count_within_budget, cut_chars, split_lines, utf16_len};
 use super::super::vault::Entry;
 use super::args::offset_from_cursor;
-use super::links::{frontmatter_aliases, note_tags};
+use super::super::properties::frontmatter_aliases;
 use super::workspace::daily_note_settings;
 use super::{Args, Context, Output, iso_time, paged};
 
@@ -238,8 +238,8 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
     let blocks: Vec<Value> = meta
         .map(|m| m.blocks.iter().map(|(_, b)| json!({"id": b.id, "line": b.position.start.line + 1})).collect())
         .unwrap_or_default();
-    let tags: Vec<Value> = note_tags(meta).into_iter().map(Value::String).collect();
-    let frontmatter = meta.and_then(|m| m.frontmatter.clone());
+    let tags: Vec<Value> = entry.map(|n| n.tags.iter().cloned().map(Value::String).collect()).unwrap_or_default();
+    let frontmatter = entry.and_then(|n| n.frontmatter());
     let mut out = Map::new();
     out.insert("path".into(), json!(file.path));
     out.insert("size".into(), json!(file.size));
@@ -247,9 +247,9 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
     out.insert("mtime".into(), json!(iso_time(file.mtime)));
     out.insert("lines".into(), json!(split_lines(&text).len()));
     out.insert("sha256".into(), json!(content_hash(&text)));
-    out.insert("frontmatter".into(), frontmatter.map_or(Value::Null, Value::Object));
+    out.insert("frontmatter".into(), frontmatter.clone().map_or(Value::Null, Value::Object));
     out.insert("tags".into(), Value::Array(capped(tags, limit, "tags", &mut cut)));
-    out.insert("aliases".into(), json!(frontmatter_aliases(meta.and_then(|m| m.frontmatter.as_ref()))));
+    out.insert("aliases".into(), json!(frontmatter_aliases(frontmatter.as_ref())));
     out.insert("headings".into(), Value::Array(capped(headings, limit, "headings", &mut cut)));
     out.insert("links".into(), Value::Array(capped(links, limit, "links", &mut cut)));
     out.insert("embeds".into(), Value::Array(capped(embeds, limit, "embeds", &mut cut)));
