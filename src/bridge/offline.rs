@@ -1,26 +1,63 @@
 //! The seam for offline mode (issue 6): when the upstream is a vault whose Obsidian is unreachable, a read tool call
-//! may be answered from the vault folder by an [`OfflineBackend`]. The bridge owns the decision of *when* (never
-//! for writes, only while the upstream is not ready, only for `--vault`, not with `--no-offline`); the backend owns
-//! *how*. No backend is installed yet, so such calls get the normal "Obsidian is not reachable" error.
+//! is answered from the vault folder by an [`OfflineBackend`]. The bridge owns the decision of *when* (never for
+//! writes, only while no session is up, only for `--vault`, not with `--no-offline`); the backend owns *how*. The
+//! backend built in is `crate::offline::OfflineVault`, which mirrors the plugin's read tools.
 
 use std::future::Future;
+use std::path::Path;
 use std::pin::Pin;
+use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+use crate::offline::OfflineVault;
 
 /// A boxed future, so that backends can be trait objects.
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Answers read tools from the vault folder while Obsidian is closed.
 pub(crate) trait OfflineBackend: Send + Sync {
-    /// Whether this backend can answer the tool (only read tools, with the plugin's argument shapes).
+    /// Whether this backend answers the tool from disk (read tools only; writes always wait for Obsidian).
     fn serves(&self, tool: &str) -> bool;
 
     /// Runs the tool and returns a `CallToolResult` JSON value with the plugin's shape, marked as served from disk.
     fn call<'a>(&'a self, tool: &'a str, arguments: Option<&'a Map<String, Value>>) -> BoxFuture<'a, Value>;
 }
 
-/// The backend for a vault, when one is built in. Issue 6 replaces the body with its reader.
-pub(crate) fn backend_for_vault(_vault: &std::path::Path, _config_dir: &str) -> Option<std::sync::Arc<dyn OfflineBackend>> {
-    None
+/// The offline backend for a vault, or `None` when the folder cannot be served (the bridge then behaves as without).
+pub(crate) fn backend_for_vault(vault: &Path, config_dir: &str) -> Option<Arc<dyn OfflineBackend>> {
+    match OfflineVault::open(vault, Some(config_dir)) {
+        Ok(vault) => Some(Arc::new(Disk(Arc::new(vault)))),
+        Err(error) => {
+            tracing::warn!("offline mode is off: {error}");
+            None
+        }
+    }
+}
+
+/// [`OfflineVault`] behind the seam. Its reads are blocking file I/O (and a first index build), so they run on the
+/// blocking pool, never on the runtime's workers that serve other calls.
+struct Disk(Arc<OfflineVault>);
+
+impl OfflineBackend for Disk {
+    fn serves(&self, tool: &str) -> bool {
+        OfflineVault::serves_from_disk(tool)
+    }
+
+    fn call<'a>(&'a self, tool: &'a str, arguments: Option<&'a Map<String, Value>>) -> BoxFuture<'a, Value> {
+        let vault = Arc::clone(&self.0);
+        let name = tool.to_string();
+        let arguments = arguments.cloned().map(Value::Object).unwrap_or_else(|| json!({}));
+        Box::pin(async move {
+            let answer = tokio::task::spawn_blocking(move || vault.call_tool(&name, arguments)).await;
+            match answer {
+                Ok(Some(result)) => result,
+                Ok(None) => json!({ "content": [{ "type": "text", "text": format!("The tool `{tool}` is not known.") }], "isError": true }),
+                Err(error) => json!({
+                    "content": [{ "type": "text", "text": format!("Reading the vault from disk failed: {error}") }],
+                    "isError": true
+                }),
+            }
+        })
+    }
 }

@@ -279,11 +279,19 @@ impl Server {
             UpstreamTarget::Command { .. } => self.config.connect_wait.max(std::time::Duration::from_secs(15)),
             _ => self.config.connect_wait,
         };
+        let arguments = self.offline_for(&name).and(params.as_ref()).and_then(|params| params.get("arguments")).cloned();
         match self.upstream.forward("tools/call", params, connect_wait, self.config.call_timeout, slot).await {
             Ok(answer) => {
                 let outcome = if answer.pointer("/result/isError") == Some(&Value::Bool(true)) { "tool_error" } else { "ok" };
                 record(outcome, Some(estimate_size(&answer)));
                 with_client_id(answer, id)
+            }
+            // The session looked up but was not: the disk can still answer a read.
+            Err(CallError::Unreachable(_)) if self.offline_for(&name).is_some() => {
+                let backend = self.offline_for(&name).expect("checked just above");
+                let answer = backend.call(&name, arguments.as_ref().and_then(Value::as_object)).await;
+                record("offline", None);
+                jsonrpc::result(id, answer)
             }
             Err(error) => {
                 let (outcome, text) = self.explain(&error);
@@ -293,13 +301,19 @@ impl Server {
         }
     }
 
-    /// Offline mode's seam: only for `--vault`, only while the upstream is not ready, only for tools the backend serves.
-    async fn try_offline(&self, tool: &str, params: Option<&Value>) -> Option<Value> {
+    /// Offline mode's seam: the backend, when this call may be answered from disk (`--vault` without `--no-offline`,
+    /// a tool the backend serves).
+    fn offline_for(&self, tool: &str) -> Option<&Arc<dyn OfflineBackend>> {
         let backend = self.offline.as_ref()?;
-        if !self.config.offline || !matches!(self.config.upstream, UpstreamTarget::Vault { .. }) {
-            return None;
-        }
-        if self.upstream.state() == UpstreamState::Ready || !backend.serves(tool) {
+        let vault = matches!(self.config.upstream, UpstreamTarget::Vault { .. });
+        (self.config.offline && vault && backend.serves(tool)).then_some(backend)
+    }
+
+    /// Answers from disk when no session comes up: at once when the last attempt failed, after the connect wait when
+    /// an attempt is still under way.
+    async fn try_offline(&self, tool: &str, params: Option<&Value>) -> Option<Value> {
+        let backend = self.offline_for(tool)?;
+        if self.upstream.ready_unless_down(self.config.connect_wait).await {
             return None;
         }
         let arguments = params.and_then(|params| params.get("arguments")).and_then(Value::as_object);

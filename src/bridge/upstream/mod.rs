@@ -688,6 +688,28 @@ impl Upstream {
         }
     }
 
+    /// Whether a session is up. When none is, a fresh attempt is asked for at once and awaited (bounded by `limit`):
+    /// a closed port fails it in milliseconds, and an Obsidian that just came back is used rather than the disk.
+    pub(crate) async fn ready_unless_down(&self, limit: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut states = self.state.subscribe();
+        let mut attempt_seen = false;
+        loop {
+            let state = states.borrow_and_update().clone();
+            match state {
+                UpstreamState::Ready if self.ready_session().is_some() => return true,
+                UpstreamState::Stopped => return false,
+                UpstreamState::Down { .. } if attempt_seen => return false,
+                UpstreamState::Down { .. } => self.wake.notify_one(),
+                UpstreamState::Connecting => attempt_seen = true,
+                UpstreamState::Ready => {}
+            }
+            if tokio::time::timeout_at(deadline, states.changed()).await.is_err() {
+                return self.ready_session().is_some();
+            }
+        }
+    }
+
     /// Forwards a client request: waits up to `connect_wait` for a session, then up to `timeout` for the answer.
     /// `slot` receives where the request went, for cancellation.
     pub(crate) async fn forward(

@@ -139,6 +139,7 @@ fn measure(setup: &Setup, kind: Kind) -> Figures {
         spawn_times.push(millis(started.elapsed()));
     }
 
+    eprintln!("[{}] spawn -> initialize done", kind.name());
     // Per-call latency through the bridge.
     let mut bridge = setup.start(kind);
     bridge.initialize();
@@ -152,21 +153,7 @@ fn measure(setup: &Setup, kind: Kind) -> Figures {
     }
 
     let rss_steady_mb = peak_rss_mb(bridge.guard.pid());
-
-    // 20 MB multi-byte note.
-    let unit = "é✓日本語🙂";
-    let content = unit.repeat(20 * 1024 * 1024 / unit.len() + 1);
-    let name = format!("Big {}.md", kind.name());
-    let started = Instant::now();
-    let id = bridge.send_request("tools/call", json!({ "name": "create_note", "arguments": { "path": name, "content": content, "if_exists": "overwrite" } }));
-    let answer = bridge.wait_message(Duration::from_secs(60), |message| message.get("id") == Some(&id));
-    let big_ms = match answer {
-        Some(answer) if !is_error(&answer) && std::fs::read_to_string(setup.vault.join(&name)).ok().as_deref() == Some(content.as_str()) => {
-            format!("{:.0} ms", millis(started.elapsed()))
-        }
-        Some(answer) => format!("failed: {}", answer.to_string().chars().take(120).collect::<String>()),
-        None => "no answer in 60 s".into(),
-    };
+    eprintln!("[{}] calls done", kind.name());
 
     // Port reopening → first successful call.
     host.take().unwrap().stop();
@@ -185,7 +172,37 @@ fn measure(setup: &Setup, kind: Kind) -> Figures {
             None => {}
         }
     }
-    let rss_mb = peak_rss_mb(bridge.guard.pid());
+    eprintln!("[{}] reopen: {reopen}", kind.name());
+
+    // 20 MB multi-byte note, written from a thread: a bridge that stops reading must not stall the benchmark.
+    let unit = "é✓日本語🙂";
+    let content = unit.repeat(20 * 1024 * 1024 / unit.len() + 1);
+    let name = format!("Big {}.md", kind.name());
+    let id = json!("big");
+    let message = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": { "name": "create_note", "arguments": { "path": name, "content": content, "if_exists": "overwrite" } } });
+    let started = Instant::now();
+    let written = bridge.send_in_background(&message);
+    let big_ms = match written.recv_timeout(Duration::from_secs(60)) {
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => "did not read it in 60 s".to_string(),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match bridge.guard.wait_exit(Duration::from_secs(2)) {
+            Some(status) => format!("exited ({status})"),
+            None => "closed its stdin".to_string(),
+        },
+        Ok(stdin) => {
+            bridge.restore_stdin(stdin);
+            match bridge.wait_message(Duration::from_secs(60), |message| message.get("id") == Some(&id)) {
+                Some(answer) if !is_error(&answer) && std::fs::read_to_string(setup.vault.join(&name)).ok().as_deref() == Some(content.as_str()) => {
+                    format!("{:.0} ms", millis(started.elapsed()))
+                }
+                Some(answer) => format!("failed: {}", answer.to_string().chars().take(120).collect::<String>()),
+                None => "no answer in 60 s".into(),
+            }
+        }
+    };
+    let rss_mb = if bridge.guard.child.try_wait().ok().flatten().is_none() { peak_rss_mb(bridge.guard.pid()) } else { f64::NAN };
+    eprintln!("[{}] 20 MB note: {big_ms}", kind.name());
+    drop(bridge);
 
     // tools/list while Obsidian is closed, from a fresh start.
     host.take().unwrap().stop();
@@ -236,6 +253,7 @@ fn benchmark_obsmcp_bridge_against_mcp_remote() {
         median(&mut times)
     };
 
+    eprintln!("direct HTTP baseline done: {direct_ms:.2} ms");
     let ours = measure(&setup, Kind::Obsmcp);
     let theirs = measure(&setup, Kind::McpRemote);
     let ratio = |a: f64, b: f64| if b > 0.0 { format!("{:.2}x", a / b) } else { "-".into() };
@@ -245,7 +263,7 @@ fn benchmark_obsmcp_bridge_against_mcp_remote() {
     eprintln!("{:<44} {:>22} {:>22}", "tools/list with Obsidian closed", ours.tools_down, theirs.tools_down);
     eprintln!("{:<44} {:>19.2} ms {:>19.2} ms {:>8}", "call latency through the bridge", ours.call_ms, theirs.call_ms, ratio(ours.call_ms, theirs.call_ms));
     eprintln!("{:<44} {:>19.2} ms {:>19.2} ms {:>8}", "overhead per call over direct HTTP", ours.call_ms - direct_ms, theirs.call_ms - direct_ms, ratio(ours.call_ms - direct_ms, theirs.call_ms - direct_ms));
-    eprintln!("{:<44} {:>22} {:>22}", "port reopened -> first successful call", ours.reopen, theirs.reopen);
+    eprintln!("{:<44} {:>22} {:>22}", "plugin listening again -> first success", ours.reopen, theirs.reopen);
     eprintln!("{:<44} {:>19.1} MB {:>19.1} MB {:>8}", "peak RSS after 200 calls (VmHWM)", ours.rss_steady_mb, theirs.rss_steady_mb, ratio(ours.rss_steady_mb, theirs.rss_steady_mb));
     eprintln!("{:<44} {:>19.1} MB {:>19.1} MB {:>8}", "peak RSS incl. the 20 MB note (VmHWM)", ours.rss_mb, theirs.rss_mb, ratio(ours.rss_mb, theirs.rss_mb));
     eprintln!("{:<44} {:>22} {:>22}", "20 MB multi-byte note round trip", ours.big_ms, theirs.big_ms);

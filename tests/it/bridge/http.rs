@@ -117,3 +117,18 @@ fn the_older_bridge_environment_variables_work() {
     assert_eq!(names, ["obsidian_status"]);
     assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(2), "grace took {waited:?}");
 }
+
+#[test]
+fn log_messages_the_server_sends_on_its_own_come_down_to_the_client() {
+    let home = TempHome::new();
+    let server = EverythingServer::start("streamableHttp", free_port());
+    let mut bridge = Bridge::start(&home, &["--url", &server.url()]);
+    bridge.initialize();
+    assert_eq!(bridge.request("logging/setLevel", json!({ "level": "debug" }))["result"], json!({}));
+    let answer = bridge.call_tool("toggle-simulated-logging", json!({}));
+    assert!(!is_error(&answer), "{answer}");
+    // Sent outside any request, so it travels on the server's GET event stream.
+    let message = bridge.wait_message(Duration::from_secs(12), |message| message["method"] == "notifications/message");
+    let message = message.expect("no log message came down within 12 s");
+    assert!(message["params"]["level"].is_string() && message["params"]["data"].is_string(), "{message}");
+}

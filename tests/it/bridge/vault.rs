@@ -62,16 +62,25 @@ fn started_while_obsidian_is_closed_it_answers_at_once_and_recovers_when_obsidia
     assert!(initialized_after < Duration::from_secs(2), "initialize took {initialized_after:?}");
     assert!(listed_after < Duration::from_millis(500), "tools/list took {listed_after:?}");
 
+    // Writes wait for Obsidian (never done from disk), then say plainly what is wrong.
     let called = Instant::now();
-    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    let answer = bridge.call_tool("create_note", json!({ "path": "New.md", "content": "x" }));
     let waited = called.elapsed();
     assert!(is_error(&answer), "{answer}");
     assert!(text_of(&answer).contains("Obsidian is not reachable"), "{answer}");
     assert!(waited >= Duration::from_millis(900) && waited < Duration::from_secs(3), "answered after {waited:?}");
+    assert!(!setup.vault.join("New.md").exists());
+    // Reads are served from the vault folder meanwhile, marked as such, without the wait.
+    let called = Instant::now();
+    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    assert!(!is_error(&answer), "{answer}");
+    assert_eq!(answer["result"]["_meta"]["obsmcp/source"], "disk", "{answer}");
+    assert!(called.elapsed() < Duration::from_millis(900), "the offline read waited {:?}", called.elapsed());
 
     let _host = setup.host();
     let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
     assert!(!is_error(&answer), "the first call after Obsidian started failed: {answer}");
+    assert!(answer["result"].get("_meta").is_none_or(|meta| meta.get("obsmcp/source").is_none()), "still from disk: {answer}");
     let status = bridge.call_tool("obsidian_status", json!({}));
     let report = &status["result"]["structuredContent"];
     assert_eq!(report["state"], "connected", "{status}");
@@ -81,6 +90,19 @@ fn started_while_obsidian_is_closed_it_answers_at_once_and_recovers_when_obsidia
     assert!(!status.to_string().contains(TOKEN), "the status tool leaked the token");
     assert!(bridge.invalid.is_empty(), "non-JSON-RPC on stdout: {:?}", bridge.invalid);
     eprintln!("initialize {initialized_after:?}, tools/list {listed_after:?} with Obsidian closed");
+}
+
+#[test]
+fn without_offline_mode_a_read_says_obsidian_is_not_reachable_within_the_connect_wait() {
+    let setup = setup();
+    let mut bridge = setup.bridge(&["--connect-wait", "1", "--no-offline"]);
+    bridge.initialize();
+    let called = Instant::now();
+    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    let waited = called.elapsed();
+    assert!(is_error(&answer) && text_of(&answer).contains("Obsidian is not reachable"), "{answer}");
+    assert!(text_of(&answer).contains("reconnect"), "{answer}");
+    assert!(waited >= Duration::from_millis(900) && waited < Duration::from_secs(3), "answered after {waited:?}");
 }
 
 #[test]
@@ -132,7 +154,8 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
         sent.push(id);
         bridge.drain(Duration::from_millis(40));
         let since = first_of_instance.load(Ordering::SeqCst);
-        if bridge.unclaimed().iter().any(|answer| answer["id"].as_u64().is_some_and(|id| id > since) && !is_error(answer)) {
+        let from_plugin = |answer: &Value| !is_error(answer) && answer["result"]["_meta"]["obsmcp/source"] != "disk";
+        if bridge.unclaimed().iter().any(|answer| answer["id"].as_u64().is_some_and(|id| id > since) && from_plugin(answer)) {
             served.store(true, Ordering::SeqCst);
         }
     }
@@ -164,7 +187,8 @@ fn a_call_in_flight_when_obsidian_dies_is_answered_at_once() {
     assert!(!is_error(&bridge.call_tool("vault_info", json!({}))));
     // Freeze the host so the call is certainly in flight, then kill it.
     signal(host.guard.pid(), "STOP");
-    let id = bridge.send_request("tools/call", json!({ "name": "read_note", "arguments": { "path": "Home.md" } }));
+    // A write: offline mode could answer a read from disk, and a write's lost outcome is what matters most.
+    let id = bridge.send_request("tools/call", json!({ "name": "create_note", "arguments": { "path": "Racing.md", "content": "x" } }));
     std::thread::sleep(Duration::from_millis(500));
     let killed = Instant::now();
     let mut guard = host.guard;

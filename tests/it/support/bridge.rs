@@ -184,6 +184,26 @@ impl Bridge {
         answer["result"]["tools"].as_array().expect("a tools array").iter().map(|tool| tool["name"].as_str().unwrap().to_string()).collect()
     }
 
+    /// Writes one message from another thread, for messages a slow reader might not take in time; the receiver yields
+    /// stdin back once the write is done (give it to [`Bridge::restore_stdin`]).
+    pub fn send_in_background(&mut self, message: &Value) -> std::sync::mpsc::Receiver<ChildStdin> {
+        let mut stdin = self.stdin.take().expect("stdin is open");
+        let mut line = serde_json::to_vec(message).unwrap();
+        line.push(b'\n');
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            if stdin.write_all(&line).and_then(|()| stdin.flush()).is_ok() {
+                let _ = sender.send(stdin);
+            }
+        });
+        receiver
+    }
+
+    /// Puts back the stdin that [`Bridge::send_in_background`] borrowed.
+    pub fn restore_stdin(&mut self, stdin: ChildStdin) {
+        self.stdin = Some(stdin);
+    }
+
     /// Closes stdin (EOF), as a client does when it is done.
     pub fn close_stdin(&mut self) {
         self.stdin.take();
