@@ -18,6 +18,12 @@ pub(crate) struct Event {
 pub(crate) struct Decoder {
     pending: Vec<u8>,
     scanned: usize,
+    event: Builder,
+}
+
+/// The fields of the event being read.
+#[derive(Debug, Default)]
+struct Builder {
     kind: String,
     data: Vec<u8>,
     has_data: bool,
@@ -35,18 +41,21 @@ impl Decoder {
             if line.last() == Some(&b'\r') {
                 line = &line[..line.len() - 1];
             }
-            if let Some(event) = self.take_line(line.to_vec()) {
+            if let Some(event) = self.event.take_line(line) {
                 events.push(event);
             }
             line_start = end + 1;
             self.scanned = line_start;
         }
         self.pending.drain(..line_start);
-        self.scanned -= line_start;
+        // What is left holds no line end: the next chunk's scan starts after it.
+        self.scanned = self.pending.len();
         events
     }
+}
 
-    fn take_line(&mut self, line: Vec<u8>) -> Option<Event> {
+impl Builder {
+    fn take_line(&mut self, line: &[u8]) -> Option<Event> {
         if line.is_empty() {
             return self.dispatch();
         }
@@ -58,7 +67,7 @@ impl Decoder {
                 let value = &line[colon + 1..];
                 (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
             }
-            None => (&line[..], &[][..]),
+            None => (line, &[][..]),
         };
         match field {
             b"event" => self.kind = String::from_utf8_lossy(value).into_owned(),
