@@ -15,7 +15,10 @@
 //! - JSON results get a last field `"served_from": "disk"` (`source` is taken: `recent_files` has one);
 //! - note reads (`read_note`, `daily_note`) get ` source=disk` at the end of their `[lines a-b of N] …` header line;
 //! - every offline result, errors included, carries `_meta: {"obsmcp/source": "disk"}`.
-
+//!
+//! For the bridge: `call_tool` blocks (file system and CPU), so call it from `tokio::task::spawn_blocking` on an
+//! `Arc<OfflineVault>`; calls may run concurrently. The first call builds the index (about half a second for 10,000
+//! notes): `warm` at bridge start, in the background, makes the first offline answer as fast as the rest.
 //!
 //! Known differences from the plugin (everything else is compared by the parity test):
 //! - a file reached through a symlink that leads outside the vault is listed but never read, so offline it has no

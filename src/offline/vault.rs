@@ -431,13 +431,13 @@ impl Snapshot {
         let pool = if local.is_empty() { matches } else { local };
         pool.into_iter().min_by(|&a, &b| {
             let (a, b) = (&self.files[a].path, &self.files[b].path);
-            crate_len(a).cmp(&crate_len(b)).then_with(|| js_cmp(a, b))
+            js_len(a).cmp(&js_len(b)).then_with(|| js_cmp(a, b))
         })
     }
 }
 
 /// JavaScript length of a path, for "shortest path wins".
-fn crate_len(path: &str) -> usize {
+fn js_len(path: &str) -> usize {
     super::text::utf16_len(path)
 }
 
