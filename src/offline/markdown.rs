@@ -987,25 +987,6 @@ fn read_list_items(lines: &[Line<'_>], start: usize, end: usize, out: &mut Vec<(
     }
 }
 
-fn position_json(position: &Pos) -> Value {
-    let loc = |l: &Loc| json!({"line": l.line, "col": l.col, "offset": l.offset});
-    json!({"start": loc(&position.start), "end": loc(&position.end)})
-}
-
-impl LinkRef {
-    /// The `LinkCache` JSON.
-    pub(crate) fn to_json(&self) -> Value {
-        json!({"link": self.link, "original": self.original, "displayText": self.display_text, "position": position_json(&self.position)})
-    }
-}
-
-impl Pos {
-    /// `{start:{line,col,offset}, end:{…}}`.
-    pub(crate) fn to_json(&self) -> Value {
-        position_json(self)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

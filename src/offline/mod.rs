@@ -31,9 +31,6 @@
 //! - daily-note formats support moment's date tokens (`YYYY MM DD Do ddd dddd MMM MMMM WW ww GGGG …`, `[literal]`);
 //! - the index is trusted for [`DEFAULT_REFRESH_INTERVAL`] before the folder is checked again.
 
-// The bridge wires this module in separately; until it calls it, the binary itself does not use every item.
-#![allow(dead_code)]
-
 mod markdown;
 mod paths;
 mod properties;
@@ -42,7 +39,7 @@ mod text;
 mod tools;
 mod vault;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -64,6 +61,7 @@ pub(crate) enum OfflineError {
 }
 
 /// Figures about the in-memory index, for logs and benchmarks.
+#[allow(dead_code)] // read by the integration tests and the benchmark
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct IndexStats {
     /// Files in the vault listing.
@@ -124,25 +122,10 @@ impl OfflineVault {
     }
 
     /// Sets how long the index is trusted before the folder is checked again (zero: check on every call).
+    #[allow(dead_code)] // the integration tests and the benchmark set it; the bridge keeps the default
     pub(crate) fn with_refresh_interval(mut self, interval: Duration) -> Self {
         self.refresh_interval = interval;
         self
-    }
-
-    /// Overrides the read-only state reported by `vault_info` (the plugin's setting, when the caller knows it).
-    pub(crate) fn with_read_only(mut self, read_only: bool) -> Self {
-        self.read_only = read_only;
-        self
-    }
-
-    /// The vault folder.
-    pub(crate) fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// Whether offline mode answers this tool at all (from disk, or with an "Obsidian must be open" error).
-    pub(crate) fn knows(name: &str) -> bool {
-        tools::served(name).is_some()
     }
 
     /// Whether this tool's answer comes from disk (false for tools that need the running app).
@@ -167,6 +150,7 @@ impl OfflineVault {
 
     /// Builds (or checks against the folder) the index now and says how long it took; the first tool call does this
     /// lazily.
+    #[allow(dead_code)] // the bridge may call it at start; the benchmark times it
     pub(crate) fn warm(&self) -> (Duration, IndexStats) {
         let started = Instant::now();
         let snapshot = self.fresh_snapshot(true);
@@ -198,6 +182,7 @@ impl OfflineVault {
     }
 }
 
+#[allow(dead_code)] // see `warm`
 fn stats_of(snapshot: &Snapshot) -> IndexStats {
     IndexStats {
         files: snapshot.files.len(),

@@ -249,6 +249,7 @@ impl Snapshot {
     }
 
     /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change.
+    #[cfg(test)]
     pub(crate) fn refresh(root: &Path, real_root: &Path, config_dir: &str, previous: Option<&Snapshot>) -> Snapshot {
         Self::build(root, walk(root, real_root, config_dir), previous)
     }

@@ -300,6 +300,9 @@ fn offline_results_equal_the_plugins_on_the_fixture_vault() {
     let cursor = first["next_cursor"].as_str().expect("a 4-match page of \"e\" has a next page").to_string();
     calls.push(Call { tool: "search", arguments: json!({"query": "e", "limit": 4, "cursor": cursor}) });
 
+    for Call { tool, .. } in &calls {
+        assert!(OfflineVault::serves_from_disk(tool), "{tool} is a read tool");
+    }
     let (count, differences) = run_parity(&mut client, &offline, &calls);
     assert!(count > 150, "the parity list is too short: {count} calls");
     assert!(differences.is_empty(), "{} of {count} calls differ:\n{}", differences.len(), differences.join("\n"));
@@ -417,6 +420,7 @@ fn offline_never_writes_and_says_obsidian_must_be_open() {
         ("create_daily_note", json!({"date": "2030-01-01"})),
         ("active_note", json!({})),
     ] {
+        assert!(!OfflineVault::serves_from_disk(tool), "{tool} needs Obsidian");
         let result = offline.call_tool(tool, arguments).unwrap();
         assert_eq!(result["isError"], true, "{tool}: {result}");
         assert!(text_of(&result).contains("Obsidian to be open"), "{tool}: {}", text_of(&result));
