@@ -22,7 +22,8 @@
 //!
 //! Known differences from the plugin (everything else is compared by the parity test):
 //! - a file reached through a symlink that leads outside the vault is listed but never read, so offline it has no
-//!   links, tags or text (the plugin indexes it, though it refuses to show it);
+//!   links, tags or text (the plugin indexes it, though it refuses to show it); a symlinked folder that leads
+//!   outside is listed but not entered (the plugin lists its files);
 //! - regexes are Rust's `regex` with JavaScript's `\d \w \s \b`: lookaround and backreferences are refused, and the
 //!   message for a regex that does not compile differs;
 //! - invalid arguments name the first failing argument only (the SDK lists all);

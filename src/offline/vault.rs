@@ -8,8 +8,9 @@
 //!
 //! Listing follows the plugin's fake Obsidian vault (`fake-obsidian/vault.cjs`): entries in name order, depth
 //! first; names starting with `.` and the config folder are not part of the vault; symlinks are followed and a
-//! folder reached twice is listed once. One deliberate difference: a file whose real location is outside the
-//! vault (through a symlink) is listed but its content is never read here, so it has no metadata.
+//! folder reached twice is listed once. One deliberate difference: nothing outside the vault is read. A file whose
+//! real location is outside the vault (through a symlink) is listed but its content is never read, so it has no
+//! metadata; a symlinked folder that leads outside is listed but not entered.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -208,7 +209,11 @@ fn walk_folder(
         if metadata.is_dir() {
             listing.folders.push(path.clone());
             let real = real.unwrap_or_else(|| real_folder.join(&name));
-            walk_folder(root, real_root, config_dir, &path, real, seen, listing);
+            // A symlinked folder that leads outside the vault is listed by name but never entered: nothing outside
+            // the vault is read, not even a directory listing (a link to `~` would otherwise be walked every time).
+            if real.starts_with(real_root) {
+                walk_folder(root, real_root, config_dir, &path, real, seen, listing);
+            }
         } else if metadata.is_file() {
             let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
             listing.files.push(FileEntry {

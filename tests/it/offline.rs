@@ -402,8 +402,11 @@ fn offline_refuses_escapes_and_never_reads_outside_the_vault() {
     assert!(!text_of(&backlinks).contains("Leak.md"), "a note outside the vault is never read, so never links");
     let folder = offline.call_tool("list_files", json!({"folder": "Linked folder"})).unwrap();
     assert_eq!(folder["isError"], true, "{folder}");
-    let listing = offline.call_tool("list_files", json!({"limit": 500})).unwrap();
-    assert!(!text_of(&listing).contains(".obsidian") && !text_of(&listing).contains(".hidden"));
+    let listing = offline.call_tool("list_files", json!({"limit": 500, "include_folders": true})).unwrap();
+    let listing = text_of(&listing);
+    assert!(!listing.contains(".obsidian") && !listing.contains(".hidden"), "{listing}");
+    assert!(listing.contains(r#""path":"Linked folder","type":"folder""#), "{listing}");
+    assert!(!listing.contains("Linked folder/secret.md"), "a folder outside the vault is never entered: {listing}");
 }
 
 #[test]
