@@ -132,7 +132,7 @@ mod tests {
         let a = json!({"name": "a"});
         let b = json!({"name": "b"});
         assert!(same_tools(&[a.clone(), b.clone()], &[b.clone(), a.clone()]));
-        assert!(!same_tools(&[a.clone()], &[json!({"name": "a", "description": "new"})]));
+        assert!(!same_tools(std::slice::from_ref(&a), &[json!({"name": "a", "description": "new"})]));
         assert!(!same_tools(&[a.clone(), b], &[a]));
     }
 }

@@ -73,12 +73,6 @@ impl Diagnostics {
         Self { path, file: Mutex::new(file) }
     }
 
-    /// A log that writes nothing.
-    #[cfg(test)]
-    pub(crate) fn disabled() -> Self {
-        Self { path: None, file: Mutex::new(None) }
-    }
-
     /// Appends one record.
     pub(crate) fn record(&self, record: &Record<'_>) {
         #[derive(Serialize)]

@@ -204,10 +204,11 @@ impl Server {
                     let mut catalog = self.catalog.lock().expect("catalog lock");
                     let changed = !catalog::same_tools(&catalog.tools, &tools);
                     *catalog = Catalog { tools, source: CatalogSource::Live };
-                    if changed && !matches!(self.config.upstream, UpstreamTarget::Vault { .. }) {
-                        if let Err(error) = catalog::save_cache(&self.config.upstream, &catalog.tools) {
-                            tracing::warn!("could not cache the tool catalog: {error}");
-                        }
+                    if changed
+                        && !matches!(self.config.upstream, UpstreamTarget::Vault { .. })
+                        && let Err(error) = catalog::save_cache(&self.config.upstream, &catalog.tools)
+                    {
+                        tracing::warn!("could not cache the tool catalog: {error}");
                     }
                     changed
                 };

@@ -82,10 +82,10 @@ impl HttpLink {
             }
         })?;
         let status = response.status();
-        if session.is_none() {
-            if let Some(given) = response.headers().get(SESSION_HEADER) {
-                *self.session.lock().expect("session lock") = Some(given.clone());
-            }
+        if session.is_none()
+            && let Some(given) = response.headers().get(SESSION_HEADER)
+        {
+            *self.session.lock().expect("session lock") = Some(given.clone());
         }
         if !status.is_success() {
             let text = response.text().await.unwrap_or_default();
