@@ -136,7 +136,10 @@ fn split_lines(content: &str) -> Vec<Line<'_>> {
     let mut offset = 0;
     for piece in content.split('\n') {
         let text = piece.strip_suffix('\r').unwrap_or(piece);
-        lines.push(Line { text, start: offset });
+        lines.push(Line {
+            text,
+            start: offset,
+        });
         offset += utf16_len(piece) + 1;
     }
     lines
@@ -144,11 +147,24 @@ fn split_lines(content: &str) -> Vec<Line<'_>> {
 
 fn loc(lines: &[Line<'_>], line: usize, byte_col: usize) -> Loc {
     let col = utf16_len(&lines[line].text[..byte_col]);
-    Loc { line, col, offset: lines[line].start + col }
+    Loc {
+        line,
+        col,
+        offset: lines[line].start + col,
+    }
 }
 
-fn pos(lines: &[Line<'_>], start_line: usize, start_col: usize, end_line: usize, end_col: usize) -> Pos {
-    Pos { start: loc(lines, start_line, start_col), end: loc(lines, end_line, end_col) }
+fn pos(
+    lines: &[Line<'_>],
+    start_line: usize,
+    start_col: usize,
+    end_line: usize,
+    end_col: usize,
+) -> Pos {
+    Pos {
+        start: loc(lines, start_line, start_col),
+        end: loc(lines, end_line, end_col),
+    }
 }
 
 fn whole_lines(lines: &[Line<'_>], start: usize, end: usize) -> Pos {
@@ -179,7 +195,11 @@ fn byte_offset_of_line(content: &str, line: usize) -> usize {
     if line == 0 {
         return 0;
     }
-    content.match_indices('\n').nth(line - 1).map(|(index, _)| index + 1).unwrap_or(content.len())
+    content
+        .match_indices('\n')
+        .nth(line - 1)
+        .map(|(index, _)| index + 1)
+        .unwrap_or(content.len())
 }
 
 /// Parses a note's text into its metadata (rules at the top of `markdown.cjs`).
@@ -194,7 +214,15 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
     if let Some(end) = frontmatter_end(&lines) {
         let position = whole_lines(&lines, 0, end);
         meta.frontmatter_position = Some(position);
-        sections.push((Section { kind: "yaml", position, id: None }, 0, end));
+        sections.push((
+            Section {
+                kind: "yaml",
+                position,
+                id: None,
+            },
+            0,
+            end,
+        ));
         if let Some(text) = frontmatter_text(content) {
             read_frontmatter(text, &mut meta);
         }
@@ -202,9 +230,18 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
     }
 
     let mut current: Option<(&'static str, usize, usize)> = None;
-    let close = |current: &mut Option<(&'static str, usize, usize)>, sections: &mut Vec<(Section, usize, usize)>| {
+    let close = |current: &mut Option<(&'static str, usize, usize)>,
+                 sections: &mut Vec<(Section, usize, usize)>| {
         if let Some((kind, start, end)) = current.take() {
-            sections.push((Section { kind, position: whole_lines(&lines, start, end), id: None }, start, end));
+            sections.push((
+                Section {
+                    kind,
+                    position: whole_lines(&lines, start, end),
+                    id: None,
+                },
+                start,
+                end,
+            ));
         }
     };
 
@@ -228,7 +265,15 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
             }
             let last = end.min(lines.len() - 1);
             let kind = if fence.is_some() { "code" } else { "math" };
-            sections.push((Section { kind, position: whole_lines(&lines, i, last), id: None }, i, last));
+            sections.push((
+                Section {
+                    kind,
+                    position: whole_lines(&lines, i, last),
+                    id: None,
+                },
+                i,
+                last,
+            ));
             i = last + 1;
             continue;
         }
@@ -244,14 +289,34 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
             close(&mut current, &mut sections);
             let (level, rest) = heading_parts(text).expect("line_kind saw a heading");
             let heading = js_trim(strip_closing_run(rest)).to_string();
-            meta.headings.push(HeadingRef { heading, level, position: whole_lines(&lines, i, i) });
-            sections.push((Section { kind: "heading", position: whole_lines(&lines, i, i), id: None }, i, i));
+            meta.headings.push(HeadingRef {
+                heading,
+                level,
+                position: whole_lines(&lines, i, i),
+            });
+            sections.push((
+                Section {
+                    kind: "heading",
+                    position: whole_lines(&lines, i, i),
+                    id: None,
+                },
+                i,
+                i,
+            ));
             i += 1;
             continue;
         }
         if kind == "thematicBreak" {
             close(&mut current, &mut sections);
-            sections.push((Section { kind, position: whole_lines(&lines, i, i), id: None }, i, i));
+            sections.push((
+                Section {
+                    kind,
+                    position: whole_lines(&lines, i, i),
+                    id: None,
+                },
+                i,
+                i,
+            ));
             i += 1;
             continue;
         }
@@ -283,15 +348,25 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
     }
 
     for (id, line) in &found.block_ids {
-        let position = if let Some(item) = items.iter_mut().find(|(_, start, end)| *start <= *line && *line <= *end) {
+        let position = if let Some(item) = items
+            .iter_mut()
+            .find(|(_, start, end)| *start <= *line && *line <= *end)
+        {
             item.0.id = Some(id.clone());
             item.0.position
-        } else if let Some(index) = sections.iter().position(|(s, _, _)| s.position.start.line <= *line && *line <= s.position.end.line) {
+        } else if let Some(index) = sections
+            .iter()
+            .position(|(s, _, _)| s.position.start.line <= *line && *line <= s.position.end.line)
+        {
             let section = &sections[index].0;
             let alone = section.position.start.line == *line
                 && section.position.end.line == *line
                 && section.kind == "paragraph";
-            let target = if alone && js_trim(lines[*line].text).starts_with('^') && index > 0 && sections[index - 1].0.kind != "yaml" {
+            let target = if alone
+                && js_trim(lines[*line].text).starts_with('^')
+                && index > 0
+                && sections[index - 1].0.kind != "yaml"
+            {
                 index - 1
             } else {
                 index
@@ -301,13 +376,23 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
         } else {
             continue;
         };
-        insert_js_key(&mut meta.blocks, id.to_lowercase(), Block { id: id.clone(), position });
+        insert_js_key(
+            &mut meta.blocks,
+            id.to_lowercase(),
+            Block {
+                id: id.clone(),
+                position,
+            },
+        );
     }
 
     meta.links = found.links;
     meta.embeds = found.embeds;
     meta.tags = found.tags;
-    meta.sections = sections.into_iter().map(|(section, _, _)| section).collect();
+    meta.sections = sections
+        .into_iter()
+        .map(|(section, _, _)| section)
+        .collect();
     meta.list_items = items.into_iter().map(|(item, _, _)| item).collect();
     meta
 }
@@ -381,7 +466,9 @@ fn heading_parts(text: &str) -> Option<(usize, &str)> {
         return None;
     }
     let rest = &after[level..];
-    if !(rest.is_empty() || rest.starts_with([' ', '\t'])) || rest.contains(['\r', '\u{2028}', '\u{2029}']) {
+    if !(rest.is_empty() || rest.starts_with([' ', '\t']))
+        || rest.contains(['\r', '\u{2028}', '\u{2029}'])
+    {
         return None;
     }
     Some((level, rest))
@@ -425,12 +512,14 @@ fn list_item(text: &str) -> Option<(usize, Option<String>)> {
     let mut task = None;
     if spaces > 0 || body.is_empty() {
         let mut chars = body.chars();
-        if chars.next() == Some('[') {
-            if let (Some(mark), Some(']')) = (chars.next(), chars.next()) {
-                let tail = chars.as_str();
-                if !matches!(mark, '\n' | '\r' | '\u{2028}' | '\u{2029}') && (tail.is_empty() || tail.starts_with([' ', '\t'])) {
-                    task = Some(mark.to_string());
-                }
+        if chars.next() == Some('[')
+            && let (Some(mark), Some(']')) = (chars.next(), chars.next())
+        {
+            let tail = chars.as_str();
+            if !matches!(mark, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+                && (tail.is_empty() || tail.starts_with([' ', '\t']))
+            {
+                task = Some(mark.to_string());
             }
         }
     }
@@ -443,7 +532,9 @@ fn is_thematic_break(text: &str) -> bool {
         return false;
     }
     let rest = &text[indent..];
-    let Some(mark) = rest.chars().next().filter(|c| matches!(c, '-' | '*' | '_')) else { return false };
+    let Some(mark) = rest.chars().next().filter(|c| matches!(c, '-' | '*' | '_')) else {
+        return false;
+    };
     let mut count = 0;
     for c in rest.chars() {
         if c == mark {
@@ -496,7 +587,11 @@ fn line_kind(lines: &[Line<'_>], index: usize) -> Option<&'static str> {
         return Some("list");
     }
     if is_blockquote(text) {
-        return Some(if is_callout(text) { "callout" } else { "blockquote" });
+        return Some(if is_callout(text) {
+            "callout"
+        } else {
+            "blockquote"
+        });
     }
     if text.contains('|')
         && index + 1 < lines.len()
@@ -529,7 +624,13 @@ fn mask_code_spans(text: &mut [u8]) {
         let mut search = run_end;
         let mut close_at = None;
         while search < text.len() {
-            let Some(next) = text[search..].iter().position(|&b| b == b'`').map(|p| p + search) else { break };
+            let Some(next) = text[search..]
+                .iter()
+                .position(|&b| b == b'`')
+                .map(|p| p + search)
+            else {
+                break;
+            };
             let mut next_end = next;
             while next_end < text.len() && text[next_end] == b'`' {
                 next_end += 1;
@@ -568,9 +669,14 @@ pub(crate) fn safe_decode(text: &str) -> String {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
             match hex {
-                Some(byte) if bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit() => {
+                Some(byte)
+                    if bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit() =>
+                {
                     out.push(byte);
                     i += 3;
                 }
@@ -597,8 +703,11 @@ fn wikilink_at(text: &[u8], at: usize) -> Option<usize> {
     (end > start && text[end..].starts_with(b"]]")).then_some(end + 2)
 }
 
+/// A byte range `[start, end)`.
+type Span = (usize, usize);
+
 /// A markdown link `[text](target "title")` at `at` (the `[`): (end, text range, raw target).
-fn markdown_link_at(text: &[u8], at: usize) -> Option<(usize, (usize, usize), (usize, usize))> {
+fn markdown_link_at(text: &[u8], at: usize) -> Option<(usize, Span, Span)> {
     if text.get(at) != Some(&b'[') {
         return None;
     }
@@ -607,7 +716,10 @@ fn markdown_link_at(text: &[u8], at: usize) -> Option<(usize, (usize, usize), (u
     loop {
         match text.get(i) {
             Some(b'[') => {
-                let close = text[i + 1..].iter().position(|&b| b == b'[' || b == b']').map(|p| p + i + 1);
+                let close = text[i + 1..]
+                    .iter()
+                    .position(|&b| b == b'[' || b == b']')
+                    .map(|p| p + i + 1);
                 match close {
                     Some(c) if text[c] == b']' => i = c + 1,
                     _ => break,
@@ -629,10 +741,10 @@ fn markdown_link_at(text: &[u8], at: usize) -> Option<(usize, (usize, usize), (u
         while k < text.len() && !matches!(text[k], b'<' | b'>' | b'\r' | b'\n') {
             k += 1;
         }
-        if text.get(k) == Some(&b'>') {
-            if let Some(end) = link_tail(text, k + 1) {
-                return Some((end, label, (j, k + 1)));
-            }
+        if text.get(k) == Some(&b'>')
+            && let Some(end) = link_tail(text, k + 1)
+        {
+            return Some((end, label, (j, k + 1)));
         }
     }
     let target_start = j;
@@ -641,7 +753,11 @@ fn markdown_link_at(text: &[u8], at: usize) -> Option<(usize, (usize, usize), (u
         match text.get(k) {
             Some(b'(') => {
                 let mut m = k + 1;
-                while m < text.len() && text[m] != b'(' && text[m] != b')' && !starts_with_js_space(text, m) {
+                while m < text.len()
+                    && text[m] != b'('
+                    && text[m] != b')'
+                    && !starts_with_js_space(text, m)
+                {
                     m += 1;
                 }
                 if text.get(m) == Some(&b')') {
@@ -667,9 +783,15 @@ fn link_tail(text: &[u8], at: usize) -> Option<usize> {
     let spaced = skip_js_space(text, at);
     if spaced > at {
         let title_end = match text.get(spaced) {
-            Some(&quote @ (b'"' | b'\'')) => text[spaced + 1..].iter().position(|&b| b == quote).map(|p| spaced + 1 + p + 1),
+            Some(&quote @ (b'"' | b'\'')) => text[spaced + 1..]
+                .iter()
+                .position(|&b| b == quote)
+                .map(|p| spaced + 1 + p + 1),
             Some(b'(') => {
-                let close = text[spaced + 1..].iter().position(|&b| b == b'(' || b == b')').map(|p| spaced + 1 + p);
+                let close = text[spaced + 1..]
+                    .iter()
+                    .position(|&b| b == b'(' || b == b')')
+                    .map(|p| spaced + 1 + p);
                 close.filter(|&c| text[c] == b')').map(|c| c + 1)
             }
             _ => None,
@@ -706,7 +828,10 @@ fn decode_char(text: &[u8], at: usize) -> Option<(char, usize)> {
         0xE0..=0xEF => 3,
         _ => 4,
     };
-    let c = std::str::from_utf8(text.get(at..at + width)?).ok()?.chars().next()?;
+    let c = std::str::from_utf8(text.get(at..at + width)?)
+        .ok()?
+        .chars()
+        .next()?;
     Some((c, width))
 }
 
@@ -778,7 +903,11 @@ fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Found) {
     let bytes = scan.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let (start, is_embed, open) = if bytes[i] == b'!' && bytes[i + 1..].starts_with(b"[[") { (i, true, i + 1) } else { (i, false, i) };
+        let (start, is_embed, open) = if bytes[i] == b'!' && bytes[i + 1..].starts_with(b"[[") {
+            (i, true, i + 1)
+        } else {
+            (i, false, i)
+        };
         let Some(end) = wikilink_at(bytes, open) else {
             i += 1;
             continue;
@@ -793,7 +922,11 @@ fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Found) {
                 display_text: display.unwrap_or(linktext).to_string(),
                 position: pos(lines, line_number, start, line_number, end),
             };
-            if is_embed { found.embeds.push(reference) } else { found.links.push(reference) }
+            if is_embed {
+                found.embeds.push(reference)
+            } else {
+                found.links.push(reference)
+            }
             mask(&mut text, start, end);
         }
         i = end;
@@ -803,7 +936,11 @@ fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Found) {
     let bytes = scan.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let (start, is_embed, open) = if bytes[i] == b'!' && bytes.get(i + 1) == Some(&b'[') { (i, true, i + 1) } else { (i, false, i) };
+        let (start, is_embed, open) = if bytes[i] == b'!' && bytes.get(i + 1) == Some(&b'[') {
+            (i, true, i + 1)
+        } else {
+            (i, false, i)
+        };
         let Some((end, label, target)) = markdown_link_at(bytes, open) else {
             i += 1;
             continue;
@@ -824,7 +961,11 @@ fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Found) {
                 display_text: scan[label.0..label.1].to_string(),
                 position: pos(lines, line_number, start, line_number, end),
             };
-            if is_embed { found.embeds.push(reference) } else { found.links.push(reference) }
+            if is_embed {
+                found.embeds.push(reference)
+            } else {
+                found.links.push(reference)
+            }
         }
         i = end;
     }
@@ -838,7 +979,9 @@ fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Found) {
     while let Some((index, c)) = chars.next() {
         if c == '#' && previous_space {
             let body_start = index + 1;
-            let body_end = masked[body_start..].find(ends_tag).map_or(masked.len(), |p| p + body_start);
+            let body_end = masked[body_start..]
+                .find(ends_tag)
+                .map_or(masked.len(), |p| p + body_start);
             if body_end > body_start {
                 let body = &masked[body_start..body_end];
                 if !body.bytes().all(|b| b.is_ascii_digit()) {
@@ -858,11 +1001,14 @@ fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Found) {
     }
 
     let trimmed = js_trim_end(&masked);
-    let token_start = trimmed.rfind(is_js_space).map_or(0, |p| p + trimmed[p..].chars().next().map_or(1, char::len_utf8));
-    if let Some(id) = trimmed[token_start..].strip_prefix('^') {
-        if !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
-            found.block_ids.push((id.to_string(), line_number));
-        }
+    let token_start = trimmed.rfind(is_js_space).map_or(0, |p| {
+        p + trimmed[p..].chars().next().map_or(1, char::len_utf8)
+    });
+    if let Some(id) = trimmed[token_start..].strip_prefix('^')
+        && !id.is_empty()
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
+        found.block_ids.push((id.to_string(), line_number));
     }
 }
 
@@ -878,11 +1024,14 @@ fn read_frontmatter(text: &str, meta: &mut NoteMetadata) {
     };
     for (key, value) in &data {
         match value {
-            Value::String(text) => meta.frontmatter_links.extend(frontmatter_link(key.clone(), text)),
+            Value::String(text) => meta
+                .frontmatter_links
+                .extend(frontmatter_link(key.clone(), text)),
             Value::Array(items) => {
                 for (index, item) in items.iter().enumerate() {
                     if let Value::String(text) = item {
-                        meta.frontmatter_links.extend(frontmatter_link(format!("{key}.{index}"), text));
+                        meta.frontmatter_links
+                            .extend(frontmatter_link(format!("{key}.{index}"), text));
                     }
                 }
             }
@@ -939,7 +1088,9 @@ fn yaml_to_json(value: yaml_serde::Value) -> Value {
             }
         }
         yaml_serde::Value::String(s) => Value::String(s),
-        yaml_serde::Value::Sequence(items) => Value::Array(items.into_iter().map(yaml_to_json).collect()),
+        yaml_serde::Value::Sequence(items) => {
+            Value::Array(items.into_iter().map(yaml_to_json).collect())
+        }
         yaml_serde::Value::Mapping(mapping) => {
             let mut entries: Vec<(String, Value)> = Vec::new();
             for (key, value) in mapping {
@@ -957,10 +1108,15 @@ fn yaml_to_json(value: yaml_serde::Value) -> Value {
 }
 
 /// Splits a list section into items with parents, tasks and extents.
-fn read_list_items(lines: &[Line<'_>], start: usize, end: usize, out: &mut Vec<(ListItem, usize, usize)>) {
+fn read_list_items(
+    lines: &[Line<'_>],
+    start: usize,
+    end: usize,
+    out: &mut Vec<(ListItem, usize, usize)>,
+) {
     let mut items: Vec<(usize, usize, Option<String>)> = Vec::new();
-    for i in start..=end {
-        if let Some((indent, task)) = list_item(lines[i].text) {
+    for (i, line) in lines.iter().enumerate().take(end + 1).skip(start) {
+        if let Some((indent, task)) = list_item(line.text) {
             items.push((i, indent, task));
         }
     }
@@ -971,7 +1127,9 @@ fn read_list_items(lines: &[Line<'_>], start: usize, end: usize, out: &mut Vec<(
         while stack.last().is_some_and(|(_, top)| *top >= indent_units) {
             stack.pop();
         }
-        let parent = stack.last().map_or(-(first_line as i64), |(top_line, _)| *top_line as i64);
+        let parent = stack
+            .last()
+            .map_or(-(first_line as i64), |(top_line, _)| *top_line as i64);
         stack.push((*line, indent_units));
         let item_end = items.get(index + 1).map_or(end, |next| next.0 - 1);
         out.push((
@@ -998,8 +1156,15 @@ mod tests {
     #[test]
     fn wikilinks_split_display_and_keep_subpaths() {
         let meta = parse("see [[Note#Head|shown]] and [[a\\|b]] and [[ spaced ]] and [[]]");
-        let found: Vec<(&str, &str)> = meta.links.iter().map(|l| (l.link.as_str(), l.display_text.as_str())).collect();
-        assert_eq!(found, vec![("Note#Head", "shown"), ("a", "b"), ("spaced", " spaced ")]);
+        let found: Vec<(&str, &str)> = meta
+            .links
+            .iter()
+            .map(|l| (l.link.as_str(), l.display_text.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![("Note#Head", "shown"), ("a", "b"), ("spaced", " spaced ")]
+        );
         assert_eq!(meta.links[0].original, "[[Note#Head|shown]]");
         assert_eq!(meta.links[0].position.start.col, 4);
     }
@@ -1007,7 +1172,13 @@ mod tests {
     #[test]
     fn embeds_are_separate_from_links() {
         let meta = parse("![[pic.png]] [[x]] ![alt](img%20one.png)");
-        assert_eq!(meta.embeds.iter().map(|l| l.link.as_str()).collect::<Vec<_>>(), vec!["pic.png", "img one.png"]);
+        assert_eq!(
+            meta.embeds
+                .iter()
+                .map(|l| l.link.as_str())
+                .collect::<Vec<_>>(),
+            vec!["pic.png", "img one.png"]
+        );
         assert_eq!(meta.embeds[0].position.start.col, 0);
         assert_eq!(links("![[pic.png]] [[x]]"), vec!["x"]);
     }
@@ -1015,7 +1186,9 @@ mod tests {
     #[test]
     fn markdown_links_decode_and_skip_external_targets() {
         assert_eq!(
-            links("[a](My%20Note.md) [b](<Other Note.md>) [c](https://x.org/a) [d](mailto:me@x.org) [e](t.md \"title\")"),
+            links(
+                "[a](My%20Note.md) [b](<Other Note.md>) [c](https://x.org/a) [d](mailto:me@x.org) [e](t.md \"title\")"
+            ),
             vec!["My Note.md", "Other Note.md", "t.md"]
         );
         assert_eq!(links("[bad](100%zz.md)"), vec!["100%zz.md"]);
@@ -1027,23 +1200,40 @@ mod tests {
     fn code_spans_and_fences_hide_links_tags_and_headings() {
         let text = "`[[no]]` ``[[no `x` too]]`` [[yes]] `#notag`\n```\n[[fenced]]\n# not heading\n```\n~~~~\n#x\n~~~~\n$$\n[[math]]\n$$\n#tag";
         let meta = parse(text);
-        assert_eq!(meta.links.iter().map(|l| l.link.as_str()).collect::<Vec<_>>(), vec!["yes"]);
+        assert_eq!(
+            meta.links
+                .iter()
+                .map(|l| l.link.as_str())
+                .collect::<Vec<_>>(),
+            vec!["yes"]
+        );
         assert!(meta.headings.is_empty());
-        assert_eq!(meta.tags.iter().map(|t| t.tag.as_str()).collect::<Vec<_>>(), vec!["#tag"]);
+        assert_eq!(
+            meta.tags.iter().map(|t| t.tag.as_str()).collect::<Vec<_>>(),
+            vec!["#tag"]
+        );
         let kinds: Vec<_> = meta.sections.iter().map(|s| s.kind).collect();
-        assert_eq!(kinds, vec!["paragraph", "code", "code", "math", "paragraph"]);
+        assert_eq!(
+            kinds,
+            vec!["paragraph", "code", "code", "math", "paragraph"]
+        );
     }
 
     #[test]
     fn unclosed_code_span_is_text_and_unclosed_fence_runs_to_the_end() {
         assert_eq!(links("`open [[a]]"), vec!["a"]);
         assert!(links("```js\n[[a]]").is_empty());
-        assert_eq!(links("```js`\n[[a]]"), vec!["a"], "a backtick in the info string is not a fence");
+        assert_eq!(
+            links("```js`\n[[a]]"),
+            vec!["a"],
+            "a backtick in the info string is not a fence"
+        );
     }
 
     #[test]
     fn tags_follow_the_character_rules() {
-        let meta = parse("#one two#no #123 #a/b-c_d #café, (#x) #ok! https://x.org/#frag [[n#h]] #日本");
+        let meta =
+            parse("#one two#no #123 #a/b-c_d #café, (#x) #ok! https://x.org/#frag [[n#h]] #日本");
         let tags: Vec<_> = meta.tags.iter().map(|t| t.tag.as_str()).collect();
         assert_eq!(tags, vec!["#one", "#a/b-c_d", "#café", "#ok", "#日本"]);
         let position = meta.tags.last().unwrap().position;
@@ -1052,9 +1242,18 @@ mod tests {
 
     #[test]
     fn headings_are_atx_with_closing_runs_removed() {
-        let meta = parse("# One ##\n####### seven\n#nospace\n   ### Three #\n#### Hash#tag\n##\n    # four spaces");
-        let found: Vec<(usize, &str)> = meta.headings.iter().map(|h| (h.level, h.heading.as_str())).collect();
-        assert_eq!(found, vec![(1, "One"), (3, "Three"), (4, "Hash#tag"), (2, "")]);
+        let meta = parse(
+            "# One ##\n####### seven\n#nospace\n   ### Three #\n#### Hash#tag\n##\n    # four spaces",
+        );
+        let found: Vec<(usize, &str)> = meta
+            .headings
+            .iter()
+            .map(|h| (h.level, h.heading.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![(1, "One"), (3, "Three"), (4, "Hash#tag"), (2, "")]
+        );
     }
 
     #[test]
@@ -1064,7 +1263,11 @@ mod tests {
         let front = meta.frontmatter.unwrap();
         assert_eq!(front["title"], "T");
         assert_eq!(serde_json::to_string(&front["n"]).unwrap(), "1");
-        let keys: Vec<_> = meta.frontmatter_links.iter().map(|l| (l.key.as_str(), l.link.as_str())).collect();
+        let keys: Vec<_> = meta
+            .frontmatter_links
+            .iter()
+            .map(|l| (l.key.as_str(), l.link.as_str()))
+            .collect();
         assert_eq!(keys, vec![("up", "Parent"), ("related.0", "A")]);
         assert_eq!(meta.frontmatter_position.unwrap().end.line, 7);
         assert_eq!(meta.sections[0].kind, "yaml");
@@ -1083,7 +1286,10 @@ mod tests {
     #[test]
     fn javascript_key_order_puts_index_keys_first() {
         let value = parse_yaml("b: 1\n2: x\na: 3\n1: y").unwrap();
-        assert_eq!(serde_json::to_string(&value).unwrap(), r#"{"1":"y","2":"x","b":1,"a":3}"#);
+        assert_eq!(
+            serde_json::to_string(&value).unwrap(),
+            r#"{"1":"y","2":"x","b":1,"a":3}"#
+        );
     }
 
     #[test]
@@ -1097,8 +1303,27 @@ mod tests {
     fn blocks_name_list_items_paragraphs_and_the_section_before_a_lone_id() {
         let text = "Para line one\nline two ^para\n\n- item ^Item1\n  - child\n\n> quote\n\n^quote\n\n# H ^head";
         let meta = parse(text);
-        let ids: Vec<_> = meta.blocks.iter().map(|(k, b)| (k.as_str(), b.id.as_str(), b.position.start.line, b.position.end.line)).collect();
-        assert_eq!(ids, vec![("para", "para", 0, 1), ("item1", "Item1", 3, 3), ("quote", "quote", 6, 6), ("head", "head", 10, 10)]);
+        let ids: Vec<_> = meta
+            .blocks
+            .iter()
+            .map(|(k, b)| {
+                (
+                    k.as_str(),
+                    b.id.as_str(),
+                    b.position.start.line,
+                    b.position.end.line,
+                )
+            })
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                ("para", "para", 0, 1),
+                ("item1", "Item1", 3, 3),
+                ("quote", "quote", 6, 6),
+                ("head", "head", 10, 10)
+            ]
+        );
         assert_eq!(meta.list_items.len(), 2);
         assert_eq!(meta.list_items[0].parent, -3);
         assert_eq!(meta.list_items[1].parent, 3);
@@ -1107,11 +1332,22 @@ mod tests {
 
     #[test]
     fn sections_split_on_blank_lines_and_interruptions() {
-        let text = "p1\np2\n- a\ncont\n\n| a | b |\n| - | - |\n| 1 | 2 |\n***\n> [!note]\n> x\ntext";
-        let kinds: Vec<_> = parse(text).sections.iter().map(|s| (s.kind, s.position.start.line, s.position.end.line)).collect();
+        let text =
+            "p1\np2\n- a\ncont\n\n| a | b |\n| - | - |\n| 1 | 2 |\n***\n> [!note]\n> x\ntext";
+        let kinds: Vec<_> = parse(text)
+            .sections
+            .iter()
+            .map(|s| (s.kind, s.position.start.line, s.position.end.line))
+            .collect();
         assert_eq!(
             kinds,
-            vec![("paragraph", 0, 1), ("list", 2, 3), ("table", 5, 7), ("thematicBreak", 8, 8), ("callout", 9, 11)]
+            vec![
+                ("paragraph", 0, 1),
+                ("list", 2, 3),
+                ("table", 5, 7),
+                ("thematicBreak", 8, 8),
+                ("callout", 9, 11)
+            ]
         );
     }
 
@@ -1119,6 +1355,9 @@ mod tests {
     fn tasks_are_read_from_list_items() {
         let meta = parse("- [ ] todo\n- [x] done\n- [link](x.md)\n1) [?] q");
         let tasks: Vec<_> = meta.list_items.iter().map(|i| i.task.clone()).collect();
-        assert_eq!(tasks, vec![Some(" ".into()), Some("x".into()), None, Some("?".into())]);
+        assert_eq!(
+            tasks,
+            vec![Some(" ".into()), Some("x".into()), None, Some("?".into())]
+        );
     }
 }

@@ -55,7 +55,10 @@ use vault::Snapshot;
 pub(crate) enum OfflineError {
     /// The vault folder does not exist or cannot be resolved.
     #[error("vault folder `{path}` cannot be opened: {source}")]
-    Vault { path: PathBuf, source: std::io::Error },
+    Vault {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// The given path is not a folder.
     #[error("vault path `{0}` is not a folder")]
     NotAFolder(PathBuf),
@@ -103,15 +106,24 @@ pub(crate) const SERVED_FROM_KEY: &str = "served_from";
 impl OfflineVault {
     /// Opens a vault folder; `config_dir` defaults to `.obsidian`. Reads nothing but the folder's own path; the
     /// read-only state comes from the plugin's `data.json` when it has one.
-    pub(crate) fn open(vault: impl Into<PathBuf>, config_dir: Option<&str>) -> Result<Self, OfflineError> {
+    pub(crate) fn open(
+        vault: impl Into<PathBuf>,
+        config_dir: Option<&str>,
+    ) -> Result<Self, OfflineError> {
         let root: PathBuf = vault.into();
-        let real_root =
-            std::fs::canonicalize(&root).map_err(|source| OfflineError::Vault { path: root.clone(), source })?;
+        let real_root = std::fs::canonicalize(&root).map_err(|source| OfflineError::Vault {
+            path: root.clone(),
+            source,
+        })?;
         if !real_root.is_dir() {
             return Err(OfflineError::NotAFolder(root));
         }
-        let config_dir = config_dir.unwrap_or(".obsidian").trim_matches('/').to_string();
-        let read_only = obsmcp_installer::plugin_data::read(&root, &config_dir).is_ok_and(|data| data.read_only);
+        let config_dir = config_dir
+            .unwrap_or(".obsidian")
+            .trim_matches('/')
+            .to_string();
+        let read_only = obsmcp_installer::plugin_data::read(&root, &config_dir)
+            .is_ok_and(|data| data.read_only);
         Ok(Self {
             root,
             real_root,
@@ -136,17 +148,32 @@ impl OfflineVault {
 
     /// Brings the index up to date with the folder (builds it on first use) and returns it.
     fn fresh_snapshot(&self, force: bool) -> Arc<Snapshot> {
-        let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let recent = state.checked.is_some_and(|checked| checked.elapsed() < self.refresh_interval);
+        let mut state = self
+            .state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let recent = state
+            .checked
+            .is_some_and(|checked| checked.elapsed() < self.refresh_interval);
         if let (Some(snapshot), true, false) = (&state.snapshot, recent, force) {
             return Arc::clone(snapshot);
         }
-        let changed = Snapshot::refresh_if_changed(&self.root, &self.real_root, &self.config_dir, state.snapshot.as_deref());
+        let changed = Snapshot::refresh_if_changed(
+            &self.root,
+            &self.real_root,
+            &self.config_dir,
+            state.snapshot.as_deref(),
+        );
         state.checked = Some(Instant::now());
         if let Some(next) = changed {
             state.snapshot = Some(Arc::new(next));
         }
-        Arc::clone(state.snapshot.as_ref().expect("the first check builds the index"))
+        Arc::clone(
+            state
+                .snapshot
+                .as_ref()
+                .expect("the first check builds the index"),
+        )
     }
 
     /// Builds (or checks against the folder) the index now and says how long it took; the first tool call does this
@@ -222,7 +249,9 @@ pub(crate) fn strip_disk_marks(result: &Value) -> Value {
     }
     if let Some(text) = result["content"][0]["text"].as_str() {
         let plain = match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(mut object)) if object.get(SERVED_FROM_KEY) == Some(&json!("disk")) => {
+            Ok(Value::Object(mut object))
+                if object.get(SERVED_FROM_KEY) == Some(&json!("disk")) =>
+            {
                 object.remove(SERVED_FROM_KEY);
                 serde_json::to_string(&object).unwrap_or_default()
             }
@@ -230,7 +259,9 @@ pub(crate) fn strip_disk_marks(result: &Value) -> Value {
                 Some((header, body)) if header.ends_with(" source=disk") => {
                     format!("{}\n{body}", header.trim_end_matches(" source=disk"))
                 }
-                None if text.ends_with(" source=disk") => text.trim_end_matches(" source=disk").to_string(),
+                None if text.ends_with(" source=disk") => {
+                    text.trim_end_matches(" source=disk").to_string()
+                }
                 _ => text.to_string(),
             },
         };
@@ -262,12 +293,22 @@ mod tests {
     fn results_are_marked_as_served_from_disk() {
         let (_dir, offline) = vault(&[("a.md", "# A\n[[b]]\n"), ("b.md", "x")]);
         let listing = offline.call_tool("list_files", json!({})).unwrap();
-        assert!(text(&listing).ends_with(r#","served_from":"disk"}"#), "{}", text(&listing));
+        assert!(
+            text(&listing).ends_with(r#","served_from":"disk"}"#),
+            "{}",
+            text(&listing)
+        );
         assert_eq!(listing["_meta"][SOURCE_META_KEY], "disk");
         assert!(listing.get("isError").is_none());
-        let read = offline.call_tool("read_note", json!({"path": "a"})).unwrap();
+        let read = offline
+            .call_tool("read_note", json!({"path": "a"}))
+            .unwrap();
         let header = text(&read).lines().next().unwrap();
-        assert!(header.starts_with("[lines 1-2 of 2] path=\"a.md\" sha256=") && header.ends_with(" source=disk"), "{header}");
+        assert!(
+            header.starts_with("[lines 1-2 of 2] path=\"a.md\" sha256=")
+                && header.ends_with(" source=disk"),
+            "{header}"
+        );
         let plain = strip_disk_marks(&read);
         assert!(!text(&plain).contains("source=disk") && plain.get("_meta").is_none());
     }
@@ -283,9 +324,17 @@ mod tests {
         ] {
             let result = offline.call_tool(name, arguments).unwrap();
             assert_eq!(result["isError"], true, "{name}");
-            assert!(text(&result).contains("needs Obsidian to be open"), "{name}: {}", text(&result));
+            assert!(
+                text(&result).contains("needs Obsidian to be open"),
+                "{name}: {}",
+                text(&result)
+            );
         }
-        assert_eq!(std::fs::read_to_string(dir.path().join("a.md")).unwrap(), "x", "nothing was written");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.md")).unwrap(),
+            "x",
+            "nothing was written"
+        );
         assert!(!dir.path().join("new.md").exists());
         assert!(offline.call_tool("obsidian_status", json!({})).is_none());
     }
@@ -294,33 +343,68 @@ mod tests {
     fn edits_on_disk_are_seen_by_the_next_call() {
         let (dir, offline) = vault(&[("a.md", "old [[b]]"), ("b.md", "")]);
         let offline = offline.with_refresh_interval(Duration::ZERO);
-        let first = offline.call_tool("backlinks", json!({"path": "b"})).unwrap();
+        let first = offline
+            .call_tool("backlinks", json!({"path": "b"}))
+            .unwrap();
         assert!(text(&first).contains(r#""total":1"#), "{}", text(&first));
         std::fs::write(dir.path().join("a.md"), "new text, no link, longer").unwrap();
-        let second = offline.call_tool("backlinks", json!({"path": "b"})).unwrap();
+        let second = offline
+            .call_tool("backlinks", json!({"path": "b"}))
+            .unwrap();
         assert!(text(&second).contains(r#""total":0"#), "{}", text(&second));
         std::fs::write(dir.path().join("c.md"), "[[b]]").unwrap();
-        let third = offline.call_tool("backlinks", json!({"path": "b"})).unwrap();
-        assert!(text(&third).contains(r#""path":"c.md""#), "{}", text(&third));
+        let third = offline
+            .call_tool("backlinks", json!({"path": "b"}))
+            .unwrap();
+        assert!(
+            text(&third).contains(r#""path":"c.md""#),
+            "{}",
+            text(&third)
+        );
     }
 
     #[test]
     fn the_index_is_trusted_for_the_refresh_interval_then_checked() {
         let (dir, offline) = vault(&[("a.md", "one")]);
         let offline = offline.with_refresh_interval(Duration::from_millis(300));
-        assert!(text(&offline.call_tool("search", json!({"query": "one"})).unwrap()).contains(r#""total_matches":1"#));
+        assert!(
+            text(
+                &offline
+                    .call_tool("search", json!({"query": "one"}))
+                    .unwrap()
+            )
+            .contains(r#""total_matches":1"#)
+        );
         std::fs::write(dir.path().join("b.md"), "one more").unwrap();
-        let soon = offline.call_tool("search", json!({"query": "one"})).unwrap();
-        assert!(text(&soon).contains(r#""total_matches":1"#), "within the interval: {}", text(&soon));
+        let soon = offline
+            .call_tool("search", json!({"query": "one"}))
+            .unwrap();
+        assert!(
+            text(&soon).contains(r#""total_matches":1"#),
+            "within the interval: {}",
+            text(&soon)
+        );
         std::thread::sleep(Duration::from_millis(350));
-        let later = offline.call_tool("search", json!({"query": "one"})).unwrap();
-        assert!(text(&later).contains(r#""total_matches":2"#), "after the interval: {}", text(&later));
+        let later = offline
+            .call_tool("search", json!({"query": "one"}))
+            .unwrap();
+        assert!(
+            text(&later).contains(r#""total_matches":2"#),
+            "after the interval: {}",
+            text(&later)
+        );
     }
 
     #[test]
     fn bad_arguments_and_escapes_are_errors_that_lose_nothing() {
         let (_dir, offline) = vault(&[("a.md", "x")]);
-        for arguments in [json!({}), json!({"path": 3}), json!({"path": "../etc/passwd"}), json!({"path": "/etc/passwd"}), json!({"path": ".obsidian/app.json"})] {
+        for arguments in [
+            json!({}),
+            json!({"path": 3}),
+            json!({"path": "../etc/passwd"}),
+            json!({"path": "/etc/passwd"}),
+            json!({"path": ".obsidian/app.json"}),
+        ] {
             let result = offline.call_tool("read_note", arguments.clone()).unwrap();
             assert_eq!(result["isError"], true, "{arguments}");
         }
@@ -328,7 +412,9 @@ mod tests {
 
     #[test]
     fn a_missing_vault_is_a_clear_error() {
-        let error = OfflineVault::open("/nonexistent/obsmcp-vault", None).err().unwrap();
+        let error = OfflineVault::open("/nonexistent/obsmcp-vault", None)
+            .err()
+            .unwrap();
         assert!(error.to_string().contains("cannot be opened"), "{error}");
     }
 }

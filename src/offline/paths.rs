@@ -26,18 +26,31 @@ pub(crate) fn quote(text: &str) -> String {
 }
 
 /// Validates a vault-relative path and returns it normalized (`""` is the vault root).
-pub(crate) fn clean_vault_path(raw: &str, config_dir: &str, what: &str) -> Result<String, ToolError> {
+pub(crate) fn clean_vault_path(
+    raw: &str,
+    config_dir: &str,
+    what: &str,
+) -> Result<String, ToolError> {
     if utf16_len(raw) > MAX_PATH_CHARS {
-        return Err(ToolError(format!("{what} is longer than {MAX_PATH_CHARS} characters")));
+        return Err(ToolError(format!(
+            "{what} is longer than {MAX_PATH_CHARS} characters"
+        )));
     }
     if raw.chars().any(|c| c <= '\u{1f}' || c == '\u{7f}') {
-        return Err(ToolError(format!("{what} contains a NUL or control character")));
+        return Err(ToolError(format!(
+            "{what} contains a NUL or control character"
+        )));
     }
     if raw.contains('\\') {
-        return Err(ToolError(format!("{what} contains a backslash: use \"/\" between folders")));
+        return Err(ToolError(format!(
+            "{what} contains a backslash: use \"/\" between folders"
+        )));
     }
     let lower = raw.to_ascii_lowercase();
-    if ["%2e", "%2f", "%5c", "%00"].iter().any(|encoded| lower.contains(encoded)) {
+    if ["%2e", "%2f", "%5c", "%00"]
+        .iter()
+        .any(|encoded| lower.contains(encoded))
+    {
         return Err(ToolError(format!(
             "{what} contains a percent-encoded dot, slash or NUL: pass the plain vault path"
         )));
@@ -50,7 +63,10 @@ pub(crate) fn clean_vault_path(raw: &str, config_dir: &str, what: &str) -> Resul
             quote(raw)
         )));
     }
-    let segments: Vec<&str> = raw.split('/').filter(|segment| !segment.is_empty() && *segment != ".").collect();
+    let segments: Vec<&str> = raw
+        .split('/')
+        .filter(|segment| !segment.is_empty() && *segment != ".")
+        .collect();
     if segments.contains(&"..") {
         return Err(ToolError(format!(
             "{what} {} has a \"..\" segment: paths must stay inside the vault",
@@ -119,9 +135,15 @@ mod tests {
 
     #[test]
     fn plain_paths_are_normalized() {
-        assert_eq!(clean_vault_path("a//./b/", ".obsidian", "path").unwrap(), "a/b");
+        assert_eq!(
+            clean_vault_path("a//./b/", ".obsidian", "path").unwrap(),
+            "a/b"
+        );
         assert_eq!(clean_vault_path(".", ".obsidian", "path").unwrap(), "");
-        assert_eq!(clean_vault_path("..notes/x", ".obsidian", "path").unwrap(), "..notes/x");
+        assert_eq!(
+            clean_vault_path("..notes/x", ".obsidian", "path").unwrap(),
+            "..notes/x"
+        );
     }
 
     #[test]
@@ -136,7 +158,10 @@ mod tests {
         assert!(refused("a\0b").contains("NUL"));
         assert!(refused("a\\b").contains("backslash"));
         assert!(refused(&"x".repeat(1025)).contains("longer than 1024"));
-        assert_eq!(refused(".Obsidian/app.json"), "path \".Obsidian/app.json\" is inside the vault's config folder .obsidian");
+        assert_eq!(
+            refused(".Obsidian/app.json"),
+            "path \".Obsidian/app.json\" is inside the vault's config folder .obsidian"
+        );
     }
 
     #[test]
@@ -148,10 +173,22 @@ mod tests {
         let real_root = std::fs::canonicalize(vault.path()).unwrap();
         #[cfg(unix)]
         {
-            std::os::unix::fs::symlink(outside.path().join("secret.md"), vault.path().join("leak.md")).unwrap();
-            assert!(!is_inside_vault_on_disk(vault.path(), &real_root, "leak.md"));
+            std::os::unix::fs::symlink(
+                outside.path().join("secret.md"),
+                vault.path().join("leak.md"),
+            )
+            .unwrap();
+            assert!(!is_inside_vault_on_disk(
+                vault.path(),
+                &real_root,
+                "leak.md"
+            ));
         }
         assert!(is_inside_vault_on_disk(vault.path(), &real_root, "in.md"));
-        assert!(is_inside_vault_on_disk(vault.path(), &real_root, "missing/new.md"));
+        assert!(is_inside_vault_on_disk(
+            vault.path(),
+            &real_root,
+            "missing/new.md"
+        ));
     }
 }

@@ -18,7 +18,13 @@ fn js_string(value: &Value) -> String {
         Value::Number(number) => number.to_string(),
         Value::Array(items) => items
             .iter()
-            .map(|item| if item.is_null() { String::new() } else { js_string(item) })
+            .map(|item| {
+                if item.is_null() {
+                    String::new()
+                } else {
+                    js_string(item)
+                }
+            })
             .collect::<Vec<_>>()
             .join(","),
         Value::Object(_) => "[object Object]".into(),
@@ -28,10 +34,17 @@ fn js_string(value: &Value) -> String {
 /// `frontmatterList`: a list property that may be a list, one string, or a comma-separated string.
 fn frontmatter_list(value: Option<&Value>) -> Vec<String> {
     match value {
-        Some(Value::Array(items)) => items.iter().filter(|item| !item.is_null()).map(js_string).collect(),
-        Some(Value::String(text)) => {
-            text.split(',').map(js_trim).filter(|item| !item.is_empty()).map(str::to_string).collect()
-        }
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter(|item| !item.is_null())
+            .map(js_string)
+            .collect(),
+        Some(Value::String(text)) => text
+            .split(',')
+            .map(js_trim)
+            .filter(|item| !item.is_empty())
+            .map(str::to_string)
+            .collect(),
         Some(number @ Value::Number(_)) => vec![js_string(number)],
         _ => Vec::new(),
     }
@@ -39,18 +52,26 @@ fn frontmatter_list(value: Option<&Value>) -> Vec<String> {
 
 /// Aliases from the frontmatter `aliases` / `alias` properties.
 pub(crate) fn frontmatter_aliases(frontmatter: Option<&Map<String, Value>>) -> Vec<String> {
-    let Some(frontmatter) = frontmatter else { return Vec::new() };
+    let Some(frontmatter) = frontmatter else {
+        return Vec::new();
+    };
     let mut aliases = frontmatter_list(frontmatter.get("aliases"));
     aliases.extend(frontmatter_list(frontmatter.get("alias")));
     aliases
 }
 
 fn frontmatter_tags(frontmatter: Option<&Map<String, Value>>) -> Vec<String> {
-    let Some(frontmatter) = frontmatter else { return Vec::new() };
+    let Some(frontmatter) = frontmatter else {
+        return Vec::new();
+    };
     let mut raw = frontmatter_list(frontmatter.get("tags"));
     raw.extend(frontmatter_list(frontmatter.get("tag")));
     raw.iter()
-        .flat_map(|item| item.split(is_js_space).map(str::to_string).collect::<Vec<_>>())
+        .flat_map(|item| {
+            item.split(is_js_space)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
         .map(|item| item.trim_start_matches('#').to_string())
         .filter(|item| !item.is_empty())
         .map(|item| format!("#{item}"))
@@ -63,7 +84,10 @@ pub(crate) fn note_tags(meta: Option<&NoteMetadata>) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut tags = Vec::new();
     let inline = meta.tags.iter().map(|tag| tag.tag.clone());
-    for tag in frontmatter_tags(meta.frontmatter.as_ref()).into_iter().chain(inline) {
+    for tag in frontmatter_tags(meta.frontmatter.as_ref())
+        .into_iter()
+        .chain(inline)
+    {
         if seen.insert(tag.to_lowercase()) {
             tags.push(tag);
         }
@@ -77,9 +101,14 @@ mod tests {
 
     #[test]
     fn frontmatter_lists_and_tags() {
-        let front: Map<String, Value> =
-            serde_json::from_str(r#"{"tags": "a, #b c", "tag": ["d", null, 5], "aliases": "x, y", "alias": 3}"#).unwrap();
-        assert_eq!(frontmatter_tags(Some(&front)), vec!["#a", "#b", "#c", "#d", "#5"]);
+        let front: Map<String, Value> = serde_json::from_str(
+            r#"{"tags": "a, #b c", "tag": ["d", null, 5], "aliases": "x, y", "alias": 3}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            frontmatter_tags(Some(&front)),
+            vec!["#a", "#b", "#c", "#d", "#5"]
+        );
         assert_eq!(frontmatter_aliases(Some(&front)), vec!["x", "y", "3"]);
     }
 

@@ -29,7 +29,12 @@ fn frontmatter_range(lines: &[&str]) -> Option<LineRange> {
     if lines.is_empty() || without_cr(lines[0]) != "---" {
         return None;
     }
-    (1..lines.len()).find(|&i| without_cr(lines[i]) == "---").map(|i| LineRange { start: 0, end: i + 1 })
+    (1..lines.len())
+        .find(|&i| without_cr(lines[i]) == "---")
+        .map(|i| LineRange {
+            start: 0,
+            end: i + 1,
+        })
 }
 
 /// `^[ ]{0,3}(`{3,}|~{3,})`: the fence run.
@@ -82,10 +87,11 @@ pub(crate) fn find_headings(lines: &[&str]) -> Vec<Heading> {
         let line = without_cr(raw);
         let run = fence(line);
         if let Some(current) = &open {
-            if let Some(run) = run {
-                if run.as_bytes()[0] == current.as_bytes()[0] && run.len() >= current.len() {
-                    open = None;
-                }
+            if let Some(run) = run
+                && run.as_bytes()[0] == current.as_bytes()[0]
+                && run.len() >= current.len()
+            {
+                open = None;
             }
             continue;
         }
@@ -94,7 +100,11 @@ pub(crate) fn find_headings(lines: &[&str]) -> Vec<Heading> {
             continue;
         }
         if let Some((level, text)) = heading(line) {
-            headings.push(Heading { line: i, level, text });
+            headings.push(Heading {
+                line: i,
+                level,
+                text,
+            });
         }
     }
     headings
@@ -103,7 +113,10 @@ pub(crate) fn find_headings(lines: &[&str]) -> Vec<Heading> {
 /// The end (exclusive) of a heading's section: the next heading of the same or a higher level.
 pub(crate) fn heading_section_end(headings: &[Heading], index: usize, line_count: usize) -> usize {
     let level = headings[index].level;
-    headings[index + 1..].iter().find(|h| h.level <= level).map_or(line_count, |h| h.line)
+    headings[index + 1..]
+        .iter()
+        .find(|h| h.level <= level)
+        .map_or(line_count, |h| h.line)
 }
 
 fn same_heading(a: &str, b: &str) -> bool {
@@ -111,8 +124,16 @@ fn same_heading(a: &str, b: &str) -> bool {
 }
 
 /// Finds a heading by text (case-insensitive); `Parent#Child` looks for Child inside Parent's section.
-pub(crate) fn find_heading(lines: &[&str], headings: &[Heading], wanted: &str) -> Result<usize, ToolError> {
-    let parts: Vec<&str> = wanted.split('#').map(js_trim).filter(|part| !part.is_empty()).collect();
+pub(crate) fn find_heading(
+    lines: &[&str],
+    headings: &[Heading],
+    wanted: &str,
+) -> Result<usize, ToolError> {
+    let parts: Vec<&str> = wanted
+        .split('#')
+        .map(js_trim)
+        .filter(|part| !part.is_empty())
+        .collect();
     if parts.is_empty() {
         return Err(ToolError::new("heading is empty"));
     }
@@ -124,7 +145,9 @@ pub(crate) fn find_heading(lines: &[&str], headings: &[Heading], wanted: &str) -
         let Some(index) = found else { break };
         let end = heading_section_end(headings, index, lines.len());
         from = index + 1;
-        to = (index + 1..headings.len()).find(|&k| headings[k].line >= end).unwrap_or(headings.len());
+        to = (index + 1..headings.len())
+            .find(|&k| headings[k].line >= end)
+            .unwrap_or(headings.len());
     }
     found.ok_or_else(|| {
         let known: Vec<String> = headings.iter().take(30).map(|h| quote(&h.text)).collect();
@@ -161,7 +184,10 @@ fn is_list_line(line: &str) -> bool {
         }
         digits + 1
     };
-    rest[marker..].chars().next().is_some_and(super::text::is_js_space)
+    rest[marker..]
+        .chars()
+        .next()
+        .is_some_and(super::text::is_js_space)
 }
 
 /// The lines of a block (`^id`): a list item's line, or the paragraph ending in the id; a line holding only the id
@@ -172,14 +198,18 @@ pub(crate) fn find_block(lines: &[&str], wanted: &str) -> Result<LineRange, Tool
     if id.is_empty() {
         return Err(ToolError::new("block id is empty"));
     }
-    let heading_lines: std::collections::HashSet<usize> = find_headings(lines).iter().map(|h| h.line).collect();
+    let heading_lines: std::collections::HashSet<usize> =
+        find_headings(lines).iter().map(|h| h.line).collect();
     for (i, raw) in lines.iter().enumerate() {
         let line = without_cr(raw);
         if block_id(line) != Some(id) {
             continue;
         }
         if heading_lines.contains(&i) || is_list_line(line) {
-            return Ok(LineRange { start: i, end: i + 1 });
+            return Ok(LineRange {
+                start: i,
+                end: i + 1,
+            });
         }
         let mut start = i;
         if js_trim(line) == format!("^{id}") {
@@ -188,7 +218,10 @@ pub(crate) fn find_block(lines: &[&str], wanted: &str) -> Result<LineRange, Tool
                 probe -= 1;
             }
             if probe < 0 {
-                return Ok(LineRange { start: i, end: i + 1 });
+                return Ok(LineRange {
+                    start: i,
+                    end: i + 1,
+                });
             }
             start = probe as usize;
         }
@@ -216,16 +249,28 @@ mod tests {
 
     #[test]
     fn headings_skip_frontmatter_and_fences() {
-        let found: Vec<(usize, usize, String)> = find_headings(&lines()).into_iter().map(|h| (h.line, h.level, h.text)).collect();
+        let found: Vec<(usize, usize, String)> = find_headings(&lines())
+            .into_iter()
+            .map(|h| (h.line, h.level, h.text))
+            .collect();
         assert_eq!(
             found,
-            vec![(3, 1, "Top".into()), (5, 2, "Child".into()), (10, 2, "Other".into()), (17, 1, "Next".into())]
+            vec![
+                (3, 1, "Top".into()),
+                (5, 2, "Child".into()),
+                (10, 2, "Other".into()),
+                (17, 1, "Next".into())
+            ]
         );
         assert_eq!(heading("#tag"), None);
         assert_eq!(heading("####### seven"), None);
         assert_eq!(heading("##"), Some((2, String::new())));
         assert_eq!(heading("# a#"), Some((1, "a#".into())));
-        assert_eq!(heading("#\t#"), Some((1, "#".into())), "a lone closing run is the heading's text");
+        assert_eq!(
+            heading("#\t#"),
+            Some((1, "#".into())),
+            "a lone closing run is the heading's text"
+        );
         assert_eq!(heading("# Title  ## "), Some((1, "Title".into())));
     }
 
@@ -238,15 +283,33 @@ mod tests {
         assert_eq!(heading_section_end(&headings, index, lines.len()), 17);
         assert_eq!(heading_section_end(&headings, 0, lines.len()), 17);
         let error = find_heading(&lines, &headings, "Next#Child").unwrap_err();
-        assert!(error.0.starts_with("heading \"Next#Child\" not found; headings: \"Top\""), "{}", error.0);
+        assert!(
+            error
+                .0
+                .starts_with("heading \"Next#Child\" not found; headings: \"Top\""),
+            "{}",
+            error.0
+        );
     }
 
     #[test]
     fn blocks_cover_their_paragraph_or_item() {
         let lines = lines();
-        assert_eq!(find_block(&lines, "^cid").unwrap(), LineRange { start: 6, end: 7 });
-        assert_eq!(find_block(&lines, "li").unwrap(), LineRange { start: 11, end: 12 });
-        assert_eq!(find_block(&lines, "lone").unwrap(), LineRange { start: 13, end: 17 });
-        assert_eq!(find_block(&lines, "nope").unwrap_err().0, "block ^nope not found");
+        assert_eq!(
+            find_block(&lines, "^cid").unwrap(),
+            LineRange { start: 6, end: 7 }
+        );
+        assert_eq!(
+            find_block(&lines, "li").unwrap(),
+            LineRange { start: 11, end: 12 }
+        );
+        assert_eq!(
+            find_block(&lines, "lone").unwrap(),
+            LineRange { start: 13, end: 17 }
+        );
+        assert_eq!(
+            find_block(&lines, "nope").unwrap_err().0,
+            "block ^nope not found"
+        );
     }
 }

@@ -8,20 +8,14 @@
 pub(crate) fn is_js_space(c: char) -> bool {
     matches!(
         c,
-        '\t' | '\n'
-            | '\u{0B}'
-            | '\u{0C}'
-            | '\r'
-            | ' '
-            | '\u{A0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202F}'
-            | '\u{205F}'
-            | '\u{3000}'
-            | '\u{FEFF}'
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
     )
 }
 
@@ -136,7 +130,10 @@ mod tests {
     #[test]
     fn whitespace_follows_javascript_not_rust() {
         assert!(is_js_space('\u{FEFF}'));
-        assert!(!is_js_space('\u{85}'), "NEL is whitespace to Rust but not to a JavaScript regex");
+        assert!(
+            !is_js_space('\u{85}'),
+            "NEL is whitespace to Rust but not to a JavaScript regex"
+        );
         assert_eq!(js_trim("\u{FEFF} a \u{3000}"), "a");
     }
 
@@ -154,7 +151,10 @@ mod tests {
         assert_eq!(snippet("abcdef", 3), "abc…");
         let line = "x".repeat(50) + "MATCH" + &"y".repeat(50);
         let quoted = snippet_around(&line, 50, 20);
-        assert!(quoted.starts_with('…') && quoted.ends_with('…') && quoted.contains("MATCH"), "{quoted}");
+        assert!(
+            quoted.starts_with('…') && quoted.ends_with('…') && quoted.contains("MATCH"),
+            "{quoted}"
+        );
         assert_eq!(snippet_around("short", 2, 20), "short");
     }
 

@@ -63,8 +63,18 @@ impl Note {
     fn new(text: String, meta: NoteMetadata, file: &FileEntry) -> Note {
         let mut meta = meta.slim();
         let tags = super::properties::note_tags(Some(&meta));
-        let frontmatter = meta.frontmatter.take().map(|map| Value::Object(map).to_string().into_boxed_str());
-        Note { text, meta, frontmatter, tags, mtime: file.mtime, size: file.size }
+        let frontmatter = meta
+            .frontmatter
+            .take()
+            .map(|map| Value::Object(map).to_string().into_boxed_str());
+        Note {
+            text,
+            meta,
+            frontmatter,
+            tags,
+            mtime: file.mtime,
+            size: file.size,
+        }
     }
 
     /// The frontmatter, when it parsed as a mapping.
@@ -153,14 +163,27 @@ fn extension_of(name: &str) -> String {
 }
 
 fn is_hidden(path: &str, config_dir: &str) -> bool {
-    let in_config = path.strip_prefix(config_dir).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    let in_config = path
+        .strip_prefix(config_dir)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     in_config || path.split('/').any(|segment| segment.starts_with('.'))
 }
 
 fn walk(root: &Path, real_root: &Path, config_dir: &str) -> Listing {
-    let mut listing = Listing { files: Vec::new(), folders: Vec::new() };
+    let mut listing = Listing {
+        files: Vec::new(),
+        folders: Vec::new(),
+    };
     let mut seen = HashSet::new();
-    walk_folder(root, real_root, config_dir, "", real_root.to_path_buf(), &mut seen, &mut listing);
+    walk_folder(
+        root,
+        real_root,
+        config_dir,
+        "",
+        real_root.to_path_buf(),
+        &mut seen,
+        &mut listing,
+    );
     listing
 }
 
@@ -183,17 +206,31 @@ fn walk_folder(
     };
     let mut entries: Vec<(String, std::fs::DirEntry)> = read
         .filter_map(Result::ok)
-        .filter_map(|entry| entry.file_name().into_string().ok().map(|name| (name, entry)))
+        .filter_map(|entry| {
+            entry
+                .file_name()
+                .into_string()
+                .ok()
+                .map(|name| (name, entry))
+        })
         .collect();
     entries.sort_by(|a, b| js_cmp(&a.0, &b.0));
     for (name, entry) in entries {
-        let path = if folder.is_empty() { name.clone() } else { format!("{folder}/{name}") };
+        let path = if folder.is_empty() {
+            name.clone()
+        } else {
+            format!("{folder}/{name}")
+        };
         if is_hidden(&path, config_dir) {
             continue;
         }
         let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
         // A plain entry is stat'ed relative to its folder (no path lookup); a symlink is followed, as Obsidian does.
-        let metadata = if is_link { std::fs::metadata(entry.path()) } else { entry.metadata() };
+        let metadata = if is_link {
+            std::fs::metadata(entry.path())
+        } else {
+            entry.metadata()
+        };
         let Ok(metadata) = metadata else {
             // Dangling symlinks and files removed mid-scan are not part of the vault.
             continue;
@@ -221,7 +258,9 @@ fn walk_folder(
                 size: metadata.len(),
                 mtime: js_round(millis(metadata.modified()).unwrap_or(0.0)),
                 ctime: js_round(birth.unwrap_or_else(|| change_millis(&metadata))),
-                inside: real.as_deref().map_or(folder_inside, |real| real.starts_with(real_root)),
+                inside: real
+                    .as_deref()
+                    .map_or(folder_inside, |real| real.starts_with(real_root)),
                 path,
             });
         }
@@ -247,7 +286,9 @@ impl Snapshot {
         previous: Option<&Snapshot>,
     ) -> Option<Snapshot> {
         let listing = walk(root, real_root, config_dir);
-        if previous.is_some_and(|previous| previous.files == listing.files && previous.folders == listing.folders) {
+        if previous.is_some_and(|previous| {
+            previous.files == listing.files && previous.folders == listing.folders
+        }) {
             return None;
         }
         Some(Self::build(root, listing, previous))
@@ -255,7 +296,12 @@ impl Snapshot {
 
     /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change.
     #[cfg(test)]
-    pub(crate) fn refresh(root: &Path, real_root: &Path, config_dir: &str, previous: Option<&Snapshot>) -> Snapshot {
+    pub(crate) fn refresh(
+        root: &Path,
+        real_root: &Path,
+        config_dir: &str,
+        previous: Option<&Snapshot>,
+    ) -> Snapshot {
         Self::build(root, walk(root, real_root, config_dir), previous)
     }
 
@@ -268,7 +314,11 @@ impl Snapshot {
         };
         for (index, file) in listing.files.iter().enumerate() {
             snapshot.by_path.insert(file.path.clone(), index);
-            snapshot.by_name.entry(file.name().to_lowercase()).or_default().push(index);
+            snapshot
+                .by_name
+                .entry(file.name().to_lowercase())
+                .or_default()
+                .push(index);
         }
         snapshot.files = listing.files;
 
@@ -289,7 +339,9 @@ impl Snapshot {
             }
         }
         for (index, note) in read_notes(root, &snapshot.files, &to_read) {
-            snapshot.notes.insert(snapshot.files[index].path.clone(), Arc::new(note));
+            snapshot
+                .notes
+                .insert(snapshot.files[index].path.clone(), Arc::new(note));
             changed.push(index);
         }
         if to_read.len() > 1000 {
@@ -298,7 +350,11 @@ impl Snapshot {
 
         let same_files = previous.is_some_and(|previous| {
             previous.files.len() == snapshot.files.len()
-                && previous.files.iter().zip(&snapshot.files).all(|(a, b)| a.path == b.path)
+                && previous
+                    .files
+                    .iter()
+                    .zip(&snapshot.files)
+                    .all(|(a, b)| a.path == b.path)
         });
         match previous {
             Some(previous) if same_files => {
@@ -318,17 +374,25 @@ impl Snapshot {
     /// The orders and the reverse link index that the tools read on every call, computed once per snapshot.
     fn sort_and_invert(&mut self) {
         let files = &self.files;
-        let mut notes: Vec<usize> = (0..files.len()).filter(|&i| files[i].is_markdown()).collect();
+        let mut notes: Vec<usize> = (0..files.len())
+            .filter(|&i| files[i].is_markdown())
+            .collect();
         notes.sort_by(|&a, &b| js_cmp(&files[a].path, &files[b].path));
         self.sorted_notes = notes;
-        let mut entries: Vec<Entry> = (0..files.len()).map(Entry::File).chain((0..self.folders.len()).map(Entry::Folder)).collect();
+        let mut entries: Vec<Entry> = (0..files.len())
+            .map(Entry::File)
+            .chain((0..self.folders.len()).map(Entry::Folder))
+            .collect();
         entries.sort_by(|a, b| js_cmp(self.entry_path(*a), self.entry_path(*b)));
         self.sorted_entries = entries;
         let mut backlinks: HashMap<String, Vec<(String, usize)>> = HashMap::new();
         for (source, links) in &self.links {
             for (target, count) in &links.resolved {
                 if target != source {
-                    backlinks.entry(target.clone()).or_default().push((source.clone(), *count));
+                    backlinks
+                        .entry(target.clone())
+                        .or_default()
+                        .push((source.clone(), *count));
                 }
             }
         }
@@ -352,7 +416,12 @@ impl Snapshot {
     }
 
     fn resolve_all(&mut self) {
-        let paths: Vec<String> = self.files.iter().filter(|f| f.is_markdown()).map(|f| f.path.clone()).collect();
+        let paths: Vec<String> = self
+            .files
+            .iter()
+            .filter(|f| f.is_markdown())
+            .map(|f| f.path.clone())
+            .collect();
         let mut links = HashMap::with_capacity(paths.len());
         for path in paths {
             let resolved = self.resolve_note(&path);
@@ -363,9 +432,14 @@ impl Snapshot {
 
     fn resolve_note(&self, path: &str) -> NoteLinks {
         let mut out = NoteLinks::default();
-        let Some(note) = self.notes.get(path) else { return out };
+        let Some(note) = self.notes.get(path) else {
+            return out;
+        };
         let meta = &note.meta;
-        let references = meta.links.iter().map(|l| l.link.as_str())
+        let references = meta
+            .links
+            .iter()
+            .map(|l| l.link.as_str())
             .chain(meta.embeds.iter().map(|l| l.link.as_str()))
             .chain(meta.frontmatter_links.iter().map(|l| l.link.as_str()));
         for link in references {
@@ -408,9 +482,17 @@ impl Snapshot {
         let source_folder = parent_path(source);
         if path.starts_with("./") || path.starts_with("../") {
             let joined = join_relative(source_folder, path)?;
-            return self.by_path.get(&joined).or_else(|| self.by_path.get(&format!("{joined}.md"))).copied();
+            return self
+                .by_path
+                .get(&joined)
+                .or_else(|| self.by_path.get(&format!("{joined}.md")))
+                .copied();
         }
-        if let Some(&exact) = self.by_path.get(path).or_else(|| self.by_path.get(&format!("{path}.md"))) {
+        if let Some(&exact) = self
+            .by_path
+            .get(path)
+            .or_else(|| self.by_path.get(&format!("{path}.md")))
+        {
             return Some(exact);
         }
         let lower = path.to_lowercase();
@@ -432,8 +514,11 @@ impl Snapshot {
                 }
             }
         }
-        let local: Vec<usize> =
-            matches.iter().copied().filter(|&index| parent_path(&self.files[index].path) == source_folder).collect();
+        let local: Vec<usize> = matches
+            .iter()
+            .copied()
+            .filter(|&index| parent_path(&self.files[index].path) == source_folder)
+            .collect();
         let pool = if local.is_empty() { matches } else { local };
         pool.into_iter().min_by(|&a, &b| {
             let (a, b) = (&self.files[a].path, &self.files[b].path);
@@ -469,7 +554,11 @@ pub(crate) fn parent_path(path: &str) -> &str {
 
 /// Resolves `./` and `../` against a folder; `None` when it climbs above the vault root.
 fn join_relative(folder: &str, relative: &str) -> Option<String> {
-    let mut segments: Vec<&str> = if folder == "/" { Vec::new() } else { folder.split('/').collect() };
+    let mut segments: Vec<&str> = if folder == "/" {
+        Vec::new()
+    } else {
+        folder.split('/').collect()
+    };
     for segment in relative.split('/') {
         match segment {
             "." | "" => {}
@@ -503,7 +592,9 @@ fn read_notes(root: &Path, files: &[FileEntry], wanted: &[usize]) -> Vec<(usize,
         let meta = markdown::parse(&text);
         Some((index, Note::new(text, meta, file)))
     };
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
     if wanted.len() < 64 || workers == 1 {
         return wanted.iter().filter_map(|&index| read_one(index)).collect();
     }
@@ -511,9 +602,18 @@ fn read_notes(root: &Path, files: &[FileEntry], wanted: &[usize]) -> Vec<(usize,
     std::thread::scope(|scope| {
         let handles: Vec<_> = wanted
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().filter_map(|&index| read_one(index)).collect::<Vec<_>>()))
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .filter_map(|&index| read_one(index))
+                        .collect::<Vec<_>>()
+                })
+            })
             .collect();
-        handles.into_iter().flat_map(|handle| handle.join().unwrap_or_default()).collect()
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().unwrap_or_default())
+            .collect()
     })
 }
 
@@ -534,7 +634,9 @@ mod tests {
     }
 
     fn dest(snapshot: &Snapshot, link: &str, source: &str) -> Option<String> {
-        snapshot.first_linkpath_dest(link, source).map(|i| snapshot.files[i].path.clone())
+        snapshot
+            .first_linkpath_dest(link, source)
+            .map(|i| snapshot.files[i].path.clone())
     }
 
     #[test]
@@ -566,30 +668,77 @@ mod tests {
             ("y/Same.md", ""),
             ("y/z/Same.md", ""),
         ]);
-        assert_eq!(dest(&snapshot, "Note", "elsewhere.md").as_deref(), Some("Note.md"));
-        assert_eq!(dest(&snapshot, "note", "deep/Other.md").as_deref(), Some("deep/Note.md"), "same folder wins");
-        assert_eq!(dest(&snapshot, "er/Note", "x.md").as_deref(), Some("deep/er/Note.md"), "partial path");
-        assert_eq!(dest(&snapshot, "Same", "root.md").as_deref(), Some("x/Same.md"), "shortest, then code-unit order");
-        assert_eq!(dest(&snapshot, "Same", "y/z/a.md").as_deref(), Some("y/z/Same.md"));
-        assert_eq!(dest(&snapshot, "photo.png", "a.md").as_deref(), Some("pics/photo.png"));
-        assert_eq!(dest(&snapshot, "photo", "a.md"), None, "attachments need their extension");
-        assert_eq!(dest(&snapshot, "./Other", "deep/Note.md").as_deref(), Some("deep/Other.md"));
-        assert_eq!(dest(&snapshot, "../Note", "deep/Other.md").as_deref(), Some("Note.md"));
+        assert_eq!(
+            dest(&snapshot, "Note", "elsewhere.md").as_deref(),
+            Some("Note.md")
+        );
+        assert_eq!(
+            dest(&snapshot, "note", "deep/Other.md").as_deref(),
+            Some("deep/Note.md"),
+            "same folder wins"
+        );
+        assert_eq!(
+            dest(&snapshot, "er/Note", "x.md").as_deref(),
+            Some("deep/er/Note.md"),
+            "partial path"
+        );
+        assert_eq!(
+            dest(&snapshot, "Same", "root.md").as_deref(),
+            Some("x/Same.md"),
+            "shortest, then code-unit order"
+        );
+        assert_eq!(
+            dest(&snapshot, "Same", "y/z/a.md").as_deref(),
+            Some("y/z/Same.md")
+        );
+        assert_eq!(
+            dest(&snapshot, "photo.png", "a.md").as_deref(),
+            Some("pics/photo.png")
+        );
+        assert_eq!(
+            dest(&snapshot, "photo", "a.md"),
+            None,
+            "attachments need their extension"
+        );
+        assert_eq!(
+            dest(&snapshot, "./Other", "deep/Note.md").as_deref(),
+            Some("deep/Other.md")
+        );
+        assert_eq!(
+            dest(&snapshot, "../Note", "deep/Other.md").as_deref(),
+            Some("Note.md")
+        );
         assert_eq!(dest(&snapshot, "../../Note", "deep/Other.md"), None);
-        assert_eq!(dest(&snapshot, "/deep/Note", "x.md").as_deref(), Some("deep/Note.md"));
-        assert_eq!(dest(&snapshot, "", "deep/Other.md").as_deref(), Some("deep/Other.md"));
+        assert_eq!(
+            dest(&snapshot, "/deep/Note", "x.md").as_deref(),
+            Some("deep/Note.md")
+        );
+        assert_eq!(
+            dest(&snapshot, "", "deep/Other.md").as_deref(),
+            Some("deep/Other.md")
+        );
         assert_eq!(dest(&snapshot, "Missing", "a.md"), None);
     }
 
     #[test]
     fn resolved_and_unresolved_maps_count_links_embeds_and_frontmatter() {
         let (_dir, snapshot) = vault(&[
-            ("a.md", "---\nup: \"[[b]]\"\n---\n[[b]] [[b#h]] ![[c.png]] [[nope]] [[#self]] `[[code]]`"),
+            (
+                "a.md",
+                "---\nup: \"[[b]]\"\n---\n[[b]] [[b#h]] ![[c.png]] [[nope]] [[#self]] `[[code]]`",
+            ),
             ("b.md", ""),
             ("c.png", ""),
         ]);
         let links = &snapshot.links["a.md"];
-        assert_eq!(links.resolved, vec![("b.md".to_string(), 3), ("a.md".to_string(), 1), ("c.png".to_string(), 1)]);
+        assert_eq!(
+            links.resolved,
+            vec![
+                ("b.md".to_string(), 3),
+                ("a.md".to_string(), 1),
+                ("c.png".to_string(), 1)
+            ]
+        );
         assert_eq!(links.unresolved, vec![("nope".to_string(), 1)]);
     }
 
@@ -597,13 +746,19 @@ mod tests {
     fn refresh_rereads_only_changed_notes() {
         let (dir, first) = vault(&[("a.md", "[[b]]"), ("b.md", "")]);
         let real = std::fs::canonicalize(dir.path()).unwrap();
-        assert!(Snapshot::refresh_if_changed(dir.path(), &real, ".obsidian", Some(&first)).is_none());
+        assert!(
+            Snapshot::refresh_if_changed(dir.path(), &real, ".obsidian", Some(&first)).is_none()
+        );
         let same = Snapshot::refresh(dir.path(), &real, ".obsidian", Some(&first));
         assert!(Arc::ptr_eq(&first.notes["a.md"], &same.notes["a.md"]));
         std::fs::write(dir.path().join("a.md"), "[[c]] and more").unwrap();
         std::fs::write(dir.path().join("c.md"), "").unwrap();
-        let changed = Snapshot::refresh_if_changed(dir.path(), &real, ".obsidian", Some(&same)).expect("a change is seen");
-        assert_eq!(changed.links["a.md"].resolved, vec![("c.md".to_string(), 1)]);
+        let changed = Snapshot::refresh_if_changed(dir.path(), &real, ".obsidian", Some(&same))
+            .expect("a change is seen");
+        assert_eq!(
+            changed.links["a.md"].resolved,
+            vec![("c.md".to_string(), 1)]
+        );
         assert!(Arc::ptr_eq(&same.notes["b.md"], &changed.notes["b.md"]));
     }
 
@@ -613,13 +768,18 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join("secret.md"), "[[a]] secret").unwrap();
         let (dir, _) = vault(&[("a.md", "")]);
-        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("leak.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("leak.md"))
+            .unwrap();
         std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
         let real = std::fs::canonicalize(dir.path()).unwrap();
         let snapshot = Snapshot::refresh(dir.path(), &real, ".obsidian", None);
         let leak = snapshot.file("leak.md").unwrap();
         assert!(!leak.inside);
         assert!(snapshot.note("leak.md").is_none());
-        assert_eq!(snapshot.folders, vec!["loop"], "a folder reached twice is listed once, without its content");
+        assert_eq!(
+            snapshot.folders,
+            vec!["loop"],
+            "a folder reached twice is listed once, without its content"
+        );
     }
 }

@@ -33,7 +33,10 @@ fn rss_kib() -> Option<u64> {
 }
 
 fn env_number(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|value| value.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
 }
 
 fn text_of(result: &Value) -> &str {
@@ -44,9 +47,17 @@ fn text_of(result: &Value) -> &str {
 pub fn run() {
     let notes = env_number("OBSMCP_BENCH_NOTES", 10_000);
     let rounds = env_number("OBSMCP_BENCH_ROUNDS", 15).max(1);
-    let dir = tempfile::Builder::new().prefix("obsmcp-bench-").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("obsmcp-bench-")
+        .tempdir()
+        .unwrap();
     let vault = dir.path().join("vault");
-    let summary = support::node(&["obsidian-plugin/test/gen-vault.mjs", vault.to_str().unwrap(), "--notes", &notes.to_string()]);
+    let summary = support::node(&[
+        "obsidian-plugin/test/gen-vault.mjs",
+        vault.to_str().unwrap(),
+        "--notes",
+        &notes.to_string(),
+    ]);
     eprintln!("vault: {}", summary.trim());
 
     let rss_before = rss_kib();
@@ -63,29 +74,59 @@ pub fn run() {
         ms(warm_refresh)
     );
     if let (Some(before), Some(after)) = (rss_before, rss_after) {
-        eprintln!("offline index memory: +{:.1} MB RSS", after.saturating_sub(before) as f64 / 1024.0);
+        eprintln!(
+            "offline index memory: +{:.1} MB RSS",
+            after.saturating_sub(before) as f64 / 1024.0
+        );
     }
 
     // A second index that checks the folder on every call, to show what that check costs.
-    let checking = OfflineVault::open(&vault, None).unwrap().with_refresh_interval(Duration::ZERO);
+    let checking = OfflineVault::open(&vault, None)
+        .unwrap()
+        .with_refresh_interval(Duration::ZERO);
     checking.warm();
 
     let started = Instant::now();
     let host = Host::start(&vault);
     let mut client = Client::connect(&host);
-    eprintln!("plugin host start (loads and indexes the vault): {:.0} ms", ms(started.elapsed()));
+    eprintln!(
+        "plugin host start (loads and indexes the vault): {:.0} ms",
+        ms(started.elapsed())
+    );
 
     let cases: Vec<(&str, &str, Value)> = vec![
-        ("search text, common word", "search", json!({"query": "harbor"})),
-        ("search text, absent (scans all)", "search", json!({"query": "zqxjv absent"})),
-        ("search regex, common", "search", json!({"query": "ledger\\s+\\w+", "regex": true})),
-        ("search regex, absent (scans all)", "search", json!({"query": "zqx[0-9]+jv", "regex": true})),
+        (
+            "search text, common word",
+            "search",
+            json!({"query": "harbor"}),
+        ),
+        (
+            "search text, absent (scans all)",
+            "search",
+            json!({"query": "zqxjv absent"}),
+        ),
+        (
+            "search regex, common",
+            "search",
+            json!({"query": "ledger\\s+\\w+", "regex": true}),
+        ),
+        (
+            "search regex, absent (scans all)",
+            "search",
+            json!({"query": "zqx[0-9]+jv", "regex": true}),
+        ),
         ("backlinks of Hub", "backlinks", json!({"path": "Hub"})),
-        ("list_files, one page of 500", "list_files", json!({"limit": 500})),
+        (
+            "list_files, one page of 500",
+            "list_files",
+            json!({"limit": 500}),
+        ),
         ("list_files, whole vault (all pages)", "list_all", json!({})),
     ];
 
-    eprintln!("\n| operation | plugin median (ms) | offline median (ms) | speed-up | offline, folder checked every call (ms) |");
+    eprintln!(
+        "\n| operation | plugin median (ms) | offline median (ms) | speed-up | offline, folder checked every call (ms) |"
+    );
     eprintln!("| --- | ---: | ---: | ---: | ---: |");
     for (label, tool, arguments) in cases {
         let mut live = Vec::new();
@@ -96,11 +137,18 @@ pub fn run() {
             let pages_live = run_case(tool, &arguments, |name, args| client.call(name, args));
             live.push(started.elapsed());
             let started = Instant::now();
-            let pages_disk = run_case(tool, &arguments, |name, args| offline.call_tool(name, args.clone()).unwrap());
+            let pages_disk = run_case(tool, &arguments, |name, args| {
+                offline.call_tool(name, args.clone()).unwrap()
+            });
             disk.push(started.elapsed());
-            assert_eq!(pages_live, pages_disk, "{label}: both sides returned the same number of pages");
+            assert_eq!(
+                pages_live, pages_disk,
+                "{label}: both sides returned the same number of pages"
+            );
             let started = Instant::now();
-            run_case(tool, &arguments, |name, args| checking.call_tool(name, args.clone()).unwrap());
+            run_case(tool, &arguments, |name, args| {
+                checking.call_tool(name, args.clone()).unwrap()
+            });
             checked.push(started.elapsed());
         }
         let (live, disk, checked) = (median(live), median(disk), median(checked));
@@ -118,7 +166,11 @@ pub fn run() {
 fn run_case(tool: &str, arguments: &Value, mut call: impl FnMut(&str, &Value) -> Value) -> usize {
     if tool != "list_all" {
         let result = call(tool, arguments);
-        assert!(result.get("isError").is_none(), "{tool}: {}", text_of(&result));
+        assert!(
+            result.get("isError").is_none(),
+            "{tool}: {}",
+            text_of(&result)
+        );
         return 1;
     }
     let mut cursor: Option<String> = None;

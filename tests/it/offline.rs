@@ -6,12 +6,12 @@
 //! Offline mode is a library module of the binary; until the bridge serves it end to end, these tests compile the
 //! module itself into this test binary.
 
+#[path = "../bench/offline.rs"]
+mod bench;
 #[path = "../../src/offline/mod.rs"]
 mod offline_impl;
 #[path = "offline_support.rs"]
 mod support;
-#[path = "../bench/offline.rs"]
-mod bench;
 
 use std::path::Path;
 
@@ -46,7 +46,11 @@ fn diff(path: &str, live: &Value, offline: &Value, out: &mut Vec<String>) {
         }
         (Value::Array(a), Value::Array(b)) => {
             if a.len() != b.len() {
-                out.push(format!("{path}: live has {} items / offline {}", a.len(), b.len()));
+                out.push(format!(
+                    "{path}: live has {} items / offline {}",
+                    a.len(),
+                    b.len()
+                ));
             }
             for (index, (x, y)) in a.iter().zip(b).enumerate() {
                 diff(&format!("{path}[{index}]"), x, y, out);
@@ -68,7 +72,11 @@ fn compare(live: &Value, offline: &Value) -> Vec<String> {
     let live_error = live["isError"] == json!(true);
     let offline_error = offline["isError"] == json!(true);
     if live_error != offline_error {
-        out.push(format!("isError: live {live_error} ({}) / offline {offline_error} ({})", text_of(live), text_of(&offline)));
+        out.push(format!(
+            "isError: live {live_error} ({}) / offline {offline_error} ({})",
+            text_of(live),
+            text_of(&offline)
+        ));
         return out;
     }
     let (a, b) = (text_of(live), text_of(&offline));
@@ -79,7 +87,9 @@ fn compare(live: &Value, offline: &Value) -> Vec<String> {
         let validation = "MCP error -32602: Input validation error: Invalid arguments for tool ";
         let bad_regex = "invalid regular expression ";
         if a.starts_with(validation) {
-            if !(b.starts_with(validation) && a.contains(b.rsplit_once(": ").map_or(b, |(_, issue)| issue))) {
+            if !(b.starts_with(validation)
+                && a.contains(b.rsplit_once(": ").map_or(b, |(_, issue)| issue)))
+            {
                 out.push(format!("validation error: live {a:?} / offline {b:?}"));
             }
         } else if a.starts_with(bad_regex) {
@@ -91,10 +101,16 @@ fn compare(live: &Value, offline: &Value) -> Vec<String> {
         }
         return out;
     }
-    match (serde_json::from_str::<Value>(a), serde_json::from_str::<Value>(b)) {
+    match (
+        serde_json::from_str::<Value>(a),
+        serde_json::from_str::<Value>(b),
+    ) {
         (Ok(x), Ok(y)) if x.is_object() => diff("", &x, &y, &mut out),
         _ if a != b => {
-            let (ha, hb) = (a.lines().next().unwrap_or(""), b.lines().next().unwrap_or(""));
+            let (ha, hb) = (
+                a.lines().next().unwrap_or(""),
+                b.lines().next().unwrap_or(""),
+            );
             if ha != hb {
                 out.push(format!("header: live {ha:?} / offline {hb:?}"));
             } else {
@@ -117,7 +133,15 @@ fn notes_of(root: &Path) -> Vec<String> {
             if entry.file_type().unwrap().is_dir() {
                 walk(root, &entry.path(), out);
             } else if name.ends_with(".md") {
-                out.push(entry.path().strip_prefix(root).unwrap().to_str().unwrap().replace('\\', "/"));
+                out.push(
+                    entry
+                        .path()
+                        .strip_prefix(root)
+                        .unwrap()
+                        .to_str()
+                        .unwrap()
+                        .replace('\\', "/"),
+                );
             }
         }
     }
@@ -133,8 +157,14 @@ fn fixed_calls() -> Vec<Call> {
         call("vault_info", json!({})),
         call("list_files", json!({})),
         call("list_files", json!({"folder": "Notes"})),
-        call("list_files", json!({"folder": "Notes/", "recursive": false, "include_folders": true})),
-        call("list_files", json!({"include_folders": true, "recursive": false})),
+        call(
+            "list_files",
+            json!({"folder": "Notes/", "recursive": false, "include_folders": true}),
+        ),
+        call(
+            "list_files",
+            json!({"include_folders": true, "recursive": false}),
+        ),
         call("list_files", json!({"extension": ".PNG"})),
         call("list_files", json!({"limit": 3})),
         call("list_files", json!({"limit": 3, "cursor": "3"})),
@@ -151,15 +181,27 @@ fn fixed_calls() -> Vec<Call> {
         call("read_note", json!({"path": "Archive/Note"})),
         call("read_note", json!({"path": "Über uns"})),
         call("read_note", json!({"path": "Home", "max_chars": 100})),
-        call("read_note", json!({"path": "Home", "start_line": 3, "end_line": 6})),
+        call(
+            "read_note",
+            json!({"path": "Home", "start_line": 3, "end_line": 6}),
+        ),
         call("read_note", json!({"path": "Home", "start_line": 2})),
         call("read_note", json!({"path": "Home", "start_line": 999})),
-        call("read_note", json!({"path": "Home", "start_line": 5, "end_line": 2})),
+        call(
+            "read_note",
+            json!({"path": "Home", "start_line": 5, "end_line": 2}),
+        ),
         call("read_note", json!({"path": "Home", "heading": "nope"})),
-        call("read_note", json!({"path": "Home", "heading": "x", "block": "y"})),
+        call(
+            "read_note",
+            json!({"path": "Home", "heading": "x", "block": "y"}),
+        ),
         call("read_note", json!({"path": "Empty"})),
         call("read_note", json!({"path": "Empty", "start_line": 1})),
-        call("read_note", json!({"path": "Windows CRLF", "max_chars": 120})),
+        call(
+            "read_note",
+            json!({"path": "Windows CRLF", "max_chars": 120}),
+        ),
         call("read_note", json!({"path": "No trailing newline.md"})),
         call("read_note", json!({"path": "Attachments/diagram.png"})),
         call("read_note", json!({"path": "Notes"})),
@@ -176,10 +218,16 @@ fn fixed_calls() -> Vec<Call> {
         call("search", json!({"query": "link"})),
         call("search", json!({"query": "NOTE"})),
         call("search", json!({"query": "Note", "case_sensitive": true})),
-        call("search", json!({"query": "\\[\\[[^\\]]+\\]\\]", "regex": true})),
+        call(
+            "search",
+            json!({"query": "\\[\\[[^\\]]+\\]\\]", "regex": true}),
+        ),
         call("search", json!({"query": "^#+ \\w", "regex": true})),
         call("search", json!({"query": "(", "regex": true})),
-        call("search", json!({"query": "link", "context_lines": 2, "max_per_file": 1})),
+        call(
+            "search",
+            json!({"query": "link", "context_lines": 2, "max_per_file": 1}),
+        ),
         call("search", json!({"query": "e", "limit": 5})),
         call("search", json!({"query": "e", "max_chars": 400})),
         call("search", json!({"query": "link", "path_prefix": "Notes/"})),
@@ -209,22 +257,40 @@ fn fixed_calls() -> Vec<Call> {
         call("orphans", json!({"limit": 1})),
         call("orphans", json!({"folder": "../x"})),
         call("backlinks", json!({"path": "Home", "snippets": false})),
-        call("backlinks", json!({"path": "Home", "max_lines_per_note": 1, "limit": 1})),
-        call("backlinks", json!({"path": "Home", "limit": 1, "cursor": "1"})),
+        call(
+            "backlinks",
+            json!({"path": "Home", "max_lines_per_note": 1, "limit": 1}),
+        ),
+        call(
+            "backlinks",
+            json!({"path": "Home", "limit": 1, "cursor": "1"}),
+        ),
         call("backlinks", json!({"path": "Home", "max_chars": 300})),
         call("backlinks", json!({"path": "Attachments/diagram.png"})),
-        call("outgoing_links", json!({"path": "Home", "unresolved_only": true})),
+        call(
+            "outgoing_links",
+            json!({"path": "Home", "unresolved_only": true}),
+        ),
         call("outgoing_links", json!({"path": "Home", "limit": 2})),
         call("note_metadata", json!({"path": "Home", "limit": 1})),
         call("outline", json!({"path": "Home", "limit": 1})),
-        call("outline", json!({"path": "Home", "limit": 1, "cursor": "1"})),
-        call("outgoing_links", json!({"path": "Home", "limit": 2, "cursor": "2"})),
+        call(
+            "outline",
+            json!({"path": "Home", "limit": 1, "cursor": "1"}),
+        ),
+        call(
+            "outgoing_links",
+            json!({"path": "Home", "limit": 2, "cursor": "2"}),
+        ),
         call("search", json!({"query": "ÜBER uns"})),
         call("search", json!({"query": "a.b"})),
         call("search", json!({"query": "two\nlines"})),
         call("search", json!({"query": "(a+)+", "regex": true})),
         call("daily_note", json!({"date": "2026-03-14"})),
-        call("daily_note", json!({"date": "2026-03-14", "max_chars": 100})),
+        call(
+            "daily_note",
+            json!({"date": "2026-03-14", "max_chars": 100}),
+        ),
         call("daily_note", json!({"date": "2026-03-15"})),
         call("daily_note", json!({"date": "14/03/2026"})),
         call("recent_files", json!({})),
@@ -250,18 +316,38 @@ fn fixed_calls() -> Vec<Call> {
 fn per_note_calls(vault: &Path, offline: &OfflineVault) -> Vec<Call> {
     let mut calls = Vec::new();
     for note in notes_of(vault) {
-        for tool in ["read_note", "note_metadata", "outline", "backlinks", "outgoing_links"] {
+        for tool in [
+            "read_note",
+            "note_metadata",
+            "outline",
+            "backlinks",
+            "outgoing_links",
+        ] {
             calls.push(call(tool, json!({"path": note})));
         }
-        calls.push(call("search", json!({"query": note.trim_end_matches(".md").rsplit('/').next().unwrap()})));
-        let metadata = offline.call_tool("note_metadata", json!({"path": note})).unwrap();
+        calls.push(call(
+            "search",
+            json!({"query": note.trim_end_matches(".md").rsplit('/').next().unwrap()}),
+        ));
+        let metadata = offline
+            .call_tool("note_metadata", json!({"path": note}))
+            .unwrap();
         let metadata: Value = serde_json::from_str(text_of(&metadata)).unwrap();
         for heading in metadata["headings"].as_array().unwrap() {
-            calls.push(call("read_note", json!({"path": note, "heading": heading["heading"]})));
+            calls.push(call(
+                "read_note",
+                json!({"path": note, "heading": heading["heading"]}),
+            ));
         }
         for block in metadata["blocks"].as_array().unwrap() {
-            calls.push(call("read_note", json!({"path": note, "block": block["id"]})));
-            calls.push(call("read_note", json!({"path": format!("{note}#^{}", block["id"].as_str().unwrap())})));
+            calls.push(call(
+                "read_note",
+                json!({"path": note, "block": block["id"]}),
+            ));
+            calls.push(call(
+                "read_note",
+                json!({"path": format!("{note}#^{}", block["id"].as_str().unwrap())}),
+            ));
         }
     }
     let tags = offline.call_tool("tags", json!({"limit": 500})).unwrap();
@@ -277,7 +363,9 @@ fn run_parity(client: &mut Client, offline: &OfflineVault, calls: &[Call]) -> (u
     let mut differences = Vec::new();
     for Call { tool, arguments } in calls {
         let live = client.call(tool, arguments);
-        let disk = offline.call_tool(tool, arguments.clone()).unwrap_or_else(|| panic!("{tool} is not served offline"));
+        let disk = offline
+            .call_tool(tool, arguments.clone())
+            .unwrap_or_else(|| panic!("{tool} is not served offline"));
         for difference in compare(&live, &disk) {
             differences.push(format!("{tool} {arguments}: {difference}"));
         }
@@ -297,15 +385,29 @@ fn offline_results_equal_the_plugins_on_the_fixture_vault() {
     // A search cursor from the plugin must resume the same way offline.
     let first = client.call("search", &json!({"query": "e", "limit": 4}));
     let first: Value = serde_json::from_str(text_of(&first)).unwrap();
-    let cursor = first["next_cursor"].as_str().expect("a 4-match page of \"e\" has a next page").to_string();
-    calls.push(Call { tool: "search", arguments: json!({"query": "e", "limit": 4, "cursor": cursor}) });
+    let cursor = first["next_cursor"]
+        .as_str()
+        .expect("a 4-match page of \"e\" has a next page")
+        .to_string();
+    calls.push(Call {
+        tool: "search",
+        arguments: json!({"query": "e", "limit": 4, "cursor": cursor}),
+    });
 
     for Call { tool, .. } in &calls {
-        assert!(OfflineVault::serves_from_disk(tool), "{tool} is a read tool");
+        assert!(
+            OfflineVault::serves_from_disk(tool),
+            "{tool} is a read tool"
+        );
     }
     let (count, differences) = run_parity(&mut client, &offline, &calls);
     assert!(count > 150, "the parity list is too short: {count} calls");
-    assert!(differences.is_empty(), "{} of {count} calls differ:\n{}", differences.len(), differences.join("\n"));
+    assert!(
+        differences.is_empty(),
+        "{} of {count} calls differ:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
     eprintln!("parity: {count} calls, no difference");
 }
 
@@ -317,65 +419,134 @@ fn offline_results_equal_the_plugins_on_the_20mb_note() {
          console.log(JSON.stringify(makeBigNote({})));",
         serde_json::to_string(vault.path().to_str().unwrap()).unwrap()
     );
-    let made: Value = serde_json::from_str(support::node(&["--input-type=module", "-e", &script]).trim()).unwrap();
+    let made: Value =
+        serde_json::from_str(support::node(&["--input-type=module", "-e", &script]).trim())
+            .unwrap();
     let path = made["path"].as_str().unwrap().to_string();
     let host = Host::start(vault.path());
     let mut client = Client::connect(&host);
     let offline = OfflineVault::open(vault.path(), None).unwrap();
     let calls = vec![
         call("read_note", json!({"path": path})),
-        call("read_note", json!({"path": path, "max_chars": 200_000, "start_line": 1000, "end_line": 5000})),
-        call("read_note", json!({"path": path, "heading": "Abschnitt 700 – Übersicht 📦"})),
+        call(
+            "read_note",
+            json!({"path": path, "max_chars": 200_000, "start_line": 1000, "end_line": 5000}),
+        ),
+        call(
+            "read_note",
+            json!({"path": path, "heading": "Abschnitt 700 – Übersicht 📦"}),
+        ),
         call("note_metadata", json!({"path": path, "limit": 5})),
         call("outline", json!({"path": path, "limit": 3})),
         call("search", json!({"query": "Abschnitt 1234 "})),
-        call("search", json!({"query": "🦊", "limit": 3, "context_lines": 1})),
-        call("search", json!({"query": "Straßen", "path_prefix": "Big/", "max_per_file": 100, "limit": 500})),
-        call("backlinks", json!({"path": "Home", "max_lines_per_note": 20})),
+        call(
+            "search",
+            json!({"query": "🦊", "limit": 3, "context_lines": 1}),
+        ),
+        call(
+            "search",
+            json!({"query": "Straßen", "path_prefix": "Big/", "max_per_file": 100, "limit": 500}),
+        ),
+        call(
+            "backlinks",
+            json!({"path": "Home", "max_lines_per_note": 20}),
+        ),
         call("tags", json!({"prefix": "big-note"})),
     ];
     let (count, differences) = run_parity(&mut client, &offline, &calls);
-    assert!(differences.is_empty(), "{} of {count} calls differ:\n{}", differences.len(), differences.join("\n"));
-    let read = offline.call_tool("read_note", json!({"path": path})).unwrap();
-    assert!(text_of(&read).len() < 100_000, "a default read stays bounded");
+    assert!(
+        differences.is_empty(),
+        "{} of {count} calls differ:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    let read = offline
+        .call_tool("read_note", json!({"path": path}))
+        .unwrap();
+    assert!(
+        text_of(&read).len() < 100_000,
+        "a default read stays bounded"
+    );
 }
 
 #[test]
 fn offline_results_equal_the_plugins_on_a_generated_vault() {
-    let dir = tempfile::Builder::new().prefix("obsmcp-offline-gen-").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("obsmcp-offline-gen-")
+        .tempdir()
+        .unwrap();
     let vault = dir.path().join("vault");
-    support::node(&["obsidian-plugin/test/gen-vault.mjs", vault.to_str().unwrap(), "--notes", "1500", "--seed", "7"]);
+    support::node(&[
+        "obsidian-plugin/test/gen-vault.mjs",
+        vault.to_str().unwrap(),
+        "--notes",
+        "1500",
+        "--seed",
+        "7",
+    ]);
     let host = Host::start(&vault);
     let mut client = Client::connect(&host);
     let offline = OfflineVault::open(&vault, None).unwrap();
     let mut calls = vec![
         call("vault_info", json!({})),
-        call("list_files", json!({"limit": 500, "include_folders": true, "max_chars": 200_000})),
-        call("list_files", json!({"limit": 500, "cursor": "500", "max_chars": 200_000})),
+        call(
+            "list_files",
+            json!({"limit": 500, "include_folders": true, "max_chars": 200_000}),
+        ),
+        call(
+            "list_files",
+            json!({"limit": 500, "cursor": "500", "max_chars": 200_000}),
+        ),
         call("tags", json!({"limit": 500})),
         call("unresolved_links", json!({"limit": 500, "max_sources": 50})),
         call("orphans", json!({"limit": 500})),
-        call("backlinks", json!({"path": "Hub", "limit": 500, "max_chars": 200_000, "max_lines_per_note": 20})),
+        call(
+            "backlinks",
+            json!({"path": "Hub", "limit": 500, "max_chars": 200_000, "max_lines_per_note": 20}),
+        ),
         call("note_metadata", json!({"path": "Hub", "limit": 500})),
         call("outgoing_links", json!({"path": "Hub", "limit": 500})),
-        call("search", json!({"query": "harbor", "limit": 500, "max_chars": 200_000, "context_lines": 1})),
-        call("search", json!({"query": "[[hub", "limit": 500, "max_per_file": 100, "max_chars": 200_000})),
-        call("search", json!({"query": "^- \\[[ x]\\]", "regex": true, "limit": 500, "max_chars": 200_000})),
+        call(
+            "search",
+            json!({"query": "harbor", "limit": 500, "max_chars": 200_000, "context_lines": 1}),
+        ),
+        call(
+            "search",
+            json!({"query": "[[hub", "limit": 500, "max_per_file": 100, "max_chars": 200_000}),
+        ),
+        call(
+            "search",
+            json!({"query": "^- \\[[ x]\\]", "regex": true, "limit": 500, "max_chars": 200_000}),
+        ),
         call("recent_files", json!({"limit": 500})),
     ];
     let tags = offline.call_tool("tags", json!({"limit": 500})).unwrap();
     let tags: Value = serde_json::from_str(text_of(&tags)).unwrap();
     for tag in tags["tags"].as_array().unwrap().iter().take(12) {
-        calls.push(call("files_by_tag", json!({"tag": tag["tag"], "limit": 500, "max_chars": 200_000})));
+        calls.push(call(
+            "files_by_tag",
+            json!({"tag": tag["tag"], "limit": 500, "max_chars": 200_000}),
+        ));
     }
     // Every 25th note through the per-note tools.
     for note in notes_of(&vault).iter().step_by(25) {
-        for tool in ["read_note", "note_metadata", "outline", "backlinks", "outgoing_links"] {
+        for tool in [
+            "read_note",
+            "note_metadata",
+            "outline",
+            "backlinks",
+            "outgoing_links",
+        ] {
             calls.push(call(tool, json!({"path": note})));
         }
     }
     let (count, differences) = run_parity(&mut client, &offline, &calls);
-    assert!(differences.is_empty(), "{} of {count} calls differ:\n{}", differences.len(), differences.join("\n"));
+    assert!(
+        differences.is_empty(),
+        "{} of {count} calls differ:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
     eprintln!("parity on a generated vault: {count} calls, no difference");
 }
 
@@ -386,27 +557,69 @@ fn offline_refuses_escapes_and_never_reads_outside_the_vault() {
     std::fs::write(outside.path().join("secret.md"), "TOPSECRET [[Home]]\n").unwrap();
     #[cfg(unix)]
     {
-        std::os::unix::fs::symlink(outside.path().join("secret.md"), vault.path().join("Leak.md")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.md"),
+            vault.path().join("Leak.md"),
+        )
+        .unwrap();
         std::os::unix::fs::symlink(outside.path(), vault.path().join("Linked folder")).unwrap();
     }
     let offline = OfflineVault::open(vault.path(), None).unwrap();
-    for path in ["Leak", "Leak.md", "Linked folder/secret", "../secret", "/etc/hostname", "..%2fsecret", ".obsidian/app.json"] {
-        let result = offline.call_tool("read_note", json!({"path": path})).unwrap();
+    for path in [
+        "Leak",
+        "Leak.md",
+        "Linked folder/secret",
+        "../secret",
+        "/etc/hostname",
+        "..%2fsecret",
+        ".obsidian/app.json",
+    ] {
+        let result = offline
+            .call_tool("read_note", json!({"path": path}))
+            .unwrap();
         assert_eq!(result["isError"], true, "{path}: {result}");
     }
-    let found = offline.call_tool("search", json!({"query": "TOPSECRET"})).unwrap();
-    assert!(text_of(&found).contains(r#""results":[],"total_matches":0"#), "{found}");
-    let everything = offline.call_tool("search", json!({"query": ".", "regex": true, "limit": 500, "max_chars": 200_000})).unwrap();
+    let found = offline
+        .call_tool("search", json!({"query": "TOPSECRET"}))
+        .unwrap();
+    assert!(
+        text_of(&found).contains(r#""results":[],"total_matches":0"#),
+        "{found}"
+    );
+    let everything = offline
+        .call_tool(
+            "search",
+            json!({"query": ".", "regex": true, "limit": 500, "max_chars": 200_000}),
+        )
+        .unwrap();
     assert!(!text_of(&everything).contains("TOPSECRET"));
-    let backlinks = offline.call_tool("backlinks", json!({"path": "Home"})).unwrap();
-    assert!(!text_of(&backlinks).contains("Leak.md"), "a note outside the vault is never read, so never links");
-    let folder = offline.call_tool("list_files", json!({"folder": "Linked folder"})).unwrap();
+    let backlinks = offline
+        .call_tool("backlinks", json!({"path": "Home"}))
+        .unwrap();
+    assert!(
+        !text_of(&backlinks).contains("Leak.md"),
+        "a note outside the vault is never read, so never links"
+    );
+    let folder = offline
+        .call_tool("list_files", json!({"folder": "Linked folder"}))
+        .unwrap();
     assert_eq!(folder["isError"], true, "{folder}");
-    let listing = offline.call_tool("list_files", json!({"limit": 500, "include_folders": true})).unwrap();
+    let listing = offline
+        .call_tool("list_files", json!({"limit": 500, "include_folders": true}))
+        .unwrap();
     let listing = text_of(&listing);
-    assert!(!listing.contains(".obsidian") && !listing.contains(".hidden"), "{listing}");
-    assert!(listing.contains(r#""path":"Linked folder","type":"folder""#), "{listing}");
-    assert!(!listing.contains("Linked folder/secret.md"), "a folder outside the vault is never entered: {listing}");
+    assert!(
+        !listing.contains(".obsidian") && !listing.contains(".hidden"),
+        "{listing}"
+    );
+    assert!(
+        listing.contains(r#""path":"Linked folder","type":"folder""#),
+        "{listing}"
+    );
+    assert!(
+        !listing.contains("Linked folder/secret.md"),
+        "a folder outside the vault is never entered: {listing}"
+    );
 }
 
 #[test]
@@ -415,22 +628,38 @@ fn offline_never_writes_and_says_obsidian_must_be_open() {
     let before = std::fs::read(vault.path().join("Home.md")).unwrap();
     let offline = OfflineVault::open(vault.path(), None).unwrap();
     for (tool, arguments) in [
-        ("str_replace", json!({"path": "Home", "old": "a", "new": "b"})),
+        (
+            "str_replace",
+            json!({"path": "Home", "old": "a", "new": "b"}),
+        ),
         ("append", json!({"path": "Home", "content": "x"})),
-        ("set_property", json!({"path": "Home", "key": "k", "value": 1})),
+        (
+            "set_property",
+            json!({"path": "Home", "key": "k", "value": 1}),
+        ),
         ("move_note", json!({"path": "Home", "new_path": "Moved"})),
         ("delete_note", json!({"path": "Home"})),
         ("create_daily_note", json!({"date": "2030-01-01"})),
         ("active_note", json!({})),
     ] {
-        assert!(!OfflineVault::serves_from_disk(tool), "{tool} needs Obsidian");
+        assert!(
+            !OfflineVault::serves_from_disk(tool),
+            "{tool} needs Obsidian"
+        );
         let result = offline.call_tool(tool, arguments).unwrap();
         assert_eq!(result["isError"], true, "{tool}: {result}");
-        assert!(text_of(&result).contains("Obsidian to be open"), "{tool}: {}", text_of(&result));
+        assert!(
+            text_of(&result).contains("Obsidian to be open"),
+            "{tool}: {}",
+            text_of(&result)
+        );
         assert_eq!(result["_meta"]["obsmcp/source"], "disk");
     }
     assert_eq!(std::fs::read(vault.path().join("Home.md")).unwrap(), before);
-    assert!(!vault.path().join("Daily/2030-01-01.md").exists() && !vault.path().join("Moved.md").exists());
+    assert!(
+        !vault.path().join("Daily/2030-01-01.md").exists()
+            && !vault.path().join("Moved.md").exists()
+    );
 }
 
 #[test]

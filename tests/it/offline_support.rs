@@ -35,21 +35,36 @@ pub fn copy_dir(from: &Path, to: &Path) {
 
 /// A fresh copy of the fixture vault in a temporary folder.
 pub fn fixture_copy() -> tempfile::TempDir {
-    let dir = tempfile::Builder::new().prefix("obsmcp-offline-").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("obsmcp-offline-")
+        .tempdir()
+        .unwrap();
     copy_dir(&fixture_vault(), dir.path());
     dir
 }
 
 /// Runs a Node script of the plugin's test folder (e.g. the vault generator) and returns its stdout.
 pub fn node(args: &[&str]) -> String {
-    let output = Command::new("node").args(args).current_dir(repo_root()).output().expect("node runs");
-    assert!(output.status.success(), "node {args:?} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    let output = Command::new("node")
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .expect("node runs");
+    assert!(
+        output.status.success(),
+        "node {args:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// A port that was free a moment ago.
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// The plugin running under Node on a vault; killed when dropped.
@@ -63,13 +78,22 @@ pub struct Host {
 impl Host {
     /// Starts `host.mjs` on `vault` and waits (bounded) for `listening on N`.
     pub fn start(vault: &Path) -> Host {
-        let token: String = (0..64).map(|i| char::from(b"0123456789abcdef"[(i * 7 + 3) % 16])).collect();
+        let token: String = (0..64)
+            .map(|i| char::from(b"0123456789abcdef"[(i * 7 + 3) % 16]))
+            .collect();
         let mut last_error = String::new();
         for _ in 0..3 {
             let port = free_port();
             let mut child = Command::new("node")
                 .arg(repo_root().join("obsidian-plugin/test/host.mjs"))
-                .args(["--vault", vault.to_str().unwrap(), "--port", &port.to_string(), "--token", &token])
+                .args([
+                    "--vault",
+                    vault.to_str().unwrap(),
+                    "--port",
+                    &port.to_string(),
+                    "--token",
+                    &token,
+                ])
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -94,7 +118,12 @@ impl Host {
             });
             match line.recv_timeout(Duration::from_secs(30)) {
                 Ok(text) if text == format!("listening on {port}") => {
-                    return Host { child, stderr, url: format!("http://127.0.0.1:{port}/mcp"), token };
+                    return Host {
+                        child,
+                        stderr,
+                        url: format!("http://127.0.0.1:{port}/mcp"),
+                        token,
+                    };
                 }
                 other => {
                     let _ = child.kill(); // it failed to start; reaping it is all that is left to do
@@ -130,10 +159,25 @@ pub struct Client {
 impl Client {
     /// Opens a session with `initialize` and `notifications/initialized`.
     pub fn connect(host: &Host) -> Client {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         // No idle connections: Node closes them after 5 s, and reusing one at that moment fails the request.
-        let http = reqwest::Client::builder().no_proxy().pool_max_idle_per_host(0).timeout(Duration::from_secs(120)).build().unwrap();
-        let mut client = Client { http, url: host.url.clone(), token: host.token.clone(), session: None, next_id: 1, runtime };
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .pool_max_idle_per_host(0)
+            .timeout(Duration::from_secs(120))
+            .build()
+            .unwrap();
+        let mut client = Client {
+            http,
+            url: host.url.clone(),
+            token: host.token.clone(),
+            session: None,
+            next_id: 1,
+            runtime,
+        };
         let init = client.request(
             "initialize",
             json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "obsmcp-offline-test", "version": "0"}}),
@@ -152,7 +196,9 @@ impl Client {
             .header("content-type", "application/json")
             .body(body.to_string());
         if let Some(session) = &self.session {
-            request = request.header("mcp-session-id", session).header("mcp-protocol-version", "2025-06-18");
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-06-18");
         }
         self.runtime.block_on(async {
             let response = request.send().await.expect("the host answers");
@@ -164,7 +210,8 @@ impl Client {
     fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        let (headers, text) = self.post(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let (headers, text) =
+            self.post(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         if let Some(session) = headers.get("mcp-session-id") {
             self.session = Some(session.to_str().unwrap().to_string());
         }
@@ -176,7 +223,10 @@ impl Client {
                 .map(|data| serde_json::from_str(data.trim_start()).unwrap())
                 .collect()
         };
-        let answer = messages.into_iter().find(|m| m["id"] == json!(id)).unwrap_or_else(|| panic!("no answer to {method}: {text}"));
+        let answer = messages
+            .into_iter()
+            .find(|m| m["id"] == json!(id))
+            .unwrap_or_else(|| panic!("no answer to {method}: {text}"));
         assert!(answer.get("error").is_none(), "{method} failed: {answer}");
         answer["result"].clone()
     }

@@ -29,15 +29,26 @@ impl<'a> Args<'a> {
     }
 
     /// An optional string with length bounds (UTF-16 units, as zod counts).
-    pub(crate) fn opt_string(&self, key: &str, min: usize, max: usize) -> Result<Option<String>, ToolError> {
+    pub(crate) fn opt_string(
+        &self,
+        key: &str,
+        min: usize,
+        max: usize,
+    ) -> Result<Option<String>, ToolError> {
         match self.map.get(key) {
             None => Ok(None),
             Some(Value::String(text)) => {
                 let length = utf16_len(text);
                 if length < min {
-                    Err(self.invalid(key, &format!("Too small: expected string to have >={min} characters")))
+                    Err(self.invalid(
+                        key,
+                        &format!("Too small: expected string to have >={min} characters"),
+                    ))
                 } else if length > max {
-                    Err(self.invalid(key, &format!("Too big: expected string to have <={max} characters")))
+                    Err(self.invalid(
+                        key,
+                        &format!("Too big: expected string to have <={max} characters"),
+                    ))
                 } else {
                     Ok(Some(text.clone()))
                 }
@@ -47,12 +58,25 @@ impl<'a> Args<'a> {
     }
 
     /// A string with a default.
-    pub(crate) fn string(&self, key: &str, default: &str, min: usize, max: usize) -> Result<String, ToolError> {
-        Ok(self.opt_string(key, min, max)?.unwrap_or_else(|| default.to_string()))
+    pub(crate) fn string(
+        &self,
+        key: &str,
+        default: &str,
+        min: usize,
+        max: usize,
+    ) -> Result<String, ToolError> {
+        Ok(self
+            .opt_string(key, min, max)?
+            .unwrap_or_else(|| default.to_string()))
     }
 
     /// A required string.
-    pub(crate) fn required_string(&self, key: &str, min: usize, max: usize) -> Result<String, ToolError> {
+    pub(crate) fn required_string(
+        &self,
+        key: &str,
+        min: usize,
+        max: usize,
+    ) -> Result<String, ToolError> {
         self.opt_string(key, min, max)?
             .ok_or_else(|| self.invalid(key, "Invalid input: expected string, received undefined"))
     }
@@ -67,10 +91,14 @@ impl<'a> Args<'a> {
                     return Err(self.invalid(key, "Invalid input: expected int, received number"));
                 }
                 if value < min as f64 {
-                    return Err(self.invalid(key, &format!("Too small: expected number to be >={min}")));
+                    return Err(
+                        self.invalid(key, &format!("Too small: expected number to be >={min}"))
+                    );
                 }
                 if value > max as f64 {
-                    return Err(self.invalid(key, &format!("Too big: expected number to be <={max}")));
+                    return Err(
+                        self.invalid(key, &format!("Too big: expected number to be <={max}"))
+                    );
                 }
                 Ok(Some(value as i64))
             }
@@ -79,7 +107,13 @@ impl<'a> Args<'a> {
     }
 
     /// An integer with a default.
-    pub(crate) fn int(&self, key: &str, default: i64, min: i64, max: i64) -> Result<i64, ToolError> {
+    pub(crate) fn int(
+        &self,
+        key: &str,
+        default: i64,
+        min: i64,
+        max: i64,
+    ) -> Result<i64, ToolError> {
         Ok(self.opt_int(key, min, max)?.unwrap_or(default))
     }
 
@@ -93,7 +127,12 @@ impl<'a> Args<'a> {
     }
 
     /// One of a fixed set of strings, with a default.
-    pub(crate) fn choice(&self, key: &str, options: &[&str], default: &str) -> Result<String, ToolError> {
+    pub(crate) fn choice(
+        &self,
+        key: &str,
+        options: &[&str],
+        default: &str,
+    ) -> Result<String, ToolError> {
         match self.map.get(key) {
             None => Ok(default.to_string()),
             Some(Value::String(text)) if options.contains(&text.as_str()) => Ok(text.clone()),
@@ -101,7 +140,11 @@ impl<'a> Args<'a> {
                 key,
                 &format!(
                     "Invalid option: expected one of {}",
-                    options.iter().map(|o| format!("\"{o}\"")).collect::<Vec<_>>().join("|")
+                    options
+                        .iter()
+                        .map(|o| format!("\"{o}\""))
+                        .collect::<Vec<_>>()
+                        .join("|")
                 ),
             )),
         }
@@ -129,7 +172,8 @@ impl<'a> Args<'a> {
 }
 
 /// The prefix of the MCP SDK's message for arguments that do not fit the schema.
-pub(crate) const VALIDATION_PREFIX: &str = "MCP error -32602: Input validation error: Invalid arguments for tool ";
+pub(crate) const VALIDATION_PREFIX: &str =
+    "MCP error -32602: Input validation error: Invalid arguments for tool ";
 
 /// An argument that does not fit the schema, worded like the MCP SDK and zod (the first failing argument only).
 pub(crate) fn invalid(tool: &str, key: &str, problem: &str) -> ToolError {
@@ -178,18 +222,40 @@ mod tests {
 
     #[test]
     fn defaults_types_and_bounds() {
-        let args = Args::new("t", json!({"limit": 5, "flag": true, "name": "x", "extra": 1})).unwrap();
+        let args = Args::new(
+            "t",
+            json!({"limit": 5, "flag": true, "name": "x", "extra": 1}),
+        )
+        .unwrap();
         assert_eq!(args.limit(50).unwrap(), 5);
         assert_eq!(args.max_chars().unwrap(), 20_000);
         assert!(args.boolean("flag", false).unwrap());
         assert_eq!(args.string("missing", "d", 0, 10).unwrap(), "d");
         let bad = Args::new("t", json!({"limit": 0, "n": 2.5, "s": 3})).unwrap();
-        assert!(bad.limit(50).unwrap_err().0.ends_with("t: Too small: expected number to be >=1 at limit"));
-        assert!(bad.int("n", 1, 0, 10).unwrap_err().0.contains("expected int, received number"));
-        assert!(bad.required_string("s", 1, 10).unwrap_err().0.contains("expected string, received number"));
+        assert!(
+            bad.limit(50)
+                .unwrap_err()
+                .0
+                .ends_with("t: Too small: expected number to be >=1 at limit")
+        );
+        assert!(
+            bad.int("n", 1, 0, 10)
+                .unwrap_err()
+                .0
+                .contains("expected int, received number")
+        );
+        assert!(
+            bad.required_string("s", 1, 10)
+                .unwrap_err()
+                .0
+                .contains("expected string, received number")
+        );
         let missing = bad.required_string("nope", 1, 10).unwrap_err().0;
         assert!(missing.ends_with("received undefined at nope"), "{missing}");
-        assert_eq!(as_batch_message(&missing).unwrap(), "invalid arguments: nope: Invalid input: expected string, received undefined");
+        assert_eq!(
+            as_batch_message(&missing).unwrap(),
+            "invalid arguments: nope: Invalid input: expected string, received undefined"
+        );
         assert!(Args::new("t", json!([1])).is_err());
     }
 

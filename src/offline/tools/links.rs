@@ -7,7 +7,9 @@ use serde_json::{Map, Value, json};
 
 use super::super::markdown::NoteMetadata;
 use super::super::paths::{ToolError, is_in_config_dir, quote};
-use super::super::text::{count_within_budget, is_js_space, js_trim, snippet, split_lines, SNIPPET_CHARS};
+use super::super::text::{
+    SNIPPET_CHARS, count_within_budget, is_js_space, js_trim, snippet, split_lines,
+};
 use super::super::vault::js_cmp;
 use super::args::offset_from_cursor;
 use super::read::resolve_link;
@@ -30,9 +32,21 @@ pub(crate) fn backlink_sources(ctx: &Context<'_>, target: &str) -> Vec<(String, 
 /// Every link-like reference of a note: (link, embed, 0-based line or None in frontmatter).
 fn references(meta: &NoteMetadata) -> Vec<(&str, bool, Option<usize>)> {
     let mut refs = Vec::new();
-    refs.extend(meta.links.iter().map(|l| (l.link.as_str(), false, Some(l.position.start.line))));
-    refs.extend(meta.embeds.iter().map(|l| (l.link.as_str(), true, Some(l.position.start.line))));
-    refs.extend(meta.frontmatter_links.iter().map(|l| (l.link.as_str(), false, None)));
+    refs.extend(
+        meta.links
+            .iter()
+            .map(|l| (l.link.as_str(), false, Some(l.position.start.line))),
+    );
+    refs.extend(
+        meta.embeds
+            .iter()
+            .map(|l| (l.link.as_str(), true, Some(l.position.start.line))),
+    );
+    refs.extend(
+        meta.frontmatter_links
+            .iter()
+            .map(|l| (l.link.as_str(), false, None)),
+    );
     refs
 }
 
@@ -55,24 +69,24 @@ pub(super) fn backlinks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
             let mut entry = Map::new();
             entry.insert("path".into(), json!(source));
             entry.insert("count".into(), json!(count));
-            if snippets {
-                if let Some(source_note) = ctx.snapshot.note(source) {
-                    let lines: BTreeSet<usize> = references(&source_note.meta)
-                        .into_iter()
-                        .filter_map(|(link, _, line)| {
-                            let line = line?;
-                            (resolve_link(ctx, link, source).as_deref() == Some(target.as_str())).then_some(line)
-                        })
-                        .collect();
-                    let text_lines = split_lines(&source_note.text);
-                    let quoted: Vec<Value> = lines
-                        .into_iter()
-                        .take(max_lines)
-                        .filter(|line| *line < text_lines.len())
-                        .map(|line| json!({"line": line + 1, "text": snippet(text_lines[line], SNIPPET_CHARS)}))
-                        .collect();
-                    entry.insert("lines".into(), Value::Array(quoted));
-                }
+            if snippets
+                && let Some(source_note) = ctx.snapshot.note(source)
+            {
+                let lines: BTreeSet<usize> = references(&source_note.meta)
+                    .into_iter()
+                    .filter_map(|(link, _, line)| {
+                        let line = line?;
+                        (resolve_link(ctx, link, source).as_deref() == Some(target.as_str())).then_some(line)
+                    })
+                    .collect();
+                let text_lines = split_lines(&source_note.text);
+                let quoted: Vec<Value> = lines
+                    .into_iter()
+                    .take(max_lines)
+                    .filter(|line| *line < text_lines.len())
+                    .map(|line| json!({"line": line + 1, "text": snippet(text_lines[line], SNIPPET_CHARS)}))
+                    .collect();
+                entry.insert("lines".into(), Value::Array(quoted));
             }
             Value::Object(entry)
         })
@@ -109,7 +123,10 @@ pub(super) fn outgoing_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Outpu
                 .collect()
         })
         .unwrap_or_default();
-    let unresolved = links.iter().filter(|link| link["resolved"].is_null()).count();
+    let unresolved = links
+        .iter()
+        .filter(|link| link["resolved"].is_null())
+        .count();
     let offset = offset_from_cursor(cursor.as_deref())?;
     let page: Vec<&Value> = links.iter().skip(offset).take(limit).collect();
     let (truncated, next_cursor) = paged(offset, page.len(), links.len());
@@ -145,8 +162,10 @@ pub(super) fn unresolved_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Out
             entry.1.push(source.clone());
         }
     }
-    let mut all: Vec<(String, usize, Vec<String>)> =
-        by_target.into_iter().map(|(link, (count, sources))| (link, count, sources)).collect();
+    let mut all: Vec<(String, usize, Vec<String>)> = by_target
+        .into_iter()
+        .map(|(link, (count, sources))| (link, count, sources))
+        .collect();
     all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| js_cmp(&a.0, &b.0)));
     let offset = offset_from_cursor(cursor.as_deref())?;
     let page: Vec<Value> = all
@@ -158,7 +177,9 @@ pub(super) fn unresolved_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Out
         })
         .collect();
     let (truncated, next_cursor) = paged(offset, page.len(), all.len());
-    Ok(Output::Json(json!({"total": all.len(), "unresolved": page, "truncated": truncated, "next_cursor": next_cursor})))
+    Ok(Output::Json(
+        json!({"total": all.len(), "unresolved": page, "truncated": truncated, "next_cursor": next_cursor}),
+    ))
 }
 
 pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -185,7 +206,9 @@ pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
         .sorted_notes
         .iter()
         .map(|&index| &ctx.snapshot.files[index])
-        .filter(|note| !linked.contains(note.path.as_str()) && !is_in_config_dir(&note.path, ctx.config_dir))
+        .filter(|note| {
+            !linked.contains(note.path.as_str()) && !is_in_config_dir(&note.path, ctx.config_dir)
+        })
         .filter(|note| prefix.is_empty() || note.path.starts_with(&folder_prefix))
         .map(|note| note.path.clone())
         .collect();
@@ -197,7 +220,9 @@ pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
         .map(|path| json!({"path": path, "has_outgoing": outgoing.contains(path.as_str())}))
         .collect();
     let (truncated, next_cursor) = paged(offset, page.len(), all.len());
-    Ok(Output::Json(json!({"total": all.len(), "orphans": page, "truncated": truncated, "next_cursor": next_cursor})))
+    Ok(Output::Json(
+        json!({"total": all.len(), "orphans": page, "truncated": truncated, "next_cursor": next_cursor}),
+    ))
 }
 
 /// Every Markdown note outside the config folder with its tags, in path order.
@@ -207,7 +232,15 @@ fn tagged_notes(ctx: &Context<'_>) -> Vec<(String, Vec<String>)> {
         .iter()
         .map(|&index| &ctx.snapshot.files[index])
         .filter(|file| !is_in_config_dir(&file.path, ctx.config_dir))
-        .map(|file| (file.path.clone(), ctx.snapshot.note(&file.path).map(|n| n.tags.clone()).unwrap_or_default()))
+        .map(|file| {
+            (
+                file.path.clone(),
+                ctx.snapshot
+                    .note(&file.path)
+                    .map(|n| n.tags.clone())
+                    .unwrap_or_default(),
+            )
+        })
         .collect()
 }
 
@@ -231,18 +264,30 @@ pub(super) fn tags(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolErr
     let mut all: Vec<(String, usize)> = order
         .into_iter()
         .map(|key| counts.remove(&key).expect("every key was counted"))
-        .filter(|(tag, _)| prefix.as_ref().is_none_or(|prefix| tag_matches(tag, prefix)))
+        .filter(|(tag, _)| {
+            prefix
+                .as_ref()
+                .is_none_or(|prefix| tag_matches(tag, prefix))
+        })
         .collect();
-    let by_name = |a: &(String, usize), b: &(String, usize)| js_cmp(&a.0.to_lowercase(), &b.0.to_lowercase());
+    let by_name =
+        |a: &(String, usize), b: &(String, usize)| js_cmp(&a.0.to_lowercase(), &b.0.to_lowercase());
     if sort == "name" {
         all.sort_by(by_name);
     } else {
         all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| by_name(a, b)));
     }
     let offset = offset_from_cursor(cursor.as_deref())?;
-    let page: Vec<Value> = all.iter().skip(offset).take(limit).map(|(tag, count)| json!({"tag": tag, "count": count})).collect();
+    let page: Vec<Value> = all
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|(tag, count)| json!({"tag": tag, "count": count}))
+        .collect();
     let (truncated, next_cursor) = paged(offset, page.len(), all.len());
-    Ok(Output::Json(json!({"total": all.len(), "tags": page, "truncated": truncated, "next_cursor": next_cursor})))
+    Ok(Output::Json(
+        json!({"total": all.len(), "tags": page, "truncated": truncated, "next_cursor": next_cursor}),
+    ))
 }
 
 pub(super) fn files_by_tag(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -256,7 +301,14 @@ pub(super) fn files_by_tag(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output,
     }
     let all: Vec<Value> = tagged_notes(ctx)
         .into_iter()
-        .map(|(path, tags)| (path, tags.into_iter().filter(|tag| tag_matches(tag, &wanted)).collect::<Vec<_>>()))
+        .map(|(path, tags)| {
+            (
+                path,
+                tags.into_iter()
+                    .filter(|tag| tag_matches(tag, &wanted))
+                    .collect::<Vec<_>>(),
+            )
+        })
         .filter(|(_, tags)| !tags.is_empty())
         .map(|(path, tags)| json!({"path": path, "tags": tags}))
         .collect();
@@ -285,5 +337,4 @@ mod tests {
         assert!(!tag_matches("#projects", "project"));
         assert!(!tag_matches("#project", ""));
     }
-
 }

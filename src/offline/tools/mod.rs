@@ -53,11 +53,12 @@ pub(crate) enum Served {
 /// Every tool of the catalog and how offline mode serves it; tools not listed are not served offline.
 pub(crate) fn served(name: &str) -> Option<Served> {
     Some(match name {
-        "vault_info" | "list_files" | "read_note" | "search" | "note_metadata" | "outline" | "backlinks"
-        | "outgoing_links" | "unresolved_links" | "orphans" | "tags" | "files_by_tag" | "daily_note"
-        | "recent_files" | "batch" => Served::Disk,
-        "active_note" | "create_note" | "create_daily_note" | "str_replace" | "patch_section" | "append" | "insert_at_line"
-        | "set_property" | "delete_property" | "move_note" | "delete_note" => Served::NeedsObsidian,
+        "vault_info" | "list_files" | "read_note" | "search" | "note_metadata" | "outline"
+        | "backlinks" | "outgoing_links" | "unresolved_links" | "orphans" | "tags"
+        | "files_by_tag" | "daily_note" | "recent_files" | "batch" => Served::Disk,
+        "active_note" | "create_note" | "create_daily_note" | "str_replace" | "patch_section"
+        | "append" | "insert_at_line" | "set_property" | "delete_property" | "move_note"
+        | "delete_note" => Served::NeedsObsidian,
         _ => return None,
     })
 }
@@ -133,12 +134,19 @@ impl<'a> Context<'a> {
         if self.inside(path) {
             Ok(())
         } else {
-            Err(ToolError(format!("{} resolves (through a symlink) to a location outside the vault", quote(path))))
+            Err(ToolError(format!(
+                "{} resolves (through a symlink) to a location outside the vault",
+                quote(path)
+            )))
         }
     }
 
     /// `resolveNote`: an exact path, the path plus `.md`, or a link name resolved as Obsidian resolves links.
-    pub(crate) fn resolve_note(&self, raw: &str, text_only: bool) -> Result<NoteRef<'a>, ToolError> {
+    pub(crate) fn resolve_note(
+        &self,
+        raw: &str,
+        text_only: bool,
+    ) -> Result<NoteRef<'a>, ToolError> {
         let snapshot = self.snapshot;
         let linktext = linktext_of(raw);
         if linktext.is_empty() {
@@ -150,21 +158,34 @@ impl<'a> Context<'a> {
             Some(file) => file,
             None => {
                 let (linkpath, sub) = match linktext.find('#') {
-                    Some(hash) => (&linktext[..hash], super::text::js_trim(&linktext[hash + 1..])),
+                    Some(hash) => (
+                        &linktext[..hash],
+                        super::text::js_trim(&linktext[hash + 1..]),
+                    ),
                     None => (linktext, ""),
                 };
                 subpath = sub.to_string();
                 let path = self.clean(linkpath, "path")?;
-                let with_extension =
-                    if path.to_lowercase().ends_with(".md") { None } else { snapshot.file(&format!("{path}.md")) };
+                let with_extension = if path.to_lowercase().ends_with(".md") {
+                    None
+                } else {
+                    snapshot.file(&format!("{path}.md"))
+                };
                 if let Some(direct) = snapshot.file(&path) {
                     direct
                 } else if let Some(with_extension) = with_extension {
                     with_extension
                 } else if snapshot.is_folder(&path) {
-                    return Err(ToolError(format!("{} is a folder, not a note", quote(&path))));
+                    return Err(ToolError(format!(
+                        "{} is a folder, not a note",
+                        quote(&path)
+                    )));
                 } else {
-                    let found = if path.is_empty() { None } else { snapshot.first_linkpath_dest(&path, "") };
+                    let found = if path.is_empty() {
+                        None
+                    } else {
+                        snapshot.first_linkpath_dest(&path, "")
+                    };
                     match found {
                         Some(index) => &snapshot.files[index],
                         None => {
@@ -178,11 +199,17 @@ impl<'a> Context<'a> {
             }
         };
         if paths::is_in_config_dir(&file.path, self.config_dir) {
-            return Err(ToolError(format!("{} is inside the config folder", quote(raw))));
+            return Err(ToolError(format!(
+                "{} is inside the config folder",
+                quote(raw)
+            )));
         }
         self.assert_inside(&file.path)?;
         if text_only && !TEXT_EXTENSIONS.contains(&file.extension.to_lowercase().as_str()) {
-            return Err(ToolError(format!("{} is not a text note (extension .{})", file.path, file.extension)));
+            return Err(ToolError(format!(
+                "{} is not a text note (extension .{})",
+                file.path, file.extension
+            )));
         }
         Ok(NoteRef { file, subpath })
     }
@@ -191,14 +218,21 @@ impl<'a> Context<'a> {
     pub(crate) fn resolve_markdown(&self, raw: &str) -> Result<NoteRef<'a>, ToolError> {
         let note = self.resolve_note(raw, true)?;
         if note.file.extension.to_lowercase() != "md" {
-            return Err(ToolError(format!("{} is not a Markdown note", note.file.path)));
+            return Err(ToolError(format!(
+                "{} is not a Markdown note",
+                note.file.path
+            )));
         }
         Ok(note)
     }
 
     /// `cleanFolderPath`: a folder argument; `""` and a lone `/` (Obsidian's name for the root) are the root.
     pub(crate) fn clean_folder(&self, raw: &str) -> Result<String, ToolError> {
-        if super::text::js_trim(raw) == "/" { Ok(String::new()) } else { self.clean(raw, "folder") }
+        if super::text::js_trim(raw) == "/" {
+            Ok(String::new())
+        } else {
+            self.clean(raw, "folder")
+        }
     }
 
     /// `resolveFolder`: a folder argument (`""` or `/` is the root); returns its normalized path.
@@ -237,12 +271,20 @@ pub(crate) fn iso_time(ms: i64) -> String {
     let days = ms.div_euclid(86_400_000);
     let rest = ms.rem_euclid(86_400_000);
     let (year, month, day) = civil_from_days(days);
-    let (hour, minute, second, millis) = (rest / 3_600_000, rest / 60_000 % 60, rest / 1000 % 60, rest % 1000);
+    let (hour, minute, second, millis) = (
+        rest / 3_600_000,
+        rest / 60_000 % 60,
+        rest / 1000 % 60,
+        rest % 1000,
+    );
     if (0..=9999).contains(&year) {
         format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{millis:03}Z")
     } else {
         let sign = if year < 0 { '-' } else { '+' };
-        format!("{sign}{:06}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{millis:03}Z", year.abs())
+        format!(
+            "{sign}{:06}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{millis:03}Z",
+            year.abs()
+        )
     }
 }
 
@@ -264,7 +306,14 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
 pub(crate) fn paged(offset: usize, shown: usize, total: usize) -> (bool, Value) {
     let next = offset + shown;
     let truncated = next < total;
-    (truncated, if truncated { Value::String(next.to_string()) } else { Value::Null })
+    (
+        truncated,
+        if truncated {
+            Value::String(next.to_string())
+        } else {
+            Value::Null
+        },
+    )
 }
 
 #[cfg(test)]
@@ -287,8 +336,12 @@ mod tests {
 
     #[test]
     fn every_catalog_tool_has_an_offline_answer() {
-        let catalog: Value = serde_json::from_str(include_str!("../../../obsidian-plugin/catalog.json")).unwrap();
-        let tools = catalog["tools"].as_array().or_else(|| catalog.as_array()).expect("catalog lists tools");
+        let catalog: Value =
+            serde_json::from_str(include_str!("../../../obsidian-plugin/catalog.json")).unwrap();
+        let tools = catalog["tools"]
+            .as_array()
+            .or_else(|| catalog.as_array())
+            .expect("catalog lists tools");
         assert!(tools.len() >= 20, "catalog has {} tools", tools.len());
         for tool in tools {
             let name = tool["name"].as_str().unwrap();

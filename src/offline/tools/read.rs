@@ -4,11 +4,11 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::super::paths::{ToolError, is_in_config_dir, quote};
+use super::super::properties::frontmatter_aliases;
 use super::super::sections::{find_block, find_heading, find_headings, heading_section_end};
 use super::super::text::{count_within_budget, cut_chars, split_lines, utf16_len};
 use super::super::vault::Entry;
 use super::args::offset_from_cursor;
-use super::super::properties::frontmatter_aliases;
 use super::workspace::daily_note_settings;
 use super::{Args, Context, Output, iso_time, paged};
 
@@ -70,7 +70,9 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
             Entry::Folder(_) => Some((snapshot.entry_path(entry), None)),
             Entry::File(index) => {
                 let file = &snapshot.files[index];
-                let wanted = extension.as_ref().is_none_or(|wanted| file.extension.to_lowercase() == *wanted);
+                let wanted = extension
+                    .as_ref()
+                    .is_none_or(|wanted| file.extension.to_lowercase() == *wanted);
                 wanted.then_some((file.path.as_str(), Some(file)))
             }
         })
@@ -100,7 +102,14 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
 }
 
 /// `renderRead`: the `[lines a-b of N] path=… sha256=…` header and the lines that fit in `max_chars`.
-pub(crate) fn render_read(path: &str, text: &str, start: usize, end: usize, max_chars: usize, extra: Option<&str>) -> Output {
+pub(crate) fn render_read(
+    path: &str,
+    text: &str,
+    start: usize,
+    end: usize,
+    max_chars: usize,
+    extra: Option<&str>,
+) -> Output {
     let lines = split_lines(text);
     let total = lines.len();
     let mut parts: Vec<&str> = Vec::new();
@@ -128,7 +137,11 @@ pub(crate) fn render_read(path: &str, text: &str, start: usize, end: usize, max_
     } else {
         format!("[lines {}-{} of {}]", start + 1, shown_end, total)
     };
-    header.push_str(&format!(" path={} sha256={}", quote(path), content_hash(text)));
+    header.push_str(&format!(
+        " path={} sha256={}",
+        quote(path),
+        content_hash(text)
+    ));
     if let Some(extra) = extra {
         header.push(' ');
         header.push_str(extra);
@@ -144,7 +157,10 @@ pub(crate) fn render_read(path: &str, text: &str, start: usize, end: usize, max_
     } else if cut_line.is_some() {
         header.push_str(" truncated=true");
     }
-    Output::Read { header, body: parts.join("\n") }
+    Output::Read {
+        header,
+        body: parts.join("\n"),
+    }
 }
 
 pub(super) fn read_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -170,7 +186,10 @@ pub(super) fn read_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
         (Some(wanted), None) => {
             let headings = find_headings(&lines);
             let index = find_heading(&lines, &headings, wanted)?;
-            (headings[index].line, heading_section_end(&headings, index, lines.len()))
+            (
+                headings[index].line,
+                heading_section_end(&headings, index, lines.len()),
+            )
         }
         (None, Some(id)) => {
             let range = find_block(&lines, id)?;
@@ -180,7 +199,9 @@ pub(super) fn read_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
     };
     if start_line.is_some() || end_line.is_some() {
         if heading.is_some() || block.is_some() {
-            return Err(ToolError::new("pass either heading/block or start_line/end_line, not both"));
+            return Err(ToolError::new(
+                "pass either heading/block or start_line/end_line, not both",
+            ));
         }
         let first = start_line.unwrap_or(1);
         start = (first - 1) as usize;
@@ -196,7 +217,14 @@ pub(super) fn read_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
             return Err(ToolError::new("end_line must not be before start_line"));
         }
     }
-    Ok(render_read(&note.file.path, &text, start, end, max_chars, None))
+    Ok(render_read(
+        &note.file.path,
+        &text,
+        start,
+        end,
+        max_chars,
+        None,
+    ))
 }
 
 /// Caps a list, remembering its name when it was cut.
@@ -210,7 +238,9 @@ fn capped(items: Vec<Value>, limit: usize, name: &str, cut: &mut Vec<String>) ->
 /// The path a link written in `source` resolves to (`resolveLink`).
 pub(crate) fn resolve_link(ctx: &Context<'_>, link: &str, source: &str) -> Option<String> {
     let linkpath = super::super::vault::link_path(link);
-    ctx.snapshot.first_linkpath_dest(linkpath, source).map(|index| ctx.snapshot.files[index].path.clone())
+    ctx.snapshot
+        .first_linkpath_dest(linkpath, source)
+        .map(|index| ctx.snapshot.files[index].path.clone())
 }
 
 pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -222,11 +252,13 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
     let entry = ctx.snapshot.note(&file.path);
     let meta = entry.map(|n| &n.meta);
     let mut cut = Vec::new();
-    let reference = |link: &super::super::markdown::LinkRef| {
-        json!({"link": link.link, "line": link.position.start.line + 1, "resolved": resolve_link(ctx, &link.link, &file.path)})
-    };
-    let links: Vec<Value> = meta.map(|m| m.links.iter().map(reference).collect()).unwrap_or_default();
-    let embeds: Vec<Value> = meta.map(|m| m.embeds.iter().map(reference).collect()).unwrap_or_default();
+    let reference = |link: &super::super::markdown::LinkRef| json!({"link": link.link, "line": link.position.start.line + 1, "resolved": resolve_link(ctx, &link.link, &file.path)});
+    let links: Vec<Value> = meta
+        .map(|m| m.links.iter().map(reference).collect())
+        .unwrap_or_default();
+    let embeds: Vec<Value> = meta
+        .map(|m| m.embeds.iter().map(reference).collect())
+        .unwrap_or_default();
     let headings: Vec<Value> = meta
         .map(|m| {
             m.headings
@@ -236,9 +268,16 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
         })
         .unwrap_or_default();
     let blocks: Vec<Value> = meta
-        .map(|m| m.blocks.iter().map(|(_, b)| json!({"id": b.id, "line": b.position.start.line + 1})).collect())
+        .map(|m| {
+            m.blocks
+                .iter()
+                .map(|(_, b)| json!({"id": b.id, "line": b.position.start.line + 1}))
+                .collect()
+        })
         .unwrap_or_default();
-    let tags: Vec<Value> = entry.map(|n| n.tags.iter().cloned().map(Value::String).collect()).unwrap_or_default();
+    let tags: Vec<Value> = entry
+        .map(|n| n.tags.iter().cloned().map(Value::String).collect())
+        .unwrap_or_default();
     let frontmatter = entry.and_then(|n| n.frontmatter());
     let mut out = Map::new();
     out.insert("path".into(), json!(file.path));
@@ -247,14 +286,38 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
     out.insert("mtime".into(), json!(iso_time(file.mtime)));
     out.insert("lines".into(), json!(split_lines(&text).len()));
     out.insert("sha256".into(), json!(content_hash(&text)));
-    out.insert("frontmatter".into(), frontmatter.clone().map_or(Value::Null, Value::Object));
-    out.insert("tags".into(), Value::Array(capped(tags, limit, "tags", &mut cut)));
-    out.insert("aliases".into(), json!(frontmatter_aliases(frontmatter.as_ref())));
-    out.insert("headings".into(), Value::Array(capped(headings, limit, "headings", &mut cut)));
-    out.insert("links".into(), Value::Array(capped(links, limit, "links", &mut cut)));
-    out.insert("embeds".into(), Value::Array(capped(embeds, limit, "embeds", &mut cut)));
-    out.insert("blocks".into(), Value::Array(capped(blocks, limit, "blocks", &mut cut)));
-    out.insert("backlinks".into(), json!(super::links::backlink_sources(ctx, &file.path).len()));
+    out.insert(
+        "frontmatter".into(),
+        frontmatter.clone().map_or(Value::Null, Value::Object),
+    );
+    out.insert(
+        "tags".into(),
+        Value::Array(capped(tags, limit, "tags", &mut cut)),
+    );
+    out.insert(
+        "aliases".into(),
+        json!(frontmatter_aliases(frontmatter.as_ref())),
+    );
+    out.insert(
+        "headings".into(),
+        Value::Array(capped(headings, limit, "headings", &mut cut)),
+    );
+    out.insert(
+        "links".into(),
+        Value::Array(capped(links, limit, "links", &mut cut)),
+    );
+    out.insert(
+        "embeds".into(),
+        Value::Array(capped(embeds, limit, "embeds", &mut cut)),
+    );
+    out.insert(
+        "blocks".into(),
+        Value::Array(capped(blocks, limit, "blocks", &mut cut)),
+    );
+    out.insert(
+        "backlinks".into(),
+        json!(super::links::backlink_sources(ctx, &file.path).len()),
+    );
     out.insert("truncated".into(), json!(!cut.is_empty()));
     out.insert("truncated_lists".into(), json!(cut));
     Ok(Output::Json(Value::Object(out)))
@@ -313,17 +376,25 @@ mod tests {
         );
         assert_eq!(
             header(render_read("n.md", "a\nbb\nccc\n", 0, 3, 4, None)),
-            format!("[lines 1-2 of 3] path=\"n.md\" sha256={hash} truncated=true continue_with={{\"start_line\":3,\"end_line\":3}}\na\nbb")
+            format!(
+                "[lines 1-2 of 3] path=\"n.md\" sha256={hash} truncated=true continue_with={{\"start_line\":3,\"end_line\":3}}\na\nbb"
+            )
         );
         assert_eq!(
             header(render_read("n.md", "a\nbb\nccc\n", 2, 3, 2, None)),
             format!("[lines 3-3 of 3] path=\"n.md\" sha256={hash} cut_line=3 truncated=true\ncc")
         );
-        assert!(header(render_read("e.md", "", 0, 0, 100, None)).starts_with("[lines 0-0 of 0] path=\"e.md\""));
+        assert!(
+            header(render_read("e.md", "", 0, 0, 100, None))
+                .starts_with("[lines 0-0 of 0] path=\"e.md\"")
+        );
     }
 
     #[test]
     fn hash_is_sha256_hex() {
-        assert_eq!(content_hash(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        assert_eq!(
+            content_hash(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
     }
 }

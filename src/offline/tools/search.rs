@@ -11,7 +11,9 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 
 use super::super::paths::{ToolError, quote};
-use super::super::text::{SNIPPET_CHARS, cut_chars, snippet, snippet_around, split_lines, utf16_len};
+use super::super::text::{
+    SNIPPET_CHARS, cut_chars, snippet, snippet_around, split_lines, utf16_len,
+};
 use super::super::vault::js_cmp;
 use super::{Args, Context, Output};
 
@@ -101,10 +103,8 @@ fn has_nested_quantifier(source: &str) -> bool {
             '(' => groups.push(false),
             ')' => {
                 let had = groups.pop().unwrap_or(false);
-                if had {
-                    if let Some(last) = groups.last_mut() {
-                        *last = true;
-                    }
+                if had && let Some(last) = groups.last_mut() {
+                    *last = true;
                 }
                 last_group_had_quantifier = had;
                 i += 1;
@@ -137,26 +137,51 @@ impl Matcher {
                 )));
             }
             let pattern = translate_js_regex(query);
-            let built = regex::RegexBuilder::new(&pattern).case_insensitive(!case_sensitive).build();
+            let built = regex::RegexBuilder::new(&pattern)
+                .case_insensitive(!case_sensitive)
+                .build();
             // A match inside one line is a match of the whole text in multi-line mode (`^`, `$` and `\b` see a
             // line break as a line edge), so a note the whole-text test rejects has no matching line. Not for
             // `\A` / `\z`, which mean the line's edges when tested per line.
             let whole = (!query.contains("\\A") && !query.contains("\\z"))
-                .then(|| regex::RegexBuilder::new(&pattern).case_insensitive(!case_sensitive).multi_line(true).build().ok())
+                .then(|| {
+                    regex::RegexBuilder::new(&pattern)
+                        .case_insensitive(!case_sensitive)
+                        .multi_line(true)
+                        .build()
+                        .ok()
+                })
                 .flatten();
             return built
                 .map(|line| Matcher::Pattern(line, whole))
-                .map_err(|error| ToolError(format!("invalid regular expression {}: {}", quote(query), first_line(&error.to_string()))));
+                .map_err(|error| {
+                    ToolError(format!(
+                        "invalid regular expression {}: {}",
+                        quote(query),
+                        first_line(&error.to_string())
+                    ))
+                });
         }
         if case_sensitive {
             return Ok(Matcher::Exact(query.to_string()));
         }
-        let failed = |error: regex::Error| ToolError(format!("search query cannot be used: {}", first_line(&error.to_string())));
+        let failed = |error: regex::Error| {
+            ToolError(format!(
+                "search query cannot be used: {}",
+                first_line(&error.to_string())
+            ))
+        };
         if query.is_ascii() {
             let pattern = format!("(?i-u){}", regex::escape(query));
-            return regex::bytes::RegexBuilder::new(&pattern).unicode(false).build().map(Matcher::AsciiFold).map_err(failed);
+            return regex::bytes::RegexBuilder::new(&pattern)
+                .unicode(false)
+                .build()
+                .map(Matcher::AsciiFold)
+                .map_err(failed);
         }
-        Regex::new(&js_ignore_case_pattern(query)).map(Matcher::Folded).map_err(failed)
+        Regex::new(&js_ignore_case_pattern(query))
+            .map(Matcher::Folded)
+            .map_err(failed)
     }
 
     /// Whether the whole text can hold a match: false only when no line of it can.
@@ -166,7 +191,9 @@ impl Matcher {
             Matcher::AsciiFold(regex) => regex.is_match(text.as_bytes()),
             Matcher::Folded(regex) => regex.is_match(text),
             // `$` does not match before a "\r", so notes with CRLF line breaks are always scanned line by line.
-            Matcher::Pattern(_, whole) => whole.as_ref().is_none_or(|whole| text.contains('\r') || whole.is_match(text)),
+            Matcher::Pattern(_, whole) => whole
+                .as_ref()
+                .is_none_or(|whole| text.contains('\r') || whole.is_match(text)),
         }
     }
 
@@ -174,14 +201,20 @@ impl Matcher {
         let start = match self {
             Matcher::Exact(query) => line.find(query.as_str()),
             Matcher::AsciiFold(regex) => regex.find(line.as_bytes()).map(|found| found.start()),
-            Matcher::Folded(regex) | Matcher::Pattern(regex, _) => regex.find(line).map(|found| found.start()),
+            Matcher::Folded(regex) | Matcher::Pattern(regex, _) => {
+                regex.find(line).map(|found| found.start())
+            }
         }?;
         Some(utf16_len(&line[..start]))
     }
 }
 
 fn first_line(text: &str) -> String {
-    text.lines().filter(|line| !line.trim().is_empty()).last().unwrap_or(text).trim().to_string()
+    text.lines()
+        .rfind(|line| !line.trim().is_empty())
+        .unwrap_or(text)
+        .trim()
+        .to_string()
 }
 
 /// Rewrites the classes whose meaning differs between JavaScript (ASCII) and Rust (Unicode) regexes.
@@ -237,13 +270,27 @@ fn translate_js_regex(pattern: &str) -> String {
 
 /// Decodes the `line:path` cursor.
 fn parse_cursor(cursor: Option<&str>) -> Result<Option<(usize, String)>, ToolError> {
-    let Some(cursor) = cursor.filter(|c| !c.is_empty()) else { return Ok(None) };
-    let invalid = || ToolError(format!("invalid cursor {}: pass next_cursor from the previous result unchanged", quote(cursor)));
+    let Some(cursor) = cursor.filter(|c| !c.is_empty()) else {
+        return Ok(None);
+    };
+    let invalid = || {
+        ToolError(format!(
+            "invalid cursor {}: pass next_cursor from the previous result unchanged",
+            quote(cursor)
+        ))
+    };
     let (line, path) = cursor.split_once(':').ok_or_else(invalid)?;
-    if line.is_empty() || line.len() > 9 || !line.bytes().all(|b| b.is_ascii_digit()) || path.is_empty() {
+    if line.is_empty()
+        || line.len() > 9
+        || !line.bytes().all(|b| b.is_ascii_digit())
+        || path.is_empty()
+    {
         return Err(invalid());
     }
-    Ok(Some((line.parse().map_err(|_| invalid())?, path.to_string())))
+    Ok(Some((
+        line.parse().map_err(|_| invalid())?,
+        path.to_string(),
+    )))
 }
 
 pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -274,8 +321,15 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         .sorted_notes
         .iter()
         .map(|&index| &ctx.snapshot.files[index])
-        .filter(|file| file.path.starts_with(&prefix) && !super::super::paths::is_in_config_dir(&file.path, ctx.config_dir))
-        .filter(|file| resume.as_ref().is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge()));
+        .filter(|file| {
+            file.path.starts_with(&prefix)
+                && !super::super::paths::is_in_config_dir(&file.path, ctx.config_dir)
+        })
+        .filter(|file| {
+            resume
+                .as_ref()
+                .is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge())
+        });
 
     let budget = max_chars.saturating_sub(300);
     let mut results: Vec<Map<String, Value>> = Vec::new();
@@ -289,7 +343,9 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         searched += 1;
         // A note whose real file is outside the vault is never read, so never quoted (the plugin reads it, then
         // refuses to quote it).
-        let Some(note) = ctx.snapshot.note(&file.path) else { continue };
+        let Some(note) = ctx.snapshot.note(&file.path) else {
+            continue;
+        };
         let text = note.text.as_str();
         if !matcher.may_match(text) {
             continue;
@@ -303,38 +359,62 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         let mut matches: Vec<Value> = Vec::new();
         for i in skip_through..lines.len() {
             let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
-            let Some(index) = matcher.find(line) else { continue };
+            let Some(index) = matcher.find(line) else {
+                continue;
+            };
             if file_result.is_none() {
                 let mut entry = Map::new();
                 entry.insert("path".into(), json!(file.path));
                 file_result = Some(entry);
             }
             if matches.len() >= max_per_file {
-                file_result.as_mut().expect("set above").insert("more_in_file".into(), json!(true));
+                file_result
+                    .as_mut()
+                    .expect("set above")
+                    .insert("more_in_file".into(), json!(true));
                 break;
             }
             if total >= limit {
                 next = last.as_ref().map(|(path, line)| format!("{line}:{path}"));
-                flush(&mut results, file_result.take(), std::mem::take(&mut matches));
+                flush(
+                    &mut results,
+                    file_result.take(),
+                    std::mem::take(&mut matches),
+                );
                 break 'scan;
             }
             let mut found = Map::new();
             found.insert("line".into(), json!(i + 1));
-            found.insert("text".into(), json!(snippet_around(line, index, SNIPPET_CHARS)));
+            found.insert(
+                "text".into(),
+                json!(snippet_around(line, index, SNIPPET_CHARS)),
+            );
             if context_lines > 0 {
-                let before: Vec<String> =
-                    lines[i.saturating_sub(context_lines)..i].iter().map(|l| snippet(l, SNIPPET_CHARS)).collect();
-                let after: Vec<String> =
-                    lines[i + 1..(i + 1 + context_lines).min(lines.len())].iter().map(|l| snippet(l, SNIPPET_CHARS)).collect();
+                let before: Vec<String> = lines[i.saturating_sub(context_lines)..i]
+                    .iter()
+                    .map(|l| snippet(l, SNIPPET_CHARS))
+                    .collect();
+                let after: Vec<String> = lines[i + 1..(i + 1 + context_lines).min(lines.len())]
+                    .iter()
+                    .map(|l| snippet(l, SNIPPET_CHARS))
+                    .collect();
                 found.insert("before".into(), json!(before));
                 found.insert("after".into(), json!(after));
             }
             let found = Value::Object(found);
             let cost = super::super::text::json_len(&found)
-                + if matches.is_empty() { utf16_len(&file.path) + 40 } else { 1 };
+                + if matches.is_empty() {
+                    utf16_len(&file.path) + 40
+                } else {
+                    1
+                };
             if used + cost > budget && total > 0 {
                 next = last.as_ref().map(|(path, line)| format!("{line}:{path}"));
-                flush(&mut results, file_result.take(), std::mem::take(&mut matches));
+                flush(
+                    &mut results,
+                    file_result.take(),
+                    std::mem::take(&mut matches),
+                );
                 break 'scan;
             }
             matches.push(found);
@@ -355,7 +435,11 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
 }
 
 /// Adds a file's result when it holds at least one match (the plugin pushes a file with its first match).
-fn flush(results: &mut Vec<Map<String, Value>>, entry: Option<Map<String, Value>>, matches: Vec<Value>) {
+fn flush(
+    results: &mut Vec<Map<String, Value>>,
+    entry: Option<Map<String, Value>>,
+    matches: Vec<Value>,
+) {
     let Some(mut entry) = entry else { return };
     if matches.is_empty() {
         return;
@@ -375,15 +459,38 @@ mod tests {
     #[test]
     fn text_matching_ignores_case_like_a_javascript_i_regex() {
         let m = Matcher::new("straße", false, false).unwrap();
-        assert_eq!(m.find("Die STRASSE"), None, "ß has no one-character upper case, so it matches only itself");
+        assert_eq!(
+            m.find("Die STRASSE"),
+            None,
+            "ß has no one-character upper case, so it matches only itself"
+        );
         assert_eq!(m.find("Die STRAßE"), Some(4));
-        assert_eq!(m.find("die Straẞe"), None, "ẞ and ß do not fold together without the u flag");
+        assert_eq!(
+            m.find("die Straẞe"),
+            None,
+            "ẞ and ß do not fold together without the u flag"
+        );
         let ascii = Matcher::new("kelvin", false, false).unwrap();
-        assert_eq!(ascii.find("\u{212A}elvin"), None, "KELVIN SIGN is not folded to k");
-        assert_eq!(ascii.find("😀 KELVIN"), Some(3), "the index counts UTF-16 units");
+        assert_eq!(
+            ascii.find("\u{212A}elvin"),
+            None,
+            "KELVIN SIGN is not folded to k"
+        );
+        assert_eq!(
+            ascii.find("😀 KELVIN"),
+            Some(3),
+            "the index counts UTF-16 units"
+        );
         assert!(Matcher::new("ſ", false, false).unwrap().find("S").is_none());
-        assert_eq!(Matcher::new("über", false, false).unwrap().find("ÜBER"), Some(0));
-        assert_eq!(Matcher::new("a.b", false, false).unwrap().find("axb"), None, "the query is literal");
+        assert_eq!(
+            Matcher::new("über", false, false).unwrap().find("ÜBER"),
+            Some(0)
+        );
+        assert_eq!(
+            Matcher::new("a.b", false, false).unwrap().find("axb"),
+            None,
+            "the query is literal"
+        );
     }
 
     #[test]
@@ -391,9 +498,19 @@ mod tests {
         let m = Matcher::new(r"\d+", true, true).unwrap();
         assert_eq!(m.find("x ٣ 42"), Some(4), "\\d is ASCII in JavaScript");
         let word = Matcher::new(r"\bé", true, true).unwrap();
-        assert_eq!(word.find("aé"), Some(1), "\\b is an ASCII word boundary in JavaScript");
-        let error = match Matcher::new("(?<=a)b", true, false) { Err(e) => e.0, Ok(_) => panic!("lookbehind compiled") };
-        assert!(error.starts_with("invalid regular expression \"(?<=a)b\": "), "{error}");
+        assert_eq!(
+            word.find("aé"),
+            Some(1),
+            "\\b is an ASCII word boundary in JavaScript"
+        );
+        let error = match Matcher::new("(?<=a)b", true, false) {
+            Err(e) => e.0,
+            Ok(_) => panic!("lookbehind compiled"),
+        };
+        assert!(
+            error.starts_with("invalid regular expression \"(?<=a)b\": "),
+            "{error}"
+        );
     }
 
     #[test]
@@ -408,7 +525,10 @@ mod tests {
 
     #[test]
     fn cursors_are_line_colon_path() {
-        assert_eq!(parse_cursor(Some("12:a/b:c.md")).unwrap(), Some((12, "a/b:c.md".into())));
+        assert_eq!(
+            parse_cursor(Some("12:a/b:c.md")).unwrap(),
+            Some((12, "a/b:c.md".into()))
+        );
         assert!(parse_cursor(Some("x:a.md")).is_err());
         assert_eq!(parse_cursor(None).unwrap(), None);
     }

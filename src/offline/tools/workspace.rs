@@ -24,11 +24,17 @@ pub(super) fn recent_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output,
             .collect();
         return Ok(Output::Json(json!({"source": "opened", "files": files})));
     }
-    let mut notes: Vec<&super::super::vault::FileEntry> =
-        ctx.snapshot.markdown_files().filter(|file| !is_in_config_dir(&file.path, ctx.config_dir)).collect();
+    let mut notes: Vec<&super::super::vault::FileEntry> = ctx
+        .snapshot
+        .markdown_files()
+        .filter(|file| !is_in_config_dir(&file.path, ctx.config_dir))
+        .collect();
     notes.sort_by(|a, b| b.mtime.cmp(&a.mtime).then_with(|| js_cmp(&a.path, &b.path)));
-    let files: Vec<Value> =
-        notes.iter().take(limit).map(|file| json!({"path": file.path, "mtime": iso_time(file.mtime)})).collect();
+    let files: Vec<Value> = notes
+        .iter()
+        .take(limit)
+        .map(|file| json!({"path": file.path, "mtime": iso_time(file.mtime)}))
+        .collect();
     Ok(Output::Json(json!({
         "source": "modified",
         "files": files,
@@ -39,9 +45,18 @@ pub(super) fn recent_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output,
 
 /// Obsidian's recently opened files, as it saves them in `<config>/workspace.json`.
 fn last_open_files(ctx: &Context<'_>) -> Vec<String> {
-    let text = std::fs::read_to_string(ctx.root.join(ctx.config_dir).join("workspace.json")).unwrap_or_default();
+    let text = std::fs::read_to_string(ctx.root.join(ctx.config_dir).join("workspace.json"))
+        .unwrap_or_default();
     let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-    value["lastOpenFiles"].as_array().map(|items| items.iter().filter_map(|i| i.as_str().map(String::from)).collect()).unwrap_or_default()
+    value["lastOpenFiles"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|i| i.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The Daily notes core plugin's settings, Obsidian's defaults filled in.
@@ -73,10 +88,25 @@ pub(crate) fn daily_note_settings(ctx: &Context<'_>) -> DailySettings {
         _ => true,
     };
     let options = read_config_json(ctx, "daily-notes.json");
-    let option = |key: &str| options.get(key).and_then(Value::as_str).map(|s| s.trim().to_string());
-    let format = option("format").filter(|f| !f.is_empty()).unwrap_or_else(|| "YYYY-MM-DD".to_string());
-    let folder = option("folder").unwrap_or_default().trim_matches('/').to_string();
-    DailySettings { enabled, format, folder, template: option("template").unwrap_or_default() }
+    let option = |key: &str| {
+        options
+            .get(key)
+            .and_then(Value::as_str)
+            .map(|s| s.trim().to_string())
+    };
+    let format = option("format")
+        .filter(|f| !f.is_empty())
+        .unwrap_or_else(|| "YYYY-MM-DD".to_string());
+    let folder = option("folder")
+        .unwrap_or_default()
+        .trim_matches('/')
+        .to_string();
+    DailySettings {
+        enabled,
+        format,
+        folder,
+        template: option("template").unwrap_or_default(),
+    }
 }
 
 /// A calendar day.
@@ -89,7 +119,11 @@ pub(crate) struct Day {
 
 impl Day {
     fn days(self) -> i64 {
-        let (y, m, d) = (self.year - i64::from(self.month <= 2), i64::from(self.month), i64::from(self.day));
+        let (y, m, d) = (
+            self.year - i64::from(self.month <= 2),
+            i64::from(self.month),
+            i64::from(self.day),
+        );
         let era = y.div_euclid(400);
         let yoe = y.rem_euclid(400);
         let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
@@ -107,13 +141,22 @@ impl Day {
     }
 
     fn day_of_year(self) -> i64 {
-        self.days() - Day { year: self.year, month: 1, day: 1 }.days() + 1
+        self.days()
+            - Day {
+                year: self.year,
+                month: 1,
+                day: 1,
+            }
+            .days()
+            + 1
     }
 }
 
 /// Today in the local time zone (moment's default).
 fn today() -> Day {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
     Day::from_days((now + local_offset_seconds(now)).div_euclid(86_400))
 }
 
@@ -145,7 +188,12 @@ fn parse_daily_date(date: &str) -> Result<Day, ToolError> {
         "tomorrow" => return Ok(Day::from_days(today.days() + 1)),
         _ => {}
     }
-    let invalid = || ToolError(format!("date {} is not YYYY-MM-DD, today, yesterday or tomorrow", quote(date)));
+    let invalid = || {
+        ToolError(format!(
+            "date {} is not YYYY-MM-DD, today, yesterday or tomorrow",
+            quote(date)
+        ))
+    };
     let text = super::super::text::js_trim(date);
     let bytes = text.as_bytes();
     if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
@@ -153,19 +201,48 @@ fn parse_daily_date(date: &str) -> Result<Day, ToolError> {
     }
     let number = |range: std::ops::Range<usize>| -> Option<i64> {
         let part = &text[range];
-        part.bytes().all(|b| b.is_ascii_digit()).then(|| part.parse().ok()).flatten()
+        part.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| part.parse().ok())
+            .flatten()
     };
-    let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10)) else { return Err(invalid()) };
-    let candidate = Day { year, month: month as u32, day: day as u32 };
+    let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10)) else {
+        return Err(invalid());
+    };
+    let candidate = Day {
+        year,
+        month: month as u32,
+        day: day as u32,
+    };
     if !(1..=12).contains(&month) || day < 1 || Day::from_days(candidate.days()) != candidate {
         return Err(invalid());
     }
     Ok(candidate)
 }
 
-const MONTHS: [&str; 12] =
-    ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+const WEEKDAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
 
 /// ISO week number and week-year.
 fn iso_week(day: Day) -> (i64, i64) {
@@ -194,21 +271,24 @@ fn ordinal(n: i64) -> String {
 /// Formats a day with moment.js tokens (the date tokens a daily-note format uses; `[…]` is literal text).
 fn format_day(day: Day, format: &str) -> String {
     const TOKENS: [&str; 27] = [
-        "YYYYYY", "YYYY", "YY", "Y", "Qo", "Q", "MMMM", "MMM", "Mo", "MM", "M", "DDDD", "DDDo", "DDD", "Do", "DD", "D",
-        "dddd", "ddd", "do", "dd", "d", "E", "e", "GGGG", "gggg", "WW",
+        "YYYYYY", "YYYY", "YY", "Y", "Qo", "Q", "MMMM", "MMM", "Mo", "MM", "M", "DDDD", "DDDo",
+        "DDD", "Do", "DD", "D", "dddd", "ddd", "do", "dd", "d", "E", "e", "GGGG", "gggg", "WW",
     ];
     const MORE: [&str; 6] = ["Wo", "W", "ww", "wo", "w", "X"];
     let mut out = String::new();
     let mut rest = format;
     while !rest.is_empty() {
-        if let Some(inner) = rest.strip_prefix('[') {
-            if let Some(close) = inner.find(']') {
-                out.push_str(&inner[..close]);
-                rest = &inner[close + 1..];
-                continue;
-            }
+        if let Some(inner) = rest.strip_prefix('[')
+            && let Some(close) = inner.find(']')
+        {
+            out.push_str(&inner[..close]);
+            rest = &inner[close + 1..];
+            continue;
         }
-        let token = TOKENS.iter().chain(MORE.iter()).find(|token| rest.starts_with(**token));
+        let token = TOKENS
+            .iter()
+            .chain(MORE.iter())
+            .find(|token| rest.starts_with(**token));
         let Some(token) = token else {
             let c = rest.chars().next().expect("rest is not empty");
             out.push(c);
@@ -219,7 +299,11 @@ fn format_day(day: Day, format: &str) -> String {
         let (iso, iso_year) = iso_week(day);
         let month = i64::from(day.month);
         let value = match *token {
-            "YYYYYY" => format!("{}{:06}", if day.year < 0 { "-" } else { "+" }, day.year.abs()),
+            "YYYYYY" => format!(
+                "{}{:06}",
+                if day.year < 0 { "-" } else { "+" },
+                day.year.abs()
+            ),
             "YYYY" => format!("{:04}", day.year),
             "YY" => format!("{:02}", day.year.rem_euclid(100)),
             "Y" => day.year.to_string(),
@@ -265,7 +349,11 @@ pub(super) fn daily_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
     let settings = daily_note_settings(ctx);
     let day = parse_daily_date(&date)?;
     let name = format_day(day, &settings.format);
-    let raw = if settings.folder.is_empty() { format!("{name}.md") } else { format!("{}/{name}.md", settings.folder) };
+    let raw = if settings.folder.is_empty() {
+        format!("{name}.md")
+    } else {
+        format!("{}/{name}.md", settings.folder)
+    };
     let path = new_note_path(ctx, &raw, "daily note path")?;
     if ctx.snapshot.is_folder(&path) {
         return Err(ToolError(format!("{path} is a folder, not a daily note")));
@@ -285,7 +373,10 @@ pub(super) fn daily_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
 /// `newNotePath`: a vault path for a note about to exist.
 fn new_note_path(ctx: &Context<'_>, raw: &str, what: &str) -> Result<String, ToolError> {
     if super::super::text::js_trim(raw).ends_with('/') {
-        return Err(ToolError(format!("{what} {} ends with \"/\": give the note's file name", quote(raw))));
+        return Err(ToolError(format!(
+            "{what} {} ends with \"/\": give the note's file name",
+            quote(raw)
+        )));
     }
     let mut path = ctx.clean(super::super::text::js_trim(raw), what)?;
     if path.is_empty() {
@@ -308,7 +399,10 @@ fn new_note_path(ctx: &Context<'_>, raw: &str, what: &str) -> Result<String, Too
         )));
     }
     if is_in_config_dir(&path, ctx.config_dir) {
-        return Err(ToolError(format!("{what} {} is inside the config folder", quote(raw))));
+        return Err(ToolError(format!(
+            "{what} {} is inside the config folder",
+            quote(raw)
+        )));
     }
     ctx.assert_inside(&path)?;
     Ok(path)
@@ -320,8 +414,21 @@ const MIN_CALL_BUDGET: usize = 100;
 const FRAMING_RESERVE: usize = 300;
 /// The plugin's batchable tools: the read-only tools of these groups, in its order.
 const BATCHABLE: [&str; 15] = [
-    "vault_info", "list_files", "read_note", "note_metadata", "outline", "search", "backlinks", "outgoing_links",
-    "unresolved_links", "orphans", "tags", "files_by_tag", "active_note", "recent_files", "daily_note",
+    "vault_info",
+    "list_files",
+    "read_note",
+    "note_metadata",
+    "outline",
+    "search",
+    "backlinks",
+    "outgoing_links",
+    "unresolved_links",
+    "orphans",
+    "tags",
+    "files_by_tag",
+    "active_note",
+    "recent_files",
+    "daily_note",
 ];
 
 pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -329,28 +436,55 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
     let calls = match args.raw("calls") {
         Some(Value::Array(calls)) if (1..=MAX_BATCH_CALLS).contains(&calls.len()) => calls.clone(),
         Some(Value::Array(calls)) if calls.is_empty() => {
-            return Err(invalid_batch("calls", "Too small: expected array to have >=1 items"));
+            return Err(invalid_batch(
+                "calls",
+                "Too small: expected array to have >=1 items",
+            ));
         }
-        Some(Value::Array(_)) => return Err(invalid_batch("calls", "Too big: expected array to have <=8 items")),
-        Some(other) => return Err(invalid_batch("calls", &super::args::expected("array", other))),
-        None => return Err(invalid_batch("calls", "Invalid input: expected array, received undefined")),
+        Some(Value::Array(_)) => {
+            return Err(invalid_batch(
+                "calls",
+                "Too big: expected array to have <=8 items",
+            ));
+        }
+        Some(other) => {
+            return Err(invalid_batch(
+                "calls",
+                &super::args::expected("array", other),
+            ));
+        }
+        None => {
+            return Err(invalid_batch(
+                "calls",
+                "Invalid input: expected array, received undefined",
+            ));
+        }
     };
     let mut parsed = Vec::new();
     for (index, call) in calls.iter().enumerate() {
         let tool = match call.get("tool") {
             Some(Value::String(tool)) if !tool.is_empty() => tool.clone(),
             Some(Value::String(_)) => {
-                return Err(invalid_batch(&format!("calls.{index}.tool"), "Too small: expected string to have >=1 characters"));
+                return Err(invalid_batch(
+                    &format!("calls.{index}.tool"),
+                    "Too small: expected string to have >=1 characters",
+                ));
             }
             other => {
-                return Err(invalid_batch(&format!("calls.{index}.tool"), &super::args::expected("string", other.unwrap_or(&Value::Null))));
+                return Err(invalid_batch(
+                    &format!("calls.{index}.tool"),
+                    &super::args::expected("string", other.unwrap_or(&Value::Null)),
+                ));
             }
         };
         let arguments = match call.get("arguments") {
             None => json!({}),
             Some(Value::Object(map)) => Value::Object(map.clone()),
             Some(other) => {
-                return Err(invalid_batch(&format!("calls.{index}.arguments"), &super::args::expected("record", other)));
+                return Err(invalid_batch(
+                    &format!("calls.{index}.arguments"),
+                    &super::args::expected("record", other),
+                ));
             }
         };
         parsed.push((tool, arguments));
@@ -369,25 +503,46 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
             let reason = if tool == "batch" {
                 "batch cannot be nested".to_string()
             } else {
-                format!("{} is not a read-only tool (batch runs only: {})", quote(&tool), BATCHABLE.join(", "))
+                format!(
+                    "{} is not a read-only tool (batch runs only: {})",
+                    quote(&tool),
+                    BATCHABLE.join(", ")
+                )
             };
             results.push(json!({"tool": tool, "ok": false, "error": reason}));
             continue;
         }
         let takes_max_chars = matches!(
             tool.as_str(),
-            "list_files" | "read_note" | "search" | "backlinks" | "files_by_tag" | "active_note" | "daily_note"
+            "list_files"
+                | "read_note"
+                | "search"
+                | "backlinks"
+                | "files_by_tag"
+                | "active_note"
+                | "daily_note"
         );
         if takes_max_chars {
             let asked = match arguments.get("max_chars") {
                 None => Some(20_000),
-                Some(value) => value.as_u64().filter(|n| (100..=200_000).contains(n)).map(|n| n as usize),
+                Some(value) => value
+                    .as_u64()
+                    .filter(|n| (100..=200_000).contains(n))
+                    .map(|n| n as usize),
             };
             if let Some(asked) = asked {
-                arguments["max_chars"] = json!(asked.min(remaining.saturating_sub(FRAMING_RESERVE)).max(MIN_CALL_BUDGET));
+                arguments["max_chars"] = json!(
+                    asked
+                        .min(remaining.saturating_sub(FRAMING_RESERVE))
+                        .max(MIN_CALL_BUDGET)
+                );
             }
         }
-        let outcome = if tool == "active_note" { Err(ToolError(super::needs_obsidian(&tool))) } else { super::run(ctx, &tool, arguments) };
+        let outcome = if tool == "active_note" {
+            Err(ToolError(super::needs_obsidian(&tool)))
+        } else {
+            super::run(ctx, &tool, arguments)
+        };
         match outcome {
             Ok(output) => {
                 let text = output.text();
@@ -407,7 +562,9 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
             }
         }
     }
-    Ok(Output::Json(json!({"results": results, "truncated": truncated})))
+    Ok(Output::Json(
+        json!({"results": results, "truncated": truncated}),
+    ))
 }
 
 fn invalid_batch(key: &str, problem: &str) -> ToolError {
@@ -424,10 +581,22 @@ mod tests {
 
     #[test]
     fn dates_are_strict() {
-        assert_eq!(day("2024-02-29"), Day { year: 2024, month: 2, day: 29 });
+        assert_eq!(
+            day("2024-02-29"),
+            Day {
+                year: 2024,
+                month: 2,
+                day: 29
+            }
+        );
         assert!(parse_daily_date("2023-02-29").is_err());
         assert!(parse_daily_date("2024-2-9").is_err());
-        assert!(parse_daily_date("someday").unwrap_err().0.contains("is not YYYY-MM-DD"));
+        assert!(
+            parse_daily_date("someday")
+                .unwrap_err()
+                .0
+                .contains("is not YYYY-MM-DD")
+        );
         assert_eq!(Day::from_days(day("today").days() - 1), day("yesterday"));
     }
 
@@ -435,8 +604,14 @@ mod tests {
     fn moment_tokens() {
         let d = day("2026-03-14");
         assert_eq!(format_day(d, "YYYY-MM-DD"), "2026-03-14");
-        assert_eq!(format_day(d, "dddd, MMMM Do YYYY"), "Saturday, March 14th 2026");
-        assert_eq!(format_day(d, "[Week] WW gggg-[W]ww ddd D/M/YY"), "Week 11 2026-W11 Sat 14/3/26");
+        assert_eq!(
+            format_day(d, "dddd, MMMM Do YYYY"),
+            "Saturday, March 14th 2026"
+        );
+        assert_eq!(
+            format_day(d, "[Week] WW gggg-[W]ww ddd D/M/YY"),
+            "Week 11 2026-W11 Sat 14/3/26"
+        );
         assert_eq!(format_day(day("2027-01-01"), "GGGG-[W]WW"), "2026-W53");
         assert_eq!(format_day(d, "DDDD Qo"), "073 1st");
     }
