@@ -135,7 +135,7 @@ pub(crate) struct BridgeArgs {
     /// Diagnostics log file (JSON lines); default in the platform's state folder.
     #[arg(long, value_name = "FILE")]
     pub(crate) log_file: Option<PathBuf>,
-    /// Log level for stderr and the diagnostics log.
+    /// Log level for messages on stderr (error, warn, info, debug, trace); the diagnostics log always records its events.
     #[arg(long, value_name = "LEVEL", default_value = "info")]
     pub(crate) log_level: String,
     /// A stdio MCP server to run as the upstream, after `--`.
