@@ -54,18 +54,27 @@ impl Catalog {
     /// The catalog to serve before any connection.
     pub(crate) fn initial(target: &UpstreamTarget) -> Self {
         let found = match target {
-            UpstreamTarget::Vault { .. } => embedded().map(|tools| (tools, CatalogSource::Embedded)),
-            _ => cache_path(target).and_then(|path| read_tools(&std::fs::read_to_string(path).ok()?)).map(|tools| (tools, CatalogSource::Cached)),
+            UpstreamTarget::Vault { .. } => {
+                embedded().map(|tools| (tools, CatalogSource::Embedded))
+            }
+            _ => cache_path(target)
+                .and_then(|path| read_tools(&std::fs::read_to_string(path).ok()?))
+                .map(|tools| (tools, CatalogSource::Cached)),
         };
         match found {
             Some((tools, source)) => Self { tools, source },
-            None => Self { tools: Vec::new(), source: CatalogSource::Unknown },
+            None => Self {
+                tools: Vec::new(),
+                source: CatalogSource::Unknown,
+            },
         }
     }
 
     /// The entry of a tool, by name.
     pub(crate) fn find(&self, name: &str) -> Option<&Value> {
-        self.tools.iter().find(|tool| tool.get("name").and_then(Value::as_str) == Some(name))
+        self.tools
+            .iter()
+            .find(|tool| tool.get("name").and_then(Value::as_str) == Some(name))
     }
 }
 
@@ -84,20 +93,36 @@ pub(crate) fn cache_path(target: &UpstreamTarget) -> Option<PathBuf> {
     let identity = match target {
         UpstreamTarget::Vault { .. } => return None,
         UpstreamTarget::Url { url, .. } => redacted(url),
-        UpstreamTarget::Command { program, args } => std::iter::once(program).chain(args).cloned().collect::<Vec<_>>().join("\0"),
+        UpstreamTarget::Command { program, args } => std::iter::once(program)
+            .chain(args)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\0"),
     };
     let digest = Sha256::digest(identity.as_bytes());
-    let name: String = digest.iter().take(8).map(|byte| format!("{byte:02x}")).collect();
-    Some(dirs::cache_dir()?.join("obsmcp").join("catalogs").join(format!("{name}.json")))
+    let name: String = digest
+        .iter()
+        .take(8)
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    Some(
+        dirs::cache_dir()?
+            .join("obsmcp")
+            .join("catalogs")
+            .join(format!("{name}.json")),
+    )
 }
 
 /// Saves a live catalog for the next start. Failing to cache only costs the next start its instant list, so the error
 /// is returned for logging and nothing else.
 pub(crate) fn save_cache(target: &UpstreamTarget, tools: &[Value]) -> std::io::Result<()> {
-    let Some(path) = cache_path(target) else { return Ok(()) };
+    let Some(path) = cache_path(target) else {
+        return Ok(());
+    };
     let folder = path.parent().expect("cache path has a parent");
     std::fs::create_dir_all(folder)?;
-    let text = serde_json::to_vec(&serde_json::json!({ "tools": tools })).map_err(std::io::Error::other)?;
+    let text = serde_json::to_vec(&serde_json::json!({ "tools": tools }))
+        .map_err(std::io::Error::other)?;
     // Written beside the target and renamed, so a crash never leaves half a catalog for the next start to read.
     let temporary = path.with_extension(format!("tmp{}", std::process::id()));
     std::fs::write(&temporary, text)?;
@@ -108,7 +133,11 @@ pub(crate) fn save_cache(target: &UpstreamTarget, tools: &[Value]) -> std::io::R
 pub(crate) fn same_tools(left: &[Value], right: &[Value]) -> bool {
     fn sorted(tools: &[Value]) -> Vec<&Value> {
         let mut tools: Vec<&Value> = tools.iter().collect();
-        tools.sort_by(|a, b| a.get("name").and_then(Value::as_str).cmp(&b.get("name").and_then(Value::as_str)));
+        tools.sort_by(|a, b| {
+            a.get("name")
+                .and_then(Value::as_str)
+                .cmp(&b.get("name").and_then(Value::as_str))
+        });
         tools
     }
     left.len() == right.len() && sorted(left) == sorted(right)
@@ -132,7 +161,10 @@ mod tests {
         let a = json!({"name": "a"});
         let b = json!({"name": "b"});
         assert!(same_tools(&[a.clone(), b.clone()], &[b.clone(), a.clone()]));
-        assert!(!same_tools(std::slice::from_ref(&a), &[json!({"name": "a", "description": "new"})]));
+        assert!(!same_tools(
+            std::slice::from_ref(&a),
+            &[json!({"name": "a", "description": "new"})]
+        ));
         assert!(!same_tools(&[a.clone(), b], &[a]));
     }
 }

@@ -16,7 +16,11 @@ pub(crate) enum UpstreamTarget {
     /// The obsmcp plugin of a vault; port and token are read from its `data.json` at every connection attempt.
     Vault { path: PathBuf, config_dir: String },
     /// Any MCP server over HTTP.
-    Url { url: Url, headers: HeaderMap, flavor: HttpFlavor },
+    Url {
+        url: Url,
+        headers: HeaderMap,
+        flavor: HttpFlavor,
+    },
     /// A stdio MCP server run as a child process.
     Command { program: String, args: Vec<String> },
 }
@@ -126,11 +130,22 @@ pub(crate) struct RawConfig {
 
 impl RawConfig {
     /// Validates the raw values. `env` looks up environment variables (injected so tests need no real environment).
-    pub(crate) fn validate(self, env: impl Fn(&str) -> Option<String>) -> Result<BridgeConfig, ConfigError> {
+    pub(crate) fn validate(
+        self,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<BridgeConfig, ConfigError> {
         // The older Node bridge's variable only applies when no upstream was given on the command line, so an
         // environment left over from it never overrides an explicit flag.
-        let url = self.url.or(if self.vault.is_none() && self.command.is_empty() { self.env_url } else { None });
-        let given = usize::from(self.vault.is_some()) + usize::from(url.is_some()) + usize::from(!self.command.is_empty());
+        let url = self
+            .url
+            .or(if self.vault.is_none() && self.command.is_empty() {
+                self.env_url
+            } else {
+                None
+            });
+        let given = usize::from(self.vault.is_some())
+            + usize::from(url.is_some())
+            + usize::from(!self.command.is_empty());
         if given > 1 {
             return Err(ConfigError::SeveralUpstreams);
         }
@@ -140,10 +155,13 @@ impl RawConfig {
         let upstream = if let Some(path) = self.vault {
             UpstreamTarget::Vault {
                 path,
-                config_dir: self.config_dir.unwrap_or_else(|| obsmcp_installer::plugin_data::DEFAULT_CONFIG_DIR.into()),
+                config_dir: self
+                    .config_dir
+                    .unwrap_or_else(|| obsmcp_installer::plugin_data::DEFAULT_CONFIG_DIR.into()),
             }
         } else if let Some(text) = url {
-            let url = Url::parse(&text).map_err(|error| ConfigError::BadUrl(text.clone(), error))?;
+            let url =
+                Url::parse(&text).map_err(|error| ConfigError::BadUrl(text.clone(), error))?;
             if !matches!(url.scheme(), "http" | "https") {
                 return Err(ConfigError::UnsupportedScheme(text));
             }
@@ -153,16 +171,30 @@ impl RawConfig {
                 headers.append(name, value);
             }
             if let Some(variable) = self.token_env {
-                let token = env(&variable).ok_or_else(|| ConfigError::MissingTokenVariable(variable.clone()))?;
+                let token = env(&variable)
+                    .ok_or_else(|| ConfigError::MissingTokenVariable(variable.clone()))?;
                 let mut value = HeaderValue::from_str(&format!("Bearer {}", token.trim()))
-                    .map_err(|_| ConfigError::BadHeader(format!("Authorization from ${variable}")))?;
+                    .map_err(|_| {
+                        ConfigError::BadHeader(format!("Authorization from ${variable}"))
+                    })?;
                 value.set_sensitive(true);
                 headers.insert(reqwest::header::AUTHORIZATION, value);
             }
-            let flavor = if url.path().trim_end_matches('/').ends_with("/sse") { HttpFlavor::LegacySse } else { HttpFlavor::Probe };
-            UpstreamTarget::Url { url, headers, flavor }
+            let flavor = if url.path().trim_end_matches('/').ends_with("/sse") {
+                HttpFlavor::LegacySse
+            } else {
+                HttpFlavor::Probe
+            };
+            UpstreamTarget::Url {
+                url,
+                headers,
+                flavor,
+            }
         } else if let Some((program, args)) = self.command.split_first() {
-            UpstreamTarget::Command { program: program.clone(), args: args.to_vec() }
+            UpstreamTarget::Command {
+                program: program.clone(),
+                args: args.to_vec(),
+            }
         } else {
             return Err(ConfigError::NoUpstream);
         };
@@ -174,7 +206,10 @@ impl RawConfig {
             startup_grace: Duration::from_millis(self.startup_grace_ms),
             offline: !self.no_offline,
             log_file: self.log_file,
-            log_level: self.log_level.parse().map_err(|_| ConfigError::BadLogLevel(self.log_level.clone()))?,
+            log_level: self
+                .log_level
+                .parse()
+                .map_err(|_| ConfigError::BadLogLevel(self.log_level.clone()))?,
         })
     }
 }
@@ -221,11 +256,26 @@ mod tests {
 
     #[test]
     fn the_old_bridge_variable_gives_the_url_but_never_beats_a_flag() {
-        let config = RawConfig { env_url: Some("http://127.0.0.1:1/sse".into()), ..raw() }.validate(|_| None).unwrap();
-        assert!(matches!(config.upstream, UpstreamTarget::Url { flavor: HttpFlavor::LegacySse, .. }));
-        let config = RawConfig { env_url: Some("http://127.0.0.1:1/mcp".into()), vault: Some("v".into()), ..raw() }
-            .validate(|_| None)
-            .unwrap();
+        let config = RawConfig {
+            env_url: Some("http://127.0.0.1:1/sse".into()),
+            ..raw()
+        }
+        .validate(|_| None)
+        .unwrap();
+        assert!(matches!(
+            config.upstream,
+            UpstreamTarget::Url {
+                flavor: HttpFlavor::LegacySse,
+                ..
+            }
+        ));
+        let config = RawConfig {
+            env_url: Some("http://127.0.0.1:1/mcp".into()),
+            vault: Some("v".into()),
+            ..raw()
+        }
+        .validate(|_| None)
+        .unwrap();
         assert!(matches!(config.upstream, UpstreamTarget::Vault { .. }));
     }
 
@@ -239,7 +289,12 @@ mod tests {
         }
         .validate(|name| (name == "TOKEN").then(|| "s3cret".into()))
         .unwrap();
-        let UpstreamTarget::Url { headers, flavor, .. } = config.upstream else { panic!("not a url upstream") };
+        let UpstreamTarget::Url {
+            headers, flavor, ..
+        } = config.upstream
+        else {
+            panic!("not a url upstream")
+        };
         assert_eq!(flavor, HttpFlavor::Probe);
         assert_eq!(headers["x-api-key"], "abc");
         assert_eq!(headers["authorization"], "Bearer s3cret");
@@ -248,25 +303,52 @@ mod tests {
     #[test]
     fn bad_values_are_refused_with_their_reason() {
         let url = || Some("http://127.0.0.1:1/mcp".to_string());
-        assert!(matches!(raw().validate(|_| None), Err(ConfigError::NoUpstream)));
         assert!(matches!(
-            RawConfig { url: url(), headers: vec!["nocolon".into()], ..raw() }.validate(|_| None),
+            raw().validate(|_| None),
+            Err(ConfigError::NoUpstream)
+        ));
+        assert!(matches!(
+            RawConfig {
+                url: url(),
+                headers: vec!["nocolon".into()],
+                ..raw()
+            }
+            .validate(|_| None),
             Err(ConfigError::BadHeader(_))
         ));
         assert!(matches!(
-            RawConfig { url: url(), token_env: Some("NOPE".into()), ..raw() }.validate(|_| None),
+            RawConfig {
+                url: url(),
+                token_env: Some("NOPE".into()),
+                ..raw()
+            }
+            .validate(|_| None),
             Err(ConfigError::MissingTokenVariable(_))
         ));
         assert!(matches!(
-            RawConfig { url: Some("ftp://x".into()), ..raw() }.validate(|_| None),
+            RawConfig {
+                url: Some("ftp://x".into()),
+                ..raw()
+            }
+            .validate(|_| None),
             Err(ConfigError::UnsupportedScheme(_))
         ));
         assert!(matches!(
-            RawConfig { url: url(), call_timeout: 0.0, ..raw() }.validate(|_| None),
+            RawConfig {
+                url: url(),
+                call_timeout: 0.0,
+                ..raw()
+            }
+            .validate(|_| None),
             Err(ConfigError::BadDuration("call-timeout", _))
         ));
         assert!(matches!(
-            RawConfig { vault: Some("v".into()), command: vec!["x".into()], ..raw() }.validate(|_| None),
+            RawConfig {
+                vault: Some("v".into()),
+                command: vec!["x".into()],
+                ..raw()
+            }
+            .validate(|_| None),
             Err(ConfigError::SeveralUpstreams)
         ));
     }

@@ -66,11 +66,17 @@ impl Diagnostics {
         let file = path.as_deref().and_then(|path| match open_private(path) {
             Ok(opened) => Some(opened),
             Err(error) => {
-                tracing::warn!("diagnostics log `{}` could not be opened, going on without it: {error}", path.display());
+                tracing::warn!(
+                    "diagnostics log `{}` could not be opened, going on without it: {error}",
+                    path.display()
+                );
                 None
             }
         });
-        Self { path, file: Mutex::new(file) }
+        Self {
+            path,
+            file: Mutex::new(file),
+        }
     }
 
     /// Appends one record.
@@ -81,11 +87,24 @@ impl Diagnostics {
             #[serde(flatten)]
             record: &'a Record<'b>,
         }
-        let timestamp = SystemTime::now().duration_since(UNIX_EPOCH).map(|elapsed| elapsed.as_millis()).unwrap_or_default();
-        let Ok(mut line) = serde_json::to_vec(&Line { ts_ms: timestamp, record }) else { return };
+        let timestamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|elapsed| elapsed.as_millis())
+            .unwrap_or_default();
+        let Ok(mut line) = serde_json::to_vec(&Line {
+            ts_ms: timestamp,
+            record,
+        }) else {
+            return;
+        };
         line.push(b'\n');
-        let mut guard = self.file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let Some((file, size)) = guard.as_mut() else { return };
+        let mut guard = self
+            .file
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let Some((file, size)) = guard.as_mut() else {
+            return;
+        };
         if let Err(error) = file.write_all(&line) {
             tracing::warn!("diagnostics log write failed, closing it: {error}");
             *guard = None;
@@ -102,9 +121,14 @@ impl Diagnostics {
 /// the local app-data folder elsewhere.
 pub(crate) fn default_path() -> Option<PathBuf> {
     let folder = if cfg!(target_os = "macos") {
-        dirs::home_dir()?.join("Library").join("Logs").join("obsmcp")
+        dirs::home_dir()?
+            .join("Library")
+            .join("Logs")
+            .join("obsmcp")
     } else {
-        dirs::state_dir().or_else(dirs::data_local_dir)?.join("obsmcp")
+        dirs::state_dir()
+            .or_else(dirs::data_local_dir)?
+            .join("obsmcp")
     };
     Some(folder.join("bridge.log"))
 }
@@ -149,7 +173,13 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("state").join("bridge.log");
         let log = Diagnostics::open(Some(path.clone()));
-        log.record(&Record { event: "call", trace: Some(7), tool: Some("read_note"), outcome: Some("ok"), ..Record::default() });
+        log.record(&Record {
+            event: "call",
+            trace: Some(7),
+            tool: Some("read_note"),
+            outcome: Some("ok"),
+            ..Record::default()
+        });
         let text = std::fs::read_to_string(&path).unwrap();
         let line: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
         assert_eq!(line["event"], "call");
@@ -158,9 +188,16 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+            assert_eq!(
+                std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+                0o600
+            );
         }
-        let big = Record { event: "call", tool: Some(&"x".repeat(1000)), ..Record::default() };
+        let big = Record {
+            event: "call",
+            tool: Some(&"x".repeat(1000)),
+            ..Record::default()
+        };
         for _ in 0..(ROTATE_AT / 1000 + 10) {
             log.record(&big);
         }

@@ -19,9 +19,16 @@ pub(crate) const INVALID_PARAMS: i64 = -32602;
 #[derive(Debug)]
 pub(crate) enum Message {
     /// Expects a response with the same id.
-    Request { id: Value, method: String, params: Option<Value> },
+    Request {
+        id: Value,
+        method: String,
+        params: Option<Value>,
+    },
     /// Expects nothing. MCP notifications sometimes carry `"id": null`; they land here too.
-    Notification { method: String, params: Option<Value> },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
     /// Answers a request this side sent.
     Response { id: Value, body: Value },
     /// Not a JSON-RPC message; `id` is the request's id when one could be read.
@@ -31,12 +38,20 @@ pub(crate) enum Message {
 /// Sorts one parsed JSON value.
 pub(crate) fn classify(value: Value) -> Message {
     let Value::Object(mut object) = value else {
-        return Message::Invalid { id: Value::Null, reason: "a JSON-RPC message must be an object" };
+        return Message::Invalid {
+            id: Value::Null,
+            reason: "a JSON-RPC message must be an object",
+        };
     };
     let id = object.remove("id").unwrap_or(Value::Null);
     let method = match object.remove("method") {
         Some(Value::String(method)) => Some(method),
-        Some(_) => return Message::Invalid { id, reason: "`method` must be a string" },
+        Some(_) => {
+            return Message::Invalid {
+                id,
+                reason: "`method` must be a string",
+            };
+        }
         None => None,
     };
     match method {
@@ -47,13 +62,22 @@ pub(crate) fn classify(value: Value) -> Message {
             } else if id.is_string() || id.is_number() {
                 Message::Request { id, method, params }
             } else {
-                Message::Invalid { id: Value::Null, reason: "`id` must be a string or a number" }
+                Message::Invalid {
+                    id: Value::Null,
+                    reason: "`id` must be a string or a number",
+                }
             }
         }
         None if object.contains_key("result") || object.contains_key("error") => {
-            Message::Response { id, body: Value::Object(object) }
+            Message::Response {
+                id,
+                body: Value::Object(object),
+            }
         }
-        None => Message::Invalid { id, reason: "a request needs a `method`" },
+        None => Message::Invalid {
+            id,
+            reason: "a request needs a `method`",
+        },
     }
 }
 
@@ -101,28 +125,48 @@ mod tests {
 
     #[test]
     fn a_notification_with_a_null_id_is_a_notification() {
-        let message = classify(json!({"jsonrpc": "2.0", "id": null, "method": "notifications/initialized"}));
-        assert!(matches!(message, Message::Notification { method, .. } if method == "notifications/initialized"));
+        let message =
+            classify(json!({"jsonrpc": "2.0", "id": null, "method": "notifications/initialized"}));
+        assert!(
+            matches!(message, Message::Notification { method, .. } if method == "notifications/initialized")
+        );
     }
 
     #[test]
     fn requests_keep_string_and_number_ids() {
-        assert!(matches!(classify(json!({"id": "a", "method": "ping"})), Message::Request { id, .. } if id == "a"));
-        assert!(matches!(classify(json!({"id": 7, "method": "ping"})), Message::Request { id, .. } if id == 7));
+        assert!(
+            matches!(classify(json!({"id": "a", "method": "ping"})), Message::Request { id, .. } if id == "a")
+        );
+        assert!(
+            matches!(classify(json!({"id": 7, "method": "ping"})), Message::Request { id, .. } if id == 7)
+        );
     }
 
     #[test]
     fn responses_and_garbage_are_told_apart() {
-        assert!(matches!(classify(json!({"id": 1, "result": {}})), Message::Response { .. }));
-        assert!(matches!(classify(json!({"id": 1, "error": {"code": 1}})), Message::Response { .. }));
+        assert!(matches!(
+            classify(json!({"id": 1, "result": {}})),
+            Message::Response { .. }
+        ));
+        assert!(matches!(
+            classify(json!({"id": 1, "error": {"code": 1}})),
+            Message::Response { .. }
+        ));
         assert!(matches!(classify(json!([1, 2])), Message::Invalid { .. }));
         assert!(matches!(classify(json!({"id": 3})), Message::Invalid { id, .. } if id == 3));
-        assert!(matches!(classify(json!({"id": {}, "method": "x"})), Message::Invalid { .. }));
+        assert!(matches!(
+            classify(json!({"id": {}, "method": "x"})),
+            Message::Invalid { .. }
+        ));
     }
 
     #[test]
     fn built_notifications_have_no_id() {
-        assert!(notification("notifications/cancelled", None).get("id").is_none());
+        assert!(
+            notification("notifications/cancelled", None)
+                .get("id")
+                .is_none()
+        );
     }
 
     #[test]

@@ -31,7 +31,10 @@ const SHUTDOWN_GRACE: Duration = Duration::from_millis(700);
 
 /// Runs the bridge until stdin closes (or SIGTERM/SIGINT).
 pub(crate) fn run(config: BridgeConfig) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
     runtime.block_on(serve(config));
     // The stdin reader may still sit in a blocking read on some platforms; it must not hold the exit.
     runtime.shutdown_timeout(Duration::from_millis(100));
@@ -40,16 +43,29 @@ pub(crate) fn run(config: BridgeConfig) -> anyhow::Result<ExitCode> {
 
 async fn serve(config: BridgeConfig) {
     let diagnostics = Arc::new(diagnostics::Diagnostics::open(config.log_file.clone()));
-    diagnostics.record(&diagnostics::Record { event: "start", upstream: Some(config.upstream.kind()), ..Default::default() });
+    diagnostics.record(&diagnostics::Record {
+        event: "start",
+        upstream: Some(config.upstream.kind()),
+        ..Default::default()
+    });
     let (out, outgoing) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(write_stdout(outgoing));
     let (events, mut upstream_events) = mpsc::unbounded_channel();
-    let upstream = upstream::Upstream::new(config.upstream.clone(), events, Arc::clone(&diagnostics));
+    let upstream =
+        upstream::Upstream::new(config.upstream.clone(), events, Arc::clone(&diagnostics));
     let offline = match &config.upstream {
-        config::UpstreamTarget::Vault { path, config_dir } if config.offline => offline::backend_for_vault(path, config_dir),
+        config::UpstreamTarget::Vault { path, config_dir } if config.offline => {
+            offline::backend_for_vault(path, config_dir)
+        }
         _ => None,
     };
-    let server = server::Server::new(config, Arc::clone(&upstream), out, Arc::clone(&diagnostics), offline);
+    let server = server::Server::new(
+        config,
+        Arc::clone(&upstream),
+        out,
+        Arc::clone(&diagnostics),
+        offline,
+    );
     let supervisor = tokio::spawn(Arc::clone(&upstream).run());
     let event_server = Arc::clone(&server);
     let event_task = tokio::spawn(async move {
@@ -71,7 +87,10 @@ async fn serve(config: BridgeConfig) {
     drop(server);
     // The writer ends once every sender is gone; give it a moment to flush what is queued.
     let _ = tokio::time::timeout(Duration::from_millis(200), writer).await;
-    diagnostics.record(&diagnostics::Record { event: "stop", ..Default::default() });
+    diagnostics.record(&diagnostics::Record {
+        event: "stop",
+        ..Default::default()
+    });
 }
 
 /// Reads stdin line by line, on bytes, until EOF.
@@ -115,7 +134,10 @@ async fn termination() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
             (Ok(mut terminate), Ok(mut interrupt)) => {
                 tokio::select! {
                     _ = terminate.recv() => {}

@@ -21,7 +21,11 @@ pub(crate) trait OfflineBackend: Send + Sync {
     fn serves(&self, tool: &str) -> bool;
 
     /// Runs the tool and returns a `CallToolResult` JSON value with the plugin's shape, marked as served from disk.
-    fn call<'a>(&'a self, tool: &'a str, arguments: Option<&'a Map<String, Value>>) -> BoxFuture<'a, Value>;
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        arguments: Option<&'a Map<String, Value>>,
+    ) -> BoxFuture<'a, Value>;
 }
 
 /// The offline backend for a vault, or `None` when the folder cannot be served (the bridge then behaves as without).
@@ -44,15 +48,25 @@ impl OfflineBackend for Disk {
         OfflineVault::serves_from_disk(tool)
     }
 
-    fn call<'a>(&'a self, tool: &'a str, arguments: Option<&'a Map<String, Value>>) -> BoxFuture<'a, Value> {
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        arguments: Option<&'a Map<String, Value>>,
+    ) -> BoxFuture<'a, Value> {
         let vault = Arc::clone(&self.0);
         let name = tool.to_string();
-        let arguments = arguments.cloned().map(Value::Object).unwrap_or_else(|| json!({}));
+        let arguments = arguments
+            .cloned()
+            .map(Value::Object)
+            .unwrap_or_else(|| json!({}));
         Box::pin(async move {
-            let answer = tokio::task::spawn_blocking(move || vault.call_tool(&name, arguments)).await;
+            let answer =
+                tokio::task::spawn_blocking(move || vault.call_tool(&name, arguments)).await;
             match answer {
                 Ok(Some(result)) => result,
-                Ok(None) => json!({ "content": [{ "type": "text", "text": format!("The tool `{tool}` is not known.") }], "isError": true }),
+                Ok(None) => {
+                    json!({ "content": [{ "type": "text", "text": format!("The tool `{tool}` is not known.") }], "isError": true })
+                }
                 Err(error) => json!({
                     "content": [{ "type": "text", "text": format!("Reading the vault from disk failed: {error}") }],
                     "isError": true

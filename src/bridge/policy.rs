@@ -32,10 +32,18 @@ impl Refusal {
     /// A sentence for the agent.
     pub(crate) fn explain(self, tool: &str) -> String {
         match self {
-            Self::NotReadOnly => format!("The tool `{tool}` can change the vault, and this bridge runs with --read-only."),
-            Self::NotAllowed => format!("The tool `{tool}` is not in this bridge's --allow-tool list."),
-            Self::Denied => format!("The tool `{tool}` is blocked by this bridge's --deny-tool list."),
-            Self::Unknown => format!("The tool `{tool}` is not known, and this bridge runs with --read-only."),
+            Self::NotReadOnly => format!(
+                "The tool `{tool}` can change the vault, and this bridge runs with --read-only."
+            ),
+            Self::NotAllowed => {
+                format!("The tool `{tool}` is not in this bridge's --allow-tool list.")
+            }
+            Self::Denied => {
+                format!("The tool `{tool}` is blocked by this bridge's --deny-tool list.")
+            }
+            Self::Unknown => {
+                format!("The tool `{tool}` is not known, and this bridge runs with --read-only.")
+            }
         }
     }
 }
@@ -50,7 +58,9 @@ impl Policy {
             return Err(Refusal::NotAllowed);
         }
         if self.read_only {
-            let Some(tool) = tool else { return Err(Refusal::Unknown) };
+            let Some(tool) = tool else {
+                return Err(Refusal::Unknown);
+            };
             if !is_read_only(tool) {
                 return Err(Refusal::NotReadOnly);
             }
@@ -69,7 +79,9 @@ impl Policy {
 
 /// Whether a tool declares `annotations.readOnlyHint: true`; anything else counts as able to write.
 pub(crate) fn is_read_only(tool: &Value) -> bool {
-    tool.pointer("/annotations/readOnlyHint").and_then(Value::as_bool) == Some(true)
+    tool.pointer("/annotations/readOnlyHint")
+        .and_then(Value::as_bool)
+        == Some(true)
 }
 
 #[cfg(test)]
@@ -88,21 +100,37 @@ mod tests {
 
     fn names(policy: &Policy) -> Vec<String> {
         let tools = catalog();
-        policy.filter(&tools).map(|tool| tool["name"].as_str().unwrap().to_string()).collect()
+        policy
+            .filter(&tools)
+            .map(|tool| tool["name"].as_str().unwrap().to_string())
+            .collect()
     }
 
     #[test]
     fn read_only_keeps_only_tools_that_say_so() {
-        let policy = Policy { read_only: true, ..Policy::default() };
+        let policy = Policy {
+            read_only: true,
+            ..Policy::default()
+        };
         assert_eq!(names(&policy), ["read_note"]);
-        assert_eq!(policy.check("create_note", Some(&catalog()[1])), Err(Refusal::NotReadOnly));
-        assert_eq!(policy.check("mystery", Some(&catalog()[2])), Err(Refusal::NotReadOnly));
+        assert_eq!(
+            policy.check("create_note", Some(&catalog()[1])),
+            Err(Refusal::NotReadOnly)
+        );
+        assert_eq!(
+            policy.check("mystery", Some(&catalog()[2])),
+            Err(Refusal::NotReadOnly)
+        );
         assert_eq!(policy.check("ghost", None), Err(Refusal::Unknown));
     }
 
     #[test]
     fn allow_and_deny_lists_apply_by_name() {
-        let policy = Policy { allow: vec!["read_note".into(), "create_note".into()], deny: vec!["create_note".into()], ..Policy::default() };
+        let policy = Policy {
+            allow: vec!["read_note".into(), "create_note".into()],
+            deny: vec!["create_note".into()],
+            ..Policy::default()
+        };
         assert_eq!(names(&policy), ["read_note"]);
         assert_eq!(policy.check("create_note", None), Err(Refusal::Denied));
         assert_eq!(policy.check("mystery", None), Err(Refusal::NotAllowed));

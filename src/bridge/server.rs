@@ -26,8 +26,12 @@ use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamS
 pub(crate) const STATUS_TOOL: &str = "obsidian_status";
 
 /// Protocol versions the bridge speaks with its client, newest first.
-const SUPPORTED_VERSIONS: [ProtocolVersion; 4] =
-    [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_03_26, ProtocolVersion::V_2024_11_05];
+const SUPPORTED_VERSIONS: [ProtocolVersion; 4] = [
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2024_11_05,
+];
 
 /// A request that has been forwarded and may be cancelled.
 struct InFlight {
@@ -84,11 +88,17 @@ impl Server {
             return;
         }
         match serde_json::from_slice::<Value>(line) {
-            Ok(Value::Array(batch)) if !batch.is_empty() => batch.into_iter().for_each(|message| self.handle(message)),
+            Ok(Value::Array(batch)) if !batch.is_empty() => {
+                batch.into_iter().for_each(|message| self.handle(message))
+            }
             Ok(message) => self.handle(message),
             Err(error) => {
                 tracing::warn!("a line from the client is not JSON: {error}");
-                self.send(jsonrpc::error(Value::Null, jsonrpc::PARSE_ERROR, &format!("Parse error: {error}")));
+                self.send(jsonrpc::error(
+                    Value::Null,
+                    jsonrpc::PARSE_ERROR,
+                    &format!("Parse error: {error}"),
+                ));
             }
         }
     }
@@ -99,7 +109,11 @@ impl Server {
             Message::Notification { method, params } => self.handle_notification(&method, params),
             // The bridge sends the client no requests, so an answer is unexpected and harmless.
             Message::Response { .. } => tracing::debug!("ignored a response from the client"),
-            Message::Invalid { id, reason } => self.send(jsonrpc::error(id, jsonrpc::INVALID_REQUEST, &format!("Invalid request: {reason}"))),
+            Message::Invalid { id, reason } => self.send(jsonrpc::error(
+                id,
+                jsonrpc::INVALID_REQUEST,
+                &format!("Invalid request: {reason}"),
+            )),
         }
     }
 
@@ -125,26 +139,50 @@ impl Server {
                     tokio::spawn(async move { upstream.set_log_level(params).await });
                 }
             }
-            _ => self.send(jsonrpc::error(id, jsonrpc::METHOD_NOT_FOUND, &format!("Method not found: {method}"))),
+            _ => self.send(jsonrpc::error(
+                id,
+                jsonrpc::METHOD_NOT_FOUND,
+                &format!("Method not found: {method}"),
+            )),
         }
     }
 
     fn handle_notification(self: &Arc<Self>, method: &str, params: Option<Value>) {
         match method {
             "notifications/cancelled" => {
-                let Some(request) = params.as_ref().and_then(|params| params.get("requestId")) else { return };
-                let Some(in_flight) = self.in_flight.lock().expect("in-flight lock").remove(&jsonrpc::id_key(request)) else { return };
+                let Some(request) = params.as_ref().and_then(|params| params.get("requestId"))
+                else {
+                    return;
+                };
+                let Some(in_flight) = self
+                    .in_flight
+                    .lock()
+                    .expect("in-flight lock")
+                    .remove(&jsonrpc::id_key(request))
+                else {
+                    return;
+                };
                 // The client no longer wants an answer: stop waiting, and tell the upstream to stop working.
                 if let Some(task) = in_flight.task {
                     task.abort();
                 }
-                let reason = params.as_ref().and_then(|params| params.get("reason")).and_then(Value::as_str).unwrap_or("cancelled by the client").to_string();
+                let reason = params
+                    .as_ref()
+                    .and_then(|params| params.get("reason"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("cancelled by the client")
+                    .to_string();
                 let target = *in_flight.slot.lock().expect("slot lock");
                 if let Some((generation, upstream_id)) = target {
                     let upstream = Arc::clone(&self.upstream);
-                    tokio::spawn(async move { upstream.cancel(generation, upstream_id, &reason).await });
+                    tokio::spawn(
+                        async move { upstream.cancel(generation, upstream_id, &reason).await },
+                    );
                 }
-                self.diagnostics.record(&Record { event: "call_cancelled", ..Record::default() });
+                self.diagnostics.record(&Record {
+                    event: "call_cancelled",
+                    ..Record::default()
+                });
             }
             "notifications/initialized" | "notifications/roots/list_changed" => {}
             _ => tracing::debug!("ignored client notification `{method}`"),
@@ -152,7 +190,9 @@ impl Server {
     }
 
     fn initialize_result(&self, params: Option<&Value>) -> Value {
-        let requested = params.and_then(|params| params.get("protocolVersion")).and_then(Value::as_str);
+        let requested = params
+            .and_then(|params| params.get("protocolVersion"))
+            .and_then(Value::as_str);
         let version = SUPPORTED_VERSIONS
             .iter()
             .find(|version| Some(version.as_str()) == requested)
@@ -180,7 +220,10 @@ impl Server {
             let deadline = tokio::time::Instant::now() + self.config.startup_grace;
             let mut states = self.upstream.watch();
             while self.catalog.lock().expect("catalog lock").source == CatalogSource::Unknown {
-                if tokio::time::timeout_at(deadline, states.changed()).await.is_err() {
+                if tokio::time::timeout_at(deadline, states.changed())
+                    .await
+                    .is_err()
+                {
                     break;
                 }
                 // The catalog event follows the Ready state by a hair: give it a moment to land.
@@ -203,17 +246,24 @@ impl Server {
                 let changed = {
                     let mut catalog = self.catalog.lock().expect("catalog lock");
                     let changed = !catalog::same_tools(&catalog.tools, &tools);
-                    *catalog = Catalog { tools, source: CatalogSource::Live };
+                    *catalog = Catalog {
+                        tools,
+                        source: CatalogSource::Live,
+                    };
                     if changed
                         && !matches!(self.config.upstream, UpstreamTarget::Vault { .. })
-                        && let Err(error) = catalog::save_cache(&self.config.upstream, &catalog.tools)
+                        && let Err(error) =
+                            catalog::save_cache(&self.config.upstream, &catalog.tools)
                     {
                         tracing::warn!("could not cache the tool catalog: {error}");
                     }
                     changed
                 };
                 if changed && self.initialized.load(Ordering::Relaxed) {
-                    self.send(jsonrpc::notification("notifications/tools/list_changed", None));
+                    self.send(jsonrpc::notification(
+                        "notifications/tools/list_changed",
+                        None,
+                    ));
                 }
             }
         }
@@ -226,11 +276,20 @@ impl Server {
         let task_slot = Arc::clone(&slot);
         let task_key = key.clone();
         // Registered before the task starts: a fast answer (the status tool) must find its entry.
-        self.in_flight.lock().expect("in-flight lock").insert(key.clone(), InFlight { slot, task: None });
+        self.in_flight
+            .lock()
+            .expect("in-flight lock")
+            .insert(key.clone(), InFlight { slot, task: None });
         let task = tokio::spawn(async move {
             let answer = server.call(id.clone(), params, &task_slot).await;
             // Only answer if the call was not cancelled meanwhile (a cancelled request gets no response).
-            if server.in_flight.lock().expect("in-flight lock").remove(&task_key).is_some() {
+            if server
+                .in_flight
+                .lock()
+                .expect("in-flight lock")
+                .remove(&task_key)
+                .is_some()
+            {
                 server.send(answer);
             }
         });
@@ -242,8 +301,17 @@ impl Server {
     async fn call(&self, id: Value, params: Option<Value>, slot: &RequestSlot) -> Value {
         let trace = self.traces.fetch_add(1, Ordering::Relaxed);
         let started = Instant::now();
-        let Some(name) = params.as_ref().and_then(|params| params.get("name")).and_then(Value::as_str).map(str::to_string) else {
-            return jsonrpc::error(id, jsonrpc::INVALID_PARAMS, "tools/call needs a tool `name`");
+        let Some(name) = params
+            .as_ref()
+            .and_then(|params| params.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            return jsonrpc::error(
+                id,
+                jsonrpc::INVALID_PARAMS,
+                "tools/call needs a tool `name`",
+            );
         };
         let bytes_in = params.as_ref().map(estimate_size);
         let record = |outcome: &'static str, bytes_out: Option<usize>| {
@@ -277,20 +345,43 @@ impl Server {
         }
         let connect_wait = match self.config.upstream {
             // A child process needs time to start; its calls queue until the handshake is done.
-            UpstreamTarget::Command { .. } => self.config.connect_wait.max(std::time::Duration::from_secs(15)),
+            UpstreamTarget::Command { .. } => self
+                .config
+                .connect_wait
+                .max(std::time::Duration::from_secs(15)),
             _ => self.config.connect_wait,
         };
-        let arguments = self.offline_for(&name).and(params.as_ref()).and_then(|params| params.get("arguments")).cloned();
-        match self.upstream.forward("tools/call", params, connect_wait, self.config.call_timeout, slot).await {
+        let arguments = self
+            .offline_for(&name)
+            .and(params.as_ref())
+            .and_then(|params| params.get("arguments"))
+            .cloned();
+        match self
+            .upstream
+            .forward(
+                "tools/call",
+                params,
+                connect_wait,
+                self.config.call_timeout,
+                slot,
+            )
+            .await
+        {
             Ok(answer) => {
-                let outcome = if answer.pointer("/result/isError") == Some(&Value::Bool(true)) { "tool_error" } else { "ok" };
+                let outcome = if answer.pointer("/result/isError") == Some(&Value::Bool(true)) {
+                    "tool_error"
+                } else {
+                    "ok"
+                };
                 record(outcome, Some(estimate_size(&answer)));
                 with_client_id(answer, id)
             }
             // The session looked up but was not: the disk can still answer a read.
             Err(CallError::Unreachable(_)) if self.offline_for(&name).is_some() => {
                 let backend = self.offline_for(&name).expect("checked just above");
-                let answer = backend.call(&name, arguments.as_ref().and_then(Value::as_object)).await;
+                let answer = backend
+                    .call(&name, arguments.as_ref().and_then(Value::as_object))
+                    .await;
                 record("offline", None);
                 jsonrpc::result(id, answer)
             }
@@ -314,10 +405,16 @@ impl Server {
     /// an attempt is still under way.
     async fn try_offline(&self, tool: &str, params: Option<&Value>) -> Option<Value> {
         let backend = self.offline_for(tool)?;
-        if self.upstream.ready_unless_down(self.config.connect_wait).await {
+        if self
+            .upstream
+            .ready_unless_down(self.config.connect_wait)
+            .await
+        {
             return None;
         }
-        let arguments = params.and_then(|params| params.get("arguments")).and_then(Value::as_object);
+        let arguments = params
+            .and_then(|params| params.get("arguments"))
+            .and_then(Value::as_object);
         Some(backend.call(tool, arguments).await)
     }
 
@@ -327,7 +424,9 @@ impl Server {
         match error {
             CallError::Unreachable(reason) => {
                 let hint = match self.config.upstream {
-                    UpstreamTarget::Vault { .. } => " Is Obsidian open, with the obsmcp plugin enabled?",
+                    UpstreamTarget::Vault { .. } => {
+                        " Is Obsidian open, with the obsmcp plugin enabled?"
+                    }
                     _ => "",
                 };
                 (
@@ -347,9 +446,14 @@ impl Server {
             ),
             CallError::Timeout(after) => (
                 "timeout",
-                format!("{who} did not answer within {:.0} s, so the call was cancelled. Try again, or raise --call-timeout.", after.as_secs_f64()),
+                format!(
+                    "{who} did not answer within {:.0} s, so the call was cancelled. Try again, or raise --call-timeout.",
+                    after.as_secs_f64()
+                ),
             ),
-            CallError::Rejected(reason) => ("rejected", format!("{who} refused the call: {reason}.")),
+            CallError::Rejected(reason) => {
+                ("rejected", format!("{who} refused the call: {reason}."))
+            }
         }
     }
 
@@ -359,13 +463,20 @@ impl Server {
         let catalog = self.catalog.lock().expect("catalog lock");
         let upstream = match self.upstream.target() {
             UpstreamTarget::Vault { path, config_dir } => {
-                let port = obsmcp_installer::plugin_data::read(path, config_dir).ok().map(|data| data.port);
+                let port = obsmcp_installer::plugin_data::read(path, config_dir)
+                    .ok()
+                    .map(|data| data.port);
                 json!({ "kind": "vault", "vault": path, "url": port.map(|port| format!("http://127.0.0.1:{port}/mcp")) })
             }
             UpstreamTarget::Url { url, .. } => json!({ "kind": "url", "url": redacted(url) }),
-            UpstreamTarget::Command { program, .. } => json!({ "kind": "command", "command": program }),
+            UpstreamTarget::Command { program, .. } => {
+                json!({ "kind": "command", "command": program })
+            }
         };
-        let since = facts.since.and_then(|since| since.duration_since(UNIX_EPOCH).ok()).map(|since| since.as_secs());
+        let since = facts
+            .since
+            .and_then(|since| since.duration_since(UNIX_EPOCH).ok())
+            .map(|since| since.as_secs());
         let report = json!({
             "state": state.as_str(),
             "stateSinceUnix": since,
@@ -413,7 +524,13 @@ fn tool_error(text: &str) -> Value {
 
 /// An upstream answer re-addressed to the client's request id, fields in the usual order.
 fn with_client_id(answer: Value, id: Value) -> Value {
-    let Value::Object(mut fields) = answer else { return jsonrpc::error(id, jsonrpc::INTERNAL_ERROR, "the upstream answer was not an object") };
+    let Value::Object(mut fields) = answer else {
+        return jsonrpc::error(
+            id,
+            jsonrpc::INTERNAL_ERROR,
+            "the upstream answer was not an object",
+        );
+    };
     let mut message = serde_json::Map::new();
     message.insert("jsonrpc".into(), "2.0".into());
     message.insert("id".into(), id);

@@ -12,11 +12,17 @@ pub(crate) fn run(args: BridgeArgs) -> anyhow::Result<ExitCode> {
         vault: args.vault,
         config_dir: args.config_dir,
         url: args.url,
-        env_url: std::env::var("OBSIDIAN_MCP_URL").ok().filter(|url| !url.trim().is_empty()),
+        env_url: std::env::var("OBSIDIAN_MCP_URL")
+            .ok()
+            .filter(|url| !url.trim().is_empty()),
         headers: args.header,
         token_env: args.token_env,
         command: args.command,
-        policy: Policy { read_only: args.read_only, allow: args.allow_tool, deny: args.deny_tool },
+        policy: Policy {
+            read_only: args.read_only,
+            allow: args.allow_tool,
+            deny: args.deny_tool,
+        },
         call_timeout: args.call_timeout,
         connect_wait: args.connect_wait,
         startup_grace_ms: args.startup_grace_ms,
@@ -28,7 +34,9 @@ pub(crate) fn run(args: BridgeArgs) -> anyhow::Result<ExitCode> {
         Ok(config) => config,
         Err(error) => {
             eprintln!("error: obsmcp bridge cannot start: {error}");
-            eprintln!("hint: clients normally run `obsmcp bridge --vault PATH`, as `obsmcp setup` registers it; see `obsmcp bridge --help`");
+            eprintln!(
+                "hint: clients normally run `obsmcp bridge --vault PATH`, as `obsmcp setup` registers it; see `obsmcp bridge --help`"
+            );
             return Ok(ExitCode::from(2));
         }
     };

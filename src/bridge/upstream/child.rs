@@ -55,12 +55,18 @@ impl ChildLink {
                         let _ = events.send(LinkEvent::Message(message));
                     }
                     // Some servers print banners on stdout; dropping the line keeps the session alive.
-                    Err(error) => tracing::warn!("ignored a line of the child's stdout that is not JSON: {error}"),
+                    Err(error) => tracing::warn!(
+                        "ignored a line of the child's stdout that is not JSON: {error}"
+                    ),
                 }
             }
             let _ = events.send(LinkEvent::Closed("the server process exited".into()));
         });
-        Ok(Self { stdin: Mutex::new(stdin), child: Mutex::new(child), pid })
+        Ok(Self {
+            stdin: Mutex::new(stdin),
+            child: Mutex::new(child),
+            pid,
+        })
     }
 
     /// The child's process id, for logs.
@@ -70,20 +76,32 @@ impl ChildLink {
 
     /// Writes one message line.
     pub(crate) async fn send(&self, message: &Value) -> Result<(), SendError> {
-        let mut line = serde_json::to_vec(message).map_err(|error| SendError::Rejected(error.to_string()))?;
+        let mut line =
+            serde_json::to_vec(message).map_err(|error| SendError::Rejected(error.to_string()))?;
         line.push(b'\n');
         let mut stdin = self.stdin.lock().await;
-        let Some(pipe) = stdin.as_mut() else { return Err(SendError::NotDelivered("the server process is stopping".into())) };
+        let Some(pipe) = stdin.as_mut() else {
+            return Err(SendError::NotDelivered(
+                "the server process is stopping".into(),
+            ));
+        };
         // A failed write means the child is gone and never read the line.
-        pipe.write_all(&line).await.map_err(|error| SendError::NotDelivered(format!("the server process is gone: {error}")))?;
-        pipe.flush().await.map_err(|error| SendError::NotDelivered(format!("the server process is gone: {error}")))
+        pipe.write_all(&line).await.map_err(|error| {
+            SendError::NotDelivered(format!("the server process is gone: {error}"))
+        })?;
+        pipe.flush().await.map_err(|error| {
+            SendError::NotDelivered(format!("the server process is gone: {error}"))
+        })
     }
 
     /// Closes stdin (a polite stop), then kills the child and reaps it.
     pub(crate) async fn close(&self) {
         self.stdin.lock().await.take();
         let mut child = self.child.lock().await;
-        if tokio::time::timeout(Duration::from_millis(100), child.wait()).await.is_err() {
+        if tokio::time::timeout(Duration::from_millis(100), child.wait())
+            .await
+            .is_err()
+        {
             // Already exited is the only way start_kill fails; either way it is gone.
             let _ = child.start_kill();
             let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;

@@ -35,7 +35,10 @@ impl Decoder {
         self.pending.extend_from_slice(chunk);
         let mut events = Vec::new();
         let mut line_start = 0;
-        while let Some(offset) = self.pending[self.scanned..].iter().position(|&byte| byte == b'\n') {
+        while let Some(offset) = self.pending[self.scanned..]
+            .iter()
+            .position(|&byte| byte == b'\n')
+        {
             let end = self.scanned + offset;
             let mut line = &self.pending[line_start..end];
             if line.last() == Some(&b'\r') {
@@ -91,7 +94,8 @@ impl Builder {
         let data = std::mem::take(&mut self.data);
         // Splitting happened on bytes, so a multi-byte character is never cut; invalid UTF-8 from a broken server is
         // replaced rather than dropped, and the JSON parse that follows reports it.
-        let data = String::from_utf8(data).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+        let data = String::from_utf8(data)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
         Some(Event { kind, data })
     }
 }
@@ -102,7 +106,9 @@ mod tests {
 
     fn decode_in_chunks(body: &[u8], size: usize) -> Vec<Event> {
         let mut decoder = Decoder::default();
-        body.chunks(size).flat_map(|chunk| decoder.push(chunk)).collect()
+        body.chunks(size)
+            .flat_map(|chunk| decoder.push(chunk))
+            .collect()
     }
 
     #[test]
@@ -113,8 +119,14 @@ mod tests {
             assert_eq!(
                 events,
                 vec![
-                    Event { kind: "endpoint".into(), data: "/messages?s=1".into() },
-                    Event { kind: String::new(), data: "{\"t\":\"héllo ✓\"}\nmore".into() },
+                    Event {
+                        kind: "endpoint".into(),
+                        data: "/messages?s=1".into()
+                    },
+                    Event {
+                        kind: String::new(),
+                        data: "{\"t\":\"héllo ✓\"}\nmore".into()
+                    },
                 ],
                 "chunk size {size}"
             );

@@ -58,8 +58,12 @@ impl HttpLink {
 
     /// Posts one message; a request's answer arrives later as a [`LinkEvent::Message`].
     pub(crate) async fn send(&self, message: &Value) -> Result<(), SendError> {
-        let body = serde_json::to_vec(message).map_err(|error| SendError::Rejected(error.to_string()))?;
-        let request_id = message.get("id").and_then(Value::as_u64).filter(|_| message.get("method").is_some());
+        let body =
+            serde_json::to_vec(message).map_err(|error| SendError::Rejected(error.to_string()))?;
+        let request_id = message
+            .get("id")
+            .and_then(Value::as_u64)
+            .filter(|_| message.get("method").is_some());
         let session = self.session();
         let mut request = self
             .client
@@ -91,27 +95,54 @@ impl HttpLink {
             let text = response.text().await.unwrap_or_default();
             let text: String = text.chars().take(300).collect();
             let stale = session.is_some()
-                && (status == StatusCode::NOT_FOUND || (status == StatusCode::BAD_REQUEST && text.to_lowercase().contains("session")));
+                && (status == StatusCode::NOT_FOUND
+                    || (status == StatusCode::BAD_REQUEST
+                        && text.to_lowercase().contains("session")));
             return Err(if stale {
-                SendError::SessionLost(format!("the server no longer knows this session (HTTP {})", status.as_u16()))
+                SendError::SessionLost(format!(
+                    "the server no longer knows this session (HTTP {})",
+                    status.as_u16()
+                ))
             } else if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
-                SendError::Rejected(format!("the server refused the credentials (HTTP {}): check the token", status.as_u16()))
+                SendError::Rejected(format!(
+                    "the server refused the credentials (HTTP {}): check the token",
+                    status.as_u16()
+                ))
             } else {
-                SendError::Rejected(format!("the server answered HTTP {}: {}", status.as_u16(), text.trim()))
+                SendError::Rejected(format!(
+                    "the server answered HTTP {}: {}",
+                    status.as_u16(),
+                    text.trim()
+                ))
             });
         }
-        let Some(request_id) = request_id else { return Ok(()) };
+        let Some(request_id) = request_id else {
+            return Ok(());
+        };
         if status == StatusCode::ACCEPTED {
             return Ok(());
         }
-        let content_type = response.headers().get(CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default();
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default();
         if content_type.starts_with("text/event-stream") {
-            tokio::spawn(read_stream(response, Some(request_id), self.events.clone(), self.stop.clone()));
+            tokio::spawn(read_stream(
+                response,
+                Some(request_id),
+                self.events.clone(),
+                self.stop.clone(),
+            ));
             return Ok(());
         }
-        let bytes = response.bytes().await.map_err(|error| SendError::Unknown(describe_reqwest_error(&error)))?;
-        let value: Value = serde_json::from_slice(&bytes)
-            .map_err(|error| SendError::Unknown(format!("the server's answer is not JSON: {error}")))?;
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|error| SendError::Unknown(describe_reqwest_error(&error)))?;
+        let value: Value = serde_json::from_slice(&bytes).map_err(|error| {
+            SendError::Unknown(format!("the server's answer is not JSON: {error}"))
+        })?;
         let mut answered = false;
         for message in into_messages(value) {
             answered |= message.get("id").and_then(Value::as_u64) == Some(request_id);
@@ -126,7 +157,9 @@ impl HttpLink {
 
     /// Opens the server's GET event stream, when it offers one (405 means it does not, which is fine).
     pub(crate) async fn open_event_stream(&self) {
-        let Some(session) = self.session() else { return };
+        let Some(session) = self.session() else {
+            return;
+        };
         let mut request = self
             .client
             .get(self.url.clone())
@@ -138,18 +171,34 @@ impl HttpLink {
         }
         match request.send().await {
             Ok(response) if response.status().is_success() => {
-                tokio::spawn(read_stream(response, None, self.events.clone(), self.stop.clone()));
+                tokio::spawn(read_stream(
+                    response,
+                    None,
+                    self.events.clone(),
+                    self.stop.clone(),
+                ));
             }
-            Ok(response) => tracing::debug!("no GET event stream (HTTP {})", response.status().as_u16()),
-            Err(error) => tracing::debug!("GET event stream failed: {}", describe_reqwest_error(&error)),
+            Ok(response) => {
+                tracing::debug!("no GET event stream (HTTP {})", response.status().as_u16())
+            }
+            Err(error) => tracing::debug!(
+                "GET event stream failed: {}",
+                describe_reqwest_error(&error)
+            ),
         }
     }
 
     /// Ends the session politely (DELETE, bounded) and stops its stream readers.
     pub(crate) async fn close(&self) {
         self.stop.cancel();
-        let Some(session) = self.session() else { return };
-        let request = self.client.delete(self.url.clone()).headers(self.headers.clone()).header(SESSION_HEADER, session);
+        let Some(session) = self.session() else {
+            return;
+        };
+        let request = self
+            .client
+            .delete(self.url.clone())
+            .headers(self.headers.clone())
+            .header(SESSION_HEADER, session);
         // A server that is gone cannot be told; the session dies with it.
         let _ = tokio::time::timeout(std::time::Duration::from_millis(300), request.send()).await;
     }
@@ -181,7 +230,12 @@ fn into_messages(value: Value) -> Vec<Value> {
 
 /// Reads an SSE response, passing each message on. `request_id` is the request whose answer this stream carries
 /// (none for the GET stream).
-pub(crate) async fn read_stream(response: Response, request_id: Option<u64>, events: Events, stop: CancellationToken) {
+pub(crate) async fn read_stream(
+    response: Response,
+    request_id: Option<u64>,
+    events: Events,
+    stop: CancellationToken,
+) {
     let mut body = response.bytes_stream();
     let mut decoder = Decoder::default();
     let mut answered = false;
@@ -193,23 +247,32 @@ pub(crate) async fn read_stream(response: Response, request_id: Option<u64>, eve
         match chunk {
             Some(Ok(bytes)) => {
                 for event in decoder.push(&bytes) {
-                    if !(event.kind.is_empty() || event.kind == "message") || event.data.trim().is_empty() {
+                    if !(event.kind.is_empty() || event.kind == "message")
+                        || event.data.trim().is_empty()
+                    {
                         continue;
                     }
                     match serde_json::from_str::<Value>(&event.data) {
                         Ok(value) => {
                             for message in into_messages(value) {
-                                answered |= request_id.is_some() && message.get("id").and_then(Value::as_u64) == request_id;
+                                answered |= request_id.is_some()
+                                    && message.get("id").and_then(Value::as_u64) == request_id;
                                 let _ = events.send(LinkEvent::Message(message));
                             }
                         }
-                        Err(error) => tracing::warn!("ignored an upstream event that is not JSON: {error}"),
+                        Err(error) => {
+                            tracing::warn!("ignored an upstream event that is not JSON: {error}")
+                        }
                     }
                 }
             }
             Some(Err(error)) => {
                 let reason = format!("the connection broke: {}", describe_reqwest_error(&error));
-                let _ = events.send(if request_id.is_some() && !answered { LinkEvent::Closed(reason) } else { LinkEvent::Suspect });
+                let _ = events.send(if request_id.is_some() && !answered {
+                    LinkEvent::Closed(reason)
+                } else {
+                    LinkEvent::Suspect
+                });
                 return;
             }
             None => {

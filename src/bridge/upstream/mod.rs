@@ -191,7 +191,11 @@ impl Session {
     }
 
     fn reason(&self) -> String {
-        self.end_reason.lock().expect("end reason lock").clone().unwrap_or_else(|| "the session ended".into())
+        self.end_reason
+            .lock()
+            .expect("end reason lock")
+            .clone()
+            .unwrap_or_else(|| "the session ended".into())
     }
 }
 
@@ -209,7 +213,9 @@ enum RequestError {
 impl std::fmt::Display for RequestError {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Rejected(reason) | Self::NoAnswer(reason) | Self::Failed(reason) => formatter.write_str(reason),
+            Self::Rejected(reason) | Self::NoAnswer(reason) | Self::Failed(reason) => {
+                formatter.write_str(reason)
+            }
         }
     }
 }
@@ -246,9 +252,16 @@ pub(crate) struct Upstream {
 
 impl Upstream {
     /// A supervisor-to-be for `target`; start it with [`Upstream::run`].
-    pub(crate) fn new(target: UpstreamTarget, events: mpsc::UnboundedSender<UpstreamEvent>, diagnostics: Arc<Diagnostics>) -> Arc<Self> {
+    pub(crate) fn new(
+        target: UpstreamTarget,
+        events: mpsc::UnboundedSender<UpstreamEvent>,
+        diagnostics: Arc<Diagnostics>,
+    ) -> Arc<Self> {
         let flavor = match &target {
-            UpstreamTarget::Url { flavor: HttpFlavor::LegacySse, .. } => Some(HttpFlavor::LegacySse),
+            UpstreamTarget::Url {
+                flavor: HttpFlavor::LegacySse,
+                ..
+            } => Some(HttpFlavor::LegacySse),
             _ => None,
         };
         Arc::new(Self {
@@ -257,7 +270,10 @@ impl Upstream {
             current: Mutex::new(None),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
-            facts: Mutex::new(Facts { since: Some(SystemTime::now()), ..Facts::default() }),
+            facts: Mutex::new(Facts {
+                since: Some(SystemTime::now()),
+                ..Facts::default()
+            }),
             wake: Notify::new(),
             events,
             flavor: Mutex::new(flavor),
@@ -338,7 +354,11 @@ impl Upstream {
                     self.fail_pending(session.generation, &reason);
                     session.link.close().await;
                     tracing::info!("upstream session ended: {reason}");
-                    self.diagnostics.record(&Record { event: "connection_lost", upstream: Some(self.target.kind()), ..Record::default() });
+                    self.diagnostics.record(&Record {
+                        event: "connection_lost",
+                        upstream: Some(self.target.kind()),
+                        ..Record::default()
+                    });
                     if self.shutdown.is_cancelled() {
                         break;
                     }
@@ -406,13 +426,21 @@ impl Upstream {
                 let data = obsmcp_installer::plugin_data::read(path, config_dir).map_err(|error| {
                     format!("the obsmcp plugin's settings could not be read ({error}); run `obsmcp setup` for this vault")
                 })?;
-                let url = Url::parse(&format!("http://127.0.0.1:{}/mcp", data.port)).expect("a loopback URL parses");
+                let url = Url::parse(&format!("http://127.0.0.1:{}/mcp", data.port))
+                    .expect("a loopback URL parses");
                 let mut headers = reqwest::header::HeaderMap::new();
-                let mut token = reqwest::header::HeaderValue::from_str(&format!("Bearer {}", data.token))
-                    .map_err(|_| "the token in the plugin's data.json is not valid in a header".to_string())?;
+                let mut token =
+                    reqwest::header::HeaderValue::from_str(&format!("Bearer {}", data.token))
+                        .map_err(|_| {
+                            "the token in the plugin's data.json is not valid in a header"
+                                .to_string()
+                        })?;
                 token.set_sensitive(true);
                 headers.insert(reqwest::header::AUTHORIZATION, token);
-                Ok((Link::Http(http::HttpLink::new(url, headers, events)?), HTTP_HANDSHAKE_TIMEOUT))
+                Ok((
+                    Link::Http(http::HttpLink::new(url, headers, events)?),
+                    HTTP_HANDSHAKE_TIMEOUT,
+                ))
             }
             UpstreamTarget::Url { url, headers, .. } => {
                 let flavor = *self.flavor.lock().expect("flavor lock");
@@ -421,10 +449,14 @@ impl Upstream {
                         .await
                         .map(|link| (Link::Sse(link), HTTP_HANDSHAKE_TIMEOUT))
                         .map_err(|error| match error {
-                            sse::OpenError::Unreachable(reason) | sse::OpenError::NotSse(reason) => reason,
+                            sse::OpenError::Unreachable(reason)
+                            | sse::OpenError::NotSse(reason) => reason,
                         });
                 }
-                Ok((Link::Http(http::HttpLink::new(url.clone(), headers.clone(), events)?), HTTP_HANDSHAKE_TIMEOUT))
+                Ok((
+                    Link::Http(http::HttpLink::new(url.clone(), headers.clone(), events)?),
+                    HTTP_HANDSHAKE_TIMEOUT,
+                ))
             }
             UpstreamTarget::Command { program, args } => {
                 let link = child::ChildLink::spawn(program, args, events)?;
@@ -434,29 +466,49 @@ impl Upstream {
         }
     }
 
-    async fn handshake(self: &Arc<Self>, session: &Session, timeout: Duration) -> Result<(), String> {
+    async fn handshake(
+        self: &Arc<Self>,
+        session: &Session,
+        timeout: Duration,
+    ) -> Result<(), String> {
         let params = json!({
             "protocolVersion": rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE.as_str(),
             "capabilities": {},
             "clientInfo": { "name": "obsmcp-bridge", "version": env!("CARGO_PKG_VERSION") },
         });
-        let answer = match self.request_on(session, "initialize", Some(params), timeout).await {
+        let answer = match self
+            .request_on(session, "initialize", Some(params), timeout)
+            .await
+        {
             Ok(answer) => answer,
             Err(error) => return Err(self.maybe_fall_back_to_sse(session, error)),
         };
-        let result = answer.get("result").ok_or_else(|| describe_error(&answer, "initialize"))?;
-        let protocol = result.get("protocolVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+        let result = answer
+            .get("result")
+            .ok_or_else(|| describe_error(&answer, "initialize"))?;
+        let protocol = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         if let Link::Http(link) = session.link.as_ref() {
             link.set_protocol_version(&protocol);
         }
         {
             let mut facts = self.facts.lock().expect("facts lock");
-            facts.server_name = result.pointer("/serverInfo/name").and_then(Value::as_str).map(str::to_string);
-            facts.server_version = result.pointer("/serverInfo/version").and_then(Value::as_str).map(str::to_string);
+            facts.server_name = result
+                .pointer("/serverInfo/name")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            facts.server_version = result
+                .pointer("/serverInfo/version")
+                .and_then(Value::as_str)
+                .map(str::to_string);
             facts.protocol_version = Some(protocol);
             facts.transport = Some(session.link.transport());
         }
-        self.notify_on(session, "notifications/initialized", None).await?;
+        self.notify_on(session, "notifications/initialized", None)
+            .await?;
         // The session is usable now; the rest runs beside the first calls, so a restarted Obsidian serves them sooner.
         let upstream = Arc::clone(self);
         let session = session.clone();
@@ -467,7 +519,9 @@ impl Upstream {
             let level = upstream.log_level.lock().expect("log level lock").clone();
             if let Some(level) = level {
                 // A server without logging refuses this; the session is still good.
-                let _ = upstream.request_on(&session, "logging/setLevel", Some(level), timeout).await;
+                let _ = upstream
+                    .request_on(&session, "logging/setLevel", Some(level), timeout)
+                    .await;
             }
             match upstream.list_tools(&session, timeout).await {
                 Ok(tools) => {
@@ -481,7 +535,10 @@ impl Upstream {
 
     /// A `--url` upstream that refused Streamable HTTP is tried as legacy SSE from the next attempt on.
     fn maybe_fall_back_to_sse(&self, session: &Session, error: RequestError) -> String {
-        if matches!(self.target, UpstreamTarget::Url { .. }) && matches!(session.link.as_ref(), Link::Http(_)) && matches!(error, RequestError::Rejected(_)) {
+        if matches!(self.target, UpstreamTarget::Url { .. })
+            && matches!(session.link.as_ref(), Link::Http(_))
+            && matches!(error, RequestError::Rejected(_))
+        {
             *self.flavor.lock().expect("flavor lock") = Some(HttpFlavor::LegacySse);
             tracing::info!("the server refused Streamable HTTP ({error}); trying legacy SSE");
             self.wake.notify_one();
@@ -495,8 +552,13 @@ impl Upstream {
         // Bounded: a server that keeps handing out cursors cannot keep the handshake going forever.
         for _ in 0..100 {
             let params = cursor.take().map(|cursor| json!({ "cursor": cursor }));
-            let answer = self.request_on(session, "tools/list", params, timeout).await.map_err(String::from)?;
-            let result = answer.get("result").ok_or_else(|| describe_error(&answer, "tools/list"))?;
+            let answer = self
+                .request_on(session, "tools/list", params, timeout)
+                .await
+                .map_err(String::from)?;
+            let result = answer
+                .get("result")
+                .ok_or_else(|| describe_error(&answer, "tools/list"))?;
             if let Some(page) = result.get("tools").and_then(Value::as_array) {
                 tools.extend(page.iter().cloned());
             }
@@ -509,15 +571,33 @@ impl Upstream {
     }
 
     /// Sends a request on one given session and awaits its answer (handshake, pings, catalog).
-    async fn request_on(&self, session: &Session, method: &str, params: Option<Value>, timeout: Duration) -> Result<Value, RequestError> {
+    async fn request_on(
+        &self,
+        session: &Session,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> Result<Value, RequestError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (reply, answer) = oneshot::channel();
-        self.pending.lock().expect("pending lock").insert(id, Pending { generation: session.generation, reply });
-        if let Err(error) = session.link.send(&jsonrpc::request(id, method, params)).await {
+        self.pending.lock().expect("pending lock").insert(
+            id,
+            Pending {
+                generation: session.generation,
+                reply,
+            },
+        );
+        if let Err(error) = session
+            .link
+            .send(&jsonrpc::request(id, method, params))
+            .await
+        {
             self.pending.lock().expect("pending lock").remove(&id);
             return Err(match error {
                 SendError::Rejected(reason) => RequestError::Rejected(reason),
-                SendError::NotDelivered(reason) | SendError::SessionLost(reason) | SendError::Unknown(reason) => RequestError::Failed(reason),
+                SendError::NotDelivered(reason)
+                | SendError::SessionLost(reason)
+                | SendError::Unknown(reason) => RequestError::Failed(reason),
             });
         }
         match tokio::time::timeout(timeout, answer).await {
@@ -526,19 +606,38 @@ impl Upstream {
             Ok(Err(_)) => Err(RequestError::Failed("the session ended".into())),
             Err(_) => {
                 self.pending.lock().expect("pending lock").remove(&id);
-                Err(RequestError::NoAnswer(format!("no answer to `{method}` within {:.1} s", timeout.as_secs_f64())))
+                Err(RequestError::NoAnswer(format!(
+                    "no answer to `{method}` within {:.1} s",
+                    timeout.as_secs_f64()
+                )))
             }
         }
     }
 
-    async fn notify_on(&self, session: &Session, method: &str, params: Option<Value>) -> Result<(), String> {
-        session.link.send(&jsonrpc::notification(method, params)).await.map_err(|error| match error {
-            SendError::NotDelivered(reason) | SendError::SessionLost(reason) | SendError::Rejected(reason) | SendError::Unknown(reason) => reason,
-        })
+    async fn notify_on(
+        &self,
+        session: &Session,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), String> {
+        session
+            .link
+            .send(&jsonrpc::notification(method, params))
+            .await
+            .map_err(|error| match error {
+                SendError::NotDelivered(reason)
+                | SendError::SessionLost(reason)
+                | SendError::Rejected(reason)
+                | SendError::Unknown(reason) => reason,
+            })
     }
 
     /// Routes a link's events until the session ends.
-    async fn pump(self: Arc<Self>, session: Session, mut receiver: mpsc::UnboundedReceiver<LinkEvent>) {
+    async fn pump(
+        self: Arc<Self>,
+        session: Session,
+        mut receiver: mpsc::UnboundedReceiver<LinkEvent>,
+    ) {
         loop {
             let event = tokio::select! {
                 () = session.ended.cancelled() => return,
@@ -556,7 +655,9 @@ impl Upstream {
                 Some(LinkEvent::Suspect) => session.suspect.notify_one(),
                 Some(LinkEvent::Orphaned(id)) => {
                     if let Some(pending) = self.pending.lock().expect("pending lock").remove(&id) {
-                        let _ = pending.reply.send(Err("the server ended its answer stream without answering".into()));
+                        let _ = pending.reply.send(Err(
+                            "the server ended its answer stream without answering".into(),
+                        ));
                     }
                     session.suspect.notify_one();
                 }
@@ -580,7 +681,11 @@ impl Upstream {
                 let answer = if method == "ping" {
                     jsonrpc::result(id, json!({}))
                 } else {
-                    jsonrpc::error(id, jsonrpc::METHOD_NOT_FOUND, &format!("the obsmcp bridge does not offer `{method}`"))
+                    jsonrpc::error(
+                        id,
+                        jsonrpc::METHOD_NOT_FOUND,
+                        &format!("the obsmcp bridge does not offer `{method}`"),
+                    )
                 };
                 let link = Arc::clone(&session.link);
                 tokio::spawn(async move {
@@ -596,16 +701,24 @@ impl Upstream {
                             Ok(tools) => {
                                 let _ = upstream.events.send(UpstreamEvent::Catalog(tools));
                             }
-                            Err(reason) => tracing::warn!("could not refresh the tool list: {reason}"),
+                            Err(reason) => {
+                                tracing::warn!("could not refresh the tool list: {reason}")
+                            }
                         }
                     });
                 }
                 "notifications/progress" | "notifications/message" => {
-                    let _ = self.events.send(UpstreamEvent::Forward(jsonrpc::notification(&method, params)));
+                    let _ = self
+                        .events
+                        .send(UpstreamEvent::Forward(jsonrpc::notification(
+                            &method, params,
+                        )));
                 }
                 _ => tracing::debug!("ignored upstream notification `{method}`"),
             },
-            Message::Invalid { reason, .. } => tracing::warn!("ignored an invalid upstream message: {reason}"),
+            Message::Invalid { reason, .. } => {
+                tracing::warn!("ignored an invalid upstream message: {reason}")
+            }
         }
     }
 
@@ -624,7 +737,11 @@ impl Upstream {
                 () = tokio::time::sleep(interval) => false,
                 () = session.suspect.notified() => true,
             };
-            let ping_timeout = if suspected { timeout.min(Duration::from_secs(2)) } else { timeout };
+            let ping_timeout = if suspected {
+                timeout.min(Duration::from_secs(2))
+            } else {
+                timeout
+            };
             match self.request_on(session, "ping", None, ping_timeout).await {
                 Ok(_) => {
                     misses = 0;
@@ -638,7 +755,9 @@ impl Upstream {
                 Err(RequestError::NoAnswer(reason)) => {
                     misses += 1;
                     if misses >= misses_allowed {
-                        tracing::warn!("the upstream stopped answering pings; restarting the session");
+                        tracing::warn!(
+                            "the upstream stopped answering pings; restarting the session"
+                        );
                         session.end(&format!("the server stopped answering ({reason})"));
                         return;
                     }
@@ -655,7 +774,11 @@ impl Upstream {
 
     fn fail_pending(&self, generation: u64, reason: &str) {
         let mut pending = self.pending.lock().expect("pending lock");
-        let lost: Vec<u64> = pending.iter().filter(|(_, entry)| entry.generation == generation).map(|(id, _)| *id).collect();
+        let lost: Vec<u64> = pending
+            .iter()
+            .filter(|(_, entry)| entry.generation == generation)
+            .map(|(id, _)| *id)
+            .collect();
         for id in lost {
             if let Some(entry) = pending.remove(&id) {
                 let _ = entry.reply.send(Err(reason.to_string()));
@@ -664,7 +787,12 @@ impl Upstream {
     }
 
     fn ready_session(&self) -> Option<Session> {
-        self.current.lock().expect("current lock").as_ref().filter(|session| !session.ended.is_cancelled()).cloned()
+        self.current
+            .lock()
+            .expect("current lock")
+            .as_ref()
+            .filter(|session| !session.ended.is_cancelled())
+            .cloned()
     }
 
     /// Waits until a session is ready or `deadline` passes.
@@ -704,7 +832,10 @@ impl Upstream {
                 UpstreamState::Connecting => attempt_seen = true,
                 UpstreamState::Ready => {}
             }
-            if tokio::time::timeout_at(deadline, states.changed()).await.is_err() {
+            if tokio::time::timeout_at(deadline, states.changed())
+                .await
+                .is_err()
+            {
                 return self.ready_session().is_some();
             }
         }
@@ -724,12 +855,22 @@ impl Upstream {
         let mut message = jsonrpc::request(0, method, params);
         loop {
             let Some(session) = self.wait_ready(deadline).await else {
-                return Err(CallError::Unreachable(self.facts().last_error.unwrap_or_else(|| "not connected yet".into())));
+                return Err(CallError::Unreachable(
+                    self.facts()
+                        .last_error
+                        .unwrap_or_else(|| "not connected yet".into()),
+                ));
             };
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
             message["id"] = id.into();
             let (reply, answer) = oneshot::channel();
-            self.pending.lock().expect("pending lock").insert(id, Pending { generation: session.generation, reply });
+            self.pending.lock().expect("pending lock").insert(
+                id,
+                Pending {
+                    generation: session.generation,
+                    reply,
+                },
+            );
             *slot.lock().expect("slot lock") = Some((session.generation, id));
             match session.link.send(&message).await {
                 Ok(()) => {}
@@ -754,7 +895,8 @@ impl Upstream {
                 Ok(Ok(Err(reason))) => Err(CallError::Lost(reason)),
                 Ok(Err(_)) => Err(CallError::Lost("the session ended".into())),
                 Err(_) => {
-                    self.cancel(session.generation, id, "timed out in the obsmcp bridge").await;
+                    self.cancel(session.generation, id, "timed out in the obsmcp bridge")
+                        .await;
                     Err(CallError::Timeout(timeout))
                 }
             };
@@ -764,24 +906,41 @@ impl Upstream {
     /// Tells the upstream to stop working on a request, if its session is still the live one.
     pub(crate) async fn cancel(&self, generation: u64, id: u64, reason: &str) {
         self.pending.lock().expect("pending lock").remove(&id);
-        let Some(session) = self.ready_session().filter(|session| session.generation == generation) else { return };
+        let Some(session) = self
+            .ready_session()
+            .filter(|session| session.generation == generation)
+        else {
+            return;
+        };
         let params = json!({ "requestId": id, "reason": reason });
         // Best effort by nature: if the session just died, the request died with it.
-        let _ = self.notify_on(&session, "notifications/cancelled", Some(params)).await;
+        let _ = self
+            .notify_on(&session, "notifications/cancelled", Some(params))
+            .await;
     }
 
     /// Remembers the client's log level, forwards it now when connected, and replays it after each reconnect.
     pub(crate) async fn set_log_level(&self, params: Value) {
         *self.log_level.lock().expect("log level lock") = Some(params.clone());
         if let Some(session) = self.ready_session() {
-            let _ = self.request_on(&session, "logging/setLevel", Some(params), HTTP_HANDSHAKE_TIMEOUT).await;
+            let _ = self
+                .request_on(
+                    &session,
+                    "logging/setLevel",
+                    Some(params),
+                    HTTP_HANDSHAKE_TIMEOUT,
+                )
+                .await;
         }
     }
 }
 
 /// The message of a JSON-RPC error answer.
 fn describe_error(answer: &Value, method: &str) -> String {
-    let message = answer.pointer("/error/message").and_then(Value::as_str).unwrap_or("no result");
+    let message = answer
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or("no result");
     format!("the server refused `{method}`: {message}")
 }
 

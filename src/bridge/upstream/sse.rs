@@ -38,7 +38,11 @@ pub(crate) enum OpenError {
 
 impl SseLink {
     /// Opens the event stream and waits for the endpoint.
-    pub(crate) async fn open(url: &Url, headers: HeaderMap, events: Events) -> Result<Self, OpenError> {
+    pub(crate) async fn open(
+        url: &Url,
+        headers: HeaderMap,
+        events: Events,
+    ) -> Result<Self, OpenError> {
         let client = http_client().map_err(OpenError::Unreachable)?;
         let response = client
             .get(url.clone())
@@ -48,12 +52,22 @@ impl SseLink {
             .await
             .map_err(|error| OpenError::Unreachable(describe_reqwest_error(&error)))?;
         let status = response.status();
-        let content_type = response.headers().get(CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default();
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default();
         if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-            return Err(OpenError::NotSse(format!("the server refused the credentials (HTTP {})", status.as_u16())));
+            return Err(OpenError::NotSse(format!(
+                "the server refused the credentials (HTTP {})",
+                status.as_u16()
+            )));
         }
         if !status.is_success() || !content_type.starts_with("text/event-stream") {
-            return Err(OpenError::NotSse(format!("GET answered HTTP {} `{content_type}`, not an event stream", status.as_u16())));
+            return Err(OpenError::NotSse(format!(
+                "GET answered HTTP {} `{content_type}`, not an event stream",
+                status.as_u16()
+            )));
         }
         let stop = CancellationToken::new();
         let (endpoint_sender, endpoint) = oneshot::channel();
@@ -62,20 +76,32 @@ impl SseLink {
             Ok(Ok(endpoint)) => endpoint,
             _ => {
                 stop.cancel();
-                return Err(OpenError::NotSse("the event stream named no `endpoint` to post to".into()));
+                return Err(OpenError::NotSse(
+                    "the event stream named no `endpoint` to post to".into(),
+                ));
             }
         };
-        let post_url = url.join(endpoint.trim()).map_err(|error| OpenError::NotSse(format!("bad endpoint: {error}")))?;
+        let post_url = url
+            .join(endpoint.trim())
+            .map_err(|error| OpenError::NotSse(format!("bad endpoint: {error}")))?;
         if post_url.origin() != url.origin() {
             stop.cancel();
-            return Err(OpenError::NotSse("the endpoint points at another host; refused".into()));
+            return Err(OpenError::NotSse(
+                "the endpoint points at another host; refused".into(),
+            ));
         }
-        Ok(Self { client, post_url, headers, stop })
+        Ok(Self {
+            client,
+            post_url,
+            headers,
+            stop,
+        })
     }
 
     /// Posts one message; its answer arrives on the event stream.
     pub(crate) async fn send(&self, message: &Value) -> Result<(), SendError> {
-        let body = serde_json::to_vec(message).map_err(|error| SendError::Rejected(error.to_string()))?;
+        let body =
+            serde_json::to_vec(message).map_err(|error| SendError::Rejected(error.to_string()))?;
         let response = self
             .client
             .post(self.post_url.clone())
@@ -98,8 +124,18 @@ impl SseLink {
         Err(if status == StatusCode::NOT_FOUND {
             SendError::SessionLost("the server no longer knows this session (HTTP 404)".into())
         } else {
-            let text: String = response.text().await.unwrap_or_default().chars().take(300).collect();
-            SendError::Rejected(format!("the server answered HTTP {}: {}", status.as_u16(), text.trim()))
+            let text: String = response
+                .text()
+                .await
+                .unwrap_or_default()
+                .chars()
+                .take(300)
+                .collect();
+            SendError::Rejected(format!(
+                "the server answered HTTP {}: {}",
+                status.as_u16(),
+                text.trim()
+            ))
         })
     }
 
@@ -109,7 +145,12 @@ impl SseLink {
     }
 }
 
-async fn read_events(response: reqwest::Response, endpoint: oneshot::Sender<String>, events: Events, stop: CancellationToken) {
+async fn read_events(
+    response: reqwest::Response,
+    endpoint: oneshot::Sender<String>,
+    events: Events,
+    stop: CancellationToken,
+) {
     let mut endpoint = Some(endpoint);
     let mut body = response.bytes_stream();
     let mut decoder = Decoder::default();
@@ -135,11 +176,15 @@ async fn read_events(response: reqwest::Response, endpoint: oneshot::Sender<Stri
                         Ok(message) => {
                             let _ = events.send(LinkEvent::Message(message));
                         }
-                        Err(error) => tracing::warn!("ignored an upstream event that is not JSON: {error}"),
+                        Err(error) => {
+                            tracing::warn!("ignored an upstream event that is not JSON: {error}")
+                        }
                     }
                 }
             }
-            Some(Err(error)) => break format!("the event stream broke: {}", describe_reqwest_error(&error)),
+            Some(Err(error)) => {
+                break format!("the event stream broke: {}", describe_reqwest_error(&error));
+            }
             None => break "the server closed the event stream".to_string(),
         }
     };

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::support::bridge::{Bridge, is_error, text_of};
-use crate::support::{TempHome, children_of, everything_script, process_alive, repo_root, signal, wait_until};
+use crate::support::{
+    TempHome, children_of, everything_script, process_alive, repo_root, signal, wait_until,
+};
 
 fn start(home: &TempHome) -> Bridge {
     let script = everything_script();
@@ -33,8 +35,14 @@ fn calls_sent_before_the_childs_handshake_are_queued_and_answered() {
     // No waiting at all: initialize and a call go out while the child is still starting.
     let init = bridge.send_request("initialize", json!({ "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }));
     bridge.notify("notifications/initialized", json!({}));
-    let call = bridge.send_request("tools/call", json!({ "name": "echo", "arguments": { "message": "early" } }));
-    assert_eq!(bridge.wait_response(&init, Duration::from_secs(2))["result"]["protocolVersion"], "2025-03-26");
+    let call = bridge.send_request(
+        "tools/call",
+        json!({ "name": "echo", "arguments": { "message": "early" } }),
+    );
+    assert_eq!(
+        bridge.wait_response(&init, Duration::from_secs(2))["result"]["protocolVersion"],
+        "2025-03-26"
+    );
     let answer = bridge.wait_response(&call, Duration::from_secs(30));
     assert_eq!(text_of(&answer), "Echo: early", "{answer}");
 }
@@ -44,7 +52,10 @@ fn a_killed_child_is_restarted_with_its_handshake_replayed_and_calls_continue() 
     let home = TempHome::new();
     let mut bridge = start(&home);
     bridge.initialize();
-    assert_eq!(text_of(&bridge.call_tool("echo", json!({ "message": "a" }))), "Echo: a");
+    assert_eq!(
+        text_of(&bridge.call_tool("echo", json!({ "message": "a" }))),
+        "Echo: a"
+    );
     let first = only_child(&bridge);
     signal(first, "KILL");
     // A line written to a child at the moment it dies may or may not have been read: such a call is answered as lost,
@@ -59,7 +70,10 @@ fn a_killed_child_is_restarted_with_its_handshake_replayed_and_calls_continue() 
     let answer = bridge.call_tool("echo", json!({ "message": "b" }));
     assert_eq!(text_of(&answer), "Echo: b", "{answer}");
     let status = bridge.call_tool("obsidian_status", json!({}));
-    assert_eq!(status["result"]["structuredContent"]["reconnects"], 1, "{status}");
+    assert_eq!(
+        status["result"]["structuredContent"]["reconnects"], 1,
+        "{status}"
+    );
 }
 
 #[test]
@@ -67,16 +81,28 @@ fn a_hung_child_is_killed_by_the_watchdog_and_replaced() {
     let home = TempHome::new();
     let mut bridge = start(&home);
     bridge.initialize();
-    assert_eq!(text_of(&bridge.call_tool("echo", json!({ "message": "a" }))), "Echo: a");
+    assert_eq!(
+        text_of(&bridge.call_tool("echo", json!({ "message": "a" }))),
+        "Echo: a"
+    );
     let hung = only_child(&bridge);
     signal(hung, "STOP");
     let frozen = Instant::now();
-    let id = bridge.send_request("tools/call", json!({ "name": "echo", "arguments": { "message": "b" } }));
+    let id = bridge.send_request(
+        "tools/call",
+        json!({ "name": "echo", "arguments": { "message": "b" } }),
+    );
     let answer = bridge.wait_response(&id, Duration::from_secs(15));
     let after = frozen.elapsed();
     assert!(is_error(&answer), "{answer}");
-    assert!(after < Duration::from_secs(8), "the watchdog took {after:?}");
-    assert!(wait_until(Duration::from_secs(3), || !process_alive(hung)), "the hung child was not killed");
+    assert!(
+        after < Duration::from_secs(8),
+        "the watchdog took {after:?}"
+    );
+    assert!(
+        wait_until(Duration::from_secs(3), || !process_alive(hung)),
+        "the hung child was not killed"
+    );
     let answer = bridge.call_tool("echo", json!({ "message": "c" }));
     assert_eq!(text_of(&answer), "Echo: c", "{answer}");
     eprintln!("hung child detected and its call answered after {after:?}");
@@ -90,7 +116,15 @@ fn cancellation_reaches_the_child_and_null_ids_never_do() {
     let script = everything_script();
     let mut bridge = Bridge::start(
         &home,
-        &["--", "node", wiretap.to_str().unwrap(), tap.to_str().unwrap(), "node", script.to_str().unwrap(), "stdio"],
+        &[
+            "--",
+            "node",
+            wiretap.to_str().unwrap(),
+            tap.to_str().unwrap(),
+            "node",
+            script.to_str().unwrap(),
+            "stdio",
+        ],
     );
     bridge.initialize();
     bridge.send(&json!({ "jsonrpc": "2.0", "id": null, "method": "notifications/initialized" }));
@@ -98,20 +132,52 @@ fn cancellation_reaches_the_child_and_null_ids_never_do() {
         "tools/call",
         json!({ "name": "trigger-long-running-operation", "arguments": { "duration": 20, "steps": 20 }, "_meta": { "progressToken": 99 } }),
     );
-    let progress = bridge.wait_message(Duration::from_secs(10), |message| message["method"] == "notifications/progress");
-    assert_eq!(progress.expect("a progress notification")["params"]["progressToken"], 99);
-    bridge.notify("notifications/cancelled", json!({ "requestId": id, "reason": "user pressed stop" }));
-    let late = bridge.wait_message(Duration::from_millis(1500), |message| message.get("id") == Some(&id));
+    let progress = bridge.wait_message(Duration::from_secs(10), |message| {
+        message["method"] == "notifications/progress"
+    });
+    assert_eq!(
+        progress.expect("a progress notification")["params"]["progressToken"],
+        99
+    );
+    bridge.notify(
+        "notifications/cancelled",
+        json!({ "requestId": id, "reason": "user pressed stop" }),
+    );
+    let late = bridge.wait_message(Duration::from_millis(1500), |message| {
+        message.get("id") == Some(&id)
+    });
     assert!(late.is_none(), "a cancelled request was answered: {late:?}");
-    assert_eq!(text_of(&bridge.call_tool("echo", json!({ "message": "after" }))), "Echo: after");
+    assert_eq!(
+        text_of(&bridge.call_tool("echo", json!({ "message": "after" }))),
+        "Echo: after"
+    );
 
-    let sent: Vec<Value> = std::fs::read_to_string(&tap).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
-    let call = sent.iter().find(|message| message["params"]["name"] == "trigger-long-running-operation").expect("the call reached the child");
-    assert_eq!(call["params"]["_meta"]["progressToken"], 99, "the progress token was not passed through");
-    let cancel = sent.iter().find(|message| message["method"] == "notifications/cancelled").expect("the cancellation reached the child");
+    let sent: Vec<Value> = std::fs::read_to_string(&tap)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let call = sent
+        .iter()
+        .find(|message| message["params"]["name"] == "trigger-long-running-operation")
+        .expect("the call reached the child");
+    assert_eq!(
+        call["params"]["_meta"]["progressToken"], 99,
+        "the progress token was not passed through"
+    );
+    let cancel = sent
+        .iter()
+        .find(|message| message["method"] == "notifications/cancelled")
+        .expect("the cancellation reached the child");
     assert_eq!(cancel["params"]["requestId"], call["id"]);
-    let null_ids: Vec<&Value> = sent.iter().filter(|message| message.get("id") == Some(&Value::Null)).collect();
-    assert!(null_ids.is_empty(), "the child got `\"id\": null`: {null_ids:?}");
+    let null_ids: Vec<&Value> = sent
+        .iter()
+        .filter(|message| message.get("id") == Some(&Value::Null))
+        .collect();
+    assert!(
+        null_ids.is_empty(),
+        "the child got `\"id\": null`: {null_ids:?}"
+    );
 }
 
 #[test]
@@ -119,15 +185,24 @@ fn stdin_eof_exits_zero_within_a_second_and_leaves_no_child() {
     let home = TempHome::new();
     let mut bridge = start(&home);
     bridge.initialize();
-    assert_eq!(text_of(&bridge.call_tool("echo", json!({ "message": "a" }))), "Echo: a");
+    assert_eq!(
+        text_of(&bridge.call_tool("echo", json!({ "message": "a" }))),
+        "Echo: a"
+    );
     let child = only_child(&bridge);
     bridge.close_stdin();
     let closed = Instant::now();
-    let status = bridge.guard.wait_exit(Duration::from_secs(3)).expect("the bridge did not exit");
+    let status = bridge
+        .guard
+        .wait_exit(Duration::from_secs(3))
+        .expect("the bridge did not exit");
     let took = closed.elapsed();
     assert!(status.success(), "{status:?}");
     assert!(took < Duration::from_secs(1), "exit took {took:?}");
-    assert!(!process_alive(child), "the child {child} outlived the bridge");
+    assert!(
+        !process_alive(child),
+        "the child {child} outlived the bridge"
+    );
 }
 
 #[test]
@@ -142,6 +217,9 @@ fn a_multi_megabyte_multibyte_argument_makes_the_round_trip_through_a_child_inta
     let answer = bridge.call_tool("echo", json!({ "message": message }));
     let took = started.elapsed();
     let text = text_of(&answer);
-    assert!(text.len() == message.len() + 6 && text.ends_with(&message), "the echo came back changed");
+    assert!(
+        text.len() == message.len() + 6 && text.ends_with(&message),
+        "the echo came back changed"
+    );
     eprintln!("8 MB round trip through a stdio child in {took:?}");
 }

@@ -16,7 +16,9 @@ fn a_session_the_restarted_server_answers_with_400_is_replaced_and_the_call_goes
     let server = EverythingServer::start("streamableHttp", port);
     let mut bridge = Bridge::start(&home, &["--url", &server.url()]);
     bridge.initialize();
-    assert!(!is_error(&bridge.call_tool("echo", json!({ "message": "one" }))));
+    assert!(!is_error(
+        &bridge.call_tool("echo", json!({ "message": "one" }))
+    ));
     signal(bridge.guard.pid(), "STOP");
     drop(server);
     let server = EverythingServer::start("streamableHttp", port);
@@ -24,7 +26,10 @@ fn a_session_the_restarted_server_answers_with_400_is_replaced_and_the_call_goes
     let answer = bridge.call_tool("echo", json!({ "message": "two" }));
     assert_eq!(text_of(&answer), "Echo: two", "{answer}");
     let stderr = bridge.guard.stderr();
-    assert!(stderr.contains("no longer knows this session (HTTP 400)"), "the stale session was not what was recovered from:\n{stderr}");
+    assert!(
+        stderr.contains("no longer knows this session (HTTP 400)"),
+        "the stale session was not what was recovered from:\n{stderr}"
+    );
     drop(server);
 }
 
@@ -41,9 +46,18 @@ fn progress_comes_down_with_the_callers_token_and_a_slow_call_is_answered_when_t
     let answer = bridge.wait_response(&id, Duration::from_secs(10));
     assert!(!is_error(&answer), "{answer}");
     bridge.drain(Duration::from_millis(200));
-    let progress: Vec<&Value> = bridge.seen.iter().filter(|message| message["method"] == "notifications/progress").collect();
+    let progress: Vec<&Value> = bridge
+        .seen
+        .iter()
+        .filter(|message| message["method"] == "notifications/progress")
+        .collect();
     assert!(progress.len() >= 3, "progress notifications: {progress:?}");
-    assert!(progress.iter().all(|message| message["params"]["progressToken"] == "my-token-7"), "{progress:?}");
+    assert!(
+        progress
+            .iter()
+            .all(|message| message["params"]["progressToken"] == "my-token-7"),
+        "{progress:?}"
+    );
 
     let id = bridge.send_request("tools/call", json!({ "name": "trigger-long-running-operation", "arguments": { "duration": 8, "steps": 8 } }));
     std::thread::sleep(Duration::from_millis(1500));
@@ -51,8 +65,14 @@ fn progress_comes_down_with_the_callers_token_and_a_slow_call_is_answered_when_t
     drop(server);
     let answer = bridge.wait_response(&id, Duration::from_secs(5));
     let after = killed.elapsed();
-    assert!(is_error(&answer) && text_of(&answer).contains("lost"), "{answer}");
-    assert!(after < Duration::from_secs(1), "answered {after:?} after the server died");
+    assert!(
+        is_error(&answer) && text_of(&answer).contains("lost"),
+        "{answer}"
+    );
+    assert!(
+        after < Duration::from_secs(1),
+        "answered {after:?} after the server died"
+    );
 }
 
 #[test]
@@ -74,25 +94,49 @@ fn the_catalog_is_cached_for_the_next_start_and_a_changed_live_catalog_is_announ
     second.initialize();
     let started = Instant::now();
     let cached = second.tool_names();
-    assert!(started.elapsed() < Duration::from_millis(500), "tools/list took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "tools/list took {:?}",
+        started.elapsed()
+    );
     assert_eq!(cached, live);
     let status = second.call_tool("obsidian_status", json!({}));
-    assert_eq!(status["result"]["structuredContent"]["catalog"]["source"], "cached", "{status}");
+    assert_eq!(
+        status["result"]["structuredContent"]["catalog"]["source"], "cached",
+        "{status}"
+    );
     second.close_stdin();
-    second.guard.wait_exit(Duration::from_secs(3)).expect("exit");
+    second
+        .guard
+        .wait_exit(Duration::from_secs(3))
+        .expect("exit");
 
     // A cache that no longer matches the server: the client is told once the live catalog arrives.
     let cache_folder = home.path().join(".cache/obsmcp/catalogs");
-    let cache_file = std::fs::read_dir(&cache_folder).unwrap().next().unwrap().unwrap().path();
-    let mut cache: Value = serde_json::from_str(&std::fs::read_to_string(&cache_file).unwrap()).unwrap();
-    cache["tools"].as_array_mut().unwrap().retain(|tool| tool["name"] != "echo");
+    let cache_file = std::fs::read_dir(&cache_folder)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut cache: Value =
+        serde_json::from_str(&std::fs::read_to_string(&cache_file).unwrap()).unwrap();
+    cache["tools"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|tool| tool["name"] != "echo");
     std::fs::write(&cache_file, cache.to_string()).unwrap();
     let mut third = Bridge::start(&home, &["--url", &url]);
     third.initialize();
     assert!(!third.tool_names().contains(&"echo".to_string()));
     let _server = EverythingServer::start("streamableHttp", port);
-    let changed = third.wait_message(Duration::from_secs(10), |message| message["method"] == "notifications/tools/list_changed");
-    assert!(changed.is_some(), "no tools/list_changed after the live catalog differed");
+    let changed = third.wait_message(Duration::from_secs(10), |message| {
+        message["method"] == "notifications/tools/list_changed"
+    });
+    assert!(
+        changed.is_some(),
+        "no tools/list_changed after the live catalog differed"
+    );
     assert!(third.tool_names().contains(&"echo".to_string()));
 }
 
@@ -101,7 +145,14 @@ fn the_older_bridge_environment_variables_work() {
     let home = TempHome::new();
     let server = EverythingServer::start("streamableHttp", free_port());
     let grace = "5000";
-    let mut bridge = Bridge::start_with_env(&home, &[], &[("OBSIDIAN_MCP_URL", &server.url()), ("OBSIDIAN_MCP_STARTUP_GRACE_MS", grace)]);
+    let mut bridge = Bridge::start_with_env(
+        &home,
+        &[],
+        &[
+            ("OBSIDIAN_MCP_URL", &server.url()),
+            ("OBSIDIAN_MCP_STARTUP_GRACE_MS", grace),
+        ],
+    );
     bridge.initialize();
     // No cache yet: tools/list waits (within the grace) for the live catalog instead of answering empty.
     let names = bridge.tool_names();
@@ -109,13 +160,23 @@ fn the_older_bridge_environment_variables_work() {
 
     let home = TempHome::new();
     let down = format!("http://127.0.0.1:{}/mcp", free_port());
-    let mut bridge = Bridge::start_with_env(&home, &[], &[("OBSIDIAN_MCP_URL", &down), ("OBSIDIAN_MCP_STARTUP_GRACE_MS", "300")]);
+    let mut bridge = Bridge::start_with_env(
+        &home,
+        &[],
+        &[
+            ("OBSIDIAN_MCP_URL", &down),
+            ("OBSIDIAN_MCP_STARTUP_GRACE_MS", "300"),
+        ],
+    );
     bridge.initialize();
     let started = Instant::now();
     let names = bridge.tool_names();
     let waited = started.elapsed();
     assert_eq!(names, ["obsidian_status"]);
-    assert!(waited >= Duration::from_millis(250) && waited < Duration::from_secs(2), "grace took {waited:?}");
+    assert!(
+        waited >= Duration::from_millis(250) && waited < Duration::from_secs(2),
+        "grace took {waited:?}"
+    );
 }
 
 #[test]
@@ -124,11 +185,19 @@ fn log_messages_the_server_sends_on_its_own_come_down_to_the_client() {
     let server = EverythingServer::start("streamableHttp", free_port());
     let mut bridge = Bridge::start(&home, &["--url", &server.url()]);
     bridge.initialize();
-    assert_eq!(bridge.request("logging/setLevel", json!({ "level": "debug" }))["result"], json!({}));
+    assert_eq!(
+        bridge.request("logging/setLevel", json!({ "level": "debug" }))["result"],
+        json!({})
+    );
     let answer = bridge.call_tool("toggle-simulated-logging", json!({}));
     assert!(!is_error(&answer), "{answer}");
     // Sent outside any request, so it travels on the server's GET event stream.
-    let message = bridge.wait_message(Duration::from_secs(12), |message| message["method"] == "notifications/message");
+    let message = bridge.wait_message(Duration::from_secs(12), |message| {
+        message["method"] == "notifications/message"
+    });
     let message = message.expect("no log message came down within 12 s");
-    assert!(message["params"]["level"].is_string() && message["params"]["data"].is_string(), "{message}");
+    assert!(
+        message["params"]["level"].is_string() && message["params"]["data"].is_string(),
+        "{message}"
+    );
 }

@@ -11,9 +11,16 @@ use crate::support::{PluginHost, TempHome, fixture_vault, free_port, signal, wri
 const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
 fn catalog_names() -> Vec<String> {
-    let text = std::fs::read_to_string(crate::support::repo_root().join("obsidian-plugin/catalog.json")).unwrap();
+    let text =
+        std::fs::read_to_string(crate::support::repo_root().join("obsidian-plugin/catalog.json"))
+            .unwrap();
     let catalog: Value = serde_json::from_str(&text).unwrap();
-    catalog["tools"].as_array().unwrap().iter().map(|tool| tool["name"].as_str().unwrap().to_string()).collect()
+    catalog["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_string())
+        .collect()
 }
 
 struct Setup {
@@ -56,31 +63,61 @@ fn started_while_obsidian_is_closed_it_answers_at_once_and_recovers_when_obsidia
     let names = bridge.tool_names();
     let listed_after = listed.elapsed();
     for name in catalog_names() {
-        assert!(names.contains(&name), "`{name}` missing from tools/list while Obsidian is closed: {names:?}");
+        assert!(
+            names.contains(&name),
+            "`{name}` missing from tools/list while Obsidian is closed: {names:?}"
+        );
     }
     assert!(names.contains(&"obsidian_status".to_string()));
-    assert!(initialized_after < Duration::from_secs(2), "initialize took {initialized_after:?}");
-    assert!(listed_after < Duration::from_millis(500), "tools/list took {listed_after:?}");
+    assert!(
+        initialized_after < Duration::from_secs(2),
+        "initialize took {initialized_after:?}"
+    );
+    assert!(
+        listed_after < Duration::from_millis(500),
+        "tools/list took {listed_after:?}"
+    );
 
     // Writes wait for Obsidian (never done from disk), then say plainly what is wrong.
     let called = Instant::now();
     let answer = bridge.call_tool("create_note", json!({ "path": "New.md", "content": "x" }));
     let waited = called.elapsed();
     assert!(is_error(&answer), "{answer}");
-    assert!(text_of(&answer).contains("Obsidian is not reachable"), "{answer}");
-    assert!(waited >= Duration::from_millis(900) && waited < Duration::from_secs(3), "answered after {waited:?}");
+    assert!(
+        text_of(&answer).contains("Obsidian is not reachable"),
+        "{answer}"
+    );
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(3),
+        "answered after {waited:?}"
+    );
     assert!(!setup.vault.join("New.md").exists());
     // Reads are served from the vault folder meanwhile, marked as such, without the wait.
     let called = Instant::now();
     let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
     assert!(!is_error(&answer), "{answer}");
-    assert_eq!(answer["result"]["_meta"]["obsmcp/source"], "disk", "{answer}");
-    assert!(called.elapsed() < Duration::from_millis(900), "the offline read waited {:?}", called.elapsed());
+    assert_eq!(
+        answer["result"]["_meta"]["obsmcp/source"], "disk",
+        "{answer}"
+    );
+    assert!(
+        called.elapsed() < Duration::from_millis(900),
+        "the offline read waited {:?}",
+        called.elapsed()
+    );
 
     let _host = setup.host();
     let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
-    assert!(!is_error(&answer), "the first call after Obsidian started failed: {answer}");
-    assert!(answer["result"].get("_meta").is_none_or(|meta| meta.get("obsmcp/source").is_none()), "still from disk: {answer}");
+    assert!(
+        !is_error(&answer),
+        "the first call after Obsidian started failed: {answer}"
+    );
+    assert!(
+        answer["result"]
+            .get("_meta")
+            .is_none_or(|meta| meta.get("obsmcp/source").is_none()),
+        "still from disk: {answer}"
+    );
     // The live catalog is fetched right after the handshake, beside the first calls.
     let mut status = Value::Null;
     let live = crate::support::wait_until(Duration::from_secs(5), || {
@@ -92,8 +129,15 @@ fn started_while_obsidian_is_closed_it_answers_at_once_and_recovers_when_obsidia
     assert_eq!(report["state"], "connected", "{status}");
     assert_eq!(report["transport"], "streamable_http");
     assert!(report["server"]["name"].is_string(), "{status}");
-    assert!(!status.to_string().contains(TOKEN), "the status tool leaked the token");
-    assert!(bridge.invalid.is_empty(), "non-JSON-RPC on stdout: {:?}", bridge.invalid);
+    assert!(
+        !status.to_string().contains(TOKEN),
+        "the status tool leaked the token"
+    );
+    assert!(
+        bridge.invalid.is_empty(),
+        "non-JSON-RPC on stdout: {:?}",
+        bridge.invalid
+    );
     eprintln!("initialize {initialized_after:?}, tools/list {listed_after:?} with Obsidian closed");
 }
 
@@ -105,9 +149,15 @@ fn without_offline_mode_a_read_says_obsidian_is_not_reachable_within_the_connect
     let called = Instant::now();
     let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
     let waited = called.elapsed();
-    assert!(is_error(&answer) && text_of(&answer).contains("Obsidian is not reachable"), "{answer}");
+    assert!(
+        is_error(&answer) && text_of(&answer).contains("Obsidian is not reachable"),
+        "{answer}"
+    );
     assert!(text_of(&answer).contains("reconnect"), "{answer}");
-    assert!(waited >= Duration::from_millis(900) && waited < Duration::from_secs(3), "answered after {waited:?}");
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(3),
+        "answered after {waited:?}"
+    );
 }
 
 #[test]
@@ -126,13 +176,19 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
     let served = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
     let restarter = {
-        let (setup, highest_sent, first_of_instance, served, done) =
-            (Arc::clone(&setup), Arc::clone(&highest_sent), Arc::clone(&first_of_instance), Arc::clone(&served), Arc::clone(&done));
+        let (setup, highest_sent, first_of_instance, served, done) = (
+            Arc::clone(&setup),
+            Arc::clone(&highest_sent),
+            Arc::clone(&first_of_instance),
+            Arc::clone(&served),
+            Arc::clone(&done),
+        );
         std::thread::spawn(move || {
             let mut host = first_host;
             for restart in 0..20 {
                 let waiting = Instant::now();
-                while !served.load(Ordering::SeqCst) && waiting.elapsed() < Duration::from_secs(10) {
+                while !served.load(Ordering::SeqCst) && waiting.elapsed() < Duration::from_secs(10)
+                {
                     std::thread::sleep(Duration::from_millis(10));
                 }
                 std::thread::sleep(Duration::from_millis(50));
@@ -154,13 +210,22 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
     let mut sent = Vec::new();
     let started = Instant::now();
     while !done.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(150) {
-        let id = bridge.send_request("tools/call", json!({ "name": "read_note", "arguments": { "path": "Home.md" } }));
+        let id = bridge.send_request(
+            "tools/call",
+            json!({ "name": "read_note", "arguments": { "path": "Home.md" } }),
+        );
         highest_sent.store(id.as_u64().unwrap(), Ordering::SeqCst);
         sent.push(id);
         bridge.drain(Duration::from_millis(40));
         let since = first_of_instance.load(Ordering::SeqCst);
-        let from_plugin = |answer: &Value| !is_error(answer) && answer["result"]["_meta"]["obsmcp/source"] != "disk";
-        if bridge.unclaimed().iter().any(|answer| answer["id"].as_u64().is_some_and(|id| id > since) && from_plugin(answer)) {
+        let from_plugin = |answer: &Value| {
+            !is_error(answer) && answer["result"]["_meta"]["obsmcp/source"] != "disk"
+        };
+        if bridge
+            .unclaimed()
+            .iter()
+            .any(|answer| answer["id"].as_u64().is_some_and(|id| id > since) && from_plugin(answer))
+        {
             served.store(true, Ordering::SeqCst);
         }
     }
@@ -169,17 +234,37 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
     let mut errors = 0;
     for id in &sent {
         let answer = bridge.wait_response(id, Duration::from_secs(15));
-        assert!(answer.get("result").is_some(), "a call got a protocol error instead of a result: {answer}");
-        if is_error(&answer) { errors += 1 } else { ok += 1 }
+        assert!(
+            answer.get("result").is_some(),
+            "a call got a protocol error instead of a result: {answer}"
+        );
+        if is_error(&answer) {
+            errors += 1
+        } else {
+            ok += 1
+        }
     }
     let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
     assert!(!is_error(&answer), "after the restarts: {answer}");
     let status = bridge.call_tool("obsidian_status", json!({}));
-    let reconnects = status["result"]["structuredContent"]["reconnects"].as_u64().unwrap();
+    let reconnects = status["result"]["structuredContent"]["reconnects"]
+        .as_u64()
+        .unwrap();
     assert!(reconnects >= 20, "{status}");
-    assert!(bridge.invalid.is_empty(), "non-JSON-RPC on stdout: {:?}", bridge.invalid);
-    assert!(bridge.guard.child.try_wait().unwrap().is_none(), "the bridge exited");
-    eprintln!("{} calls over 20 restarts in {:?}: {ok} succeeded, {errors} isError, {reconnects} reconnects", sent.len(), started.elapsed());
+    assert!(
+        bridge.invalid.is_empty(),
+        "non-JSON-RPC on stdout: {:?}",
+        bridge.invalid
+    );
+    assert!(
+        bridge.guard.child.try_wait().unwrap().is_none(),
+        "the bridge exited"
+    );
+    eprintln!(
+        "{} calls over 20 restarts in {:?}: {ok} succeeded, {errors} isError, {reconnects} reconnects",
+        sent.len(),
+        started.elapsed()
+    );
     assert!(ok > 20, "too few calls succeeded: {ok} of {}", sent.len());
 }
 
@@ -193,7 +278,10 @@ fn a_call_in_flight_when_obsidian_dies_is_answered_at_once() {
     // Freeze the host so the call is certainly in flight, then kill it.
     signal(host.guard.pid(), "STOP");
     // A write: offline mode could answer a read from disk, and a write's lost outcome is what matters most.
-    let id = bridge.send_request("tools/call", json!({ "name": "create_note", "arguments": { "path": "Racing.md", "content": "x" } }));
+    let id = bridge.send_request(
+        "tools/call",
+        json!({ "name": "create_note", "arguments": { "path": "Racing.md", "content": "x" } }),
+    );
     std::thread::sleep(Duration::from_millis(500));
     let killed = Instant::now();
     let mut guard = host.guard;
@@ -202,7 +290,10 @@ fn a_call_in_flight_when_obsidian_dies_is_answered_at_once() {
     let after = killed.elapsed();
     assert!(is_error(&answer), "{answer}");
     assert!(text_of(&answer).contains("lost"), "{answer}");
-    assert!(after < Duration::from_secs(1), "answered {after:?} after the kill");
+    assert!(
+        after < Duration::from_secs(1),
+        "answered {after:?} after the kill"
+    );
     eprintln!("in-flight call answered {after:?} after the host was killed");
 }
 
@@ -221,7 +312,10 @@ fn a_session_the_restarted_plugin_no_longer_knows_404_is_replaced_and_the_call_g
     let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
     assert!(!is_error(&answer), "{answer}");
     let stderr = bridge.guard.stderr();
-    assert!(stderr.contains("no longer knows this session (HTTP 404)"), "the stale session was not what was recovered from:\n{stderr}");
+    assert!(
+        stderr.contains("no longer knows this session (HTTP 404)"),
+        "the stale session was not what was recovered from:\n{stderr}"
+    );
 }
 
 #[test]
@@ -234,29 +328,63 @@ fn odd_clients_discover_first_null_ids_garbage_lines_and_a_20_mb_note() {
     bridge.initialize();
     bridge.send(&json!({ "jsonrpc": "2.0", "id": null, "method": "notifications/initialized" }));
     bridge.send_raw(b"{ this is not json\n");
-    let parse_error = bridge.wait_message(Duration::from_secs(5), |message| message["error"]["code"] == -32700).expect("a parse error");
+    let parse_error = bridge
+        .wait_message(Duration::from_secs(5), |message| {
+            message["error"]["code"] == -32700
+        })
+        .expect("a parse error");
     assert_eq!(parse_error["id"], Value::Null);
     bridge.send_raw(b"[1,2]\n");
-    assert!(bridge.wait_message(Duration::from_secs(5), |message| message["error"]["code"] == -32600).is_some());
+    assert!(
+        bridge
+            .wait_message(Duration::from_secs(5), |message| message["error"]["code"]
+                == -32600)
+            .is_some()
+    );
 
     let unit = "é✓日本語🙂";
     let content = unit.repeat(20 * 1024 * 1024 / unit.len() + 1);
     let started = Instant::now();
-    let answer = bridge.call_tool("create_note", json!({ "path": "Big.md", "content": content }));
+    let answer = bridge.call_tool(
+        "create_note",
+        json!({ "path": "Big.md", "content": content }),
+    );
     let took = started.elapsed();
-    assert!(!is_error(&answer), "{}", &answer.to_string()[..answer.to_string().len().min(500)]);
+    assert!(
+        !is_error(&answer),
+        "{}",
+        &answer.to_string()[..answer.to_string().len().min(500)]
+    );
     let on_disk = std::fs::read_to_string(setup.vault.join("Big.md")).unwrap();
-    assert!(on_disk == content, "the 20 MB note arrived changed ({} bytes on disk, {} sent)", on_disk.len(), content.len());
-    let read = bridge.call_tool("read_note", json!({ "path": "Big.md", "max_chars": 200000 }));
-    assert!(text_of(&read).contains(&unit.repeat(100)), "read back differs");
-    assert!(bridge.invalid.is_empty(), "non-JSON-RPC on stdout: {:?}", bridge.invalid);
+    assert!(
+        on_disk == content,
+        "the 20 MB note arrived changed ({} bytes on disk, {} sent)",
+        on_disk.len(),
+        content.len()
+    );
+    let read = bridge.call_tool(
+        "read_note",
+        json!({ "path": "Big.md", "max_chars": 200000 }),
+    );
+    assert!(
+        text_of(&read).contains(&unit.repeat(100)),
+        "read back differs"
+    );
+    assert!(
+        bridge.invalid.is_empty(),
+        "non-JSON-RPC on stdout: {:?}",
+        bridge.invalid
+    );
     let stray: Vec<&Value> = bridge
         .seen
         .iter()
         .filter(|message| message.get("id") == Some(&Value::Null))
         .filter(|message| message["error"]["code"] != -32700 && message["error"]["code"] != -32600)
         .collect();
-    assert!(stray.is_empty(), "the null-id notification got an answer: {stray:?}");
+    assert!(
+        stray.is_empty(),
+        "the null-id notification got an answer: {stray:?}"
+    );
     eprintln!("20 MB multi-byte note written through the bridge in {took:?}");
 }
 
@@ -270,12 +398,27 @@ fn read_only_hides_write_tools_and_refuses_them() {
     let tools = answer["result"]["tools"].as_array().unwrap();
     assert!(tools.iter().any(|tool| tool["name"] == "read_note"));
     for tool in tools {
-        assert_eq!(tool["annotations"]["readOnlyHint"], true, "a tool that can write is listed: {}", tool["name"]);
+        assert_eq!(
+            tool["annotations"]["readOnlyHint"], true,
+            "a tool that can write is listed: {}",
+            tool["name"]
+        );
     }
-    let answer = bridge.call_tool("create_note", json!({ "path": "Sneaky.md", "content": "x" }));
-    assert!(is_error(&answer) && text_of(&answer).contains("--read-only"), "{answer}");
-    assert!(!setup.vault.join("Sneaky.md").exists(), "a write went through in read-only mode");
-    assert!(!is_error(&bridge.call_tool("read_note", json!({ "path": "Home.md" }))));
+    let answer = bridge.call_tool(
+        "create_note",
+        json!({ "path": "Sneaky.md", "content": "x" }),
+    );
+    assert!(
+        is_error(&answer) && text_of(&answer).contains("--read-only"),
+        "{answer}"
+    );
+    assert!(
+        !setup.vault.join("Sneaky.md").exists(),
+        "a write went through in read-only mode"
+    );
+    assert!(!is_error(
+        &bridge.call_tool("read_note", json!({ "path": "Home.md" }))
+    ));
 }
 
 #[test]
@@ -283,16 +426,30 @@ fn the_plugin_legacy_sse_endpoint_works_as_an_upstream() {
     let setup = setup();
     let _host = setup.host();
     let url = format!("http://127.0.0.1:{}/sse", setup.port);
-    let mut bridge = Bridge::start_with_env(&setup.home, &["--url", &url, "--token-env", "VAULT_TOKEN"], &[("VAULT_TOKEN", TOKEN)]);
+    let mut bridge = Bridge::start_with_env(
+        &setup.home,
+        &["--url", &url, "--token-env", "VAULT_TOKEN"],
+        &[("VAULT_TOKEN", TOKEN)],
+    );
     bridge.initialize();
     let names = bridge.tool_names();
     assert!(names.contains(&"read_note".to_string()), "{names:?}");
     let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
     assert!(!is_error(&answer), "{answer}");
     let status = bridge.call_tool("obsidian_status", json!({}));
-    assert_eq!(status["result"]["structuredContent"]["transport"], "legacy_sse", "{status}");
-    let listing = format!("{:?}", std::fs::read_to_string(format!("/proc/{}/cmdline", bridge.guard.pid())).unwrap_or_default());
-    assert!(!listing.contains(TOKEN), "the token is visible in the process list");
+    assert_eq!(
+        status["result"]["structuredContent"]["transport"], "legacy_sse",
+        "{status}"
+    );
+    let listing = format!(
+        "{:?}",
+        std::fs::read_to_string(format!("/proc/{}/cmdline", bridge.guard.pid()))
+            .unwrap_or_default()
+    );
+    assert!(
+        !listing.contains(TOKEN),
+        "the token is visible in the process list"
+    );
 }
 
 #[test]
@@ -301,26 +458,48 @@ fn stdin_eof_exits_zero_within_a_second_and_the_log_keeps_no_paths_or_content() 
     let _host = setup.host();
     let mut bridge = setup.bridge(&[]);
     bridge.initialize();
-    assert!(!is_error(&bridge.call_tool("read_note", json!({ "path": "Home.md" }))));
+    assert!(!is_error(
+        &bridge.call_tool("read_note", json!({ "path": "Home.md" }))
+    ));
     bridge.close_stdin();
     let closed = Instant::now();
-    let status = bridge.guard.wait_exit(Duration::from_secs(3)).expect("the bridge did not exit after stdin EOF");
+    let status = bridge
+        .guard
+        .wait_exit(Duration::from_secs(3))
+        .expect("the bridge did not exit after stdin EOF");
     let took = closed.elapsed();
     assert!(status.success(), "{status:?}");
     assert!(took < Duration::from_secs(1), "exit took {took:?}");
 
-    let log = std::fs::read_to_string(&bridge.log_file).expect("a diagnostics log in $XDG_STATE_HOME/obsmcp");
+    let log = std::fs::read_to_string(&bridge.log_file)
+        .expect("a diagnostics log in $XDG_STATE_HOME/obsmcp");
     assert!(log.lines().count() >= 3);
     for line in log.lines() {
         let record: Value = serde_json::from_str(line).expect("each log line is JSON");
         assert!(record["event"].is_string());
     }
-    assert!(log.contains("\"tool\":\"read_note\"") && log.contains("\"trace\":"), "{log}");
+    assert!(
+        log.contains("\"tool\":\"read_note\"") && log.contains("\"trace\":"),
+        "{log}"
+    );
     let home_note = std::fs::read_to_string(setup.vault.join("Home.md")).unwrap();
-    let first_line = home_note.lines().find(|line| line.trim().len() > 8).unwrap();
+    let first_line = home_note
+        .lines()
+        .find(|line| line.trim().len() > 8)
+        .unwrap();
     assert!(!log.contains(first_line.trim()), "note content in the log");
-    assert!(!log.contains("Home.md") && !log.contains(setup.vault.to_str().unwrap()), "a path in the log");
+    assert!(
+        !log.contains("Home.md") && !log.contains(setup.vault.to_str().unwrap()),
+        "a path in the log"
+    );
     assert!(!log.contains(TOKEN));
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(&bridge.log_file).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(&bridge.log_file)
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o600
+    );
 }

@@ -39,7 +39,9 @@ impl Bridge {
         let mut command = Command::new(env!("CARGO_BIN_EXE_obsmcp"));
         command.arg("bridge").args(args);
         // A proxy that does not exist: the bridge must never send loopback traffic through a user's proxy.
-        command.env("HTTP_PROXY", "http://127.0.0.1:9").env("http_proxy", "http://127.0.0.1:9");
+        command
+            .env("HTTP_PROXY", "http://127.0.0.1:9")
+            .env("http_proxy", "http://127.0.0.1:9");
         Self::launch("obsmcp bridge", command, home, env)
     }
 
@@ -52,7 +54,9 @@ impl Bridge {
 
     fn launch(name: &str, mut command: Command, home: &TempHome, env: &[(&str, &str)]) -> Self {
         command.stdin(Stdio::piped()).stdout(Stdio::piped());
-        command.env_remove("OBSIDIAN_MCP_URL").env_remove("OBSIDIAN_MCP_STARTUP_GRACE_MS");
+        command
+            .env_remove("OBSIDIAN_MCP_URL")
+            .env_remove("OBSIDIAN_MCP_STARTUP_GRACE_MS");
         command.env("RUST_BACKTRACE", "1");
         for (name, value) in home.env() {
             command.env(name, value);
@@ -64,7 +68,16 @@ impl Bridge {
         let stdin = guard.child.stdin.take();
         let lines = line_channel(guard.child.stdout.take().unwrap());
         let log_file = home.path().join(".local/state/obsmcp/bridge.log");
-        Self { guard, stdin, lines, buffered: Vec::new(), seen: Vec::new(), invalid: Vec::new(), next_id: 1, log_file }
+        Self {
+            guard,
+            stdin,
+            lines,
+            buffered: Vec::new(),
+            seen: Vec::new(),
+            invalid: Vec::new(),
+            next_id: 1,
+            log_file,
+        }
     }
 
     /// Writes raw bytes (a line must end with `\n`).
@@ -103,12 +116,18 @@ impl Bridge {
     /// Waits for the answer to `id`; panics after `limit`.
     pub fn wait_response(&mut self, id: &Value, limit: Duration) -> Value {
         let id = id.clone();
-        self.wait_message(limit, |message| message.get("id") == Some(&id) && message.get("method").is_none())
-            .unwrap_or_else(|| panic!("no answer to request {id} within {limit:?}"))
+        self.wait_message(limit, |message| {
+            message.get("id") == Some(&id) && message.get("method").is_none()
+        })
+        .unwrap_or_else(|| panic!("no answer to request {id} within {limit:?}"))
     }
 
     /// Waits for a message matching `predicate` (from those not yet claimed, then new ones).
-    pub fn wait_message(&mut self, limit: Duration, mut predicate: impl FnMut(&Value) -> bool) -> Option<Value> {
+    pub fn wait_message(
+        &mut self,
+        limit: Duration,
+        mut predicate: impl FnMut(&Value) -> bool,
+    ) -> Option<Value> {
         if let Some(index) = self.buffered.iter().position(&mut predicate) {
             return Some(self.buffered.remove(index));
         }
@@ -117,7 +136,9 @@ impl Bridge {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
-                    let Some(message) = self.accept(line) else { continue };
+                    let Some(message) = self.accept(line) else {
+                        continue;
+                    };
                     if predicate(&message) {
                         return Some(message);
                     }
@@ -138,7 +159,10 @@ impl Bridge {
     /// Reads whatever arrives within `limit` into the buffer.
     pub fn drain(&mut self, limit: Duration) {
         let deadline = Instant::now() + limit;
-        while let Ok(line) = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
             if let Some(message) = self.accept(line) {
                 self.buffered.push(message);
             }
@@ -175,13 +199,21 @@ impl Bridge {
 
     /// Calls a tool and returns the whole answer message.
     pub fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
-        self.request("tools/call", json!({ "name": name, "arguments": arguments }))
+        self.request(
+            "tools/call",
+            json!({ "name": name, "arguments": arguments }),
+        )
     }
 
     /// The tool names of `tools/list`.
     pub fn tool_names(&mut self) -> Vec<String> {
         let answer = self.request("tools/list", json!({}));
-        answer["result"]["tools"].as_array().expect("a tools array").iter().map(|tool| tool["name"].as_str().unwrap().to_string()).collect()
+        answer["result"]["tools"]
+            .as_array()
+            .expect("a tools array")
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_string())
+            .collect()
     }
 
     /// Writes one message from another thread, for messages a slow reader might not take in time; the receiver yields
@@ -212,7 +244,10 @@ impl Bridge {
 
 /// The text of the first content block of a `tools/call` answer.
 pub fn text_of(answer: &Value) -> String {
-    answer["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text content in {answer}")).to_string()
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text content in {answer}"))
+        .to_string()
 }
 
 /// Whether a `tools/call` answer is a tool error.

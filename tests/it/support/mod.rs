@@ -26,7 +26,12 @@ pub struct TempHome {
 
 impl TempHome {
     pub fn new() -> Self {
-        Self { dir: tempfile::Builder::new().prefix("obsmcp-it-").tempdir().expect("a temporary folder") }
+        Self {
+            dir: tempfile::Builder::new()
+                .prefix("obsmcp-it-")
+                .tempdir()
+                .expect("a temporary folder"),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -47,12 +52,17 @@ impl TempHome {
 
 /// A port that was free a moment ago (bound to port 0, then released).
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("bind a free port").local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind a free port")
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// Whether something accepts connections on a loopback port.
 pub fn port_open(port: u16) -> bool {
-    std::net::TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(200)).is_ok()
+    std::net::TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_millis(200))
+        .is_ok()
 }
 
 /// Copies a folder tree.
@@ -72,7 +82,10 @@ pub fn copy_dir(from: &Path, to: &Path) {
 /// A copy of the plugin's fixture vault in `home`.
 pub fn fixture_vault(home: &TempHome) -> PathBuf {
     let vault = home.path().join("Vault");
-    copy_dir(&repo_root().join("obsidian-plugin/test/fixtures/vault"), &vault);
+    copy_dir(
+        &repo_root().join("obsidian-plugin/test/fixtures/vault"),
+        &vault,
+    );
     vault
 }
 
@@ -80,34 +93,56 @@ pub fn fixture_vault(home: &TempHome) -> PathBuf {
 pub fn write_plugin_data(vault: &Path, port: u16, token: &str) {
     let folder = vault.join(".obsidian/plugins/obsmcp");
     std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(folder.join("data.json"), format!("{{\"port\":{port},\"token\":\"{token}\",\"readOnly\":false}}")).unwrap();
+    std::fs::write(
+        folder.join("data.json"),
+        format!("{{\"port\":{port},\"token\":\"{token}\",\"readOnly\":false}}"),
+    )
+    .unwrap();
 }
 
 /// A binary of the pinned npm peers, or a clear failure saying how to install them.
 pub fn peer_bin(name: &str) -> PathBuf {
     let path = repo_root().join("tests/peers/node_modules/.bin").join(name);
-    assert!(path.exists(), "{} is missing: run `npm ci --prefix tests/peers`", path.display());
+    assert!(
+        path.exists(),
+        "{} is missing: run `npm ci --prefix tests/peers`",
+        path.display()
+    );
     path
 }
 
 /// The entry script of `@modelcontextprotocol/server-everything`, run with `node` directly so that killing the
 /// process kills the server (no npm or shell wrapper in between).
 pub fn everything_script() -> PathBuf {
-    let path = repo_root().join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(path.exists(), "{} is missing: run `npm ci --prefix tests/peers`", path.display());
+    let path = repo_root()
+        .join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        path.exists(),
+        "{} is missing: run `npm ci --prefix tests/peers`",
+        path.display()
+    );
     path
 }
 
 /// Sends a signal by name (`TERM`, `KILL`, `STOP`, `CONT`) to a process.
 pub fn signal(pid: u32, name: &str) {
-    let status = Command::new("kill").arg(format!("-{name}")).arg(pid.to_string()).status().expect("run kill");
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("run kill");
     assert!(status.success(), "kill -{name} {pid} failed");
 }
 
 /// Whether a process exists (and is not a zombie).
 pub fn process_alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat.rsplit(')').next().unwrap_or_default().trim_start().starts_with('Z'),
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or_default()
+            .trim_start()
+            .starts_with('Z'),
         Err(_) => false,
     }
 }
@@ -115,10 +150,15 @@ pub fn process_alive(pid: u32) -> bool {
 /// The direct children of a process (Linux).
 pub fn children_of(pid: u32) -> Vec<u32> {
     let mut children = Vec::new();
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return children };
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return children;
+    };
     for task in tasks.flatten() {
         if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
-            children.extend(text.split_whitespace().filter_map(|pid| pid.parse::<u32>().ok()));
+            children.extend(
+                text.split_whitespace()
+                    .filter_map(|pid| pid.parse::<u32>().ok()),
+            );
         }
     }
     children
@@ -148,7 +188,9 @@ impl ChildGuard {
     /// Spawns `command` with stderr captured (stdin and stdout as the command set them).
     pub fn spawn(name: &str, mut command: Command) -> Self {
         command.stderr(Stdio::piped());
-        let mut child = command.spawn().unwrap_or_else(|error| panic!("could not start {name}: {error}"));
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|error| panic!("could not start {name}: {error}"));
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let mut pipe = child.stderr.take().unwrap();
         let sink = Arc::clone(&stderr);
@@ -163,7 +205,12 @@ impl ChildGuard {
             }
             let _ = closed.send(());
         });
-        Self { name: name.into(), child, stderr, stderr_closed }
+        Self {
+            name: name.into(),
+            child,
+            stderr,
+            stderr_closed,
+        }
     }
 
     pub fn pid(&self) -> u32 {
@@ -206,7 +253,12 @@ impl Drop for ChildGuard {
             let _ = self.child.wait();
         }
         if thread::panicking() {
-            eprintln!("----- stderr of {} -----\n{}\n----- end of {} -----", self.name, self.stderr(), self.name);
+            eprintln!(
+                "----- stderr of {} -----\n{}\n----- end of {} -----",
+                self.name,
+                self.stderr(),
+                self.name
+            );
         }
     }
 }
@@ -217,7 +269,11 @@ pub fn line_channel(stdout: impl Read + Send + 'static) -> mpsc::Receiver<String
     thread::spawn(move || {
         let mut reader = BufReader::new(stdout);
         let mut line = String::new();
-        while reader.read_line(&mut line).map(|read| read > 0).unwrap_or(false) {
+        while reader
+            .read_line(&mut line)
+            .map(|read| read > 0)
+            .unwrap_or(false)
+        {
             if sender.send(std::mem::take(&mut line)).is_err() {
                 break;
             }
@@ -258,7 +314,10 @@ impl PluginHost {
     /// Stops the host as Obsidian quitting would (SIGTERM: the plugin unloads) and waits for it.
     pub fn stop(mut self) {
         signal(self.guard.pid(), "TERM");
-        assert!(self.guard.wait_exit(Duration::from_secs(5)).is_some(), "plugin host did not stop on SIGTERM");
+        assert!(
+            self.guard.wait_exit(Duration::from_secs(5)).is_some(),
+            "plugin host did not stop on SIGTERM"
+        );
     }
 }
 
@@ -272,9 +331,18 @@ impl EverythingServer {
     /// Starts it in `mode` (`streamableHttp` or `sse`) and waits (bounded) until the port accepts connections.
     pub fn start(mode: &str, port: u16) -> Self {
         let mut command = Command::new("node");
-        command.arg(everything_script()).arg(mode).env("PORT", port.to_string()).stdin(Stdio::null()).stdout(Stdio::null());
+        command
+            .arg(everything_script())
+            .arg(mode)
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null());
         let guard = ChildGuard::spawn("server-everything", command);
-        assert!(wait_until(Duration::from_secs(20), || port_open(port)), "server-everything did not listen:\n{}", guard.stderr());
+        assert!(
+            wait_until(Duration::from_secs(20), || port_open(port)),
+            "server-everything did not listen:\n{}",
+            guard.stderr()
+        );
         Self { guard, port }
     }
 
