@@ -113,6 +113,106 @@ describe("path safety", () => {
   });
 });
 
+describe("notes whose real file is outside the vault (symlinks) are listed but never read", () => {
+  const SECRET = "zebracornsecret";
+  let vault;
+  let outside;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    outside = tempDir("obsmcp-outside-");
+    const secretNote = `# Secret\n${SECRET} see [[Hub]] and [[Nowhere outside]]\n#smuggled\n`;
+    fs.writeFileSync(path.join(outside.dir, "secret.md"), secretNote);
+    fs.mkdirSync(path.join(outside.dir, "folder"));
+    fs.writeFileSync(path.join(outside.dir, "folder", "inner.md"), `${SECRET} in a folder, [[Hub]] #smuggled/deep\n`);
+    fs.symlinkSync(path.join(outside.dir, "secret.md"), path.join(vault.dir, "Leak.md"));
+    fs.symlinkSync(path.join(outside.dir, "folder"), path.join(vault.dir, "Linked"), "dir");
+    fs.mkdirSync(path.join(vault.dir, "Real"));
+    fs.writeFileSync(path.join(vault.dir, "Real", "Inner.md"), "kiwifruit points at [[Hub]]\n#insider\n");
+    fs.symlinkSync(path.join(vault.dir, "Real", "Inner.md"), path.join(vault.dir, "Shortcut.md"));
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+    outside?.remove();
+  });
+
+  it("search never finds text from them", async () => {
+    const result = await session.ok("search", { query: SECRET });
+    assert.deepEqual(result.results, []);
+    assert.equal(result.total_matches, 0);
+    const everything = await session.ok("search", { query: ".", regex: true, limit: 500, max_chars: 200000 });
+    assert.ok(!JSON.stringify(everything).includes(SECRET));
+  });
+
+  it("backlinks neither list nor quote them, and note_metadata does not count them", async () => {
+    const result = await session.ok("backlinks", { path: "Hub", max_lines_per_note: 20, limit: 500 });
+    const sources = result.backlinks.map((entry) => entry.path);
+    assert.deepEqual(sources, ["Notes/Alpha.md", "Notes/Sub/Gamma note.md", "Real/Inner.md", "Shortcut.md"]);
+    assert.equal(result.total, 4);
+    assert.ok(!JSON.stringify(result).includes(SECRET));
+    assert.equal((await session.ok("note_metadata", { path: "Hub" })).backlinks, 4);
+  });
+
+  it("tags, files_by_tag, unresolved_links and orphans ignore their tags and links", async () => {
+    const tags = await session.ok("tags", { limit: 500 });
+    assert.ok(!tags.tags.some((entry) => entry.tag.toLowerCase().startsWith("#smuggled")), JSON.stringify(tags));
+    assert.equal(tags.tags.find((entry) => entry.tag === "#insider")?.count, 2, "a symlink inside the vault counts");
+    assert.equal((await session.ok("files_by_tag", { tag: "smuggled" })).total, 0);
+    const unresolved = await session.ok("unresolved_links", { limit: 500, max_sources: 50 });
+    assert.ok(!unresolved.unresolved.some((entry) => entry.link === "Nowhere outside"), JSON.stringify(unresolved));
+    const orphans = await session.ok("orphans", { limit: 500 });
+    const leak = orphans.orphans.find((entry) => entry.path === "Leak.md");
+    assert.deepEqual(leak, { path: "Leak.md", has_outgoing: false }, "listed, but its links are not read");
+  });
+
+  it("read tools refuse them, list_files still lists the symlinked note", async () => {
+    await session.fails("read_note", { path: "Leak" }, /outside the vault/);
+    await session.fails("read_note", { path: "Linked/inner.md" }, /outside the vault/);
+    await session.fails("outgoing_links", { path: "Leak" }, /outside the vault/);
+    await session.fails("note_metadata", { path: "Linked/inner" }, /outside the vault/);
+    const listing = await session.ok("list_files", { limit: 500 });
+    assert.ok(listing.entries.some((entry) => entry.path === "Leak.md"));
+  });
+
+  it("batch gives the same answers", async () => {
+    const result = await session.ok("batch", {
+      calls: [
+        { tool: "search", arguments: { query: SECRET } },
+        { tool: "backlinks", arguments: { path: "Hub" } },
+        { tool: "files_by_tag", arguments: { tag: "smuggled" } },
+      ],
+    });
+    assert.ok(result.results.every((entry) => entry.ok));
+    const [search, backlinks, byTag] = result.results.map((entry) => JSON.parse(entry.text));
+    assert.equal(search.total_matches, 0);
+    assert.ok(!backlinks.backlinks.some((entry) => entry.path === "Leak.md" || entry.path.startsWith("Linked/")));
+    assert.ok(!JSON.stringify(backlinks).includes(SECRET));
+    assert.equal(byTag.total, 0);
+  });
+
+  it("a symlink to a note inside the vault is read, searched and quoted like any note", async () => {
+    assert.match(await session.text("read_note", { path: "Shortcut" }), /kiwifruit/);
+    const found = await session.ok("search", { query: "kiwifruit" });
+    assert.deepEqual(found.results.map((entry) => entry.path), ["Real/Inner.md", "Shortcut.md"]);
+    const backlinks = await session.ok("backlinks", { path: "Hub" });
+    const shortcut = backlinks.backlinks.find((entry) => entry.path === "Shortcut.md");
+    assert.deepEqual(shortcut.lines, [{ line: 1, text: "kiwifruit points at [[Hub]]" }]);
+  });
+
+  it("a symlink pointed outside after a search is not read by the next search (the cached verdict is renewed)", async () => {
+    assert.equal((await session.ok("search", { query: "kiwifruit" })).total_matches, 2);
+    fs.writeFileSync(path.join(outside.dir, "moved.md"), `kiwifruit ${SECRET} moved outside, longer text\n`);
+    fs.utimesSync(path.join(outside.dir, "moved.md"), new Date(2001, 0, 1), new Date(2001, 0, 1));
+    fs.unlinkSync(path.join(vault.dir, "Shortcut.md"));
+    fs.symlinkSync(path.join(outside.dir, "moved.md"), path.join(vault.dir, "Shortcut.md"));
+    const found = await session.ok("search", { query: "kiwifruit" });
+    assert.deepEqual(found.results.map((entry) => entry.path), ["Real/Inner.md"]);
+    assert.ok(!JSON.stringify(found).includes(SECRET));
+  });
+});
+
 describe("a renamed config folder", () => {
   it("is protected under its own name", async () => {
     const vault = makeVault({ configDir: ".cfg" });

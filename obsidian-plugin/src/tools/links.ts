@@ -1,12 +1,13 @@
 // Link tools over Obsidian's link index: backlinks with the linking lines, a note's outgoing links (resolved and
 // not), the vault's unresolved links, and orphan notes. Link resolution is always Obsidian's
-// (`getFirstLinkpathDest`), so results match what the user sees in the graph and backlinks pane.
+// (`getFirstLinkpathDest`), so results match what the user sees in the graph and backlinks pane, except that a note
+// whose real file is outside the vault (through a symlink) is never a source: its links are never read or quoted.
 
 import { z } from "zod";
 import type { CachedMetadata, ReferenceCache, TFile } from "obsidian";
 import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor, snippet } from "../vault/limits";
 import { splitLines } from "../vault/lines";
-import { cleanFolderPath, isInConfigDir, resolveMarkdown } from "../vault/paths";
+import { cleanFolderPath, insideVaultPathChecker, isInConfigDir, resolveMarkdown } from "../vault/paths";
 import { backlinkSources, resolveLink } from "../vault/links";
 import { json, pathArg } from "./common";
 import { defineTool } from "./types";
@@ -127,9 +128,10 @@ export const unresolvedLinks = defineTool({
   annotations: READ,
   async run(args, ctx) {
     const byTarget = new Map<string, { count: number; sources: string[] }>();
+    const inside = insideVaultPathChecker(ctx);
     const sources = Object.keys(ctx.app.metadataCache.unresolvedLinks).sort();
     for (const source of sources) {
-      if (isInConfigDir(source, ctx)) continue;
+      if (isInConfigDir(source, ctx) || !inside(source)) continue;
       for (const [target, count] of Object.entries(ctx.app.metadataCache.unresolvedLinks[source])) {
         const entry = byTarget.get(target) ?? { count: 0, sources: [] };
         entry.count += count;
@@ -172,14 +174,17 @@ export const orphans = defineTool({
   async run(args, ctx) {
     const linked = new Set<string>();
     const outgoing = new Set<string>();
+    // Links held by a note whose real file is outside the vault are its content: they neither link nor count.
+    const inside = insideVaultPathChecker(ctx);
     for (const [source, targets] of Object.entries(ctx.app.metadataCache.resolvedLinks)) {
+      if (!inside(source)) continue;
       for (const target of Object.keys(targets)) {
         if (target !== source) linked.add(target);
         outgoing.add(source);
       }
     }
     for (const [source, targets] of Object.entries(ctx.app.metadataCache.unresolvedLinks)) {
-      if (Object.keys(targets).length > 0) outgoing.add(source);
+      if (Object.keys(targets).length > 0 && inside(source)) outgoing.add(source);
     }
     const prefix = cleanFolderPath(args.folder, ctx);
     const all = ctx.app.vault

@@ -1,13 +1,14 @@
 // Full-text search over the vault's Markdown notes. Notes are read with `vault.cachedRead` (Obsidian's in-memory copy)
 // a few dozen at a time, in path order, and the scan stops as soon as the page is full, so a narrow query on a
 // 10,000-note vault answers quickly. Matching is per line; the cursor names the last match returned (line and path)
-// so the next page resumes right after it even if notes were added meanwhile.
+// so the next page resumes right after it even if notes were added meanwhile. Notes whose real file is outside the
+// vault are not read at all; their verdicts are cached per file, so the check costs nothing on later searches.
 
 import { z } from "zod";
 import type { TFile } from "obsidian";
 import { cutChars, LIMIT_CAP, maxCharsArg, snippet, snippetAround } from "../vault/limits";
 import { splitLines } from "../vault/lines";
-import { cleanVaultPath, isInConfigDir, isInsideVaultOnDisk } from "../vault/paths";
+import { cleanVaultPath, insideVaultChecker, isInConfigDir } from "../vault/paths";
 import { json } from "./common";
 import { defineTool, ToolError } from "./types";
 
@@ -162,6 +163,7 @@ export const search = defineTool({
       .filter((file) => file.path.startsWith(prefix) && !isInConfigDir(file.path, ctx))
       .filter((file) => resume === null || file.path >= resume.path)
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const inside = insideVaultChecker(ctx);
     const wholeText = wholeTextFilter(args.query, args.regex, args.case_sensitive);
     const budget = args.max_chars - 300;
     const results: FileResult[] = [];
@@ -174,12 +176,21 @@ export const search = defineTool({
     scan: for (let batchStart = 0; batchStart < files.length; batchStart += READ_BATCH) {
       if (ctx.signal.aborted) throw new ToolError("search cancelled");
       const batch = files.slice(batchStart, batchStart + READ_BATCH);
-      const texts = await Promise.all(batch.map((file: TFile) => ctx.app.vault.cachedRead(file)));
+      // A note whose real file is outside the vault (a symlink, or inside a symlinked folder) is counted as
+      // searched but never read, so never quoted: the offline reader does not read it either.
+      const texts = await Promise.all(
+        batch.map(async (file: TFile) => {
+          if (!inside(file)) return null;
+          const text = await ctx.app.vault.cachedRead(file);
+          // The read may have noticed a change on disk (a symlink pointed elsewhere): judge the file again.
+          return inside(file) ? text : null;
+        }),
+      );
       for (let b = 0; b < batch.length; b++) {
         const file = batch[b];
         const text = texts[b];
         searched++;
-        if (wholeText && !wholeText(text)) continue;
+        if (text === null || (wholeText && !wholeText(text))) continue;
         const lines = splitLines(text);
         const skipThrough = resume !== null && file.path === resume.path ? resume.line : 0;
         let fileResult: FileResult | null = null;
@@ -187,11 +198,7 @@ export const search = defineTool({
           const line = lines[i].endsWith("\r") ? lines[i].slice(0, -1) : lines[i];
           const index = matchLine(line);
           if (index < 0) continue;
-          if (fileResult === null) {
-            // A symlinked note whose real file is outside the vault is never quoted.
-            if (!isInsideVaultOnDisk(ctx, file.path)) break;
-            fileResult = { path: file.path, matches: [] };
-          }
+          fileResult ??= { path: file.path, matches: [] };
           if (fileResult.matches.length >= args.max_per_file) {
             fileResult.more_in_file = true;
             break;

@@ -4,7 +4,7 @@
 
 import { z } from "zod";
 import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor } from "../vault/limits";
-import { isInConfigDir } from "../vault/paths";
+import { insideVaultChecker, isInConfigDir } from "../vault/paths";
 import { noteTags, tagMatches } from "../vault/links";
 import { json } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -12,13 +12,17 @@ import type { ToolContext } from "./types";
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
-/** Every Markdown note outside the config folder with its tags, in path order. */
+/**
+ * Every Markdown note outside the config folder with its tags, in path order. A note whose real file is outside the
+ * vault has no tags here (its tags are its content).
+ */
 function taggedNotes(ctx: ToolContext): { path: string; tags: string[] }[] {
+  const inside = insideVaultChecker(ctx);
   return ctx.app.vault
     .getMarkdownFiles()
     .filter((file) => !isInConfigDir(file.path, ctx))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-    .map((file) => ({ path: file.path, tags: noteTags(ctx.app.metadataCache.getFileCache(file)) }));
+    .map((file) => ({ path: file.path, tags: inside(file) ? noteTags(ctx.app.metadataCache.getFileCache(file)) : [] }));
 }
 
 export const tags = defineTool({

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { MarkdownView, TFile } from "obsidian";
 import { cutChars, limitArg, maxCharsArg } from "../vault/limits";
 import { splitLines } from "../vault/lines";
-import { ensureParentFolders, isInConfigDir, newNotePath, resolveNote } from "../vault/paths";
+import { ensureParentFolders, insideVaultChecker, isInConfigDir, newNotePath, resolveNote } from "../vault/paths";
 import { dailyNotePath, dailyNoteSettings, fillDailyTemplate, parseDailyDate } from "../vault/daily";
 import { isoTime, json, renderRead } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -28,7 +28,8 @@ export const activeNote = defineTool({
     if (!file || isInConfigDir(file.path, ctx)) return json({ path: null, selection: null });
     const view = ctx.app.workspace.getActiveViewOfType(MarkdownView);
     const editor = view && view.file?.path === file.path ? view.editor : null;
-    if (!editor) return json({ path: file.path, selection: null });
+    // The text of a note whose real file is outside the vault is never given out, not even the part selected.
+    if (!editor || !insideVaultChecker(ctx)(file)) return json({ path: file.path, selection: null });
     const selected = editor.getSelection();
     const from = editor.getCursor("from");
     const to = editor.getCursor("to");

@@ -1,10 +1,12 @@
 // Link and tag helpers over Obsidian's metadata cache. There is no public backlinks API, so backlinks come from
 // `metadataCache.resolvedLinks` (source → target → count), the same index Obsidian's backlinks pane is built from.
 // Tags are the inline tags of the cache plus the frontmatter `tags` / `tag` property, as Obsidian's getAllTags
-// reports them; we compute them here so the rule is written down once for the offline reader.
+// reports them; we compute them here so the rule is written down once for the offline reader. Obsidian indexes
+// symlinked notes too, so a note whose real file is outside the vault is left out of every link and tag answer.
 
 import type { CachedMetadata, FrontMatterCache, TFile } from "obsidian";
 import type { ToolContext } from "../tools/types";
+import { insideVaultPathChecker } from "./paths";
 
 /** The note a link in `sourcePath` points to, resolved as Obsidian does, or null when unresolved. */
 export function resolveLink(ctx: ToolContext, link: string, sourcePath: string): TFile | null {
@@ -14,12 +16,16 @@ export function resolveLink(ctx: ToolContext, link: string, sourcePath: string):
   return ctx.app.metadataCache.getFirstLinkpathDest(linkpath, sourcePath);
 }
 
-/** Notes other than the target itself that link to `targetPath`, with link counts, sorted by path. */
+/**
+ * Notes other than the target itself that link to `targetPath`, with link counts, sorted by path. A note whose real
+ * file is outside the vault is not a source: its links are its content, which is never read.
+ */
 export function backlinkSources(ctx: ToolContext, targetPath: string): { path: string; count: number }[] {
+  const inside = insideVaultPathChecker(ctx);
   const sources: { path: string; count: number }[] = [];
   for (const [source, targets] of Object.entries(ctx.app.metadataCache.resolvedLinks)) {
     const count = targets[targetPath];
-    if (count && source !== targetPath) sources.push({ path: source, count });
+    if (count && source !== targetPath && inside(source)) sources.push({ path: source, count });
   }
   return sources.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -77,6 +77,56 @@ export function isInsideVaultOnDisk(ctx: ToolContext, path: string): boolean {
   }
 }
 
+/** A file's real-location verdict, valid while the file keeps this path, mtime and size. */
+interface Verdict {
+  path: string;
+  mtime: number;
+  size: number;
+  inside: boolean;
+}
+
+// Keyed by the TFile object, which Obsidian replaces when a file is deleted and recreated; a rename (new path) or
+// an edit (new mtime or size) makes the stored verdict stale. Weak keys let deleted files drop out on their own.
+const verdicts = new WeakMap<TFile, Verdict>();
+
+/**
+ * A test for many files at once: whether each one's real location (symlinks followed) is inside the vault, as
+ * `isInsideVaultOnDisk` decides it. Verdicts are cached per file, so a search over a large vault costs one
+ * `realpath` per note once, not on every call. A file that cannot be resolved (deleted meanwhile) counts as outside.
+ */
+export function insideVaultChecker(ctx: ToolContext): (file: TFile) => boolean {
+  let realBase: string | null = null;
+  return (file) => {
+    const known = verdicts.get(file);
+    if (known && known.path === file.path && known.mtime === file.stat.mtime && known.size === file.stat.size) {
+      return known.inside;
+    }
+    realBase ??= realpathSync.native(vaultBasePath(ctx));
+    let real: string;
+    try {
+      real = realpathSync.native(join(vaultBasePath(ctx), ...file.path.split("/")));
+    } catch {
+      // Unresolvable now (removed, dangling link): nothing can be read from it, and a later call looks again.
+      return false;
+    }
+    const inside = real === realBase || real.startsWith(realBase.endsWith(sep) ? realBase : realBase + sep);
+    verdicts.set(file, { path: file.path, mtime: file.stat.mtime, size: file.stat.size, inside });
+    return inside;
+  };
+}
+
+/**
+ * The same test by vault path, for indexes keyed by path (the metadata cache's link maps); a path the vault no
+ * longer lists is judged on disk directly.
+ */
+export function insideVaultPathChecker(ctx: ToolContext): (path: string) => boolean {
+  const check = insideVaultChecker(ctx);
+  return (path) => {
+    const file = ctx.app.vault.getFileByPath(path);
+    return file ? check(file) : isInsideVaultOnDisk(ctx, path);
+  };
+}
+
 /** Throws unless `path` stays inside the vault on disk. */
 export function assertInsideVaultOnDisk(ctx: ToolContext, path: string): void {
   if (!isInsideVaultOnDisk(ctx, path)) {
