@@ -1,9 +1,9 @@
 //! The one integration-test binary: every test drives the real `obsmcp` binary (and, where needed, the plugin hosted
 //! in Node) with a fresh temporary home, so nothing here can touch the developer's own configuration.
 
-mod cli;
 mod bridge;
-mod support;
+mod cli;
 mod doctor;
-mod setup;
 mod offline;
+mod setup;
+mod support;
