@@ -139,7 +139,18 @@ fn log_folders(environment: &Environment) -> Vec<PathBuf> {
 /// Checks everything once.
 pub(crate) async fn examine(environment: &Environment, options: &Options) -> Examination {
     let mut clients = sources::read_clients(environment);
-    clients.extend(sources::project_configs(&options.cwd));
+    // Run from the home folder, `~/.codex/config.toml` is also "the project's" config: check each file once.
+    let user_files: Vec<PathBuf> = clients
+        .iter()
+        .map(|client| obsmcp_installer::files::resolve(&client.path))
+        .collect();
+    clients.extend(
+        sources::project_configs(&options.cwd)
+            .into_iter()
+            .filter(|project| {
+                !user_files.contains(&obsmcp_installer::files::resolve(&project.path))
+            }),
+    );
     let gate_checks: Vec<Vec<Check>> = clients
         .iter()
         .map(|client| {

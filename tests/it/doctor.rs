@@ -1594,3 +1594,35 @@ fn an_entry_that_finds_obsmcp_through_path_is_a_warning_and_fix_makes_it_absolut
         &[],
     );
 }
+
+#[test]
+fn run_from_the_home_folder_the_user_codex_config_is_not_also_checked_as_a_project_config() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let codex = machine.home.path().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let vault = machine.vault.to_str().unwrap();
+    std::fs::write(
+        codex.join("config.toml"),
+        format!("[mcp_servers.obsidian]\ncommand = \"{}\"\nargs = [\"bridge\", \"--vault\", \"{vault}\"]\n", obsmcp_binary()),
+    )
+    .unwrap();
+    let mut command = machine.command(&["--json"]);
+    command.current_dir(machine.home.path());
+    let report = machine.doctor_with(command).json();
+    let codex_sections: Vec<&Value> = report["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|section| section["client"] == "codex")
+        .collect();
+    assert_eq!(
+        codex_sections.len(),
+        1,
+        "one Codex section, not a second 'project' one: {report:#}"
+    );
+    assert!(
+        !report.to_string().contains("not trusted"),
+        "the user's own config needs no project trust: {report:#}"
+    );
+}
