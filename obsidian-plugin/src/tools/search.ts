@@ -178,19 +178,13 @@ export const search = defineTool({
       const batch = files.slice(batchStart, batchStart + READ_BATCH);
       // A note whose real file is outside the vault (a symlink, or inside a symlinked folder) is counted as
       // searched but never read, so never quoted: the offline reader does not read it either.
-      const texts = await Promise.all(
-        batch.map(async (file: TFile) => {
-          if (!inside(file)) return null;
-          const text = await ctx.app.vault.cachedRead(file);
-          // The read may have noticed a change on disk (a symlink pointed elsewhere): judge the file again.
-          return inside(file) ? text : null;
-        }),
-      );
+      const texts = await Promise.all(batch.map((file: TFile) => (inside(file) ? ctx.app.vault.cachedRead(file) : null)));
       for (let b = 0; b < batch.length; b++) {
         const file = batch[b];
         const text = texts[b];
         searched++;
-        if (text === null || (wholeText && !wholeText(text))) continue;
+        // Judged again after the read, which may have noticed a change on disk (a symlink pointed elsewhere).
+        if (text === null || !inside(file) || (wholeText && !wholeText(text))) continue;
         const lines = splitLines(text);
         const skipThrough = resume !== null && file.path === resume.path ? resume.line : 0;
         let fileResult: FileResult | null = null;
