@@ -332,6 +332,10 @@ fn per_note_calls(vault: &Path, offline: &OfflineVault) -> Vec<Call> {
         let metadata = offline
             .call_tool("note_metadata", json!({"path": note}))
             .unwrap();
+        if metadata["isError"] == json!(true) {
+            // A note that is refused (a symlink out of the vault) has no headings or blocks to read.
+            continue;
+        }
         let metadata: Value = serde_json::from_str(text_of(&metadata)).unwrap();
         for heading in metadata["headings"].as_array().unwrap() {
             calls.push(call(
@@ -548,6 +552,154 @@ fn offline_results_equal_the_plugins_on_a_generated_vault() {
         differences.join("\n")
     );
     eprintln!("parity on a generated vault: {count} calls, no difference");
+}
+
+/// A word that only the notes outside the vault hold.
+const SECRET_WORD: &str = "ZEBRACORN";
+
+/// Calls over many notes at once, where a note outside the vault could leak its text, links or tags.
+fn calls_over_many_notes() -> Vec<Call> {
+    vec![
+        call(
+            "backlinks",
+            json!({"path": "Home", "limit": 500, "max_lines_per_note": 20, "max_chars": 200_000}),
+        ),
+        call("note_metadata", json!({"path": "Home", "limit": 500})),
+        call("tags", json!({"limit": 500})),
+        call("files_by_tag", json!({"tag": "smuggled"})),
+        call("unresolved_links", json!({"limit": 500, "max_sources": 50})),
+        call(
+            "batch",
+            json!({"calls": [
+                {"tool": "backlinks", "arguments": {"path": "Home"}},
+                {"tool": "tags", "arguments": {"prefix": "smuggled"}}
+            ]}),
+        ),
+    ]
+}
+
+/// Asserts that no live answer holds the secret word or names `leak` as a linking note.
+fn assert_nothing_leaks(client: &mut Client, leak: &str) {
+    let found = client.call(
+        "search",
+        &json!({"query": SECRET_WORD, "limit": 500, "max_chars": 200_000}),
+    );
+    assert!(
+        text_of(&found).contains(r#""results":[],"total_matches":0"#),
+        "{found}"
+    );
+    for Call { tool, arguments } in calls_over_many_notes() {
+        let result = client.call(tool, &arguments);
+        let text = text_of(&result);
+        assert!(!text.contains(SECRET_WORD), "{tool} {arguments}: {text}");
+        if tool == "files_by_tag" {
+            // The answer repeats the tag asked for; what matters is that no note carries it.
+            assert!(text.contains(r#""total":0"#), "{tool} {arguments}: {text}");
+        } else {
+            assert!(!text.contains("smuggled"), "{tool} {arguments}: {text}");
+        }
+        assert!(
+            !text.contains("Nowhere outside"),
+            "{tool} {arguments}: {text}"
+        );
+        if tool == "backlinks" {
+            assert!(!text.contains(leak), "{tool} {arguments}: {text}");
+        }
+    }
+}
+
+/// The fixture vault plus `Leak.md`, a symlink to a note outside the vault (secret word, a link to `Home`, a tag),
+/// and `Shortcut.md`, a symlink to a note inside it: offline and the plugin both list the first and never read it,
+/// and treat the second as an ordinary note. Every fixture call and every per-note call is compared.
+#[cfg(unix)]
+#[test]
+fn offline_results_equal_the_plugins_with_a_note_symlinked_out_of_the_vault() {
+    let vault = support::fixture_copy();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("secret.md"),
+        format!("# Secret\n{SECRET_WORD} see [[Home]] and [[Nowhere outside]]\n#smuggled\n"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.md"),
+        vault.path().join("Leak.md"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        vault.path().join("Archive/Old plan.md"),
+        vault.path().join("Shortcut.md"),
+    )
+    .unwrap();
+    let host = Host::start(vault.path());
+    let mut client = Client::connect(&host);
+    let offline = OfflineVault::open(vault.path(), None).unwrap();
+
+    let mut calls = fixed_calls();
+    calls.extend(per_note_calls(vault.path(), &offline));
+    calls.extend(calls_over_many_notes());
+    calls.extend([
+        call("search", json!({"query": SECRET_WORD})),
+        call(
+            "search",
+            json!({"query": ".", "regex": true, "limit": 500, "max_chars": 200_000}),
+        ),
+        call("orphans", json!({"limit": 500})),
+        call("list_files", json!({"limit": 500})),
+        call("read_note", json!({"path": "Leak"})),
+        call("outgoing_links", json!({"path": "Leak"})),
+        call("read_note", json!({"path": "Shortcut"})),
+        call("backlinks", json!({"path": "Shortcut"})),
+    ]);
+    let (count, differences) = run_parity(&mut client, &offline, &calls);
+    assert!(
+        differences.is_empty(),
+        "{} of {count} calls differ:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    assert_nothing_leaks(&mut client, "Leak.md");
+    let listing = client.call("list_files", &json!({"limit": 500}));
+    assert!(
+        text_of(&listing).contains(r#""path":"Leak.md""#),
+        "listed, though never read: {listing}"
+    );
+    let shortcut = client.call("read_note", &json!({"path": "Shortcut"}));
+    assert_ne!(
+        shortcut["isError"], true,
+        "a symlink inside the vault is read: {shortcut}"
+    );
+}
+
+/// A symlinked folder that leads out of the vault, holding a note with the secret word, a link to `Home` and a tag.
+/// Offline lists the folder without entering it; the plugin (as Obsidian) lists what is inside too, so listings
+/// differ, but neither reads the note: the calls over many notes agree.
+#[cfg(unix)]
+#[test]
+fn offline_results_equal_the_plugins_with_a_folder_symlinked_out_of_the_vault() {
+    let vault = support::fixture_copy();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("inner.md"),
+        format!("{SECRET_WORD} in a folder, see [[Home]] and [[Nowhere outside]] #smuggled/deep\n"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.path(), vault.path().join("Linked folder")).unwrap();
+    let host = Host::start(vault.path());
+    let mut client = Client::connect(&host);
+    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    let (count, differences) = run_parity(&mut client, &offline, &calls_over_many_notes());
+    assert!(
+        differences.is_empty(),
+        "{} of {count} calls differ:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+    assert_nothing_leaks(&mut client, "Linked folder/inner.md");
+    for path in ["Linked folder/inner", "Linked folder/inner.md"] {
+        let result = client.call("read_note", &json!({"path": path}));
+        assert_eq!(result["isError"], true, "{path}: {result}");
+    }
 }
 
 #[test]
