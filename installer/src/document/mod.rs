@@ -385,4 +385,6 @@ pub(crate) fn shape_error(
 }
 
 #[cfg(test)]
+mod properties;
+#[cfg(test)]
 mod tests;
