@@ -373,18 +373,25 @@ fn restore_from_backup(change: &mut FileChange, format: document::Format) -> Opt
     let backup_path = files::backup_path(&change.path);
     let backup = std::fs::read(&backup_path).ok()?;
     let after = change.after.as_deref()?;
-    // An empty file and an empty object mean the same to every client: both are "no settings".
+    // Nothing and an empty object mean the same to every client: an empty file and `{}` are both "no settings",
+    // and a Hermes `mcp_servers:` with nothing under it and the `mcp_servers: {}` that removing the last entry
+    // leaves (yaml-edit writes an emptied mapping in flow style) are both "no servers".
+    fn empty_as_null(value: Value) -> Value {
+        match value {
+            Value::Object(map) if map.is_empty() => Value::Null,
+            Value::Object(map) => Value::Object(
+                map.into_iter()
+                    .map(|(key, child)| (key, empty_as_null(child)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
     let meaning = |text: &[u8]| {
         std::str::from_utf8(text)
             .ok()
             .and_then(|text| document::read_value(format, text).ok())
-            .map(|value| {
-                if value.is_null() {
-                    Value::Object(serde_json::Map::new())
-                } else {
-                    value
-                }
-            })
+            .map(empty_as_null)
     };
     if meaning(&backup)? != meaning(after)? {
         return None;

@@ -653,9 +653,9 @@ proptest! {
         let added = case.added();
         let restored = apply(case.format, &added, &case.removal()).unwrap();
         let mut expected = meaning(case.format, case.before());
-        // A known gap: a YAML `mcp_servers:` with nothing under it is present (null), so uninstall does not prune
-        // it, and the emptied mapping comes back as `mcp_servers: {}` (yaml-edit writes an empty mapping in flow
-        // style, and the plan cannot tell it was null). Pinned here so a fix shows up as a failure to update.
+        // A limit of the editor alone: a YAML `mcp_servers:` with nothing under it is present (null), so it is not
+        // pruned, and the emptied mapping comes back as `mcp_servers: {}` (yaml-edit writes an empty mapping in flow
+        // style). Uninstall restores such a file from its backup, which holds the user's bytes.
         let null_container = lookup(&expected, &case.servers).is_some_and(Value::is_null);
         if null_container {
             *slot_mut(&mut expected, &case.servers).unwrap() = json!({});

@@ -269,3 +269,21 @@ fn empty_json_files_come_back_empty() {
         differences.join("\n")
     );
 }
+
+#[test]
+fn an_empty_hermes_servers_section_is_restored_as_written() {
+    let machine = Machine::new();
+    let original = "# Hermes\nmcp_servers:\n# none yet\nterminal:\n  backend: local\n";
+    machine.write(".hermes/config.yaml", original);
+    let before = machine.tree();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "hermes", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(machine.obsmcp(&["uninstall", "--yes"]).code, 0);
+    let differences = tree_diff(&before, &machine.tree());
+    assert!(
+        differences.is_empty(),
+        "uninstall did not restore the home:\n{}",
+        differences.join("\n")
+    );
+}
