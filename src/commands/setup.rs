@@ -1,7 +1,6 @@
 //! `obsmcp setup`: choose vaults and clients (asking on a terminal, from flags otherwise), plan every change with the
 //! installer library, show it, confirm it, apply it, and say what to do next.
 
-use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -11,44 +10,27 @@ use obsmcp_installer::setup::{self as planner, FixedDecisions, SetupRequest, Vau
 use obsmcp_installer::vaults;
 
 use crate::cli::SetupArgs;
-use crate::setup::prompt::{AskToReplace, Prompter, Terminal};
+use crate::setup::prompt::{AskToReplace, Prompter};
 use crate::setup::report::{Outcome, Printer, Report, diffs};
 use crate::setup::{self, UsageError};
 
 /// Runs `obsmcp setup`.
 pub(crate) fn run(args: SetupArgs) -> anyhow::Result<ExitCode> {
     let environment = setup::environment()?;
-    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let interactive = terminal && !args.yes && !args.json && !args.dry_run;
-    if !interactive && !args.yes && !args.dry_run {
-        return Ok(setup::usage_error(&UsageError {
-            message: "setup needs a terminal to ask its questions, and there is none".to_owned(),
-            hint: "run it with flags instead: obsmcp setup --vault PATH --client claude-code --client codex --client hermes --yes \
-                   (add --dry-run to only see the changes, --json for a report)"
-                .to_owned(),
-        }));
-    }
-    let mut terminal_prompter = Terminal;
-    let prompter: Option<&mut (dyn Prompter + 'static)> = if interactive {
-        Some(&mut terminal_prompter)
-    } else {
-        None
-    };
-    let mut stdout = std::io::stdout().lock();
-    let mut stderr = std::io::stderr().lock();
-    let mut printer = Printer {
-        out: &mut stdout,
-        err: &mut stderr,
+    let interaction = setup::Interaction {
+        yes: args.yes,
         json: args.json,
-        body_shown: false,
+        dry_run: args.dry_run,
     };
-    match execute(&args, &environment, prompter, &mut printer) {
-        Ok(code) => Ok(code),
-        Err(error) => match error.downcast::<UsageError>() {
-            Ok(usage) => Ok(setup::usage_error(&usage)),
-            Err(error) => Err(error),
-        },
-    }
+    let refusal = UsageError {
+        message: "setup needs a terminal to ask its questions, and there is none".to_owned(),
+        hint: "run it with flags instead: obsmcp setup --vault PATH --client claude-code --client codex --client hermes --yes \
+               (add --dry-run to only see the changes, --json for a report)"
+            .to_owned(),
+    };
+    setup::drive(&interaction, refusal, |prompter, printer| {
+        execute(&args, &environment, prompter, printer)
+    })
 }
 
 /// The whole run, with the prompter and output injected.

@@ -1,7 +1,6 @@
 //! `obsmcp uninstall`: remove obsmcp's client entries, the permission rules setup added, and the plugin, keeping
 //! everything else; planned, shown and confirmed like setup.
 
-use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -10,43 +9,26 @@ use obsmcp_installer::environment::Environment;
 use obsmcp_installer::uninstall::{self as planner, UninstallRequest};
 
 use crate::cli::UninstallArgs;
-use crate::setup::prompt::{Prompter, Terminal};
+use crate::setup::prompt::Prompter;
 use crate::setup::report::{Outcome, Printer, Report, diffs};
 use crate::setup::{self, UsageError};
 
 /// Runs `obsmcp uninstall`.
 pub(crate) fn run(args: UninstallArgs) -> anyhow::Result<ExitCode> {
     let environment = setup::environment()?;
-    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let interactive = terminal && !args.yes && !args.json && !args.dry_run;
-    if !interactive && !args.yes && !args.dry_run {
-        return Ok(setup::usage_error(&UsageError {
-            message: "uninstall needs a terminal to confirm, and there is none".to_owned(),
-            hint: "run `obsmcp uninstall --yes` (add --dry-run to only see the changes, --keep-plugin to keep the plugin)"
-                .to_owned(),
-        }));
-    }
-    let mut terminal_prompter = Terminal;
-    let prompter: Option<&mut (dyn Prompter + 'static)> = if interactive {
-        Some(&mut terminal_prompter)
-    } else {
-        None
-    };
-    let mut stdout = std::io::stdout().lock();
-    let mut stderr = std::io::stderr().lock();
-    let mut printer = Printer {
-        out: &mut stdout,
-        err: &mut stderr,
+    let interaction = setup::Interaction {
+        yes: args.yes,
         json: args.json,
-        body_shown: false,
+        dry_run: args.dry_run,
     };
-    match execute(&args, &environment, prompter, &mut printer) {
-        Ok(code) => Ok(code),
-        Err(error) => match error.downcast::<UsageError>() {
-            Ok(usage) => Ok(setup::usage_error(&usage)),
-            Err(error) => Err(error),
-        },
-    }
+    let refusal = UsageError {
+        message: "uninstall needs a terminal to confirm, and there is none".to_owned(),
+        hint: "run `obsmcp uninstall --yes` (add --dry-run to only see the changes, --keep-plugin to keep the plugin)"
+            .to_owned(),
+    };
+    setup::drive(&interaction, refusal, |prompter, printer| {
+        execute(&args, &environment, prompter, printer)
+    })
 }
 
 /// The whole run, with the prompter and output injected.

@@ -5,7 +5,9 @@
 pub(crate) mod prompt;
 pub(crate) mod report;
 
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use obsmcp_installer::clients::{self, CLIENTS, ClientSpec};
@@ -112,6 +114,55 @@ pub(crate) struct UsageError {
     pub(crate) message: String,
     /// What to run instead.
     pub(crate) hint: String,
+}
+
+/// The flags that decide how an installer command talks to the person running it.
+pub(crate) struct Interaction {
+    /// `--yes`.
+    pub(crate) yes: bool,
+    /// `--json`.
+    pub(crate) json: bool,
+    /// `--dry-run`.
+    pub(crate) dry_run: bool,
+}
+
+/// Runs setup or uninstall with the real terminal: questions only on a terminal and without `--yes`, `--json` or
+/// `--dry-run`; without a terminal, `refusal` unless `--yes` or `--dry-run` says what to do. A [`UsageError`] from
+/// the run is printed with its hint and exits 2, like a refusal.
+pub(crate) fn drive(
+    interaction: &Interaction,
+    refusal: UsageError,
+    execute: impl FnOnce(
+        Option<&mut (dyn prompt::Prompter + 'static)>,
+        &mut report::Printer<'_>,
+    ) -> anyhow::Result<ExitCode>,
+) -> anyhow::Result<ExitCode> {
+    let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let interactive = terminal && !interaction.yes && !interaction.json && !interaction.dry_run;
+    if !interactive && !interaction.yes && !interaction.dry_run {
+        return Ok(usage_error(&refusal));
+    }
+    let mut terminal_prompter = prompt::Terminal;
+    let prompter: Option<&mut (dyn prompt::Prompter + 'static)> = if interactive {
+        Some(&mut terminal_prompter)
+    } else {
+        None
+    };
+    let mut stdout = std::io::stdout().lock();
+    let mut stderr = std::io::stderr().lock();
+    let mut printer = report::Printer {
+        out: &mut stdout,
+        err: &mut stderr,
+        json: interaction.json,
+        body_shown: false,
+    };
+    match execute(prompter, &mut printer) {
+        Ok(code) => Ok(code),
+        Err(error) => match error.downcast::<UsageError>() {
+            Ok(usage) => Ok(usage_error(&usage)),
+            Err(error) => Err(error),
+        },
+    }
 }
 
 /// Prints a usage error with its hint; exit code 2, as for clap's own usage errors.
