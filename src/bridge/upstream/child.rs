@@ -52,6 +52,7 @@ impl ChildLink {
                 }
                 match serde_json::from_slice::<Value>(&line) {
                     Ok(message) => {
+                        // A closed receiver means this link was replaced; its late messages have no one to reach.
                         let _ = events.send(LinkEvent::Message(message));
                     }
                     // Some servers print banners on stdout; dropping the line keeps the session alive.
@@ -60,6 +61,7 @@ impl ChildLink {
                     ),
                 }
             }
+            // As above: nobody listens once the link is replaced, and then the exit no longer matters.
             let _ = events.send(LinkEvent::Closed("the server process exited".into()));
         });
         Ok(Self {

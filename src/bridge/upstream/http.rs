@@ -150,6 +150,7 @@ impl HttpLink {
             let _ = self.events.send(LinkEvent::Message(message));
         }
         if !answered {
+            // Same as above: with the session over, the pending table already answered the caller.
             let _ = self.events.send(LinkEvent::Orphaned(request_id));
         }
         Ok(())
@@ -257,6 +258,7 @@ pub(crate) async fn read_stream(
                             for message in into_messages(value) {
                                 answered |= request_id.is_some()
                                     && message.get("id").and_then(Value::as_u64) == request_id;
+                                // A closed receiver means the session ended; the pending table answers its callers.
                                 let _ = events.send(LinkEvent::Message(message));
                             }
                         }
@@ -268,6 +270,7 @@ pub(crate) async fn read_stream(
             }
             Some(Err(error)) => {
                 let reason = format!("the connection broke: {}", describe_reqwest_error(&error));
+                // As above: a session that already ended needs no word of its broken stream.
                 let _ = events.send(if request_id.is_some() && !answered {
                     LinkEvent::Closed(reason)
                 } else {
