@@ -11,7 +11,7 @@ use obsmcp_installer::vaults;
 
 use crate::cli::SetupArgs;
 use crate::setup::prompt::{AskToReplace, Prompter};
-use crate::setup::report::{Outcome, Printer, Report, diffs};
+use crate::setup::report::{Outcome, Printer, Report};
 use crate::setup::{self, UsageError};
 
 /// Runs `obsmcp setup`.
@@ -72,19 +72,15 @@ pub(crate) fn execute(
         diffs: Vec::new(),
     };
     if plan.changes_anything() {
-        report.outcome = Outcome::Planned;
-        if args.dry_run {
-            report.diffs = diffs(&plan.files);
-        } else if let Some(prompter) = prompter {
-            printer.preview(&report, &diffs(&plan.files))?;
-            if !prompter.confirm("Apply these changes?", true)? {
-                report.outcome = Outcome::Cancelled;
-            }
-        }
-        if !args.dry_run && report.outcome != Outcome::Cancelled {
-            report.problems.extend(plan.apply(environment));
-            report.outcome = Outcome::Changed;
-        }
+        setup::confirm_and_apply(
+            &mut report,
+            &plan.files,
+            args.dry_run,
+            prompter,
+            printer,
+            ("Apply these changes?", true),
+            || plan.apply(environment),
+        )?;
     }
     if report.outcome != Outcome::Cancelled && !plan.vaults.is_empty() {
         let working: Vec<&ClientSpec> = request

@@ -10,7 +10,7 @@ use obsmcp_installer::uninstall::{self as planner, UninstallRequest};
 
 use crate::cli::UninstallArgs;
 use crate::setup::prompt::Prompter;
-use crate::setup::report::{Outcome, Printer, Report, diffs};
+use crate::setup::report::{Outcome, Printer, Report};
 use crate::setup::{self, UsageError};
 
 /// Runs `obsmcp uninstall`.
@@ -75,18 +75,17 @@ pub(crate) fn execute(
         diffs: Vec::new(),
     };
     if plan.changes_anything() {
-        report.outcome = Outcome::Planned;
-        if args.dry_run {
-            report.diffs = diffs(&plan.files);
-        } else if let Some(prompter) = prompter {
-            printer.preview(&report, &diffs(&plan.files))?;
-            if !prompter.confirm("Remove obsmcp as shown?", false)? {
-                report.outcome = Outcome::Cancelled;
-            }
-        }
-        if !args.dry_run && report.outcome != Outcome::Cancelled {
-            report.problems.extend(plan.apply(environment));
-            report.outcome = Outcome::Changed;
+        let files = plan.files.clone();
+        let applied = setup::confirm_and_apply(
+            &mut report,
+            &files,
+            args.dry_run,
+            prompter,
+            printer,
+            ("Remove obsmcp as shown?", false),
+            || plan.apply(environment),
+        )?;
+        if applied {
             report
                 .next_steps
                 .push("Restart Obsidian and your AI clients so they drop obsmcp.".to_owned());

@@ -12,8 +12,9 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use obsmcp_installer::clients::{self, CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
+use obsmcp_installer::plan::FileChange;
 use obsmcp_installer::plugin::PluginBundle;
-use obsmcp_installer::setup::VaultTarget;
+use obsmcp_installer::setup::{Problem, VaultTarget};
 use obsmcp_installer::vaults;
 
 /// The plugin files this binary installs (the doctor's `--fix` installs the same bytes).
@@ -163,6 +164,35 @@ pub(crate) fn drive(
             Err(error) => Err(error),
         },
     }
+}
+
+/// What setup and uninstall share once their plan changes something: a dry run only keeps the diffs; otherwise the
+/// plan is shown and `question` asked when someone can answer, then `apply` runs. Leaves the outcome in `report` and
+/// says whether the plan was applied.
+pub(crate) fn confirm_and_apply(
+    report: &mut report::Report,
+    files: &[FileChange],
+    dry_run: bool,
+    prompter: Option<&mut (dyn prompt::Prompter + 'static)>,
+    printer: &mut report::Printer<'_>,
+    (question, default): (&str, bool),
+    apply: impl FnOnce() -> Vec<Problem>,
+) -> anyhow::Result<bool> {
+    report.outcome = report::Outcome::Planned;
+    if dry_run {
+        report.diffs = report::diffs(files);
+        return Ok(false);
+    }
+    if let Some(prompter) = prompter {
+        printer.preview(report, &report::diffs(files))?;
+        if !prompter.confirm(question, default)? {
+            report.outcome = report::Outcome::Cancelled;
+            return Ok(false);
+        }
+    }
+    report.problems.extend(apply());
+    report.outcome = report::Outcome::Changed;
+    Ok(true)
 }
 
 /// Prints a usage error with its hint; exit code 2, as for clap's own usage errors.
