@@ -1008,6 +1008,17 @@ fn the_bundle_holds_the_report_entries_and_log_tail_with_secrets_redacted() {
     assert_eq!(versions["obsmcp"], env!("CARGO_PKG_VERSION"));
 }
 
+/// Writes a Codex `config.toml` in `folder` holding only obsmcp's entry for `vault`.
+fn write_codex_entry(folder: &Path, vault: &Path) {
+    std::fs::create_dir_all(folder).unwrap();
+    let entry = format!(
+        "[mcp_servers.obsidian]\ncommand = \"{}\"\nargs = [\"bridge\", \"--vault\", \"{}\"]\n",
+        obsmcp_binary(),
+        vault.to_str().unwrap()
+    );
+    std::fs::write(folder.join("config.toml"), entry).unwrap();
+}
+
 /// A project folder (a git root) inside the temporary home, for project-scope configs and folder trust.
 fn project(machine: &Machine) -> PathBuf {
     let project = machine.home.path().join("code/app");
@@ -1057,13 +1068,7 @@ fn a_project_codex_config_needs_a_trusted_project() {
     let machine = Machine::new();
     Machine::ready(&machine.vault, TOKEN);
     let project = project(&machine);
-    std::fs::create_dir_all(project.join(".codex")).unwrap();
-    let vault = machine.vault.to_str().unwrap();
-    let entry = format!(
-        "[mcp_servers.obsidian]\ncommand = \"{}\"\nargs = [\"bridge\", \"--vault\", \"{vault}\"]\n",
-        obsmcp_binary()
-    );
-    std::fs::write(project.join(".codex/config.toml"), &entry).unwrap();
+    write_codex_entry(&project.join(".codex"), &machine.vault);
     let run_in_project = || {
         let mut command = machine.command(&["--json"]);
         command.current_dir(&project);
@@ -1599,14 +1604,7 @@ fn an_entry_that_finds_obsmcp_through_path_is_a_warning_and_fix_makes_it_absolut
 fn run_from_the_home_folder_the_user_codex_config_is_not_also_checked_as_a_project_config() {
     let machine = Machine::new();
     Machine::ready(&machine.vault, TOKEN);
-    let codex = machine.home.path().join(".codex");
-    std::fs::create_dir_all(&codex).unwrap();
-    let vault = machine.vault.to_str().unwrap();
-    std::fs::write(
-        codex.join("config.toml"),
-        format!("[mcp_servers.obsidian]\ncommand = \"{}\"\nargs = [\"bridge\", \"--vault\", \"{vault}\"]\n", obsmcp_binary()),
-    )
-    .unwrap();
+    write_codex_entry(&machine.home.path().join(".codex"), &machine.vault);
     let mut command = machine.command(&["--json"]);
     command.current_dir(machine.home.path());
     let report = machine.doctor_with(command).json();
