@@ -1,0 +1,39 @@
+//! obsmcp as a library: everything the binary does, behind [`main`]. The binary (`src/main.rs`) only calls it; the
+//! split exists so that the fuzz targets under `fuzz/` can reach the parsers through [`fuzzing`].
+
+mod bridge;
+mod cli;
+mod commands;
+mod doctor;
+pub mod fuzzing;
+mod offline;
+mod setup;
+mod version;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+/// Parses the command line, runs one command, and turns its outcome into an exit code. Errors print their whole chain
+/// on stderr; stdout belongs to the commands (and in the bridge, to MCP alone).
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Setup(args) => commands::setup::run(args),
+        Command::Doctor(args) => commands::doctor::run(args),
+        Command::Bridge(args) => commands::bridge::run(args),
+        Command::Uninstall(args) => commands::uninstall::run(args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error}");
+            for cause in error.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
