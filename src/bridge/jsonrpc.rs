@@ -15,6 +15,33 @@ pub(crate) const INTERNAL_ERROR: i64 = -32603;
 /// Invalid method parameters.
 pub(crate) const INVALID_PARAMS: i64 = -32602;
 
+/// What one line from the client holds.
+#[derive(Debug)]
+pub(crate) enum Line {
+    /// Only whitespace: nothing to answer.
+    Blank,
+    /// One message, or the members of a non-empty batch in order, each sorted by [`classify`].
+    Messages(Vec<Message>),
+    /// Not JSON at all; the parser's complaint.
+    NotJson(String),
+}
+
+/// Parses one line from the client, on bytes. The reader splits on `\n` alone, a byte that never occurs inside a
+/// UTF-8 multi-byte character, so a line of any size arrives whole.
+pub(crate) fn parse_line(line: &[u8]) -> Line {
+    let line = line.trim_ascii();
+    if line.is_empty() {
+        return Line::Blank;
+    }
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Array(batch)) if !batch.is_empty() => {
+            Line::Messages(batch.into_iter().map(classify).collect())
+        }
+        Ok(message) => Line::Messages(vec![classify(message)]),
+        Err(error) => Line::NotJson(error.to_string()),
+    }
+}
+
 /// One incoming message, sorted by what it asks of the receiver.
 #[derive(Debug)]
 pub(crate) enum Message {

@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use super::catalog::{self, Catalog, CatalogSource};
 use super::config::{BridgeConfig, UpstreamTarget, redacted};
 use super::diagnostics::{Diagnostics, Record};
-use super::jsonrpc::{self, Message};
+use super::jsonrpc::{self, Line, Message};
 use super::offline::OfflineBackend;
 use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamState};
 
@@ -83,16 +83,12 @@ impl Server {
 
     /// Handles one line from stdin.
     pub(crate) fn handle_line(self: &Arc<Self>, line: &[u8]) {
-        let line = line.trim_ascii();
-        if line.is_empty() {
-            return;
-        }
-        match serde_json::from_slice::<Value>(line) {
-            Ok(Value::Array(batch)) if !batch.is_empty() => {
-                batch.into_iter().for_each(|message| self.handle(message))
-            }
-            Ok(message) => self.handle(message),
-            Err(error) => {
+        match jsonrpc::parse_line(line) {
+            Line::Blank => {}
+            Line::Messages(messages) => messages
+                .into_iter()
+                .for_each(|message| self.handle(message)),
+            Line::NotJson(error) => {
                 tracing::warn!("a line from the client is not JSON: {error}");
                 self.send(jsonrpc::error(
                     Value::Null,
@@ -103,8 +99,8 @@ impl Server {
         }
     }
 
-    fn handle(self: &Arc<Self>, message: Value) {
-        match jsonrpc::classify(message) {
+    fn handle(self: &Arc<Self>, message: Message) {
+        match message {
             Message::Request { id, method, params } => self.handle_request(id, method, params),
             Message::Notification { method, params } => self.handle_notification(&method, params),
             // The bridge sends the client no requests, so an answer is unexpected and harmless.

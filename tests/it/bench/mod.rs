@@ -1,0 +1,1 @@
+//! The benchmark suite against the peers (ignored tests, run by `benches/run`).

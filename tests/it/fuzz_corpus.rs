@@ -1,0 +1,1 @@
+//! Replays the committed fuzz corpus (`fuzz/corpus/`) through the same checks the fuzz targets run.
