@@ -30,6 +30,8 @@ pub(crate) enum Command {
     Bridge(BridgeArgs),
     /// Undo what setup did: remove client entries and the plugin.
     Uninstall(UninstallArgs),
+    /// Print a shell completion script on stdout (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
 }
 
 /// Flags of `obsmcp setup`.
@@ -167,4 +169,12 @@ pub(crate) struct UninstallArgs {
     /// Keep the plugin's files in the vault.
     #[arg(long)]
     pub(crate) keep_plugin: bool,
+}
+
+/// Flags of `obsmcp completions`.
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to write the completion script for.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
 }

@@ -25,6 +25,7 @@ pub fn main() -> ExitCode {
         Command::Doctor(args) => commands::doctor::run(args),
         Command::Bridge(args) => commands::bridge::run(args),
         Command::Uninstall(args) => commands::uninstall::run(args),
+        Command::Completions(args) => commands::completions::run(args),
     };
     match outcome {
         Ok(code) => code,
