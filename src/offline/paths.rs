@@ -6,8 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use super::text::utf16_len;
-
 const MAX_PATH_CHARS: usize = 1024;
 
 /// A refusal or lookup failure, shown to the agent as the tool's error text.
@@ -31,7 +29,8 @@ pub(crate) fn clean_vault_path(
     config_dir: &str,
     what: &str,
 ) -> Result<String, ToolError> {
-    if utf16_len(raw) > MAX_PATH_CHARS {
+    // JavaScript's `length`, counted here rather than through `text.rs` so the fuzz targets can compile this file alone.
+    if raw.encode_utf16().count() > MAX_PATH_CHARS {
         return Err(ToolError(format!(
             "{what} is longer than {MAX_PATH_CHARS} characters"
         )));
@@ -55,9 +54,7 @@ pub(crate) fn clean_vault_path(
             "{what} contains a percent-encoded dot, slash or NUL: pass the plain vault path"
         )));
     }
-    let bytes = raw.as_bytes();
-    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
-    if raw.starts_with('/') || drive || raw.starts_with("~/") {
+    if raw.starts_with('/') || starts_with_drive(raw) || raw.starts_with("~/") {
         return Err(ToolError(format!(
             "{what} {} is absolute: pass a path relative to the vault root",
             quote(raw)
@@ -73,7 +70,15 @@ pub(crate) fn clean_vault_path(
             quote(raw)
         )));
     }
+    // `./C:/x` and `notes/C:/x`: on Windows, a `C:` segment pushed onto the vault folder replaces it with the drive.
+    // `./~/x` is refused too, so that a cleaned path is always accepted again as it is.
     let path = segments.join("/");
+    if segments.iter().any(|segment| starts_with_drive(segment)) || path.starts_with("~/") {
+        return Err(ToolError(format!(
+            "{what} {} is absolute: pass a path relative to the vault root",
+            quote(raw)
+        )));
+    }
     if is_in_config_dir(&path, config_dir) {
         return Err(ToolError(format!(
             "{what} {} is inside the vault's config folder {config_dir}",
@@ -83,7 +88,14 @@ pub(crate) fn clean_vault_path(
     Ok(path)
 }
 
-/// Whether a normalized vault path is the config folder or inside it (compared case-insensitively).
+/// Whether `text` begins with a Windows drive (`C:`).
+fn starts_with_drive(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'
+}
+
+/// Whether a normalized vault path is the config folder or inside it (compared case-insensitively, and with
+/// trailing dots and spaces dropped from each name, as Windows opens `.obsidian. /app.json` as `.obsidian/app.json`).
 pub(crate) fn is_in_config_dir(path: &str, config_dir: &str) -> bool {
     // Listings ask this for every file: most paths differ from the config folder in their first character.
     let first = |text: &str| text.chars().next().map(char::to_lowercase);
@@ -95,8 +107,15 @@ pub(crate) fn is_in_config_dir(path: &str, config_dir: &str) -> bool {
         return false;
     }
     let config = config_dir.trim_matches('/').to_lowercase();
-    let lower = path.to_lowercase();
-    !config.is_empty() && (lower == config || lower.starts_with(&format!("{config}/")))
+    if config.is_empty() {
+        return false;
+    }
+    let mut names = path.split('/');
+    config.split('/').all(|wanted| {
+        names.next().is_some_and(|name| {
+            name.trim_end_matches(['.', ' ']).to_lowercase() == wanted.trim_end_matches(['.', ' '])
+        })
+    })
 }
 
 /// The file on disk for a vault path.
@@ -162,6 +181,39 @@ mod tests {
             refused(".Obsidian/app.json"),
             "path \".Obsidian/app.json\" is inside the vault's config folder .obsidian"
         );
+    }
+
+    #[test]
+    fn fuzz_drive_segments_after_the_first_are_refused() {
+        // On Windows `PathBuf::push("C:")` replaces the vault folder: `notes/C:/x` would read `C:x`.
+        assert!(refused("./C:/x").contains("is absolute"));
+        assert!(refused("notes/D:/x").contains("is absolute"));
+        assert!(refused("notes/d:").contains("is absolute"));
+        assert_eq!(
+            clean_vault_path("notes/10:30.md", ".obsidian", "path").unwrap(),
+            "notes/10:30.md"
+        );
+    }
+
+    #[test]
+    fn fuzz_a_cleaned_home_path_is_not_accepted_once_and_refused_again() {
+        assert!(refused("./~/x").contains("is absolute"));
+        assert_eq!(clean_vault_path("~", ".obsidian", "path").unwrap(), "~");
+        assert_eq!(
+            clean_vault_path("a/~/x", ".obsidian", "path").unwrap(),
+            "a/~/x"
+        );
+    }
+
+    #[test]
+    fn fuzz_config_folder_with_trailing_dots_or_spaces_is_refused() {
+        // Windows drops them: `.obsidian./plugins/obsmcp/data.json` opens the file that holds the bearer token.
+        assert!(refused(".obsidian./plugins/obsmcp/data.json").contains("config folder"));
+        assert!(refused(".obsidian /app.json").contains("config folder"));
+        assert!(refused(".Obsidian. .").contains("config folder"));
+        assert!(is_in_config_dir(".obsidian.", "/.obsidian/"));
+        assert!(!is_in_config_dir(".obsidianx/a", ".obsidian"));
+        assert!(!is_in_config_dir("notes/.obsidian", ".obsidian"));
     }
 
     #[test]
