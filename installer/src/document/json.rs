@@ -62,6 +62,16 @@ impl JsonTree {
                 format: format(comments),
                 message: error.to_string(),
             })?;
+        if let Some(name) = duplicate_key(&root) {
+            // Readers keep the last copy and the tree edits the first: refuse rather than edit the wrong one.
+            return Err(DocumentError::Parse {
+                format: format(comments),
+                message: format!(
+                    "the key {} appears twice in one object; remove one copy",
+                    serde_json::Value::from(name)
+                ),
+            });
+        }
         Ok(Self { root })
     }
 
@@ -189,6 +199,28 @@ impl Tree for JsonTree {
     fn render(&self) -> String {
         self.root.to_string()
     }
+}
+
+/// The first key found twice in one object, anywhere in the document. Walked with a stack, not recursion, so a
+/// deeply nested file cannot overflow it.
+fn duplicate_key(root: &CstRootNode) -> Option<String> {
+    let mut pending: Vec<CstNode> = root.value().into_iter().collect();
+    while let Some(node) = pending.pop() {
+        if let Some(object) = node.as_object() {
+            let mut names = std::collections::HashSet::new();
+            for property in object.properties() {
+                if let Some(name) = property.decoded_name()
+                    && !names.insert(name.clone())
+                {
+                    return Some(name);
+                }
+                pending.extend(property.value());
+            }
+        } else if let Some(array) = node.as_array() {
+            pending.extend(array.elements());
+        }
+    }
+    None
 }
 
 fn kind_of(node: &CstNode) -> &'static str {

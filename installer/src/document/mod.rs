@@ -111,17 +111,35 @@ pub fn apply(
         apply_to_tree(tree.as_mut(), operation)?;
     }
     let edited = tree.render();
-    // yaml-edit writes an emptied document as `{}`; a YAML file with nothing left in it is empty, as it began.
+    // yaml-edit writes an emptied document as `{}`; a YAML file with nothing left in it is empty, as it began, or
+    // holds only its comments.
     if format == Format::Yaml
         && expected.as_object().is_some_and(serde_json::Map::is_empty)
-        && edited.trim() == "{}"
+        && let Some(emptied) = without_empty_flow_mapping(&edited)
     {
-        return Ok(String::new());
+        return Ok(lines.restore(&emptied));
     }
     let expected = comparable(format, expected);
     match read_value(format, &edited).map(|actual| comparable(format, actual)) {
         Ok(actual) if actual == expected => Ok(lines.restore(&edited)),
         _ => Err(DocumentError::Verification { format }),
+    }
+}
+
+/// A YAML text whose only content is a `{}` line (beside comments, blank lines and document markers), with that
+/// line taken out.
+fn without_empty_flow_mapping(text: &str) -> Option<String> {
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut content = lines.iter().enumerate().filter(|(_, line)| {
+        let line = line.trim();
+        !(line.is_empty() || line.starts_with('#') || line == "---" || line == "...")
+    });
+    match (content.next(), content.next()) {
+        (Some((index, line)), None) if line.trim() == "{}" => {
+            lines.remove(index);
+            Some(lines.concat())
+        }
+        _ => None,
     }
 }
 

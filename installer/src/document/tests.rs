@@ -463,3 +463,43 @@ fn removing_the_only_entry_of_a_toml_file_leaves_it_empty() {
     .unwrap();
     assert_eq!(removed, "");
 }
+
+#[test]
+fn fuzz_yaml_of_only_comments_comes_back_as_it_was() {
+    // yaml-edit leaves `{}` below the comment once the last key is gone; the file held only the comment.
+    for input in ["# nothing\n", "# a\n\n# b", "---\r\n# c\r\n"] {
+        round_trip(
+            Format::Yaml,
+            input,
+            &add(&["mcp_servers", "obsidian"]),
+            &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+        );
+    }
+}
+
+#[test]
+fn fuzz_json_with_a_duplicate_key_is_refused_not_misedited() {
+    // Readers keep the last `mcpServers`; the tree would have edited the first, and the check refused that as a bug.
+    for format in [Format::Json, Format::Jsonc] {
+        let error = apply(
+            format,
+            r#"{"mcpServers": {"a": {}}, "mcpServers": {"b": {}}}"#,
+            &add(&["mcpServers", "obsidian"]),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&error, DocumentError::Parse { message, .. } if message.contains("\"mcpServers\" appears twice")),
+            "{error}"
+        );
+    }
+    // Deep inside, too, and whatever the nesting depth.
+    let deep = format!(
+        "{}{{\"k\": 1, \"k\": 2}}{}",
+        "[".repeat(3000),
+        "]".repeat(3000)
+    );
+    assert!(matches!(
+        apply(Format::Jsonc, &deep, &[]),
+        Err(DocumentError::Parse { .. })
+    ));
+}
