@@ -1,1 +1,75 @@
-//! Replays the committed fuzz corpus (`fuzz/corpus/`) through the same checks the fuzz targets run.
+//! Replays the hand-made seeds (`fuzz/seeds/<target>/`), the committed fuzz corpus (`fuzz/corpus/<target>/`) and
+//! every input the fuzzers crashed on (`fuzz/regressions/<target>/`) through the same checks the fuzz targets run, so `cargo test` keeps them passing
+//! without cargo-fuzz or a nightly compiler.
+
+use std::path::{Path, PathBuf};
+
+use obsmcp::fuzzing;
+
+/// Every fuzz target and its body.
+const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("jsonrpc_line", fuzzing::jsonrpc_line),
+    ("vault_path", fuzzing::vault_path),
+    ("document_json", fuzzing::document_json),
+    ("document_jsonc", fuzzing::document_jsonc),
+    ("document_toml", fuzzing::document_toml),
+    ("document_yaml", fuzzing::document_yaml),
+];
+
+fn inputs(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .map(|entry| entry.expect("a readable corpus folder").path())
+        .filter(|path| path.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs every file of one kind through its target's body; lists every failing file, each with the command that
+/// reproduces it under the fuzzer.
+fn replay(kind: &str) {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz")
+        .join(kind);
+    let mut failures = Vec::new();
+    for (target, body) in TARGETS {
+        for file in inputs(&fuzz.join(target)) {
+            let data = std::fs::read(&file).expect("a readable corpus file");
+            if std::panic::catch_unwind(|| body(&data)).is_err() {
+                failures.push(format!(
+                    "{target} fails on {0} (reproduce: cd fuzz && cargo fuzz run {target} {0})",
+                    file.display()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_target_has_seeds_and_they_pass() {
+    for (target, _) in TARGETS {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/seeds")
+            .join(target);
+        assert!(
+            !inputs(&folder).is_empty(),
+            "no seeds for {target} in {}",
+            folder.display()
+        );
+    }
+    replay("seeds");
+}
+
+#[test]
+fn the_minimized_corpus_passes() {
+    replay("corpus");
+}
+
+#[test]
+fn every_input_the_fuzzers_crashed_on_is_fixed() {
+    replay("regressions");
+}
