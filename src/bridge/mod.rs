@@ -93,19 +93,72 @@ async fn serve(config: BridgeConfig) {
     });
 }
 
+/// The longest line read from the client: far above any real message (a 20 MB note is a 20 MB line), low enough that
+/// a client that never sends a line break cannot make the bridge hold its whole output in memory.
+pub(crate) const MAX_LINE: usize = 64 << 20;
+
 /// Reads stdin line by line, on bytes, until EOF.
 async fn read_stdin(server: &Arc<server::Server>) {
     let mut reader = BufReader::with_capacity(1 << 16, tokio::io::stdin());
     let mut line = Vec::new();
     loop {
         line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) => return,
-            Ok(_) => server.handle_line(&line),
+        match read_line(&mut reader, &mut line, MAX_LINE).await {
+            Ok(Some(Read::Line)) => server.handle_line(&line),
+            Ok(Some(Read::TooLong(length))) => server.refuse_oversized(length, MAX_LINE),
+            Ok(None) => return,
             Err(error) => {
                 tracing::warn!("reading stdin failed: {error}");
                 return;
             }
+        }
+    }
+}
+
+/// What [`read_line`] read.
+#[derive(Debug, PartialEq, Eq)]
+enum Read {
+    /// A line (perhaps the last, without `\n`) is in the buffer.
+    Line,
+    /// A line longer than the limit was skipped; its length in bytes.
+    TooLong(usize),
+}
+
+/// Reads one line into `line`, keeping at most `limit` bytes: the rest of a longer line is read and dropped. `None` at
+/// EOF.
+async fn read_line(
+    reader: &mut (impl tokio::io::AsyncBufRead + Unpin),
+    line: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Option<Read>> {
+    let mut length = 0;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(match length {
+                0 => None,
+                _ if length > limit => Some(Read::TooLong(length)),
+                _ => Some(Read::Line),
+            });
+        }
+        let (taken, ended) = match available.iter().position(|&byte| byte == b'\n') {
+            Some(end) => (end + 1, true),
+            None => (available.len(), false),
+        };
+        if length + taken <= limit {
+            line.extend_from_slice(&available[..taken]);
+        } else if !line.is_empty() {
+            // Past the limit: what was kept is useless, and holding it is what the limit is against.
+            *line = Vec::new();
+        }
+        length += taken;
+        reader.consume(taken);
+        if ended {
+            return Ok(Some(if length > limit {
+                Read::TooLong(length)
+            } else {
+                Read::Line
+            }));
         }
     }
 }
@@ -152,5 +205,47 @@ async fn termination() {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines(input: &[u8], limit: usize) -> Vec<(Option<Read>, Vec<u8>)> {
+        // A tiny buffer, so lines span many reads.
+        let mut reader = BufReader::with_capacity(3, input);
+        let mut read = Vec::new();
+        loop {
+            let mut line = Vec::new();
+            let outcome = read_line(&mut reader, &mut line, limit).await.unwrap();
+            let end = outcome.is_none();
+            read.push((outcome, line));
+            if end {
+                return read;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_is_skipped_whole_and_the_next_one_is_read() {
+        let read = lines(b"{\"a\":1}\n0123456789abcdef\nok\nlast", 10).await;
+        assert_eq!(
+            read,
+            vec![
+                (Some(Read::Line), b"{\"a\":1}\n".to_vec()),
+                (Some(Read::TooLong(17)), Vec::new()),
+                (Some(Read::Line), b"ok\n".to_vec()),
+                (Some(Read::Line), b"last".to_vec()),
+                (None, Vec::new()),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_line_of_exactly_the_limit_is_kept_and_an_endless_one_is_refused_at_eof() {
+        let read = lines(b"123456789\n12345678901", 10).await;
+        assert_eq!(read[0], (Some(Read::Line), b"123456789\n".to_vec()));
+        assert_eq!(read[1], (Some(Read::TooLong(11)), Vec::new()));
     }
 }

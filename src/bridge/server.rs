@@ -99,6 +99,20 @@ impl Server {
         }
     }
 
+    /// Answers a line longer than the bridge reads: an error with no id (the id was never read), and the session goes
+    /// on with the next line.
+    pub(crate) fn refuse_oversized(&self, length: usize, limit: usize) {
+        tracing::warn!("skipped a line of {length} bytes from the client (the limit is {limit})");
+        self.send(jsonrpc::error(
+            Value::Null,
+            jsonrpc::INVALID_REQUEST,
+            &format!(
+                "Invalid request: the message is {length} bytes long, over the bridge's limit of {} MiB; it was skipped",
+                limit >> 20
+            ),
+        ));
+    }
+
     fn handle(self: &Arc<Self>, message: Message) {
         match message {
             Message::Request { id, method, params } => self.handle_request(id, method, params),
@@ -345,7 +359,8 @@ impl Server {
                 .config
                 .connect_wait
                 .max(std::time::Duration::from_secs(15)),
-            _ => self.config.connect_wait,
+            // What the disk fallback already waited counts: a call waits for the upstream at most once.
+            _ => self.config.connect_wait.saturating_sub(started.elapsed()),
         };
         let arguments = self
             .offline_for(&name)

@@ -1,6 +1,7 @@
 //! A stdio MCP server run as a child process: one JSON message per line on its stdin and stdout, its stderr passed
-//! through to ours (stderr is for people). The child is killed when the link closes or is dropped, so no exit path of
-//! the bridge leaves it behind. Notifications sent to it are always built fresh (see `jsonrpc::notification`), so a
+//! through to ours (stderr is for people). The child runs in a process group of its own, and the whole group is killed
+//! when the link closes or is dropped, so no exit path of the bridge leaves it, or what it started (`npx` runs the
+//! server as a grandchild; a shell wrapper may start helpers), behind. Notifications sent to it are always built fresh (see `jsonrpc::notification`), so a
 //! client's `"id": null` never reaches a child that would reject it.
 
 use std::process::Stdio;
@@ -23,7 +24,12 @@ pub(crate) struct ChildLink {
 impl ChildLink {
     /// Starts the child and the task that reads its stdout.
     pub(crate) fn spawn(program: &str, args: &[String], events: Events) -> Result<Self, String> {
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        // Its own group, so one signal reaches everything it started (and a Ctrl-C meant for the bridge does not reach
+        // it directly: the bridge ends it in order).
+        #[cfg(unix)]
+        command.process_group(0);
+        let mut child = command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -96,17 +102,38 @@ impl ChildLink {
         })
     }
 
-    /// Closes stdin (a polite stop), then kills the child and reaps it.
+    /// Closes stdin (a polite stop), then kills the child's whole process group and reaps the child.
     pub(crate) async fn close(&self) {
         self.stdin.lock().await.take();
         let mut child = self.child.lock().await;
-        if tokio::time::timeout(Duration::from_millis(100), child.wait())
+        let exited = tokio::time::timeout(Duration::from_millis(100), child.wait())
             .await
-            .is_err()
-        {
+            .is_ok();
+        // Even after a polite exit: what the child started is still in its group, and nobody else will end it.
+        self.kill_group();
+        if !exited {
             // Already exited is the only way start_kill fails; either way it is gone.
             let _ = child.start_kill();
             let _ = tokio::time::timeout(Duration::from_secs(2), child.wait()).await;
         }
+    }
+
+    /// SIGKILL to every process in the child's group.
+    fn kill_group(&self) {
+        #[cfg(unix)]
+        if let Some(group) = self.pid.and_then(|pid| libc::pid_t::try_from(pid).ok()) {
+            // SAFETY: killpg only sends a signal. The group is the child's own (process_group(0) at spawn), and a
+            // group id stays reserved while any member lives; ESRCH (nobody left) is the only failure that can occur.
+            unsafe {
+                libc::killpg(group, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for ChildLink {
+    /// `kill_on_drop` reaches the child alone; its group goes too.
+    fn drop(&mut self) {
+        self.kill_group();
     }
 }

@@ -587,11 +587,28 @@ impl Upstream {
                 reply,
             },
         );
-        if let Err(error) = session
-            .link
-            .send(&jsonrpc::request(id, method, params))
-            .await
-        {
+        let no_answer = || {
+            RequestError::NoAnswer(format!(
+                "no answer to `{method}` within {:.1} s",
+                timeout.as_secs_f64()
+            ))
+        };
+        let answer_by = tokio::time::Instant::now() + timeout;
+        // Bounded like a call: a frozen server accepts the POST and never answers it, which must count as a missed
+        // ping rather than stall the watchdog that is meant to notice exactly that.
+        let sent = tokio::time::timeout_at(
+            answer_by,
+            session.link.send(&jsonrpc::request(id, method, params)),
+        )
+        .await;
+        let sent = match sent {
+            Ok(sent) => sent,
+            Err(_) => {
+                self.pending.lock().expect("pending lock").remove(&id);
+                return Err(no_answer());
+            }
+        };
+        if let Err(error) = sent {
             self.pending.lock().expect("pending lock").remove(&id);
             return Err(match error {
                 SendError::Rejected(reason) => RequestError::Rejected(reason),
@@ -600,16 +617,13 @@ impl Upstream {
                 | SendError::Unknown(reason) => RequestError::Failed(reason),
             });
         }
-        match tokio::time::timeout(timeout, answer).await {
+        match tokio::time::timeout_at(answer_by, answer).await {
             Ok(Ok(Ok(answer))) => Ok(answer),
             Ok(Ok(Err(reason))) => Err(RequestError::Failed(reason)),
             Ok(Err(_)) => Err(RequestError::Failed("the session ended".into())),
             Err(_) => {
                 self.pending.lock().expect("pending lock").remove(&id);
-                Err(RequestError::NoAnswer(format!(
-                    "no answer to `{method}` within {:.1} s",
-                    timeout.as_secs_f64()
-                )))
+                Err(no_answer())
             }
         }
     }
@@ -841,17 +855,21 @@ impl Upstream {
         }
     }
 
-    /// Forwards a client request: waits up to `connect_wait` for a session, then up to `timeout` for the answer.
-    /// `slot` receives where the request went, for cancellation.
+    /// Forwards a client request: waits up to `connect_wait` for a session, then up to `timeout` for the answer, the
+    /// whole taking at most `connect_wait + timeout` however often a send must be retried. The timeout covers sending
+    /// too: a frozen server accepts the connection (the kernel does) and then never answers, so the POST alone would
+    /// wait forever. `slot` receives where the request went, for cancellation.
     pub(crate) async fn forward(
-        &self,
+        self: &Arc<Self>,
         method: &str,
         params: Option<Value>,
         connect_wait: Duration,
         timeout: Duration,
         slot: &RequestSlot,
     ) -> Result<Value, CallError> {
-        let deadline = tokio::time::Instant::now() + connect_wait;
+        let started = tokio::time::Instant::now();
+        let deadline = started + connect_wait;
+        let give_up = deadline + timeout;
         let mut message = jsonrpc::request(0, method, params);
         loop {
             let Some(session) = self.wait_ready(deadline).await else {
@@ -861,6 +879,7 @@ impl Upstream {
                         .unwrap_or_else(|| "not connected yet".into()),
                 ));
             };
+            let answer_by = (tokio::time::Instant::now() + timeout).min(give_up);
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
             message["id"] = id.into();
             let (reply, answer) = oneshot::channel();
@@ -872,7 +891,11 @@ impl Upstream {
                 },
             );
             *slot.lock().expect("slot lock") = Some((session.generation, id));
-            match session.link.send(&message).await {
+            let sent = match tokio::time::timeout_at(answer_by, session.link.send(&message)).await {
+                Ok(sent) => sent,
+                Err(_) => return Err(self.give_up(&session, id, timeout)),
+            };
+            match sent {
                 Ok(()) => {}
                 Err(SendError::NotDelivered(reason) | SendError::SessionLost(reason)) => {
                     // The server never ran it: safe to send again once the supervisor has a new session.
@@ -890,17 +913,27 @@ impl Upstream {
                     return Err(CallError::Lost(reason));
                 }
             }
-            return match tokio::time::timeout(timeout, answer).await {
+            return match tokio::time::timeout_at(answer_by, answer).await {
                 Ok(Ok(Ok(answer))) => Ok(answer),
                 Ok(Ok(Err(reason))) => Err(CallError::Lost(reason)),
                 Ok(Err(_)) => Err(CallError::Lost("the session ended".into())),
-                Err(_) => {
-                    self.cancel(session.generation, id, "timed out in the obsmcp bridge")
-                        .await;
-                    Err(CallError::Timeout(timeout))
-                }
+                Err(_) => Err(self.give_up(&session, id, timeout)),
             };
         }
+    }
+
+    /// A request out of time: the upstream is told to stop (in the background: a frozen server would hold the
+    /// notification as long as it held the request) and the caller gets a timeout at once.
+    fn give_up(self: &Arc<Self>, session: &Session, id: u64, after: Duration) -> CallError {
+        self.pending.lock().expect("pending lock").remove(&id);
+        let upstream = Arc::clone(self);
+        let generation = session.generation;
+        tokio::spawn(async move {
+            upstream
+                .cancel(generation, id, "timed out in the obsmcp bridge")
+                .await
+        });
+        CallError::Timeout(after)
     }
 
     /// Tells the upstream to stop working on a request, if its session is still the live one.

@@ -551,7 +551,7 @@ fn bridge_survives_a_bounded_fault_soak() {
             }
             28..40 => {
                 signal(host.pid(), "STOP");
-                thread::sleep(rng.millis(300, 9000));
+                thread::sleep(rng.millis(300, 12000));
                 signal(host.pid(), "CONT");
                 "SIGSTOP … SIGCONT"
             }

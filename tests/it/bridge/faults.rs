@@ -1,0 +1,123 @@
+//! Regressions found by the fault soak (`tests/it/soak/`), each pinned by a focused test against the real bridge and
+//! the plugin hosted in Node.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::bridge::{Bridge, is_error, text_of};
+use crate::support::{
+    PluginHost, TempHome, children_of, fixture_vault, free_port, process_alive, signal, wait_until,
+    write_plugin_data,
+};
+
+const TOKEN: &str = "faults-token-0123456789abcdef0123456789abcdef";
+
+/// A frozen Obsidian (SIGSTOP: the kernel still accepts connections, nobody answers) used to hold a call for as long
+/// as it stayed frozen, because the call timeout only started once the POST had been answered.
+#[test]
+fn a_call_to_a_frozen_plugin_times_out_within_the_call_timeout() {
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
+    let port = free_port();
+    write_plugin_data(&vault, port, TOKEN);
+    let host = PluginHost::start(&vault, port, TOKEN, &[]);
+    let mut bridge = Bridge::start(
+        &home,
+        &[
+            "--vault",
+            vault.to_str().unwrap(),
+            "--call-timeout",
+            "2",
+            "--connect-wait",
+            "1",
+        ],
+    );
+    bridge.initialize();
+    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    assert!(!is_error(&answer), "{answer}");
+
+    signal(host.guard.pid(), "STOP");
+    let called = Instant::now();
+    let id = bridge.send_request(
+        "tools/call",
+        json!({ "name": "append", "arguments": { "path": "Home.md", "content": "x" } }),
+    );
+    let answer = bridge
+        .wait_message(Duration::from_secs(12), |message| message["id"] == id)
+        .map(|answer| (answer, called.elapsed()));
+    signal(host.guard.pid(), "CONT");
+    let (answer, waited) = answer.expect("no answer while the plugin was frozen");
+    assert!(is_error(&answer), "{answer}");
+    assert!(
+        text_of(&answer).contains("did not answer within 2 s"),
+        "{answer}"
+    );
+    // Two seconds of call timeout; the rest is room for a busy machine, far below the 12 s the freeze lasted.
+    assert!(waited < Duration::from_secs(6), "answered after {waited:?}");
+    assert!(bridge.invalid.is_empty(), "{:?}", bridge.invalid);
+}
+
+/// Stdin lines had no size limit: a client that never sent a line break made the bridge hold everything it sent.
+#[test]
+fn a_line_over_64_mib_gets_an_error_and_the_session_goes_on() {
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
+    write_plugin_data(&vault, free_port(), TOKEN);
+    let mut bridge = Bridge::start(&home, &["--vault", vault.to_str().unwrap()]);
+    bridge.initialize();
+    let mut line = br#"{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":""#.to_vec();
+    line.resize(line.len() + (64 << 20), b'x');
+    line.extend_from_slice(b"\"}}\n");
+    bridge.send_raw(&line);
+    drop(line);
+    let refusal = bridge
+        .wait_message(Duration::from_secs(30), |message| {
+            message.get("error").is_some()
+        })
+        .expect("no answer to the oversized line");
+    assert_eq!(refusal["id"], json!(null), "{refusal}");
+    assert_eq!(refusal["error"]["code"], -32600, "{refusal}");
+    let message = refusal["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("over the bridge's limit of 64 MiB"),
+        "{message}"
+    );
+    let answer = bridge.request("ping", json!({}));
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    assert!(bridge.invalid.is_empty(), "{:?}", bridge.invalid);
+}
+
+/// Only the direct child of a command upstream was killed: what it started (here a `sleep` beside the server, as a
+/// wrapper script or `npx` would leave) outlived the bridge.
+#[test]
+fn what_a_child_upstream_started_ends_with_the_bridge() {
+    let home = TempHome::new();
+    let script = crate::support::everything_script();
+    let command = format!("sleep 300 & exec node '{}' stdio", script.display());
+    let mut bridge = Bridge::start(&home, &["--", "sh", "-c", &command]);
+    bridge.initialize();
+    let answer = bridge.call_tool("echo", json!({ "message": "a" }));
+    assert_eq!(text_of(&answer), "Echo: a");
+    let comm = |pid: u32| std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+    let mut sleeper = None;
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            sleeper = children_of(bridge.guard.pid())
+                .into_iter()
+                .flat_map(children_of)
+                .find(|&pid| comm(pid).trim() == "sleep");
+            sleeper.is_some()
+        }),
+        "no `sleep` under the server"
+    );
+    let sleeper = sleeper.unwrap();
+    bridge.close_stdin();
+    let status = bridge.guard.wait_exit(Duration::from_secs(5));
+    assert!(status.is_some_and(|status| status.success()), "{status:?}");
+    let gone = wait_until(Duration::from_secs(2), || !process_alive(sleeper));
+    if !gone {
+        signal(sleeper, "KILL");
+    }
+    assert!(gone, "the server's `sleep` ({sleeper}) outlived the bridge");
+}
