@@ -5,5 +5,6 @@
 mod bench;
 mod child;
 mod client;
+mod faults;
 mod http;
 mod vault;
