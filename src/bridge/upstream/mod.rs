@@ -29,6 +29,10 @@ use super::jsonrpc::{self, Message};
 const HTTP_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a child process may take to start and answer `initialize` (it may be `npx` fetching a package).
 const CHILD_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How far progress notifications may stretch a call: to this many call timeouts in all. Progress restarts the
+/// timeout (a long search that reports progress is working, not hung), but a server that reports progress forever must
+/// not hold a call forever either.
+const PROGRESS_STRETCH: u32 = 10;
 /// The longest pause between reconnection attempts.
 const BACKOFF_CAP: Duration = Duration::from_millis(500);
 /// The shortest, even while calls are waiting: a closed port refuses in microseconds, and a loop must not spin.
@@ -240,6 +244,8 @@ pub(crate) struct Upstream {
     state: watch::Sender<UpstreamState>,
     current: Mutex<Option<Session>>,
     pending: Mutex<HashMap<u64, Pending>>,
+    /// Calls waiting for an answer that asked for progress, by progress token: each notification restarts the timeout.
+    progress: Mutex<HashMap<String, Arc<Notify>>>,
     next_id: AtomicU64,
     facts: Mutex<Facts>,
     wake: Notify,
@@ -269,6 +275,7 @@ impl Upstream {
             state: watch::Sender::new(UpstreamState::Connecting),
             current: Mutex::new(None),
             pending: Mutex::new(HashMap::new()),
+            progress: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             facts: Mutex::new(Facts {
                 since: Some(SystemTime::now()),
@@ -722,6 +729,20 @@ impl Upstream {
                     });
                 }
                 "notifications/progress" | "notifications/message" => {
+                    if let Some(token) = params
+                        .as_ref()
+                        .and_then(|params| params.get("progressToken"))
+                    {
+                        let watch = self
+                            .progress
+                            .lock()
+                            .expect("progress lock")
+                            .get(&token.to_string())
+                            .cloned();
+                        if let Some(watch) = watch {
+                            watch.notify_one();
+                        }
+                    }
                     let _ = self
                         .events
                         .send(UpstreamEvent::Forward(jsonrpc::notification(
@@ -870,6 +891,10 @@ impl Upstream {
         let started = tokio::time::Instant::now();
         let deadline = started + connect_wait;
         let give_up = deadline + timeout;
+        let progress = params
+            .as_ref()
+            .and_then(|params| params.pointer("/_meta/progressToken"))
+            .map(|token| ProgressWatch::new(self, token));
         let mut message = jsonrpc::request(0, method, params);
         loop {
             let Some(session) = self.wait_ready(deadline).await else {
@@ -913,11 +938,13 @@ impl Upstream {
                     return Err(CallError::Lost(reason));
                 }
             }
-            return match tokio::time::timeout_at(answer_by, answer).await {
-                Ok(Ok(Ok(answer))) => Ok(answer),
-                Ok(Ok(Err(reason))) => Err(CallError::Lost(reason)),
-                Ok(Err(_)) => Err(CallError::Lost("the session ended".into())),
-                Err(_) => Err(self.give_up(&session, id, timeout)),
+            let stretch_to = started + connect_wait + timeout * PROGRESS_STRETCH;
+            let answer = await_answer(answer, answer_by, progress.as_ref(), timeout, stretch_to);
+            return match answer.await {
+                Some(Ok(Ok(answer))) => Ok(answer),
+                Some(Ok(Err(reason))) => Err(CallError::Lost(reason)),
+                Some(Err(_)) => Err(CallError::Lost("the session ended".into())),
+                None => Err(self.give_up(&session, id, timeout)),
             };
         }
     }
@@ -964,6 +991,65 @@ impl Upstream {
                     HTTP_HANDSHAKE_TIMEOUT,
                 )
                 .await;
+        }
+    }
+}
+
+/// Registers a call's progress token for as long as the call waits.
+struct ProgressWatch<'upstream> {
+    upstream: &'upstream Upstream,
+    key: String,
+    ticks: Arc<Notify>,
+}
+
+impl<'upstream> ProgressWatch<'upstream> {
+    fn new(upstream: &'upstream Upstream, token: &Value) -> Self {
+        let key = token.to_string();
+        let ticks = Arc::new(Notify::new());
+        upstream
+            .progress
+            .lock()
+            .expect("progress lock")
+            .insert(key.clone(), Arc::clone(&ticks));
+        Self {
+            upstream,
+            key,
+            ticks,
+        }
+    }
+}
+
+impl Drop for ProgressWatch<'_> {
+    fn drop(&mut self) {
+        self.upstream
+            .progress
+            .lock()
+            .expect("progress lock")
+            .remove(&self.key);
+    }
+}
+
+/// Waits for an answer until `answer_by`; each progress notification moves that to `timeout` from now, never past
+/// `stretch_to`. `None` when the time ran out.
+async fn await_answer<T>(
+    answer: oneshot::Receiver<T>,
+    mut answer_by: tokio::time::Instant,
+    progress: Option<&ProgressWatch<'_>>,
+    timeout: Duration,
+    stretch_to: tokio::time::Instant,
+) -> Option<Result<T, oneshot::error::RecvError>> {
+    tokio::pin!(answer);
+    loop {
+        let ticked = async {
+            match progress {
+                Some(watch) => watch.ticks.notified().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            answer = &mut answer => return Some(answer),
+            () = tokio::time::sleep_until(answer_by) => return None,
+            () = ticked => answer_by = answer_by.max((tokio::time::Instant::now() + timeout).min(stretch_to)),
         }
     }
 }

@@ -121,3 +121,39 @@ fn what_a_child_upstream_started_ends_with_the_bridge() {
     }
     assert!(gone, "the server's `sleep` ({sleeper}) outlived the bridge");
 }
+
+/// Progress notifications did not restart the call timeout: a long operation that kept reporting progress was cut off
+/// like a hung one.
+#[test]
+fn progress_restarts_the_call_timeout_and_silence_does_not() {
+    let home = TempHome::new();
+    let server = crate::support::EverythingServer::start("streamableHttp", free_port());
+    let mut bridge = Bridge::start(&home, &["--url", &server.url(), "--call-timeout", "2"]);
+    bridge.initialize();
+    // 5 s in 10 steps: a progress notification every half second, each well inside the 2 s timeout.
+    let answer = bridge.request(
+        "tools/call",
+        json!({
+            "name": "trigger-long-running-operation",
+            "arguments": { "duration": 5, "steps": 10 },
+            "_meta": { "progressToken": "soak-progress" },
+        }),
+    );
+    assert!(!is_error(&answer), "{answer}");
+    // The same operation without a progress token is silent for 5 s, so the timeout ends it.
+    let started = Instant::now();
+    let answer = bridge.call_tool(
+        "trigger-long-running-operation",
+        json!({ "duration": 5, "steps": 10 }),
+    );
+    assert!(is_error(&answer), "{answer}");
+    assert!(
+        text_of(&answer).contains("did not answer within 2 s"),
+        "{answer}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+}
