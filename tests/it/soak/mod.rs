@@ -187,6 +187,7 @@ fn hash_of(text: &str) -> Option<String> {
 
 struct Caller {
     index: usize,
+    vault: PathBuf,
     client: Arc<Client>,
     stop_at: Instant,
     bound: Duration,
@@ -293,6 +294,17 @@ impl Caller {
                 let header = text.lines().next().unwrap_or_default();
                 let own = header.contains(&format!("path=\"{path}\""))
                     && text.lines().nth(2) == Some(owner_line(self.index).as_str());
+                if !own && from_disk && self.torn(&text) {
+                    // The plugin writes a note as Obsidian does (truncate, then write), so a read from disk while the
+                    // bridge thought Obsidian gone but it was still finishing a write sees part of the note. Counted,
+                    // not failed: it is the writer's, and nothing the bridge can prevent; a misrouted answer would
+                    // name another note or owner and still fail.
+                    *results
+                        .ok
+                        .entry("read_note (from disk, torn by a plugin write)")
+                        .or_default() += 1;
+                    return None;
+                }
                 if !own {
                     results.failures.push(format!(
                         "{id}: the answer is not about {path}: {}",
@@ -321,6 +333,15 @@ impl Caller {
                 None
             }
         }
+    }
+
+    /// Whether a read's content is a beginning of the caller's note as it is now (notes only ever grow).
+    fn torn(&self, text: &str) -> bool {
+        let header = text.lines().next().unwrap_or_default();
+        let content = &text[(header.len() + 1).min(text.len())..];
+        let now =
+            std::fs::read_to_string(self.vault.join(note_path(self.index))).unwrap_or_default();
+        header.contains(&format!("path=\"{}\"", note_path(self.index))) && now.starts_with(content)
     }
 
     /// Appends a unique marker line with `expected_hash`.
@@ -507,6 +528,7 @@ fn bridge_survives_a_bounded_fault_soak() {
         .map(|index| {
             let caller = Caller {
                 index,
+                vault: vault.clone(),
                 client: Arc::clone(&client),
                 stop_at,
                 bound,
@@ -714,6 +736,16 @@ fn bridge_survives_a_bounded_fault_soak() {
         samples.last().map_or(0, |sample| sample.1),
         samples.len()
     );
+    let trace: Vec<u64> = (0..=10)
+        .filter_map(|tenth| {
+            let at = elapsed.as_secs_f64() * f64::from(tenth) / 10.0;
+            samples
+                .iter()
+                .min_by(|a, b| (a.0 - at).abs().total_cmp(&(b.0 - at).abs()))
+                .map(|sample| sample.1)
+        })
+        .collect();
+    eprintln!("VmRSS KiB at each tenth of the run: {trace:?}");
     eprintln!("recovered after the chaos: {recovered}; bridge exit on stdin EOF: {exit:?}");
     for failure in results.failures.iter().take(30) {
         eprintln!("FAILURE: {failure}");
