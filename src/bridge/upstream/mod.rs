@@ -973,10 +973,13 @@ impl Upstream {
             return;
         };
         let params = json!({ "requestId": id, "reason": reason });
-        // Best effort by nature: if the session just died, the request died with it.
-        let _ = self
-            .notify_on(&session, "notifications/cancelled", Some(params))
-            .await;
+        // Best effort by nature: if the session just died, the request died with it. Bounded: a frozen server holds the
+        // POST as long as it stays frozen, and a task per timed-out call must not pile up meanwhile.
+        let _ = tokio::time::timeout(
+            HTTP_HANDSHAKE_TIMEOUT,
+            self.notify_on(&session, "notifications/cancelled", Some(params)),
+        )
+        .await;
     }
 
     /// Remembers the client's log level, forwards it now when connected, and replays it after each reconnect.
