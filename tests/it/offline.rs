@@ -6,8 +6,6 @@
 //! Offline mode is a library module of the binary; until the bridge serves it end to end, these tests compile the
 //! module itself into this test binary.
 
-#[path = "../bench/offline.rs"]
-mod bench;
 #[path = "../../src/offline/mod.rs"]
 mod offline_impl;
 #[path = "offline_support.rs"]
@@ -812,10 +810,4 @@ fn offline_never_writes_and_says_obsidian_must_be_open() {
         !vault.path().join("Daily/2030-01-01.md").exists()
             && !vault.path().join("Moved.md").exists()
     );
-}
-
-#[test]
-#[ignore = "benchmark: run with `cargo test --release --test it offline_benchmark -- --ignored --nocapture`"]
-fn offline_benchmark() {
-    bench::run();
 }

@@ -1,1 +1,154 @@
-//! The benchmark suite against the peers (ignored tests, run by `benches/run`).
+//! The benchmark suite against the peers: `obsmcp bridge`, mcp-remote and supergateway side by side in one run, in
+//! front of the obsmcp plugin hosted in Node, plus obsmcp's search through the plugin and offline on a generated
+//! 10,000-note vault. One ignored test runs it all and writes `benches/results/latest.json`, `latest.md` and
+//! `chart.svg`; `benches/run` installs the peers, builds in release mode and runs it. What each figure means is in
+//! `benches/README.md`.
+//!
+//! Nothing here asserts a speed (the machine is shared and noisy): the suite fails only when obsmcp is functionally
+//! broken (a corrupted 20 MB note, no catalog with the plugin down, no recovery at all, an offline answer that
+//! disagrees with the plugin), and then only after the results are written.
+
+mod bridges;
+mod chart;
+mod direct;
+mod figure;
+mod machine;
+mod measures;
+mod report;
+mod stats;
+mod vault;
+
+use std::path::PathBuf;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use bridges::BridgeKind;
+use figure::Figure;
+use machine::Machine;
+use report::Report;
+
+use crate::support::repo_root;
+
+/// How many samples of each kind a run takes.
+pub struct Plan {
+    /// A smaller run for development (`benches/run --quick`): not for comparison.
+    pub quick: bool,
+    pub spawns: usize,
+    pub calls: usize,
+    pub throughput_calls: usize,
+    pub in_flight: usize,
+    pub notes: usize,
+    pub rounds: usize,
+}
+
+impl Plan {
+    /// The full plan, or the quick one when `OBSMCP_BENCH_QUICK=1`.
+    fn from_environment() -> Self {
+        let quick = std::env::var("OBSMCP_BENCH_QUICK").is_ok_and(|value| value == "1");
+        if quick {
+            Self {
+                quick,
+                spawns: 3,
+                calls: 40,
+                throughput_calls: 80,
+                in_flight: 8,
+                notes: 1000,
+                rounds: 3,
+            }
+        } else {
+            Self {
+                quick,
+                spawns: 10,
+                calls: 200,
+                throughput_calls: 400,
+                in_flight: 8,
+                notes: 10_000,
+                rounds: 11,
+            }
+        }
+    }
+
+    /// Where the results go: `OBSMCP_BENCH_OUT`, else `benches/results` (a quick run: `target/bench-quick`, so it
+    /// never replaces the committed results).
+    fn output_folder(&self) -> PathBuf {
+        match std::env::var_os("OBSMCP_BENCH_OUT") {
+            Some(folder) => PathBuf::from(folder),
+            None if self.quick => repo_root().join("target/bench-quick"),
+            None => repo_root().join("benches/results"),
+        }
+    }
+}
+
+/// The number of tools in the plugin's committed catalog: the least a full `tools/list` names.
+fn catalog_size() -> usize {
+    let text = std::fs::read_to_string(repo_root().join("obsidian-plugin/catalog.json"))
+        .expect("obsidian-plugin/catalog.json");
+    let catalog: serde_json::Value = serde_json::from_str(&text).expect("catalog JSON");
+    catalog["tools"].as_array().expect("a tools array").len()
+}
+
+/// Seconds since `benches/run` started, which passes its start time in `OBSMCP_BENCH_STARTED` (Unix seconds).
+fn command_seconds() -> Option<f64> {
+    let started: f64 = std::env::var("OBSMCP_BENCH_STARTED").ok()?.parse().ok()?;
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?;
+    Some(now.as_secs_f64() - started)
+}
+
+#[test]
+#[ignore = "benchmark suite: run `benches/run` (release build, writes benches/results/)"]
+fn suite() {
+    let started = Instant::now();
+    let plan = Plan::from_environment();
+    let machine = Machine::gather();
+    eprintln!(
+        "benchmark suite{}: {} ({} cores), load average {}",
+        if plan.quick { " (quick)" } else { "" },
+        machine.cpu_model,
+        machine.cores,
+        machine.load_average
+    );
+
+    let setup = measures::Setup::new();
+    let bridges: Vec<measures::BridgeFigures> = BridgeKind::ALL
+        .iter()
+        .map(|kind| measures::measure(&setup, *kind, &plan))
+        .collect();
+    let vault = vault::measure(&plan);
+    let catalog_size = catalog_size();
+    let rows = report::rows(&plan, &bridges, &vault, catalog_size);
+    let report = Report {
+        machine,
+        plan,
+        rows,
+        vault,
+        suite_seconds: started.elapsed().as_secs_f64(),
+        command_seconds: command_seconds(),
+    };
+
+    let folder = report.plan.output_folder();
+    std::fs::create_dir_all(&folder).unwrap();
+    let json = serde_json::to_string_pretty(&report.json()).unwrap() + "\n";
+    std::fs::write(folder.join("latest.json"), json).unwrap();
+    let markdown = report.markdown();
+    std::fs::write(folder.join("latest.md"), &markdown).unwrap();
+    std::fs::write(folder.join("chart.svg"), chart::svg(&report)).unwrap();
+    eprintln!("\n{markdown}\nwritten to {}", folder.display());
+    eprintln!("suite wall time: {:.0} s", report.suite_seconds);
+
+    let ours = &bridges[0];
+    assert!(
+        matches!(ours.big_note, Figure::Measured { .. }),
+        "obsmcp: 20 MB note {:?}",
+        ours.big_note
+    );
+    assert!(
+        ours.tools_listed
+            .is_some_and(|listed| listed >= catalog_size),
+        "obsmcp with the plugin down: {:?}",
+        ours.tools_down
+    );
+    assert!(
+        matches!(ours.recovery_ms, Figure::Measured { .. }),
+        "obsmcp after the plugin's restart: {:?}",
+        ours.recovery_ms
+    );
+}

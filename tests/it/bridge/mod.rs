@@ -2,7 +2,6 @@
 //! plugin hosted in Node, `@modelcontextprotocol/server-everything` over HTTP and stdio — with faults injected by
 //! killing, freezing and restarting those processes.
 
-mod bench;
 mod child;
 mod client;
 mod faults;

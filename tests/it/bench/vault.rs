@@ -1,0 +1,254 @@
+//! Measure 8, obsmcp only: search, backlinks and listing on a generated 10,000-note vault
+//! (`obsidian-plugin/test/gen-vault.mjs`, deterministic), three ways in one run — straight to the plugin over HTTP,
+//! through `obsmcp bridge` to the plugin, and through `obsmcp bridge` from disk with the plugin down (offline mode).
+//! The peers have no offline mode, and through the plugin they would add only their per-call overhead (measure 3).
+//!
+//! Each case runs as many rounds as the plan says and reports medians; a case that pages (`list_files` of the whole
+//! vault) counts the pages, which must agree on all three paths. The cold offline figure is a fresh bridge's first
+//! answer with Obsidian closed: spawn, `initialize` and a search that scans every note, index build included.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::Plan;
+use super::bridges::{BridgeKind, TOKEN};
+use super::direct::Direct;
+use super::stats::{median, millis, peak_rss_mb};
+use crate::support::bridge::Bridge;
+use crate::support::{PluginHost, TempHome, free_port, repo_root, write_plugin_data};
+
+/// One measured case: a tool call, or (`list_all`) `list_files` paged to the end.
+struct Case {
+    label: &'static str,
+    tool: &'static str,
+    arguments: Value,
+}
+
+fn cases() -> Vec<Case> {
+    let case = |label, tool, arguments| Case {
+        label,
+        tool,
+        arguments,
+    };
+    vec![
+        case(
+            "search text, common word",
+            "search",
+            json!({"query": "harbor"}),
+        ),
+        case(
+            "search text, absent (scans all)",
+            "search",
+            json!({"query": "zqxjv absent"}),
+        ),
+        case(
+            "search regex, common",
+            "search",
+            json!({"query": "ledger\\s+\\w+", "regex": true}),
+        ),
+        case(
+            "search regex, absent (scans all)",
+            "search",
+            json!({"query": "zqx[0-9]+jv", "regex": true}),
+        ),
+        case("backlinks of Hub", "backlinks", json!({"path": "Hub"})),
+        case(
+            "list_files, one page of 500",
+            "list_files",
+            json!({"limit": 500}),
+        ),
+        case("list_files, whole vault (all pages)", "list_all", json!({})),
+    ]
+}
+
+/// The label of the case that the summary rows report: the worst case for search, a scan of every note.
+pub const WORST_SEARCH: &str = "search text, absent (scans all)";
+
+/// Medians of one case on each path, in ms.
+pub struct CaseFigures {
+    pub label: &'static str,
+    pub pages: usize,
+    pub direct_ms: f64,
+    pub bridge_ms: f64,
+    pub offline_ms: f64,
+}
+
+/// Everything measure 8 found.
+pub struct VaultFigures {
+    /// The generator's summary line.
+    pub vault: String,
+    pub notes: usize,
+    pub rounds: usize,
+    pub generate_ms: f64,
+    /// Plugin host start (it loads and indexes the vault) until `listening`.
+    pub host_start_ms: f64,
+    pub cases: Vec<CaseFigures>,
+    /// A fresh bridge with the plugin down: spawn → first offline search answered.
+    pub offline_cold_ms: f64,
+    /// Peak RSS of the offline bridge after all its cases.
+    pub offline_rss_mb: Option<f64>,
+}
+
+/// Runs measure 8; progress goes to stderr.
+pub fn measure(plan: &Plan) -> VaultFigures {
+    let home = TempHome::new();
+    let vault = home.path().join("Vault");
+    let started = Instant::now();
+    let summary = generate(&vault, plan.notes);
+    let generate_ms = millis(started.elapsed());
+    eprintln!("[vault] {summary}");
+    let port = free_port();
+    write_plugin_data(&vault, port, TOKEN);
+
+    let started = Instant::now();
+    let host = PluginHost::start(&vault, port, TOKEN, &[]);
+    let host_start_ms = millis(started.elapsed());
+    let direct = Direct::connect(port);
+    let mut bridge = BridgeKind::Obsmcp.start(&home, &vault, port);
+    bridge.initialize();
+
+    let cases = cases();
+    let mut online = Vec::new();
+    for case in &cases {
+        // The first round is a warm-up, and checks that the bridge passes the plugin's answer on unchanged.
+        let from_plugin = run_case(case, |tool, arguments| direct.call(tool, arguments));
+        let through = run_case(case, |tool, arguments| call(&mut bridge, tool, arguments));
+        assert_eq!(
+            from_plugin, through,
+            "{}: the bridge changed the plugin's answer",
+            case.label
+        );
+        let (mut straight, mut bridged) = (Vec::new(), Vec::new());
+        for _ in 0..plan.rounds {
+            straight.push(timed(|| {
+                run_case(case, |tool, arguments| direct.call(tool, arguments))
+            }));
+            bridged.push(timed(|| {
+                run_case(case, |tool, arguments| call(&mut bridge, tool, arguments))
+            }));
+        }
+        eprintln!(
+            "[vault] {}: plugin {:.1} ms, through obsmcp {:.1} ms",
+            case.label,
+            median(&straight),
+            median(&bridged)
+        );
+        online.push((from_plugin.len(), median(&straight), median(&bridged)));
+    }
+    drop(bridge);
+    drop(direct);
+    host.stop();
+
+    let started = Instant::now();
+    let mut offline = BridgeKind::Obsmcp.start(&home, &vault, port);
+    offline.initialize();
+    let first = call(&mut offline, "search", &json!({"query": "zqxjv absent"}));
+    let offline_cold_ms = millis(started.elapsed());
+    assert_eq!(
+        first["_meta"]["obsmcp/source"], "disk",
+        "with the plugin down, the bridge answers from disk: {first}"
+    );
+    eprintln!("[vault] offline cold (spawn -> first search answered): {offline_cold_ms:.0} ms");
+    let mut figures = Vec::new();
+    for (case, (pages, direct_ms, bridge_ms)) in cases.iter().zip(online) {
+        let answered = run_case(case, |tool, arguments| call(&mut offline, tool, arguments));
+        assert_eq!(
+            answered.len(),
+            pages,
+            "{}: pages offline and from the plugin",
+            case.label
+        );
+        let disk: Vec<f64> = (0..plan.rounds)
+            .map(|_| {
+                timed(|| run_case(case, |tool, arguments| call(&mut offline, tool, arguments)))
+            })
+            .collect();
+        eprintln!("[vault] {}: offline {:.1} ms", case.label, median(&disk));
+        figures.push(CaseFigures {
+            label: case.label,
+            pages,
+            direct_ms,
+            bridge_ms,
+            offline_ms: median(&disk),
+        });
+    }
+    let offline_rss_mb = peak_rss_mb(offline.guard.pid());
+
+    VaultFigures {
+        vault: summary,
+        notes: plan.notes,
+        rounds: plan.rounds,
+        generate_ms,
+        host_start_ms,
+        cases: figures,
+        offline_cold_ms,
+        offline_rss_mb,
+    }
+}
+
+/// Generates the vault with the plugin's deterministic generator; returns its summary line, less the folder's path
+/// (a temporary folder of this machine, which has no place in committed results).
+fn generate(vault: &Path, notes: usize) -> String {
+    let output = std::process::Command::new("node")
+        .arg(repo_root().join("obsidian-plugin/test/gen-vault.mjs"))
+        .arg(vault)
+        .args(["--notes", &notes.to_string()])
+        .output()
+        .expect("node runs");
+    assert!(
+        output.status.success(),
+        "gen-vault.mjs failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    let folder = format!(" under {}", vault.display());
+    summary.replacen(&folder, "", 1)
+}
+
+/// A tool call through a bridge; returns the `result`, which must not be a tool error.
+fn call(bridge: &mut Bridge, tool: &str, arguments: &Value) -> Value {
+    let answer = bridge.call_tool(tool, arguments.clone());
+    let result = answer["result"].clone();
+    assert!(
+        result.is_object() && result.get("isError").is_none(),
+        "{tool}: {answer}"
+    );
+    result
+}
+
+fn timed<T>(run: impl FnOnce() -> T) -> f64 {
+    let started = Instant::now();
+    run();
+    millis(started.elapsed())
+}
+
+/// Runs one case and returns the text of each page (one page for a plain call) without offline marks.
+fn run_case(case: &Case, mut call: impl FnMut(&str, &Value) -> Value) -> Vec<String> {
+    if case.tool != "list_all" {
+        return vec![text_of(&call(case.tool, &case.arguments))];
+    }
+    let mut pages = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut arguments = json!({"limit": 500, "max_chars": 200_000});
+        if let Some(cursor) = &cursor {
+            arguments["cursor"] = json!(cursor);
+        }
+        let page = text_of(&call("list_files", &arguments));
+        let listing: Value = serde_json::from_str(&page).expect("list_files answers JSON");
+        cursor = listing["next_cursor"].as_str().map(str::to_string);
+        pages.push(page);
+        if cursor.is_none() {
+            return pages;
+        }
+    }
+}
+
+fn text_of(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
