@@ -187,7 +187,9 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
             let mut host = first_host;
             for restart in 0..20 {
                 let waiting = Instant::now();
-                while !served.load(Ordering::SeqCst) && waiting.elapsed() < Duration::from_secs(10)
+                // Generous: on a loaded machine a restart can take seconds to be seen, and the reconnect count
+                // below only holds if every instance was.
+                while !served.load(Ordering::SeqCst) && waiting.elapsed() < Duration::from_secs(60)
                 {
                     std::thread::sleep(Duration::from_millis(10));
                 }
@@ -209,7 +211,7 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
     };
     let mut sent = Vec::new();
     let started = Instant::now();
-    while !done.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(150) {
+    while !done.load(Ordering::SeqCst) && started.elapsed() < Duration::from_secs(600) {
         let id = bridge.send_request(
             "tools/call",
             json!({ "name": "read_note", "arguments": { "path": "Home.md" } }),
