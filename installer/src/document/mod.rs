@@ -95,7 +95,7 @@ pub fn apply(
     original: &str,
     operations: &[Operation],
 ) -> Result<String, DocumentError> {
-    let lines = LineStyle::of(original);
+    let lines = LineStyle::of(format, original);
     let normalized = lines.normalize(original);
     let text = normalized.as_str();
     let mut tree = parse_tree(format, text)?;
@@ -164,21 +164,32 @@ fn comparable(format: Format, value: Value) -> Value {
     }
 }
 
-/// The line endings of the user's file, which some editors (toml_edit) would otherwise normalise away.
+/// The line endings of the user's file and its byte-order mark, which some editors (toml_edit) would otherwise
+/// normalise away.
 struct LineStyle {
     crlf: bool,
     final_newline: bool,
+    /// Editors on Windows write one; strict JSON readers (Claude's `JSON.parse`) refuse it, so JSON keeps it as text.
+    bom: bool,
 }
 
+const BOM: char = '\u{feff}';
+
 impl LineStyle {
-    fn of(text: &str) -> Self {
+    fn of(format: Format, text: &str) -> Self {
         Self {
             crlf: text.contains("\r\n"),
             final_newline: text.is_empty() || text.ends_with('\n'),
+            bom: format != Format::Json && text.starts_with(BOM),
         }
     }
 
     fn normalize(&self, text: &str) -> String {
+        let text = if self.bom {
+            text.strip_prefix(BOM).unwrap_or(text)
+        } else {
+            text
+        };
         if self.crlf {
             text.replace("\r\n", "\n")
         } else {
@@ -192,10 +203,15 @@ impl LineStyle {
         } else {
             text.strip_suffix('\n').unwrap_or(text)
         };
-        if self.crlf {
+        let text = if self.crlf {
             text.replace('\n', "\r\n")
         } else {
             text.to_owned()
+        };
+        if self.bom {
+            format!("{BOM}{text}")
+        } else {
+            text
         }
     }
 }

@@ -503,3 +503,26 @@ fn fuzz_json_with_a_duplicate_key_is_refused_not_misedited() {
         Err(DocumentError::Parse { .. })
     ));
 }
+
+#[test]
+fn fuzz_a_byte_order_mark_survives_the_edit() {
+    // toml_edit dropped it: Notepad on Windows writes one at the start of config.toml.
+    for (format, input, servers) in [
+        (Format::Toml, "\u{feff}", "mcp_servers"),
+        (Format::Toml, "\u{feff}model = \"o3\"\r\n", "mcp_servers"),
+        (Format::Yaml, "\u{feff}model: x\n", "mcp_servers"),
+        (
+            Format::Jsonc,
+            "\u{feff}{\n  // c\n  \"a\": 1\n}\n",
+            "mcpServers",
+        ),
+    ] {
+        let added = round_trip(
+            format,
+            input,
+            &add(&[servers, "obsidian"]),
+            &remove(&[servers, "obsidian"], &[servers]),
+        );
+        assert!(added.starts_with('\u{feff}'), "{format:?}: {added:?}");
+    }
+}
