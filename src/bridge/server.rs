@@ -7,10 +7,12 @@
 //! `initialize`, `ping` and `tools/list` are never queued behind a slow call. One writer task owns stdout.
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, UNIX_EPOCH};
 
+use futures::FutureExt;
 use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -291,7 +293,18 @@ impl Server {
             .expect("in-flight lock")
             .insert(key.clone(), InFlight { slot, task: None });
         let task = tokio::spawn(async move {
-            let answer = server.call(id.clone(), params, &task_slot).await;
+            // A bug that panics inside one call must still answer that call, or the client waits forever.
+            let answer = AssertUnwindSafe(server.call(id.clone(), params, &task_slot))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| {
+                    tracing::error!("a tool call panicked; answered with an internal error");
+                    jsonrpc::error(
+                        id,
+                        jsonrpc::INTERNAL_ERROR,
+                        "obsmcp bridge failed while handling this call (a bug: see the diagnostics log)",
+                    )
+                });
             // Only answer if the call was not cancelled meanwhile (a cancelled request gets no response).
             if server
                 .in_flight
