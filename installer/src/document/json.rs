@@ -37,7 +37,9 @@ fn format(comments: bool) -> Format {
 }
 
 pub(crate) fn read_value(text: &str, comments: bool) -> Result<Value, DocumentError> {
-    if text.trim().is_empty() {
+    // Blank in JSON's own sense: a vertical tab or form feed is not JSON whitespace, and an edit of a file holding
+    // one would not read back.
+    if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
         return Ok(Value::Null);
     }
     if !comments {

@@ -526,3 +526,15 @@ fn fuzz_a_byte_order_mark_survives_the_edit() {
         assert!(added.starts_with('\u{feff}'), "{format:?}: {added:?}");
     }
 }
+
+#[test]
+fn fuzz_json_of_only_a_vertical_tab_is_refused_not_misedited() {
+    // Rust's `trim` took "\u{b}" for a blank file; the edited text then did not read back as strict JSON.
+    for text in ["\u{b}", "\u{c}\n", "\u{a0}"] {
+        let error = apply(Format::Json, text, &add(&["mcpServers", "obsidian"])).unwrap_err();
+        assert!(
+            matches!(error, DocumentError::Parse { .. }),
+            "{text:?}: {error}"
+        );
+    }
+}
