@@ -3,7 +3,7 @@
 //! upstream) so that the baseline is a fast client, not a handicap for the bridges.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -26,7 +26,13 @@ impl Direct {
             .enable_all()
             .build()
             .unwrap();
-        let client = reqwest::Client::builder().no_proxy().build().unwrap();
+        // Node closes a connection idle for 5 s (its keepAliveTimeout); a client that reuses one just then gets it
+        // closed under its request. Dropping idle connections sooner avoids that race.
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .pool_idle_timeout(Duration::from_secs(1))
+            .build()
+            .unwrap();
         let url = format!("http://127.0.0.1:{port}/mcp");
         let mut direct = Self {
             runtime,
