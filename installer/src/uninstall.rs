@@ -369,10 +369,22 @@ fn push_edit(
 /// When the file without obsmcp's entries means exactly what the backup setup took holds, obsmcp was the only
 /// change: the backup's bytes are the faithful result (the editors cannot always undo their own layout, e.g. a
 /// one-line JSON object that gained a multi-line entry), and the backup is then redundant and removed.
+///
+/// A backup can also hold obsmcp's own earlier work: `doctor --fix` re-enabling the plugin in a
+/// `community-plugins.json` that setup created and the user emptied backs up that `[]`. When the same removal
+/// applied to the backup leaves what uninstall leaves (nothing, here), the backup holds nothing the user would lose,
+/// so it goes too; a backup with anything else in it stays.
 fn restore_from_backup(change: &mut FileChange, format: document::Format) -> Option<FileChange> {
     let backup_path = files::backup_path(&change.path);
     let backup = std::fs::read(&backup_path).ok()?;
-    let after = change.after.as_deref()?;
+    let Some(after) = change.after.as_deref() else {
+        let backup_text = std::str::from_utf8(&backup).ok()?;
+        let removal = change.edit.as_ref()?;
+        if removal.run(Some(backup_text)).ok()?.is_some() {
+            return None;
+        }
+        return FileChange::replace(&backup_path, None).ok();
+    };
     // Nothing and an empty object mean the same to every client: an empty file and `{}` are both "no settings",
     // and a Hermes `mcp_servers:` with nothing under it and the `mcp_servers: {}` that removing the last entry
     // leaves (yaml-edit writes an emptied mapping in flow style) are both "no servers".
@@ -393,10 +405,19 @@ fn restore_from_backup(change: &mut FileChange, format: document::Format) -> Opt
             .and_then(|text| document::read_value(format, text).ok())
             .map(empty_as_null)
     };
-    if meaning(&backup)? != meaning(after)? {
+    let after_meaning = meaning(after)?;
+    if meaning(&backup)? == after_meaning {
+        change.after = Some(backup);
+        return FileChange::replace(&backup_path, None).ok();
+    }
+    let backup_without_obsmcp = change
+        .edit
+        .as_ref()?
+        .run(Some(std::str::from_utf8(&backup).ok()?))
+        .ok()??;
+    if meaning(backup_without_obsmcp.as_bytes())? != after_meaning {
         return None;
     }
-    change.after = Some(backup);
     FileChange::replace(&backup_path, None).ok()
 }
 

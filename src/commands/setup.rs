@@ -11,7 +11,7 @@ use obsmcp_installer::vaults;
 
 use crate::cli::SetupArgs;
 use crate::setup::prompt::{AskToReplace, Prompter};
-use crate::setup::report::{Outcome, Printer, Report};
+use crate::setup::report::{self, Outcome, Printer, Report};
 use crate::setup::{self, UsageError};
 
 /// Runs `obsmcp setup`.
@@ -94,14 +94,16 @@ pub(crate) fn execute(
                     .any(|problem| problem.scope == client.name)
             })
             .collect();
-        report.next_steps = next_steps(&plan.vaults, &working);
+        let lookup = setup::path_lookup(environment, &request.binary);
+        report.next_steps = next_steps(&plan.vaults, &working, &lookup, &request.binary);
     }
-    printer.print(&report)?;
-    Ok(if report.problems.is_empty() {
+    let code = if report.problems.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
-    })
+    };
+    report::unless_reader_left(printer.print(&report))?;
+    Ok(code)
 }
 
 fn choose_vaults(
@@ -236,6 +238,8 @@ fn choose_clients(
 fn next_steps(
     vaults: &[obsmcp_installer::setup::VaultPlan],
     clients: &[&ClientSpec],
+    lookup: &setup::PathLookup,
+    binary: &std::path::Path,
 ) -> Vec<String> {
     let mut steps = Vec::new();
     for vault in vaults {
@@ -253,7 +257,19 @@ fn next_steps(
     for client in clients {
         steps.push(format!("{}: {}.", client.name, client.after_change));
     }
-    steps.push("Run `obsmcp doctor` to check every link from client to vault.".to_owned());
+    let command = setup::command_for(lookup, binary);
+    let mut check = format!("Run `{command} doctor` to check every link from client to vault.");
+    match lookup {
+        setup::PathLookup::ThisBinary => {}
+        setup::PathLookup::Nothing => check.push_str(
+            " (obsmcp is not on your PATH: `cargo install --path .` in the source folder puts it there.)",
+        ),
+        setup::PathLookup::Another(other) => check.push_str(&format!(
+            " (The `obsmcp` on your PATH is another binary, {}.)",
+            other.display()
+        )),
+    }
+    steps.push(check);
     steps
 }
 

@@ -271,7 +271,15 @@ pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) 
     if matches!(client.state, ConfigState::Parsed(_)) {
         checks.push(Check::ok(
             "client.config",
-            format!("parses, {} MCP server entries", entries.len()),
+            format!(
+                "parses, {} MCP server {}",
+                entries.len(),
+                if entries.len() == 1 {
+                    "entry"
+                } else {
+                    "entries"
+                }
+            ),
         ));
     }
     let ours: Vec<&ServerEntry> = entries.iter().filter(|entry| entry.is_obsmcp()).collect();

@@ -18,6 +18,7 @@ pub(crate) mod spinner;
 pub(crate) mod vault;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -89,14 +90,19 @@ pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     spinner.stop();
 
     let home = environment.home().to_owned();
-    if args.json {
-        print!("{}", print::json(&examination.report));
+    let rendered = if args.json {
+        print::json(&examination.report)
     } else {
-        print!(
-            "{}",
-            print::text(&examination.report, print::TextStyle::detect(), Some(&home))
-        );
-    }
+        print::text(&examination.report, print::TextStyle::detect(), Some(&home))
+    };
+    let mut stdout = std::io::stdout().lock();
+    crate::setup::report::unless_reader_left(
+        stdout
+            .write_all(rendered.as_bytes())
+            .and_then(|()| stdout.flush()),
+    )
+    .context("could not write the report to stdout")?;
+    drop(stdout);
     if let Some(path) = &args.bundle {
         let input = bundle::BundleInput {
             report: &examination.report,

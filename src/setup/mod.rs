@@ -55,6 +55,58 @@ pub(crate) fn binary() -> anyhow::Result<PathBuf> {
     Ok(std::fs::canonicalize(&path).unwrap_or(path))
 }
 
+/// What a bare `obsmcp` typed in a shell would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PathLookup {
+    /// The running binary: `obsmcp` is the right thing to tell people to type.
+    ThisBinary,
+    /// Nothing: `obsmcp` is `command not found` (after `cargo run --release -- setup`, say).
+    Nothing,
+    /// Another binary, at this path.
+    Another(PathBuf),
+}
+
+/// Searches `PATH` for `obsmcp` the way a shell does (first match wins) and says whether it is `binary`.
+pub(crate) fn path_lookup(environment: &Environment, binary: &Path) -> PathLookup {
+    let windows = environment.os() == obsmcp_installer::environment::Os::Windows;
+    let (names, separator): (&[&str], char) = if windows {
+        (&["obsmcp.exe", "obsmcp"], ';')
+    } else {
+        (&["obsmcp"], ':')
+    };
+    let found = environment
+        .var("PATH")
+        .unwrap_or_default()
+        .split(separator)
+        .filter(|folder| !folder.is_empty())
+        .flat_map(|folder| names.iter().map(move |name| Path::new(folder).join(name)))
+        .find(|candidate| candidate.is_file());
+    match found {
+        None => PathLookup::Nothing,
+        Some(found) => {
+            let real = std::fs::canonicalize(&found).unwrap_or(found);
+            if real == binary {
+                PathLookup::ThisBinary
+            } else {
+                PathLookup::Another(real)
+            }
+        }
+    }
+}
+
+/// How to type `binary` in a shell: `obsmcp` when `PATH` runs it, its full path (quoted if it has spaces) otherwise.
+pub(crate) fn command_for(lookup: &PathLookup, binary: &Path) -> String {
+    if *lookup == PathLookup::ThisBinary {
+        return "obsmcp".to_owned();
+    }
+    let shown = binary.display().to_string();
+    if shown.contains(char::is_whitespace) {
+        format!("\"{shown}\"")
+    } else {
+        shown
+    }
+}
+
 /// The clients named with `--client`, or an error listing the known ones.
 pub(crate) fn named_clients(names: &[String]) -> anyhow::Result<Vec<&'static ClientSpec>> {
     let mut chosen: Vec<&'static ClientSpec> = Vec::new();
@@ -200,4 +252,42 @@ pub(crate) fn usage_error(error: &UsageError) -> std::process::ExitCode {
     eprintln!("error: {}", error.message);
     eprintln!("hint: {}", error.hint);
     std::process::ExitCode::from(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use obsmcp_installer::environment::Os;
+
+    use super::*;
+
+    #[test]
+    fn path_lookup_tells_this_binary_from_another_and_from_none() {
+        let folder = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(folder.path()).unwrap();
+        let (first, second) = (root.join("first"), root.join("build dir"));
+        for dir in [&first, &second] {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join("obsmcp"), "").unwrap();
+        }
+        let running = second.join("obsmcp");
+        let path = |value: String| Environment::new(Os::Linux, &root).with_var("PATH", value);
+
+        let nothing = path(format!("{}:", root.join("empty").display()));
+        assert_eq!(path_lookup(&nothing, &running), PathLookup::Nothing);
+        assert_eq!(
+            command_for(&PathLookup::Nothing, &running),
+            format!("\"{}\"", running.display())
+        );
+
+        let shadowed = path(format!("{}:{}", first.display(), second.display()));
+        assert_eq!(
+            path_lookup(&shadowed, &running),
+            PathLookup::Another(first.join("obsmcp")),
+            "the first folder on PATH wins, as in a shell"
+        );
+
+        let found = path(second.display().to_string());
+        assert_eq!(path_lookup(&found, &running), PathLookup::ThisBinary);
+        assert_eq!(command_for(&PathLookup::ThisBinary, &running), "obsmcp");
+    }
 }

@@ -179,7 +179,7 @@ impl Printer<'_> {
                     .iter()
                     .filter(|other| other.scope == item.scope)
                     .map(|other| other.path.as_path());
-                writeln!(err, "{}  {}", item.scope, common_ancestor(paths).display())?;
+                writeln!(err, "{}  {}", item.scope, location(paths))?;
                 scope = Some(&item.scope);
             }
             writeln!(err, "  {:<10} {}", change_word(item.change), item.subject)?;
@@ -221,6 +221,34 @@ impl Printer<'_> {
         }
         Ok(())
     }
+}
+
+/// A write's result, with a closed pipe taken as the reader having seen enough (`obsmcp setup --json | head`): the
+/// run's work is done by then, so it ends quietly with the exit code the work earned, as `cat` or `rg` would.
+pub(crate) fn unless_reader_left(result: std::io::Result<()>) -> std::io::Result<()> {
+    match result {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// Where a scope's items live: its one or two files by name (Claude Code's `~/.claude.json` and
+/// `~/.claude/settings.json` share only the home folder, which says nothing), or the deepest folder holding more.
+fn location<'a>(paths: impl Iterator<Item = &'a Path>) -> String {
+    let mut distinct: Vec<&Path> = Vec::new();
+    for path in paths {
+        if !distinct.contains(&path) {
+            distinct.push(path);
+        }
+    }
+    if distinct.len() <= 2 {
+        let shown: Vec<String> = distinct
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect();
+        return shown.join(", ");
+    }
+    common_ancestor(distinct.into_iter()).display().to_string()
 }
 
 /// The deepest folder (or the one file) that holds every path.

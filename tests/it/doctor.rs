@@ -1624,3 +1624,49 @@ fn run_from_the_home_folder_the_user_codex_config_is_not_also_checked_as_a_proje
         "the user's own config needs no project trust: {report:#}"
     );
 }
+
+#[test]
+fn one_client_entry_is_counted_in_the_singular() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
+    let report = machine.doctor(&["--json"]).json();
+    assert_check(
+        &report,
+        "client.config",
+        "ok",
+        &["parses, 1 MCP server entry"],
+        &[],
+    );
+    assert!(
+        !check(&report, "client.config")["finding"]
+            .as_str()
+            .unwrap()
+            .contains("entries"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_reader_that_closes_stdout_early_ends_doctor_quietly() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
+    for format in [&["--json"][..], &[]] {
+        let mut command = machine.command(format);
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = command.spawn().expect("obsmcp runs");
+        // The reader goes away before doctor has written anything, as `obsmcp doctor | head -0` would.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !stderr.contains("Broken pipe") && !stderr.contains("panicked"),
+            "{format:?}: {stderr}"
+        );
+        assert!(
+            output.status.code().is_some(),
+            "{format:?}: killed by a signal"
+        );
+    }
+}

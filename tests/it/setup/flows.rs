@@ -654,3 +654,130 @@ fn every_client_gets_its_own_entry_shape_and_uninstall_takes_it_back() {
         differences.join("\n")
     );
 }
+
+#[test]
+fn the_doctor_step_names_the_binary_that_ran_unless_path_runs_the_same_one() {
+    let machine = Machine::new();
+    let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_obsmcp")).unwrap();
+    let binary = binary.to_str().unwrap();
+    let run = machine.setup(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("Run `{binary} doctor`")),
+        "obsmcp is not on this PATH, so the step must name the binary:\n{}",
+        run.stderr
+    );
+    let json = machine.setup(&["--json"]);
+    let report: Value = serde_json::from_str(&json.stdout).unwrap();
+    let last = report["next_steps"].as_array().unwrap().last().unwrap();
+    assert!(
+        last.as_str()
+            .unwrap()
+            .contains(&format!("`{binary} doctor`")),
+        "{last}"
+    );
+
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(binary, machine.home().join("bin/obsmcp")).unwrap();
+        let run = machine.setup(&[]);
+        assert!(
+            run.stderr.contains("Run `obsmcp doctor`") && !run.stderr.contains(binary),
+            "PATH runs this binary, so the plain name is right:\n{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_reader_that_closes_stdout_early_ends_setup_and_uninstall_quietly() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let runs: [&[&str]; 3] = [
+        &[
+            "setup",
+            "--vault",
+            &vault,
+            "--client",
+            "claude-code",
+            "--yes",
+            "--json",
+        ],
+        &[
+            "setup",
+            "--vault",
+            &vault,
+            "--client",
+            "codex",
+            "--yes",
+            "--dry-run",
+        ],
+        &["uninstall", "--yes", "--json"],
+    ];
+    for args in runs {
+        let home = machine.home();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"))
+            .args(args)
+            .env_clear()
+            .env("HOME", &home)
+            .env("PATH", home.join("bin"))
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_STATE_HOME", home.join(".local/state"))
+            .current_dir(&home)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader is gone before anything is written, as with `| head -0`; `| head -3` races the same way.
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !stderr.contains("Broken pipe") && !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+    assert!(
+        !machine.home().join(".claude.json").exists(),
+        "the uninstall ran to the end"
+    );
+}
+
+#[test]
+fn uninstall_after_doctor_fix_reenabled_the_plugin_leaves_no_backup_behind() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let before = machine.tree();
+    let list = machine.vault.join(".obsidian/community-plugins.json");
+    let setup = ["setup", "--vault", &vault, "--client", "codex", "--yes"];
+    assert_eq!(machine.obsmcp(&setup).code, 0);
+    // The user turns obsmcp off in Obsidian, and `doctor --fix` turns it back on (backing up the `[]`).
+    std::fs::write(&list, "[]").unwrap();
+    let fix = machine.obsmcp(&["doctor", "--fix"]);
+    assert!(
+        std::fs::read_to_string(&list).unwrap().contains("obsmcp"),
+        "{}",
+        fix.stdout
+    );
+    let run = machine.obsmcp(&["uninstall", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let differences = tree_diff(&before, &machine.tree());
+    assert!(
+        differences.is_empty(),
+        "left behind:\n{}",
+        differences.join("\n")
+    );
+
+    // A backup that still holds something the user had is theirs: it stays.
+    assert_eq!(machine.obsmcp(&setup).code, 0);
+    std::fs::write(&list, "[\"dataview\"]").unwrap();
+    machine.obsmcp(&["doctor", "--fix"]);
+    std::fs::write(&list, "[\"obsmcp\"]").unwrap();
+    assert_eq!(machine.obsmcp(&["uninstall", "--yes"]).code, 0);
+    let backup = machine
+        .vault
+        .join(".obsidian/community-plugins.json.obsmcp-backup");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), "[\"dataview\"]");
+}
