@@ -715,15 +715,8 @@ fn a_reader_that_closes_stdout_early_ends_setup_and_uninstall_quietly() {
         &["uninstall", "--yes", "--json"],
     ];
     for args in runs {
-        let home = machine.home();
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"))
-            .args(args)
-            .env_clear()
-            .env("HOME", &home)
-            .env("PATH", home.join("bin"))
-            .env("XDG_CONFIG_HOME", home.join(".config"))
-            .env("XDG_STATE_HOME", home.join(".local/state"))
-            .current_dir(&home)
+        let mut child = machine
+            .command(args)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())

@@ -74,10 +74,11 @@ impl Machine {
         self.obsmcp_with(args, &[])
     }
 
-    /// Runs `obsmcp` with extra environment variables.
-    pub fn obsmcp_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
+    /// An `obsmcp` command that sees only this machine's environment, for tests that drive the process themselves.
+    pub fn command(&self, args: &[&str]) -> std::process::Command {
         let home = self.home();
-        let output: Output = assert_cmd::Command::new(env!("CARGO_BIN_EXE_obsmcp"))
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"));
+        command
             .args(args)
             .env_clear()
             .env("HOME", &home)
@@ -85,8 +86,14 @@ impl Machine {
             .env("XDG_CONFIG_HOME", home.join(".config"))
             .env("XDG_STATE_HOME", home.join(".local/state"))
             .env("NO_COLOR", "1")
+            .current_dir(&home);
+        command
+    }
+
+    /// Runs `obsmcp` with extra environment variables.
+    pub fn obsmcp_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
+        let output: Output = assert_cmd::Command::from_std(self.command(args))
             .envs(vars.iter().copied())
-            .current_dir(&home)
             .timeout(Duration::from_secs(60))
             .output()
             .unwrap();
