@@ -20,6 +20,12 @@ const ESCAPES = [
   ["Hub\u0000.md", /NUL or control/],
   [".obsidian/app.json", /config folder/],
   [".OBSIDIAN/plugins/obsmcp/data.json", /config folder/],
+  // Windows forms, refused on every platform (the offline reader's fuzz target found them first).
+  ["./C:/Windows/win.ini", /is absolute/],
+  ["Notes/D:/x.md", /is absolute/],
+  ["./~/notes.md", /is absolute/],
+  [".obsidian./plugins/obsmcp/data.json", /config folder/],
+  [".obsidian /app.json", /config folder/],
 ];
 
 const WRITE_TOOL_NAMES = [

@@ -34,17 +34,29 @@ export function cleanVaultPath(raw: string, ctx: ToolContext, what = "path"): st
     throw new ToolError(`${what} ${JSON.stringify(raw)} has a ".." segment: paths must stay inside the vault`);
   }
   const path = segments.join("/");
+  // "./C:/x" and "notes/C:/x": a bare drive segment reads as a Windows path however it is joined. "./~/x" is refused
+  // too, so that a cleaned path is always accepted again as it is. (A name like "a:b" is left to Obsidian, which
+  // refuses ":" in file names with its own message.)
+  if (segments.some((segment) => /^[A-Za-z]:$/.test(segment)) || path.startsWith("~/")) {
+    throw new ToolError(`${what} ${JSON.stringify(raw)} is absolute: pass a path relative to the vault root`);
+  }
   if (isInConfigDir(path, ctx)) {
     throw new ToolError(`${what} ${JSON.stringify(raw)} is inside the vault's config folder ${ctx.configDir}`);
   }
   return path;
 }
 
-/** Whether a normalized vault path is the config folder or inside it (compared case-insensitively). */
+/**
+ * Whether a normalized vault path is the config folder or inside it: compared case-insensitively, and with trailing
+ * dots and spaces dropped from each name, as Windows opens ".obsidian. /app.json" as ".obsidian/app.json".
+ */
 export function isInConfigDir(path: string, ctx: ToolContext): boolean {
   const config = ctx.configDir.replace(/^\/+|\/+$/g, "").toLowerCase();
-  const lower = path.toLowerCase();
-  return config !== "" && (lower === config || lower.startsWith(config + "/"));
+  // Listings ask this for every file: most paths differ from the config folder in their first character.
+  if (config === "" || path.charAt(0).toLowerCase() !== config.charAt(0)) return false;
+  const names = path.split("/");
+  const bare = (name: string) => name.replace(/[. ]+$/, "").toLowerCase();
+  return config.split("/").every((wanted, index) => index < names.length && bare(names[index]) === bare(wanted));
 }
 
 /** The vault folder on disk; the plugin is desktop-only, so the adapter is always the file-system one. */
