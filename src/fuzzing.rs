@@ -516,12 +516,32 @@ fn assert_restored(
     let lone_cr = text.replace("\r\n", "").contains('\r');
     // Mixed line endings come back all CRLF (the editors keep one style per file).
     let mixed = text.contains("\r\n") && text.replace("\r\n", "").contains('\n');
-    if !(null_container || mixed || lone_cr || json && (one_line || was_empty || no_value)) {
+    // A JSON object that opens with a member on the brace's line (`{"a":` then more lines) is laid out anew when the
+    // entry goes in, as a one-line one is (found by the document_json target); checked for the root object only.
+    let compact_root = root_opens_compact(text);
+    if !(null_container
+        || mixed
+        || lone_cr
+        || json && (one_line || was_empty || no_value || compact_root))
+    {
         assert_eq!(
             restored, text,
             "{format:?}: removal did not give back the bytes; after the upsert it was:\n{added}"
         );
     }
+}
+
+/// Whether a JSON text's root object has its first member on the line of its opening brace.
+fn root_opens_compact(text: &str) -> bool {
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    let Some(rest) = text.strip_prefix('{') else {
+        return false;
+    };
+    let first_line = rest.lines().next().unwrap_or("").trim();
+    !(first_line.is_empty()
+        || first_line.starts_with('}')
+        || first_line.starts_with("//")
+        || first_line.starts_with("/*"))
 }
 
 /// What `before` means to a reader, with a container left `null` by the user read as the empty object that setup

@@ -218,6 +218,11 @@ impl LineStyle {
 
 /// Reads a document as a plain value (an empty or blank text is an empty document).
 pub fn read_value(format: Format, text: &str) -> Result<Value, DocumentError> {
+    // A byte-order mark is read past as `apply` reads past it, except in strict JSON (JSON.parse refuses it).
+    let text = match format {
+        Format::Json => text,
+        _ => text.strip_prefix(BOM).unwrap_or(text),
+    };
     match format {
         Format::Json => json::read_value(text, false),
         Format::Jsonc => json::read_value(text, true),

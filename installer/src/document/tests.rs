@@ -538,3 +538,22 @@ fn fuzz_json_of_only_a_vertical_tab_is_refused_not_misedited() {
         );
     }
 }
+
+#[test]
+fn fuzz_a_byte_order_mark_reads_as_apply_sees_it() {
+    // Found by the document_jsonc fuzz target: apply took a JSONC file that begins with a byte-order mark, while
+    // read_value (what doctor and uninstall read with) refused the same text.
+    for format in [Format::Jsonc, Format::Toml, Format::Yaml] {
+        assert_eq!(
+            read_value(format, "\u{feff}").unwrap(),
+            read_value(format, "").unwrap(),
+            "{format:?}"
+        );
+    }
+    assert_eq!(
+        read_value(Format::Jsonc, "\u{feff}// a comment\n{}").unwrap(),
+        serde_json::json!({})
+    );
+    // Strict JSON is read with JSON.parse, which refuses the mark.
+    assert!(read_value(Format::Json, "\u{feff}{}").is_err());
+}
