@@ -519,9 +519,17 @@ fn assert_restored(
     // A JSON object that opens with a member on the brace's line (`{"a":` then more lines) is laid out anew when the
     // entry goes in, as a one-line one is (found by the document_json target); checked for the root object only.
     let compact_root = root_opens_compact(text);
+    // A YAML document that is only a null scalar (`~`) takes the entry as an empty file does; uninstall gives the
+    // `~` back from its backup.
+    let null_document = format == Format::Yaml
+        && no_value
+        && text
+            .lines()
+            .any(|line| matches!(line.trim(), "~" | "null" | "Null" | "NULL"));
     if !(null_container
         || mixed
         || lone_cr
+        || null_document
         || json && (one_line || was_empty || no_value || compact_root))
     {
         assert_eq!(

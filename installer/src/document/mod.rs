@@ -96,7 +96,12 @@ pub fn apply(
     operations: &[Operation],
 ) -> Result<String, DocumentError> {
     let lines = LineStyle::of(format, original);
-    let normalized = lines.normalize(original);
+    let mut normalized = lines.normalize(original);
+    if format == Format::Yaml
+        && let Some(emptied) = without_null_document(&normalized)
+    {
+        normalized = emptied;
+    }
     let text = normalized.as_str();
     let mut tree = parse_tree(format, text)?;
     let before = read_value(format, text)?;
@@ -129,13 +134,26 @@ pub fn apply(
 /// A YAML text whose only content is a `{}` line (beside comments, blank lines and document markers), with that
 /// line taken out.
 fn without_empty_flow_mapping(text: &str) -> Option<String> {
+    without_sole_content_line(text, |line| line == "{}")
+}
+
+/// A YAML text whose only content is a null scalar (`~`, `null`): a document that holds nothing, which the tree
+/// editor cannot add keys to. With that line taken out, the entry goes in as into an empty file; uninstall gives the
+/// user's bytes back from its backup.
+fn without_null_document(text: &str) -> Option<String> {
+    without_sole_content_line(text, |line| matches!(line, "~" | "null" | "Null" | "NULL"))
+}
+
+/// `text` without its only content line (beside comments, blank lines and document markers), when `wanted` says yes
+/// to that line (trimmed).
+fn without_sole_content_line(text: &str, wanted: impl Fn(&str) -> bool) -> Option<String> {
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut content = lines.iter().enumerate().filter(|(_, line)| {
         let line = line.trim();
         !(line.is_empty() || line.starts_with('#') || line == "---" || line == "...")
     });
     match (content.next(), content.next()) {
-        (Some((index, line)), None) if line.trim() == "{}" => {
+        (Some((index, line)), None) if wanted(line.trim()) => {
             lines.remove(index);
             Some(lines.concat())
         }

@@ -557,3 +557,24 @@ fn fuzz_a_byte_order_mark_reads_as_apply_sees_it() {
     // Strict JSON is read with JSON.parse, which refuses the mark.
     assert!(read_value(Format::Json, "\u{feff}{}").is_err());
 }
+
+#[test]
+fn fuzz_a_yaml_null_document_takes_the_entry_as_an_empty_file_does() {
+    // Found by the document_yaml fuzz target: a config.yaml holding only `~` was refused as "a bug in obsmcp".
+    let operations = [Operation::Merge {
+        path: vec!["mcp_servers".into(), "obsidian".into()],
+        value: json!({ "command": "obsmcp" }),
+    }];
+    for text in ["~", "~\n", "# mine\nnull\n"] {
+        let edited = apply(Format::Yaml, text, &operations).unwrap();
+        assert_eq!(
+            read_value(Format::Yaml, &edited).unwrap(),
+            json!({ "mcp_servers": { "obsidian": { "command": "obsmcp" } } }),
+            "{text:?} → {edited:?}"
+        );
+        assert!(
+            !text.starts_with('#') || edited.starts_with("# mine"),
+            "{edited:?}"
+        );
+    }
+}
