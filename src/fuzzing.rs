@@ -2,11 +2,6 @@
 //! fuzzer's bytes, drives one parser or editor with them and panics when an invariant breaks. The fuzz targets are
 //! one-liners over these bodies, and `tests/it/fuzz_corpus.rs` replays the committed corpus through the same bodies
 //! in ordinary `cargo test`.
-//!
-//! The bridge's and the offline reader's modules are private to their parents, so their two pure files are compiled
-//! here a second time from the same source (`#[path]`): what is fuzzed is the code the bridge runs. Unit builds
-//! leave this module out, so those files' own tests do not run twice.
-#![cfg(not(test))]
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
@@ -14,15 +9,8 @@ use std::sync::OnceLock;
 use obsmcp_installer::document::{self, DocumentError, Format, KeyPath, Operation};
 use serde_json::{Map, Value, json};
 
-// Only `parse_line` and the path checks are driven from here; the rest of each file serves the bridge.
-#[allow(dead_code)]
-#[path = "bridge/jsonrpc.rs"]
-mod jsonrpc;
-#[allow(dead_code)]
-#[path = "offline/paths.rs"]
-mod paths;
-
-use jsonrpc::{Line, Message};
+use crate::bridge::jsonrpc::{self, Line, Message};
+use crate::offline::paths;
 
 /// One stdin line through the bridge's framing: never a panic; blank, not-JSON and messages told apart exactly as
 /// JSON says; a batch yields one message per member; each message sorted by the JSON-RPC rules (a request's id is a

@@ -9,7 +9,7 @@
 mod catalog;
 mod config;
 mod diagnostics;
-mod jsonrpc;
+pub(crate) mod jsonrpc;
 mod offline;
 mod policy;
 mod server;

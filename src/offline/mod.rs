@@ -33,7 +33,7 @@
 //! - the index is trusted for [`DEFAULT_REFRESH_INTERVAL`] before the folder is checked again.
 
 mod markdown;
-mod paths;
+pub(crate) mod paths;
 mod properties;
 mod sections;
 mod text;

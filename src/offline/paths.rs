@@ -29,7 +29,7 @@ pub(crate) fn clean_vault_path(
     config_dir: &str,
     what: &str,
 ) -> Result<String, ToolError> {
-    // JavaScript's `length`, counted here rather than through `text.rs` so the fuzz targets can compile this file alone.
+    // JavaScript's `length` (UTF-16 code units).
     if raw.encode_utf16().count() > MAX_PATH_CHARS {
         return Err(ToolError(format!(
             "{what} is longer than {MAX_PATH_CHARS} characters"
