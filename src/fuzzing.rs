@@ -490,54 +490,102 @@ fn assert_restored(
         user_content(format, before, servers),
         "{format:?}: removal did not give back the input; after the upsert it was:\n{added}\nand then:\n{restored}"
     );
-    // The editors promise the bytes back too, except where uninstall restores the user's bytes from its backup:
-    // a container the user left `null`, and a JSON file that was blank or on one line (the entry brings line breaks).
-    // JSON gets the same exception for an empty object it filled and emptied again (`{ /* c */ }` gains lines).
-    let container = document::lookup(before, servers);
-    let null_container = container.is_some_and(Value::is_null);
-    let json = matches!(format, Format::Json | Format::Jsonc);
-    let one_line = !text.trim().contains('\n');
-    let was_empty = container.is_some_and(|value| value.as_object().is_some_and(Map::is_empty));
-    // A JSON text with no value (blank, or only comments) comes back as `{}`; a bare CR (a line break to YAML,
-    // whitespace to JSON) is kept by no editor's line-ending handling.
-    let no_value = before.is_null();
+    // The editors promise the bytes back too, except where uninstall restores the user's bytes from its backup.
+    // Those exceptions: a container the user left `null`; a bare CR (a line break to YAML, whitespace to JSON), which
+    // no editor's line-ending handling keeps; mixed line endings, which come back all CRLF (one style per file).
+    let null_container = document::lookup(before, servers).is_some_and(Value::is_null);
     let lone_cr = text.replace("\r\n", "").contains('\r');
-    // Mixed line endings come back all CRLF (the editors keep one style per file).
     let mixed = text.contains("\r\n") && text.replace("\r\n", "").contains('\n');
-    // A JSON object that opens with a member on the brace's line (`{"a":` then more lines) is laid out anew when the
-    // entry goes in, as a one-line one is (found by the document_json target); checked for the root object only.
-    let compact_root = root_opens_compact(text);
-    // A YAML document that is only a null scalar (`~`) takes the entry as an empty file does; uninstall gives the
-    // `~` back from its backup.
-    let null_document = format == Format::Yaml
-        && no_value
-        && text
-            .lines()
-            .any(|line| matches!(line.trim(), "~" | "null" | "Null" | "NULL"));
-    if !(null_container
-        || mixed
-        || lone_cr
-        || null_document
-        || json && (one_line || was_empty || no_value || compact_root))
-    {
-        assert_eq!(
-            restored, text,
-            "{format:?}: removal did not give back the bytes; after the upsert it was:\n{added}"
-        );
+    if null_container || lone_cr || mixed || restored == text {
+        return;
     }
+    let unchanged = match format {
+        // JSON's tree lays an object out anew when a member goes in (one written on one line, or with a member on its
+        // brace's line, gains a line per member), and a text with no value (blank, or only comments) comes back as
+        // `{}`. Beyond that, the tokens and every comment come back in order, and only whitespace between them moves.
+        Format::Json | Format::Jsonc => before.is_null() || same_but_for_layout(text, &restored),
+        // A document that is only a null scalar (`~`) takes the entry as an empty file does.
+        Format::Yaml
+            if before.is_null()
+                && text
+                    .lines()
+                    .any(|line| matches!(line.trim(), "~" | "null" | "Null" | "NULL")) =>
+        {
+            true
+        }
+        // A file that ends inside a block scalar without a final line break gets `-` in that block's header.
+        Format::Yaml => rechomped(text, &restored),
+        Format::Toml => false,
+    };
+    assert!(
+        unchanged,
+        "{format:?}: removal did not give back the bytes; after the upsert it was:\n{added}\nand then:\n{restored:?}\ninstead of\n{text:?}"
+    );
 }
 
-/// Whether a JSON text's root object has its first member on the line of its opening brace.
-fn root_opens_compact(text: &str) -> bool {
-    let text = text.trim_start_matches('\u{feff}').trim_start();
-    let Some(rest) = text.strip_prefix('{') else {
+/// Whether two JSON texts hold the same tokens and comments in the same order, with the same line-ending style and
+/// final line break, and differ only in the whitespace between tokens.
+fn same_but_for_layout(text: &str, restored: &str) -> bool {
+    fn tokens(text: &str) -> String {
+        let mut kept = String::new();
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => {
+                    kept.push(c);
+                    while let Some(c) = chars.next() {
+                        kept.push(c);
+                        match c {
+                            '\\' => kept.extend(chars.next()),
+                            '"' => break,
+                            _ => {}
+                        }
+                    }
+                }
+                '/' if chars.peek() == Some(&'/') => {
+                    kept.push(c);
+                    while let Some(c) = chars.next_if(|c| *c != '\n' && *c != '\r') {
+                        kept.push(c);
+                    }
+                    kept.push('\n');
+                }
+                '/' if chars.peek() == Some(&'*') => {
+                    kept.push(c);
+                    let mut last = ' ';
+                    for c in chars.by_ref() {
+                        kept.push(c);
+                        if last == '*' && c == '/' {
+                            break;
+                        }
+                        last = c;
+                    }
+                }
+                ' ' | '\t' | '\n' | '\r' => {}
+                c => kept.push(c),
+            }
+        }
+        kept
+    }
+    let crlf = |text: &str| text.contains("\r\n");
+    let final_break = |text: &str| text.ends_with('\n');
+    tokens(text) == tokens(restored)
+        && crlf(text) == crlf(restored)
+        && final_break(text) == final_break(restored)
+}
+
+/// Whether `restored` is `text` with the chomping indicator of one line changed (and perhaps a final line break).
+fn rechomped(text: &str, restored: &str) -> bool {
+    let restored = restored.strip_suffix('\n').unwrap_or(restored);
+    if text.ends_with('\n') || text.lines().count() != restored.lines().count() {
         return false;
-    };
-    let first_line = rest.lines().next().unwrap_or("").trim();
-    !(first_line.is_empty()
-        || first_line.starts_with('}')
-        || first_line.starts_with("//")
-        || first_line.starts_with("/*"))
+    }
+    let differing: Vec<(&str, &str)> = text
+        .lines()
+        .zip(restored.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    let indicators = |line: &str| line.replace(['+', '-'], "");
+    matches!(differing.as_slice(), [(a, b)] if indicators(a) == indicators(b) && b.contains(['|', '>']))
 }
 
 /// What `before` means to a reader, with a container left `null` by the user read as the empty object that setup

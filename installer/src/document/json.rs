@@ -11,6 +11,7 @@ use super::{DocumentError, Format, Tree, shape_error};
 /// A JSON or JSONC document held as a lossless tree.
 pub(crate) struct JsonTree {
     root: CstRootNode,
+    comments: bool,
 }
 
 fn options(comments: bool) -> ParseOptions {
@@ -74,7 +75,7 @@ impl JsonTree {
                 ),
             });
         }
-        Ok(Self { root })
+        Ok(Self { root, comments })
     }
 
     fn root_object(&self) -> Result<CstObject, DocumentError> {
@@ -172,13 +173,28 @@ impl Tree for JsonTree {
             .node_at(parents)
             .and_then(|node| node.as_object())
             .and_then(|object| object.get(last));
-        match property {
-            Some(property) => {
-                property.remove();
-                true
-            }
-            None => false,
+        let Some(property) = property else {
+            return false;
+        };
+        // The tree's removal takes the comments written after a property on its line with it. Only entries obsmcp
+        // added are removed, and those hold no comments: a comment there is the user's, moved onto that line when
+        // the entry went in after it (`"x": 1 /* c */}` gains the entry between `1` and the comment). It goes back
+        // in front of whatever followed the entry.
+        let property = CstNode::from(property);
+        let inside = comments_in(&property);
+        let before = comments_in(&self.root.clone().into());
+        let anchor = property
+            .next_siblings()
+            .find(|node| !node.is_trivia() && !node.is_comma());
+        property.remove();
+        let after = comments_in(&self.root.clone().into());
+        if after.len() + inside.len() < before.len()
+            && let Some(anchor) = anchor
+        {
+            let lost = lost_comments(&before, &after, &inside);
+            self.reinsert(offset_of(&anchor), &lost);
         }
+        true
     }
 
     fn push(&mut self, path: &[String], item: &str) -> Result<(), DocumentError> {
@@ -200,6 +216,75 @@ impl Tree for JsonTree {
 
     fn render(&self) -> String {
         self.root.to_string()
+    }
+}
+
+impl JsonTree {
+    /// `comments` written into the text at byte `offset`, the tree parsed anew from the result.
+    fn reinsert(&mut self, offset: usize, comments: &[String]) {
+        let text = self.root.to_string();
+        let mut inserted = String::new();
+        for comment in comments {
+            inserted.push_str(comment);
+            inserted.push(if comment.starts_with("//") { '\n' } else { ' ' });
+        }
+        let text = format!("{}{inserted}{}", &text[..offset], &text[offset..]);
+        // Comments between tokens keep the text valid; should it somehow not parse, the tree stays as it was and the
+        // read-back check in `apply` refuses nothing that reads the same.
+        if let Ok(root) = CstRootNode::parse(&text, &options(self.comments)) {
+            self.root = root;
+        }
+    }
+}
+
+/// The raw text of every comment under `node`, in document order. Walked with a stack, not recursion.
+fn comments_in(node: &CstNode) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![node.clone()];
+    while let Some(node) = pending.pop() {
+        match &node {
+            CstNode::Leaf(_) => {
+                if let Some(comment) = node.as_comment() {
+                    found.push(comment.raw_value());
+                }
+            }
+            CstNode::Container(container) => pending.extend(container.children().into_iter().rev()),
+        }
+    }
+    found
+}
+
+/// The comments of `before` missing from `after`, apart from those that were inside the removed node: `after` is
+/// `before` with some taken out, so one pass in order pairs them up.
+fn lost_comments(before: &[String], after: &[String], inside: &[String]) -> Vec<String> {
+    let mut inside = inside.to_vec();
+    let mut remaining = after.iter().peekable();
+    let mut lost = Vec::new();
+    for comment in before {
+        if remaining.peek() == Some(&comment) {
+            remaining.next();
+        } else if let Some(index) = inside.iter().position(|own| own == comment) {
+            inside.remove(index);
+        } else {
+            lost.push(comment.clone());
+        }
+    }
+    lost
+}
+
+/// Where `node` starts in the rendered text, in bytes.
+fn offset_of(node: &CstNode) -> usize {
+    let mut offset = 0;
+    let mut current = node.clone();
+    loop {
+        offset += current
+            .previous_siblings()
+            .map(|sibling| sibling.to_string().len())
+            .sum::<usize>();
+        match current.parent() {
+            Some(parent) => current = parent.into(),
+            None => return offset,
+        }
     }
 }
 

@@ -103,7 +103,6 @@ pub fn apply(
         normalized = emptied;
     }
     let text = normalized.as_str();
-    let mut tree = parse_tree(format, text)?;
     let before = read_value(format, text)?;
     let mut expected = before.clone();
     for operation in operations {
@@ -112,6 +111,29 @@ pub fn apply(
     if expected == before {
         return Ok(original.to_owned());
     }
+    let edited = match edit(format, text, operations, &expected) {
+        Err(DocumentError::Verification { .. }) if format == Format::Yaml => {
+            // A file that ends inside a `|` or `>` block without a final line break: whatever goes after the block
+            // gives its text a line break it did not have. The block's header says `-` (strip) instead, which
+            // reads the same, and the edit goes into that.
+            rechomped_final_block(text, &before)
+                .map_or(Err(DocumentError::Verification { format }), |text| {
+                    edit(format, &text, operations, &expected)
+                })
+        }
+        other => other,
+    }?;
+    Ok(lines.restore(&edited))
+}
+
+/// The operations applied to `text` through the format's tree, checked to read back as `expected`.
+fn edit(
+    format: Format,
+    text: &str,
+    operations: &[Operation],
+    expected: &Value,
+) -> Result<String, DocumentError> {
+    let mut tree = parse_tree(format, text)?;
     for operation in operations {
         apply_to_tree(tree.as_mut(), operation)?;
     }
@@ -122,13 +144,62 @@ pub fn apply(
         && expected.as_object().is_some_and(serde_json::Map::is_empty)
         && let Some(emptied) = without_empty_flow_mapping(&edited)
     {
-        return Ok(lines.restore(&emptied));
+        return Ok(emptied);
     }
-    let expected = comparable(format, expected);
+    let expected = comparable(format, expected.clone());
     match read_value(format, &edited).map(|actual| comparable(format, actual)) {
-        Ok(actual) if actual == expected => Ok(lines.restore(&edited)),
+        Ok(actual) if actual == expected => Ok(edited),
         _ => Err(DocumentError::Verification { format }),
     }
+}
+
+/// `text` (YAML without a final line break) with that line break added and the header of the block scalar the
+/// file ends in set to strip chomping (`|` to `|-`, `>+2` to `>-2`), when that reads exactly as `text` does. The
+/// header is looked for upward from the end, nearest first.
+fn rechomped_final_block(text: &str, before: &Value) -> Option<String> {
+    if text.is_empty() || text.ends_with('\n') {
+        return None;
+    }
+    let lines: Vec<&str> = text.split('\n').collect();
+    (0..lines.len() - 1).rev().take(64).find_map(|index| {
+        let header = strip_chomped(lines[index])?;
+        let mut candidate = lines.clone();
+        candidate[index] = &header;
+        let candidate = candidate.join("\n") + "\n";
+        (read_value(Format::Yaml, &candidate).ok().as_ref() == Some(before)).then_some(candidate)
+    })
+}
+
+/// A line that ends in a block scalar header (`key: |`, `- >+`, `|2- # note`), with its chomping indicator made `-`.
+fn strip_chomped(line: &str) -> Option<String> {
+    let content = match line.find(" #") {
+        Some(comment) => &line[..comment],
+        None => line,
+    };
+    let trimmed = content.trim_end();
+    let start = trimmed.rfind(['|', '>'])?;
+    let indicators = &trimmed[start + 1..];
+    let valid = indicators.len() <= 2
+        && indicators
+            .chars()
+            .filter(|c| matches!(c, '+' | '-'))
+            .count()
+            <= 1
+        && indicators.chars().filter(char::is_ascii_digit).count() <= 1
+        && indicators
+            .chars()
+            .all(|c| matches!(c, '+' | '-' | '1'..='9'));
+    let before_indicator = trimmed[..start].trim_end();
+    if !valid || !(before_indicator.is_empty() || before_indicator.ends_with([':', '-'])) {
+        return None;
+    }
+    let digits: String = indicators.chars().filter(char::is_ascii_digit).collect();
+    Some(format!(
+        "{}{}-{digits}{}",
+        &line[..start],
+        &line[start..=start],
+        &line[start + 1 + indicators.len()..]
+    ))
 }
 
 /// A YAML text whose only content is a `{}` line (beside comments, blank lines and document markers), with that

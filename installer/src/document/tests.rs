@@ -578,3 +578,58 @@ fn fuzz_a_yaml_null_document_takes_the_entry_as_an_empty_file_does() {
         );
     }
 }
+
+#[test]
+fn fuzz_jsonc_keeps_a_comment_the_entry_was_added_in_front_of() {
+    // The entry goes in between `1` and the comment; taking it out again must not take the comment with it.
+    for text in [
+        "{\n  \"x\": 1 /* j */}\n",
+        "/*a*/{/*b*/\"s\"/*c*/:{/*e*/}/*f*/,//g\n\"x\":[/*h*/1/*i*/,]/*j*/}/*k*/\n// end",
+    ] {
+        let added = apply(Format::Jsonc, text, &add(&["mcpServers", "obsidian"])).unwrap();
+        let back = apply(
+            Format::Jsonc,
+            &added,
+            &remove(&["mcpServers", "obsidian"], &["mcpServers"]),
+        )
+        .unwrap();
+        for comment in ["/* j */", "/*j*/", "/*k*/", "// end", "/*h*/"] {
+            assert_eq!(
+                back.matches(comment).count(),
+                text.matches(comment).count(),
+                "{comment} lost:\n{back}"
+            );
+        }
+        assert_eq!(
+            read_value(Format::Jsonc, &back).unwrap(),
+            read_value(Format::Jsonc, text).unwrap()
+        );
+    }
+}
+
+#[test]
+fn fuzz_yaml_ending_inside_a_block_without_a_line_break_keeps_its_text() {
+    // Anything after the block would give `a:ne` a line break; the header turns to `|-` instead.
+    for (text, header) in [
+        ("note: |\n  line 0\n  linee: |servers:\n  a:ne ", "note: |-"),
+        (
+            "a: 1\nlist:\n  - >+2 # folded\n    text",
+            "  - >-2 # folded",
+        ),
+    ] {
+        let added = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap();
+        assert!(added.lines().any(|line| line == header), "{added}");
+        let value = read_value(Format::Yaml, &added).unwrap();
+        let before = read_value(Format::Yaml, text).unwrap();
+        for (key, original) in before.as_object().unwrap() {
+            assert_eq!(&value[key], original);
+        }
+        let back = apply(
+            Format::Yaml,
+            &added,
+            &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+        )
+        .unwrap();
+        assert_eq!(read_value(Format::Yaml, &back).unwrap(), before);
+    }
+}
