@@ -95,7 +95,13 @@ pub fn apply(
     original: &str,
     operations: &[Operation],
 ) -> Result<String, DocumentError> {
-    let lines = LineStyle::of(format, original);
+    let mut lines = LineStyle::of(format, original);
+    if lines.crlf && !lines.round_trips(format, original) {
+        // Mixed line endings where a lone LF sits inside a string (JSONC and TOML keep raw line breaks there):
+        // writing every line break as CRLF would change that string, so the file is edited as it is and the lines
+        // obsmcp adds end in LF.
+        lines.crlf = false;
+    }
     let mut normalized = lines.normalize(original);
     if format == Format::Yaml
         && let Some(emptied) = without_null_document(&normalized)
@@ -111,22 +117,30 @@ pub fn apply(
     if expected == before {
         return Ok(original.to_owned());
     }
-    let edited = match edit(format, text, operations, &expected) {
+    // The bytes that would be written must read back as planned, or nothing is written.
+    let written = |text: &str| {
+        let written = lines.restore(&edit(format, text, operations, &expected)?);
+        if reads_as(format, &written, &expected) {
+            Ok(written)
+        } else {
+            Err(DocumentError::Verification { format })
+        }
+    };
+    match written(text) {
         Err(DocumentError::Verification { .. }) if format == Format::Yaml => {
             // A file that ends inside a `|` or `>` block without a final line break: whatever goes after the block
             // gives its text a line break it did not have. The block's header says `-` (strip) instead, which
             // reads the same, and the edit goes into that.
             rechomped_final_block(text, &before)
                 .map_or(Err(DocumentError::Verification { format }), |text| {
-                    edit(format, &text, operations, &expected)
+                    written(&text)
                 })
         }
         other => other,
-    }?;
-    Ok(lines.restore(&edited))
+    }
 }
 
-/// The operations applied to `text` through the format's tree, checked to read back as `expected`.
+/// The operations applied to `text` through the format's tree, rendered.
 fn edit(
     format: Format,
     text: &str,
@@ -146,10 +160,15 @@ fn edit(
     {
         return Ok(emptied);
     }
-    let expected = comparable(format, expected.clone());
-    match read_value(format, &edited).map(|actual| comparable(format, actual)) {
-        Ok(actual) if actual == expected => Ok(edited),
-        _ => Err(DocumentError::Verification { format }),
+    Ok(edited)
+}
+
+/// Whether `text` reads as `expected` (a text with no value reading as an empty object).
+fn reads_as(format: Format, text: &str, expected: &Value) -> bool {
+    match read_value(format, text) {
+        Ok(Value::Null) => expected.as_object().is_some_and(serde_json::Map::is_empty),
+        Ok(actual) => comparable(format, actual) == comparable(format, expected.clone()),
+        Err(_) => false,
     }
 }
 
@@ -284,6 +303,12 @@ impl LineStyle {
         } else {
             text.to_owned()
         }
+    }
+
+    /// Whether normalizing and restoring `text` untouched keeps its meaning.
+    fn round_trips(&self, format: Format, text: &str) -> bool {
+        let again = self.restore(&self.normalize(text));
+        again == text || read_value(format, &again).ok() == read_value(format, text).ok()
     }
 
     fn restore(&self, text: &str) -> String {

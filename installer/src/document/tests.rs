@@ -633,3 +633,23 @@ fn fuzz_yaml_ending_inside_a_block_without_a_line_break_keeps_its_text() {
         assert_eq!(read_value(Format::Yaml, &back).unwrap(), before);
     }
 }
+
+#[test]
+fn fuzz_a_lone_lf_inside_a_string_of_a_crlf_file_stays_lf() {
+    // JSONC keeps a raw line break inside a string; writing every line break as CRLF would change the key.
+    let text = "{\r\n  \"two\nlines\": {\"a\": 1},\r\n  \"x\": 1\r\n}\r\n";
+    let added = apply(Format::Jsonc, text, &add(&["mcpServers", "obsidian"])).unwrap();
+    let value = read_value(Format::Jsonc, &added).unwrap();
+    assert_eq!(value["two\nlines"], json!({"a": 1}), "{added:?}");
+    assert!(added.contains("\"two\nlines\""), "{added:?}");
+    let back = apply(
+        Format::Jsonc,
+        &added,
+        &remove(&["mcpServers", "obsidian"], &["mcpServers"]),
+    )
+    .unwrap();
+    assert_eq!(
+        read_value(Format::Jsonc, &back).unwrap(),
+        read_value(Format::Jsonc, text).unwrap()
+    );
+}
