@@ -287,7 +287,8 @@ impl LineStyle {
     fn of(format: Format, text: &str) -> Self {
         Self {
             crlf: text.contains("\r\n"),
-            final_newline: text.is_empty() || text.ends_with('\n'),
+            // A bare CR is a line break to YAML.
+            final_newline: text.is_empty() || text.ends_with(['\n', '\r']),
             bom: format != Format::Json && text.starts_with(BOM),
         }
     }

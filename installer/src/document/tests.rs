@@ -653,3 +653,17 @@ fn fuzz_a_lone_lf_inside_a_string_of_a_crlf_file_stays_lf() {
         read_value(Format::Jsonc, text).unwrap()
     );
 }
+
+#[test]
+fn fuzz_a_file_ending_in_a_bare_cr_keeps_its_final_line_break() {
+    // YAML reads a bare CR as a line break: dropping the text's last line break would cut one off a block scalar.
+    let text = "# c\rote: |\n  line 0\n  comm:nd: a\r\n";
+    let added = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap();
+    let back = apply(
+        Format::Yaml,
+        &added,
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    )
+    .unwrap();
+    assert_eq!(read_value(Format::Yaml, &back).unwrap(), read_value(Format::Yaml, text).unwrap());
+}
