@@ -523,8 +523,8 @@ fn assert_restored(
     );
 }
 
-/// Whether two JSON texts hold the same tokens and comments in the same order, with the same line-ending style and
-/// final line break, and differ only in the whitespace between tokens.
+/// Whether two JSON texts hold the same tokens and comments in the same order, with the same line-ending style (where
+/// the restored text has a line break) and final line break, and differ only in the whitespace between tokens.
 fn same_but_for_layout(text: &str, restored: &str) -> bool {
     fn tokens(text: &str) -> String {
         let mut kept = String::new();
@@ -568,8 +568,9 @@ fn same_but_for_layout(text: &str, restored: &str) -> bool {
     }
     let crlf = |text: &str| text.contains("\r\n");
     let final_break = |text: &str| text.ends_with('\n');
+    // An object emptied again may fold onto one line, keeping no line break to show the style by.
     tokens(text) == tokens(restored)
-        && crlf(text) == crlf(restored)
+        && (!restored.contains('\n') || crlf(text) == crlf(restored))
         && final_break(text) == final_break(restored)
 }
 
