@@ -47,8 +47,9 @@ pub(crate) async fn version_of(command: String) -> Result<String, String> {
     Ok(line.strip_prefix("obsmcp ").unwrap_or(line).to_owned())
 }
 
-/// Starts the entry's command and does a real MCP handshake through it.
-pub(crate) async fn probe(entry: ServerEntry) -> Check {
+/// Starts the entry's command and does a real MCP handshake through it; `obsmcp` is how the running binary is typed in
+/// a shell, for the fix.
+pub(crate) async fn probe(entry: ServerEntry, obsmcp: &str) -> Check {
     let started = Instant::now();
     match tokio::time::timeout(PROBE_DEADLINE, exchange(&entry)).await {
         Ok(Ok((server, tools))) => Check::ok(
@@ -65,7 +66,7 @@ pub(crate) async fn probe(entry: ServerEntry) -> Check {
                 "`{}` failed as the client would see it: {error}",
                 entry.name
             ),
-            probe_fix(),
+            probe_fix(obsmcp),
         ),
         Err(_) => Check::fail(
             "client.probe",
@@ -74,14 +75,15 @@ pub(crate) async fn probe(entry: ServerEntry) -> Check {
                 entry.name,
                 PROBE_DEADLINE.as_secs()
             ),
-            probe_fix(),
+            probe_fix(obsmcp),
         ),
     }
 }
 
-fn probe_fix() -> String {
-    "run the entry's command by hand to see its error, or `obsmcp setup` to rewrite the entry"
-        .to_owned()
+fn probe_fix(obsmcp: &str) -> String {
+    format!(
+        "run the entry's command by hand to see its error, or `{obsmcp} setup` to rewrite the entry"
+    )
 }
 
 async fn exchange(entry: &ServerEntry) -> Result<(String, usize), String> {

@@ -249,6 +249,8 @@ pub(crate) struct ClientContext<'a> {
     pub(crate) known_vaults: &'a [(PathBuf, String)],
     /// Whether any client at all has an obsmcp entry.
     pub(crate) any_entry: bool,
+    /// How the running binary is typed in a shell, for the fixes (`obsmcp`, or its path when `PATH` lacks it).
+    pub(crate) obsmcp: &'a str,
 }
 
 /// The checks of one client's config.
@@ -259,8 +261,8 @@ pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) 
                 "client.config",
                 format!("{} does not parse: {error}", client.path.display()),
                 format!(
-                    "fix that line by hand (doctor and setup never rewrite a file they cannot parse), then run `obsmcp setup --client {}`",
-                    client.id
+                    "fix that line by hand (doctor and setup never rewrite a file they cannot parse), then run `{} setup --client {}`",
+                    context.obsmcp, client.id
                 ),
             )];
         }
@@ -296,7 +298,7 @@ pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) 
 
 fn missing_entry(client: &ClientConfig, context: &ClientContext<'_>) -> Check {
     let finding = format!("no obsmcp entry: {} cannot reach your vault", client.name);
-    let fix = format!("obsmcp setup --client {}", client.id);
+    let fix = format!("{} setup --client {}", context.obsmcp, client.id);
     let check = if context.any_entry {
         Check::warn("client.entry", finding, fix)
     } else {
@@ -334,10 +336,11 @@ fn entry_checks(
         config_dir: config_dir.clone(),
     };
     let reregister = vault.as_deref().map_or_else(
-        || format!("obsmcp setup --client {}", client.id),
+        || format!("{} setup --client {}", context.obsmcp, client.id),
         |vault| {
             format!(
-                "obsmcp setup --client {} --vault {}",
+                "{} setup --client {} --vault {}",
+                context.obsmcp,
                 client.id,
                 shell_quote(&vault.to_string_lossy())
             )
@@ -354,7 +357,7 @@ fn entry_checks(
         Some(path) if !path.is_dir() => checks.push(Check::fail(
             "client.entry",
             format!("`{name}` points at vault `{}`, which does not exist", path.display()),
-            format!("obsmcp setup --client {} --vault <the vault's folder> (then remove `{name}` if the vault is gone)", client.id),
+            format!("{} setup --client {} --vault <the vault's folder> (then remove `{name}` if the vault is gone)", context.obsmcp, client.id),
         )),
         Some(path) if entry.disabled() => checks.push(Check::fail(
             "client.entry",
@@ -394,14 +397,20 @@ fn binary_check(
             format!(
                 "`{name}` starts `{command}` through PATH: apps started from the desktop often have a shorter PATH"
             ),
-            format!("obsmcp doctor --fix, or {reregister} (writes the absolute path)"),
+            format!(
+                "{} doctor --fix, or {reregister} (writes the absolute path)",
+                context.obsmcp
+            ),
         ));
     }
     if !path.is_file() {
         return with_repair(Check::fail(
             "client.binary",
             format!("`{name}` starts `{command}`, which does not exist"),
-            format!("obsmcp doctor --fix, or {reregister} (points the entry at this obsmcp)"),
+            format!(
+                "{} doctor --fix, or {reregister} (points the entry at this obsmcp)",
+                context.obsmcp
+            ),
         ));
     }
     if !is_executable(path) {
@@ -422,12 +431,18 @@ fn binary_check(
                 "`{command}` is obsmcp {version}, but this doctor is {}",
                 context.own_version
             ),
-            format!("obsmcp doctor --fix, or {reregister} (points the entry at this obsmcp)"),
+            format!(
+                "{} doctor --fix, or {reregister} (points the entry at this obsmcp)",
+                context.obsmcp
+            ),
         )),
         Some(Err(error)) => with_repair(Check::fail(
             "client.binary",
             format!("`{command}` does not run: {error}"),
-            format!("obsmcp doctor --fix, or {reregister} (points the entry at this obsmcp)"),
+            format!(
+                "{} doctor --fix, or {reregister} (points the entry at this obsmcp)",
+                context.obsmcp
+            ),
         )),
         None => Check::skip(
             "client.binary",

@@ -31,7 +31,7 @@ use self::report::{Check, Report, Section, Subject};
 use self::vault::{VaultFacts, VaultTarget};
 use crate::cli::DoctorArgs;
 
-/// What to examine, validated from the command line.
+/// What to examine, validated from the command line, and how to word the fixes.
 #[derive(Debug, Clone)]
 pub(crate) struct Options {
     /// Only these vaults (absolute), when given.
@@ -42,16 +42,20 @@ pub(crate) struct Options {
     pub(crate) probe_bridge: bool,
     /// The folder doctor runs in (project configs and folder trust are relative to it).
     pub(crate) cwd: PathBuf,
+    /// How the running binary is typed in a shell (`obsmcp`, or its path when `PATH` does not run it), as setup's
+    /// last step words it, so a fix can be pasted as is.
+    pub(crate) obsmcp: String,
 }
 
 impl Options {
-    fn from_args(args: &DoctorArgs) -> anyhow::Result<Self> {
+    fn from_args(args: &DoctorArgs, environment: &Environment) -> anyhow::Result<Self> {
         let current = std::env::current_dir().context("could not read the current folder")?;
         Ok(Self {
             vaults: args.vault.iter().map(|vault| current.join(vault)).collect(),
             config_dir: args.config_dir.clone(),
             probe_bridge: args.probe_bridge,
             cwd: current,
+            obsmcp: crate::setup::own_command(environment),
         })
     }
 }
@@ -70,7 +74,7 @@ pub(crate) struct Examination {
 pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let environment = Environment::from_process()
         .context("no home folder: doctor needs HOME (USERPROFILE on Windows) to find the AI clients' configs")?;
-    let options = Options::from_args(&args)?;
+    let options = Options::from_args(&args, &environment)?;
     let spinner = spinner::Spinner::start("checking");
     let mut examination = examine(&environment, &options).await;
     if args.fix {
@@ -93,7 +97,12 @@ pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let rendered = if args.json {
         print::json(&examination.report)
     } else {
-        print::text(&examination.report, print::TextStyle::detect(), Some(&home))
+        print::text(
+            &examination.report,
+            print::TextStyle::detect(),
+            Some(&home),
+            &options.obsmcp,
+        )
     };
     let mut stdout = std::io::stdout().lock();
     crate::setup::report::unless_reader_left(
@@ -177,7 +186,10 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
     }
     let mut machine = Vec::new();
     let targets = vault_targets(environment, options, &clients, &mut machine);
-    let facts: Vec<VaultFacts> = targets.into_iter().map(vault::file_checks).collect();
+    let facts: Vec<VaultFacts> = targets
+        .into_iter()
+        .map(|target| vault::file_checks(target, &options.obsmcp))
+        .collect();
 
     let probes = facts.iter().map(|facts| async move {
         match facts.port_and_token() {
@@ -205,9 +217,12 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
     } else {
         Vec::new()
     };
-    let bridge_probes = probed
-        .iter()
-        .map(|(index, entry)| async move { (*index, bridge_probe::probe(entry.clone()).await) });
+    let bridge_probes = probed.iter().map(|(index, entry)| async move {
+        (
+            *index,
+            bridge_probe::probe(entry.clone(), &options.obsmcp).await,
+        )
+    });
     let (answers, versions, probe_checks, mut runtime_checks) = tokio::join!(
         futures::future::join_all(probes),
         bridge_probe::versions(commands.into_iter().collect()),
@@ -215,12 +230,15 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         gates::runtime_checks(environment, &clients),
     );
 
-    machine.push(port_clashes(&facts));
+    machine.push(port_clashes(&facts, &options.obsmcp));
     if clients.is_empty() {
         machine.push(Check::warn(
             "clients.found",
             "no AI client detected (Claude Code, Codex, Hermes Agent, Gemini CLI, …)",
-            "install a client, or register one by name: `obsmcp setup --client claude-code`",
+            format!(
+                "install a client, or register one by name: `{} setup --client claude-code`",
+                options.obsmcp
+            ),
         ));
     } else {
         let names: Vec<&str> = clients.iter().map(|client| client.name.as_str()).collect();
@@ -239,7 +257,11 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
     for (facts, answer) in facts.into_iter().zip(answers) {
         let mut checks = facts.checks.clone();
         if facts.data.is_some() {
-            checks.extend(vault::network_checks(&facts, answer.as_ref()));
+            checks.extend(vault::network_checks(
+                &facts,
+                answer.as_ref(),
+                &options.obsmcp,
+            ));
         }
         if let Some(data) = &facts.data {
             tokens.push(data.token.clone());
@@ -261,6 +283,7 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         versions: &versions,
         known_vaults: &known_vaults,
         any_entry,
+        obsmcp: &options.obsmcp,
     };
     let mut probe_checks: BTreeMap<usize, Vec<Check>> =
         probe_checks
@@ -409,7 +432,7 @@ fn vault_targets(
         machine.push(Check::fail(
             "vaults.found",
             "no vault to check: no client entry names one and Obsidian's vault list is empty or missing",
-            "obsmcp setup --vault <your vault's folder>",
+            format!("{} setup --vault <your vault's folder>", options.obsmcp),
         ));
     } else {
         let mut sources = Vec::new();
@@ -439,7 +462,7 @@ fn vault_targets(
 }
 
 /// Two vaults set to one port: only one plugin can listen, and the other vault's clients reach the wrong vault.
-fn port_clashes(facts: &[VaultFacts]) -> Check {
+fn port_clashes(facts: &[VaultFacts], obsmcp: &str) -> Check {
     let mut by_port: BTreeMap<u16, Vec<String>> = BTreeMap::new();
     for facts in facts {
         if let Some(data) = &facts.data {
@@ -463,6 +486,8 @@ fn port_clashes(facts: &[VaultFacts]) -> Check {
             "{}: only one plugin can listen, the other vault's clients reach the wrong vault",
             clashes.join("; ")
         ),
-        "in one of those vaults: Obsidian → Settings → obsmcp → Port, choose a free port (e.g. 22401), then `obsmcp setup` to update the clients",
+        format!(
+            "in one of those vaults: Obsidian → Settings → obsmcp → Port, choose a free port (e.g. 22401), then `{obsmcp} setup` to update the clients"
+        ),
     )
 }

@@ -42,8 +42,8 @@ pub(crate) fn mark(status: Status) -> char {
     }
 }
 
-/// Renders the report as text for people.
-pub(crate) fn text(report: &Report, style: TextStyle, home: Option<&Path>) -> String {
+/// Renders the report as text for people; `obsmcp` is how the running binary is typed in a shell.
+pub(crate) fn text(report: &Report, style: TextStyle, home: Option<&Path>, obsmcp: &str) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "obsmcp doctor: obsmcp {}, bundled plugin {}\n",
@@ -60,7 +60,7 @@ pub(crate) fn text(report: &Report, style: TextStyle, home: Option<&Path>) -> St
         write_section(&mut out, section, style, home);
     }
     out.push('\n');
-    out.push_str(&summary_line(report));
+    out.push_str(&summary_line(report, obsmcp));
     out.push('\n');
     out
 }
@@ -112,7 +112,7 @@ fn paint(style: TextStyle, status: Status, text: &str) -> String {
 }
 
 /// `3 failed, 1 warning, 12 ok, 2 skipped`, and what `--fix` could do.
-pub(crate) fn summary_line(report: &Report) -> String {
+pub(crate) fn summary_line(report: &Report, obsmcp: &str) -> String {
     let summary = report.summary;
     let plural = |count: usize, one: &str, many: &str| {
         format!("{count} {}", if count == 1 { one } else { many })
@@ -137,7 +137,7 @@ pub(crate) fn summary_line(report: &Report) -> String {
         .count();
     if fixable > 0 {
         line.push_str(&format!(
-            ". `obsmcp doctor --fix` can repair {fixable} of them"
+            ". `{obsmcp} doctor --fix` can repair {fixable} of them"
         ));
     }
     line.push('.');
@@ -197,6 +197,7 @@ mod tests {
             &sample(),
             TextStyle { colour: false },
             Some(Path::new("/home/u")),
+            "obsmcp",
         );
         assert!(text.contains("Vault ~/Notes (.obsidian)"), "{text}");
         assert!(text.contains("  ✓ vault.folder"), "{text}");

@@ -53,8 +53,8 @@ impl VaultFacts {
     }
 }
 
-/// Runs the file checks of one vault.
-pub(crate) fn file_checks(target: VaultTarget) -> VaultFacts {
+/// Runs the file checks of one vault; `obsmcp` is how the running binary is typed in a shell, for the fixes.
+pub(crate) fn file_checks(target: VaultTarget, obsmcp: &str) -> VaultFacts {
     let mut facts = VaultFacts {
         target,
         checks: Vec::new(),
@@ -65,7 +65,7 @@ pub(crate) fn file_checks(target: VaultTarget) -> VaultFacts {
     let vault = facts.target.path.clone();
     let config_dir = facts.target.config_dir.clone();
     let config = vault.join(&config_dir);
-    let setup = setup_command(&vault, &config_dir);
+    let setup = setup_command(obsmcp, &vault, &config_dir);
 
     if !vault.is_dir() {
         facts.checks.push(Check::fail(
@@ -88,16 +88,16 @@ pub(crate) fn file_checks(target: VaultTarget) -> VaultFacts {
         format!("the vault folder and its `{config_dir}` folder exist"),
     ));
 
-    let files = plugin_files(&vault, &config_dir);
+    let files = plugin_files(obsmcp, &vault, &config_dir);
     let files_ok = files.status != crate::doctor::report::Status::Fail;
     facts.files_version = read_manifest_version(&vault, &config_dir);
     facts.checks.push(files);
 
-    let enabled = enabled_check(&vault, &config_dir);
+    let enabled = enabled_check(obsmcp, &vault, &config_dir);
     let enabled_ok = enabled.status == crate::doctor::report::Status::Ok;
     facts.checks.push(enabled);
 
-    let (data_check, data) = data_check(&vault, &config_dir, facts.files_version.is_some());
+    let (data_check, data) = data_check(obsmcp, &vault, &config_dir, facts.files_version.is_some());
     facts.checks.push(data_check);
     facts.data = data;
     if let Some(data) = &facts.data {
@@ -109,9 +109,9 @@ pub(crate) fn file_checks(target: VaultTarget) -> VaultFacts {
     facts
 }
 
-fn setup_command(vault: &Path, config_dir: &str) -> String {
+fn setup_command(obsmcp: &str, vault: &Path, config_dir: &str) -> String {
     let mut command = format!(
-        "obsmcp setup --vault {}",
+        "{obsmcp} setup --vault {}",
         shell_quote(&vault.to_string_lossy())
     );
     if config_dir != plugin_data::DEFAULT_CONFIG_DIR {
@@ -141,13 +141,13 @@ fn read_manifest_version(vault: &Path, config_dir: &str) -> Option<String> {
     manifest.get("version")?.as_str().map(str::to_owned)
 }
 
-fn plugin_files(vault: &Path, config_dir: &str) -> Check {
+fn plugin_files(obsmcp: &str, vault: &Path, config_dir: &str) -> Check {
     let dir = plugin_data::plugin_dir(vault, config_dir);
     let repair = Repair::InstallPlugin {
         vault: vault.to_owned(),
         config_dir: config_dir.to_owned(),
     };
-    let fix = "obsmcp doctor --fix (writes the bundled plugin files)";
+    let fix = &format!("{obsmcp} doctor --fix (writes the bundled plugin files)");
     let missing: Vec<&str> = ["manifest.json", "main.js"]
         .into_iter()
         .filter(|name| !dir.join(name).is_file())
@@ -175,7 +175,7 @@ fn plugin_files(vault: &Path, config_dir: &str) -> Check {
                 Check::warn(
                     "plugin.files",
                     format!("plugin {version} installed, but its main.js is not the build this obsmcp carries (a development build?)"),
-                    "obsmcp doctor --fix (writes the bundled build; then reload the plugin in Obsidian: Settings → Community plugins → turn obsmcp off and on)",
+                    format!("{obsmcp} doctor --fix (writes the bundled build; then reload the plugin in Obsidian: Settings → Community plugins → turn obsmcp off and on)"),
                 )
                 .with_repair(repair)
             } else if BUNDLE.styles.is_some_and(|styles| !is_bundled("styles.css", styles)) {
@@ -183,7 +183,7 @@ fn plugin_files(vault: &Path, config_dir: &str) -> Check {
                 Check::warn(
                     "plugin.files",
                     format!("plugin {version} installed, but its styles.css is missing or not the one this obsmcp carries"),
-                    "obsmcp doctor --fix (writes the bundled styles.css; then reload the plugin in Obsidian: Settings → Community plugins → turn obsmcp off and on)",
+                    format!("{obsmcp} doctor --fix (writes the bundled styles.css; then reload the plugin in Obsidian: Settings → Community plugins → turn obsmcp off and on)"),
                 )
                 .with_repair(repair)
             } else {
@@ -193,20 +193,21 @@ fn plugin_files(vault: &Path, config_dir: &str) -> Check {
         Some(version) => Check::fail(
             "plugin.files",
             format!("the plugin files are version {version}, this obsmcp bundles {bundled}: they are outdated"),
-            "obsmcp doctor --fix (updates the plugin; then reload it in Obsidian: Settings → Community plugins → turn obsmcp off and on)",
+            format!("{obsmcp} doctor --fix (updates the plugin; then reload it in Obsidian: Settings → Community plugins → turn obsmcp off and on)"),
         )
         .with_repair(repair),
     }
 }
 
-fn enabled_check(vault: &Path, config_dir: &str) -> Check {
+fn enabled_check(obsmcp: &str, vault: &Path, config_dir: &str) -> Check {
     let path = vault.join(config_dir).join("community-plugins.json");
     let repair = Repair::EnablePlugin {
         vault: vault.to_owned(),
         config_dir: config_dir.to_owned(),
     };
-    let fix =
-        "obsmcp doctor --fix, or in Obsidian: Settings → Community plugins → turn on “obsmcp”";
+    let fix = &format!(
+        "{obsmcp} doctor --fix, or in Obsidian: Settings → Community plugins → turn on “obsmcp”"
+    );
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -247,7 +248,12 @@ fn enabled_check(vault: &Path, config_dir: &str) -> Check {
     }
 }
 
-fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option<PluginData>) {
+fn data_check(
+    obsmcp: &str,
+    vault: &Path,
+    config_dir: &str,
+    installed: bool,
+) -> (Check, Option<PluginData>) {
     let repair = Repair::PluginData {
         vault: vault.to_owned(),
         config_dir: config_dir.to_owned(),
@@ -257,7 +263,7 @@ fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option
             Check::fail(
                 "plugin.data",
                 "data.json has an empty token: no client can connect",
-                "obsmcp doctor --fix (makes a new token)",
+                format!("{obsmcp} doctor --fix (makes a new token)"),
             )
             .with_repair(repair),
             None,
@@ -267,7 +273,7 @@ fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option
                 Some((port, owner)) => Check::warn(
                     "plugin.data",
                     format!("data.json sets port {port}, which {owner} uses by default: the plugin refuses it and falls back to {}", plugin_data::DEFAULT_PORT),
-                    "in Obsidian: Settings → obsmcp → Port, pick another (e.g. 22401), then rerun `obsmcp setup`",
+                    format!("in Obsidian: Settings → obsmcp → Port, pick another (e.g. 22401), then rerun `{obsmcp} setup`"),
                 ),
                 None if data.port < 1024 => Check::warn(
                     "plugin.data",
@@ -277,7 +283,7 @@ fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option
                 None if !plugin_accepts_token(&data.token) => Check::warn(
                     "plugin.data",
                     "the token in data.json is not one the plugin accepts (32 to 512 letters, digits or ._~+/=-): it will replace it on its next start",
-                    "obsmcp doctor --fix (makes a new token), or let the plugin make one: Settings → obsmcp → Regenerate token",
+                    format!("{obsmcp} doctor --fix (makes a new token), or let the plugin make one: Settings → obsmcp → Regenerate token"),
                 )
                 .with_repair(repair),
                 None => Check::ok(
@@ -294,7 +300,7 @@ fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option
                     "`{}` is missing: the plugin has no port or token yet",
                     path.display()
                 ),
-                "obsmcp doctor --fix",
+                format!("{obsmcp} doctor --fix"),
             )
             .with_repair(repair),
             None,
@@ -310,7 +316,9 @@ fn data_check(vault: &Path, config_dir: &str, installed: bool) -> (Check, Option
             Check::fail(
                 "plugin.data",
                 format!("`{}` is broken: {source}", path.display()),
-                "obsmcp doctor --fix (rewrites it, keeping the token when it can be read)",
+                format!(
+                    "{obsmcp} doctor --fix (rewrites it, keeping the token when it can be read)"
+                ),
             )
             .with_repair(repair),
             None,
@@ -400,7 +408,11 @@ fn value_is_port(value: &Value, port: u16) -> bool {
 }
 
 /// Turns what answered on the port into the `obsidian.*` checks.
-pub(crate) fn network_checks(facts: &VaultFacts, answer: Option<&Answer>) -> Vec<Check> {
+pub(crate) fn network_checks(
+    facts: &VaultFacts,
+    answer: Option<&Answer>,
+    obsmcp: &str,
+) -> Vec<Check> {
     let Some(answer) = answer else {
         return vec![Check::skip(
             "obsidian.port",
@@ -411,7 +423,9 @@ pub(crate) fn network_checks(facts: &VaultFacts, answer: Option<&Answer>) -> Vec
     let restart = "in Obsidian: Settings → Community plugins → turn obsmcp off and on";
     let mut checks = Vec::new();
     let identity_fail = |finding: String, fix: &str| Check::fail("obsidian.identity", finding, fix);
-    let move_port = "free the port (stop that program), or give obsmcp another port: Obsidian → Settings → obsmcp → Port, then `obsmcp setup` to update the clients";
+    let move_port = &format!(
+        "free the port (stop that program), or give obsmcp another port: Obsidian → Settings → obsmcp → Port, then `{obsmcp} setup` to update the clients"
+    );
     match answer {
         Answer::Closed => {
             checks.push(if facts.should_be_listening {

@@ -107,6 +107,15 @@ pub(crate) fn command_for(lookup: &PathLookup, binary: &Path) -> String {
     }
 }
 
+/// How to type the running `obsmcp` in a shell ([`command_for`] after [`path_lookup`]), for hints that name a command.
+pub(crate) fn own_command(environment: &Environment) -> String {
+    match binary() {
+        Ok(binary) => command_for(&path_lookup(environment, &binary), &binary),
+        // Without its own path (no /proc, say), the plain name is the best guess a hint can make.
+        Err(_) => "obsmcp".to_owned(),
+    }
+}
+
 /// The clients named with `--client`, or an error listing the known ones.
 pub(crate) fn named_clients(names: &[String]) -> anyhow::Result<Vec<&'static ClientSpec>> {
     let mut chosen: Vec<&'static ClientSpec> = Vec::new();

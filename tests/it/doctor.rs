@@ -19,6 +19,12 @@ fn obsmcp_binary() -> &'static str {
     env!("CARGO_BIN_EXE_obsmcp")
 }
 
+/// How doctor's fixes name this binary under `Machine`, whose PATH does not hold it: by its path, symlinks resolved.
+fn typed_binary() -> String {
+    let binary = std::fs::canonicalize(obsmcp_binary()).unwrap();
+    binary.to_str().unwrap().to_owned()
+}
+
 /// A temporary home with one vault folder (`Notes`) in it, and the means to break things in it.
 struct Machine {
     home: TempHome,
@@ -871,11 +877,15 @@ fn text_output_marks_read_without_colour_and_end_with_a_summary() {
     assert!(text.contains("  ✓ vault.folder"), "{text}");
     assert!(text.contains("  ✗ plugin.enabled"), "{text}");
     assert!(text.contains("  ! clients.found"), "{text}");
-    assert!(text.contains("fix: obsmcp doctor --fix"), "{text}");
+    let binary = typed_binary();
+    assert!(
+        text.contains(&format!("fix: {binary} doctor --fix")),
+        "{text}"
+    );
     let summary = text.lines().last().unwrap();
     assert!(summary.starts_with("Problems found: 2 failed"), "{summary}");
     assert!(
-        summary.contains("`obsmcp doctor --fix` can repair 2"),
+        summary.contains(&format!("`{binary} doctor --fix` can repair 2")),
         "{summary}"
     );
 }
@@ -897,6 +907,7 @@ fn the_json_report_keeps_its_shape() {
     .unwrap();
     let normalized = run
         .stdout
+        .replace(&typed_binary(), "[OBSMCP]")
         .replace(obsmcp_binary(), "[OBSMCP]")
         .replace(home, "[HOME]")
         .replace(&port.to_string(), "[PORT]")
@@ -1247,7 +1258,10 @@ fn a_client_without_an_entry_is_a_warning_when_another_has_one() {
         .find(|check| check["id"] == "client.entry")
         .unwrap();
     assert_eq!(entry["status"], "warn", "{entry:#}");
-    assert_eq!(entry["fix"], "obsmcp setup --client codex");
+    assert_eq!(
+        entry["fix"],
+        format!("{} setup --client codex", typed_binary())
+    );
 }
 
 #[test]
@@ -1667,6 +1681,72 @@ fn a_reader_that_closes_stdout_early_ends_doctor_quietly() {
         assert!(
             output.status.code().is_some(),
             "{format:?}: killed by a signal"
+        );
+    }
+}
+
+/// The `fix` of the check with `id`.
+fn fix_of(report: &Value, id: &str) -> String {
+    check(report, id)["fix"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn fixes_name_the_binary_by_its_path_unless_path_runs_the_same_one() {
+    // After `cargo run --release -- setup` the binary sits in target/release, off PATH: `obsmcp …` would be
+    // `command not found`. Machine's PATH is an empty bin folder, as there.
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    std::fs::write(machine.vault.join(".obsidian/community-plugins.json"), "[]").unwrap();
+    let vault = machine.vault.to_str().unwrap();
+    let binary = &typed_binary();
+
+    let report = machine.doctor(&["--json", "--vault", vault]).json();
+    let fix = fix_of(&report, "plugin.enabled");
+    assert!(
+        fix.starts_with(&format!("{binary} doctor --fix")),
+        "not on PATH: {fix}"
+    );
+    let fix = fix_of(&report, "clients.found");
+    assert!(
+        fix.contains(&format!("`{binary} setup --client claude-code`")),
+        "not on PATH: {fix}"
+    );
+    let text = machine.doctor(&["--vault", vault]).stdout;
+    assert!(
+        text.contains(&format!("`{binary} doctor --fix` can repair 1 of them")),
+        "not on PATH, the summary line: {text}"
+    );
+
+    // A different `obsmcp` first on PATH would run instead of this one.
+    let on_path = machine.home.path().join("bin/obsmcp");
+    std::fs::write(&on_path, "#!/bin/sh\necho obsmcp 0.0.1\n").unwrap();
+    let report = machine.doctor(&["--json", "--vault", vault]).json();
+    let fix = fix_of(&report, "plugin.enabled");
+    assert!(
+        fix.starts_with(&format!("{binary} doctor --fix")),
+        "another obsmcp on PATH: {fix}"
+    );
+
+    #[cfg(unix)]
+    {
+        std::fs::remove_file(&on_path).unwrap();
+        std::os::unix::fs::symlink(binary, &on_path).unwrap();
+        let report = machine.doctor(&["--json", "--vault", vault]).json();
+        for id in ["plugin.enabled", "clients.found"] {
+            let fix = fix_of(&report, id);
+            assert!(
+                fix.contains("obsmcp ") && !fix.contains(binary),
+                "PATH runs this binary, so `{id}` should name plain obsmcp: {fix}"
+            );
+        }
+        assert!(fix_of(&report, "plugin.enabled").starts_with("obsmcp doctor --fix"));
+        let text = machine.doctor(&["--vault", vault]).stdout;
+        assert!(
+            text.contains("`obsmcp doctor --fix` can repair 1 of them"),
+            "{text}"
         );
     }
 }
