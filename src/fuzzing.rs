@@ -162,6 +162,11 @@ fn check_clean_path(path: &str, config_dir: &str) {
             !(bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'),
             "{path:?} has a drive segment"
         );
+        // Windows opens `NUL.md` or `notes/com1/x` as a device, on a vault synced there from any OS.
+        assert!(
+            !opens_a_windows_device(segment),
+            "{path:?} has a segment that is a Windows device name"
+        );
     }
     assert!(!paths::is_in_config_dir(path, config_dir));
     // Windows drops trailing dots and spaces from a name: `.obsidian. /app.json` opens `.obsidian/app.json`.
@@ -193,6 +198,24 @@ fn check_clean_path(path: &str, config_dir: &str) {
             .all(|component| matches!(component, Component::Normal(_))),
         "{path:?} resolves to something other than names below the vault"
     );
+}
+
+/// Whether Windows reads a file name as a device, written apart from `paths`: the name before its first `.` or `:`,
+/// trailing spaces dropped, is CON, PRN, AUX, NUL, or COM or LPT with a digit 1-9 or superscript ¹ ² ³, in any case
+/// (Microsoft's "Naming Files, Paths, and Namespaces"; COM0 and LPT0 are not reserved).
+fn opens_a_windows_device(name: &str) -> bool {
+    let end = name.find(['.', ':']).unwrap_or(name.len());
+    let base = name[..end].trim_end_matches(' ').to_lowercase();
+    let ports = ["com", "lpt"].iter().flat_map(|port| {
+        "123456789¹²³"
+            .chars()
+            .map(move |digit| format!("{port}{digit}"))
+    });
+    ["con", "prn", "aux", "nul"]
+        .iter()
+        .map(|name| name.to_string())
+        .chain(ports)
+        .any(|device| device == base)
 }
 
 /// A vault on disk with links that lead out (`out`, `leak.md`, `in/up`), a link that stays in (`in/back`) and a loop.

@@ -2,7 +2,8 @@
 //!
 //! Every path an agent passes is refused rather than repaired when it could point outside the vault or into its
 //! config folder: absolute paths, `..` segments, percent-encoded dots or separators, backslashes, control
-//! characters. Symlinks are judged on disk: a file whose real location is outside the vault is never read.
+//! characters, Windows device names. Symlinks are judged on disk: a file whose real location is outside the vault is
+//! never read.
 
 use std::path::{Path, PathBuf};
 
@@ -79,6 +80,19 @@ pub(crate) fn clean_vault_path(
             quote(raw)
         )));
     }
+    // Refused on every OS: a vault synced to Windows would open the device there (`NUL.md` swallows what is
+    // written, `CON` waits on the console).
+    if let Some(segment) = segments
+        .iter()
+        .find(|segment| is_windows_device_name(segment))
+    {
+        return Err(ToolError(format!(
+            "{what} {} has a segment Windows opens as a device, not a file: {} (CON, PRN, AUX, NUL, COM1-9 and \
+             LPT1-9 are reserved, with any extension)",
+            quote(raw),
+            quote(segment)
+        )));
+    }
     if is_in_config_dir(&path, config_dir) {
         return Err(ToolError(format!(
             "{what} {} is inside the vault's config folder {config_dir}",
@@ -92,6 +106,36 @@ pub(crate) fn clean_vault_path(
 fn starts_with_drive(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'
+}
+
+/// Whether Windows opens a file or folder of this name as a device (the rule of Microsoft's "Naming Files, Paths,
+/// and Namespaces", <https://learn.microsoft.com/windows/win32/fileio/naming-a-file>).
+///
+/// The name up to its first `.`, with trailing spaces dropped, compared case-insensitively: `nul.tar.gz` and
+/// `NUL .md` are `NUL`. A `:` ends it too, as `COM1:` is the port's DOS spelling. Reserved: CON, PRN, AUX, NUL,
+/// COM1-COM9 and LPT1-LPT9, and COM/LPT followed by a superscript ¹ ² ³, which Windows reads as digits (listed by
+/// Microsoft since 2023, MicrosoftDocs/win32#1731). COM0 and LPT0 are accepted: Windows opens them as plain files,
+/// and Microsoft, after listing them in 2022, removed them in 2025 as never reserved (MicrosoftDocs/win32#2008).
+/// The plugin's `isWindowsDeviceName` applies the same rule.
+fn is_windows_device_name(name: &str) -> bool {
+    let stem = name
+        .split(['.', ':'])
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(' ')
+        .to_ascii_uppercase();
+    if matches!(stem.as_str(), "CON" | "PRN" | "AUX" | "NUL") {
+        return true;
+    }
+    ["COM", "LPT"].iter().any(|port| {
+        stem.strip_prefix(port).is_some_and(|number| {
+            let mut digits = number.chars();
+            matches!(
+                (digits.next(), digits.next()),
+                (Some('1'..='9' | '¹' | '²' | '³'), None)
+            )
+        })
+    })
 }
 
 /// Whether a normalized vault path is the config folder or inside it (compared case-insensitively, and with
@@ -214,6 +258,80 @@ mod tests {
         assert!(is_in_config_dir(".obsidian.", "/.obsidian/"));
         assert!(!is_in_config_dir(".obsidianx/a", ".obsidian"));
         assert!(!is_in_config_dir("notes/.obsidian", ".obsidian"));
+    }
+
+    #[test]
+    fn windows_device_names_are_refused_in_every_segment() {
+        assert_eq!(
+            refused("notes/CON.md"),
+            "path \"notes/CON.md\" has a segment Windows opens as a device, not a file: \"CON.md\" (CON, PRN, \
+             AUX, NUL, COM1-9 and LPT1-9 are reserved, with any extension)"
+        );
+        for raw in [
+            "CON.md",
+            "nul",
+            "Nul.md",
+            "prn.txt",
+            "notes/COM1.txt",
+            "aux.tar.gz",
+            "LPT9",
+            "lpt5/x.md",
+            "a/b/com9/c.md",
+            "./NUL/",
+            "NUL .md",
+            "con  ",
+            "nul.",
+            "COM1:",
+            "con:x.md",
+        ] {
+            assert!(
+                refused(raw).contains("opens as a device"),
+                "{raw:?} was not refused as a device name"
+            );
+        }
+    }
+
+    #[test]
+    fn com_and_lpt_with_a_superscript_digit_are_devices_but_com0_and_lpt0_are_not() {
+        for raw in ["COM¹.md", "com²", "notes/LPT³.txt", "lpt¹"] {
+            assert!(
+                refused(raw).contains("opens as a device"),
+                "{raw:?} was not refused as a device name"
+            );
+        }
+        for raw in ["COM0.md", "lpt0", "notes/com0/x.md", "COM⁴.md", "COM₁.md"] {
+            assert_eq!(
+                clean_vault_path(raw, ".obsidian", "path").as_deref(),
+                Ok(raw)
+            );
+        }
+    }
+
+    #[test]
+    fn names_that_only_contain_a_device_name_are_accepted_beside_the_device_itself() {
+        for (device, look_alike) in [
+            ("CON.md", "CONSOLE.md"),
+            ("nul.md", "nullable.md"),
+            ("com1.md", "com10.md"),
+            ("LPT1", "LPT12"),
+            ("aux.md", "auxiliary.md"),
+            ("notes/prn/x.md", "notes/prnt/x.md"),
+            ("nul.md", "my nul.md"),
+            ("nul.md", "x.nul"),
+            ("con.md", "con-notes.md"),
+            ("com1", "com"),
+            ("LPT2.md", "lpt.md"),
+        ] {
+            assert!(
+                refused(device).contains("opens as a device"),
+                "{device:?} was not refused as a device name"
+            );
+            assert_eq!(
+                clean_vault_path(look_alike, ".obsidian", "path").as_deref(),
+                Ok(look_alike),
+                "{look_alike:?} only looks like a device name"
+            );
+        }
     }
 
     #[test]
