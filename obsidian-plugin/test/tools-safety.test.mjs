@@ -119,6 +119,76 @@ describe("path safety", () => {
   });
 });
 
+// Names Windows opens as devices (NUL.md swallows a write, CON waits on the console): refused on every OS, as a
+// vault may be synced to Windows. The name before its first "." or ":", trailing spaces dropped, is what counts.
+const DEVICE_NAMES = [
+  "CON.md",
+  "nul",
+  "Notes/COM1.txt",
+  "aux.tar.gz",
+  "LPT9",
+  "prn/Plan.md",
+  "Notes/Lpt3/deeper/x.md",
+  "NUL .md",
+  "con.",
+  "COM1:",
+  "COM\u00b9.md",
+  "lpt\u00b3",
+];
+
+// Each look-alike beside the device name it resembles: only the whole name before the first "." is a device, and
+// COM0 / LPT0 are plain files (Microsoft no longer lists them as reserved).
+const LOOK_ALIKES = [
+  ["CON.md", "CONSOLE.md"],
+  ["nul.md", "nullable.md"],
+  ["com1.md", "com10.md"],
+  ["LPT1.md", "LPT0.md"],
+  ["com1.md", "COM0.md"],
+  ["aux.md", "Notes/auxiliary.md"],
+  ["nul.md", "my nul.md"],
+  ["con.md", "con-notes/x.md"],
+  ["com\u00b2.md", "com\u2074.md"],
+];
+
+describe("Windows device names", () => {
+  let vault;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    // Synced from a vault kept on Linux or macOS, where such a file can exist.
+    fs.writeFileSync(path.join(vault.dir, "NUL.md"), "written elsewhere\n");
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+  });
+
+  it("are refused in every segment, on reads and writes, and nothing is written", async () => {
+    const before = fs.readdirSync(vault.dir).sort();
+    for (const name of DEVICE_NAMES) {
+      await session.fails("read_note", { path: name }, /opens as a device, not a file/);
+      await session.fails("create_note", { path: name, content: "lost" }, /opens as a device, not a file/);
+      await session.fails("move_note", { path: "Notes/Beta", new_path: name }, /opens as a device, not a file/);
+    }
+    const refusal = await session.fails("read_note", { path: "Notes/CON.md" });
+    assert.match(refusal, /path "Notes\/CON\.md" has a segment Windows opens as a device, not a file: "CON\.md"/);
+    await session.fails("read_note", { path: "[[NUL]]" }, /opens as a device/);
+    await session.fails("list_files", { folder: "aux" }, /folder "aux" has a segment Windows opens as a device/);
+    assert.deepEqual(fs.readdirSync(vault.dir).sort(), before);
+    assert.ok(fs.existsSync(path.join(vault.dir, "Notes", "Beta.md")), "the note was not moved");
+  });
+
+  it("are told apart from names that only contain one", async () => {
+    for (const [device, lookAlike] of LOOK_ALIKES) {
+      await session.fails("create_note", { path: device, content: "x" }, /opens as a device/);
+      await session.ok("create_note", { path: lookAlike, content: `# ${lookAlike}\n` });
+      assert.equal(readDisk(vault.dir, lookAlike), `# ${lookAlike}\n`);
+      assert.ok((await session.text("read_note", { path: lookAlike })).includes(`# ${lookAlike}`), lookAlike);
+    }
+  });
+});
+
 describe("notes whose real file is outside the vault (symlinks) are listed but never read", () => {
   const SECRET = "zebracornsecret";
   let vault;

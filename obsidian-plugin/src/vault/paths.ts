@@ -1,8 +1,9 @@
 // Path safety and note resolution. Every path an agent passes goes through here before the vault is touched.
 // Paths are vault-relative with "/" separators. We refuse rather than repair anything that could point outside the
 // vault or into its config folder: absolute paths, ".." segments, percent-encoded dots or separators, backslashes,
-// control characters, and symlinks whose real location on disk is outside the vault. The symlink check needs the
-// disk, so it uses Node's fs on the vault's base path; vault content itself is only ever read through Obsidian.
+// control characters, Windows device names, and symlinks whose real location on disk is outside the vault. The
+// symlink check needs the disk, so it uses Node's fs on the vault's base path; vault content itself is only ever read
+// through Obsidian.
 
 import { realpathSync } from "fs";
 import { dirname, join, sep } from "path";
@@ -13,6 +14,23 @@ import { ToolError } from "../tools/types";
 /** Extensions a note-reading tool accepts: text formats Obsidian keeps in a vault. */
 const TEXT_EXTENSIONS = new Set(["md", "canvas", "base", "txt", "csv", "json"]);
 const MAX_PATH_CHARS = 1024;
+
+/**
+ * File names Windows opens as devices, by the rule of Microsoft's "Naming Files, Paths, and Namespaces"
+ * (https://learn.microsoft.com/windows/win32/fileio/naming-a-file), applied to a name's part before its first "."
+ * (and ":", as "COM1:" is the port's DOS spelling) with trailing spaces dropped, so "nul.tar.gz" and "NUL .md" are
+ * NUL. Reserved: CON, PRN, AUX, NUL, COM1-COM9 and LPT1-LPT9, and COM/LPT followed by a superscript ¹ ² ³, which
+ * Windows reads as digits (listed by Microsoft since 2023, MicrosoftDocs/win32#1731). COM0 and LPT0 are accepted:
+ * Windows opens them as plain files, and Microsoft, after listing them in 2022, removed them in 2025 as never reserved
+ * (MicrosoftDocs/win32#2008). The `i` flag without `u` folds ASCII letters only, as Windows does here. The offline
+ * reader's `is_windows_device_name` (src/offline/paths.rs) applies the same rule.
+ */
+const WINDOWS_DEVICE_NAME = /^(?:con|prn|aux|nul|(?:com|lpt)[1-9\u00b9\u00b2\u00b3])$/i;
+
+/** Whether Windows opens a file or folder of this name as a device, not a file. */
+function isWindowsDeviceName(name: string): boolean {
+  return WINDOWS_DEVICE_NAME.test(name.split(/[.:]/, 1)[0].replace(/ +$/, ""));
+}
 
 /**
  * Validates a vault-relative path and returns it normalized ("" is the vault root). `.` and empty segments are
@@ -39,6 +57,15 @@ export function cleanVaultPath(raw: string, ctx: ToolContext, what = "path"): st
   // refuses ":" in file names with its own message.)
   if (segments.some((segment) => /^[A-Za-z]:$/.test(segment)) || path.startsWith("~/")) {
     throw new ToolError(`${what} ${JSON.stringify(raw)} is absolute: pass a path relative to the vault root`);
+  }
+  // Refused on every OS: a vault synced to Windows would open the device there ("NUL.md" swallows what is written,
+  // "CON" waits on the console).
+  const device = segments.find(isWindowsDeviceName);
+  if (device !== undefined) {
+    throw new ToolError(
+      `${what} ${JSON.stringify(raw)} has a segment Windows opens as a device, not a file: ${JSON.stringify(device)} ` +
+        "(CON, PRN, AUX, NUL, COM1-9 and LPT1-9 are reserved, with any extension)",
+    );
   }
   if (isInConfigDir(path, ctx)) {
     throw new ToolError(`${what} ${JSON.stringify(raw)} is inside the vault's config folder ${ctx.configDir}`);
