@@ -665,5 +665,8 @@ fn fuzz_a_file_ending_in_a_bare_cr_keeps_its_final_line_break() {
         &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
     )
     .unwrap();
-    assert_eq!(read_value(Format::Yaml, &back).unwrap(), read_value(Format::Yaml, text).unwrap());
+    assert_eq!(
+        read_value(Format::Yaml, &back).unwrap(),
+        read_value(Format::Yaml, text).unwrap()
+    );
 }
