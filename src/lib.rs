@@ -10,6 +10,7 @@ mod offline;
 mod setup;
 mod version;
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -30,11 +31,18 @@ pub fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error}");
+            stderr_line(format_args!("error: {error}"));
             for cause in error.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+                stderr_line(format_args!("  caused by: {cause}"));
             }
             ExitCode::FAILURE
         }
     }
+}
+
+/// Writes one line for people on stderr, as `eprintln!` does but without its panic when stderr is closed or a pipe
+/// whose reader has quit: the exit code that follows is then what still tells the caller how the run went.
+pub(crate) fn stderr_line(line: std::fmt::Arguments<'_>) {
+    // Nobody is left to read the line, and a panic would turn the run's exit code (1, 2) into 101.
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -120,7 +120,7 @@ fn choose_vaults(
     }
     let (registered, errors) = vaults::discover(environment);
     for error in &errors {
-        eprintln!("warning: {error}");
+        crate::stderr_line(format_args!("warning: {error}"));
     }
     let found: Vec<_> = registered
         .into_iter()

@@ -121,11 +121,11 @@ pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         };
         let files = bundle::write(path, &input)
             .with_context(|| format!("could not write the support bundle `{}`", path.display()))?;
-        eprintln!(
+        crate::stderr_line(format_args!(
             "Support bundle written to {} ({} files; tokens and secrets redacted, no note content).",
             path.display(),
             files.len()
-        );
+        ));
     }
     Ok(if examination.report.failed() {
         ExitCode::FAILURE

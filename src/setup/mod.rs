@@ -258,8 +258,8 @@ pub(crate) fn confirm_and_apply(
 
 /// Prints a usage error with its hint; exit code 2, as for clap's own usage errors.
 pub(crate) fn usage_error(error: &UsageError) -> std::process::ExitCode {
-    eprintln!("error: {}", error.message);
-    eprintln!("hint: {}", error.hint);
+    crate::stderr_line(format_args!("error: {}", error.message));
+    crate::stderr_line(format_args!("hint: {}", error.hint));
     std::process::ExitCode::from(2)
 }
 

@@ -2,7 +2,7 @@
 //! the completion scripts are loaded by the real shells and complete our commands.
 
 use std::path::{Path, PathBuf};
-use std::process::Command as Process;
+use std::process::{Command as Process, Stdio};
 
 use assert_cmd::Command;
 
@@ -230,4 +230,64 @@ fn an_unknown_shell_is_refused_with_the_list_of_shells() {
             && stderr.contains("[possible values: bash, elvish, fish, powershell, zsh]"),
         "{stderr}"
     );
+}
+
+/// `obsmcp` in `home` with nothing on stdin, no PATH to find anything on, and `stderr` as given.
+fn in_home(home: &TempHome, args: &[&str], stderr: Stdio) -> std::process::Output {
+    Process::new(env!("CARGO_BIN_EXE_obsmcp"))
+        .args(args)
+        .env_clear()
+        .envs(home.env())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .output()
+        .expect("obsmcp runs")
+}
+
+#[test]
+fn a_failing_command_keeps_its_exit_code_when_stderr_is_a_broken_pipe() {
+    let home = TempHome::new();
+    let obsidian = home.path().join(".config/obsidian");
+    std::fs::create_dir_all(&obsidian).unwrap();
+    std::fs::write(obsidian.join("obsidian.json"), "{not json").unwrap();
+    let missing = home.path().join("Missing");
+    let missing = missing.to_str().unwrap();
+    let bundle = home.path().join("bundle.zip");
+    let bundle = bundle.to_str().unwrap();
+    let runs: [(&[&str], i32); 4] = [
+        // An error chain, printed by main.
+        (&["setup", "--yes", "--vault", missing], 1),
+        // A warning (Obsidian's vault list does not parse), then a usage error and its hint: no vault found.
+        (&["setup", "--yes"], 2),
+        // The bridge refusing to start without an upstream.
+        (&["bridge"], 2),
+        // Doctor failing (no vault to check), then saying where the support bundle went.
+        (&["doctor", "--bundle", bundle], 1),
+    ];
+    for (args, code) in runs {
+        let seen = in_home(&home, args, Stdio::piped());
+        let said = String::from_utf8_lossy(&seen.stderr);
+        assert_eq!(seen.status.code(), Some(code), "{args:?}: {said}");
+        assert!(
+            !said.is_empty(),
+            "{args:?} must print on stderr for this test to mean anything"
+        );
+
+        // A pipe whose reader is gone before obsmcp starts: every write to stderr fails with EPIPE (Rust programs
+        // ignore SIGPIPE), as under `obsmcp … 2>&1 | head -0`. `eprintln!` panics on that, and a panic exits 101.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let gone = in_home(&home, args, Stdio::from(writer));
+        assert_eq!(
+            gone.status.code(),
+            Some(code),
+            "{args:?} with stderr broken: 101 is a panic while printing the error"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&gone.stdout),
+            String::from_utf8_lossy(&seen.stdout),
+            "{args:?}: nothing moves to stdout"
+        );
+    }
 }
