@@ -6,8 +6,11 @@ use std::path::{Path, PathBuf};
 
 use obsmcp::fuzzing;
 
+/// What a fuzz target runs on one input; it panics on a failure.
+type Body = fn(&[u8]);
+
 /// Every fuzz target and its body.
-const TARGETS: &[(&str, fn(&[u8]))] = &[
+const TARGETS: &[(&str, Body)] = &[
     ("jsonrpc_line", fuzzing::jsonrpc_line),
     ("vault_path", fuzzing::vault_path),
     ("document_json", fuzzing::document_json),

@@ -108,7 +108,7 @@ mod tests {
     #[test]
     fn cells_say_what_happened_and_never_invent_a_number() {
         assert_eq!(
-            Figure::noted(3.14159, "27 tools").cell("ms"),
+            Figure::noted(std::f64::consts::PI, "27 tools").cell("ms"),
             "3.14 ms (27 tools)"
         );
         assert_eq!(Figure::value(1234.4).cell("ms"), "1234 ms");

@@ -643,11 +643,10 @@ fn bridge_survives_a_bounded_fault_soak() {
         let arguments = json!({ "name": "read_note", "arguments": { "path": note_path(0) } });
         if let Some((answer, _)) =
             client.request(&format!("final-{attempt}"), "tools/call", arguments, bound)
+            && matches!(classify(&answer), Answer::Ok(_, false))
         {
-            if matches!(classify(&answer), Answer::Ok(_, false)) {
-                recovered = true;
-                break;
-            }
+            recovered = true;
+            break;
         }
         thread::sleep(Duration::from_millis(200));
     }
