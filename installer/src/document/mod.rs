@@ -109,7 +109,9 @@ pub fn apply(
         normalized = emptied;
     }
     let text = normalized.as_str();
-    let before = read_value(format, text)?;
+    // The plan starts from what the file means as it is: a CRLF inside a JSONC or TOML string is CRLF there, though
+    // the tree edits the LF form (a YAML null document plans as an empty one, as it reads as nothing either way).
+    let before = read_value(format, original)?;
     let mut expected = before.clone();
     for operation in operations {
         apply_to_value(&mut expected, operation)?;

@@ -670,3 +670,14 @@ fn fuzz_a_file_ending_in_a_bare_cr_keeps_its_final_line_break() {
         read_value(Format::Yaml, text).unwrap()
     );
 }
+
+#[test]
+fn fuzz_a_crlf_inside_a_jsonc_string_is_planned_as_crlf() {
+    // The tree edits the LF form; the plan and the check read the file as written, where the string holds CRLF.
+    let text = "{\"env\": {\"KEY\": \"value\r\n\"}}";
+    let added = apply(Format::Jsonc, text, &add(&["mcpServers", "obsidian"])).unwrap();
+    assert_eq!(
+        read_value(Format::Jsonc, &added).unwrap()["env"]["KEY"],
+        "value\r\n"
+    );
+}
