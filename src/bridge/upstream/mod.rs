@@ -918,6 +918,13 @@ impl Upstream {
                     reply,
                 },
             );
+            if session.ended.is_cancelled() {
+                // The session ended after `wait_ready` handed it out, and its pending requests may already have been
+                // failed: this one, registered too late, would wait out its whole timeout. Not sent yet, so it goes
+                // to the next session instead.
+                self.pending.lock().expect("pending lock").remove(&id);
+                continue;
+            }
             *slot.lock().expect("slot lock") = Some((session.generation, id));
             let sent = match tokio::time::timeout_at(answer_by, session.link.send(&message)).await {
                 Ok(sent) => sent,
