@@ -3,7 +3,7 @@
 //! Strict JSON files are parsed with every JSONC extension turned off, so a file Claude would reject is refused here.
 
 use jsonc_parser::ParseOptions;
-use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstRootNode};
+use jsonc_parser::cst::{CstArray, CstComment, CstInputValue, CstNode, CstObject, CstRootNode};
 use serde_json::Value;
 
 use super::{DocumentError, Format, Tree, shape_error};
@@ -176,24 +176,7 @@ impl Tree for JsonTree {
         let Some(property) = property else {
             return false;
         };
-        // The tree's removal takes the comments written after a property on its line with it. Only entries obsmcp
-        // added are removed, and those hold no comments: a comment there is the user's, moved onto that line when
-        // the entry went in after it (`"x": 1 /* c */}` gains the entry between `1` and the comment). It goes back
-        // in front of whatever followed the entry.
-        let property = CstNode::from(property);
-        let inside = comments_in(&property);
-        let before = comments_in(&self.root.clone().into());
-        let anchor = property
-            .next_siblings()
-            .find(|node| !node.is_trivia() && !node.is_comma());
-        property.remove();
-        let after = comments_in(&self.root.clone().into());
-        if after.len() + inside.len() < before.len()
-            && let Some(anchor) = anchor
-        {
-            let lost = lost_comments(&before, &after, &inside);
-            self.reinsert(offset_of(&anchor), &lost);
-        }
+        self.remove_keeping_comments(property.into());
         true
     }
 
@@ -204,13 +187,18 @@ impl Tree for JsonTree {
     }
 
     fn remove_item(&mut self, path: &[String], item: &str) {
-        let Some(array) = self.node_at(path).and_then(|node| node.as_array()) else {
-            return;
-        };
-        for element in array.elements() {
-            if element.to_serde_value().is_some_and(|value| value == item) {
-                element.remove();
-            }
+        // Looked up afresh each time: a removal that puts comments back parses the tree anew.
+        while let Some(element) = self
+            .node_at(path)
+            .and_then(|node| node.as_array())
+            .and_then(|array| {
+                array
+                    .elements()
+                    .into_iter()
+                    .find(|element| element.to_serde_value().is_some_and(|value| value == item))
+            })
+        {
+            self.remove_keeping_comments(element);
         }
     }
 
@@ -220,6 +208,32 @@ impl Tree for JsonTree {
 }
 
 impl JsonTree {
+    /// Removes a property or an array element. The tree's removal takes the comments written beside it on its line
+    /// with it. Only what obsmcp added is removed, and that holds no comments: a comment there is the user's, moved
+    /// onto that line when the entry went in beside it (`"x": 1 /* c */}` gains the entry between `1` and the
+    /// comment). Such comments go back, in their order, in front of whatever followed the removed node.
+    fn remove_keeping_comments(&mut self, node: CstNode) {
+        let siblings: Vec<CstComment> = node
+            .parent()
+            .map(|parent| parent.children())
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|sibling| sibling.as_comment())
+            .collect();
+        let anchor = node
+            .next_siblings()
+            .find(|sibling| !sibling.is_trivia() && !sibling.is_comma());
+        node.remove();
+        let lost: Vec<String> = siblings
+            .iter()
+            .filter(|comment| comment.parent().is_none())
+            .map(CstComment::raw_value)
+            .collect();
+        if let Some(anchor) = anchor.filter(|_| !lost.is_empty()) {
+            self.reinsert(offset_of(&anchor), &lost);
+        }
+    }
+
     /// `comments` written into the text at byte `offset`, the tree parsed anew from the result.
     fn reinsert(&mut self, offset: usize, comments: &[String]) {
         let text = self.root.to_string();
@@ -230,46 +244,11 @@ impl JsonTree {
         }
         let text = format!("{}{inserted}{}", &text[..offset], &text[offset..]);
         // Comments between tokens keep the text valid; should it somehow not parse, the tree stays as it was and the
-        // read-back check in `apply` refuses nothing that reads the same.
+        // read-back check in `apply` still judges the result.
         if let Ok(root) = CstRootNode::parse(&text, &options(self.comments)) {
             self.root = root;
         }
     }
-}
-
-/// The raw text of every comment under `node`, in document order. Walked with a stack, not recursion.
-fn comments_in(node: &CstNode) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut pending = vec![node.clone()];
-    while let Some(node) = pending.pop() {
-        match &node {
-            CstNode::Leaf(_) => {
-                if let Some(comment) = node.as_comment() {
-                    found.push(comment.raw_value());
-                }
-            }
-            CstNode::Container(container) => pending.extend(container.children().into_iter().rev()),
-        }
-    }
-    found
-}
-
-/// The comments of `before` missing from `after`, apart from those that were inside the removed node: `after` is
-/// `before` with some taken out, so one pass in order pairs them up.
-fn lost_comments(before: &[String], after: &[String], inside: &[String]) -> Vec<String> {
-    let mut inside = inside.to_vec();
-    let mut remaining = after.iter().peekable();
-    let mut lost = Vec::new();
-    for comment in before {
-        if remaining.peek() == Some(&comment) {
-            remaining.next();
-        } else if let Some(index) = inside.iter().position(|own| own == comment) {
-            inside.remove(index);
-        } else {
-            lost.push(comment.clone());
-        }
-    }
-    lost
 }
 
 /// Where `node` starts in the rendered text, in bytes.

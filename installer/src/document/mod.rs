@@ -241,7 +241,8 @@ fn without_null_document(text: &str) -> Option<String> {
 fn without_sole_content_line(text: &str, wanted: impl Fn(&str) -> bool) -> Option<String> {
     let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut content = lines.iter().enumerate().filter(|(_, line)| {
-        let line = line.trim();
+        // A byte-order mark on a later line is read past like whitespace.
+        let line = line.trim_matches(|c: char| c.is_whitespace() || c == BOM);
         !(line.is_empty() || line.starts_with('#') || line == "---" || line == "...")
     });
     match (content.next(), content.next()) {

@@ -681,3 +681,34 @@ fn fuzz_a_crlf_inside_a_jsonc_string_is_planned_as_crlf() {
         "value\r\n"
     );
 }
+
+#[test]
+fn fuzz_json_comments_put_back_keep_their_order() {
+    // `/*k*/` also appears after the root object: the comments put back are told apart by node, not by text.
+    let text = "{\n\"s\": {},\n\"x\": [2]/*k*//*j*/}/*k*/\n";
+    let added = apply(Format::Jsonc, text, &add(&["mcpServers", "obsidian"])).unwrap();
+    let back = apply(
+        Format::Jsonc,
+        &added,
+        &remove(&["mcpServers", "obsidian"], &["mcpServers"]),
+    )
+    .unwrap();
+    assert!(
+        back.contains("/*k*/ /*j*/") || back.contains("/*k*//*j*/"),
+        "{back}"
+    );
+    assert_eq!(back.matches("/*k*/").count(), 2, "{back}");
+}
+
+#[test]
+fn fuzz_yaml_emptied_again_beside_a_later_byte_order_mark_is_left_without_braces() {
+    let text = "# nothing\n\u{feff}";
+    let added = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap();
+    let back = apply(
+        Format::Yaml,
+        &added,
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    )
+    .unwrap();
+    assert!(!back.contains("{}"), "{back:?}");
+}
