@@ -71,6 +71,13 @@ pub enum DocumentError {
         "the edited {format:?} would not read back as planned (this is a bug in obsmcp; nothing was written)"
     )]
     Verification { format: Format },
+    /// The text reads as its format, but the lossless editor cannot take it apart (rare YAML, such as an anchored
+    /// empty key); nothing is written.
+    #[error(
+        "{format:?} reads, but obsmcp's editor cannot take it apart without risk ({message}); nothing was written. \
+         Add the entry by hand or rewrite that part of the file"
+    )]
+    Unsupported { format: Format, message: String },
 }
 
 /// The tree operations each format implements; [`apply`] builds every [`Operation`] out of them.
@@ -149,7 +156,14 @@ fn edit(
     operations: &[Operation],
     expected: &Value,
 ) -> Result<String, DocumentError> {
-    let mut tree = parse_tree(format, text)?;
+    let mut tree = match parse_tree(format, text) {
+        // `apply` read the file before it got here: a YAML text that reads and still does not parse as a tree is
+        // one the tree editor does not cover.
+        Err(DocumentError::Parse { message, .. }) if format == Format::Yaml => {
+            return Err(DocumentError::Unsupported { format, message });
+        }
+        tree => tree?,
+    };
     for operation in operations {
         apply_to_tree(tree.as_mut(), operation)?;
     }

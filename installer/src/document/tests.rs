@@ -712,3 +712,16 @@ fn fuzz_yaml_emptied_again_beside_a_later_byte_order_mark_is_left_without_braces
     .unwrap();
     assert!(!back.contains("{}"), "{back:?}");
 }
+
+#[test]
+fn fuzz_yaml_the_tree_cannot_take_apart_is_refused_as_unsupported_not_as_unparseable() {
+    // `&name:` anchors an empty key: YAML readers take it, the lossless tree does not.
+    let text = "model: x\n&cp_evrsers:\nterminal:\n  backend: local\n";
+    assert!(read_value(Format::Yaml, text).is_ok());
+    let error = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap_err();
+    assert!(
+        matches!(error, DocumentError::Unsupported { .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("nothing was written"), "{error}");
+}
