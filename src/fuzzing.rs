@@ -576,6 +576,8 @@ fn same_but_for_layout(text: &str, restored: &str) -> bool {
                 }
                 '/' if chars.peek() == Some(&'*') => {
                     kept.push(c);
+                    // The opening `*` is not the closing one's: `/*/` opens a comment.
+                    kept.extend(chars.next());
                     let mut last = ' ';
                     for c in chars.by_ref() {
                         kept.push(c);

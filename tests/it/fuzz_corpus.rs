@@ -76,3 +76,28 @@ fn the_minimized_corpus_passes() {
 fn every_input_the_fuzzers_crashed_on_is_fixed() {
     replay("regressions");
 }
+
+/// The YAML target lets the editor refuse, as unsupported, a valid file whose layout its tree reads differently from
+/// YAML readers. Real configs must never land there: every hand-made YAML seed is edited or refused for a reason of
+/// its own (not a mapping, an alias on the path, not YAML at all).
+#[test]
+fn no_yaml_seed_is_refused_as_unsupported() {
+    use obsmcp_installer::document::{self, DocumentError, Format, Operation};
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/document_yaml");
+    let upsert = [Operation::Merge {
+        path: document::key_path(&["mcp_servers", "obsidian"]),
+        value: serde_json::json!({"command": "obsmcp", "args": ["bridge"]}),
+    }];
+    let files = inputs(&folder);
+    assert!(files.len() >= 20, "the YAML seeds are missing");
+    for file in files {
+        let text =
+            String::from_utf8_lossy(&std::fs::read(&file).expect("a readable seed")).into_owned();
+        let result = document::apply(Format::Yaml, &text, &upsert);
+        assert!(
+            !matches!(result, Err(DocumentError::Unsupported { .. })),
+            "{} is refused as unsupported: {result:?}",
+            file.display()
+        );
+    }
+}

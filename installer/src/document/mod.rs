@@ -144,6 +144,15 @@ pub fn apply(
                 .map_or(Err(DocumentError::Verification { format }), |text| {
                     written(&text)
                 })
+                // Otherwise the tree reads the file's layout differently from YAML readers (an odd indentation
+                // under a tagged empty key, say): that file is past what the tree editor covers.
+                .map_err(|error| match error {
+                    DocumentError::Verification { format } => DocumentError::Unsupported {
+                        format,
+                        message: "the entry would not read back where the editor put it".into(),
+                    },
+                    other => other,
+                })
         }
         other => other,
     }

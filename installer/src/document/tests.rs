@@ -725,3 +725,15 @@ fn fuzz_yaml_the_tree_cannot_take_apart_is_refused_as_unsupported_not_as_unparse
     );
     assert!(error.to_string().contains("nothing was written"), "{error}");
 }
+
+#[test]
+fn fuzz_yaml_the_tree_lays_out_differently_from_readers_is_refused_as_unsupported() {
+    // A key indented one space under a tagged empty one: the tree puts a new root key at that indentation, where
+    // readers see it inside `servers`.
+    let text = "# c\nservers:\n  !:\n command: a\n";
+    let error = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap_err();
+    assert!(
+        matches!(error, DocumentError::Unsupported { .. }),
+        "{error:?}"
+    );
+}
