@@ -589,7 +589,9 @@ fn same_but_for_layout(text: &str, restored: &str) -> bool {
                 }
                 // Whitespace moves, and a trailing comma (JSONC) may go with the last member; a misplaced comma
                 // would not read as the same value, which is checked apart.
-                ' ' | '\t' | '\n' | '\r' | ',' => {}
+                // JSONC takes JavaScript's whitespace (vertical tab, no-break space, …) between tokens too.
+                ',' | '\u{feff}' => {}
+                c if c.is_whitespace() => {}
                 c => kept.push(c),
             }
         }
