@@ -129,11 +129,19 @@ pub fn apply(
     // The bytes that would be written must read back as planned, or nothing is written.
     let written = |text: &str| {
         let written = lines.restore(&edit(format, text, operations, &expected)?);
-        if reads_as(format, &written, &expected) {
-            Ok(written)
-        } else {
-            Err(DocumentError::Verification { format })
+        if !reads_as(format, &written, &expected) {
+            return Err(DocumentError::Verification { format });
         }
+        if let Some(path) = unreachable_entry(format, &lines.normalize(&written), operations) {
+            return Err(DocumentError::Unsupported {
+                format,
+                message: format!(
+                    "it could not find `{}` again to take it out later",
+                    path.join(".")
+                ),
+            });
+        }
+        Ok(written)
     };
     match written(text) {
         Err(DocumentError::Verification { .. }) if format == Format::Yaml => {
@@ -156,6 +164,22 @@ pub fn apply(
         }
         other => other,
     }
+}
+
+/// The first path a merge or replace put in that the tree, reading the result afresh, does not find: uninstall
+/// removes through the same tree, so what it cannot find, it could never take out.
+fn unreachable_entry<'a>(
+    format: Format,
+    written: &str,
+    operations: &'a [Operation],
+) -> Option<&'a KeyPath> {
+    operations.iter().find_map(|operation| match operation {
+        Operation::Merge { path, .. } | Operation::Replace { path, .. } if !path.is_empty() => {
+            let found = parse_tree(format, written).is_ok_and(|mut tree| tree.remove(path));
+            (!found).then_some(path)
+        }
+        _ => None,
+    })
 }
 
 /// The operations applied to `text` through the format's tree, rendered.

@@ -737,3 +737,15 @@ fn fuzz_yaml_the_tree_lays_out_differently_from_readers_is_refused_as_unsupporte
         "{error:?}"
     );
 }
+
+#[test]
+fn fuzz_an_entry_the_tree_could_not_find_again_is_not_written() {
+    // The tree appends after a line it reads as one odd scalar, then cannot find the key there: uninstall could not
+    // take the entry out again, so setup does not put it in.
+    let text = "!: a!b:  !!!!c(:mmand:TRUE";
+    let error = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap_err();
+    assert!(
+        matches!(error, DocumentError::Unsupported { .. }),
+        "{error:?}"
+    );
+}
