@@ -749,3 +749,14 @@ fn fuzz_an_entry_the_tree_could_not_find_again_is_not_written() {
         "{error:?}"
     );
 }
+
+#[test]
+fn fuzz_a_tagged_yaml_mapping_is_refused_as_unsupported_not_as_the_wrong_shape() {
+    // A standard `!!map` tag is taken apart; this one, from the fuzzer, is not.
+    let text = "a: 1\nmcp_servers: !!map!map\n  other:\n    command: a\n";
+    let error = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap_err();
+    assert!(
+        matches!(error, DocumentError::Unsupported { .. }),
+        "{error:?}"
+    );
+}

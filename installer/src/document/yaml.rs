@@ -104,11 +104,41 @@ impl YamlTree {
                     None if node.as_scalar().is_some_and(|scalar| scalar.is_null()) => {
                         return Ok((Some(mapping), depth));
                     }
-                    None => return Err(shape_error(&path[..=depth], "value", "a mapping")),
+                    None => return Err(self.not_a_mapping(&path[..=depth], &node.to_string())),
                 },
             }
         }
         Ok((Some(mapping), path.len()))
+    }
+}
+
+impl YamlTree {
+    /// Why the tree cannot enter the node at `path` (written as `node`): it is no mapping; or it is an alias, which
+    /// editing would change at its anchor too; or it reads as a mapping the tree does not see as one (an unusual
+    /// tag, say).
+    fn not_a_mapping(&self, path: &[String], node: &str) -> DocumentError {
+        let unsupported = |message: String| DocumentError::Unsupported {
+            format: Format::Yaml,
+            message,
+        };
+        let name = path.join(".");
+        if node.trim_start().starts_with('*') {
+            return unsupported(format!(
+                "`{name}` is an alias (`{}`): an entry added through it would change the mapping it points to as well",
+                node.trim()
+            ));
+        }
+        let value = read_value(&self.render()).ok();
+        if value
+            .as_ref()
+            .and_then(|value| super::lookup(value, path))
+            .is_some_and(Value::is_object)
+        {
+            return unsupported(format!(
+                "`{name}` is a mapping written in a form it does not take apart"
+            ));
+        }
+        shape_error(path, "value", "a mapping")
     }
 }
 
