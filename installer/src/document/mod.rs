@@ -327,8 +327,9 @@ fn comparable(format: Format, value: Value) -> Value {
 struct LineStyle {
     crlf: bool,
     final_newline: bool,
-    /// Editors on Windows write one; strict JSON readers (Claude's `JSON.parse`) refuse it, so JSON keeps it as text.
-    bom: bool,
+    /// How many byte-order marks open the file. Editors on Windows write one (and a file saved twice over, two);
+    /// strict JSON readers (Claude's `JSON.parse`) refuse it, so JSON keeps it as text.
+    boms: usize,
 }
 
 const BOM: char = '\u{feff}';
@@ -339,16 +340,15 @@ impl LineStyle {
             crlf: text.contains("\r\n"),
             // A bare CR is a line break to YAML.
             final_newline: text.is_empty() || text.ends_with(['\n', '\r']),
-            bom: format != Format::Json && text.starts_with(BOM),
+            boms: match format {
+                Format::Json => 0,
+                _ => text.chars().take_while(|c| *c == BOM).count(),
+            },
         }
     }
 
     fn normalize(&self, text: &str) -> String {
-        let text = if self.bom {
-            text.strip_prefix(BOM).unwrap_or(text)
-        } else {
-            text
-        };
+        let text = &text[self.boms * BOM.len_utf8()..];
         if self.crlf {
             text.replace("\r\n", "\n")
         } else {
@@ -373,11 +373,7 @@ impl LineStyle {
         } else {
             text.to_owned()
         };
-        if self.bom {
-            format!("{BOM}{text}")
-        } else {
-            text
-        }
+        BOM.to_string().repeat(self.boms) + &text
     }
 }
 

@@ -760,3 +760,17 @@ fn fuzz_a_tagged_yaml_mapping_is_refused_as_unsupported_not_as_the_wrong_shape()
         "{error:?}"
     );
 }
+
+#[test]
+fn fuzz_every_leading_byte_order_mark_is_kept() {
+    let text = "\u{feff}\u{feff}model = \"x\"\n";
+    let added = apply(Format::Toml, text, &add(&["mcp_servers", "obsidian"])).unwrap();
+    assert!(added.starts_with("\u{feff}\u{feff}model"), "{added:?}");
+    let back = apply(
+        Format::Toml,
+        &added,
+        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
+    )
+    .unwrap();
+    assert_eq!(back, text);
+}
