@@ -853,6 +853,14 @@ fn hint_for(error: &PlanFileError) -> Option<String> {
         PlanFileError::File(files::FileError::ReadOnly { .. }) => {
             Some("make the file writable, or leave this client out with --client".to_owned())
         }
+        PlanFileError::Document {
+            source: document::DocumentError::Unsupported { .. },
+            ..
+        } => Some(
+            "add the entry by hand, in the shape README.md shows under \"What each client gets\", or leave this \
+             client out with --client"
+                .to_owned(),
+        ),
         PlanFileError::Document { .. } => {
             Some("fix the file by hand; obsmcp never rewrites a file it cannot parse".to_owned())
         }

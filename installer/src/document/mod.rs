@@ -27,6 +27,17 @@ pub enum Format {
     Yaml,
 }
 
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Json => "JSON",
+            Self::Jsonc => "JSONC",
+            Self::Toml => "TOML",
+            Self::Yaml => "YAML",
+        })
+    }
+}
+
 /// A path of object keys from the document root.
 pub type KeyPath = Vec<String>;
 
@@ -57,7 +68,7 @@ pub enum Operation {
 #[non_exhaustive]
 pub enum DocumentError {
     /// The text does not parse in its format.
-    #[error("{format:?} does not parse: {message}")]
+    #[error("{format} does not parse: {message}")]
     Parse { format: Format, message: String },
     /// A key on the path holds something that is not an object (or not an array where one is needed).
     #[error("`{path}` is a {found}, not {expected}")]
@@ -68,13 +79,13 @@ pub enum DocumentError {
     },
     /// The editor's output did not mean what the plan said; nothing is written.
     #[error(
-        "the edited {format:?} would not read back as planned (this is a bug in obsmcp; nothing was written)"
+        "the edited {format} would not read back as planned (this is a bug in obsmcp; nothing was written)"
     )]
     Verification { format: Format },
     /// The text reads as its format, but the lossless editor cannot take it apart (rare YAML, such as an anchored
     /// empty key); nothing is written.
     #[error(
-        "{format:?} reads, but obsmcp's editor cannot take it apart without risk ({message}); nothing was written. \
+        "{format} reads, but obsmcp's editor cannot take it apart without risk ({message}); nothing was written. \
          Add the entry by hand or rewrite that part of the file"
     )]
     Unsupported { format: Format, message: String },

@@ -66,6 +66,30 @@ fn a_malformed_file_is_refused_with_its_path_and_left_untouched_while_others_pro
 }
 
 #[test]
+fn a_hermes_config_whose_servers_are_an_alias_is_refused_with_a_hand_edit_hint() {
+    let machine = Machine::new().with_client_fixtures();
+    let aliased = "shared: &servers\n  github:\n    command: npx\nmcp_servers: *servers\n";
+    machine.write(".hermes/config.yaml", aliased);
+    let run = machine.setup(&[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("YAML reads, but obsmcp's editor cannot take it apart")
+            && run
+                .stderr
+                .contains("`mcp_servers` is an alias (`*servers`)")
+            && run.stderr.contains("add the entry by hand"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(machine.read(".hermes/config.yaml"), aliased);
+    assert!(
+        machine.read(".claude.json").contains("\"obsidian\""),
+        "other clients are still configured"
+    );
+}
+
+#[test]
 fn strict_json_with_comments_is_refused() {
     let machine = Machine::new();
     let text = "{\n  // Claude cannot read this\n  \"mcpServers\": {}\n}\n";
