@@ -170,10 +170,12 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
     bridge.initialize();
     let first_host = setup.host();
     // The restarter waits until the current instance has served a call (a restart the bridge never saw would prove
-    // nothing), then quits or crashes it and starts the next, while calls keep flowing from this thread.
+    // nothing), then quits or crashes it and starts the next, while calls keep flowing from this thread. `served`
+    // holds the instance (its first request id) that answered: a plain flag set for the instance just before a
+    // restart could land after the restarter cleared it and pass for the new one.
     let highest_sent = Arc::new(AtomicU64::new(0));
     let first_of_instance = Arc::new(AtomicU64::new(0));
-    let served = Arc::new(AtomicBool::new(false));
+    let served = Arc::new(AtomicU64::new(u64::MAX));
     let done = Arc::new(AtomicBool::new(false));
     let restarter = {
         let (setup, highest_sent, first_of_instance, served, done) = (
@@ -189,7 +191,8 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
                 let waiting = Instant::now();
                 // Generous: on a loaded machine a restart can take seconds to be seen, and the reconnect count
                 // below only holds if every instance was.
-                while !served.load(Ordering::SeqCst) && waiting.elapsed() < Duration::from_secs(60)
+                while served.load(Ordering::SeqCst) != first_of_instance.load(Ordering::SeqCst)
+                    && waiting.elapsed() < Duration::from_secs(60)
                 {
                     std::thread::sleep(Duration::from_millis(10));
                 }
@@ -202,7 +205,6 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
                     guard.kill();
                 }
                 first_of_instance.store(highest_sent.load(Ordering::SeqCst), Ordering::SeqCst);
-                served.store(false, Ordering::SeqCst);
                 host = setup.host();
             }
             done.store(true, Ordering::SeqCst);
@@ -228,7 +230,7 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
             .iter()
             .any(|answer| answer["id"].as_u64().is_some_and(|id| id > since) && from_plugin(answer))
         {
-            served.store(true, Ordering::SeqCst);
+            served.store(since, Ordering::SeqCst);
         }
     }
     let _host = restarter.join().unwrap();
