@@ -11,7 +11,7 @@ use obsmcp_installer::vaults;
 
 use crate::cli::SetupArgs;
 use crate::setup::prompt::{AskToReplace, Prompter};
-use crate::setup::report::{self, Outcome, Printer, Report};
+use crate::setup::report::{Outcome, Printer, Report};
 use crate::setup::{self, UsageError};
 
 /// Runs `obsmcp setup`.
@@ -97,13 +97,7 @@ pub(crate) fn execute(
         let lookup = setup::path_lookup(environment, &request.binary);
         report.next_steps = next_steps(&plan.vaults, &working, &lookup, &request.binary);
     }
-    let code = if report.problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    };
-    report::unless_reader_left(printer.print(&report))?;
-    Ok(code)
+    Ok(printer.finish(&report)?)
 }
 
 fn choose_vaults(

@@ -10,7 +10,7 @@ use obsmcp_installer::uninstall::{self as planner, UninstallRequest};
 
 use crate::cli::UninstallArgs;
 use crate::setup::prompt::Prompter;
-use crate::setup::report::{self, Outcome, Printer, Report};
+use crate::setup::report::{Outcome, Printer, Report};
 use crate::setup::{self, UsageError};
 
 /// Runs `obsmcp uninstall`.
@@ -91,13 +91,7 @@ pub(crate) fn execute(
                 .push("Restart Obsidian and your AI clients so they drop obsmcp.".to_owned());
         }
     }
-    let code = if report.problems.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    };
-    report::unless_reader_left(printer.print(&report))?;
-    Ok(code)
+    Ok(printer.finish(&report)?)
 }
 
 #[cfg(test)]

@@ -118,6 +118,17 @@ pub(crate) struct Printer<'a> {
 }
 
 impl Printer<'_> {
+    /// Renders the report as the run's last word and gives its exit code: failure when the report holds a problem.
+    /// A reader that left early (`| head`) changes neither.
+    pub(crate) fn finish(&mut self, report: &Report) -> std::io::Result<std::process::ExitCode> {
+        unless_reader_left(self.print(report))?;
+        Ok(if report.problems.is_empty() {
+            std::process::ExitCode::SUCCESS
+        } else {
+            std::process::ExitCode::FAILURE
+        })
+    }
+
     /// Renders the report.
     pub(crate) fn print(&mut self, report: &Report) -> std::io::Result<()> {
         if self.json {

@@ -139,11 +139,12 @@ pub fn apply(
     }
     // The bytes that would be written must read back as planned, or nothing is written.
     let written = |text: &str| {
-        let written = lines.restore(&edit(format, text, operations, &expected)?);
+        let edited = edit(format, text, operations, &expected)?;
+        let written = lines.restore(&edited);
         if !reads_as(format, &written, &expected) {
             return Err(DocumentError::Verification { format });
         }
-        if let Some(path) = unreachable_entry(format, &lines.normalize(&written), operations) {
+        if let Some(path) = unreachable_entry(format, &edited, operations) {
             return Err(DocumentError::Unsupported {
                 format,
                 message: format!(
@@ -200,14 +201,7 @@ fn edit(
     operations: &[Operation],
     expected: &Value,
 ) -> Result<String, DocumentError> {
-    let mut tree = match parse_tree(format, text) {
-        // `apply` read the file before it got here: a YAML text that reads and still does not parse as a tree is
-        // one the tree editor does not cover.
-        Err(DocumentError::Parse { message, .. }) if format == Format::Yaml => {
-            return Err(DocumentError::Unsupported { format, message });
-        }
-        tree => tree?,
-    };
+    let mut tree = parse_tree(format, text)?;
     for operation in operations {
         apply_to_tree(tree.as_mut(), operation)?;
     }

@@ -579,6 +579,24 @@ fn fuzz_a_yaml_null_document_takes_the_entry_as_an_empty_file_does() {
     }
 }
 
+/// Setup's upsert of the `obsidian` entry under `servers`, then uninstall's removal of it (and of `servers` when
+/// emptied): what each left.
+fn add_then_remove(format: Format, text: &str, servers: &str) -> (String, String) {
+    let added = apply(format, text, &add(&[servers, "obsidian"])).unwrap();
+    let back = apply(format, &added, &remove(&[servers, "obsidian"], &[servers])).unwrap();
+    (added, back)
+}
+
+/// The refusal of setup's upsert into a YAML text the tree editor does not cover.
+fn refused_as_unsupported(text: &str) -> DocumentError {
+    let error = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap_err();
+    assert!(
+        matches!(error, DocumentError::Unsupported { .. }),
+        "{error:?}"
+    );
+    error
+}
+
 #[test]
 fn fuzz_jsonc_keeps_a_comment_the_entry_was_added_in_front_of() {
     // The entry goes in between `1` and the comment; taking it out again must not take the comment with it.
@@ -586,13 +604,7 @@ fn fuzz_jsonc_keeps_a_comment_the_entry_was_added_in_front_of() {
         "{\n  \"x\": 1 /* j */}\n",
         "/*a*/{/*b*/\"s\"/*c*/:{/*e*/}/*f*/,//g\n\"x\":[/*h*/1/*i*/,]/*j*/}/*k*/\n// end",
     ] {
-        let added = apply(Format::Jsonc, text, &add(&["mcpServers", "obsidian"])).unwrap();
-        let back = apply(
-            Format::Jsonc,
-            &added,
-            &remove(&["mcpServers", "obsidian"], &["mcpServers"]),
-        )
-        .unwrap();
+        let (_, back) = add_then_remove(Format::Jsonc, text, "mcpServers");
         for comment in ["/* j */", "/*j*/", "/*k*/", "// end", "/*h*/"] {
             assert_eq!(
                 back.matches(comment).count(),
@@ -617,19 +629,14 @@ fn fuzz_yaml_ending_inside_a_block_without_a_line_break_keeps_its_text() {
             "  - >-2 # folded",
         ),
     ] {
-        let added = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap();
+        let (added, back) = add_then_remove(Format::Yaml, text, "mcp_servers");
         assert!(added.lines().any(|line| line == header), "{added}");
         let value = read_value(Format::Yaml, &added).unwrap();
         let before = read_value(Format::Yaml, text).unwrap();
         for (key, original) in before.as_object().unwrap() {
             assert_eq!(&value[key], original);
         }
-        let back = apply(
-            Format::Yaml,
-            &added,
-            &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
-        )
-        .unwrap();
+
         assert_eq!(read_value(Format::Yaml, &back).unwrap(), before);
     }
 }
@@ -638,16 +645,10 @@ fn fuzz_yaml_ending_inside_a_block_without_a_line_break_keeps_its_text() {
 fn fuzz_a_lone_lf_inside_a_string_of_a_crlf_file_stays_lf() {
     // JSONC keeps a raw line break inside a string; writing every line break as CRLF would change the key.
     let text = "{\r\n  \"two\nlines\": {\"a\": 1},\r\n  \"x\": 1\r\n}\r\n";
-    let added = apply(Format::Jsonc, text, &add(&["mcpServers", "obsidian"])).unwrap();
+    let (added, back) = add_then_remove(Format::Jsonc, text, "mcpServers");
     let value = read_value(Format::Jsonc, &added).unwrap();
     assert_eq!(value["two\nlines"], json!({"a": 1}), "{added:?}");
     assert!(added.contains("\"two\nlines\""), "{added:?}");
-    let back = apply(
-        Format::Jsonc,
-        &added,
-        &remove(&["mcpServers", "obsidian"], &["mcpServers"]),
-    )
-    .unwrap();
     assert_eq!(
         read_value(Format::Jsonc, &back).unwrap(),
         read_value(Format::Jsonc, text).unwrap()
@@ -658,13 +659,7 @@ fn fuzz_a_lone_lf_inside_a_string_of_a_crlf_file_stays_lf() {
 fn fuzz_a_file_ending_in_a_bare_cr_keeps_its_final_line_break() {
     // YAML reads a bare CR as a line break: dropping the text's last line break would cut one off a block scalar.
     let text = "# c\rote: |\n  line 0\n  comm:nd: a\r\n";
-    let added = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap();
-    let back = apply(
-        Format::Yaml,
-        &added,
-        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
-    )
-    .unwrap();
+    let (_, back) = add_then_remove(Format::Yaml, text, "mcp_servers");
     assert_eq!(
         read_value(Format::Yaml, &back).unwrap(),
         read_value(Format::Yaml, text).unwrap()
@@ -686,13 +681,7 @@ fn fuzz_a_crlf_inside_a_jsonc_string_is_planned_as_crlf() {
 fn fuzz_json_comments_put_back_keep_their_order() {
     // `/*k*/` also appears after the root object: the comments put back are told apart by node, not by text.
     let text = "{\n\"s\": {},\n\"x\": [2]/*k*//*j*/}/*k*/\n";
-    let added = apply(Format::Jsonc, text, &add(&["mcpServers", "obsidian"])).unwrap();
-    let back = apply(
-        Format::Jsonc,
-        &added,
-        &remove(&["mcpServers", "obsidian"], &["mcpServers"]),
-    )
-    .unwrap();
+    let (_, back) = add_then_remove(Format::Jsonc, text, "mcpServers");
     assert!(
         back.contains("/*k*/ /*j*/") || back.contains("/*k*//*j*/"),
         "{back}"
@@ -703,13 +692,7 @@ fn fuzz_json_comments_put_back_keep_their_order() {
 #[test]
 fn fuzz_yaml_emptied_again_beside_a_later_byte_order_mark_is_left_without_braces() {
     let text = "# nothing\n\u{feff}";
-    let added = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap();
-    let back = apply(
-        Format::Yaml,
-        &added,
-        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
-    )
-    .unwrap();
+    let (_, back) = add_then_remove(Format::Yaml, text, "mcp_servers");
     assert!(!back.contains("{}"), "{back:?}");
 }
 
@@ -718,11 +701,7 @@ fn fuzz_yaml_the_tree_cannot_take_apart_is_refused_as_unsupported_not_as_unparse
     // `&name:` anchors an empty key: YAML readers take it, the lossless tree does not.
     let text = "model: x\n&cp_evrsers:\nterminal:\n  backend: local\n";
     assert!(read_value(Format::Yaml, text).is_ok());
-    let error = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap_err();
-    assert!(
-        matches!(error, DocumentError::Unsupported { .. }),
-        "{error:?}"
-    );
+    let error = refused_as_unsupported(text);
     assert!(error.to_string().contains("nothing was written"), "{error}");
 }
 
@@ -731,11 +710,7 @@ fn fuzz_yaml_the_tree_lays_out_differently_from_readers_is_refused_as_unsupporte
     // A key indented one space under a tagged empty one: the tree puts a new root key at that indentation, where
     // readers see it inside `servers`.
     let text = "# c\nservers:\n  !:\n command: a\n";
-    let error = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap_err();
-    assert!(
-        matches!(error, DocumentError::Unsupported { .. }),
-        "{error:?}"
-    );
+    refused_as_unsupported(text);
 }
 
 #[test]
@@ -743,34 +718,20 @@ fn fuzz_an_entry_the_tree_could_not_find_again_is_not_written() {
     // The tree appends after a line it reads as one odd scalar, then cannot find the key there: uninstall could not
     // take the entry out again, so setup does not put it in.
     let text = "!: a!b:  !!!!c(:mmand:TRUE";
-    let error = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap_err();
-    assert!(
-        matches!(error, DocumentError::Unsupported { .. }),
-        "{error:?}"
-    );
+    refused_as_unsupported(text);
 }
 
 #[test]
 fn fuzz_a_tagged_yaml_mapping_is_refused_as_unsupported_not_as_the_wrong_shape() {
     // A standard `!!map` tag is taken apart; this one, from the fuzzer, is not.
     let text = "a: 1\nmcp_servers: !!map!map\n  other:\n    command: a\n";
-    let error = apply(Format::Yaml, text, &add(&["mcp_servers", "obsidian"])).unwrap_err();
-    assert!(
-        matches!(error, DocumentError::Unsupported { .. }),
-        "{error:?}"
-    );
+    refused_as_unsupported(text);
 }
 
 #[test]
 fn fuzz_every_leading_byte_order_mark_is_kept() {
     let text = "\u{feff}\u{feff}model = \"x\"\n";
-    let added = apply(Format::Toml, text, &add(&["mcp_servers", "obsidian"])).unwrap();
+    let (added, back) = add_then_remove(Format::Toml, text, "mcp_servers");
     assert!(added.starts_with("\u{feff}\u{feff}model"), "{added:?}");
-    let back = apply(
-        Format::Toml,
-        &added,
-        &remove(&["mcp_servers", "obsidian"], &["mcp_servers"]),
-    )
-    .unwrap();
     assert_eq!(back, text);
 }

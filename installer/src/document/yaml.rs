@@ -72,8 +72,10 @@ fn key_text(key: yaml_serde::Value) -> String {
 }
 
 impl YamlTree {
+    /// The tree of a text [`read_value`] has already read: one the tree still cannot parse is valid YAML that the
+    /// tree editor does not cover (an anchored empty key, say), not a broken file.
     pub(crate) fn parse(text: &str) -> Result<Self, DocumentError> {
-        let file = YamlFile::from_str(text).map_err(|error| DocumentError::Parse {
+        let file = YamlFile::from_str(text).map_err(|error| DocumentError::Unsupported {
             format: Format::Yaml,
             message: error.to_string(),
         })?;
@@ -110,9 +112,7 @@ impl YamlTree {
         }
         Ok((Some(mapping), path.len()))
     }
-}
 
-impl YamlTree {
     /// Why the tree cannot enter the node at `path` (written as `node`): it is no mapping; or it is an alias, which
     /// editing would change at its anchor too; or it reads as a mapping the tree does not see as one (an unusual
     /// tag, say).

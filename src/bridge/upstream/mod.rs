@@ -713,7 +713,10 @@ impl Upstream {
                 };
                 let link = Arc::clone(&session.link);
                 tokio::spawn(async move {
-                    let _ = link.send(&answer).await;
+                    // The server asked; if it cannot hear the answer, the link's own failure ends the session.
+                    if let Err(reason) = link.send(&answer).await {
+                        tracing::debug!("could not answer the server's request: {reason:?}");
+                    }
                 });
             }
             Message::Notification { method, params } => match method.as_str() {
@@ -723,6 +726,7 @@ impl Upstream {
                     tokio::spawn(async move {
                         match upstream.list_tools(&session, HTTP_HANDSHAKE_TIMEOUT).await {
                             Ok(tools) => {
+                                // The receiver goes only at shutdown, when no catalog is wanted any more.
                                 let _ = upstream.events.send(UpstreamEvent::Catalog(tools));
                             }
                             Err(reason) => {
@@ -746,6 +750,7 @@ impl Upstream {
                             watch.notify_one();
                         }
                     }
+                    // A closed receiver means the bridge is shutting down.
                     let _ = self
                         .events
                         .send(UpstreamEvent::Forward(jsonrpc::notification(
@@ -995,15 +1000,18 @@ impl Upstream {
     /// Remembers the client's log level, forwards it now when connected, and replays it after each reconnect.
     pub(crate) async fn set_log_level(&self, params: Value) {
         *self.log_level.lock().expect("log level lock") = Some(params.clone());
-        if let Some(session) = self.ready_session() {
-            let _ = self
+        if let Some(session) = self.ready_session()
+            && let Err(error) = self
                 .request_on(
                     &session,
                     "logging/setLevel",
                     Some(params),
                     HTTP_HANDSHAKE_TIMEOUT,
                 )
-                .await;
+                .await
+        {
+            // A server without logging refuses this; the session is still good, and the level is replayed later.
+            tracing::debug!("the server did not take the log level: {error:?}");
         }
     }
 }
