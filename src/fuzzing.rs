@@ -221,7 +221,7 @@ fn opens_a_windows_device(name: &str) -> bool {
 /// A vault on disk with links that lead out (`out`, `leak.md`, `in/up`), a link that stays in (`in/back`) and a loop.
 struct Fixture {
     root: PathBuf,
-    real_root: PathBuf,
+    real: paths::RealVault,
 }
 
 /// Names whose path, once reached, lies outside the vault.
@@ -251,14 +251,17 @@ fn fixture() -> &'static Fixture {
                 Err(error) => panic!("fixture link {}: {error}", link.display()),
             }
         }
-        let real_root = std::fs::canonicalize(&root).expect("fixture vault");
-        Fixture { root, real_root }
+        let real = paths::RealVault::new(
+            std::fs::canonicalize(&root).expect("fixture vault"),
+            ".obsidian",
+        );
+        Fixture { root, real }
     })
 }
 
 fn check_on_disk(path: &str) {
     let fixture = fixture();
-    let inside = paths::is_inside_vault_on_disk(&fixture.root, &fixture.real_root, path);
+    let inside = paths::is_inside_vault_on_disk(&fixture.root, &fixture.real, path);
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     if cfg!(unix) && ESCAPES.iter().any(|escape| segments.starts_with(escape)) {
         assert!(

@@ -119,6 +119,55 @@ describe("path safety", () => {
   });
 });
 
+// Issue 12, finding 1: a symlink inside the vault that leads into the config folder gave read_note the bearer token
+// in data.json, and let creates, moves and trashes reach .obsidian. The real location is what counts.
+describe("the config folder cannot be reached through a symlink", () => {
+  let vault;
+  let session;
+  const secret = '{"token":"0123456789abcdef0123456789abcdef"}';
+  before(async () => {
+    vault = makeVault();
+    const plugins = path.join(vault.dir, ".obsidian", "plugins", "secretive");
+    fs.mkdirSync(plugins, { recursive: true });
+    fs.writeFileSync(path.join(plugins, "data.json"), secret);
+    fs.writeFileSync(path.join(vault.dir, ".obsidian", "note.md"), "config note #cfgtag\n");
+    fs.symlinkSync(".obsidian", path.join(vault.dir, "cfglink"), "dir");
+    fs.symlinkSync(path.join(".obsidian", "plugins", "secretive", "data.json"), path.join(vault.dir, "token.json"));
+    fs.symlinkSync(path.join(".obsidian", "note.md"), path.join(vault.dir, "Alias.md"));
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+  });
+
+  it("reads refuse every path that leads into it, and never quote it", async () => {
+    for (const target of ["cfglink/plugins/secretive/data.json", "token.json", "Alias.md", "[[Alias]]", "cfglink/note.md"]) {
+      const text = await session.fails("read_note", { path: target });
+      assert.ok(!text.includes("0123456789abcdef"), `${target}: ${text}`);
+    }
+    await session.fails("list_files", { folder: "cfglink" }, /config folder/);
+    const found = await session.ok("search", { query: "config note" });
+    assert.deepEqual(found.results, []);
+    const batch = await session.ok("batch", { calls: [{ tool: "read_note", arguments: { path: "token.json" } }] });
+    assert.equal(batch.results[0].ok, false);
+    assert.ok(!JSON.stringify(batch).includes("0123456789abcdef"));
+  });
+
+  it("writes, moves and trashes cannot reach it", async () => {
+    await session.fails("create_note", { path: "cfglink/plugins/evil/main", content: "x" }, /config folder/);
+    await session.fails("create_note", { path: "cfglink/new", content: "x" }, /config folder/);
+    await session.fails("move_note", { path: "Notes/Beta", new_path: "cfglink/Beta.md" }, /config folder/);
+    await session.fails("delete_note", { path: "Alias" }, /config folder/);
+    await session.fails("append", { path: "Alias", content: "x" }, /config folder/);
+    assert.equal(fs.existsSync(path.join(vault.dir, ".obsidian", "plugins", "evil")), false);
+    assert.equal(fs.existsSync(path.join(vault.dir, ".obsidian", "new.md")), false);
+    assert.ok(fs.existsSync(path.join(vault.dir, "Notes", "Beta.md")), "the note was not moved");
+    assert.equal(readDisk(vault.dir, ".obsidian/note.md"), "config note #cfgtag\n");
+    assert.equal(readDisk(vault.dir, ".obsidian/plugins/secretive/data.json"), secret);
+  });
+});
+
 // Names Windows opens as devices (NUL.md swallows a write, CON waits on the console): refused on every OS, as a
 // vault may be synced to Windows. The name before its first "." or ":", trailing spaces dropped, is what counts.
 const DEVICE_NAMES = [

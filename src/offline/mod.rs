@@ -24,8 +24,8 @@
 //! - a file reached through a symlink that leads outside the vault is listed but never read, so offline it has no
 //!   links, tags or text (the plugin indexes it, though it refuses to show it); a symlinked folder that leads
 //!   outside is listed but not entered (the plugin lists its files);
-//! - regexes are Rust's `regex` with JavaScript's `\d \w \s \b`: lookaround and backreferences are refused, and the
-//!   message for a regex that does not compile differs;
+//! - regexes are Rust's `regex` with RE2's `\d \w \s \b` (the plugin runs RE2JS): both refuse lookaround and
+//!   backreferences, and the message for a regex that does not compile differs;
 //! - invalid arguments name the first failing argument only (the SDK lists all);
 //! - `recent_files` with `source: "opened"` reads Obsidian's `workspace.json`;
 //! - frontmatter is read with `yaml_serde`, the plugin's fake with the `yaml` package: exotic scalars may differ;
@@ -46,6 +46,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use paths::RealVault;
 use tools::{Context, Output, Served};
 use vault::Snapshot;
 
@@ -79,7 +80,7 @@ pub(crate) struct IndexStats {
 /// A vault folder served from disk, with its index built on first use and refreshed from modification times.
 pub(crate) struct OfflineVault {
     root: PathBuf,
-    real_root: PathBuf,
+    real: RealVault,
     config_dir: String,
     read_only: bool,
     refresh_interval: Duration,
@@ -126,7 +127,7 @@ impl OfflineVault {
             .is_ok_and(|data| data.read_only);
         Ok(Self {
             root,
-            real_root,
+            real: RealVault::new(real_root, &config_dir),
             config_dir,
             read_only,
             refresh_interval: DEFAULT_REFRESH_INTERVAL,
@@ -160,7 +161,7 @@ impl OfflineVault {
         }
         let changed = Snapshot::refresh_if_changed(
             &self.root,
-            &self.real_root,
+            &self.real,
             &self.config_dir,
             state.snapshot.as_deref(),
         );
@@ -196,7 +197,7 @@ impl OfflineVault {
                 let ctx = Context {
                     snapshot: &snapshot,
                     root: &self.root,
-                    real_root: &self.real_root,
+                    real: &self.real,
                     config_dir: &self.config_dir,
                     read_only: self.read_only,
                 };

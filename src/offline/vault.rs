@@ -21,6 +21,7 @@ use std::time::SystemTime;
 use serde_json::{Map, Value};
 
 use super::markdown::{self, NoteMetadata};
+use super::paths::{FileIdentity, MAX_FILE_BYTES, RealVault};
 
 /// One file of the vault.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,8 +31,10 @@ pub(crate) struct FileEntry {
     pub(crate) size: u64,
     pub(crate) mtime: i64,
     pub(crate) ctime: i64,
-    /// False when a symlink takes the file's real location outside the vault.
+    /// False when a symlink takes the file's real location outside the vault or into its config folder.
     pub(crate) inside: bool,
+    /// The file the path led to when listed; a read checks it opened that one.
+    pub(crate) identity: FileIdentity,
 }
 
 impl FileEntry {
@@ -169,7 +172,7 @@ fn is_hidden(path: &str, config_dir: &str) -> bool {
     in_config || path.split('/').any(|segment| segment.starts_with('.'))
 }
 
-fn walk(root: &Path, real_root: &Path, config_dir: &str) -> Listing {
+fn walk(root: &Path, real: &RealVault, config_dir: &str) -> Listing {
     let mut listing = Listing {
         files: Vec::new(),
         folders: Vec::new(),
@@ -177,10 +180,10 @@ fn walk(root: &Path, real_root: &Path, config_dir: &str) -> Listing {
     let mut seen = HashSet::new();
     walk_folder(
         root,
-        real_root,
+        real,
         config_dir,
         "",
-        real_root.to_path_buf(),
+        real.root().to_path_buf(),
         &mut seen,
         &mut listing,
     );
@@ -189,7 +192,7 @@ fn walk(root: &Path, real_root: &Path, config_dir: &str) -> Listing {
 
 fn walk_folder(
     root: &Path,
-    real_root: &Path,
+    vault: &RealVault,
     config_dir: &str,
     folder: &str,
     real_folder: PathBuf,
@@ -199,7 +202,7 @@ fn walk_folder(
     if !seen.insert(real_folder.clone()) {
         return;
     }
-    let folder_inside = real_folder.starts_with(real_root);
+    let folder_inside = vault.allows(&real_folder);
     let Ok(read) = std::fs::read_dir(super::paths::full_path(root, folder)) else {
         // A folder that vanished or cannot be read during the scan is simply not listed.
         return;
@@ -225,31 +228,36 @@ fn walk_folder(
             continue;
         }
         let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
-        // A plain entry is stat'ed relative to its folder (no path lookup); a symlink is followed, as Obsidian does.
-        let metadata = if is_link {
-            std::fs::metadata(entry.path())
+        // A plain entry is stat'ed relative to its folder (no path lookup); a symlink is followed, as Obsidian does,
+        // and judged by its real location, which must be the file it led to (a link swapped meanwhile is skipped).
+        let (metadata, real) = if is_link {
+            let (Ok(metadata), Ok(real)) = (
+                std::fs::metadata(entry.path()),
+                std::fs::canonicalize(entry.path()),
+            ) else {
+                // Dangling symlinks and files removed mid-scan are not part of the vault.
+                continue;
+            };
+            let same = std::fs::metadata(&real)
+                .is_ok_and(|there| FileIdentity::of(&there) == FileIdentity::of(&metadata));
+            if !same {
+                continue;
+            }
+            (metadata, Some(real))
         } else {
-            entry.metadata()
-        };
-        let Ok(metadata) = metadata else {
-            // Dangling symlinks and files removed mid-scan are not part of the vault.
-            continue;
-        };
-        let real = if is_link {
-            match std::fs::canonicalize(entry.path()) {
-                Ok(real) => Some(real),
+            match entry.metadata() {
+                Ok(metadata) => (metadata, None),
                 Err(_) => continue,
             }
-        } else {
-            None
         };
         if metadata.is_dir() {
             listing.folders.push(path.clone());
             let real = real.unwrap_or_else(|| real_folder.join(&name));
-            // A symlinked folder that leads outside the vault is listed by name but never entered: nothing outside
-            // the vault is read, not even a directory listing (a link to `~` would otherwise be walked every time).
-            if real.starts_with(real_root) {
-                walk_folder(root, real_root, config_dir, &path, real, seen, listing);
+            // A symlinked folder that leads outside the vault (or into its config folder) is listed by name but
+            // never entered: nothing there is read, not even a directory listing (a link to `~` would otherwise be
+            // walked every time).
+            if vault.allows(&real) {
+                walk_folder(root, vault, config_dir, &path, real, seen, listing);
             }
         } else if metadata.is_file() {
             let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
@@ -260,20 +268,20 @@ fn walk_folder(
                 ctime: js_round(birth.unwrap_or_else(|| change_millis(&metadata))),
                 inside: real
                     .as_deref()
-                    .map_or(folder_inside, |real| real.starts_with(real_root)),
+                    .map_or(folder_inside, |real| vault.allows(real)),
+                identity: FileIdentity::of(&metadata),
                 path,
             });
         }
     }
 }
 
-/// Reads a file as Node's `readFileSync(path, "utf8")` does: invalid UTF-8 becomes U+FFFD.
-pub(crate) fn read_text(path: &Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
-    Ok(match String::from_utf8(bytes) {
+/// Decodes a file as Node's `readFileSync(path, "utf8")` does: invalid UTF-8 becomes U+FFFD.
+pub(crate) fn text_of_bytes(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
-    })
+    }
 }
 
 impl Snapshot {
@@ -281,11 +289,11 @@ impl Snapshot {
     /// nothing changed at all since `previous` (the common case: it then stays in use as it is).
     pub(crate) fn refresh_if_changed(
         root: &Path,
-        real_root: &Path,
+        real: &RealVault,
         config_dir: &str,
         previous: Option<&Snapshot>,
     ) -> Option<Snapshot> {
-        let listing = walk(root, real_root, config_dir);
+        let listing = walk(root, real, config_dir);
         if previous.is_some_and(|previous| {
             previous.files == listing.files && previous.folders == listing.folders
         }) {
@@ -298,11 +306,11 @@ impl Snapshot {
     #[cfg(test)]
     pub(crate) fn refresh(
         root: &Path,
-        real_root: &Path,
+        real: &RealVault,
         config_dir: &str,
         previous: Option<&Snapshot>,
     ) -> Snapshot {
-        Self::build(root, walk(root, real_root, config_dir), previous)
+        Self::build(root, walk(root, real, config_dir), previous)
     }
 
     fn build(root: &Path, listing: Listing, previous: Option<&Snapshot>) -> Snapshot {
@@ -585,10 +593,13 @@ fn release_freed_memory() {
 fn read_notes(root: &Path, files: &[FileEntry], wanted: &[usize]) -> Vec<(usize, Note)> {
     let read_one = |index: usize| -> Option<(usize, Note)> {
         let file = &files[index];
-        if !file.inside {
+        if !file.inside || file.size > MAX_FILE_BYTES {
             return None;
         }
-        let text = read_text(&super::paths::full_path(root, &file.path)).ok()?;
+        let bytes =
+            super::paths::read_verified(&super::paths::full_path(root, &file.path), file.identity)
+                .ok()?;
+        let text = text_of_bytes(bytes);
         let meta = markdown::parse(&text);
         Some((index, Note::new(text, meta, file)))
     };
@@ -628,7 +639,7 @@ mod tests {
             std::fs::create_dir_all(full.parent().unwrap()).unwrap();
             std::fs::write(full, text).unwrap();
         }
-        let real = std::fs::canonicalize(dir.path()).unwrap();
+        let real = RealVault::new(std::fs::canonicalize(dir.path()).unwrap(), ".obsidian");
         let snapshot = Snapshot::refresh(dir.path(), &real, ".obsidian", None);
         (dir, snapshot)
     }
@@ -745,7 +756,7 @@ mod tests {
     #[test]
     fn refresh_rereads_only_changed_notes() {
         let (dir, first) = vault(&[("a.md", "[[b]]"), ("b.md", "")]);
-        let real = std::fs::canonicalize(dir.path()).unwrap();
+        let real = RealVault::new(std::fs::canonicalize(dir.path()).unwrap(), ".obsidian");
         assert!(
             Snapshot::refresh_if_changed(dir.path(), &real, ".obsidian", Some(&first)).is_none()
         );
@@ -764,6 +775,26 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn a_symlink_into_the_config_folder_is_listed_but_never_entered_or_read() {
+        let (dir, _) = vault(&[
+            ("a.md", ""),
+            (".obsidian/plugins/obsmcp/data.json", "{\"token\":\"t\"}"),
+        ]);
+        std::os::unix::fs::symlink(".obsidian", dir.path().join("cfglink")).unwrap();
+        std::os::unix::fs::symlink(
+            ".obsidian/plugins/obsmcp/data.json",
+            dir.path().join("token.md"),
+        )
+        .unwrap();
+        let real = RealVault::new(std::fs::canonicalize(dir.path()).unwrap(), ".obsidian");
+        let snapshot = Snapshot::refresh(dir.path(), &real, ".obsidian", None);
+        assert!(snapshot.file("cfglink/plugins/obsmcp/data.json").is_none());
+        assert!(!snapshot.file("token.md").unwrap().inside);
+        assert!(snapshot.note("token.md").is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
     fn symlinks_out_of_the_vault_are_listed_but_never_read() {
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join("secret.md"), "[[a]] secret").unwrap();
@@ -771,7 +802,7 @@ mod tests {
         std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("leak.md"))
             .unwrap();
         std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
-        let real = std::fs::canonicalize(dir.path()).unwrap();
+        let real = RealVault::new(std::fs::canonicalize(dir.path()).unwrap(), ".obsidian");
         let snapshot = Snapshot::refresh(dir.path(), &real, ".obsidian", None);
         let leak = snapshot.file("leak.md").unwrap();
         assert!(!leak.inside);

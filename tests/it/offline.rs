@@ -700,6 +700,101 @@ fn offline_results_equal_the_plugins_with_a_folder_symlinked_out_of_the_vault() 
     }
 }
 
+/// Issue 12, finding 1: `cfglink -> .obsidian` gave offline `read_note` the bearer token in the plugin's data.json.
+#[cfg(unix)]
+#[test]
+fn offline_never_reads_the_config_folder_through_a_symlink() {
+    let vault = support::fixture_copy();
+    let secret = r#"{"token":"0123456789abcdef0123456789abcdef"}"#;
+    let plugin = vault.path().join(".obsidian/plugins/secretive");
+    std::fs::create_dir_all(&plugin).unwrap();
+    std::fs::write(plugin.join("data.json"), secret).unwrap();
+    std::fs::write(
+        vault.path().join(".obsidian/note.md"),
+        "CONFIGWORD [[Home]]\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".obsidian", vault.path().join("cfglink")).unwrap();
+    std::os::unix::fs::symlink(
+        ".obsidian/plugins/secretive/data.json",
+        vault.path().join("token.json"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".obsidian/note.md", vault.path().join("Alias.md")).unwrap();
+    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    for path in [
+        "cfglink/plugins/secretive/data.json",
+        "token.json",
+        "Alias",
+        "[[Alias]]",
+        "cfglink/note.md",
+    ] {
+        let result = offline
+            .call_tool("read_note", json!({"path": path}))
+            .unwrap();
+        assert_eq!(result["isError"], true, "{path}: {result}");
+        assert!(
+            !result.to_string().contains("0123456789abcdef"),
+            "{path}: {result}"
+        );
+    }
+    for (tool, arguments) in [
+        ("search", json!({"query": "CONFIGWORD"})),
+        ("search", json!({"query": "token", "limit": 500})),
+        ("backlinks", json!({"path": "Home"})),
+        ("list_files", json!({"limit": 500})),
+        (
+            "batch",
+            json!({"calls": [{"tool": "read_note", "arguments": {"path": "token.json"}}]}),
+        ),
+    ] {
+        let result = offline.call_tool(tool, arguments.clone()).unwrap();
+        let text = result.to_string();
+        assert!(
+            !text.contains("0123456789abcdef"),
+            "{tool} {arguments}: {text}"
+        );
+        assert!(
+            !text.contains("CONFIGWORD [["),
+            "{tool} {arguments}: {text}"
+        );
+        assert!(!text.contains("cfglink/"), "{tool} {arguments}: {text}");
+    }
+}
+
+/// Issue 12, finding 8: one 512 MB note took the bridge to 2 GiB and delayed every answer. A file over the limit is
+/// listed, never read; a read says why, and a search says at its start which notes it passed over.
+#[test]
+fn offline_lists_a_huge_note_but_never_reads_it_and_says_so() {
+    let vault = support::fixture_copy();
+    let huge = std::fs::File::create(vault.path().join("Huge export.md")).unwrap();
+    // Sparse: 600 MB on paper, almost nothing on disk.
+    huge.set_len(600 * 1024 * 1024).unwrap();
+    drop(huge);
+    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    let read = offline
+        .call_tool("read_note", json!({"path": "Huge export"}))
+        .unwrap();
+    assert_eq!(read["isError"], true, "{read}");
+    assert!(
+        text_of(&read).contains("600.0 MB, over the 32 MB that offline mode reads of one file"),
+        "{read}"
+    );
+    let found = offline
+        .call_tool("search", json!({"query": "anything"}))
+        .unwrap();
+    let text = text_of(&found);
+    assert!(
+        text.starts_with(r#"{"not_searched":"1 note(s) over the 32 MB"#)
+            && text.contains("Huge export.md"),
+        "{text}"
+    );
+    let listing = offline
+        .call_tool("list_files", json!({"limit": 500}))
+        .unwrap();
+    assert!(text_of(&listing).contains("Huge export.md"), "{listing}");
+}
+
 #[test]
 fn offline_refuses_escapes_and_never_reads_outside_the_vault() {
     let vault = support::fixture_copy();

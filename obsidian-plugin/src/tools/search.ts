@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { TFile } from "obsidian";
 import { cutChars, LIMIT_CAP, maxCharsArg, snippet, snippetAround } from "../vault/limits";
 import { splitLines } from "../vault/lines";
+import { compileLinear } from "../vault/regex";
 import { cleanVaultPath, insideVaultChecker, isInConfigDir } from "../vault/paths";
 import { json } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -32,67 +33,27 @@ interface FileResult {
 type LineMatcher = (line: string) => number;
 
 /**
- * Whether a pattern repeats a group that itself holds an unbounded repetition, as in `(a+)+` or `(\w*\s?)*`: the
- * shape behind catastrophic backtracking. The plugin runs on Obsidian's UI thread, where a runaway regex would freeze
- * the app, so such patterns are refused rather than tried.
+ * How a query is matched: the first match in a line, and a test on a whole text that is false only when no line of
+ * it can match, so a note without a match is skipped without being split into lines.
  */
-export function hasNestedQuantifier(source: string): boolean {
-  const groups: boolean[] = [];
-  let inClass = false;
-  let lastGroupHadQuantifier = false;
-  for (let i = 0; i < source.length; i++) {
-    const char = source[i];
-    if (char === "\\") {
-      i++;
-      lastGroupHadQuantifier = false;
-      continue;
-    }
-    if (inClass) {
-      if (char === "]") inClass = false;
-      continue;
-    }
-    const unbounded = char === "*" || char === "+" || (char === "{" && /^\{\d*,\}/.test(source.slice(i)));
-    if (unbounded) {
-      if (lastGroupHadQuantifier) return true;
-      if (groups.length > 0) groups[groups.length - 1] = true;
-    }
-    if (char === "[") inClass = true;
-    if (char === "(") groups.push(false);
-    if (char === ")") {
-      const had = groups.pop() ?? false;
-      if (had && groups.length > 0) groups[groups.length - 1] = true;
-      lastGroupHadQuantifier = had;
-      continue;
-    }
-    if (!unbounded && char !== "?") lastGroupHadQuantifier = false;
-  }
-  return false;
+interface QueryMatcher {
+  line: LineMatcher;
+  mayMatch: (text: string) => boolean;
 }
 
-function matcherFor(query: string, regex: boolean, caseSensitive: boolean): LineMatcher {
+function matcherFor(query: string, regex: boolean, caseSensitive: boolean): QueryMatcher {
   if (regex) {
-    if (hasNestedQuantifier(query)) {
-      throw new ToolError(
-        `regular expression ${JSON.stringify(query)} repeats a group that holds a repetition (like (a+)+); ` +
-          "such patterns can run for minutes: rewrite it without the nested repetition",
-      );
-    }
-    let pattern: RegExp;
-    try {
-      pattern = new RegExp(query, caseSensitive ? "" : "i");
-    } catch (error) {
-      throw new ToolError(`invalid regular expression ${JSON.stringify(query)}: ${(error as Error).message}`);
-    }
-    return (line) => {
+    const pattern = compileLinear(query, caseSensitive);
+    return { line: (line) => pattern.indexIn(line), mayMatch: (text) => pattern.mayMatch(text) };
+  }
+  if (caseSensitive) return { line: (line) => line.indexOf(query), mayMatch: (text) => text.includes(query) };
+  const pattern = literalIgnoringCase(query);
+  return {
+    line: (line) => {
       const found = pattern.exec(line);
       return found ? found.index : -1;
-    };
-  }
-  if (caseSensitive) return (line) => line.indexOf(query);
-  const pattern = literalIgnoringCase(query);
-  return (line) => {
-    const found = pattern.exec(line);
-    return found ? found.index : -1;
+    },
+    mayMatch: (text) => pattern.test(text),
   };
 }
 
@@ -103,23 +64,6 @@ function matcherFor(query: string, regex: boolean, caseSensitive: boolean): Line
  */
 function literalIgnoringCase(query: string): RegExp {
   return new RegExp(query.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), "i");
-}
-
-/**
- * A test on a note's whole text that is false only when no line of it can match, so the note is skipped without
- * being split into lines. For a regex this holds with the `m` flag (`^`, `$`, `\b` see a line break as they see a line
- * edge, and a match inside one line is a match in the whole text) except for lookarounds, which may look across the
- * line edge, and for `$` before a "\r": notes with "\r" and patterns with lookarounds are always scanned line by line.
- */
-function wholeTextFilter(query: string, regex: boolean, caseSensitive: boolean): ((text: string) => boolean) | null {
-  if (!regex) {
-    if (caseSensitive) return (text) => text.includes(query);
-    const pattern = literalIgnoringCase(query);
-    return (text) => pattern.test(text);
-  }
-  if (/\(\?<?[=!]/.test(query)) return null;
-  const pattern = new RegExp(query, caseSensitive ? "m" : "im");
-  return (text) => text.includes("\r") || pattern.test(text);
 }
 
 /** Decodes `line:path` cursors produced below. */
@@ -134,11 +78,12 @@ export const search = defineTool({
   name: "search",
   title: "Search notes",
   description:
-    "Search Markdown notes for text or a JavaScript regular expression, line by line, in path order. Returns matching " +
-    "lines (1-based) with optional context, paginated.",
+    "Search Markdown notes for text or a regular expression (RE2 syntax: JavaScript's without lookaround or " +
+    "backreferences; matched in linear time), line by line, in path order. Returns matching lines (1-based) with " +
+    "optional context, paginated.",
   input: {
     query: z.string().min(1).max(1000).describe("Text to find, or a regular expression when regex is true."),
-    regex: z.boolean().default(false).describe("Treat query as a JavaScript regular expression (default false)."),
+    regex: z.boolean().default(false).describe("Treat query as an RE2 regular expression (default false)."),
     case_sensitive: z.boolean().default(false).describe("Match case exactly (default false)."),
     path_prefix: z
       .string()
@@ -155,7 +100,7 @@ export const search = defineTool({
     if (!args.regex && /[\r\n]/.test(args.query)) {
       throw new ToolError("query spans several lines, but search matches one line at a time: search for one line of it");
     }
-    const matchLine = matcherFor(args.query, args.regex, args.case_sensitive);
+    const matcher = matcherFor(args.query, args.regex, args.case_sensitive);
     const prefix = args.path_prefix === "" ? "" : cleanVaultPath(args.path_prefix, ctx, "path_prefix") + (args.path_prefix.endsWith("/") ? "/" : "");
     const resume = parseCursor(args.cursor);
     const files = ctx.app.vault
@@ -164,7 +109,6 @@ export const search = defineTool({
       .filter((file) => resume === null || file.path >= resume.path)
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const inside = insideVaultChecker(ctx);
-    const wholeText = wholeTextFilter(args.query, args.regex, args.case_sensitive);
     const budget = args.max_chars - 300;
     const results: FileResult[] = [];
     let used = 0;
@@ -184,13 +128,13 @@ export const search = defineTool({
         const text = texts[b];
         searched++;
         // Judged again after the read, which may have noticed a change on disk (a symlink pointed elsewhere).
-        if (text === null || !inside(file) || (wholeText && !wholeText(text))) continue;
+        if (text === null || !inside(file) || !matcher.mayMatch(text)) continue;
         const lines = splitLines(text);
         const skipThrough = resume !== null && file.path === resume.path ? resume.line : 0;
         let fileResult: FileResult | null = null;
         for (let i = skipThrough; i < lines.length; i++) {
           const line = lines[i].endsWith("\r") ? lines[i].slice(0, -1) : lines[i];
-          const index = matchLine(line);
+          const index = matcher.line(line);
           if (index < 0) continue;
           fileResult ??= { path: file.path, matches: [] };
           if (fileResult.matches.length >= args.max_per_file) {

@@ -95,17 +95,45 @@ export function vaultBasePath(ctx: ToolContext): string {
 }
 
 /**
+ * A test of real (symlink-free) locations: inside the vault and outside its config folder. The config folder is
+ * judged by its own real location (it may itself be a link) and, below the vault, by name as `isInConfigDir` does,
+ * so that a link such as `cfglink -> .obsidian` cannot reach the token in `data.json`. The offline reader's
+ * `RealVault::allows` (src/offline/paths.rs) applies the same rule.
+ */
+function realLocationTest(ctx: ToolContext): (real: string) => boolean {
+  const base = vaultBasePath(ctx);
+  const realBase = realpathSync.native(base);
+  const prefix = realBase.endsWith(sep) ? realBase : realBase + sep;
+  const configName = ctx.configDir.replace(/^\/+|\/+$/g, "");
+  let realConfig: string | null = null;
+  if (configName !== "") {
+    const named = join(realBase, ...configName.split("/"));
+    try {
+      realConfig = realpathSync.native(named);
+    } catch {
+      realConfig = named;
+    }
+  }
+  return (real) => {
+    if (real !== realBase && !real.startsWith(prefix)) return false;
+    if (realConfig === null) return true;
+    if (real === realConfig || real.startsWith(realConfig.endsWith(sep) ? realConfig : realConfig + sep)) return false;
+    const below = real === realBase ? "" : real.slice(prefix.length).split(sep).join("/");
+    return !isInConfigDir(below, ctx);
+  };
+}
+
+/**
  * Whether `path` (or, for a path that does not exist yet, its nearest existing ancestor) really lives inside the
- * vault once symlinks are followed.
+ * vault, and outside its config folder, once symlinks are followed.
  */
 export function isInsideVaultOnDisk(ctx: ToolContext, path: string): boolean {
   const base = vaultBasePath(ctx);
-  const realBase = realpathSync(base);
+  const allows = realLocationTest(ctx);
   let probe = path === "" ? base : join(base, ...path.split("/"));
   for (;;) {
     try {
-      const real = realpathSync(probe);
-      return real === realBase || real.startsWith(realBase.endsWith(sep) ? realBase : realBase + sep);
+      return allows(realpathSync.native(probe));
     } catch (error) {
       // A missing path is judged by its nearest existing ancestor (the folders a create would write into).
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") return false;
@@ -134,13 +162,13 @@ const verdicts = new WeakMap<TFile, Verdict>();
  * `realpath` per note once, not on every call. A file that cannot be resolved (deleted meanwhile) counts as outside.
  */
 export function insideVaultChecker(ctx: ToolContext): (file: TFile) => boolean {
-  let realBase: string | null = null;
+  let allows: ((real: string) => boolean) | null = null;
   return (file) => {
     const known = verdicts.get(file);
     if (known && known.path === file.path && known.mtime === file.stat.mtime && known.size === file.stat.size) {
       return known.inside;
     }
-    realBase ??= realpathSync.native(vaultBasePath(ctx));
+    allows ??= realLocationTest(ctx);
     let real: string;
     try {
       real = realpathSync.native(join(vaultBasePath(ctx), ...file.path.split("/")));
@@ -148,7 +176,7 @@ export function insideVaultChecker(ctx: ToolContext): (file: TFile) => boolean {
       // Unresolvable now (removed, dangling link): nothing can be read from it, and a later call looks again.
       return false;
     }
-    const inside = real === realBase || real.startsWith(realBase.endsWith(sep) ? realBase : realBase + sep);
+    const inside = allows(real);
     verdicts.set(file, { path: file.path, mtime: file.stat.mtime, size: file.stat.size, inside });
     return inside;
   };
@@ -169,7 +197,9 @@ export function insideVaultPathChecker(ctx: ToolContext): (path: string) => bool
 /** Throws unless `path` stays inside the vault on disk. */
 export function assertInsideVaultOnDisk(ctx: ToolContext, path: string): void {
   if (!isInsideVaultOnDisk(ctx, path)) {
-    throw new ToolError(`${JSON.stringify(path)} resolves (through a symlink) to a location outside the vault`);
+    throw new ToolError(
+      `${JSON.stringify(path)} resolves (through a symlink) to a location outside the vault or inside its config folder`,
+    );
   }
 }
 

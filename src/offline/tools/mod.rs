@@ -21,7 +21,7 @@ pub(crate) use args::Args;
 pub(crate) struct Context<'a> {
     pub(crate) snapshot: &'a Snapshot,
     pub(crate) root: &'a Path,
-    pub(crate) real_root: &'a Path,
+    pub(crate) real: &'a paths::RealVault,
     pub(crate) config_dir: &'a str,
     pub(crate) read_only: bool,
 }
@@ -127,7 +127,7 @@ impl<'a> Context<'a> {
     }
 
     fn inside(&self, path: &str) -> bool {
-        paths::is_inside_vault_on_disk(self.root, self.real_root, path)
+        paths::is_inside_vault_on_disk(self.root, self.real, path)
     }
 
     fn assert_inside(&self, path: &str) -> Result<(), ToolError> {
@@ -135,7 +135,7 @@ impl<'a> Context<'a> {
             Ok(())
         } else {
             Err(ToolError(format!(
-                "{} resolves (through a symlink) to a location outside the vault",
+                "{} resolves (through a symlink) to a location outside the vault or inside its config folder",
                 quote(path)
             )))
         }
@@ -252,12 +252,13 @@ impl<'a> Context<'a> {
         }
         if !file.inside {
             return Err(ToolError(format!(
-                "{} resolves (through a symlink) to a location outside the vault",
+                "{} resolves (through a symlink) to a location outside the vault or inside its config folder",
                 quote(&file.path)
             )));
         }
-        super::vault::read_text(&paths::full_path(self.root, &file.path))
-            .map_err(|error| ToolError(format!("could not read {}: {}", file.path, error.kind())))
+        paths::read_verified(&paths::full_path(self.root, &file.path), file.identity)
+            .map(super::vault::text_of_bytes)
+            .map_err(|refusal| refusal.into_tool_error(&file.path))
     }
 
     /// The index of a file by path.

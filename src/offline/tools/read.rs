@@ -22,10 +22,10 @@ pub(super) fn vault_info(ctx: &Context<'_>) -> Result<Output, ToolError> {
     let snapshot = ctx.snapshot;
     let outside_config = |path: &str| !is_in_config_dir(path, ctx.config_dir);
     // `path.resolve(vault).basename`: the folder's own name, even when the vault was given as "." or a relative path.
-    let absolute = std::path::absolute(ctx.root).unwrap_or_else(|_| ctx.real_root.to_path_buf());
+    let absolute = std::path::absolute(ctx.root).unwrap_or_else(|_| ctx.real.root().to_path_buf());
     let name = absolute
         .file_name()
-        .or_else(|| ctx.real_root.file_name())
+        .or_else(|| ctx.real.root().file_name())
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     Ok(Output::Json(json!({
