@@ -7,6 +7,7 @@ mod commands;
 mod doctor;
 pub mod fuzzing;
 mod offline;
+mod plugin_auth;
 mod setup;
 mod version;
 

@@ -2,6 +2,7 @@
 // WWW-Authenticate). Runs against the real main.js in a child host.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createHmac, randomBytes } from "node:crypto";
 import http from "node:http";
 import { connect, startHost, tempDir } from "./lib/harness.mjs";
 
@@ -116,5 +117,118 @@ describe("Host, Origin and token checks", () => {
     assert.equal(info.serverInfo.name, "obsmcp");
     assert.ok(client.sessionId);
     await client.close();
+  });
+});
+
+// Issue 12, finding 4: the bridge and doctor sent the bare token to whoever held the port. They now sign each request
+// (src/plugin_auth.rs), and the plugin proves on every answer that it knows the token.
+describe("signed requests and the plugin's proof", () => {
+  let vault;
+  let host;
+  before(async () => {
+    vault = tempDir();
+    host = await startHost({ vaultDir: vault.dir });
+  });
+  after(async () => {
+    await host?.stop();
+    vault?.remove();
+  });
+
+  const hmac = (message, token = host.token) => createHmac("sha256", token).update(message).digest("hex");
+  const signed = ({ port = host.port, ts = Math.floor(Date.now() / 1000), nonce = randomBytes(16).toString("hex"), token } = {}) => ({
+    nonce,
+    authorization: `obsmcp-v1 ts=${ts} nonce=${nonce} sig=${hmac(`obsmcp-v1 request ${port} ${ts} ${nonce}`, token)}`,
+  });
+  const post = (headers) =>
+    rawRequest(host.port, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: initialize,
+    });
+
+  test("a signed request is served without the token ever being sent", async () => {
+    const { nonce, authorization } = signed();
+    const response = await post({ authorization, "obsmcp-challenge": nonce });
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.headers["obsmcp-proof"], hmac(`obsmcp-v1 response ${host.port} ${nonce}`));
+    assert.ok(!authorization.includes(host.token));
+  });
+
+  test("every answer to a challenge carries the proof, refusals included, and only for a well-formed challenge", async () => {
+    const challenge = randomBytes(16).toString("hex");
+    const refused = await post({ "obsmcp-challenge": challenge });
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers["obsmcp-proof"], hmac(`obsmcp-v1 response ${host.port} ${challenge}`));
+    const malformed = await post({ "obsmcp-challenge": "not hex" });
+    assert.equal(malformed.headers["obsmcp-proof"], undefined);
+  });
+
+  test("a replayed nonce, an old or future timestamp, another port, another token or a bad signature gets 401", async () => {
+    const once = signed();
+    assert.equal((await post({ authorization: once.authorization })).status, 200);
+    assert.equal((await post({ authorization: once.authorization })).status, 401, "replayed");
+    const now = Math.floor(Date.now() / 1000);
+    for (const [why, { authorization }] of [
+      ["ten minutes old", signed({ ts: now - 600 })],
+      ["ten minutes ahead", signed({ ts: now + 600 })],
+      ["signed for another port", signed({ port: host.port + 1 })],
+      ["signed with another token", signed({ token: "f".repeat(64) })],
+    ]) {
+      assert.equal((await post({ authorization })).status, 401, why);
+    }
+    const tampered = signed().authorization.replace(/sig=([0-9a-f])/, (_, c) => `sig=${c === "0" ? "1" : "0"}`);
+    assert.equal((await post({ authorization: tampered })).status, 401, "tampered");
+  });
+});
+
+// Issue 12, finding 3: 1,100 idle sockets without a token exhausted the process's descriptors, so create_note failed
+// with EMFILE and new clients were reset (in Obsidian its own saves would fail too).
+describe("a flood of idle connections", () => {
+  let vault;
+  let host;
+  before(async () => {
+    vault = tempDir();
+    host = await startHost({ vaultDir: vault.dir, fdLimit: 1024 });
+  });
+  after(async () => {
+    await host?.stop();
+    vault?.remove();
+  });
+
+  test("cannot starve the plugin: the authenticated client is served and files can still be written", { timeout: 60_000 }, async () => {
+    const net = await import("node:net");
+    const idle = [];
+    await Promise.all(
+      Array.from({ length: 1100 }, () =>
+        new Promise((resolve) => {
+          const socket = net.connect(host.port, "127.0.0.1");
+          idle.push(socket);
+          socket.on("error", () => undefined);
+          socket.on("connect", resolve);
+          socket.on("close", resolve);
+          setTimeout(resolve, 5000);
+        }),
+      ),
+    );
+    try {
+      const client = connect(host.url, host.token);
+      await client.initialize();
+      const created = await client.callTool("create_note", { path: "After flood", content: "still writable\n" });
+      assert.notEqual(created.isError, true, JSON.stringify(created));
+      const alive = idle.filter((socket) => !socket.destroyed).length;
+      assert.ok(alive <= 128, `${alive} idle sockets are still open`);
+      await client.close();
+    } finally {
+      for (const socket of idle) socket.destroy();
+    }
+  });
+
+  test("a silent connection is closed within a few seconds, before it ever authenticates", { timeout: 30_000 }, async () => {
+    const net = await import("node:net");
+    const socket = net.connect(host.port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    const started = Date.now();
+    await new Promise((resolve) => socket.on("close", resolve));
+    assert.ok(Date.now() - started < 15_000, `closed after ${Date.now() - started} ms`);
   });
 });

@@ -197,3 +197,77 @@ describe("write tools", () => {
     assert.equal(read_only_tool.content, read.content, "daily_note reads what create_daily_note created");
   });
 });
+
+// Issue 12, finding 5: set_property, delete_property, move_note and delete_note checked expected_hash outside the
+// atomic step, so two writers holding the same hash both succeeded, and delete_note trashed a note edited after its
+// check. Each pair below runs at once, many times over; exactly one of each pair may succeed.
+describe("writes that race on one note", () => {
+  let vault;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+  });
+
+  const hashOf = (file) => sha256(readDisk(vault.dir, file));
+  const outcomes = (results) => results.map((result) => (result.isError ? "refused" : "ok")).sort();
+
+  it("two frontmatter edits holding the same hash: one succeeds, the other is a conflict, and the hash returned is its own", async () => {
+    for (let round = 0; round < 20; round++) {
+      const path = `Race/Props ${round}.md`;
+      await session.ok("create_note", { path, content: "---\nstatus: draft\n---\nbody\n" });
+      const hash = hashOf(path);
+      const results = await Promise.all([
+        session.call("set_property", { path, key: "status", value: "a", expected_hash: hash }),
+        session.call("delete_property", { path, key: "status", expected_hash: hash }),
+      ]);
+      assert.deepEqual(outcomes(results), ["ok", "refused"], JSON.stringify(results));
+      const winner = JSON.parse(results.find((result) => !result.isError).text);
+      assert.equal(winner.sha256, hashOf(path), "the winner's hash is the text on disk");
+      assert.match(results.find((result) => result.isError).text, /conflict/);
+    }
+  });
+
+  it("two moves of one note holding its hash: one moves it, the other moves nothing", async () => {
+    for (let round = 0; round < 20; round++) {
+      const path = `Race/Move ${round}.md`;
+      await session.ok("create_note", { path, content: `move ${round}\n` });
+      const hash = hashOf(path);
+      const results = await Promise.all([
+        session.call("move_note", { path, new_path: `Race/Moved A ${round}.md`, expected_hash: hash }),
+        session.call("move_note", { path, new_path: `Race/Moved B ${round}.md`, expected_hash: hash }),
+      ]);
+      assert.deepEqual(outcomes(results), ["ok", "refused"], JSON.stringify(results));
+      const present = ["A", "B"].filter((side) => fs.existsSync(`${vault.dir}/Race/Moved ${side} ${round}.md`));
+      assert.equal(present.length, 1, `exactly one destination exists: ${present}`);
+    }
+  });
+
+  it("delete_note never trashes a note edited after the hash it was given", async () => {
+    for (let round = 0; round < 20; round++) {
+      const path = `Race/Delete ${round}.md`;
+      await session.ok("create_note", { path, content: "keep me\n" });
+      const hash = hashOf(path);
+      const [edit, remove] = await Promise.all([
+        session.call("append", { path, content: "edited", expected_hash: hash }),
+        session.call("delete_note", { path, expected_hash: hash }),
+      ]);
+      assert.equal(edit.isError || remove.isError, true, `both succeeded: ${edit.text} / ${remove.text}`);
+      if (!edit.isError) assert.ok(fs.existsSync(`${vault.dir}/${path}`), "the edited note is still there");
+    }
+  });
+
+  it("set_property with the key __proto__ writes that key, as any other", async () => {
+    await session.ok("create_note", { path: "Race/Proto.md", content: "---\na: 1\n---\nbody\n" });
+    const result = await session.ok("set_property", { path: "Race/Proto.md", key: "__proto__", value: "x" });
+    assert.equal(result.previous, null);
+    assert.match(readDisk(vault.dir, "Race/Proto.md"), /__proto__: x/);
+    const removed = await session.ok("delete_property", { path: "Race/Proto.md", key: "__proto__" });
+    assert.equal(removed.existed, true);
+    assert.doesNotMatch(readDisk(vault.dir, "Race/Proto.md"), /__proto__/);
+  });
+});

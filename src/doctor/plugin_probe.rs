@@ -1,6 +1,7 @@
 //! Talks to whatever answers on a vault's port and says what it is: nothing, something that is not HTTP, some other
 //! web server, another MCP server, or our plugin, in which case a real MCP handshake (initialize, initialized,
-//! tools/list) is made with the token from `data.json`.
+//! tools/list) is made with the token from `data.json`. Requests are signed (`crate::plugin_auth`), never sent with
+//! the bare token, and an answer counts as the plugin's only when it proves it knows the token.
 //!
 //! This is hand-written over reqwest rather than through an MCP client library because the point is the diagnosis of
 //! each way it can go wrong (a refused connection, a 401 with our realm, a 404 from a static file server), which a
@@ -10,11 +11,16 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::plugin_auth::PluginKey;
+
 /// The `serverInfo.name` our plugin reports in its `initialize` result.
 pub(crate) const PLUGIN_SERVER_NAME: &str = "obsmcp";
 
 /// The realm in the plugin's `WWW-Authenticate` header, which identifies it even when the token is wrong.
 const PLUGIN_REALM: &str = "realm=\"obsmcp\"";
+
+/// Why a handshake that began with the plugin stopped: a later answer came from something else.
+const UNPROVEN_MIDWAY: &str = "an answer during the handshake did not prove it came from the plugin (another program took the port?)";
 
 /// How long to wait for a TCP connection to a loopback port.
 const CONNECT_TIMEOUT: Duration = Duration::from_millis(400);
@@ -33,6 +39,8 @@ pub(crate) enum Answer {
     NotHttp { detail: String },
     /// Our plugin, refusing the token from `data.json`.
     TokenRejected,
+    /// Something that answers as our plugin but cannot prove it knows the token: an older plugin, or an impostor.
+    Unproven { version: String },
     /// A web server that is not an MCP server (or not at `/mcp`).
     OtherHttp { status: u16, server: Option<String> },
     /// An MCP server, but not ours.
@@ -81,7 +89,7 @@ pub(crate) async fn probe(port: u16, token: &str) -> Answer {
     Handshake {
         client,
         url: format!("http://127.0.0.1:{port}/mcp"),
-        token,
+        key: PluginKey::new(token, port),
         session: None,
         protocol: None,
     }
@@ -89,10 +97,10 @@ pub(crate) async fn probe(port: u16, token: &str) -> Answer {
     .await
 }
 
-struct Handshake<'a> {
+struct Handshake {
     client: reqwest::Client,
     url: String,
-    token: &'a str,
+    key: PluginKey,
     session: Option<String>,
     protocol: Option<String>,
 }
@@ -104,9 +112,11 @@ struct Reply {
     authenticate: Option<String>,
     session: Option<String>,
     message: Option<Value>,
+    /// Whether the answer carried the plugin's proof that it knows the token.
+    proven: bool,
 }
 
-impl Handshake<'_> {
+impl Handshake {
     async fn run(mut self) -> Answer {
         let initialize = json!({
             "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -158,6 +168,9 @@ impl Handshake<'_> {
         if name != PLUGIN_SERVER_NAME {
             return Answer::OtherMcp { name, version };
         }
+        if !reply.proven {
+            return Answer::Unproven { version };
+        }
         self.session = reply.session;
         self.protocol = result
             .get("protocolVersion")
@@ -182,6 +195,9 @@ impl Handshake<'_> {
             .post(&initialized)
             .await
             .map_err(|answer| format!("notifications/initialized: {answer:?}"))?;
+        if !reply.proven {
+            return Err(UNPROVEN_MIDWAY.to_owned());
+        }
         if !(200..300).contains(&reply.status) {
             return Err(format!(
                 "notifications/initialized got HTTP {}",
@@ -200,6 +216,9 @@ impl Handshake<'_> {
                 .post(&request)
                 .await
                 .map_err(|answer| format!("tools/list: {answer:?}"))?;
+            if !reply.proven {
+                return Err(UNPROVEN_MIDWAY.to_owned());
+            }
             let message = reply.message.ok_or_else(|| {
                 format!(
                     "tools/list got HTTP {} without a JSON-RPC reply",
@@ -233,10 +252,11 @@ impl Handshake<'_> {
     /// Ends the session so the plugin does not keep it; the report is already known, so a failure here is ignored.
     async fn close(&self) {
         if let Some(session) = &self.session {
+            let (headers, _) = self.key.sign();
             let request = self
                 .client
                 .delete(&self.url)
-                .bearer_auth(self.token)
+                .headers(headers)
                 .header("mcp-session-id", session);
             // The answer does not matter: the plugin also expires idle sessions.
             let _ = request.send().await;
@@ -244,10 +264,11 @@ impl Handshake<'_> {
     }
 
     async fn post(&self, body: &Value) -> Result<Reply, Answer> {
+        let (headers, challenge) = self.key.sign();
         let mut request = self
             .client
             .post(&self.url)
-            .bearer_auth(self.token)
+            .headers(headers)
             .header("accept", "application/json, text/event-stream")
             .header("content-type", "application/json")
             .body(body.to_string());
@@ -273,6 +294,7 @@ impl Handshake<'_> {
                 .and_then(|value| value.to_str().ok())
                 .map(str::to_owned)
         };
+        let proven = challenge.is_met_by(response.headers());
         let status = response.status().as_u16();
         let server = header("server");
         let authenticate = header("www-authenticate");
@@ -301,6 +323,7 @@ impl Handshake<'_> {
             authenticate,
             session,
             message,
+            proven,
         })
     }
 }

@@ -477,12 +477,23 @@ pub(crate) fn network_checks(
             checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
             checks.push(Check::fail(
                 "obsidian.identity",
-                format!("the obsmcp plugin on port {port} refuses the token in data.json: token mismatch (another vault's plugin on this port, or settings changed while Obsidian ran)"),
+                format!("the obsmcp plugin on port {port} refuses the token in data.json: token mismatch (another vault's plugin on this port, settings changed while Obsidian ran, or a program posing as the plugin)"),
                 format!("{restart} so it reloads data.json; if two vaults share port {port}, give each its own port"),
             ));
             checks.push(Check::skip(
                 "obsidian.handshake",
                 "no handshake without the right token",
+            ));
+        }
+        Answer::Unproven { version } => {
+            checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
+            checks.push(identity_fail(
+                format!("port {port} answers as the obsmcp plugin {version} but cannot prove it knows this vault's token: an obsmcp plugin older than this doctor, or another program posing as the plugin (nothing that reveals the token was sent to it)"),
+                &format!("run `{obsmcp} setup` to update the plugin, then restart Obsidian; if that does not help, something else holds the port: {move_port}"),
+            ));
+            checks.push(Check::skip(
+                "obsidian.handshake",
+                "nothing is sent to an unproven listener",
             ));
         }
         Answer::HandshakeFailed { version, detail } => {

@@ -282,6 +282,34 @@ fn a_wrong_token_is_called_a_token_mismatch() {
     host.stop();
 }
 
+/// Issue 12, finding 4: doctor sent `Authorization: Bearer <token>` to whatever held the port.
+#[test]
+fn an_impostor_on_the_port_never_gets_the_token_and_is_named_as_unproven() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let log = machine.home.path().join("impostor.log");
+    let _impostor = crate::support::start_impostor(port, &log);
+    let run = machine.doctor(&["--json", "--vault", machine.vault.to_str().unwrap()]);
+    assert_eq!(run.code, 1);
+    let report = run.json();
+    assert_check(
+        &report,
+        "obsidian.identity",
+        "fail",
+        &[
+            "cannot prove it knows this vault's token",
+            "posing as the plugin",
+        ],
+        &["setup"],
+    );
+    let seen = std::fs::read_to_string(&log).unwrap();
+    assert!(seen.contains("obsmcp-challenge"), "doctor asked: {seen}");
+    assert!(
+        !seen.contains(TOKEN),
+        "the token reached the impostor: {seen}"
+    );
+}
+
 /// Starts a Node one-liner server on `port` and waits for it to say it listens.
 fn node_server(name: &str, script: &str, port: u16) -> ChildGuard {
     let mut command = Command::new("node");

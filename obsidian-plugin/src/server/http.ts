@@ -6,13 +6,14 @@
 
 import { randomUUID } from "crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "http";
+import type { Socket } from "net";
 import type { App } from "obsidian";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../tools/types";
 import { BodyNotJson, BodyTooLarge, MAX_BODY_BYTES, parseJson, readBody } from "./body";
-import { hasBearerToken, refuseHostOrOrigin } from "./guard";
+import { challengeProof, Credentials, refuseHostOrOrigin } from "./guard";
 import { errorKind, SessionServer, type SessionDeps } from "./mcp";
 import { RpcCode, sendRpcError } from "./respond";
 import { SessionRegistry } from "./sessions";
@@ -20,6 +21,17 @@ import { StatusBoard, type ServerStatus } from "./status";
 
 /** Interval of the comment lines that keep idle legacy SSE streams open through proxies and client timeouts. */
 export const SSE_KEEP_ALIVE_MS = 15_000;
+
+/**
+ * Open connections at most, well under the descriptors a process has (256 on a default macOS, 1024 on Linux): one
+ * local program opening idle sockets must not leave Obsidian unable to open files. Past it, the oldest connection
+ * that has not yet authenticated is dropped to make room; with none, the new one is refused.
+ */
+export const MAX_CONNECTIONS = 128;
+/** A connection must deliver a request's headers, and authenticate, within this long, or it is closed. */
+export const HEADERS_TIMEOUT_MS = 5_000;
+/** How often Node checks for connections past the headers timeout. */
+const CONNECTION_CHECK_MS = 1_000;
 
 export interface VaultServerOptions {
   app: App;
@@ -41,6 +53,9 @@ export class VaultMcpServer {
   private readonly board: StatusBoard;
   private readonly sessions: SessionRegistry;
   private readonly deps: SessionDeps;
+  private readonly credentials = new Credentials();
+  /** Open sockets in the order they connected; the value says whether one of its requests authenticated. */
+  private readonly sockets = new Map<Socket, { authenticated: boolean }>();
 
   constructor(options: VaultServerOptions) {
     this.port = options.port;
@@ -69,9 +84,13 @@ export class VaultMcpServer {
   /** Starts listening; never rejects: a busy port or another failure is reported in the returned status. */
   start(): Promise<ServerStatus> {
     if (this.http) return Promise.resolve(this.status);
-    const server = createServer((request, response) => {
+    const server = createServer({ connectionsCheckingInterval: CONNECTION_CHECK_MS }, (request, response) => {
       this.route(request, response).catch((error) => this.answerFailure(response, error));
     });
+    server.headersTimeout = HEADERS_TIMEOUT_MS;
+    server.requestTimeout = 60_000;
+    server.keepAliveTimeout = 5_000;
+    server.on("connection", (socket: Socket) => this.admit(socket));
     this.http = server;
     const port = this.port;
     this.board.update({ state: "starting", port });
@@ -93,6 +112,31 @@ export class VaultMcpServer {
         if (this.http === server) this.board.update({ state: "listening" });
         resolve(this.status);
       });
+    });
+  }
+
+  /** Counts a new connection; past MAX_CONNECTIONS, drops the oldest unauthenticated one (or this one). */
+  private admit(socket: Socket): void {
+    if (this.sockets.size >= MAX_CONNECTIONS) {
+      let victim: Socket = socket;
+      for (const [open, state] of this.sockets) {
+        if (!state.authenticated) {
+          victim = open;
+          break;
+        }
+      }
+      victim.destroy();
+      if (victim === socket) return;
+    }
+    const state = { authenticated: false };
+    this.sockets.set(socket, state);
+    // Node's headers timeout does not cover a connection that never sends a byte: it gets this long to authenticate.
+    const deadline = setTimeout(() => {
+      if (!state.authenticated) socket.destroy();
+    }, HEADERS_TIMEOUT_MS);
+    socket.once("close", () => {
+      clearTimeout(deadline);
+      this.sockets.delete(socket);
     });
   }
 
@@ -129,12 +173,20 @@ export class VaultMcpServer {
   }
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // Set before anything is answered, refusals included: the bridge reads no answer that lacks it.
+    const proof = challengeProof(request, this.token, this.port);
+    if (proof !== undefined) response.setHeader("obsmcp-proof", proof);
     const refusal = refuseHostOrOrigin(request);
     if (refusal) {
       sendRpcError(response, 403, RpcCode.Refused, `Forbidden: ${refusal}`);
       return;
     }
-    if (!hasBearerToken(request, this.token)) {
+    const allowed = this.credentials.allows(request, this.token, this.port);
+    if (allowed) {
+      const state = this.sockets.get(request.socket);
+      if (state) state.authenticated = true;
+    }
+    if (!allowed) {
       sendRpcError(
         response,
         401,

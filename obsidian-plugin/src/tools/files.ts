@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { backlinkSources } from "../vault/links";
+import { withPathLocks } from "../vault/locks";
 import { assertInsideVaultOnDisk, cleanVaultPath, ensureParentFolders, newNotePath, resolveMarkdown, resolveNote } from "../vault/paths";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -15,27 +16,35 @@ const keyArg = z.string().min(1).max(200).describe("Property (frontmatter key) n
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
-/** Runs a frontmatter edit after checking `expected_hash`; returns the note's new hash. */
+/**
+ * Runs a frontmatter edit after checking `expected_hash`, holding the note's write lock from the check to the hash
+ * it returns (processFrontMatter does not expose the raw text, so the check reads it first).
+ */
 async function editFrontmatter(
   ctx: ToolContext,
   file: TFile,
   expectedHash: string | undefined,
   edit: (frontmatter: Record<string, unknown>) => void,
 ): Promise<string> {
-  // processFrontMatter does not expose the raw text, so the hash is checked just before it; both run on Obsidian's
-  // single JavaScript thread with only the read in between.
-  checkExpectedHash(file.path, await ctx.app.vault.read(file), expectedHash);
-  try {
-    await ctx.app.fileManager.processFrontMatter(file, edit);
-  } catch (error) {
-    // Obsidian throws (and writes nothing) when the existing YAML does not parse; say so instead of a bare failure.
-    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new ToolError(
-      `could not edit the frontmatter of ${file.path}: ${reason}; nothing was written ` +
-        '(fix the YAML with patch_section target "frontmatter")',
-    );
-  }
-  return contentHash(await ctx.app.vault.read(file));
+  return withPathLocks([file.path], async () => {
+    checkExpectedHash(file.path, await ctx.app.vault.read(file), expectedHash);
+    try {
+      await ctx.app.fileManager.processFrontMatter(file, edit);
+    } catch (error) {
+      // Obsidian throws (and writes nothing) when the existing YAML does not parse; say so instead of a bare failure.
+      const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      throw new ToolError(
+        `could not edit the frontmatter of ${file.path}: ${reason}; nothing was written ` +
+          '(fix the YAML with patch_section target "frontmatter")',
+      );
+    }
+    return contentHash(await ctx.app.vault.read(file));
+  });
+}
+
+/** Whether `record` has `key` as its own property (`__proto__` included, which `in` and indexing get wrong). */
+function hasOwn(record: Record<string, unknown>, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(record, key);
 }
 
 export const setProperty = writeTool(
@@ -56,8 +65,9 @@ export const setProperty = writeTool(
       const { file } = resolveMarkdown(ctx, args.path);
       let previous: unknown = null;
       const sha256 = await editFrontmatter(ctx, file, args.expected_hash, (frontmatter) => {
-        previous = frontmatter[args.key] ?? null;
-        frontmatter[args.key] = args.value;
+        previous = hasOwn(frontmatter, args.key) ? (frontmatter[args.key] ?? null) : null;
+        // Defined, not assigned: assigning `__proto__` would replace the object's prototype and write nothing.
+        Object.defineProperty(frontmatter, args.key, { value: args.value, enumerable: true, writable: true, configurable: true });
       });
       return json({ path: file.path, key: args.key, previous, sha256 });
     },
@@ -79,8 +89,8 @@ export const deleteProperty = writeTool(
       const { file } = resolveMarkdown(ctx, args.path);
       let existed = false;
       const sha256 = await editFrontmatter(ctx, file, args.expected_hash, (frontmatter) => {
-        existed = Object.prototype.hasOwnProperty.call(frontmatter, args.key);
-        delete frontmatter[args.key];
+        existed = hasOwn(frontmatter, args.key);
+        if (existed) delete frontmatter[args.key];
       });
       return json({ path: file.path, key: args.key, existed, sha256 });
     },
@@ -119,13 +129,20 @@ export const moveNote = writeTool(
       const existing = ctx.app.vault.getAbstractFileByPath(to);
       // A case-only rename on a case-insensitive disk finds the note itself; that is allowed.
       if (existing && existing !== file) throw new ToolError(`${to} already exists; nothing was moved`);
-      if (args.expected_hash !== undefined) checkExpectedHash(from, await ctx.app.vault.read(file), args.expected_hash);
-      const linking = backlinkSources(ctx, from).map((source) => source.path);
-      await ensureParentFolders(ctx, to);
-      await ctx.app.fileManager.renameFile(file, to);
-      // Obsidian may rewrite the moved note's own relative links, so its hash is reported afresh.
-      const sha256 = file.extension.toLowerCase() === "md" ? contentHash(await ctx.app.vault.read(file)) : null;
-      return json({ from, to: file.path, linking_notes: linking.length, sha256 });
+      return withPathLocks([from, to], async () => {
+        if (file.path !== from || ctx.app.vault.getAbstractFileByPath(from) !== file) {
+          throw new ToolError(`${from} was moved or deleted by another write meanwhile; nothing was moved`);
+        }
+        if (args.expected_hash !== undefined) checkExpectedHash(from, await ctx.app.vault.read(file), args.expected_hash);
+        const taken = ctx.app.vault.getAbstractFileByPath(to);
+        if (taken && taken !== file) throw new ToolError(`${to} already exists; nothing was moved`);
+        const linking = backlinkSources(ctx, from).map((source) => source.path);
+        await ensureParentFolders(ctx, to);
+        await ctx.app.fileManager.renameFile(file, to);
+        // Obsidian may rewrite the moved note's own relative links, so its hash is reported afresh.
+        const sha256 = file.extension.toLowerCase() === "md" ? contentHash(await ctx.app.vault.read(file)) : null;
+        return json({ from, to: file.path, linking_notes: linking.length, sha256 });
+      });
     },
   }),
 );
@@ -142,11 +159,16 @@ export const deleteNote = writeTool(
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     async run(args, ctx) {
       const { file } = resolveNote(ctx, args.path, { textOnly: false });
-      if (args.expected_hash !== undefined) checkExpectedHash(file.path, await ctx.app.vault.read(file), args.expected_hash);
       const path = file.path;
-      const linking = backlinkSources(ctx, path).length;
-      await ctx.app.fileManager.trashFile(file);
-      return json({ path, trashed: true, linking_notes: linking });
+      return withPathLocks([path], async () => {
+        if (file.path !== path || ctx.app.vault.getAbstractFileByPath(path) !== file) {
+          throw new ToolError(`${path} was moved or deleted by another write meanwhile; nothing was deleted`);
+        }
+        if (args.expected_hash !== undefined) checkExpectedHash(path, await ctx.app.vault.read(file), args.expected_hash);
+        const linking = backlinkSources(ctx, path).length;
+        await ctx.app.fileManager.trashFile(file);
+        return json({ path, trashed: true, linking_notes: linking });
+      });
     },
   }),
 );

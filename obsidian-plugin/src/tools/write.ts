@@ -6,6 +6,7 @@ import { z } from "zod";
 import { TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { editLines, linesOf, splitLines } from "../vault/lines";
+import { withPathLocks } from "../vault/locks";
 import { ensureParentFolders, newNotePath, resolveMarkdown } from "../vault/paths";
 import { findBlock, findHeading, findHeadings, frontmatterRange, headingSectionEnd } from "../vault/sections";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
@@ -24,10 +25,13 @@ export async function editNote(
   expectedHash: string | undefined,
   edit: (text: string) => string,
 ): Promise<{ text: string; sha256: string }> {
-  const text = await ctx.app.vault.process(file, (current) => {
-    checkExpectedHash(file.path, current, expectedHash);
-    return edit(current);
-  });
+  // vault.process is atomic on its own; the lock also orders it with moves, deletes and frontmatter edits.
+  const text = await withPathLocks([file.path], () =>
+    ctx.app.vault.process(file, (current) => {
+      checkExpectedHash(file.path, current, expectedHash);
+      return edit(current);
+    }),
+  );
   return { text, sha256: contentHash(text) };
 }
 

@@ -8,7 +8,8 @@
 //    links is listed once, so a loop cannot hang the scan.
 //  - `create` fails when the file exists or its parent folder does not; `createFolder` creates missing parents and
 //    fails when the folder exists; `rename` fails when the destination exists or its parent folder does not.
-//  - `process` is atomic: the read, the callback and the write happen without yielding to other callers.
+//  - `process` is atomic: the read, the callback and the write happen without yielding to other callers; `read`
+//    reads the disk asynchronously, as Obsidian's does, so other callers run meanwhile.
 //  - Events `create`, `modify`, `delete`, `rename` (file, oldPath) fire after the change is on disk; renaming or
 //    deleting a folder also fires for everything inside it.
 //  - External changes are picked up lazily, standing in for Obsidian's file watcher: `read` and `cachedRead`
@@ -536,10 +537,19 @@ class Vault extends Events {
     try {
       content = fs.readFileSync(full, "utf8");
     } catch (error) {
-      // Deleted behind the app's back: forget it as the watcher would, then report the failure.
-      if (error.code === "ENOENT") this._syncPath(file.path);
-      throw error;
+      this._readFailed(file, error);
     }
+    return this._accept(file, full, content);
+  }
+
+  _readFailed(file, error) {
+    // Deleted behind the app's back: forget it as the watcher would, then report the failure.
+    if (error.code === "ENOENT") this._syncPath(file.path);
+    throw error;
+  }
+
+  /** Takes in what a read found on disk: the file's new stat and kept text, and a modify event when it changed. */
+  _accept(file, full, content) {
     const stat = statOf(fs.statSync(full));
     const changed = stat.mtime !== file.stat.mtime || stat.size !== file.stat.size;
     file.stat = stat;
@@ -567,7 +577,12 @@ class Vault extends Events {
 
   async read(file) {
     this._assertLive(file);
-    return this._readFresh(file);
+    // Obsidian's read is an asynchronous disk read: other requests run before it returns, which is what lets two
+    // writers interleave between a check and an act.
+    const full = this.adapter.getFullPath(file.path);
+    const content = await fs.promises.readFile(full, "utf8").catch((error) => this._readFailed(file, error));
+    this._assertLive(file);
+    return this._accept(file, full, content);
   }
 
   async cachedRead(file) {

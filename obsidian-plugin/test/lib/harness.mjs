@@ -53,14 +53,14 @@ export function withTimeout(promise, ms, what) {
  * one, and retries with another when that port was taken in between. Returns
  * `{ port, token, url, baseUrl, child, stderr(), stop(), restart(), reload() }`.
  */
-export async function startHost({ vaultDir, port, token = newToken(), readOnly = false, configDir, timeoutMs = 15000 }) {
+export async function startHost({ vaultDir, port, token = newToken(), readOnly = false, configDir, timeoutMs = 15000, fdLimit }) {
   if (!vaultDir) throw new Error("startHost needs a vaultDir");
   const attempts = port === undefined ? 3 : 1;
   let lastError;
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     const chosenPort = port ?? (await freePort());
     try {
-      return await spawnHost({ vaultDir, port: chosenPort, token, readOnly, configDir, timeoutMs });
+      return await spawnHost({ vaultDir, port: chosenPort, token, readOnly, configDir, timeoutMs, fdLimit });
     } catch (error) {
       lastError = error;
     }
@@ -69,11 +69,17 @@ export async function startHost({ vaultDir, port, token = newToken(), readOnly =
 }
 
 async function spawnHost(options) {
-  const { vaultDir, port, token, readOnly, configDir, timeoutMs } = options;
+  const { vaultDir, port, token, readOnly, configDir, timeoutMs, fdLimit } = options;
   const args = [hostScript, "--vault", vaultDir, "--port", String(port), "--token", token];
   if (readOnly) args.push("--read-only");
   if (configDir) args.push("--config-dir", configDir);
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // `fdLimit` runs the host with that many file descriptors at most, as a desktop app may have.
+  const child =
+    fdLimit === undefined
+      ? spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] })
+      : spawn("/bin/sh", ["-c", `ulimit -n ${Number(fdLimit)} && exec "$0" "$@"`, process.execPath, ...args], {
+          stdio: ["ignore", "pipe", "pipe"],
+        });
   liveChildren.add(child);
   let stderr = "";
   let stdout = "";

@@ -18,6 +18,7 @@ use url::Url;
 
 use super::event_stream::Decoder;
 use super::{Events, LinkEvent, SendError, describe_reqwest_error};
+use crate::plugin_auth::{Challenge, PluginKey};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
@@ -27,6 +28,8 @@ pub(crate) struct HttpLink {
     client: reqwest::Client,
     url: Url,
     headers: HeaderMap,
+    /// Set for a vault's plugin: every request is signed and every answer must prove it is the plugin's.
+    key: Option<PluginKey>,
     session: Mutex<Option<HeaderValue>>,
     protocol: Mutex<Option<HeaderValue>>,
     events: Events,
@@ -34,12 +37,19 @@ pub(crate) struct HttpLink {
 }
 
 impl HttpLink {
-    /// A link that has sent nothing yet; the first message must be `initialize`.
-    pub(crate) fn new(url: Url, headers: HeaderMap, events: Events) -> Result<Self, String> {
+    /// A link that has sent nothing yet; the first message must be `initialize`. With `key`, requests are signed
+    /// with it and answers that do not prove they come from that plugin are never read.
+    pub(crate) fn new(
+        url: Url,
+        headers: HeaderMap,
+        key: Option<PluginKey>,
+        events: Events,
+    ) -> Result<Self, String> {
         Ok(Self {
             client: http_client()?,
             url,
             headers,
+            key,
             session: Mutex::new(None),
             protocol: Mutex::new(None),
             events,
@@ -56,6 +66,21 @@ impl HttpLink {
         self.session.lock().expect("session lock").clone()
     }
 
+    /// A request with this link's headers, signed when the link has a key, and the proof its answer must carry.
+    fn request(&self, method: reqwest::Method) -> (reqwest::RequestBuilder, Option<Challenge>) {
+        let request = self
+            .client
+            .request(method, self.url.clone())
+            .headers(self.headers.clone());
+        match &self.key {
+            Some(key) => {
+                let (signed, challenge) = key.sign();
+                (request.headers(signed), Some(challenge))
+            }
+            None => (request, None),
+        }
+    }
+
     /// Posts one message; a request's answer arrives later as a [`LinkEvent::Message`].
     pub(crate) async fn send(&self, message: &Value) -> Result<(), SendError> {
         let body =
@@ -65,10 +90,8 @@ impl HttpLink {
             .and_then(Value::as_u64)
             .filter(|_| message.get("method").is_some());
         let session = self.session();
-        let mut request = self
-            .client
-            .post(self.url.clone())
-            .headers(self.headers.clone())
+        let (request, challenge) = self.request(reqwest::Method::POST);
+        let mut request = request
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(body);
@@ -85,6 +108,13 @@ impl HttpLink {
                 SendError::Unknown(describe_reqwest_error(&error))
             }
         })?;
+        if let Some(challenge) = challenge
+            && !challenge.is_met_by(response.headers())
+        {
+            // Whoever answered is not the plugin, so the plugin never saw the message: it may go again once the
+            // real plugin is back. Nothing of the answer is read.
+            return Err(SendError::NotDelivered(challenge.impostor_message()));
+        }
         let status = response.status();
         if session.is_none()
             && let Some(given) = response.headers().get(SESSION_HEADER)
@@ -161,16 +191,21 @@ impl HttpLink {
         let Some(session) = self.session() else {
             return;
         };
-        let mut request = self
-            .client
-            .get(self.url.clone())
-            .headers(self.headers.clone())
+        let (request, challenge) = self.request(reqwest::Method::GET);
+        let mut request = request
             .header(ACCEPT, "text/event-stream")
             .header(SESSION_HEADER, session);
         if let Some(protocol) = self.protocol.lock().expect("protocol lock").clone() {
             request = request.header(PROTOCOL_HEADER, protocol);
         }
         match request.send().await {
+            Ok(response)
+                if challenge
+                    .as_ref()
+                    .is_some_and(|challenge| !challenge.is_met_by(response.headers())) =>
+            {
+                tracing::warn!("GET event stream not opened: the answer is not the plugin's");
+            }
             Ok(response) if response.status().is_success() => {
                 tokio::spawn(read_stream(
                     response,
@@ -195,11 +230,8 @@ impl HttpLink {
         let Some(session) = self.session() else {
             return;
         };
-        let request = self
-            .client
-            .delete(self.url.clone())
-            .headers(self.headers.clone())
-            .header(SESSION_HEADER, session);
+        let (request, _) = self.request(reqwest::Method::DELETE);
+        let request = request.header(SESSION_HEADER, session);
         // A server that is gone cannot be told; the session dies with it.
         let _ = tokio::time::timeout(std::time::Duration::from_millis(300), request.send()).await;
     }

@@ -438,17 +438,15 @@ impl Upstream {
                 })?;
                 let url = Url::parse(&format!("http://127.0.0.1:{}/mcp", data.port))
                     .expect("a loopback URL parses");
-                let mut headers = reqwest::header::HeaderMap::new();
-                let mut token =
-                    reqwest::header::HeaderValue::from_str(&format!("Bearer {}", data.token))
-                        .map_err(|_| {
-                            "the token in the plugin's data.json is not valid in a header"
-                                .to_string()
-                        })?;
-                token.set_sensitive(true);
-                headers.insert(reqwest::header::AUTHORIZATION, token);
+                // No bearer token: whoever holds the port while Obsidian is closed must not learn it.
+                let key = crate::plugin_auth::PluginKey::new(&data.token, data.port);
                 Ok((
-                    Link::Http(http::HttpLink::new(url, headers, events)?),
+                    Link::Http(http::HttpLink::new(
+                        url,
+                        reqwest::header::HeaderMap::new(),
+                        Some(key),
+                        events,
+                    )?),
                     HTTP_HANDSHAKE_TIMEOUT,
                 ))
             }
@@ -464,7 +462,12 @@ impl Upstream {
                         });
                 }
                 Ok((
-                    Link::Http(http::HttpLink::new(url.clone(), headers.clone(), events)?),
+                    Link::Http(http::HttpLink::new(
+                        url.clone(),
+                        headers.clone(),
+                        None,
+                        events,
+                    )?),
                     HTTP_HANDSHAKE_TIMEOUT,
                 ))
             }

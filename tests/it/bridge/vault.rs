@@ -507,3 +507,41 @@ fn stdin_eof_exits_zero_within_a_second_and_the_log_keeps_no_paths_or_content() 
         0o600
     );
 }
+
+/// Issue 12, finding 4: the bridge sent `Authorization: Bearer <token>` to whoever held the plugin's port (496 times
+/// in one probe) and would have taken its answers for the vault's.
+#[test]
+fn an_impostor_on_the_port_never_gets_the_token_and_its_answers_are_ignored() {
+    let setup = setup();
+    let log = setup.home.path().join("impostor.log");
+    let _impostor = crate::support::start_impostor(setup.port, &log);
+    let mut bridge = setup.bridge(&["--connect-wait", "1"]);
+    bridge.initialize();
+    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    assert!(
+        !text_of(&answer).contains("IMPOSTOR-ANSWER"),
+        "the impostor's answer was taken: {answer}"
+    );
+    assert!(
+        !is_error(&answer) && answer["result"]["_meta"]["obsmcp/source"] == "disk",
+        "the read is served from disk meanwhile: {answer}"
+    );
+    let status = text_of(&bridge.call_tool("obsidian_status", json!({})));
+    assert!(
+        status.contains("is not this vault's obsmcp plugin"),
+        "obsidian_status names the impostor: {status}"
+    );
+    let seen = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        seen.contains("obsmcp-challenge"),
+        "the bridge tried: {seen}"
+    );
+    assert!(
+        !seen.contains(TOKEN),
+        "the token reached the impostor: {seen}"
+    );
+    assert!(
+        !seen.contains("Home.md"),
+        "no call went to an unproven listener: {seen}"
+    );
+}

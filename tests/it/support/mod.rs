@@ -350,3 +350,21 @@ impl EverythingServer {
         format!("http://127.0.0.1:{}/mcp", self.port)
     }
 }
+
+/// A program posing as the obsmcp plugin on `port` (`impostor.mjs`), logging every request it gets to `log`.
+pub fn start_impostor(port: u16, log: &Path) -> ChildGuard {
+    let mut command = Command::new("node");
+    command
+        .arg(repo_root().join("tests/it/support/impostor.mjs"))
+        .arg(port.to_string())
+        .arg(log)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped());
+    let mut guard = ChildGuard::spawn("impostor", command);
+    let lines = line_channel(guard.child.stdout.take().unwrap());
+    let line = lines
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|_| panic!("the impostor did not start: {}", guard.stderr()));
+    assert_eq!(line.trim(), "up");
+    guard
+}
