@@ -68,6 +68,26 @@ impl Policy {
         Ok(())
     }
 
+    /// Why a `batch` call is refused, when one of the calls it holds is (`params` is the `tools/call` params): a
+    /// batch must not run a tool the policy would refuse on its own. Nothing of such a batch runs.
+    pub(crate) fn refused_batch_call<'a>(
+        &self,
+        params: Option<&Value>,
+        find: impl Fn(&str) -> Option<&'a Value>,
+    ) -> Option<String> {
+        let calls = params?.pointer("/arguments/calls")?.as_array()?;
+        calls.iter().enumerate().find_map(|(index, call)| {
+            let inner = call.get("tool").and_then(Value::as_str)?;
+            self.check(inner, find(inner)).err().map(|refusal| {
+                format!(
+                    "batch refused, nothing in it was run: call {} ({inner}): {}",
+                    index + 1,
+                    refusal.explain(inner)
+                )
+            })
+        })
+    }
+
     /// The tools of a catalog that this policy offers.
     pub(crate) fn filter<'a>(&self, tools: &'a [Value]) -> impl Iterator<Item = &'a Value> {
         tools.iter().filter(|tool| {
@@ -134,6 +154,35 @@ mod tests {
         assert_eq!(names(&policy), ["read_note"]);
         assert_eq!(policy.check("create_note", None), Err(Refusal::Denied));
         assert_eq!(policy.check("mystery", None), Err(Refusal::NotAllowed));
+    }
+
+    #[test]
+    fn a_batch_holding_a_refused_tool_is_refused_whole() {
+        let tools = catalog();
+        let find = |name: &str| tools.iter().find(|tool| tool["name"] == name);
+        let policy = Policy {
+            deny: vec!["read_note".into()],
+            ..Policy::default()
+        };
+        let params = json!({"name": "batch", "arguments": {"calls": [
+            {"tool": "outline", "arguments": {}}, {"tool": "read_note", "arguments": {"path": "x"}}]}});
+        let refusal = policy.refused_batch_call(Some(&params), find).unwrap();
+        assert!(refusal.contains("call 2 (read_note)"), "{refusal}");
+        assert!(refusal.contains("--deny-tool"), "{refusal}");
+        let allowed = Policy {
+            allow: vec!["batch".into(), "outline".into()],
+            ..Policy::default()
+        };
+        assert!(
+            allowed
+                .refused_batch_call(Some(&params), find)
+                .unwrap()
+                .contains("--allow-tool")
+        );
+        assert_eq!(
+            Policy::default().refused_batch_call(Some(&params), find),
+            None
+        );
     }
 
     #[test]

@@ -26,6 +26,8 @@ use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamS
 
 /// The name of the bridge's own tool.
 pub(crate) const STATUS_TOOL: &str = "obsidian_status";
+/// The plugin's tool that runs several read tools in one call.
+const BATCH_TOOL: &str = "batch";
 
 /// Protocol versions the bridge speaks with its client, newest first.
 const SUPPORTED_VERSIONS: [ProtocolVersion; 4] = [
@@ -356,11 +358,19 @@ impl Server {
         }
         let refusal = {
             let catalog = self.catalog.lock().expect("catalog lock");
-            self.config.policy.check(&name, catalog.find(&name)).err()
+            match self.config.policy.check(&name, catalog.find(&name)) {
+                Err(refusal) => Some(refusal.explain(&name)),
+                // A batch runs other tools: each of them meets the same policy as a direct call.
+                Ok(()) if name == BATCH_TOOL => self
+                    .config
+                    .policy
+                    .refused_batch_call(params.as_ref(), |inner| catalog.find(inner)),
+                Ok(()) => None,
+            }
         };
         if let Some(refusal) = refusal {
             record("refused", None);
-            return jsonrpc::result(id, tool_error(&refusal.explain(&name)));
+            return jsonrpc::result(id, tool_error(&refusal));
         }
         if let Some(answer) = self.try_offline(&name, params.as_ref()).await {
             record("offline", None);

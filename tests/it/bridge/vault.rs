@@ -545,3 +545,34 @@ fn an_impostor_on_the_port_never_gets_the_token_and_its_answers_are_ignored() {
         "no call went to an unproven listener: {seen}"
     );
 }
+
+/// Issue 12, finding 11: `batch` ran the tools `--deny-tool` and `--allow-tool` kept from direct calls.
+#[test]
+fn batch_meets_the_allow_and_deny_lists_for_every_call_it_holds() {
+    let setup = setup();
+    let calls = json!({"calls": [
+        {"tool": "outline", "arguments": {"path": "Home.md"}},
+        {"tool": "read_note", "arguments": {"path": "Home.md"}}]});
+    for (flags, word) in [
+        (vec!["--deny-tool", "read_note"], "--deny-tool"),
+        (
+            vec!["--allow-tool", "batch", "--allow-tool", "outline"],
+            "--allow-tool",
+        ),
+    ] {
+        let mut bridge = setup.bridge(&flags);
+        bridge.initialize();
+        let answer = bridge.call_tool("batch", calls.clone());
+        assert!(is_error(&answer), "{flags:?}: {answer}");
+        let text = text_of(&answer);
+        assert!(
+            text.contains("call 2 (read_note)") && text.contains(word),
+            "{text}"
+        );
+        assert!(!text.contains("Welcome to the fixture vault"), "{text}");
+    }
+    let mut open = setup.bridge(&["--deny-tool", "create_note"]);
+    open.initialize();
+    let answer = open.call_tool("batch", calls);
+    assert!(!is_error(&answer), "{answer}");
+}
