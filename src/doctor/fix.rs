@@ -294,6 +294,8 @@ fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<
         .filter(|port| *port != 0)
         .unwrap_or_else(|| free_port(taken));
     let initial = json!({"port": port, "token": token});
+    // Read-only is salvaged like the token; when a damaged file no longer says, the safe side is read-only on.
+    let read_only = original.as_deref().is_some_and(salvage_read_only);
     let text = match (&original, &parsed) {
         (Some(original), Some(existing)) => {
             let mut operations = plugin::data_operations(existing, &initial);
@@ -305,14 +307,16 @@ fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<
         }
         _ => {
             // Unreadable as JSON: rewritten whole. write_atomic keeps the broken file as a backup first.
+            let mut whole = initial.clone();
+            whole["readOnly"] = json!(read_only);
             let mut text =
-                serde_json::to_string_pretty(&initial).expect("plain JSON always serialises");
+                serde_json::to_string_pretty(&whole).expect("plain JSON always serialises");
             text.push('\n');
             text
         }
     };
     if original.as_deref() == Some(text.as_str()) {
-        return Ok(None);
+        return tighten_mode(&path);
     }
     if plugin_data::parse(&text).is_err() {
         bail!(
@@ -332,10 +336,52 @@ fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<
     } else {
         String::new()
     };
+    let read_only = if parsed.is_none() && original.is_some() {
+        if read_only {
+            ", read-only on (the damaged file said so, or no longer said)"
+        } else {
+            ", read-only off as the damaged file said"
+        }
+    } else {
+        ""
+    };
     Ok(Some(format!(
-        "repaired `{}` (port {port}, {kept}){saved}",
+        "repaired `{}` (port {port}, {kept}{read_only}){saved}",
         path.display()
     )))
+}
+
+/// Takes group and other permissions off a `data.json` that is otherwise fine (it holds the token).
+fn tighten_mode(path: &Path) -> anyhow::Result<Option<String>> {
+    let Some(mode) = super::vault::shared_mode(path) else {
+        return Ok(None);
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            .with_context(|| format!("could not set the mode of `{}` to 0600", path.display()))?;
+    }
+    Ok(Some(format!(
+        "set `{}` to mode 0600 (it was {mode:04o}: other users could read the token)",
+        path.display()
+    )))
+}
+
+/// Whether a damaged `data.json` leaves read-only on: unless it still says `"readOnly": false` in full.
+fn salvage_read_only(text: &str) -> bool {
+    let Some(at) = text.find("\"readOnly\"") else {
+        return true;
+    };
+    let rest = text[at + "\"readOnly\"".len()..].trim_start();
+    let Some(value) = rest.strip_prefix(':').map(str::trim_start) else {
+        return true;
+    };
+    !(value.starts_with("false")
+        && value[5..]
+            .chars()
+            .next()
+            .is_some_and(|next| matches!(next, ',' | '}' | ' ' | '\n' | '\r' | '\t')))
 }
 
 /// The string or number after `"key":` in text that may not parse as JSON, e.g. a truncated file.
@@ -367,6 +413,27 @@ fn free_port(taken: &[u16]) -> u16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_only_stays_on_unless_a_damaged_file_still_says_false_in_full() {
+        assert!(salvage_read_only(
+            "{\"port\": 1, \"token\": \"t\", \"readOnly\": true"
+        ));
+        assert!(salvage_read_only(
+            "{\"port\": 1, \"token\": \"t\", \"readOnly\": tr"
+        ));
+        assert!(salvage_read_only(
+            "{\"port\": 1, \"token\": \"t\", \"readOnly\": fal"
+        ));
+        assert!(salvage_read_only(
+            "{\"port\": 1, \"token\": \"t\", \"readOnly\": false"
+        ));
+        assert!(salvage_read_only("{\"port\": 1, \"tok"));
+        assert!(!salvage_read_only(
+            "{\"readOnly\": false, \"port\": 1, \"tok"
+        ));
+        assert!(!salvage_read_only("{\"readOnly\": false}x"));
+    }
 
     #[test]
     fn a_token_is_salvaged_from_a_truncated_file() {

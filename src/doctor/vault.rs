@@ -248,6 +248,22 @@ fn enabled_check(obsmcp: &str, vault: &Path, config_dir: &str) -> Check {
     }
 }
 
+/// The permission bits of a file when its group or others may read or write it (Unix); `None` when only its owner may,
+/// or on systems without such bits.
+pub(crate) fn shared_mode(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+        (mode & 0o077 != 0).then_some(mode)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
 fn data_check(
     obsmcp: &str,
     vault: &Path,
@@ -267,6 +283,15 @@ fn data_check(
             )
             .with_repair(repair),
             None,
+        ),
+        Ok(data) if let Some(mode) = shared_mode(&plugin_data::data_json_path(vault, config_dir)) => (
+            Check::fail(
+                "plugin.data",
+                format!("data.json can be read by other users of this machine (mode {mode:04o}), and it holds the token"),
+                format!("{obsmcp} doctor --fix (sets it to 0600), or: chmod 600 {}", plugin_data::data_json_path(vault, config_dir).display()),
+            )
+            .with_repair(repair),
+            Some(data),
         ),
         Ok(data) => {
             let check = match FOREIGN_PORTS.iter().find(|(port, _)| *port == data.port) {

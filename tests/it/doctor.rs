@@ -89,7 +89,18 @@ impl Machine {
         let text =
             serde_json::to_string_pretty(&json!({"port": port, "token": token, "readOnly": false}))
                 .unwrap();
-        std::fs::write(Self::plugin_dir(vault).join("data.json"), text).unwrap();
+        let path = Self::plugin_dir(vault).join("data.json");
+        std::fs::write(&path, text).unwrap();
+        // As setup writes it: the token is for its owner only.
+        Self::restrict(&path);
+    }
+
+    fn restrict(path: &Path) {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
     }
 
     /// A vault set up completely, with its port (nothing listens there yet).
@@ -635,6 +646,73 @@ fn a_broken_data_json_fails_and_fix_rewrites_it_keeping_the_token() {
         std::fs::read_to_string(backup).unwrap(),
         truncated,
         "the broken file is kept"
+    );
+}
+
+/// Issue 12, finding 7: `--fix` turned read-only off when it rebuilt a truncated data.json.
+#[test]
+fn fix_keeps_read_only_on_when_it_rebuilds_a_truncated_data_json() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let data = Machine::plugin_dir(&machine.vault).join("data.json");
+    let vault = machine.vault.to_str().unwrap();
+    for (truncated, read_only) in [
+        (
+            format!(
+                "{{\n  \"port\": {port},\n  \"token\": \"{TOKEN}\",\n  \"readOnly\": true,\n  \"x"
+            ),
+            true,
+        ),
+        (
+            format!("{{\n  \"port\": {port},\n  \"token\": \"{TOKEN}\",\n  \"rea"),
+            true,
+        ),
+        (
+            format!("{{\n  \"readOnly\": false,\n  \"port\": {port},\n  \"token\": \"{TOKEN}\",\n"),
+            false,
+        ),
+    ] {
+        std::fs::write(&data, &truncated).unwrap();
+        let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
+        assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+        let repaired: Value =
+            serde_json::from_str(&std::fs::read_to_string(&data).unwrap()).unwrap();
+        assert_eq!(repaired["readOnly"], read_only, "{truncated}");
+        assert_eq!(repaired["token"], TOKEN);
+    }
+}
+
+/// Issue 12, finding 7: a data.json other users can read (0644, as a plugin's own save may leave it) was never
+/// reported, though it holds the token.
+#[cfg(unix)]
+#[test]
+fn a_data_json_other_users_can_read_fails_and_fix_makes_it_the_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let data = Machine::plugin_dir(&machine.vault).join("data.json");
+    let before = std::fs::read(&data).unwrap();
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let vault = machine.vault.to_str().unwrap();
+    let run = machine.doctor(&["--json", "--vault", vault]);
+    assert_eq!(run.code, 1);
+    assert_check(
+        &run.json(),
+        "plugin.data",
+        "fail",
+        &["can be read by other users", "0644"],
+        &["chmod 600", "--fix"],
+    );
+    let fixed = machine.doctor(&["--json", "--fix", "--vault", vault]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    assert_eq!(
+        std::fs::metadata(&data).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(
+        std::fs::read(&data).unwrap(),
+        before,
+        "only the mode changed"
     );
 }
 
