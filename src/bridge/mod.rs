@@ -49,7 +49,8 @@ async fn serve(config: BridgeConfig) {
         ..Default::default()
     });
     let (out, outgoing) = mpsc::unbounded_channel::<Value>();
-    let writer = tokio::spawn(write_stdout(outgoing));
+    let stdout_gone = tokio_util::sync::CancellationToken::new();
+    let writer = tokio::spawn(write_stdout(outgoing, stdout_gone.clone()));
     let (events, mut upstream_events) = mpsc::unbounded_channel();
     let upstream =
         upstream::Upstream::new(config.upstream.clone(), events, Arc::clone(&diagnostics));
@@ -77,6 +78,8 @@ async fn serve(config: BridgeConfig) {
     tokio::select! {
         () = read_stdin(&server) => tracing::info!("stdin closed; shutting down"),
         () = termination() => tracing::info!("asked to stop; shutting down"),
+        // Nobody reads the answers any more: going on would only run calls whose results are lost.
+        () = stdout_gone.cancelled() => tracing::info!("stdout closed; shutting down"),
     }
 
     server.abort_all();
@@ -163,8 +166,12 @@ async fn read_line(
     }
 }
 
-/// Writes each message as one line on stdout, the only writer of stdout in the process.
-async fn write_stdout(mut outgoing: mpsc::UnboundedReceiver<Value>) {
+/// Writes each message as one line on stdout, the only writer of stdout in the process; cancels `gone` when a write
+/// fails (the client closed its end).
+async fn write_stdout(
+    mut outgoing: mpsc::UnboundedReceiver<Value>,
+    gone: tokio_util::sync::CancellationToken,
+) {
     let mut stdout = tokio::io::stdout();
     let mut buffer = Vec::new();
     while let Some(message) = outgoing.recv().await {
@@ -177,6 +184,7 @@ async fn write_stdout(mut outgoing: mpsc::UnboundedReceiver<Value>) {
         };
         if let Err(error) = written.await {
             tracing::warn!("writing stdout failed ({error}); the client is gone");
+            gone.cancel();
             return;
         }
     }

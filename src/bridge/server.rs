@@ -290,10 +290,20 @@ impl Server {
         let task_slot = Arc::clone(&slot);
         let task_key = key.clone();
         // Registered before the task starts: a fast answer (the status tool) must find its entry.
-        self.in_flight
-            .lock()
-            .expect("in-flight lock")
-            .insert(key.clone(), InFlight { slot, task: None });
+        {
+            let mut in_flight = self.in_flight.lock().expect("in-flight lock");
+            if in_flight.contains_key(&key) {
+                drop(in_flight);
+                // Two answers with one id could not be told apart: the duplicate is refused, the first goes on.
+                self.send(jsonrpc::error(
+                    id,
+                    jsonrpc::INVALID_REQUEST,
+                    "a request with this id is still in flight: give each request its own id",
+                ));
+                return;
+            }
+            in_flight.insert(key.clone(), InFlight { slot, task: None });
+        }
         let task = tokio::spawn(async move {
             // A bug that panics inside one call must still answer that call, or the client waits forever.
             let answer = AssertUnwindSafe(server.call(id.clone(), params, &task_slot))

@@ -576,3 +576,56 @@ fn batch_meets_the_allow_and_deny_lists_for_every_call_it_holds() {
     let answer = open.call_tool("batch", calls);
     assert!(!is_error(&answer), "{answer}");
 }
+
+/// Issue 12 (low): two requests in flight with one id got one answer between them.
+#[test]
+fn a_second_request_with_an_id_still_in_flight_is_refused_and_the_first_is_answered() {
+    let setup = setup();
+    let mut bridge = setup.bridge(&["--connect-wait", "2", "--no-offline"]);
+    bridge.initialize();
+    let call = json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
+        "params": {"name": "read_note", "arguments": {"path": "Home.md"}}});
+    bridge.send(&call);
+    bridge.send(&call);
+    let first = bridge.wait_response(&json!(77), Duration::from_secs(1));
+    assert_eq!(first["error"]["code"], -32600, "{first}");
+    assert!(
+        first["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("still in flight"),
+        "{first}"
+    );
+    let second = bridge.wait_response(&json!(77), Duration::from_secs(10));
+    assert!(
+        second.get("result").is_some(),
+        "the first request is answered: {second}"
+    );
+}
+
+/// Issue 12 (low): with its stdout closed by the client, the bridge kept running.
+#[test]
+fn the_bridge_exits_when_the_client_closes_its_stdout() {
+    use std::io::Write as _;
+    let setup = setup();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"));
+    command
+        .args(["bridge", "--vault", setup.vault.to_str().unwrap()])
+        .envs(setup.home.env())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut guard = crate::support::ChildGuard::spawn("bridge", command);
+    drop(guard.child.stdout.take());
+    let mut stdin = guard.child.stdin.take().unwrap();
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    writeln!(stdin, "{request}").unwrap();
+    stdin.flush().unwrap();
+    let status = guard.wait_exit(Duration::from_secs(5));
+    assert!(
+        status.is_some(),
+        "still running with stdout closed: {}",
+        guard.stderr()
+    );
+    drop(stdin);
+}
