@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{ChildGuard, PluginHost, TempHome, free_port, line_channel, repo_root};
+use crate::support::{ChildGuard, PluginHost, TempHome, free_port, repo_root};
 
 const TOKEN: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const OTHER_TOKEN: &str = "ffffeeeeddddccccbbbbaaaa99998888777766665555444433332222111100ab";
@@ -324,17 +324,8 @@ fn an_impostor_on_the_port_never_gets_the_token_and_is_named_as_unproven() {
 /// Starts a Node one-liner server on `port` and waits for it to say it listens.
 fn node_server(name: &str, script: &str, port: u16) -> ChildGuard {
     let mut command = Command::new("node");
-    command
-        .args(["-e", script, &port.to_string()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped());
-    let mut guard = ChildGuard::spawn(name, command);
-    let lines = line_channel(guard.child.stdout.take().unwrap());
-    let line = lines
-        .recv_timeout(Duration::from_secs(10))
-        .unwrap_or_else(|_| panic!("{name} did not start: {}", guard.stderr()));
-    assert_eq!(line.trim(), "up");
-    guard
+    command.args(["-e", script, &port.to_string()]);
+    crate::support::start_listener(name, command)
 }
 
 #[test]

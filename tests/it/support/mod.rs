@@ -357,14 +357,18 @@ pub fn start_impostor(port: u16, log: &Path) -> ChildGuard {
     command
         .arg(repo_root().join("tests/it/support/impostor.mjs"))
         .arg(port.to_string())
-        .arg(log)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped());
-    let mut guard = ChildGuard::spawn("impostor", command);
+        .arg(log);
+    start_listener("impostor", command)
+}
+
+/// Starts a server that prints `up` on stdout once it listens, and waits for that line.
+pub fn start_listener(name: &str, mut command: Command) -> ChildGuard {
+    command.stdin(Stdio::null()).stdout(Stdio::piped());
+    let mut guard = ChildGuard::spawn(name, command);
     let lines = line_channel(guard.child.stdout.take().unwrap());
     let line = lines
         .recv_timeout(Duration::from_secs(10))
-        .unwrap_or_else(|_| panic!("the impostor did not start: {}", guard.stderr()));
+        .unwrap_or_else(|_| panic!("{name} did not start: {}", guard.stderr()));
     assert_eq!(line.trim(), "up");
     guard
 }
