@@ -3,11 +3,14 @@
 //! Any local program can listen on the plugin's port while Obsidian is closed. A bare `Authorization: Bearer` would
 //! give it the token, and its answers would pass for the vault's. So every request to the plugin carries, instead:
 //! - `Authorization: obsmcp-v1 ts=<unix seconds> nonce=<32 hex> sig=<hex>`, where `sig` is
-//!   HMAC-SHA256(token, `obsmcp-v1 request <port> <ts> <nonce>`): it proves the caller knows the token and is
-//!   useless elsewhere (the plugin refuses a nonce twice and a timestamp outside its window, and the port is signed);
+//!   HMAC-SHA256(token, `obsmcp-v1 request <ts> <nonce>`): it proves the caller knows the token and cannot be used
+//!   again (the plugin refuses a nonce twice and a timestamp outside its window);
 //! - `Obsmcp-Challenge: <nonce>`, which the plugin answers with the header `Obsmcp-Proof`:
-//!   HMAC-SHA256(token, `obsmcp-v1 response <port> <nonce>`). An answer without the right proof is not the
+//!   HMAC-SHA256(token, `obsmcp-v1 response <nonce>`). An answer without the right proof is not the
 //!   plugin's and is never read.
+//!
+//! The port is not signed, so that a loopback proxy in front of the plugin (the fault soak's) keeps working. A program
+//! on the port could relay to the real plugin only if that listened on another port, which obsmcp never sets up.
 //!
 //! The plugin's side is `obsidian-plugin/src/server/guard.ts`; a change here changes it there. Clients configured by
 //! hand (`mcp-remote` with a header) keep using the bearer token, which the plugin still accepts.
@@ -61,7 +64,7 @@ impl PluginKey {
         let ts = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |since| since.as_secs());
-        let sig = self.mac(&format!("obsmcp-v1 request {} {ts} {nonce}", self.port));
+        let sig = self.mac(&format!("obsmcp-v1 request {ts} {nonce}"));
         let mut headers = HeaderMap::new();
         let mut authorization =
             HeaderValue::from_str(&format!("obsmcp-v1 ts={ts} nonce={nonce} sig={sig}"))
@@ -73,7 +76,7 @@ impl PluginKey {
             HeaderValue::from_str(&nonce).expect("hex is valid in a header"),
         );
         let challenge = Challenge {
-            expected: self.mac(&format!("obsmcp-v1 response {} {nonce}", self.port)),
+            expected: self.mac(&format!("obsmcp-v1 response {nonce}")),
             port: self.port,
         };
         (headers, challenge)
@@ -154,13 +157,13 @@ mod tests {
             fields[3],
             format!(
                 "sig={}",
-                key.mac(&format!("obsmcp-v1 request 22400 {ts} {nonce}"))
+                key.mac(&format!("obsmcp-v1 request {ts} {nonce}"))
             )
         );
         let mut answer = HeaderMap::new();
         answer.insert(
             PROOF_HEADER,
-            HeaderValue::from_str(&key.mac(&format!("obsmcp-v1 response 22400 {nonce}"))).unwrap(),
+            HeaderValue::from_str(&key.mac(&format!("obsmcp-v1 response {nonce}"))).unwrap(),
         );
         assert!(challenge.is_met_by(&answer));
     }
@@ -172,16 +175,15 @@ mod tests {
         let mut forged = HeaderMap::new();
         forged.insert(PROOF_HEADER, HeaderValue::from_static("00"));
         assert!(!challenge.is_met_by(&forged));
-        // A proof made by the plugin of another port (a relay to the real plugin elsewhere) does not count.
-        let other = PluginKey::new("secret-token", 22401);
-        let mut relayed = HeaderMap::new();
-        let nonce = "0".repeat(32);
-        relayed.insert(
+        // A proof made with another token (another vault's plugin) does not count.
+        let other = PluginKey::new("another-token", 22400);
+        let mut wrong = HeaderMap::new();
+        let (_, theirs) = other.sign();
+        wrong.insert(
             PROOF_HEADER,
-            HeaderValue::from_str(&other.mac(&format!("obsmcp-v1 response 22401 {nonce}")))
-                .unwrap(),
+            HeaderValue::from_str(&theirs.expected).unwrap(),
         );
-        assert!(!challenge.is_met_by(&relayed));
+        assert!(!challenge.is_met_by(&wrong));
     }
 
     #[test]

@@ -6,9 +6,10 @@
 // the obsmcp bridge and doctor send, which never reveals the token to a program that holds the port while Obsidian is
 // closed (src/plugin_auth.rs in the Rust crate is the other side; a change here changes it there):
 // - `Authorization: obsmcp-v1 ts=<unix seconds> nonce=<32 hex> sig=<hex HMAC-SHA256(token,
-//   "obsmcp-v1 request <port> <ts> <nonce>")>`, accepted once per nonce and within SIGNATURE_WINDOW_S of now;
+//   "obsmcp-v1 request <ts> <nonce>")>`, accepted once per nonce and within SIGNATURE_WINDOW_S of now;
 // - `Obsmcp-Challenge: <nonce>`, answered on every response with `Obsmcp-Proof: <hex HMAC-SHA256(token,
-//   "obsmcp-v1 response <port> <nonce>")>`, so the caller knows the answer is this plugin's before reading it.
+//   "obsmcp-v1 response <nonce>")>`, so the caller knows the answer is this plugin's before reading it.
+// The port is not part of either, so a loopback proxy in front of the plugin keeps working.
 
 import { createHash, createHmac, timingSafeEqual } from "crypto";
 import type { IncomingMessage } from "http";
@@ -71,10 +72,10 @@ function hmacHex(token: string, message: string): string {
 }
 
 /** The `Obsmcp-Proof` value for a request's `Obsmcp-Challenge`, or undefined when it carries none (or a malformed one). */
-export function challengeProof(request: IncomingMessage, token: string, port: number): string | undefined {
+export function challengeProof(request: IncomingMessage, token: string): string | undefined {
   const challenge = request.headers["obsmcp-challenge"];
   if (typeof challenge !== "string" || !NONCE.test(challenge)) return undefined;
-  return hmacHex(token, `obsmcp-v1 response ${port} ${challenge}`);
+  return hmacHex(token, `obsmcp-v1 response ${challenge}`);
 }
 
 /** Accepts the bearer token or a fresh signed request; remembers the nonces of signed requests it accepted. */
@@ -83,8 +84,8 @@ export class Credentials {
 
   constructor(private readonly now: () => number = () => Date.now()) {}
 
-  /** Whether the request carries valid credentials for `token` on `port`. */
-  allows(request: IncomingMessage, token: string, port: number): boolean {
+  /** Whether the request carries valid credentials for `token`. */
+  allows(request: IncomingMessage, token: string): boolean {
     if (hasBearerToken(request, token)) return true;
     const header = request.headers.authorization;
     const match = typeof header === "string" ? SIGNED.exec(header.trim()) : null;
@@ -92,7 +93,7 @@ export class Credentials {
     const [, ts, nonce, sig] = match;
     const nowS = Math.floor(this.now() / 1000);
     if (Math.abs(nowS - Number(ts)) > SIGNATURE_WINDOW_S) return false;
-    const expected = Buffer.from(hmacHex(token, `obsmcp-v1 request ${port} ${ts} ${nonce}`), "hex");
+    const expected = Buffer.from(hmacHex(token, `obsmcp-v1 request ${ts} ${nonce}`), "hex");
     if (!timingSafeEqual(Buffer.from(sig, "hex"), expected)) return false;
     this.forgetExpired(nowS);
     if (this.seen.has(nonce)) return false;

@@ -174,14 +174,14 @@ export class VaultMcpServer {
 
   private async route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     // Set before anything is answered, refusals included: the bridge reads no answer that lacks it.
-    const proof = challengeProof(request, this.token, this.port);
+    const proof = challengeProof(request, this.token);
     if (proof !== undefined) response.setHeader("obsmcp-proof", proof);
     const refusal = refuseHostOrOrigin(request);
     if (refusal) {
       sendRpcError(response, 403, RpcCode.Refused, `Forbidden: ${refusal}`);
       return;
     }
-    const allowed = this.credentials.allows(request, this.token, this.port);
+    const allowed = this.credentials.allows(request, this.token);
     if (allowed) {
       const state = this.sockets.get(request.socket);
       if (state) state.authenticated = true;
