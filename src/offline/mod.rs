@@ -202,6 +202,7 @@ impl OfflineVault {
                     read_only: self.read_only,
                 };
                 tools::run(&ctx, name, arguments)
+                    .map(|output| with_skipped_notice(name, output, &snapshot.too_large))
             }
         };
         Some(match outcome {
@@ -218,6 +219,43 @@ fn stats_of(snapshot: &Snapshot) -> IndexStats {
         notes: snapshot.notes.len(),
         text_bytes: snapshot.notes.values().map(|note| note.text.len()).sum(),
     }
+}
+
+/// The key that opens a result that had to leave notes out.
+pub(crate) const SKIPPED_KEY: &str = "skipped_notes";
+
+/// Puts a notice first in a JSON result whose answer depends on every note's text, links or tags when some notes
+/// were too large to read from disk: a reader who stops early still learns the answer is incomplete.
+fn with_skipped_notice(name: &str, output: Output, too_large: &[String]) -> Output {
+    const NAMED: usize = 5;
+    let Output::Json(Value::Object(object)) = output else {
+        return output;
+    };
+    if too_large.is_empty() || !tools::reads_every_note(name) {
+        return Output::Json(Value::Object(object));
+    }
+    let named: Vec<String> = too_large
+        .iter()
+        .take(NAMED)
+        .map(|path| paths::quote(path))
+        .collect();
+    let more = too_large.len().saturating_sub(NAMED);
+    let notice = format!(
+        "{} note(s) over the {} MB that offline mode reads of one file are not in this answer (their text, links \
+         and tags are not read): {}{}; open the vault in Obsidian to include them",
+        too_large.len(),
+        paths::MAX_FILE_BYTES / 1_048_576,
+        named.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    );
+    let mut first = serde_json::Map::new();
+    first.insert(SKIPPED_KEY.into(), json!(notice));
+    first.extend(object);
+    Output::Json(Value::Object(first))
 }
 
 /// The result text with its "served from disk" mark.

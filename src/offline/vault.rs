@@ -112,6 +112,8 @@ pub(crate) struct Snapshot {
     pub(crate) sorted_entries: Vec<Entry>,
     /// For each link target, the notes linking to it with their link counts, in path order.
     backlinks: HashMap<String, Vec<(String, usize)>>,
+    /// Markdown notes inside the vault too large to read (`MAX_FILE_BYTES`), in listing order: listed, not indexed.
+    pub(crate) too_large: Vec<String>,
 }
 
 /// A listing entry: a file or a folder, by index.
@@ -334,6 +336,10 @@ impl Snapshot {
         let mut to_read: Vec<usize> = Vec::new();
         for (index, file) in snapshot.files.iter().enumerate() {
             if !file.is_markdown() {
+                continue;
+            }
+            if file.inside && file.size > MAX_FILE_BYTES {
+                snapshot.too_large.push(file.path.clone());
                 continue;
             }
             let kept = previous
@@ -593,7 +599,7 @@ fn release_freed_memory() {
 fn read_notes(root: &Path, files: &[FileEntry], wanted: &[usize]) -> Vec<(usize, Note)> {
     let read_one = |index: usize| -> Option<(usize, Note)> {
         let file = &files[index];
-        if !file.inside || file.size > MAX_FILE_BYTES {
+        if !file.inside {
             return None;
         }
         let bytes =

@@ -780,15 +780,20 @@ fn offline_lists_a_huge_note_but_never_reads_it_and_says_so() {
         text_of(&read).contains("600.0 MB, over the 32 MB that offline mode reads of one file"),
         "{read}"
     );
-    let found = offline
-        .call_tool("search", json!({"query": "anything"}))
-        .unwrap();
-    let text = text_of(&found);
-    assert!(
-        text.starts_with(r#"{"not_searched":"1 note(s) over the 32 MB"#)
-            && text.contains("Huge export.md"),
-        "{text}"
-    );
+    for (tool, arguments) in [
+        ("search", json!({"query": "anything"})),
+        ("tags", json!({})),
+        ("orphans", json!({})),
+        ("backlinks", json!({"path": "Home"})),
+    ] {
+        let found = offline.call_tool(tool, arguments).unwrap();
+        let text = text_of(&found);
+        assert!(
+            text.starts_with(r#"{"skipped_notes":"1 note(s) over the 32 MB"#)
+                && text.contains("Huge export.md"),
+            "{tool}: {text}"
+        );
+    }
     let listing = offline
         .call_tool("list_files", json!({"limit": 500}))
         .unwrap();

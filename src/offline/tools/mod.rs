@@ -63,6 +63,24 @@ pub(crate) fn served(name: &str) -> Option<Served> {
     })
 }
 
+/// Whether a tool's answer depends on the text, links or tags of notes other than one it was given, so that notes
+/// too large to read from disk leave it incomplete.
+pub(crate) fn reads_every_note(name: &str) -> bool {
+    matches!(
+        name,
+        "search"
+            | "backlinks"
+            | "outgoing_links"
+            | "unresolved_links"
+            | "orphans"
+            | "tags"
+            | "files_by_tag"
+            | "note_metadata"
+            | "outline"
+            | "batch"
+    )
+}
+
 /// The message of a tool that cannot run while Obsidian is closed.
 pub(crate) fn needs_obsidian(name: &str) -> String {
     let why = if name == "active_note" {

@@ -11,7 +11,7 @@
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
-use super::super::paths::{MAX_FILE_BYTES, ToolError, quote};
+use super::super::paths::{ToolError, quote};
 use super::super::text::{
     SNIPPET_CHARS, cut_chars, snippet, snippet_around, split_lines, utf16_len,
 };
@@ -274,16 +274,12 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     let mut searched = 0;
     let mut next: Option<String> = None;
     let mut last: Option<(String, usize)> = None;
-    let mut too_large: Vec<&str> = Vec::new();
 
     'scan: for file in files {
         searched += 1;
         // A note whose real file is outside the vault is never read, so never quoted (the plugin reads it, then
         // refuses to quote it).
         let Some(note) = ctx.snapshot.note(&file.path) else {
-            if file.inside && file.size > MAX_FILE_BYTES {
-                too_large.push(file.path.as_str());
-            }
             continue;
         };
         let text = note.text.as_str();
@@ -364,44 +360,14 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         }
         flush(&mut results, file_result, matches);
     }
-    let mut out = Map::new();
-    if !too_large.is_empty() {
-        // First, so that a reader who stops early still learns the answer is incomplete.
-        out.insert(
-            "not_searched".into(),
-            json!(not_searched_notice(&too_large)),
-        );
-    }
-    for (key, value) in [
-        ("query", json!(cut_chars(&query, 200))),
-        ("results", json!(results)),
-        ("total_matches", json!(total)),
-        ("notes_searched", json!(searched)),
-        ("truncated", json!(next.is_some())),
-        ("next_cursor", json!(next)),
-    ] {
-        out.insert(key.into(), value);
-    }
-    Ok(Output::Json(Value::Object(out)))
-}
-
-/// The notice of a search that passed over notes too large to read from disk.
-fn not_searched_notice(paths: &[&str]) -> String {
-    const NAMED: usize = 5;
-    let named: Vec<String> = paths.iter().take(NAMED).map(|path| quote(path)).collect();
-    let more = paths.len().saturating_sub(NAMED);
-    format!(
-        "{} note(s) over the {} MB that offline mode reads of one file were not searched: {}{}; open the vault in \
-         Obsidian to search them",
-        paths.len(),
-        MAX_FILE_BYTES / 1_048_576,
-        named.join(", "),
-        if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        }
-    )
+    Ok(Output::Json(json!({
+        "query": cut_chars(&query, 200),
+        "results": results,
+        "total_matches": total,
+        "notes_searched": searched,
+        "truncated": next.is_some(),
+        "next_cursor": next,
+    })))
 }
 
 /// Adds a file's result when it holds at least one match (the plugin pushes a file with its first match).
