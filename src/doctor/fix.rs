@@ -336,7 +336,7 @@ fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<
     } else {
         String::new()
     };
-    let read_only = if parsed.is_none() && original.is_some() {
+    let read_only_said = if parsed.is_none() && original.is_some() {
         if read_only {
             ", read-only on (the damaged file said so, or no longer said)"
         } else {
@@ -346,7 +346,7 @@ fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<
         ""
     };
     Ok(Some(format!(
-        "repaired `{}` (port {port}, {kept}{read_only}){saved}",
+        "repaired `{}` (port {port}, {kept}{read_only_said}){saved}",
         path.display()
     )))
 }

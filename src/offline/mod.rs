@@ -159,12 +159,8 @@ impl OfflineVault {
         if let (Some(snapshot), true, false) = (&state.snapshot, recent, force) {
             return Arc::clone(snapshot);
         }
-        let changed = Snapshot::refresh_if_changed(
-            &self.root,
-            &self.real,
-            &self.config_dir,
-            state.snapshot.as_deref(),
-        );
+        let changed =
+            Snapshot::refresh_if_changed(&self.root, &self.real, state.snapshot.as_deref());
         state.checked = Some(Instant::now());
         if let Some(next) = changed {
             state.snapshot = Some(Arc::new(next));

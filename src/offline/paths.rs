@@ -201,6 +201,11 @@ impl RealVault {
         &self.root
     }
 
+    /// The config folder's name below the vault, without slashes at its ends.
+    pub(crate) fn config_dir(&self) -> &str {
+        &self.config_dir
+    }
+
     /// Whether a canonical path may be read or written: inside the vault and outside its config folder.
     pub(crate) fn allows(&self, real: &Path) -> bool {
         let Ok(below) = real.strip_prefix(&self.root) else {
@@ -296,7 +301,7 @@ impl ReadRefusal {
 }
 
 /// What a tool says of a file too large to read from disk.
-pub(crate) fn too_large_message(path: &str, size: u64) -> String {
+fn too_large_message(path: &str, size: u64) -> String {
     format!(
         "{} is {:.1} MB, over the {} MB that offline mode reads of one file: open the vault in Obsidian to read it",
         quote(path),

@@ -174,7 +174,7 @@ fn is_hidden(path: &str, config_dir: &str) -> bool {
     in_config || path.split('/').any(|segment| segment.starts_with('.'))
 }
 
-fn walk(root: &Path, real: &RealVault, config_dir: &str) -> Listing {
+fn walk(root: &Path, real: &RealVault) -> Listing {
     let mut listing = Listing {
         files: Vec::new(),
         folders: Vec::new(),
@@ -183,7 +183,6 @@ fn walk(root: &Path, real: &RealVault, config_dir: &str) -> Listing {
     walk_folder(
         root,
         real,
-        config_dir,
         "",
         real.root().to_path_buf(),
         &mut seen,
@@ -195,7 +194,6 @@ fn walk(root: &Path, real: &RealVault, config_dir: &str) -> Listing {
 fn walk_folder(
     root: &Path,
     vault: &RealVault,
-    config_dir: &str,
     folder: &str,
     real_folder: PathBuf,
     seen: &mut HashSet<PathBuf>,
@@ -226,7 +224,7 @@ fn walk_folder(
         } else {
             format!("{folder}/{name}")
         };
-        if is_hidden(&path, config_dir) {
+        if is_hidden(&path, vault.config_dir()) {
             continue;
         }
         let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
@@ -259,7 +257,7 @@ fn walk_folder(
             // never entered: nothing there is read, not even a directory listing (a link to `~` would otherwise be
             // walked every time).
             if vault.allows(&real) {
-                walk_folder(root, vault, config_dir, &path, real, seen, listing);
+                walk_folder(root, vault, &path, real, seen, listing);
             }
         } else if metadata.is_file() {
             let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
@@ -292,10 +290,9 @@ impl Snapshot {
     pub(crate) fn refresh_if_changed(
         root: &Path,
         real: &RealVault,
-        config_dir: &str,
         previous: Option<&Snapshot>,
     ) -> Option<Snapshot> {
-        let listing = walk(root, real, config_dir);
+        let listing = walk(root, real);
         if previous.is_some_and(|previous| {
             previous.files == listing.files && previous.folders == listing.folders
         }) {
@@ -306,13 +303,8 @@ impl Snapshot {
 
     /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change.
     #[cfg(test)]
-    pub(crate) fn refresh(
-        root: &Path,
-        real: &RealVault,
-        config_dir: &str,
-        previous: Option<&Snapshot>,
-    ) -> Snapshot {
-        Self::build(root, walk(root, real, config_dir), previous)
+    pub(crate) fn refresh(root: &Path, real: &RealVault, previous: Option<&Snapshot>) -> Snapshot {
+        Self::build(root, walk(root, real), previous)
     }
 
     fn build(root: &Path, listing: Listing, previous: Option<&Snapshot>) -> Snapshot {
@@ -646,7 +638,7 @@ mod tests {
             std::fs::write(full, text).unwrap();
         }
         let real = RealVault::new(std::fs::canonicalize(dir.path()).unwrap(), ".obsidian");
-        let snapshot = Snapshot::refresh(dir.path(), &real, ".obsidian", None);
+        let snapshot = Snapshot::refresh(dir.path(), &real, None);
         (dir, snapshot)
     }
 
@@ -763,15 +755,13 @@ mod tests {
     fn refresh_rereads_only_changed_notes() {
         let (dir, first) = vault(&[("a.md", "[[b]]"), ("b.md", "")]);
         let real = RealVault::new(std::fs::canonicalize(dir.path()).unwrap(), ".obsidian");
-        assert!(
-            Snapshot::refresh_if_changed(dir.path(), &real, ".obsidian", Some(&first)).is_none()
-        );
-        let same = Snapshot::refresh(dir.path(), &real, ".obsidian", Some(&first));
+        assert!(Snapshot::refresh_if_changed(dir.path(), &real, Some(&first)).is_none());
+        let same = Snapshot::refresh(dir.path(), &real, Some(&first));
         assert!(Arc::ptr_eq(&first.notes["a.md"], &same.notes["a.md"]));
         std::fs::write(dir.path().join("a.md"), "[[c]] and more").unwrap();
         std::fs::write(dir.path().join("c.md"), "").unwrap();
-        let changed = Snapshot::refresh_if_changed(dir.path(), &real, ".obsidian", Some(&same))
-            .expect("a change is seen");
+        let changed =
+            Snapshot::refresh_if_changed(dir.path(), &real, Some(&same)).expect("a change is seen");
         assert_eq!(
             changed.links["a.md"].resolved,
             vec![("c.md".to_string(), 1)]
@@ -793,7 +783,7 @@ mod tests {
         )
         .unwrap();
         let real = RealVault::new(std::fs::canonicalize(dir.path()).unwrap(), ".obsidian");
-        let snapshot = Snapshot::refresh(dir.path(), &real, ".obsidian", None);
+        let snapshot = Snapshot::refresh(dir.path(), &real, None);
         assert!(snapshot.file("cfglink/plugins/obsmcp/data.json").is_none());
         assert!(!snapshot.file("token.md").unwrap().inside);
         assert!(snapshot.note("token.md").is_none());
@@ -809,7 +799,7 @@ mod tests {
             .unwrap();
         std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
         let real = RealVault::new(std::fs::canonicalize(dir.path()).unwrap(), ".obsidian");
-        let snapshot = Snapshot::refresh(dir.path(), &real, ".obsidian", None);
+        let snapshot = Snapshot::refresh(dir.path(), &real, None);
         let leak = snapshot.file("leak.md").unwrap();
         assert!(!leak.inside);
         assert!(snapshot.note("leak.md").is_none());

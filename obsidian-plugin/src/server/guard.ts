@@ -48,7 +48,7 @@ function hostName(host: string): string {
 }
 
 /** True when the request carries `Authorization: Bearer <token>`; compared in constant time. */
-export function hasBearerToken(request: IncomingMessage, token: string): boolean {
+function hasBearerToken(request: IncomingMessage, token: string): boolean {
   const header = request.headers.authorization;
   if (typeof header !== "string") return false;
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);

@@ -181,12 +181,7 @@ export class VaultMcpServer {
       sendRpcError(response, 403, RpcCode.Refused, `Forbidden: ${refusal}`);
       return;
     }
-    const allowed = this.credentials.allows(request, this.token);
-    if (allowed) {
-      const state = this.sockets.get(request.socket);
-      if (state) state.authenticated = true;
-    }
-    if (!allowed) {
+    if (!this.credentials.allows(request, this.token)) {
       sendRpcError(
         response,
         401,
@@ -197,6 +192,8 @@ export class VaultMcpServer {
       );
       return;
     }
+    const socket = this.sockets.get(request.socket);
+    if (socket) socket.authenticated = true;
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     const method = request.method ?? "GET";
     switch (url.pathname) {
