@@ -18,6 +18,7 @@ import { errorKind, SessionServer, type SessionDeps } from "./mcp";
 import { RpcCode, sendRpcError } from "./respond";
 import { SessionRegistry } from "./sessions";
 import { StatusBoard, type ServerStatus } from "./status";
+import { closeWhenUnread, MAX_UNREAD_BYTES } from "./unread";
 
 /** Interval of the comment lines that keep idle legacy SSE streams open through proxies and client timeouts. */
 export const SSE_KEEP_ALIVE_MS = 15_000;
@@ -264,6 +265,11 @@ export class VaultMcpServer {
 
   private async openLegacyStream(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const server = new SessionServer(this.deps);
+    closeWhenUnread(response, (unread) =>
+      this.board.recordError(
+        `closed a legacy SSE session whose client stopped reading (${mib(unread)} MiB unread, limit ${mib(MAX_UNREAD_BYTES)} MiB)`,
+      ),
+    );
     const transport = new SSEServerTransport("/messages", response);
     const id = transport.sessionId;
     const keepAlive = setInterval(() => {
@@ -352,6 +358,10 @@ function sessionNotFound(response: ServerResponse, id: string | number | null): 
 
 function methodNotAllowed(response: ServerResponse, allow: string): void {
   sendRpcError(response, 405, RpcCode.Refused, `Method not allowed here; allowed: ${allow}`, null, { allow });
+}
+
+function mib(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1);
 }
 
 function truncate(text: string, max: number): string {
