@@ -1,6 +1,7 @@
 // Path safety, read-only mode and the tool catalog's shape, through the real main.js. Escapes are tried on every
 // kind of path argument; symlinks out of the vault are created at test time; writes must leave no trace outside.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -335,6 +336,65 @@ describe("notes whose real file is outside the vault (symlinks) are listed but n
     const found = await session.ok("search", { query: "kiwifruit" });
     assert.deepEqual(found.results.map((entry) => entry.path), ["Real/Inner.md"]);
     assert.ok(!JSON.stringify(found).includes(SECRET));
+  });
+});
+
+describe("a symlink swapped in during a call", () => {
+  const SECRET = "quokkasecret";
+  let vault;
+  let outside;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    outside = tempDir("obsmcp-outside-");
+    fs.writeFileSync(path.join(outside.dir, "secret.md"), `${SECRET} from outside the vault\n`);
+    fs.writeFileSync(path.join(vault.dir, "Swap.md"), "inside text\n");
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+    outside?.remove();
+  });
+
+  const CALLS = [
+    ["read_note", { path: "Swap.md" }],
+    ["note_metadata", { path: "Swap.md" }],
+    ["search", { query: "from outside" }],
+    ["outline", { path: "Swap.md" }],
+    ["outgoing_links", { path: "Swap.md" }],
+    ["batch", { calls: [{ tool: "read_note", arguments: { path: "Swap.md" } }] }],
+  ];
+
+  it("never redirects a read outside the vault (open first, then verify)", { timeout: 60000 }, async () => {
+    // Another process turns Swap.md into a symlink to the secret and back, as fast as it can, while reads run.
+    const note = path.join(vault.dir, "Swap.md");
+    const script = `
+      const fs = require("fs");
+      const [note, secret, spare] = process.argv.slice(1);
+      for (let i = 0; ; i += 1) {
+        fs.writeFileSync(spare, "inside text\\n");
+        fs.renameSync(spare, note);
+        fs.symlinkSync(secret, spare);
+        fs.renameSync(spare, note);
+      }`;
+    const swapper = spawn(process.execPath, ["-e", script, note, path.join(outside.dir, "secret.md"), path.join(vault.dir, "spare")], {
+      stdio: "ignore",
+    });
+    const leaked = [];
+    let inside = 0;
+    try {
+      for (let round = 0; round < 1500; round += 1) {
+        const [tool, args] = CALLS[round % CALLS.length];
+        const result = await session.call(tool, args);
+        if (result.text.includes(SECRET)) leaked.push(tool);
+        else if (!result.isError) inside += 1;
+      }
+    } finally {
+      swapper.kill("SIGKILL");
+    }
+    assert.deepEqual(leaked, [], `${leaked.length} of 1500 calls returned the file outside the vault`);
+    assert.ok(inside > 0, "some reads should have found the note itself");
   });
 });
 

@@ -7,7 +7,7 @@ import type { TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { backlinkSources } from "../vault/links";
 import { withPathLocks } from "../vault/locks";
-import { assertInsideVaultOnDisk, cleanVaultPath, ensureParentFolders, newNotePath, resolveMarkdown, resolveNote } from "../vault/paths";
+import { assertInsideVaultOnDisk, cleanVaultPath, ensureParentFolders, newNotePath, readVerified, resolveMarkdown, resolveNote } from "../vault/paths";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
@@ -27,7 +27,7 @@ async function editFrontmatter(
   edit: (frontmatter: Record<string, unknown>) => void,
 ): Promise<string> {
   return withPathLocks([file.path], async () => {
-    checkExpectedHash(file.path, await ctx.app.vault.read(file), expectedHash);
+    checkExpectedHash(file.path, await readVerified(ctx, file), expectedHash);
     try {
       await ctx.app.fileManager.processFrontMatter(file, edit);
     } catch (error) {
@@ -38,7 +38,7 @@ async function editFrontmatter(
           '(fix the YAML with patch_section target "frontmatter")',
       );
     }
-    return contentHash(await ctx.app.vault.read(file));
+    return contentHash(await readVerified(ctx, file));
   });
 }
 
@@ -133,14 +133,14 @@ export const moveNote = writeTool(
         if (file.path !== from || ctx.app.vault.getAbstractFileByPath(from) !== file) {
           throw new ToolError(`${from} was moved or deleted by another write meanwhile; nothing was moved`);
         }
-        if (args.expected_hash !== undefined) checkExpectedHash(from, await ctx.app.vault.read(file), args.expected_hash);
+        if (args.expected_hash !== undefined) checkExpectedHash(from, await readVerified(ctx, file), args.expected_hash);
         const taken = ctx.app.vault.getAbstractFileByPath(to);
         if (taken && taken !== file) throw new ToolError(`${to} already exists; nothing was moved`);
         const linking = backlinkSources(ctx, from).map((source) => source.path);
         await ensureParentFolders(ctx, to);
         await ctx.app.fileManager.renameFile(file, to);
         // Obsidian may rewrite the moved note's own relative links, so its hash is reported afresh.
-        const sha256 = file.extension.toLowerCase() === "md" ? contentHash(await ctx.app.vault.read(file)) : null;
+        const sha256 = file.extension.toLowerCase() === "md" ? contentHash(await readVerified(ctx, file)) : null;
         return json({ from, to: file.path, linking_notes: linking.length, sha256 });
       });
     },
@@ -164,7 +164,7 @@ export const deleteNote = writeTool(
         if (file.path !== path || ctx.app.vault.getAbstractFileByPath(path) !== file) {
           throw new ToolError(`${path} was moved or deleted by another write meanwhile; nothing was deleted`);
         }
-        if (args.expected_hash !== undefined) checkExpectedHash(path, await ctx.app.vault.read(file), args.expected_hash);
+        if (args.expected_hash !== undefined) checkExpectedHash(path, await readVerified(ctx, file), args.expected_hash);
         const linking = backlinkSources(ctx, path).length;
         await ctx.app.fileManager.trashFile(file);
         return json({ path, trashed: true, linking_notes: linking });

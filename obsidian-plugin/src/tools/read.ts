@@ -7,7 +7,7 @@ import type { CachedMetadata } from "obsidian";
 import { contentHash } from "../vault/hash";
 import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor } from "../vault/limits";
 import { splitLines } from "../vault/lines";
-import { isInConfigDir, resolveFolder, resolveMarkdown, resolveNote } from "../vault/paths";
+import { isInConfigDir, resolveFolder, readVerified, resolveMarkdown, resolveNote } from "../vault/paths";
 import { findBlock, findHeading, findHeadings, headingSectionEnd } from "../vault/sections";
 import { backlinkSources, frontmatterAliases, noteTags, resolveLink } from "../vault/links";
 import { dailyNoteSettings } from "../vault/daily";
@@ -123,7 +123,7 @@ export const readNote = defineTool({
   annotations: READ,
   async run(args, ctx) {
     const { file, subpath } = resolveNote(ctx, args.path);
-    const text = await ctx.app.vault.read(file);
+    const text = await readVerified(ctx, file);
     const lines = splitLines(text);
     let heading = args.heading;
     let block = args.block;
@@ -181,7 +181,7 @@ export const noteMetadata = defineTool({
   async run(args, ctx) {
     const { file } = resolveMarkdown(ctx, args.path);
     const cache: CachedMetadata = ctx.app.metadataCache.getFileCache(file) ?? {};
-    const text = await ctx.app.vault.read(file);
+    const text = await readVerified(ctx, file);
     const cut: string[] = [];
     const links = (cache.links ?? []).map((link) => ({
       link: link.link,

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { MarkdownView, TFile } from "obsidian";
 import { cutChars, limitArg, maxCharsArg } from "../vault/limits";
 import { splitLines } from "../vault/lines";
-import { ensureParentFolders, insideVaultChecker, isInConfigDir, newNotePath, resolveNote } from "../vault/paths";
+import { ensureParentFolders, insideVaultChecker, isInConfigDir, newNotePath, readVerified, resolveNote } from "../vault/paths";
 import { dailyNotePath, dailyNoteSettings, fillDailyTemplate, parseDailyDate } from "../vault/daily";
 import { isoTime, json, renderRead } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -117,7 +117,7 @@ export const dailyNote = defineTool({
         `no daily note for ${day.format("YYYY-MM-DD")} (it would be ${JSON.stringify(path)}); create_daily_note creates it`,
       );
     }
-    const text = await ctx.app.vault.read(existing);
+    const text = await readVerified(ctx, existing);
     return renderRead(existing, text, { start: 0, end: splitLines(text).length, maxChars: args.max_chars });
   },
 });
@@ -136,7 +136,7 @@ export const createDailyNote = defineTool({
   async run(args, ctx) {
     const { settings, day, path, existing } = dailyNoteTarget(ctx, args.date);
     if (existing) {
-      const text = await ctx.app.vault.read(existing);
+      const text = await readVerified(ctx, existing);
       return renderRead(existing, text, { start: 0, end: splitLines(text).length, maxChars: args.max_chars });
     }
     if (ctx.readOnly) throw new ToolError("creating a daily note is refused: the obsmcp plugin is in read-only mode");
@@ -144,7 +144,7 @@ export const createDailyNote = defineTool({
     if (settings.template !== "") {
       const template = templateFile(ctx, settings.template);
       const title = path.slice(path.lastIndexOf("/") + 1, -".md".length);
-      content = fillDailyTemplate(await ctx.app.vault.read(template), title, day, settings);
+      content = fillDailyTemplate(await readVerified(ctx, template), title, day, settings);
     }
     await ensureParentFolders(ctx, path);
     const created = await ctx.app.vault.create(path, content);

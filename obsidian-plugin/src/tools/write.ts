@@ -7,7 +7,7 @@ import { TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { editLines, linesOf, splitLines } from "../vault/lines";
 import { withPathLocks } from "../vault/locks";
-import { ensureParentFolders, newNotePath, resolveMarkdown } from "../vault/paths";
+import { ensureParentFolders, newNotePath, readVerified, resolveMarkdown } from "../vault/paths";
 import { findBlock, findHeading, findHeadings, frontmatterRange, headingSectionEnd } from "../vault/sections";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -58,7 +58,7 @@ export const createNote = writeTool(
       if (existing && !(existing instanceof TFile)) throw new ToolError(`${path} is a folder`);
       if (existing instanceof TFile) {
         if (args.if_exists !== "overwrite") {
-          const current = contentHash(await ctx.app.vault.read(existing));
+          const current = contentHash(await readVerified(ctx, existing));
           throw new ToolError(
             `${path} already exists (sha256 ${current}); pass if_exists: "overwrite" to replace it, or edit it instead`,
           );

@@ -2,10 +2,12 @@
 // Paths are vault-relative with "/" separators. We refuse rather than repair anything that could point outside the
 // vault or into its config folder: absolute paths, ".." segments, percent-encoded dots or separators, backslashes,
 // control characters, Windows device names, and symlinks whose real location on disk is outside the vault. The
-// symlink check needs the disk, so it uses Node's fs on the vault's base path; vault content itself is only ever read
-// through Obsidian.
+// symlink check needs the disk, so it uses Node's fs on the vault's base path. A note whose text goes to an agent is
+// read by `readVerified`: opened first, then confirmed to be a file inside the vault, so a symlink swapped in
+// between a check and the read cannot redirect it.
 
-import { realpathSync } from "fs";
+import { promises as fsp, realpathSync, type Stats } from "fs";
+import type { FileHandle } from "fs/promises";
 import { dirname, join, sep } from "path";
 import { TFile, TFolder } from "obsidian";
 import type { ToolContext } from "../tools/types";
@@ -194,13 +196,65 @@ export function insideVaultPathChecker(ctx: ToolContext): (path: string) => bool
   };
 }
 
+/**
+ * Reads a file's text as `vault.read` does (from disk, UTF-8), judged by what was really opened: the file is opened
+ * first, then the real location of what was opened must be inside the vault and outside its config folder. On Linux
+ * the kernel names that location (`/proc/self/fd`), which no later swap can change. Elsewhere the path is resolved
+ * again and its last component must be the very file opened (same device and inode, not following a link), so a
+ * symlink swapped in for the note itself is refused; a folder above it swapped in the same instant is a window
+ * there.
+ */
+export async function readVerified(ctx: ToolContext, file: TFile): Promise<string> {
+  const full = join(vaultBasePath(ctx), ...file.path.split("/"));
+  let handle: FileHandle;
+  try {
+    handle = await fsp.open(full, "r");
+  } catch (error) {
+    throw new ToolError(`could not read ${file.path}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+  }
+  try {
+    const opened = await handle.stat();
+    const real = opened.isFile() ? await realLocationOf(handle, full, opened) : null;
+    if (real === null) throw changedWhileRead(file.path);
+    if (!realLocationTest(ctx)(real)) throw outsideVault(file.path);
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Where the file behind `handle` really is, or null when `full` no longer leads to it. */
+async function realLocationOf(handle: FileHandle, full: string, opened: Stats): Promise<string | null> {
+  if (process.platform === "linux") {
+    try {
+      // A file replaced since it was opened is named "<path> (deleted)": still where it was, which is what counts.
+      return await fsp.readlink(`/proc/self/fd/${handle.fd}`);
+    } catch {
+      // No /proc mounted: judge by path as elsewhere.
+    }
+  }
+  try {
+    const real = await fsp.realpath(full);
+    const there = await fsp.lstat(real);
+    return there.dev === opened.dev && there.ino === opened.ino ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+function changedWhileRead(path: string): ToolError {
+  return new ToolError(`${JSON.stringify(path)} changed while it was being read (a file or symlink was swapped in): retry`);
+}
+
+function outsideVault(path: string): ToolError {
+  return new ToolError(
+    `${JSON.stringify(path)} resolves (through a symlink) to a location outside the vault or inside its config folder`,
+  );
+}
+
 /** Throws unless `path` stays inside the vault on disk. */
 export function assertInsideVaultOnDisk(ctx: ToolContext, path: string): void {
-  if (!isInsideVaultOnDisk(ctx, path)) {
-    throw new ToolError(
-      `${JSON.stringify(path)} resolves (through a symlink) to a location outside the vault or inside its config folder`,
-    );
-  }
+  if (!isInsideVaultOnDisk(ctx, path)) throw outsideVault(path);
 }
 
 /** A note reference split into the path part and the `#heading` / `#^block` part of a link. */
