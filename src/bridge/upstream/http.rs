@@ -8,6 +8,7 @@
 //! a connection that broke after sending means nobody knows.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
@@ -34,6 +35,9 @@ pub(crate) struct HttpLink {
     protocol: Mutex<Option<HeaderValue>>,
     events: Events,
     stop: CancellationToken,
+    /// Whether any request reached a server (an answer of any status, from anyone, or a connection it then dropped):
+    /// not a closed port.
+    answered: AtomicBool,
 }
 
 impl HttpLink {
@@ -54,7 +58,14 @@ impl HttpLink {
             protocol: Mutex::new(None),
             events,
             stop: CancellationToken::new(),
+            answered: AtomicBool::new(false),
         })
+    }
+
+    /// Whether something answered on the port, even with an error or without proof: retrying it at once would hammer
+    /// a live server, unlike a closed port.
+    pub(crate) fn was_answered(&self) -> bool {
+        self.answered.load(Ordering::Relaxed)
     }
 
     /// Sends the negotiated protocol version on every later request, as the spec asks.
@@ -105,9 +116,12 @@ impl HttpLink {
             if error.is_connect() {
                 SendError::NotDelivered(describe_reqwest_error(&error))
             } else {
+                // Connected, then dropped or silent: a server is there.
+                self.answered.store(true, Ordering::Relaxed);
                 SendError::Unknown(describe_reqwest_error(&error))
             }
         })?;
+        self.answered.store(true, Ordering::Relaxed);
         if let Some(challenge) = challenge
             && !challenge.is_met_by(response.headers())
         {

@@ -12,7 +12,7 @@ mod http;
 mod sse;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -40,6 +40,33 @@ const BACKOFF_CAP: Duration = Duration::from_millis(500);
 /// used instead), so this spacing is what a burst of offline reads pays per call: 50 ms made them 13 times slower
 /// than the offline index itself on the 10,000-note benchmark.
 const MIN_SPACING: Duration = Duration::from_millis(5);
+
+/// Why a connection attempt failed.
+struct AttemptFailed {
+    reason: String,
+    /// Whether a server took part (answered with an error, without proof, or died after starting). Only an attempt
+    /// that reached nobody (a closed port) may be retried as soon as a call asks: anything else waits out the backoff,
+    /// so waiting calls cannot drive requests at a failing server.
+    server_answered: bool,
+}
+
+impl AttemptFailed {
+    fn answered(reason: String) -> Self {
+        Self {
+            reason,
+            server_answered: true,
+        }
+    }
+}
+
+impl From<String> for AttemptFailed {
+    fn from(reason: String) -> Self {
+        Self {
+            reason,
+            server_answered: false,
+        }
+    }
+}
 
 /// What the supervisor reports to the rest of the bridge.
 #[derive(Debug)]
@@ -159,6 +186,14 @@ impl Link {
         }
     }
 
+    /// Whether a server took part in this link's life (see [`AttemptFailed::server_answered`]).
+    fn server_answered(&self) -> bool {
+        match self {
+            Self::Http(link) => link.was_answered(),
+            Self::Sse(_) | Self::Child(_) => true,
+        }
+    }
+
     fn transport(&self) -> &'static str {
         match self {
             Self::Http(_) => "streamable_http",
@@ -257,6 +292,9 @@ pub(crate) struct Upstream {
     log_level: Mutex<Option<Value>>,
     diagnostics: Arc<Diagnostics>,
     shutdown: CancellationToken,
+    /// Set while the last attempt failed with a server answering: calls then wait out the backoff and offline reads
+    /// go to disk at once, instead of each asking for a fresh attempt.
+    server_failing: AtomicBool,
 }
 
 impl Upstream {
@@ -290,6 +328,7 @@ impl Upstream {
             log_level: Mutex::new(None),
             diagnostics,
             shutdown: CancellationToken::new(),
+            server_failing: AtomicBool::new(false),
         })
     }
 
@@ -344,6 +383,7 @@ impl Upstream {
             match established {
                 Ok(session) => {
                     failures = 0;
+                    self.server_failing.store(false, Ordering::Relaxed);
                     if ever_connected {
                         self.facts.lock().expect("facts lock").reconnects += 1;
                     }
@@ -376,22 +416,28 @@ impl Upstream {
                     // Reconnect at once: a restarted server is usually back already.
                     continue;
                 }
-                Err(reason) => {
+                Err(failed) => {
                     failures = failures.saturating_add(1);
-                    tracing::debug!("upstream connection attempt failed: {reason}");
-                    self.set_state(UpstreamState::Down { last_error: reason });
+                    tracing::debug!("upstream connection attempt failed: {}", failed.reason);
+                    self.server_failing
+                        .store(failed.server_answered, Ordering::Relaxed);
+                    self.set_state(UpstreamState::Down {
+                        last_error: failed.reason,
+                    });
                 }
             }
             let backoff = Duration::from_millis(50 << failures.min(4)).min(BACKOFF_CAP);
             let earliest = tokio::time::Instant::from_std(started + MIN_SPACING);
+            // A waiting call cuts the backoff short, with attempts still spaced, but only while nobody answers on
+            // the other end: a failing server gets the whole backoff however many calls wait.
+            let wakeable = !self.server_failing.load(Ordering::Relaxed);
             tokio::select! {
                 () = self.shutdown.cancelled() => break,
                 () = tokio::time::sleep(backoff) => {}
-                // A waiting call cuts the backoff short, but attempts stay spaced.
                 () = async {
                     self.wake.notified().await;
                     tokio::time::sleep_until(earliest).await;
-                } => {}
+                }, if wakeable => {}
             }
         }
         self.set_state(UpstreamState::Stopped);
@@ -408,7 +454,7 @@ impl Upstream {
     }
 
     /// Connects, performs the handshake, fetches the catalog.
-    async fn establish(self: &Arc<Self>, generation: u64) -> Result<Session, String> {
+    async fn establish(self: &Arc<Self>, generation: u64) -> Result<Session, AttemptFailed> {
         let (sender, receiver) = mpsc::unbounded_channel();
         let (link, timeout) = self.open_link(sender.clone()).await?;
         let session = Session {
@@ -425,12 +471,15 @@ impl Upstream {
                 session.end(&reason);
                 self.fail_pending(generation, &reason);
                 session.link.close().await;
-                Err(reason)
+                Err(AttemptFailed {
+                    reason,
+                    server_answered: session.link.server_answered(),
+                })
             }
         }
     }
 
-    async fn open_link(&self, events: Events) -> Result<(Link, Duration), String> {
+    async fn open_link(&self, events: Events) -> Result<(Link, Duration), AttemptFailed> {
         match &self.target {
             UpstreamTarget::Vault { path, config_dir } => {
                 let data = obsmcp_installer::plugin_data::read(path, config_dir).map_err(|error| {
@@ -457,8 +506,8 @@ impl Upstream {
                         .await
                         .map(|link| (Link::Sse(link), HTTP_HANDSHAKE_TIMEOUT))
                         .map_err(|error| match error {
-                            sse::OpenError::Unreachable(reason)
-                            | sse::OpenError::NotSse(reason) => reason,
+                            sse::OpenError::Unreachable(reason) => reason.into(),
+                            sse::OpenError::NotSse(reason) => AttemptFailed::answered(reason),
                         });
                 }
                 Ok((
@@ -472,7 +521,9 @@ impl Upstream {
                 ))
             }
             UpstreamTarget::Command { program, args } => {
-                let link = child::ChildLink::spawn(program, args, events)?;
+                // A program that cannot start is not retried at once either: each try is a process spawn.
+                let link = child::ChildLink::spawn(program, args, events)
+                    .map_err(AttemptFailed::answered)?;
                 tracing::info!("started the upstream server process (pid {:?})", link.pid());
                 Ok((Link::Child(link), CHILD_HANDSHAKE_TIMEOUT))
             }
@@ -874,6 +925,10 @@ impl Upstream {
                 UpstreamState::Ready if self.ready_session().is_some() => return true,
                 UpstreamState::Stopped => return false,
                 UpstreamState::Down { .. } if attempt_seen => return false,
+                // A failing server is not asked again before its backoff ends: the disk answers now.
+                UpstreamState::Down { .. } if self.server_failing.load(Ordering::Relaxed) => {
+                    return false;
+                }
                 UpstreamState::Down { .. } => self.wake.notify_one(),
                 UpstreamState::Connecting => attempt_seen = true,
                 UpstreamState::Ready => {}

@@ -546,6 +546,39 @@ fn an_impostor_on_the_port_never_gets_the_token_and_its_answers_are_ignored() {
     );
 }
 
+/// Issue 12 (low): with the plugin's port answering 500 or dropping every connection, each waiting call asked for a
+/// fresh attempt, about 162 requests a second at a server that was already failing. Calls now wait out the
+/// supervisor's backoff (at most one attempt per 500 ms once it has ramped up), and reads go to disk meanwhile.
+#[test]
+fn calls_do_not_drive_requests_at_a_plugin_that_answers_500_or_drops_connections() {
+    for mode in ["500", "close"] {
+        let setup = setup();
+        let log = setup.home.path().join("failing.log");
+        let _server = crate::support::start_failing(setup.port, mode, &log);
+        let mut bridge = setup.bridge(&["--connect-wait", "1"]);
+        bridge.initialize();
+        let started = Instant::now();
+        let mut calls = 0;
+        while started.elapsed() < Duration::from_secs(4) {
+            let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+            assert!(
+                !is_error(&answer) && answer["result"]["_meta"]["obsmcp/source"] == "disk",
+                "{mode}: reads are served from disk meanwhile: {answer}"
+            );
+            calls += 1;
+        }
+        let elapsed = started.elapsed().as_secs_f64();
+        let requests = std::fs::read_to_string(&log).unwrap().lines().count();
+        eprintln!("{mode}: {requests} requests during {calls} calls in {elapsed:.1} s");
+        // The backoff allows about 12 attempts in this time (100, 200, 400, then 500 ms apart), however many calls.
+        assert!(
+            requests <= 30,
+            "{mode}: {requests} requests reached the failing server during {calls} calls in {elapsed:.1} s"
+        );
+        assert!(requests >= 2, "{mode}: the bridge kept trying ({requests})");
+    }
+}
+
 /// Issue 12, finding 11: `batch` ran the tools `--deny-tool` and `--allow-tool` kept from direct calls.
 #[test]
 fn batch_meets_the_allow_and_deny_lists_for_every_call_it_holds() {

@@ -361,6 +361,17 @@ pub fn start_impostor(port: u16, log: &Path) -> ChildGuard {
     start_listener("impostor", command)
 }
 
+/// A server on `port` that fails every request (`failing.mjs`: MODE "500" or "close"), logging each one to `log`.
+pub fn start_failing(port: u16, mode: &str, log: &Path) -> ChildGuard {
+    let mut command = Command::new("node");
+    command
+        .arg(repo_root().join("tests/it/support/failing.mjs"))
+        .arg(port.to_string())
+        .arg(mode)
+        .arg(log);
+    start_listener("failing server", command)
+}
+
 /// Starts a server that prints `up` on stdout once it listens, and waits for that line.
 pub fn start_listener(name: &str, mut command: Command) -> ChildGuard {
     command.stdin(Stdio::null()).stdout(Stdio::piped());
