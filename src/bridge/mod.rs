@@ -11,6 +11,7 @@ mod config;
 mod diagnostics;
 pub(crate) mod jsonrpc;
 mod offline;
+mod outbox;
 mod policy;
 mod server;
 mod upstream;
@@ -19,7 +20,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
@@ -48,10 +48,11 @@ async fn serve(config: BridgeConfig) {
         upstream: Some(config.upstream.kind()),
         ..Default::default()
     });
-    let (out, outgoing) = mpsc::unbounded_channel::<Value>();
+    let out = Arc::new(outbox::Outbox::new());
     let stdout_gone = tokio_util::sync::CancellationToken::new();
-    let writer = tokio::spawn(write_stdout(outgoing, stdout_gone.clone()));
-    let (events, mut upstream_events) = mpsc::unbounded_channel();
+    let writer = tokio::spawn(write_stdout(Arc::clone(&out), stdout_gone.clone()));
+    // Bounded like a link's queue: the upstream waits while the outbox takes what it sent.
+    let (events, mut upstream_events) = mpsc::channel(upstream::LINK_QUEUE);
     let upstream =
         upstream::Upstream::new(config.upstream.clone(), events, Arc::clone(&diagnostics));
     let offline = match &config.upstream {
@@ -63,7 +64,7 @@ async fn serve(config: BridgeConfig) {
     let server = server::Server::new(
         config,
         Arc::clone(&upstream),
-        out,
+        Arc::clone(&out),
         Arc::clone(&diagnostics),
         offline,
     );
@@ -76,7 +77,7 @@ async fn serve(config: BridgeConfig) {
     });
 
     tokio::select! {
-        () = read_stdin(&server) => tracing::info!("stdin closed; shutting down"),
+        () = read_stdin(&server, &out) => tracing::info!("stdin closed; shutting down"),
         () = termination() => tracing::info!("asked to stop; shutting down"),
         // Nobody reads the answers any more: going on would only run calls whose results are lost.
         () = stdout_gone.cancelled() => tracing::info!("stdout closed; shutting down"),
@@ -88,7 +89,8 @@ async fn serve(config: BridgeConfig) {
     let _ = tokio::time::timeout(Duration::from_millis(200), supervisor).await;
     event_task.abort();
     drop(server);
-    // The writer ends once every sender is gone; give it a moment to flush what is queued.
+    // The writer ends once what is queued is written; give it a moment to flush.
+    out.close();
     let _ = tokio::time::timeout(Duration::from_millis(200), writer).await;
     diagnostics.record(&diagnostics::Record {
         event: "stop",
@@ -100,11 +102,13 @@ async fn serve(config: BridgeConfig) {
 /// a client that never sends a line break cannot make the bridge hold its whole output in memory.
 pub(crate) const MAX_LINE: usize = 64 << 20;
 
-/// Reads stdin line by line, on bytes, until EOF.
-async fn read_stdin(server: &Arc<server::Server>) {
+/// Reads stdin line by line, on bytes, until EOF; while the client leaves more than the outbox's bound unread, it
+/// reads no further requests.
+async fn read_stdin(server: &Arc<server::Server>, out: &outbox::Outbox) {
     let mut reader = BufReader::with_capacity(1 << 16, tokio::io::stdin());
     let mut line = Vec::new();
     loop {
+        out.room().await;
         line.clear();
         match read_line(&mut reader, &mut line, MAX_LINE).await {
             Ok(Some(Read::Line)) => server.handle_line(&line),
@@ -166,20 +170,13 @@ async fn read_line(
     }
 }
 
-/// Writes each message as one line on stdout, the only writer of stdout in the process; cancels `gone` when a write
-/// fails (the client closed its end).
-async fn write_stdout(
-    mut outgoing: mpsc::UnboundedReceiver<Value>,
-    gone: tokio_util::sync::CancellationToken,
-) {
+/// Writes the outbox's lines on stdout, the only writer of stdout in the process; cancels `gone` when a write fails
+/// (the client closed its end).
+async fn write_stdout(outgoing: Arc<outbox::Outbox>, gone: tokio_util::sync::CancellationToken) {
     let mut stdout = tokio::io::stdout();
-    let mut buffer = Vec::new();
-    while let Some(message) = outgoing.recv().await {
-        buffer.clear();
-        serde_json::to_writer(&mut buffer, &message).expect("a JSON value serializes");
-        buffer.push(b'\n');
+    while let Some(line) = outgoing.next().await {
         let written = async {
-            stdout.write_all(&buffer).await?;
+            stdout.write_all(&line).await?;
             stdout.flush().await
         };
         if let Err(error) = written.await {

@@ -15,13 +15,13 @@ use std::time::{Instant, UNIX_EPOCH};
 use futures::FutureExt;
 use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use super::catalog::{self, Catalog, CatalogSource};
 use super::config::{BridgeConfig, UpstreamTarget, redacted};
 use super::diagnostics::{Diagnostics, Record};
 use super::jsonrpc::{self, Line, Message};
 use super::offline::OfflineBackend;
+use super::outbox::Outbox;
 use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamState};
 
 /// The name of the bridge's own tool.
@@ -48,7 +48,7 @@ struct InFlight {
 pub(crate) struct Server {
     config: BridgeConfig,
     upstream: Arc<Upstream>,
-    out: mpsc::UnboundedSender<Value>,
+    out: Arc<Outbox>,
     catalog: Mutex<Catalog>,
     initialized: AtomicBool,
     in_flight: Mutex<HashMap<String, InFlight>>,
@@ -62,7 +62,7 @@ impl Server {
     pub(crate) fn new(
         config: BridgeConfig,
         upstream: Arc<Upstream>,
-        out: mpsc::UnboundedSender<Value>,
+        out: Arc<Outbox>,
         diagnostics: Arc<Diagnostics>,
         offline: Option<Arc<dyn OfflineBackend>>,
     ) -> Arc<Self> {
@@ -81,8 +81,7 @@ impl Server {
     }
 
     fn send(&self, message: Value) {
-        // The writer only goes away at shutdown, when nothing is listening any more.
-        let _ = self.out.send(message);
+        self.out.send(&message);
     }
 
     /// Handles one line from stdin.

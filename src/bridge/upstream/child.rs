@@ -59,7 +59,7 @@ impl ChildLink {
                 match serde_json::from_slice::<Value>(&line) {
                     Ok(message) => {
                         // A closed receiver means this link was replaced; its late messages have no one to reach.
-                        let _ = events.send(LinkEvent::Message(message));
+                        let _ = events.send(LinkEvent::Message(message)).await;
                     }
                     // Some servers print banners on stdout; dropping the line keeps the session alive.
                     Err(error) => tracing::warn!(
@@ -68,7 +68,9 @@ impl ChildLink {
                 }
             }
             // As above: nobody listens once the link is replaced, and then the exit no longer matters.
-            let _ = events.send(LinkEvent::Closed("the server process exited".into()));
+            let _ = events
+                .send(LinkEvent::Closed("the server process exited".into()))
+                .await;
         });
         Ok(Self {
             stdin: Mutex::new(stdin),

@@ -191,11 +191,11 @@ impl HttpLink {
         for message in into_messages(value) {
             answered |= message.get("id").and_then(Value::as_u64) == Some(request_id);
             // A closed receiver means the session is over; the caller learns that from the pending table.
-            let _ = self.events.send(LinkEvent::Message(message));
+            let _ = self.events.send(LinkEvent::Message(message)).await;
         }
         if !answered {
             // Same as above: with the session over, the pending table already answered the caller.
-            let _ = self.events.send(LinkEvent::Orphaned(request_id));
+            let _ = self.events.send(LinkEvent::Orphaned(request_id)).await;
         }
         Ok(())
     }
@@ -305,7 +305,7 @@ pub(crate) async fn read_stream(
                                 answered |= request_id.is_some()
                                     && message.get("id").and_then(Value::as_u64) == request_id;
                                 // A closed receiver means the session ended; the pending table answers its callers.
-                                let _ = events.send(LinkEvent::Message(message));
+                                let _ = events.send(LinkEvent::Message(message)).await;
                             }
                         }
                         Err(error) => {
@@ -317,19 +317,23 @@ pub(crate) async fn read_stream(
             Some(Err(error)) => {
                 let reason = format!("the connection broke: {}", describe_reqwest_error(&error));
                 // As above: a session that already ended needs no word of its broken stream.
-                let _ = events.send(if request_id.is_some() && !answered {
-                    LinkEvent::Closed(reason)
-                } else {
-                    LinkEvent::Suspect
-                });
+                let _ = events
+                    .send(if request_id.is_some() && !answered {
+                        LinkEvent::Closed(reason)
+                    } else {
+                        LinkEvent::Suspect
+                    })
+                    .await;
                 return;
             }
             None => {
-                let _ = events.send(match request_id {
-                    Some(id) if !answered => LinkEvent::Orphaned(id),
-                    Some(_) => return,
-                    None => LinkEvent::Suspect,
-                });
+                let _ = events
+                    .send(match request_id {
+                        Some(id) if !answered => LinkEvent::Orphaned(id),
+                        Some(_) => return,
+                        None => LinkEvent::Suspect,
+                    })
+                    .await;
                 return;
             }
         }

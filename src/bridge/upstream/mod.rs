@@ -12,7 +12,7 @@ mod http;
 mod sse;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -147,7 +147,12 @@ pub(crate) enum LinkEvent {
 }
 
 /// Where a link sends its events.
-pub(crate) type Events = mpsc::UnboundedSender<LinkEvent>;
+/// Messages a link has read and not yet routed, at most. A link's reader waits while this many are queued, so a
+/// server that floods the bridge is read only as fast as the bridge passes its messages on (back-pressure through
+/// the pipe or socket) instead of piling up in memory.
+pub(crate) const LINK_QUEUE: usize = 64;
+
+pub(crate) type Events = mpsc::Sender<LinkEvent>;
 
 /// How sending one message failed, by what it says about delivery.
 #[derive(Debug)]
@@ -287,7 +292,7 @@ pub(crate) struct Upstream {
     next_id: AtomicU64,
     facts: Mutex<Facts>,
     wake: Notify,
-    events: mpsc::UnboundedSender<UpstreamEvent>,
+    events: mpsc::Sender<UpstreamEvent>,
     flavor: Mutex<Option<HttpFlavor>>,
     log_level: Mutex<Option<Value>>,
     diagnostics: Arc<Diagnostics>,
@@ -295,13 +300,19 @@ pub(crate) struct Upstream {
     /// Set while the last attempt failed with a server answering: calls then wait out the backoff and offline reads
     /// go to disk at once, instead of each asking for a fresh attempt.
     server_failing: AtomicBool,
+    /// Whether a catalog refresh runs, and whether another was asked for meanwhile (`REFRESH_*`).
+    catalog_refresh: AtomicU8,
 }
+
+const REFRESH_IDLE: u8 = 0;
+const REFRESH_RUNNING: u8 = 1;
+const REFRESH_AGAIN: u8 = 2;
 
 impl Upstream {
     /// A supervisor-to-be for `target`; start it with [`Upstream::run`].
     pub(crate) fn new(
         target: UpstreamTarget,
-        events: mpsc::UnboundedSender<UpstreamEvent>,
+        events: mpsc::Sender<UpstreamEvent>,
         diagnostics: Arc<Diagnostics>,
     ) -> Arc<Self> {
         let flavor = match &target {
@@ -329,6 +340,7 @@ impl Upstream {
             diagnostics,
             shutdown: CancellationToken::new(),
             server_failing: AtomicBool::new(false),
+            catalog_refresh: AtomicU8::new(REFRESH_IDLE),
         })
     }
 
@@ -455,7 +467,7 @@ impl Upstream {
 
     /// Connects, performs the handshake, fetches the catalog.
     async fn establish(self: &Arc<Self>, generation: u64) -> Result<Session, AttemptFailed> {
-        let (sender, receiver) = mpsc::unbounded_channel();
+        let (sender, receiver) = mpsc::channel(LINK_QUEUE);
         let (link, timeout) = self.open_link(sender.clone()).await?;
         let session = Session {
             generation,
@@ -589,7 +601,7 @@ impl Upstream {
             }
             match upstream.list_tools(&session, timeout).await {
                 Ok(tools) => {
-                    let _ = upstream.events.send(UpstreamEvent::Catalog(tools));
+                    let _ = upstream.events.send(UpstreamEvent::Catalog(tools)).await;
                 }
                 Err(reason) => tracing::warn!("could not fetch the tool list: {reason}"),
             }
@@ -711,11 +723,7 @@ impl Upstream {
     }
 
     /// Routes a link's events until the session ends.
-    async fn pump(
-        self: Arc<Self>,
-        session: Session,
-        mut receiver: mpsc::UnboundedReceiver<LinkEvent>,
-    ) {
+    async fn pump(self: Arc<Self>, session: Session, mut receiver: mpsc::Receiver<LinkEvent>) {
         loop {
             let event = tokio::select! {
                 () = session.ended.cancelled() => return,
@@ -739,12 +747,12 @@ impl Upstream {
                     }
                     session.suspect.notify_one();
                 }
-                Some(LinkEvent::Message(message)) => self.route(&session, message),
+                Some(LinkEvent::Message(message)) => self.route(&session, message).await,
             }
         }
     }
 
-    fn route(self: &Arc<Self>, session: &Session, message: Value) {
+    async fn route(self: &Arc<Self>, session: &Session, message: Value) {
         match jsonrpc::classify(message) {
             Message::Response { id, mut body } => {
                 let Some(id) = id.as_u64() else { return };
@@ -774,21 +782,7 @@ impl Upstream {
                 });
             }
             Message::Notification { method, params } => match method.as_str() {
-                "notifications/tools/list_changed" => {
-                    let upstream = Arc::clone(self);
-                    let session = session.clone();
-                    tokio::spawn(async move {
-                        match upstream.list_tools(&session, HTTP_HANDSHAKE_TIMEOUT).await {
-                            Ok(tools) => {
-                                // The receiver goes only at shutdown, when no catalog is wanted any more.
-                                let _ = upstream.events.send(UpstreamEvent::Catalog(tools));
-                            }
-                            Err(reason) => {
-                                tracing::warn!("could not refresh the tool list: {reason}")
-                            }
-                        }
-                    });
-                }
+                "notifications/tools/list_changed" => self.refresh_catalog(session),
                 "notifications/progress" | "notifications/message" => {
                     if let Some(token) = params
                         .as_ref()
@@ -809,7 +803,8 @@ impl Upstream {
                         .events
                         .send(UpstreamEvent::Forward(jsonrpc::notification(
                             &method, params,
-                        )));
+                        )))
+                        .await;
                 }
                 _ => tracing::debug!("ignored upstream notification `{method}`"),
             },
@@ -817,6 +812,46 @@ impl Upstream {
                 tracing::warn!("ignored an invalid upstream message: {reason}")
             }
         }
+    }
+
+    /// Fetches the tool list again after a `list_changed`. One fetch runs at a time: notifications that come during it
+    /// are served by one more fetch after it, so a flood of them costs two fetches, not one each.
+    fn refresh_catalog(self: &Arc<Self>, session: &Session) {
+        let before = self
+            .catalog_refresh
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |state| {
+                Some(match state {
+                    REFRESH_IDLE => REFRESH_RUNNING,
+                    _ => REFRESH_AGAIN,
+                })
+            })
+            .unwrap_or(REFRESH_AGAIN);
+        if before != REFRESH_IDLE {
+            return;
+        }
+        let upstream = Arc::clone(self);
+        let session = session.clone();
+        tokio::spawn(async move {
+            loop {
+                match upstream.list_tools(&session, HTTP_HANDSHAKE_TIMEOUT).await {
+                    // The receiver goes only at shutdown, when no catalog is wanted any more.
+                    Ok(tools) => drop(upstream.events.send(UpstreamEvent::Catalog(tools)).await),
+                    Err(reason) => tracing::warn!("could not refresh the tool list: {reason}"),
+                }
+                let finished = upstream.catalog_refresh.compare_exchange(
+                    REFRESH_RUNNING,
+                    REFRESH_IDLE,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                );
+                if finished.is_ok() {
+                    return;
+                }
+                upstream
+                    .catalog_refresh
+                    .store(REFRESH_RUNNING, Ordering::Release);
+            }
+        });
     }
 
     /// Pings on a schedule and when something looks wrong; ends the session when the server is gone or hung.

@@ -174,7 +174,7 @@ async fn read_events(
                     }
                     match serde_json::from_str::<Value>(&event.data) {
                         Ok(message) => {
-                            let _ = events.send(LinkEvent::Message(message));
+                            let _ = events.send(LinkEvent::Message(message)).await;
                         }
                         Err(error) => {
                             tracing::warn!("ignored an upstream event that is not JSON: {error}")
@@ -188,5 +188,5 @@ async fn read_events(
             None => break "the server closed the event stream".to_string(),
         }
     };
-    let _ = events.send(LinkEvent::Closed(reason));
+    let _ = events.send(LinkEvent::Closed(reason)).await;
 }

@@ -157,3 +157,76 @@ fn progress_restarts_the_call_timeout_and_silence_does_not() {
         started.elapsed()
     );
 }
+
+/// Issue 12 (low): the queue to stdout had no bound, so a server flooding notifications at a client that had paused
+/// its reading left the bridge at 114–208 MiB. Past 16 MiB queued, notifications are now coalesced or dropped (and
+/// counted in one log message), answers are all kept, and memory stays bounded.
+#[test]
+fn a_notification_flood_at_a_client_that_stopped_reading_keeps_memory_bounded_and_every_answer() {
+    let home = TempHome::new();
+    let done = home.path().join("flood-done");
+    let script = crate::support::repo_root().join("tests/it/support/flood.mjs");
+    let mut bridge = Bridge::start_unread(
+        &home,
+        &[
+            "--call-timeout",
+            "120",
+            "--",
+            "node",
+            script.to_str().unwrap(),
+            done.to_str().unwrap(),
+        ],
+    );
+    bridge.send_request(
+        "initialize",
+        json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }),
+    );
+    bridge.notify("notifications/initialized", json!({}));
+    // 3,000 log messages of 100 KB: 300 MB that the client does not read while they come.
+    let call = bridge.send_request(
+        "tools/call",
+        json!({ "name": "flood", "arguments": { "count": 3000, "size": 100000 } }),
+    );
+    let pid = bridge.guard.pid();
+    let mut peak = 0;
+    assert!(
+        wait_until(Duration::from_secs(120), || {
+            peak = peak.max(crate::support::rss_kib(pid).unwrap_or(0));
+            done.exists()
+        }),
+        "the flood did not finish: {}",
+        bridge.guard.stderr()
+    );
+    peak = peak.max(crate::support::rss_kib(pid).unwrap_or(0));
+    bridge.start_reading();
+    let answer = bridge.wait_response(&call, Duration::from_secs(60));
+    assert_eq!(text_of(&answer), "flooded 3000", "{answer}");
+    // Everything the client did not get is counted in the bridge's notices, one each time it caught up.
+    bridge.drain(Duration::from_secs(2));
+    let dropped: u64 = bridge
+        .seen
+        .iter()
+        .filter(|message| message["params"]["logger"] == "obsmcp")
+        .map(|message| {
+            let text = message["params"]["data"].as_str().unwrap();
+            let count = text.strip_prefix("obsmcp dropped ").unwrap_or_default();
+            count.split(' ').next().unwrap().parse::<u64>().unwrap()
+        })
+        .sum();
+    let delivered = bridge
+        .seen
+        .iter()
+        .filter(|message| message["params"]["level"] == "info")
+        .count() as u64;
+    eprintln!(
+        "peak VmRSS {peak} KiB; {delivered} of 3000 notifications delivered, {dropped} told dropped"
+    );
+    assert!(dropped > 0, "the client was never told of drops");
+    assert_eq!(
+        delivered + dropped,
+        3000,
+        "every notification is delivered or counted"
+    );
+    assert!(peak < 120 * 1024, "the bridge grew to {peak} KiB");
+    assert!(bridge.invalid.is_empty(), "{:?}", bridge.invalid);
+}

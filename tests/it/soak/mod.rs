@@ -28,7 +28,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::support::{
-    ChildGuard, TempHome, fixture_vault, free_port, line_channel, signal, write_plugin_data,
+    ChildGuard, TempHome, fixture_vault, free_port, line_channel, rss_kib, signal,
+    write_plugin_data,
 };
 use client::Client;
 use proxy::{ChaosProxy, Mode};
@@ -402,15 +403,6 @@ impl Caller {
 fn short(answer: &Value) -> String {
     let text = answer.to_string();
     text.chars().take(400).collect()
-}
-
-/// VmRSS of a process in KiB, if it is alive.
-fn rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// How many file descriptors a process has open.

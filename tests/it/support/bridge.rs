@@ -26,6 +26,8 @@ pub struct Bridge {
     pub invalid: Vec<String>,
     next_id: u64,
     pub log_file: PathBuf,
+    /// For a bridge started unread: sending on it starts reading its stdout.
+    gate: Option<std::sync::mpsc::Sender<()>>,
 }
 
 impl Bridge {
@@ -42,17 +44,38 @@ impl Bridge {
         command
             .env("HTTP_PROXY", "http://127.0.0.1:9")
             .env("http_proxy", "http://127.0.0.1:9");
-        Self::launch("obsmcp bridge", command, home, env)
+        Self::launch("obsmcp bridge", command, home, env, false)
+    }
+
+    /// Starts `obsmcp bridge ARGS…` without reading its stdout until [`Bridge::start_reading`]: a client that has
+    /// stopped reading its answers.
+    pub fn start_unread(home: &TempHome, args: &[&str]) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_obsmcp"));
+        command.arg("bridge").args(args);
+        Self::launch("obsmcp bridge", command, home, &[], true)
+    }
+
+    /// Starts reading the stdout of a bridge started unread.
+    pub fn start_reading(&mut self) {
+        if let Some(gate) = self.gate.take() {
+            let _ = gate.send(());
+        }
     }
 
     /// Starts another stdio bridge under Node (`node ARGS…`), for side-by-side comparisons.
     pub fn start_node(home: &TempHome, args: &[&str]) -> Self {
         let mut command = Command::new("node");
         command.args(args);
-        Self::launch("node bridge", command, home, &[])
+        Self::launch("node bridge", command, home, &[], false)
     }
 
-    fn launch(name: &str, mut command: Command, home: &TempHome, env: &[(&str, &str)]) -> Self {
+    fn launch(
+        name: &str,
+        mut command: Command,
+        home: &TempHome,
+        env: &[(&str, &str)],
+        unread: bool,
+    ) -> Self {
         command.stdin(Stdio::piped()).stdout(Stdio::piped());
         command
             .env_remove("OBSIDIAN_MCP_URL")
@@ -66,7 +89,24 @@ impl Bridge {
         }
         let mut guard = ChildGuard::spawn(name, command);
         let stdin = guard.child.stdin.take();
-        let lines = line_channel(guard.child.stdout.take().unwrap());
+        let stdout = guard.child.stdout.take().unwrap();
+        let (lines, gate) = if unread {
+            let (gate, opened) = std::sync::mpsc::channel::<()>();
+            let (sender, receiver) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                if opened.recv().is_err() {
+                    return;
+                }
+                for line in line_channel(stdout) {
+                    if sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            (receiver, Some(gate))
+        } else {
+            (line_channel(stdout), None)
+        };
         let log_file = home.path().join(".local/state/obsmcp/bridge.log");
         Self {
             guard,
@@ -77,6 +117,7 @@ impl Bridge {
             invalid: Vec::new(),
             next_id: 1,
             log_file,
+            gate,
         }
     }
 

@@ -124,6 +124,15 @@ pub fn everything_script() -> PathBuf {
     path
 }
 
+/// VmRSS of a process in KiB, if it is alive.
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
 /// Sends a signal by name (`TERM`, `KILL`, `STOP`, `CONT`) to a process.
 pub fn signal(pid: u32, name: &str) {
     let status = Command::new("kill")
