@@ -34,12 +34,94 @@ pub(crate) fn parse_line(line: &[u8]) -> Line {
         return Line::Blank;
     }
     match serde_json::from_slice::<Value>(line) {
-        Ok(Value::Array(batch)) if !batch.is_empty() => {
+        Ok(Value::Array(mut batch)) if !batch.is_empty() => {
+            if batch.iter().any(has_inexact_id) {
+                keep_raw_ids(line, &mut batch);
+            }
             Line::Messages(batch.into_iter().map(classify).collect())
         }
-        Ok(message) => Line::Messages(vec![classify(message)]),
+        Ok(mut message) => {
+            if has_inexact_id(&message) {
+                keep_raw_ids(line, std::slice::from_mut(&mut message));
+            }
+            Line::Messages(vec![classify(message)])
+        }
         Err(error) => Line::NotJson(error.to_string()),
     }
+}
+
+// Ids as written. A number id beyond 64 bits (or written with a fraction or an exponent) is read as a float and would
+// be answered changed (2^70 as 1.1805916207174113e21), so the client could not match its answer. Such an id is
+// carried as a string of a marker and the id's exact text, and `restore_raw_id` writes that text back when the
+// answer is serialized. The marker holds a per-process random part and a NUL, so no id a client sends can pass for
+// one.
+
+/// The marker that starts a carried raw id.
+fn raw_id_marker() -> &'static str {
+    static MARKER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MARKER.get_or_init(|| {
+        let mut nonce = [0u8; 8];
+        // Without randomness the marker is still unlike anything a client sends: it starts with a NUL.
+        let _ = getrandom::fill(&mut nonce);
+        let hex: String = nonce.iter().map(|byte| format!("{byte:02x}")).collect();
+        format!("\u{0}obsmcp-raw-id-{hex}:")
+    })
+}
+
+fn has_inexact_id(message: &Value) -> bool {
+    matches!(message.get("id"), Some(Value::Number(number)) if number.is_f64())
+}
+
+/// Replaces each inexact number id in `messages` (parsed from `line`) by a carried raw id.
+fn keep_raw_ids(line: &[u8], messages: &mut [Value]) {
+    #[derive(serde::Deserialize)]
+    struct RawId<'a> {
+        #[serde(borrow, default)]
+        id: Option<&'a serde_json::value::RawValue>,
+    }
+    let raws: Vec<Option<String>> =
+        match serde_json::from_slice::<Vec<&serde_json::value::RawValue>>(line) {
+            Ok(members) => members
+                .iter()
+                .map(|member| {
+                    serde_json::from_str::<RawId>(member.get())
+                        .ok()
+                        .and_then(|raw| raw.id.map(|id| id.get().to_string()))
+                })
+                .collect(),
+            Err(_) => vec![
+                serde_json::from_slice::<RawId>(line)
+                    .ok()
+                    .and_then(|raw| raw.id.map(|id| id.get().to_string())),
+            ],
+        };
+    for (message, raw) in messages.iter_mut().zip(raws) {
+        if let (true, Some(raw)) = (has_inexact_id(message), raw) {
+            message["id"] = Value::String(format!("{}{raw}", raw_id_marker()));
+        }
+    }
+}
+
+/// Writes a carried raw id back as the number it was, in a serialized message; other lines are returned unchanged.
+pub(crate) fn restore_raw_id(message: &Value, line: Vec<u8>) -> Vec<u8> {
+    let Some(Value::String(id)) = message.get("id") else {
+        return line;
+    };
+    let Some(raw) = id.strip_prefix(raw_id_marker()) else {
+        return line;
+    };
+    let quoted = serde_json::to_vec(id).expect("a string serializes");
+    let Some(start) = line
+        .windows(quoted.len())
+        .position(|window| window == quoted.as_slice())
+    else {
+        return line;
+    };
+    let mut restored = Vec::with_capacity(line.len());
+    restored.extend_from_slice(&line[..start]);
+    restored.extend_from_slice(raw.as_bytes());
+    restored.extend_from_slice(&line[start + quoted.len()..]);
+    restored
 }
 
 /// One incoming message, sorted by what it asks of the receiver.
@@ -149,6 +231,49 @@ pub(crate) fn id_key(id: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn answer_line(line: &str) -> String {
+        let Line::Messages(mut messages) = parse_line(line.as_bytes()) else {
+            panic!("not messages")
+        };
+        let Message::Request { id, .. } = messages.remove(0) else {
+            panic!("not a request")
+        };
+        let answer = result(id, json!({}));
+        let serialized = serde_json::to_vec(&answer).unwrap();
+        String::from_utf8(restore_raw_id(&answer, serialized)).unwrap()
+    }
+
+    #[test]
+    fn ids_beyond_64_bits_or_with_a_fraction_are_answered_exactly_as_written() {
+        for id in [
+            "1180591620717411303424",
+            "-99999999999999999999999",
+            "1.50",
+            "1e3",
+            "7",
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            assert_eq!(
+                answer_line(&line),
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
+            );
+        }
+        let batch = r#"[{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","id":36893488147419103232,"method":"ping"}]"#;
+        let Line::Messages(messages) = parse_line(batch.as_bytes()) else {
+            panic!()
+        };
+        let Message::Request { id, .. } = &messages[1] else {
+            panic!()
+        };
+        let answer = result(id.clone(), json!({}));
+        let line = restore_raw_id(&answer, serde_json::to_vec(&answer).unwrap());
+        assert!(
+            String::from_utf8(line)
+                .unwrap()
+                .contains(r#""id":36893488147419103232,"#)
+        );
+    }
 
     #[test]
     fn a_notification_with_a_null_id_is_a_notification() {

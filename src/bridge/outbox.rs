@@ -169,7 +169,8 @@ fn replace_key(method: &str, message: &Value) -> Option<String> {
 }
 
 fn to_line(message: &Value) -> Vec<u8> {
-    let mut line = serde_json::to_vec(message).expect("a JSON value serializes");
+    let line = serde_json::to_vec(message).expect("a JSON value serializes");
+    let mut line = super::jsonrpc::restore_raw_id(message, line);
     line.push(b'\n');
     line
 }

@@ -636,6 +636,40 @@ fn a_second_request_with_an_id_still_in_flight_is_refused_and_the_first_is_answe
     );
 }
 
+/// Issue 12 (low): an id beyond 64 bits came back changed (2^70 as 1.1805916207174113e21), so the client could not
+/// match its answer.
+#[test]
+fn ids_beyond_64_bits_come_back_exactly_as_sent() {
+    use std::io::{BufRead as _, Write as _};
+    let setup = setup();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"));
+    command
+        .args(["bridge", "--vault", setup.vault.to_str().unwrap()])
+        .envs(setup.home.env())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut guard = crate::support::ChildGuard::spawn("bridge", command);
+    let mut stdin = guard.child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(guard.child.stdout.take().unwrap());
+    let ids = ["1180591620717411303424", "-36893488147419103233", "2.5"];
+    for (index, id) in ids.iter().enumerate() {
+        let method = if index == 0 { "initialize" } else { "ping" };
+        let params = r#"{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}"#;
+        writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#
+        )
+        .unwrap();
+    }
+    let lines: Vec<String> = stdout.lines().take(ids.len()).map(Result::unwrap).collect();
+    for (id, line) in ids.iter().zip(&lines) {
+        assert!(
+            line.contains(&format!(r#""id":{id},"#)),
+            "the answer to id {id} does not carry it as sent: {line}"
+        );
+    }
+}
+
 /// Issue 12 (low): with its stdout closed by the client, the bridge kept running.
 #[test]
 fn the_bridge_exits_when_the_client_closes_its_stdout() {
