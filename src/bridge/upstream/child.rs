@@ -29,6 +29,8 @@ impl ChildLink {
         // it directly: the bridge ends it in order).
         #[cfg(unix)]
         command.process_group(0);
+        #[cfg(target_os = "linux")]
+        die_with_the_bridge(&mut command);
         let mut child = command
             .args(args)
             .stdin(Stdio::piped())
@@ -130,6 +132,27 @@ impl ChildLink {
                 libc::killpg(group, libc::SIGKILL);
             }
         }
+    }
+}
+
+/// Has Linux kill the child when the bridge dies, even by SIGKILL, when nothing in the bridge can end it: a child that
+/// ignores the end of its stdin would otherwise live on. The signal follows the thread that started the child, which
+/// here is one of the runtime's worker threads: they live as long as the bridge does (nothing here hands a worker's
+/// place to another thread).
+#[cfg(target_os = "linux")]
+fn die_with_the_bridge(command: &mut Command) {
+    let bridge = std::process::id() as libc::pid_t;
+    // SAFETY: the closure runs in the forked child before exec and calls only prctl, getppid and raise, which are
+    // async-signal-safe; it allocates nothing and touches no memory shared with the parent.
+    unsafe {
+        command.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            // The bridge died between the fork and the prctl: the signal will never come, so it goes now.
+            if libc::getppid() != bridge {
+                libc::raise(libc::SIGKILL);
+            }
+            Ok(())
+        });
     }
 }
 

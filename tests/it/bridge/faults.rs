@@ -122,6 +122,34 @@ fn what_a_child_upstream_started_ends_with_the_bridge() {
     assert!(gone, "the server's `sleep` ({sleeper}) outlived the bridge");
 }
 
+/// Issue 12 (low): a SIGKILLed bridge cannot end its child, and a child that does not stop at the end of its stdin
+/// (here a shell that goes on to `sleep` once the server exits) lived on, orphaned. Linux now kills it with the bridge.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_child_upstream_dies_with_a_sigkilled_bridge() {
+    let home = TempHome::new();
+    let script = crate::support::everything_script();
+    let command = format!("node '{}' stdio; sleep 300", script.display());
+    let mut bridge = Bridge::start(&home, &["--", "sh", "-c", &command]);
+    bridge.initialize();
+    assert_eq!(
+        text_of(&bridge.call_tool("echo", json!({ "message": "a" }))),
+        "Echo: a"
+    );
+    let children = children_of(bridge.guard.pid());
+    assert_eq!(children.len(), 1, "{children:?}");
+    let shell = children[0];
+    signal(bridge.guard.pid(), "KILL");
+    let gone = wait_until(Duration::from_secs(5), || !process_alive(shell));
+    if !gone {
+        signal(shell, "KILL");
+    }
+    assert!(
+        gone,
+        "the bridge's child ({shell}) outlived a SIGKILLed bridge"
+    );
+}
+
 /// Progress notifications did not restart the call timeout: a long operation that kept reporting progress was cut off
 /// like a hung one.
 #[test]
