@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
 use std::process::{ChildStdin, ChildStdout};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -33,21 +34,31 @@ pub struct Client {
     stdin: Mutex<ChildStdin>,
     waiting: Arc<Mutex<HashMap<String, Sender<Value>>>>,
     pub tap: Arc<Mutex<Tap>>,
+    /// While set, stdout is not read: a client that stopped reading.
+    paused: Arc<AtomicBool>,
 }
 
 impl Client {
     pub fn new(stdin: ChildStdin, stdout: ChildStdout) -> Self {
         let waiting: Arc<Mutex<HashMap<String, Sender<Value>>>> = Arc::default();
         let tap: Arc<Mutex<Tap>> = Arc::default();
+        let paused: Arc<AtomicBool> = Arc::default();
         {
-            let (waiting, tap) = (Arc::clone(&waiting), Arc::clone(&tap));
-            thread::spawn(move || read_stdout(stdout, &waiting, &tap));
+            let (waiting, tap, paused) =
+                (Arc::clone(&waiting), Arc::clone(&tap), Arc::clone(&paused));
+            thread::spawn(move || read_stdout(stdout, &waiting, &tap, &paused));
         }
         Self {
             stdin: Mutex::new(stdin),
             waiting,
             tap,
+            paused,
         }
+    }
+
+    /// Stops reading stdout (or starts again).
+    pub fn pause_reading(&self, paused: bool) {
+        self.paused.store(paused, Ordering::SeqCst);
     }
 
     /// Sends a request with id `id` and waits up to `limit` for its answer; `None` when none came.
@@ -102,10 +113,14 @@ fn read_stdout(
     mut stdout: ChildStdout,
     waiting: &Mutex<HashMap<String, Sender<Value>>>,
     tap: &Mutex<Tap>,
+    paused: &AtomicBool,
 ) {
     let mut pending = Vec::new();
     let mut buffer = vec![0u8; 64 * 1024];
     loop {
+        while paused.load(Ordering::SeqCst) {
+            thread::sleep(Duration::from_millis(10));
+        }
         let read = match stdout.read(&mut buffer) {
             Ok(0) | Err(_) => break,
             Ok(read) => read,

@@ -4,6 +4,9 @@
 //! temporary home, and ends with figures and the checks of the bridge's contract: the bridge never exits, every call is
 //! answered in time (a result, or `isError` within `--call-timeout` + `--connect-wait` + slack), no answer reaches the
 //! wrong request, stdout holds only JSON-RPC, memory stays level, and no write made with `expected_hash` lands twice.
+//! The proxy also poses as the plugin without its proof, answers everything with 500 (reconnection attempts must stay
+//! at the backoff's pace) and floods notifications while the client pauses its reading; and a note is swapped for a
+//! symlink to a file outside the vault while it is read (`swap.rs`): no read may return that file.
 //!
 //! The host is given its own config folder (`--config-dir`), so the vault's `.obsidian/plugins/obsmcp/data.json`,
 //! which the bridge reads, can name the proxy's port while the host listens on another: the bridge runs exactly as
@@ -12,10 +15,15 @@
 //! Ignored in the default test run (a minute is too long for `cargo test`, and a few seconds would prove little);
 //! `.ci/run` runs a 60 s version, `tests/soak/run` a 5 min one. `OBSMCP_SOAK_SECS` sets the duration,
 //! `OBSMCP_SOAK_SEED` replays a run's chaos sequence (timings differ from run to run, the choices do not).
+//!
+//! Over 400 lines on purpose: the soak is one test whose phases (set-up, chaos, checks, figures) share their state
+//! and read best in order; the callers, the proxy and the symlink swap live in their own files.
 
+mod caller;
 mod client;
 mod proxy;
 mod rng;
+mod swap;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,9 +39,11 @@ use crate::support::{
     ChildGuard, TempHome, fixture_vault, free_port, line_channel, rss_kib, signal,
     write_plugin_data,
 };
+use caller::{Answer, Caller, Results, WriteOutcome, classify, note_path, owner_line};
 use client::Client;
 use proxy::{ChaosProxy, Mode};
 use rng::Rng;
+use swap::{SWAP_NOTE, Swaps};
 
 const TOKEN: &str = "soak-token-0123456789abcdef0123456789abcdef";
 /// The host's config folder; the bridge reads the vault's `.obsidian`, which names the proxy.
@@ -114,292 +124,6 @@ impl Host {
     }
 }
 
-/// The outcome of one caller's calls.
-#[derive(Default)]
-struct Results {
-    calls: u64,
-    ok: BTreeMap<&'static str, u64>,
-    errors: BTreeMap<String, u64>,
-    /// Broken rules, each described.
-    failures: Vec<String>,
-    latencies: Vec<Duration>,
-    /// The marker of every write attempted, and what its answer said.
-    writes: Vec<(String, WriteOutcome)>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum WriteOutcome {
-    /// Answered with success: the marker must be in the note exactly once.
-    Applied,
-    /// Answered with an error that says nothing was written (conflict, or never sent): the marker must be absent.
-    NotApplied,
-    /// Lost, timed out, refused by HTTP or not answered: at most once.
-    Unknown,
-}
-
-/// What the bridge's answer to a `tools/call` says.
-enum Answer {
-    Ok(String, bool),
-    ToolError(String, String),
-    Protocol(String),
-}
-
-fn classify(answer: &Value) -> Answer {
-    if let Some(error) = answer.get("error") {
-        return Answer::Protocol(error.to_string());
-    }
-    let text = answer["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    if answer["result"]["isError"] == json!(true) {
-        let kind = if text.starts_with("conflict:") {
-            "conflict (plugin)"
-        } else if text.contains("is not reachable") {
-            "unreachable"
-        } else if text.contains("was lost during this call") {
-            "lost"
-        } else if text.contains("did not answer within") {
-            "timeout"
-        } else if text.contains("refused the call") {
-            "rejected"
-        } else {
-            "other"
-        };
-        return Answer::ToolError(kind.to_string(), text);
-    }
-    let from_disk = answer["result"]["_meta"]["obsmcp/source"] == "disk";
-    Answer::Ok(text, from_disk)
-}
-
-fn note_path(caller: usize) -> String {
-    format!("Soak/caller-{caller}.md")
-}
-
-fn owner_line(caller: usize) -> String {
-    format!("owner: caller-{caller}")
-}
-
-/// The `sha256=` of a `read_note` header.
-fn hash_of(text: &str) -> Option<String> {
-    let start = text.lines().next()?.find("sha256=")? + "sha256=".len();
-    text.get(start..start + 64).map(str::to_string)
-}
-
-struct Caller {
-    index: usize,
-    vault: PathBuf,
-    client: Arc<Client>,
-    stop_at: Instant,
-    bound: Duration,
-    seed: u64,
-}
-
-impl Caller {
-    fn run(self) -> Results {
-        let mut rng = Rng::new(self.seed ^ (self.index as u64 + 1).wrapping_mul(0x1234_5678_9ABC));
-        let mut results = Results::default();
-        let mut sequence = 0;
-        while Instant::now() < self.stop_at {
-            sequence += 1;
-            let id = format!("c{}-{sequence}", self.index);
-            match rng.below(100) {
-                0..45 => {
-                    if let Some(hash) = self.read(&id, &mut results) {
-                        self.append(&format!("{id}w"), &hash, &mut results);
-                    }
-                }
-                45..75 => drop(self.read(&id, &mut results)),
-                75..85 => {
-                    if let Some(answer) = self.call(
-                        &id,
-                        "tools/call",
-                        json!({ "name": "obsidian_status", "arguments": {} }),
-                        &mut results,
-                    ) {
-                        let report = &answer["result"]["structuredContent"];
-                        if report["state"].is_string() && report["catalog"]["tools"].is_u64() {
-                            *results.ok.entry("status").or_default() += 1;
-                        } else {
-                            results
-                                .failures
-                                .push(format!("{id}: the status tool answered {answer}"));
-                        }
-                    }
-                }
-                85..93 => {
-                    if let Some(answer) = self.call(&id, "tools/list", json!({}), &mut results) {
-                        let tools = answer["result"]["tools"].as_array().map_or(0, Vec::len);
-                        if tools > 20 {
-                            *results.ok.entry("tools/list").or_default() += 1;
-                        } else {
-                            results
-                                .failures
-                                .push(format!("{id}: tools/list answered {answer}"));
-                        }
-                    }
-                }
-                _ => {
-                    if let Some(answer) = self.call(&id, "ping", json!({}), &mut results) {
-                        if answer["result"] == json!({}) {
-                            *results.ok.entry("ping").or_default() += 1;
-                        } else {
-                            results
-                                .failures
-                                .push(format!("{id}: ping answered {answer}"));
-                        }
-                    }
-                }
-            }
-            thread::sleep(rng.millis(0, 80));
-        }
-        results
-    }
-
-    /// One request; `None` (with the failure recorded) when it was not answered within the bound.
-    fn call(&self, id: &str, method: &str, params: Value, results: &mut Results) -> Option<Value> {
-        results.calls += 1;
-        // Wait past the bound, so a late answer is measured rather than left for the tap to call stray.
-        let Some((answer, latency)) =
-            self.client
-                .request(id, method, params, self.bound + Duration::from_secs(30))
-        else {
-            results.failures.push(format!(
-                "{id} ({method}): no answer at all within {:?}",
-                self.bound + Duration::from_secs(30)
-            ));
-            return None;
-        };
-        results.latencies.push(latency);
-        if latency > self.bound {
-            results.failures.push(format!(
-                "{id} ({method}): answered after {latency:?}, over the bound of {:?}: {}",
-                self.bound,
-                short(&answer)
-            ));
-        }
-        Some(answer)
-    }
-
-    /// Reads the caller's own note; the hash when the read succeeded and was the caller's note.
-    fn read(&self, id: &str, results: &mut Results) -> Option<String> {
-        let path = note_path(self.index);
-        let answer = self.call(
-            id,
-            "tools/call",
-            json!({ "name": "read_note", "arguments": { "path": path } }),
-            results,
-        )?;
-        match classify(&answer) {
-            Answer::Ok(text, from_disk) => {
-                let header = text.lines().next().unwrap_or_default();
-                let own = header.contains(&format!("path=\"{path}\""))
-                    && text.lines().nth(2) == Some(owner_line(self.index).as_str());
-                if !own && from_disk && self.torn(&text) {
-                    // The plugin writes a note as Obsidian does (truncate, then write), so a read from disk while the
-                    // bridge thought Obsidian gone but it was still finishing a write sees part of the note. Counted,
-                    // not failed: it is the writer's, and nothing the bridge can prevent; a misrouted answer would
-                    // name another note or owner and still fail.
-                    *results
-                        .ok
-                        .entry("read_note (from disk, torn by a plugin write)")
-                        .or_default() += 1;
-                    return None;
-                }
-                if !own {
-                    results.failures.push(format!(
-                        "{id}: the answer is not about {path}: {}",
-                        short(&answer)
-                    ));
-                    return None;
-                }
-                *results
-                    .ok
-                    .entry(if from_disk {
-                        "read_note (from disk)"
-                    } else {
-                        "read_note"
-                    })
-                    .or_default() += 1;
-                hash_of(&text)
-            }
-            Answer::ToolError(kind, text) => {
-                self.tool_error(id, kind, &text, results);
-                None
-            }
-            Answer::Protocol(error) => {
-                results.failures.push(format!(
-                    "{id}: a protocol error instead of a tool result: {error}"
-                ));
-                None
-            }
-        }
-    }
-
-    /// Whether a read's content is a beginning of the caller's note as it is now (notes only ever grow).
-    fn torn(&self, text: &str) -> bool {
-        let header = text.lines().next().unwrap_or_default();
-        let content = &text[(header.len() + 1).min(text.len())..];
-        let now =
-            std::fs::read_to_string(self.vault.join(note_path(self.index))).unwrap_or_default();
-        header.contains(&format!("path=\"{}\"", note_path(self.index))) && now.starts_with(content)
-    }
-
-    /// Appends a unique marker line with `expected_hash`.
-    fn append(&self, id: &str, hash: &str, results: &mut Results) {
-        let path = note_path(self.index);
-        let marker = format!("<{id}>");
-        let arguments =
-            json!({ "path": path, "content": format!("marker {marker}\n"), "expected_hash": hash });
-        let Some(answer) = self.call(
-            id,
-            "tools/call",
-            json!({ "name": "append", "arguments": arguments }),
-            results,
-        ) else {
-            results.writes.push((marker, WriteOutcome::Unknown));
-            return;
-        };
-        let outcome = match classify(&answer) {
-            Answer::Ok(text, _) => {
-                let written: Value = serde_json::from_str(&text).unwrap_or_default();
-                if written["path"] != json!(path) {
-                    results.failures.push(format!(
-                        "{id}: the answer is not about {path}: {}",
-                        short(&answer)
-                    ));
-                }
-                *results.ok.entry("append").or_default() += 1;
-                WriteOutcome::Applied
-            }
-            Answer::ToolError(kind, text) => {
-                let outcome = match kind.as_str() {
-                    "conflict (plugin)" | "unreachable" => WriteOutcome::NotApplied,
-                    _ => WriteOutcome::Unknown,
-                };
-                self.tool_error(id, kind, &text, results);
-                outcome
-            }
-            Answer::Protocol(error) => {
-                results.failures.push(format!(
-                    "{id}: a protocol error instead of a tool result: {error}"
-                ));
-                WriteOutcome::Unknown
-            }
-        };
-        results.writes.push((marker, outcome));
-    }
-
-    fn tool_error(&self, id: &str, kind: String, text: &str, results: &mut Results) {
-        if kind == "other" {
-            results
-                .failures
-                .push(format!("{id}: an unexpected tool error: {text}"));
-        }
-        *results.errors.entry(kind).or_default() += 1;
-    }
-}
-
 fn short(answer: &Value) -> String {
     let text = answer.to_string();
     text.chars().take(400).collect()
@@ -438,7 +162,16 @@ fn seed() -> u64 {
     }
 }
 
-/// Creates each caller's note, whose second line names its owner.
+/// Time spent in 500-storms and the requests that reached the port meanwhile: reconnection attempts (`initialize`)
+/// and everything else (calls forwarded while a session still stood, pings).
+#[derive(Default)]
+struct Storms {
+    seconds: f64,
+    attempts: u64,
+    calls: u64,
+}
+
+/// Creates each caller's note, whose second line names its owner, and the note the symlink swaps use.
 fn write_notes(vault: &Path) {
     std::fs::create_dir_all(vault.join("Soak")).unwrap();
     for caller in 0..CALLERS {
@@ -448,6 +181,7 @@ fn write_notes(vault: &Path) {
         )
         .unwrap();
     }
+    std::fs::write(vault.join(SWAP_NOTE), "swap note inside\n").unwrap();
 }
 
 #[test]
@@ -546,6 +280,8 @@ fn bridge_survives_a_bounded_fault_soak() {
     // The chaos loop, on this thread: calm, one event, calm, … until the end.
     let mut rng = Rng::new(seed);
     let mut events: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut storms = Storms::default();
+    let mut swaps = Swaps::default();
     let mut bridge_exited = None;
     while Instant::now() < stop_at {
         thread::sleep(
@@ -563,7 +299,7 @@ fn bridge_survives_a_bounded_fault_soak() {
             continue;
         }
         let event = match rng.below(100) {
-            0..14 => {
+            0..10 => {
                 proxy.close();
                 host.end("KILL");
                 thread::sleep(rng.millis(0, 1500));
@@ -571,7 +307,7 @@ fn bridge_survives_a_bounded_fault_soak() {
                 proxy.open();
                 "SIGKILL, restart"
             }
-            14..28 => {
+            10..20 => {
                 proxy.close();
                 host.end("TERM");
                 thread::sleep(rng.millis(0, 1500));
@@ -579,17 +315,17 @@ fn bridge_survives_a_bounded_fault_soak() {
                 proxy.open();
                 "SIGTERM, restart"
             }
-            28..40 => {
+            20..30 => {
                 signal(host.pid(), "STOP");
                 thread::sleep(rng.millis(300, 12000));
                 signal(host.pid(), "CONT");
                 "SIGSTOP … SIGCONT"
             }
-            40..46 => {
+            30..35 => {
                 host.reload();
                 "plugin reload (SIGHUP)"
             }
-            46..68 => {
+            35..50 => {
                 let delay = rng.millis(100, 6000);
                 let trickle = rng.below(3) == 0;
                 proxy.set_mode(Mode::Slow { delay, trickle });
@@ -597,12 +333,50 @@ fn bridge_survives_a_bounded_fault_soak() {
                 proxy.set_mode(Mode::Pass);
                 "slow answers"
             }
-            _ => {
+            50..65 => {
                 let percent = 30 + rng.below(71);
                 proxy.set_mode(Mode::Garbage { percent });
                 thread::sleep(rng.millis(300, 3000));
                 proxy.set_mode(Mode::Pass);
                 "garbage answers"
+            }
+            65..72 => {
+                proxy.set_mode(Mode::Impostor);
+                thread::sleep(rng.millis(1000, 4000));
+                proxy.set_mode(Mode::Pass);
+                "an impostor on the port"
+            }
+            72..79 => {
+                let before = (
+                    proxy.count_of("500-storm: initialize"),
+                    proxy.count_of("500-storm: other"),
+                );
+                let storm = Instant::now();
+                proxy.set_mode(Mode::Storm500);
+                thread::sleep(rng.millis(1000, 4000));
+                proxy.set_mode(Mode::Pass);
+                storms.seconds += storm.elapsed().as_secs_f64();
+                storms.attempts += proxy.count_of("500-storm: initialize") - before.0;
+                storms.calls += proxy.count_of("500-storm: other") - before.1;
+                "500-storm"
+            }
+            79..89 => {
+                proxy.set_mode(Mode::Flood { notifications: 300 });
+                client.pause_reading(true);
+                thread::sleep(rng.millis(300, 2000));
+                client.pause_reading(false);
+                thread::sleep(rng.millis(300, 1500));
+                proxy.set_mode(Mode::Pass);
+                "notification flood at a paused reader"
+            }
+            _ => {
+                swaps.run(
+                    &vault,
+                    &home.path().join("outside"),
+                    &client,
+                    rng.millis(1000, 3000),
+                );
+                "symlink swap during reads"
             }
         };
         *events.entry(event).or_default() += 1;
@@ -675,6 +449,25 @@ fn bridge_survives_a_bounded_fault_soak() {
         }
     }
 
+    for leak in &swaps.leaks {
+        results.failures.push(format!(
+            "a read of the swapped note returned the file outside the vault: {leak}"
+        ));
+    }
+    if swaps.unanswered > 0 {
+        results.failures.push(format!(
+            "{} reads of the swapped note got no answer",
+            swaps.unanswered
+        ));
+    }
+    // The bridge's backoff allows about two attempts a second at a failing port, whatever the callers do (one per
+    // waiting call was about 160 a second).
+    if storms.attempts as f64 > 3.0 + 4.0 * storms.seconds {
+        results.failures.push(format!(
+            "{} reconnection attempts reached a port answering 500 during {:.1} s of storms",
+            storms.attempts, storms.seconds
+        ));
+    }
     let samples = rss.lock().unwrap().clone();
     let window = |from: f64, to: f64| -> Vec<u64> {
         let total = elapsed.as_secs_f64();
@@ -727,6 +520,21 @@ fn bridge_survives_a_bounded_fault_soak() {
         at(1.0)
     );
     eprintln!("chaos events {:?}", events);
+    eprintln!(
+        "500-storms: {:.1} s; reconnection attempts {} ({:.1} per second), other requests {}",
+        storms.seconds,
+        storms.attempts,
+        storms.attempts as f64 / storms.seconds.max(0.001),
+        storms.calls
+    );
+    eprintln!(
+        "symlink swaps: {} reads: {} of the note, {} refused, {} leaked, {} unanswered",
+        swaps.reads,
+        swaps.inside,
+        swaps.refused,
+        swaps.leaks.len(),
+        swaps.unanswered
+    );
     eprintln!("proxy connections {:?}", proxy.counts());
     eprintln!("writes {:?}", write_counts);
     eprintln!(

@@ -1,7 +1,10 @@
 //! A chaos TCP proxy between the bridge and the plugin host. The bridge finds it through the vault's `data.json` port
 //! and cannot tell it from the plugin: in `Pass` mode it copies bytes both ways; in `Slow` mode it holds back the
 //! answer (or trickles it); in `Garbage` mode it answers some connections itself with broken HTTP, broken JSON or SSE
-//! bodies, or cuts a real answer off with a reset. Its listener can be closed and reopened, so that while the host is
+//! bodies, or cuts a real answer off with a reset; in `Impostor` mode it answers as the plugin would but without its
+//! proof; in `Storm500` mode it answers everything with 500; in `Flood` mode it puts notifications in front of every
+//! streamed answer. (Over 400 lines: each mode is short, and the proxy's whole vocabulary reads best in one place.)
+//! Its listener can be closed and reopened, so that while the host is
 //! down the port refuses connections exactly as a quit Obsidian's would.
 //!
 //! Garbage that the proxy makes up never reaches the host, so such a call cannot have run; only a reset mid-answer
@@ -29,6 +32,12 @@ pub enum Mode {
     Slow { delay: Duration, trickle: bool },
     /// Answers this share (percent) of connections with garbage.
     Garbage { percent: u64 },
+    /// Answers every request itself as the plugin would, but without the plugin's proof: a program that took the port.
+    Impostor,
+    /// Answers every request with HTTP 500.
+    Storm500,
+    /// Passes requests on and puts this many log notifications (10 KB each) in front of every streamed answer.
+    Flood { notifications: u32 },
 }
 
 /// The kinds of garbage, one picked at random per spoiled connection.
@@ -169,6 +178,17 @@ impl ChaosProxy {
         }
     }
 
+    /// How many connections met this fate.
+    pub fn count_of(&self, what: &str) -> u64 {
+        self.shared
+            .counts
+            .lock()
+            .unwrap()
+            .get(what)
+            .copied()
+            .unwrap_or(0)
+    }
+
     /// How many connections met each fate.
     pub fn counts(&self) -> BTreeMap<&'static str, u64> {
         self.shared.counts.lock().unwrap().clone()
@@ -188,6 +208,29 @@ async fn serve(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
     if let Some(garbage) = garbage {
         shared.count(garbage.name());
         return spoil(client, garbage, shared).await;
+    }
+    match mode {
+        Mode::Impostor => {
+            shared.count("impostor: answered without proof");
+            return pose(client).await;
+        }
+        Mode::Storm500 => {
+            let mut client = client;
+            let request = read_request(&mut client).await?;
+            // Reconnection attempts are what the bridge's backoff bounds; other requests are the callers' own calls.
+            let initialize =
+                String::from_utf8_lossy(&request).contains("\"method\":\"initialize\"");
+            shared.count(if initialize {
+                "500-storm: initialize"
+            } else {
+                "500-storm: other"
+            });
+            client
+                .write_all(b"HTTP/1.1 500 Internal Server Error\r\ncontent-type: text/plain\r\ncontent-length: 5\r\n\r\noops!")
+                .await?;
+            return client.shutdown().await;
+        }
+        _ => {}
     }
     let Ok(mut upstream) = TcpStream::connect(("127.0.0.1", shared.upstream_port)).await else {
         // The host died between the listener's close and now: cut the connection as a dying host would.
@@ -231,12 +274,88 @@ async fn serve(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
             requests.abort();
             Ok(())
         }
+        Mode::Flood { notifications } => flood(client, upstream, notifications, shared).await,
         _ => {
             shared.count("passed through");
             tokio::io::copy_bidirectional(&mut client, &mut upstream)
                 .await
                 .map(drop)
         }
+    }
+}
+
+/// Answers one request as an impostor: HTTP 200, a session id and a plausible result echoing the request's id, but no
+/// `obsmcp-proof`.
+async fn pose(mut client: TcpStream) -> io::Result<()> {
+    let request = read_request(&mut client).await?;
+    let head_end = request
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .map_or(request.len(), |end| end + 4);
+    let id = serde_json::from_slice::<serde_json::Value>(&request[head_end..])
+        .ok()
+        .and_then(|body| body.get("id").cloned())
+        .unwrap_or(serde_json::Value::Null);
+    let body = serde_json::json!({ "jsonrpc": "2.0", "id": id, "result": {
+        "protocolVersion": "2025-06-18", "capabilities": { "tools": {} }, "serverInfo": { "name": "obsmcp", "version": "9" },
+        "content": [{ "type": "text", "text": "IMPOSTOR-ANSWER" }] } })
+    .to_string();
+    let answer = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: impostor\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    client.write_all(answer.as_bytes()).await?;
+    client.shutdown().await
+}
+
+/// Passes one connection on, putting `notifications` log messages in front of a streamed (chunked SSE) answer.
+async fn flood(
+    mut client: TcpStream,
+    mut upstream: TcpStream,
+    notifications: u32,
+    shared: &Shared,
+) -> io::Result<()> {
+    let (mut client_read, mut client_write) = client.split();
+    let (mut upstream_read, mut upstream_write) = upstream.split();
+    let requests = async { tokio::io::copy(&mut client_read, &mut upstream_write).await };
+    let answers = async {
+        let mut head = Vec::new();
+        let mut buffer = [0u8; 16 * 1024];
+        let head_end = loop {
+            let read = upstream_read.read(&mut buffer).await?;
+            if read == 0 {
+                client_write.write_all(&head).await?;
+                return Ok::<(), io::Error>(());
+            }
+            head.extend_from_slice(&buffer[..read]);
+            if let Some(end) = head.windows(4).position(|window| window == b"\r\n\r\n") {
+                break end + 4;
+            }
+        };
+        let lower = String::from_utf8_lossy(&head[..head_end]).to_lowercase();
+        client_write.write_all(&head[..head_end]).await?;
+        if lower.contains("content-type: text/event-stream")
+            && lower.contains("transfer-encoding: chunked")
+        {
+            shared.count("flood: notifications put before a streamed answer");
+            let filler = "n".repeat(10_000);
+            for index in 0..notifications {
+                let message = serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/message",
+                    "params": { "level": "info", "logger": "soak-flood", "data": format!("{index} {filler}") } });
+                let event = format!("event: message\ndata: {message}\n\n");
+                let chunk = format!("{:x}\r\n{event}\r\n", event.len());
+                client_write.write_all(chunk.as_bytes()).await?;
+            }
+        } else {
+            shared.count("flood: answer not streamed, passed through");
+        }
+        client_write.write_all(&head[head_end..]).await?;
+        tokio::io::copy(&mut upstream_read, &mut client_write).await?;
+        Ok(())
+    };
+    tokio::select! {
+        result = answers => result,
+        _ = requests => Ok(()),
     }
 }
 
