@@ -180,8 +180,12 @@ struct ClientFile {
 enum Slot {
     Free,
     Ours,
-    /// obsmcp's entry for this vault, running another obsmcp (moved or older); replaced only with consent.
-    OursElsewhere(String),
+    /// obsmcp's entry for this vault, running another copy of obsmcp (an installed, moved or older binary): still
+    /// ours, re-pointed in place at this binary.
+    OursElsewhere {
+        command: String,
+    },
+    /// obsmcp's entry for another vault, whatever binary it runs: that vault's name, never taken.
     OtherVault,
     Foreign(String),
 }
@@ -223,7 +227,14 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
             &mut plan,
         );
         for client_file in &client_files {
-            plan_entry(request, vault, client_file, &server_name, &mut edits);
+            plan_entry(
+                request,
+                vault,
+                client_file,
+                &server_name,
+                &mut edits,
+                &mut plan.notes,
+            );
         }
         plan.vaults.push(VaultPlan {
             name: vaults::vault_name(&vault.path),
@@ -488,18 +499,13 @@ fn slot(
             if same_path(Path::new(&command), &request.binary) {
                 Slot::Ours
             } else {
-                Slot::OursElsewhere(format!("an older obsmcp (`{command}`) for this vault"))
+                Slot::OursElsewhere { command }
             }
         }
-        EntryKind::Obsmcp {
-            command,
-            vault: Some(_),
-            ..
-        } if same_path(Path::new(&command), &request.binary) => Slot::OtherVault,
-        EntryKind::Obsmcp { command, vault, .. } => Slot::Foreign(match vault {
-            Some(vault) => format!("obsmcp (`{command}`) for the vault `{}`", vault.display()),
-            None => format!("obsmcp (`{command}`) with another upstream"),
-        }),
+        EntryKind::Obsmcp { vault: Some(_), .. } => Slot::OtherVault,
+        EntryKind::Obsmcp { command, .. } => {
+            Slot::Foreign(format!("obsmcp (`{command}`) with another upstream"))
+        }
         EntryKind::Other { description } => Slot::Foreign(format!("`{description}`")),
     }
 }
@@ -519,16 +525,22 @@ fn choose_name(
     plan: &mut SetupPlan,
 ) -> String {
     let slug = vaults::slug(&vaults::vault_name(&vault.path));
-    let existing: Vec<String> = client_files
-        .iter()
-        .flat_map(|file| {
-            file.servers
-                .keys()
-                .filter(|name| matches!(slot(request, vault, file, name), Slot::Ours))
-                .cloned()
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    // The vault's own entries, whatever copy of obsmcp they run, keep their name: those already running this binary
+    // first, then the others in the order the clients list them.
+    let own = |wanted: fn(&Slot) -> bool| -> Vec<String> {
+        client_files
+            .iter()
+            .flat_map(|file| {
+                file.servers
+                    .keys()
+                    .filter(|name| wanted(&slot(request, vault, file, name)))
+                    .cloned()
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let mut existing = own(|slot| matches!(slot, Slot::Ours));
+    existing.extend(own(|slot| matches!(slot, Slot::OursElsewhere { .. })));
     let defaults = [SERVER_NAME.to_owned(), format!("{SERVER_NAME}-{slug}")].into_iter();
     let numbered = (2..).map(|number| format!("{SERVER_NAME}-{slug}-{number}"));
     let mut declined: Vec<(String, String, String)> = Vec::new();
@@ -548,7 +560,7 @@ fn choose_name(
         }
         let mut accepted = true;
         for (file, slot) in &slots {
-            if let Slot::OursElsewhere(description) | Slot::Foreign(description) = slot {
+            if let Slot::Foreign(description) = slot {
                 plan.notes.push(Note {
                     scope: file.client.name.to_owned(),
                     message: format!("the server `{name}` already runs {description}"),
@@ -584,17 +596,46 @@ fn plan_entry(
     client_file: &ClientFile,
     name: &str,
     edits: &mut Edits,
+    notes: &mut Vec<Note>,
 ) {
     let client = client_file.client;
     let entry = entry_for(request, vault, client);
     let path = client.entry_path(name);
-    let operations = match slot(request, vault, client_file, name) {
-        Slot::Ours | Slot::OursElsewhere(_) => update_own_entry(client, &path, &entry),
+    let mut operations = match slot(request, vault, client_file, name) {
+        Slot::Ours => update_own_entry(client, &path, &entry),
+        Slot::OursElsewhere { command } => {
+            notes.push(Note {
+                scope: client.name.to_owned(),
+                message: format!(
+                    "re-pointed `{name}` from `{command}` to `{}`",
+                    request.binary.display()
+                ),
+            });
+            update_own_entry(client, &path, &entry)
+        }
         // Nothing of another program's entry is kept, not even its `env`: the older Node bridge's entry sets
         // `OBSIDIAN_MCP_URL`, which `obsmcp bridge` also reads and, beside `--vault`, refuses to start with.
         Slot::Foreign(_) => vec![Operation::Replace { path, value: entry }],
         Slot::Free | Slot::OtherVault => vec![Operation::Merge { path, value: entry }],
     };
+    // One entry per vault: a second one (an older setup's, under another name) is removed, or agents see every tool
+    // twice.
+    for other in client_file.servers.keys().filter(|other| *other != name) {
+        if matches!(
+            slot(request, vault, client_file, other),
+            Slot::Ours | Slot::OursElsewhere { .. }
+        ) {
+            notes.push(Note {
+                scope: client.name.to_owned(),
+                message: format!(
+                    "removed `{other}`, a second entry for this vault (`{name}` serves it)"
+                ),
+            });
+            operations.push(Operation::Remove {
+                path: client.entry_path(other),
+            });
+        }
+    }
     for operation in operations {
         edits.add_operation(
             &client_file.path,

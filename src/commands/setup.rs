@@ -256,7 +256,7 @@ fn next_steps(
     match lookup {
         setup::PathLookup::ThisBinary => {}
         setup::PathLookup::Nothing => check.push_str(
-            " (obsmcp is not on your PATH: `cargo install --path .` in the source folder puts it there.)",
+            " (obsmcp is not on your PATH: `cargo install --locked --path .` in the source folder puts it there.)",
         ),
         setup::PathLookup::Another(other) => check.push_str(&format!(
             " (The `obsmcp` on your PATH is another binary, {}.)",

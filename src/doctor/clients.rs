@@ -251,6 +251,8 @@ pub(crate) struct ClientContext<'a> {
     pub(crate) any_entry: bool,
     /// How the running binary is typed in a shell, for the fixes (`obsmcp`, or its path when `PATH` lacks it).
     pub(crate) obsmcp: &'a str,
+    /// The `obsmcp` a shell runs, real path.
+    pub(crate) on_path: Option<&'a Path>,
 }
 
 /// The checks of one client's config.
@@ -291,7 +293,7 @@ pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) 
     for entry in &ours {
         checks.extend(entry_checks(client, entry, context));
     }
-    checks.push(conflicts(client, entries, &ours));
+    checks.push(conflicts(client, entries, &ours, context.on_path));
     checks.extend(client.gate_checks.iter().cloned());
     checks
 }
@@ -491,7 +493,27 @@ fn timeout_checks(client: &ClientConfig, entry: &ServerEntry) -> Vec<Check> {
         .collect()
 }
 
-fn conflicts(client: &ClientConfig, entries: &[ServerEntry], ours: &[&ServerEntry]) -> Check {
+/// How fit an entry's binary is to be the one kept of several for a vault (lower is better): the `obsmcp` on `PATH`,
+/// then an existing binary outside a build folder (`target/`, which `cargo clean` empties), then any existing one.
+fn keep_rank(entry: &ServerEntry, on_path: Option<&Path>) -> u8 {
+    let Some(command) = entry.command.as_deref() else {
+        return 4;
+    };
+    let real = std::fs::canonicalize(command).ok();
+    match real {
+        Some(real) if on_path == Some(real.as_path()) => 0,
+        Some(real) if !real.components().any(|part| part.as_os_str() == "target") => 1,
+        Some(_) => 2,
+        None => 3,
+    }
+}
+
+fn conflicts(
+    client: &ClientConfig,
+    entries: &[ServerEntry],
+    ours: &[&ServerEntry],
+    on_path: Option<&Path>,
+) -> Check {
     let mut problems = Vec::new();
     let mut extra = Vec::new();
     for entry in entries.iter().filter(|entry| !entry.is_obsmcp()) {
@@ -519,19 +541,29 @@ fn conflicts(client: &ClientConfig, entries: &[ServerEntry], ours: &[&ServerEntr
             extra.push(entry.name.clone());
         }
     }
-    let mut seen: BTreeMap<PathBuf, &str> = BTreeMap::new();
+    let mut by_vault: BTreeMap<PathBuf, Vec<&ServerEntry>> = BTreeMap::new();
     for entry in ours {
         let Some(vault) = entry.flag("--vault") else {
             continue;
         };
         let key = std::fs::canonicalize(vault).unwrap_or_else(|_| PathBuf::from(vault));
-        if let Some(first) = seen.insert(key, &entry.name) {
-            problems.push(format!(
-                "`{first}` and `{}` serve the same vault `{vault}`",
-                entry.name
-            ));
-            extra.push(entry.name.clone());
-        }
+        by_vault.entry(key).or_default().push(entry);
+    }
+    for (vault, mut same) in by_vault.into_iter().filter(|(_, same)| same.len() > 1) {
+        // The stable sort keeps the config's order among equals.
+        same.sort_by_key(|entry| keep_rank(entry, on_path));
+        let names: Vec<String> = same
+            .iter()
+            .map(|entry| format!("`{}`", entry.name))
+            .collect();
+        problems.push(format!(
+            "{} serve the same vault `{}` (keep `{}`, which runs `{}`)",
+            names.join(" and "),
+            vault.display(),
+            same[0].name,
+            same[0].command.as_deref().unwrap_or_default()
+        ));
+        extra.extend(same[1..].iter().map(|entry| entry.name.clone()));
     }
     if problems.is_empty() {
         return Check::ok(

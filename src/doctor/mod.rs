@@ -45,6 +45,8 @@ pub(crate) struct Options {
     /// How the running binary is typed in a shell (`obsmcp`, or its path when `PATH` does not run it), as setup's
     /// last step words it, so a fix can be pasted as is.
     pub(crate) obsmcp: String,
+    /// The `obsmcp` a shell runs (`PATH`), real path: of two entries for one vault, the one to keep runs it.
+    pub(crate) on_path: Option<PathBuf>,
 }
 
 impl Options {
@@ -56,6 +58,7 @@ impl Options {
             probe_bridge: args.probe_bridge,
             cwd: current,
             obsmcp: crate::setup::own_command(environment),
+            on_path: crate::setup::obsmcp_on_path(environment),
         })
     }
 }
@@ -284,6 +287,7 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         known_vaults: &known_vaults,
         any_entry,
         obsmcp: &options.obsmcp,
+        on_path: options.on_path.as_deref(),
     };
     let mut probe_checks: BTreeMap<usize, Vec<Check>> =
         probe_checks

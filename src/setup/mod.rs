@@ -116,6 +116,16 @@ pub(crate) fn own_command(environment: &Environment) -> String {
     }
 }
 
+/// The real path of the `obsmcp` a shell runs (`PATH`), if any.
+pub(crate) fn obsmcp_on_path(environment: &Environment) -> Option<PathBuf> {
+    let binary = binary().ok()?;
+    match path_lookup(environment, &binary) {
+        PathLookup::ThisBinary => Some(binary),
+        PathLookup::Another(other) => Some(other),
+        PathLookup::Nothing => None,
+    }
+}
+
 /// The clients named with `--client`, or an error listing the known ones.
 pub(crate) fn named_clients(names: &[String]) -> anyhow::Result<Vec<&'static ClientSpec>> {
     let mut chosen: Vec<&'static ClientSpec> = Vec::new();

@@ -42,9 +42,12 @@ impl Prompter for Terminal {
     }
 
     fn confirm(&mut self, prompt: &str, default: bool) -> anyhow::Result<bool> {
+        // Enter confirms: answering on the `y` keypress alone let the Enter that usually follows fall through to the
+        // next question and answer it with its default.
         Ok(dialoguer::Confirm::new()
             .with_prompt(prompt)
             .default(default)
+            .wait_for_newline(true)
             .interact()?)
     }
 }

@@ -550,6 +550,32 @@ fn mcp_remote_to_the_older_plugin_and_a_second_entry_for_the_same_vault_are_conf
     );
 }
 
+/// Issue 13, problem 1: of two entries for one vault, doctor told the user to remove the one running the installed
+/// copy and keep the one into a build folder. It now keeps the one running the `obsmcp` on `PATH`.
+#[test]
+fn of_two_entries_for_one_vault_doctor_keeps_the_one_running_the_obsmcp_on_path() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let copy = |relative: &str| {
+        let path = machine.home.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::copy(obsmcp_binary(), &path).unwrap();
+        path
+    };
+    let built = copy("src/obsmcp/target/release/obsmcp");
+    let installed = copy("bin/obsmcp");
+    let entry = |binary: &Path| json!({"type": "stdio", "command": binary, "args": ["bridge", "--vault", machine.vault]});
+    machine.claude(json!({ "obsidian": entry(&built), "obsidian-notes": entry(&installed) }));
+    let run = machine.doctor(&["--json"]);
+    assert_check(
+        &run.json(),
+        "client.conflicts",
+        "warn",
+        &["same vault", "keep `obsidian-notes`"],
+        &["remove `obsidian` from"],
+    );
+}
+
 #[test]
 fn two_vaults_on_one_port_clash() {
     let machine = Machine::new();

@@ -559,28 +559,107 @@ fn uninstall_of_one_vault_keeps_the_other() {
     );
 }
 
+/// Issue 13, problem 1: setup run again from another copy of the binary (the README's `cargo install`, then setup
+/// once more) gave every client a second entry per vault, `obsidian` beside `obsidian-my-notes`.
 #[test]
-fn an_older_obsmcp_path_is_shown_and_replaced_only_with_consent() {
+fn setup_from_another_copy_of_obsmcp_re_points_each_entry_in_place_under_its_name() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let setup = [
+        "setup",
+        "--vault",
+        &vault,
+        "--client",
+        "claude-code",
+        "--client",
+        "codex",
+        "--client",
+        "hermes",
+        "--yes",
+    ];
+    let first = machine.install_binary("build/target/release/obsmcp");
+    let installed = machine.install_binary(".cargo/bin/obsmcp");
+    let run = machine.obsmcp_at(&first, &setup);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = machine.obsmcp_at(&installed, &setup);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for client in ["Claude Code", "Codex", "Hermes Agent"] {
+        assert!(
+            run.stderr.contains(&format!(
+                "{client}: re-pointed `obsidian` from `{}` to `{}`",
+                first.display(),
+                installed.display()
+            )),
+            "{client}: {}",
+            run.stderr
+        );
+    }
+    for file in [".claude.json", ".codex/config.toml", ".hermes/config.yaml"] {
+        let text = machine.read(file);
+        assert!(
+            !text.contains("obsidian-my-notes"),
+            "{file} got a second entry:\n{text}"
+        );
+        assert!(
+            !text.contains(first.to_str().unwrap()),
+            "{file} still runs the first copy:\n{text}"
+        );
+        assert_eq!(
+            text.matches(installed.to_str().unwrap()).count(),
+            1,
+            "{file}:\n{text}"
+        );
+    }
+}
+
+/// Entries a setup before this fix doubled (`obsidian` and `obsidian-my-notes` for one vault) become one again.
+#[test]
+fn a_second_entry_for_the_same_vault_is_removed_and_the_first_name_kept() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    machine.write(
+        ".codex/config.toml",
+        format!(
+            "[mcp_servers.obsidian]\ncommand = \"/opt/old/obsmcp\"\nargs = [\"bridge\", \"--vault\", {vault:?}]\n\n[mcp_servers.obsidian-my-notes]\ncommand = \"/elsewhere/obsmcp\"\nargs = [\"bridge\", \"--vault\", {vault:?}]\n"
+        ),
+    );
+    let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "codex", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("removed `obsidian-my-notes`, a second entry for this vault"),
+        "{}",
+        run.stderr
+    );
+    let codex = machine.read(".codex/config.toml");
+    assert!(
+        codex.contains("[mcp_servers.obsidian]") && !codex.contains("obsidian-my-notes"),
+        "{codex}"
+    );
+    assert!(
+        !codex.contains("/opt/old/obsmcp") && !codex.contains("/elsewhere/obsmcp"),
+        "{codex}"
+    );
+}
+
+/// Another program's entry under the name obsmcp would use is still replaced only with consent.
+#[test]
+fn another_programs_entry_is_replaced_only_with_consent() {
     for replace in [false, true] {
         let machine = Machine::new();
         let vault = machine.vault.to_str().unwrap().to_owned();
-        let old_entry = format!(
-            "[mcp_servers.obsidian]\ncommand = \"/opt/old/obsmcp\"\nargs = [\"bridge\", \"--vault\", {vault:?}]\n"
+        machine.write(
+            ".codex/config.toml",
+            "[mcp_servers.obsidian]\ncommand = \"npx\"\nargs = [\"mcp-remote\", \"http://localhost:22360/sse\"]\n",
         );
-        machine.write(".codex/config.toml", &old_entry);
         let mut args = vec!["setup", "--vault", &vault, "--client", "codex", "--yes"];
         if replace {
             args.push("--replace-existing");
         }
         let run = machine.obsmcp(&args);
         assert_eq!(run.code, 0, "{}", run.stderr);
-        assert!(
-            run.stderr.contains("an older obsmcp (`/opt/old/obsmcp`)"),
-            "{}",
-            run.stderr
-        );
         let codex = machine.read(".codex/config.toml");
-        assert_eq!(codex.contains("/opt/old/obsmcp"), !replace, "{codex}");
+        assert_eq!(codex.contains("mcp-remote"), !replace, "{codex}");
         assert_eq!(
             codex.contains("[mcp_servers.obsidian-my-notes]"),
             !replace,

@@ -76,8 +76,33 @@ impl Machine {
 
     /// An `obsmcp` command that sees only this machine's environment, for tests that drive the process themselves.
     pub fn command(&self, args: &[&str]) -> std::process::Command {
+        self.command_of(Path::new(env!("CARGO_BIN_EXE_obsmcp")), args)
+    }
+
+    /// Copies the binary to `relative` under home (as `cargo install` or a move would put it there); its path.
+    pub fn install_binary(&self, relative: &str) -> PathBuf {
+        let path = self.home().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::copy(env!("CARGO_BIN_EXE_obsmcp"), &path).unwrap();
+        path
+    }
+
+    /// Runs the `obsmcp` binary at `binary` with only this machine's environment.
+    pub fn obsmcp_at(&self, binary: &Path, args: &[&str]) -> Run {
+        let output: Output = assert_cmd::Command::from_std(self.command_of(binary, args))
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(output.stdout).unwrap(),
+            stderr: String::from_utf8(output.stderr).unwrap(),
+        }
+    }
+
+    fn command_of(&self, binary: &Path, args: &[&str]) -> std::process::Command {
         let home = self.home();
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"));
+        let mut command = std::process::Command::new(binary);
         command
             .args(args)
             .env_clear()
@@ -151,7 +176,20 @@ impl Machine {
         while let Some(start) = find_token(&text) {
             text.replace_range(start..start + 64, "<token>");
         }
-        text
+        // The port setup picks depends on what else listens at the moment (tests run side by side).
+        let mut redacted = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("port ") {
+            let (head, tail) = rest.split_at(at + "port ".len());
+            redacted.push_str(head);
+            let digits = tail.len() - tail.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits > 0 {
+                redacted.push_str("<port>");
+            }
+            rest = &tail[digits..];
+        }
+        redacted.push_str(rest);
+        redacted
     }
 }
 
