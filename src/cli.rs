@@ -166,7 +166,7 @@ pub(crate) struct UninstallArgs {
     /// Print a machine-readable report on stdout.
     #[arg(long)]
     pub(crate) json: bool,
-    /// Keep the plugin's files in the vault.
+    /// Keep the plugin's files in the vault (it is always kept while another client's entry still uses the vault).
     #[arg(long)]
     pub(crate) keep_plugin: bool,
 }

@@ -14,7 +14,7 @@ use crate::files;
 use crate::plan::{Change, FileChange, Item, PlanFileError, TextEdit, check_writable};
 use crate::plugin::{self, PLUGIN_FILES};
 use crate::plugin_data::DEFAULT_CONFIG_DIR;
-use crate::setup::Problem;
+use crate::setup::{Note, Problem};
 use crate::state::State;
 use crate::vaults;
 
@@ -45,6 +45,8 @@ pub struct UninstallPlan {
     pub folders: Vec<PathBuf>,
     /// Parts that could not be planned.
     pub problems: Vec<Problem>,
+    /// What the user should know: a plugin kept because other clients still use it.
+    pub notes: Vec<Note>,
     /// The record after applying.
     pub state: State,
 }
@@ -65,9 +67,11 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         files: Vec::new(),
         folders: Vec::new(),
         problems: Vec::new(),
+        notes: Vec::new(),
         state: State::default(),
     };
     let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
+    let still_served = served_by_other_clients(request);
     let wanted = |vault: &Path| {
         request.vaults.is_empty() || request.vaults.iter().any(|wanted| wanted == vault)
     };
@@ -204,6 +208,21 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
             vaults.entry(vault.clone()).or_insert(config_dir);
         }
         for (vault, config_dir) in &vaults {
+            // The plugin goes with the last entry that uses it: clients left configured must still reach the vault.
+            if let Some(clients) = still_served
+                .iter()
+                .find(|(served, _)| same_vault(served, vault))
+            {
+                plan.notes.push(Note {
+                    scope: format!("vault {}", vaults::vault_name(vault)),
+                    message: format!(
+                        "kept the plugin: {} still {} this vault (uninstall those too to remove it)",
+                        clients.1.join(" and "),
+                        if clients.1.len() == 1 { "uses" } else { "use" }
+                    ),
+                });
+                continue;
+            }
             plan_plugin_removal(&mut plan, &mut state, vault, config_dir);
         }
     }
@@ -218,6 +237,48 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
     plan.folders.dedup();
     plan.state = state;
     plan
+}
+
+/// The vaults that obsmcp entries of clients not being uninstalled still serve, with those clients' names. A config
+/// that cannot be read or parsed counts as serving nothing (uninstall of that client reports it).
+fn served_by_other_clients(request: &UninstallRequest<'_>) -> Vec<(PathBuf, Vec<&'static str>)> {
+    let mut served: Vec<(PathBuf, Vec<&'static str>)> = Vec::new();
+    let chosen = |client: &ClientSpec| request.clients.iter().any(|wanted| wanted.id == client.id);
+    for client in crate::clients::CLIENTS
+        .iter()
+        .filter(|client| !chosen(client))
+    {
+        let path = files::resolve(&client.locate(request.environment).config);
+        let Ok(Some(text)) = files::read_text(&path) else {
+            continue;
+        };
+        let Ok(servers) = read_servers(client, &text) else {
+            continue;
+        };
+        for entry in servers.values() {
+            if let EntryKind::Obsmcp {
+                vault: Some(vault), ..
+            } = describe_entry(client, entry)
+            {
+                match served
+                    .iter_mut()
+                    .find(|(known, _)| same_vault(known, &vault))
+                {
+                    Some((_, clients)) if !clients.contains(&client.name) => {
+                        clients.push(client.name)
+                    }
+                    Some(_) => {}
+                    None => served.push((vault, vec![client.name])),
+                }
+            }
+        }
+    }
+    served
+}
+
+fn same_vault(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
 }
 
 impl UninstallPlan {

@@ -69,7 +69,7 @@ pub(crate) fn execute(
         outcome: Outcome::NothingToRemove,
         vaults: Vec::new(),
         items: plan.items.clone(),
-        notes: Vec::new(),
+        notes: plan.notes.clone(),
         problems: plan.problems.clone(),
         next_steps: Vec::new(),
         diffs: Vec::new(),

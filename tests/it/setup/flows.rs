@@ -559,6 +559,43 @@ fn uninstall_of_one_vault_keeps_the_other() {
     );
 }
 
+/// Issue 13, problem 3: `uninstall --client hermes` removed the plugin from the vault, and Claude Code and Codex were
+/// left pointing at a vault without it. The plugin now goes with the last entry that uses it.
+#[test]
+fn uninstalling_one_client_keeps_the_plugin_while_other_clients_use_the_vault() {
+    let machine = Machine::new().with_client_fixtures();
+    let run = machine.setup(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let plugin = machine.vault.join(".obsidian/plugins/obsmcp/main.js");
+    let run = machine.obsmcp(&["uninstall", "--client", "hermes", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("kept the plugin: Claude Code and Codex still use this vault"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        plugin.is_file(),
+        "the plugin went while Claude Code and Codex still use it"
+    );
+    assert!(!machine.read(".hermes/config.yaml").contains("obsmcp"));
+    let run = machine.obsmcp(&[
+        "uninstall",
+        "--client",
+        "claude-code",
+        "--client",
+        "codex",
+        "--yes",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !plugin.exists(),
+        "the plugin stays after its last client went: {}",
+        run.stderr
+    );
+}
+
 /// Issue 13, problem 1: setup run again from another copy of the binary (the README's `cargo install`, then setup
 /// once more) gave every client a second entry per vault, `obsidian` beside `obsidian-my-notes`.
 #[test]
