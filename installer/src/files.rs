@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 #[non_exhaustive]
 pub enum FileError {
     /// Reading failed.
-    #[error("could not read `{path}`")]
+    #[error("could not read `{path}`: {source}")]
     Read {
         path: PathBuf,
         source: std::io::Error,
@@ -23,7 +23,7 @@ pub enum FileError {
     #[error("`{path}` is read-only; obsmcp leaves it as it is")]
     ReadOnly { path: PathBuf },
     /// Writing failed; the original file is untouched.
-    #[error("could not write `{path}`")]
+    #[error("could not write `{path}`: {source}")]
     Write {
         path: PathBuf,
         source: std::io::Error,
@@ -33,6 +33,34 @@ pub enum FileError {
         "`{lock}` is held by another program (Claude Code?) and was not released within {seconds} s"
     )]
     Locked { lock: PathBuf, seconds: u64 },
+}
+
+impl FileError {
+    /// What the user can do about it, when there is something.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Self::Read { source, .. } | Self::Write { source, .. }
+                if source.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                Some(
+                    "check the file's and its folder's owner and permissions (`ls -l`) and whether the file is \
+                     immutable (`lsattr` on Linux, `ls -lO` on macOS); fix that and run again"
+                        .to_owned(),
+                )
+            }
+            Self::Write { source, .. } if source.raw_os_error() == Some(28) => {
+                Some("the disk is full: free some space and run again".to_owned())
+            }
+            Self::ReadOnly { path } => Some(format!(
+                "make it writable (`chmod u+w {}`) if obsmcp should change it",
+                path.display()
+            )),
+            Self::Locked { .. } => {
+                Some("quit Claude Code (or wait for it to finish) and run again".to_owned())
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The file a path really names: symlinks (also a dangling final link) followed.
@@ -107,8 +135,26 @@ fn write_atomic_with(
         let backup_file = backup_path(path);
         if backup && !backup_file.exists() {
             std::fs::copy(path, &backup_file).map_err(write_error)?;
+            // A write that fails leaves no trace: the backup made for it goes too.
+            return replace_file(path, bytes, existing.as_ref(), new_mode).inspect_err(|_| {
+                let _ = std::fs::remove_file(&backup_file);
+            });
         }
     }
+    replace_file(path, bytes, existing.as_ref(), new_mode)
+}
+
+/// The atomic replace of [`write_atomic_with`], after the backup.
+fn replace_file(
+    path: &Path,
+    bytes: &[u8],
+    existing: Option<&std::fs::Metadata>,
+    new_mode: Option<u32>,
+) -> Result<(), FileError> {
+    let write_error = |source| FileError::Write {
+        path: path.to_owned(),
+        source,
+    };
     let folder = path
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
@@ -124,7 +170,7 @@ fn write_atomic_with(
         .map_err(write_error)?;
     temporary.write_all(bytes).map_err(write_error)?;
     // The temporary file starts private (0600); a new file gets the mode asked for, or the usual 0644.
-    let permissions = match (&existing, new_mode) {
+    let permissions = match (existing, new_mode) {
         (Some(metadata), _) => Some(metadata.permissions()),
         (None, mode) => permissions_with_mode(mode.unwrap_or(0o644)),
     };

@@ -84,6 +84,18 @@ pub enum ApplyError {
     },
 }
 
+impl ApplyError {
+    /// What the user can do about it, when there is something.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Self::File(error) => error.hint(),
+            Self::Document { .. } => {
+                Some("run the command again: it reads the file afresh".to_owned())
+            }
+        }
+    }
+}
+
 impl TextEdit {
     /// The new text for `before` (`None` when the file should go).
     pub fn run(&self, before: Option<&str>) -> Result<Option<String>, document::DocumentError> {

@@ -147,17 +147,20 @@ impl SetupPlan {
     /// Writes every planned change and saves the record; failures are returned after everything else was done.
     pub fn apply(&self, environment: &Environment) -> Vec<Problem> {
         let mut problems = Vec::new();
+        let original = State::load(environment);
+        let mut state = self.state.clone();
         for change in &self.files {
             if let Err(error) = change.apply() {
+                state.keep_file_as_in(&original, &change.path);
                 problems.push(Problem {
                     scope: change.path.display().to_string(),
                     message: error.to_string(),
-                    hint: None,
+                    hint: error.hint(),
                 });
             }
         }
         if self.changes_anything()
-            && let Err(error) = self.state.clone().save(environment)
+            && let Err(error) = state.save(environment)
         {
             problems.push(Problem {
                 scope: "obsmcp".to_owned(),

@@ -31,6 +31,27 @@ pub struct State {
     pub own_dirs: BTreeSet<PathBuf>,
 }
 
+impl State {
+    /// Where a write to `file` failed: what this record says about it goes back to what `original` said, since the
+    /// file did not change.
+    pub fn keep_file_as_in(&mut self, original: &State, file: &Path) {
+        if original.created_files.contains(file) {
+            self.created_files.insert(file.to_owned());
+        } else {
+            self.created_files.remove(file);
+        }
+        match original.created_containers.get(file) {
+            Some(containers) => {
+                self.created_containers
+                    .insert(file.to_owned(), containers.clone());
+            }
+            None => {
+                self.created_containers.remove(file);
+            }
+        }
+    }
+}
+
 /// The state file's path.
 pub fn path(environment: &Environment) -> PathBuf {
     environment.state_home().join("installed.json")

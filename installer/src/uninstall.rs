@@ -286,12 +286,24 @@ impl UninstallPlan {
     /// together after everything else was done.
     pub fn apply(&mut self, environment: &Environment) -> Vec<Problem> {
         let mut problems = Vec::new();
+        let original = State::load(environment);
+        let mut failed: Vec<PathBuf> = Vec::new();
         for change in &self.files {
+            // A file whose write failed keeps its backup: the file still holds obsmcp's entries, and the backup is
+            // what a later uninstall restores from.
+            if failed
+                .iter()
+                .any(|path| files::backup_path(path) == change.path)
+            {
+                continue;
+            }
             if let Err(error) = change.apply() {
+                self.state.keep_file_as_in(&original, &change.path);
+                failed.push(change.path.clone());
                 problems.push(Problem {
                     scope: change.path.display().to_string(),
                     message: error.to_string(),
-                    hint: None,
+                    hint: error.hint(),
                 });
             }
         }

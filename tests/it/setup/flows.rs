@@ -559,6 +559,68 @@ fn uninstall_of_one_vault_keeps_the_other() {
     );
 }
 
+/// Makes a file immutable (`chattr +i`), which even its owner cannot replace; false where that needs privileges this
+/// run lacks.
+fn make_immutable(path: &std::path::Path, immutable: bool) -> bool {
+    std::process::Command::new("chattr")
+        .arg(if immutable { "+i" } else { "-i" })
+        .arg(path)
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+/// Issue 13, problem 4: when uninstall could not write a config (an immutable file) it deleted that file's backup
+/// anyway, and the error named no reason. A failed write now keeps the file, its backup and the record as they were,
+/// and says why with the hint that fixes it; setup's failed write leaves no backup behind either.
+#[test]
+fn a_write_that_fails_keeps_the_file_its_backup_and_the_record_and_says_why() {
+    let machine = Machine::new().with_client_fixtures();
+    let config = machine.home().join(".codex/config.toml");
+    if !make_immutable(&config, true) {
+        eprintln!("skipped: chattr +i needs root or CAP_LINUX_IMMUTABLE here");
+        return;
+    }
+    let original = std::fs::read(&config).unwrap();
+    let run = machine.setup(&[]);
+    make_immutable(&config, false);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Operation not permitted") && run.stderr.contains("lsattr"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&config).unwrap(), original);
+    let backup = machine.home().join(".codex/config.toml.obsmcp-backup");
+    assert!(!backup.exists(), "a failed setup write left a backup");
+
+    let run = machine.setup(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let configured = std::fs::read(&config).unwrap();
+    let backed_up = std::fs::read(&backup).unwrap();
+    let record = machine.read(".local/state/obsmcp/installed.json");
+    assert!(make_immutable(&config, true));
+    let run = machine.obsmcp(&["uninstall", "--client", "codex", "--yes"]);
+    make_immutable(&config, false);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Operation not permitted"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&config).unwrap(), configured);
+    assert_eq!(
+        std::fs::read(&backup).unwrap(),
+        backed_up,
+        "the backup must survive a failed write"
+    );
+    assert_eq!(machine.read(".local/state/obsmcp/installed.json"), record);
+
+    let run = machine.obsmcp(&["uninstall", "--client", "codex", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(std::fs::read(&config).unwrap(), original);
+    assert!(!backup.exists());
+}
+
 /// Issue 13, problem 3: `uninstall --client hermes` removed the plugin from the vault, and Claude Code and Codex were
 /// left pointing at a vault without it. The plugin now goes with the last entry that uses it.
 #[test]
