@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use obsmcp_installer::clients::{CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
+use obsmcp_installer::plan::Change;
 use obsmcp_installer::setup::{self as planner, FixedDecisions, SetupRequest, VaultTarget};
 use obsmcp_installer::vaults;
 
@@ -95,7 +96,7 @@ pub(crate) fn execute(
             })
             .collect();
         let lookup = setup::path_lookup(environment, &request.binary);
-        report.next_steps = next_steps(&plan.vaults, &working, &lookup, &request.binary);
+        report.next_steps = next_steps(&report, &plan.vaults, &working, &lookup, &request.binary);
     }
     Ok(printer.finish(&report)?)
 }
@@ -229,14 +230,39 @@ fn choose_clients(
     Ok(chosen)
 }
 
+/// What to do next, from what happened: Obsidian only for a vault whose plugin changed, a client only when its entry
+/// changed and it was not refused, and the doctor check always.
 fn next_steps(
+    report: &Report,
     vaults: &[obsmcp_installer::setup::VaultPlan],
     clients: &[&ClientSpec],
     lookup: &setup::PathLookup,
     binary: &std::path::Path,
 ) -> Vec<String> {
+    // A write that failed is reported under the file's path: its client is not ready either.
+    let failed = |scope: &str| {
+        report.problems.iter().any(|problem| {
+            problem.scope == scope
+                || report.items.iter().any(|item| {
+                    item.scope == scope && problem.scope == item.path.display().to_string()
+                })
+        })
+    };
+    let changed = |scope: &str| {
+        !failed(scope)
+            && report
+                .items
+                .iter()
+                .any(|item| item.scope == scope && item.change != Change::Unchanged)
+    };
     let mut steps = Vec::new();
-    for vault in vaults {
+    if report.outcome == Outcome::Planned {
+        steps.push("Run the same command without --dry-run to make these changes.".to_owned());
+    }
+    for vault in vaults
+        .iter()
+        .filter(|vault| changed(&format!("vault {}", vault.name)))
+    {
         let action = if vault.open {
             "Restart Obsidian (or reload the vault)"
         } else {
@@ -248,7 +274,7 @@ fn next_steps(
             vault.name
         ));
     }
-    for client in clients {
+    for client in clients.iter().filter(|client| changed(client.name)) {
         steps.push(format!("{}: {}.", client.name, client.after_change));
     }
     let command = setup::command_for(lookup, binary);

@@ -559,6 +559,43 @@ fn uninstall_of_one_vault_keeps_the_other() {
     );
 }
 
+/// Issue 13, problem 5: the next steps ignored what happened: "Restart Obsidian" and "start a new Codex session"
+/// after a run that changed nothing, and a Codex step after Codex was refused.
+#[test]
+fn next_steps_follow_what_changed() {
+    let machine = Machine::new().with_client_fixtures();
+    let first = machine.setup(&[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(
+        first.stderr.contains("Open Obsidian on the vault My Notes"),
+        "{}",
+        first.stderr
+    );
+    assert!(
+        first.stderr.contains("Codex: start a new Codex session"),
+        "{}",
+        first.stderr
+    );
+    let again = machine.setup(&[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let next = &again.stderr[again.stderr.find("Next:").expect("next steps")..];
+    assert!(
+        !next.contains("Obsidian on the vault")
+            && !next.contains("Codex:")
+            && !next.contains("Claude Code:"),
+        "{next}"
+    );
+    assert!(next.contains("doctor"), "{next}");
+
+    let machine = Machine::new().with_client_fixtures();
+    machine.write(".codex/config.toml", "[mcp_servers.github\n");
+    let refused = machine.setup(&[]);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    let next = &refused.stderr[refused.stderr.find("Next:").expect("next steps")..];
+    assert!(!next.contains("Codex:"), "{next}");
+    assert!(next.contains("Claude Code:"), "{next}");
+}
+
 /// Makes a file immutable (`chattr +i`), which even its owner cannot replace; false where that needs privileges this
 /// run lacks.
 fn make_immutable(path: &std::path::Path, immutable: bool) -> bool {
