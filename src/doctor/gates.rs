@@ -191,8 +191,28 @@ fn disabled_in_project(context: &GateContext<'_>) -> Vec<String> {
     found
 }
 
+/// Gemini CLI's folder trust, read as Gemini CLI 0.61 reads it (`checkPathTrust` and `isPathTrusted` in its
+/// trustedFolders code): the environment overrides first, then `security.folderTrust.enabled` (on when absent), then
+/// the longest matching rule of `trustedFolders.json` (`TRUST_PARENT` applies to the rule's parent folder). A folder
+/// no rule covers is not trusted, and there Gemini CLI shows every MCP server as Disabled.
 fn gemini(context: &GateContext<'_>) -> Vec<Check> {
     let environment = context.environment;
+    let here = context.cwd.display();
+    if environment.var("GEMINI_RESTRICTED_MODE").as_deref() == Some("true")
+        || environment.var("GEMINI_CLI_TRUST_WORKSPACE").as_deref() == Some("false")
+    {
+        return vec![Check::warn(
+            "client.gates",
+            "GEMINI_RESTRICTED_MODE=true or GEMINI_CLI_TRUST_WORKSPACE=false is set: Gemini CLI trusts no folder, so obsmcp shows as Disabled",
+            "unset that variable where you start gemini",
+        )];
+    }
+    if environment.var("GEMINI_CLI_TRUST_WORKSPACE").as_deref() == Some("true") {
+        return vec![Check::ok(
+            "client.gates",
+            "Gemini CLI trusts every folder (GEMINI_CLI_TRUST_WORKSPACE=true): its MCP servers run here",
+        )];
+    }
     let home = environment
         .var_path("GEMINI_CLI_HOME")
         .unwrap_or_else(|| environment.home().to_owned())
@@ -203,45 +223,57 @@ fn gemini(context: &GateContext<'_>) -> Vec<Check> {
                 .pointer("/security/folderTrust/enabled")
                 .and_then(Value::as_bool)
         })
-        .unwrap_or(false);
+        .unwrap_or(true);
     if !trust_on {
         return vec![Check::ok(
             "client.gates",
-            "Gemini CLI folder trust is off: servers run in every folder",
+            "Gemini CLI folder trust is off (security.folderTrust.enabled is false): servers run in every folder",
         )];
     }
-    let rules = read_jsonc(&home.join("trustedFolders.json"))
+    let rules_file = environment
+        .var_path("GEMINI_CLI_TRUSTED_FOLDERS_PATH")
+        .unwrap_or_else(|| home.join("trustedFolders.json"));
+    let rules = read_jsonc(&rules_file)
         .and_then(|rules| rules.as_object().cloned())
         .unwrap_or_default();
-    let trusted_roots: Vec<PathBuf> = rules
+    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    let cwd = real(context.cwd);
+    let verdict = rules
         .iter()
-        .filter_map(|(folder, rule)| match rule.as_str() {
-            Some("TRUST_FOLDER") => Some(PathBuf::from(folder)),
-            Some("TRUST_PARENT") => Path::new(folder).parent().map(Path::to_path_buf),
-            _ => None,
+        .filter_map(|(folder, rule)| {
+            let rule = rule.as_str()?;
+            let covered = match rule {
+                "TRUST_PARENT" => Path::new(folder).parent()?.to_path_buf(),
+                "TRUST_FOLDER" | "DO_NOT_TRUST" => PathBuf::from(folder),
+                _ => return None,
+            };
+            cwd.starts_with(real(&covered))
+                .then_some((folder.len(), rule))
         })
-        .collect();
-    if trusted_roots
-        .iter()
-        .any(|root| context.cwd.starts_with(root))
-    {
-        return vec![Check::ok(
+        .max_by_key(|(length, _)| *length)
+        .map(|(_, rule)| rule);
+    match verdict {
+        Some("DO_NOT_TRUST") => vec![Check::warn(
             "client.gates",
             format!(
-                "Gemini CLI trusts `{}`, so its MCP servers run here",
-                context.cwd.display()
+                "Gemini CLI does not trust `{here}` (DO_NOT_TRUST in {}): here obsmcp shows as Disabled",
+                rules_file.display()
             ),
-        )];
+            "in the folder where you run gemini: /permissions → Trust this folder",
+        )],
+        Some(_) => vec![Check::ok(
+            "client.gates",
+            format!("Gemini CLI trusts `{here}`, so its MCP servers run here"),
+        )],
+        None => vec![Check::warn(
+            "client.gates",
+            format!(
+                "Gemini CLI runs MCP servers only in trusted folders (folder trust is on unless settings.json turns it off), and `{here}` is not one ({} rules): here obsmcp shows as Disabled",
+                rules.len()
+            ),
+            "in the folder where you run gemini: /permissions → Trust this folder",
+        )],
     }
-    vec![Check::warn(
-        "client.gates",
-        format!(
-            "Gemini CLI runs MCP servers only in trusted folders, and `{}` is not one ({} trusted): here obsmcp shows as Disabled",
-            context.cwd.display(),
-            trusted_roots.len()
-        ),
-        "in the folder where you run gemini: /permissions → Trust this folder",
-    )]
 }
 
 fn hermes(context: &GateContext<'_>) -> Vec<Check> {

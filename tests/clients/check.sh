@@ -112,11 +112,23 @@ if grep -q "✓ Tools discovered: $tools_total" <<<"$out"; then pass "hermes dis
 step "Gemini CLI $(run "$gemini" --version 2>/dev/null | head -1)"
 out="$(cd "$home" && run timeout 90 "$gemini" mcp list 2>&1 || true)"
 if grep -q "obsidian: .* - Disabled" <<<"$out"; then pass "gemini lists obsidian, disabled while the folder is untrusted"; else fail "gemini mcp list (untrusted): $out"; fi
+# Doctor's reading of Gemini's folder trust must match what gemini itself just showed.
+gemini_gate() {
+  (cd "$home" && run "$OBSMCP_BIN" doctor --json 2>/dev/null || true) | python3 -c '
+import json, sys
+report = json.load(sys.stdin)
+print(" ".join(check["status"] for section in report["sections"] for check in section["checks"]
+               if check["id"] == "client.gates" and "Gemini" in check["finding"]))'
+}
+verdict="$(gemini_gate)"
+if [[ "$verdict" == "warn" ]]; then pass "doctor agrees: Gemini runs no server in the untrusted folder"; else fail "doctor's Gemini gate (untrusted): '$verdict'"; fi
 # Trusting a folder is the user's decision (doctor reports it); the check makes it for its throwaway home.
 printf '{"%s": "TRUST_FOLDER"}\n' "$home" > "$home/.gemini/trustedFolders.json"
 out="$(cd "$home" && run timeout 90 "$gemini" mcp list 2>&1 || true)"
 printf '%s\n' "$out" | grep obsidian | sed 's/^/  | /' || true
 if grep -q "✓ obsidian: .* - Connected" <<<"$out"; then pass "gemini mcp list: connected"; else fail "gemini mcp list: not connected: $out"; fi
+verdict="$(gemini_gate)"
+if [[ "$verdict" == "ok" ]]; then pass "doctor agrees: Gemini trusts the folder"; else fail "doctor's Gemini gate (trusted): '$verdict'"; fi
 
 step "opencode $(run "$opencode" --version 2>/dev/null | head -1)"
 out="$(cd "$home" && run timeout 90 "$opencode" mcp list 2>&1 | sed 's/\x1b\[[0-9;]*m//g' || true)"

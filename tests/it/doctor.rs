@@ -1265,6 +1265,65 @@ fn gemini_folder_trust_hides_servers_outside_trusted_folders() {
     assert_check(&run_in_project(), "client.gates", "ok", &["trusts"], &[]);
 }
 
+/// Issue 13, problem 2: with `security.folderTrust` absent doctor said "folder trust is off … All good" while
+/// `gemini mcp list` showed the servers Disabled: Gemini CLI 0.61 turns folder trust on when the setting is absent.
+/// The real `gemini` agrees with these verdicts in `tests/clients/check.sh`.
+#[test]
+fn gemini_folder_trust_is_on_when_its_setting_is_absent_and_the_longest_rule_wins() {
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let project = project(&machine);
+    let gemini = machine.home.path().join(".gemini");
+    std::fs::create_dir_all(&gemini).unwrap();
+    let servers = json!({"obsidian": Machine::our_entry(&machine.vault)});
+    std::fs::write(
+        gemini.join("settings.json"),
+        json!({ "mcpServers": servers }).to_string(),
+    )
+    .unwrap();
+    let run_in_project = |vars: &[(&str, &str)]| {
+        let mut command = machine.command(&["--json"]);
+        command.current_dir(&project).envs(vars.iter().copied());
+        machine.doctor_with(command).json()
+    };
+    assert_check(
+        &run_in_project(&[]),
+        "client.gates",
+        "warn",
+        &["only in trusted folders"],
+        &["/permissions"],
+    );
+    // A parent trusted, the project itself not: the longer rule wins, as in Gemini CLI.
+    std::fs::write(
+        gemini.join("trustedFolders.json"),
+        json!({ machine.home.path().to_str().unwrap(): "TRUST_FOLDER", project.to_str().unwrap(): "DO_NOT_TRUST" }).to_string(),
+    )
+    .unwrap();
+    assert_check(
+        &run_in_project(&[]),
+        "client.gates",
+        "warn",
+        &["DO_NOT_TRUST"],
+        &["/permissions"],
+    );
+    assert_check(
+        &run_in_project(&[("GEMINI_CLI_TRUST_WORKSPACE", "true")]),
+        "client.gates",
+        "ok",
+        &["trusts every folder"],
+        &[],
+    );
+    let off = json!({ "security": { "folderTrust": { "enabled": false } }, "mcpServers": servers });
+    std::fs::write(gemini.join("settings.json"), off.to_string()).unwrap();
+    assert_check(
+        &run_in_project(&[]),
+        "client.gates",
+        "ok",
+        &["folder trust is off"],
+        &[],
+    );
+}
+
 #[test]
 fn hermes_safe_mode_starts_no_server() {
     let machine = Machine::new();
