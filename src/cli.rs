@@ -43,8 +43,7 @@ pub(crate) struct SetupArgs {
     /// The vault's config folder, when it is not `.obsidian`.
     #[arg(long, value_name = "NAME")]
     pub(crate) config_dir: Option<String>,
-    /// AI client to register with (repeatable); without it, every detected client.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help = client_help("AI client to register with (repeatable); without it, every detected client"))]
     pub(crate) client: Vec<String>,
     /// Answer yes to every question; needed when there is no terminal.
     #[arg(long, short = 'y')]
@@ -154,8 +153,7 @@ pub(crate) struct UninstallArgs {
     /// The vault's config folder, when it is not `.obsidian`.
     #[arg(long, value_name = "NAME")]
     pub(crate) config_dir: Option<String>,
-    /// AI client to remove obsmcp from (repeatable); without it, every client.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help = client_help("AI client to remove obsmcp from (repeatable); without it, every client"))]
     pub(crate) client: Vec<String>,
     /// Answer yes to every question.
     #[arg(long, short = 'y')]
@@ -177,4 +175,13 @@ pub(crate) struct CompletionsArgs {
     /// The shell to write the completion script for.
     #[arg(value_enum)]
     pub(crate) shell: clap_complete::Shell,
+}
+
+/// A `--client` help line that names every client obsmcp knows.
+fn client_help(what: &str) -> String {
+    let names: Vec<&str> = obsmcp_installer::clients::CLIENTS
+        .iter()
+        .map(|client| client.id)
+        .collect();
+    format!("{what}. One of: {}", names.join(", "))
 }

@@ -19,6 +19,7 @@ use crate::setup::{self, UsageError};
 pub(crate) fn run(args: SetupArgs) -> anyhow::Result<ExitCode> {
     let environment = setup::environment()?;
     let interaction = setup::Interaction {
+        command: "setup",
         yes: args.yes,
         json: args.json,
         dry_run: args.dry_run,

@@ -17,6 +17,7 @@ use crate::setup::{self, UsageError};
 pub(crate) fn run(args: UninstallArgs) -> anyhow::Result<ExitCode> {
     let environment = setup::environment()?;
     let interaction = setup::Interaction {
+        command: "uninstall",
         yes: args.yes,
         json: args.json,
         dry_run: args.dry_run,
@@ -47,11 +48,7 @@ pub(crate) fn execute(
         .vault
         .iter()
         .map(|path| {
-            let absolute = if path.is_absolute() {
-                path.clone()
-            } else {
-                std::env::current_dir()?.join(path)
-            };
+            let absolute = setup::absolute_folder(&environment, path)?;
             Ok(std::fs::canonicalize(&absolute).unwrap_or(absolute))
         })
         .collect::<anyhow::Result<Vec<PathBuf>>>()?;

@@ -53,7 +53,12 @@ impl Options {
     fn from_args(args: &DoctorArgs, environment: &Environment) -> anyhow::Result<Self> {
         let current = std::env::current_dir().context("could not read the current folder")?;
         Ok(Self {
-            vaults: args.vault.iter().map(|vault| current.join(vault)).collect(),
+            vaults: args
+                .vault
+                .iter()
+                .map(|vault| crate::setup::absolute_folder(environment, vault))
+                .collect::<std::io::Result<_>>()
+                .context("could not read the current folder")?,
             config_dir: args.config_dir.clone(),
             probe_bridge: args.probe_bridge,
             cwd: current,

@@ -13,7 +13,7 @@
 //!
 //! How a result says it came from disk (kept out of the way of parity comparisons):
 //! - JSON results get a last field `"served_from": "disk"` (`source` is taken: `recent_files` has one);
-//! - note reads (`read_note`, `daily_note`) get ` source=disk` at the end of their `[lines a-b of N] …` header line;
+//! - note reads (`read_note`, `daily_note`) get ` served_from=disk` at the end of their `[lines a-b of N] …` header line;
 //! - every offline result, errors included, carries `_meta: {"obsmcp/source": "disk"}`.
 //!
 //! For the bridge: `call_tool` blocks (file system and CPU), so call it from `tokio::task::spawn_blocking` on an
@@ -261,7 +261,7 @@ fn mark_from_disk(output: Output) -> String {
             object.insert(SERVED_FROM_KEY.into(), json!("disk"));
             serde_json::to_string(&Value::Object(object)).unwrap_or_default()
         }
-        Output::Read { header, body } => format!("{header} source=disk\n{body}"),
+        Output::Read { header, body } => format!("{header} served_from=disk\n{body}"),
         other => other.text(),
     }
 }
@@ -291,11 +291,11 @@ pub(crate) fn strip_disk_marks(result: &Value) -> Value {
                 serde_json::to_string(&object).unwrap_or_default()
             }
             _ => match text.split_once('\n') {
-                Some((header, body)) if header.ends_with(" source=disk") => {
-                    format!("{}\n{body}", header.trim_end_matches(" source=disk"))
+                Some((header, body)) if header.ends_with(" served_from=disk") => {
+                    format!("{}\n{body}", header.trim_end_matches(" served_from=disk"))
                 }
-                None if text.ends_with(" source=disk") => {
-                    text.trim_end_matches(" source=disk").to_string()
+                None if text.ends_with(" served_from=disk") => {
+                    text.trim_end_matches(" served_from=disk").to_string()
                 }
                 _ => text.to_string(),
             },
@@ -341,11 +341,11 @@ mod tests {
         let header = text(&read).lines().next().unwrap();
         assert!(
             header.starts_with("[lines 1-2 of 2] path=\"a.md\" sha256=")
-                && header.ends_with(" source=disk"),
+                && header.ends_with(" served_from=disk"),
             "{header}"
         );
         let plain = strip_disk_marks(&read);
-        assert!(!text(&plain).contains("source=disk") && plain.get("_meta").is_none());
+        assert!(!text(&plain).contains("served_from=disk") && plain.get("_meta").is_none());
     }
 
     #[test]

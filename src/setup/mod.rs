@@ -126,6 +126,22 @@ pub(crate) fn obsmcp_on_path(environment: &Environment) -> Option<PathBuf> {
     }
 }
 
+/// A folder given on the command line, made absolute: a leading `~` (left unexpanded when quoted, as in
+/// `--vault "~/Notes"`) is the home folder, and a relative path is taken from the current folder.
+pub(crate) fn absolute_folder(environment: &Environment, path: &Path) -> std::io::Result<PathBuf> {
+    let text = path.to_string_lossy();
+    if text == "~" {
+        return Ok(environment.home().to_owned());
+    }
+    if let Some(rest) = text.strip_prefix("~/") {
+        return Ok(environment.home().join(rest));
+    }
+    if path.is_absolute() {
+        return Ok(path.to_owned());
+    }
+    Ok(std::env::current_dir()?.join(path))
+}
+
 /// The clients named with `--client`, or an error listing the known ones.
 pub(crate) fn named_clients(names: &[String]) -> anyhow::Result<Vec<&'static ClientSpec>> {
     let mut chosen: Vec<&'static ClientSpec> = Vec::new();
@@ -151,11 +167,7 @@ pub(crate) fn vault_target(
     path: &Path,
     config_dir: Option<&str>,
 ) -> anyhow::Result<VaultTarget> {
-    let absolute = if path.is_absolute() {
-        path.to_owned()
-    } else {
-        std::env::current_dir()?.join(path)
-    };
+    let absolute = absolute_folder(environment, path)?;
     if !absolute.is_dir() {
         bail!("the vault folder `{}` does not exist", absolute.display());
     }
@@ -190,6 +202,8 @@ pub(crate) struct UsageError {
 
 /// The flags that decide how an installer command talks to the person running it.
 pub(crate) struct Interaction {
+    /// The command (`setup`, `uninstall`), for the JSON report of a failure.
+    pub(crate) command: &'static str,
     /// `--yes`.
     pub(crate) yes: bool,
     /// `--json`.
@@ -212,6 +226,7 @@ pub(crate) fn drive(
     let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let interactive = terminal && !interaction.yes && !interaction.json && !interaction.dry_run;
     if !interactive && !interaction.yes && !interaction.dry_run {
+        json_failure(interaction, &refusal.message, Some(&refusal.hint));
         return Ok(usage_error(&refusal));
     }
     let mut terminal_prompter = prompt::Terminal;
@@ -228,13 +243,36 @@ pub(crate) fn drive(
         json: interaction.json,
         body_shown: false,
     };
-    match execute(prompter, &mut printer) {
+    let outcome = execute(prompter, &mut printer);
+    drop(stdout);
+    match outcome {
         Ok(code) => Ok(code),
         Err(error) => match error.downcast::<UsageError>() {
-            Ok(usage) => Ok(usage_error(&usage)),
-            Err(error) => Err(error),
+            Ok(usage) => {
+                json_failure(interaction, &usage.message, Some(&usage.hint));
+                Ok(usage_error(&usage))
+            }
+            Err(error) => {
+                json_failure(interaction, &format!("{error:#}"), None);
+                Err(error)
+            }
         },
     }
+}
+
+/// With `--json`, a run that fails before its report still prints one on stdout: an agent reading it gets the
+/// error and its hint, not an empty stream.
+fn json_failure(interaction: &Interaction, message: &str, hint: Option<&str>) {
+    if !interaction.json {
+        return;
+    }
+    let report = serde_json::json!({
+        "command": interaction.command,
+        "outcome": "failed",
+        "error": message,
+        "hint": hint,
+    });
+    println!("{report}");
 }
 
 /// What setup and uninstall share once their plan changes something: a dry run only keeps the diffs; otherwise the

@@ -596,6 +596,59 @@ fn next_steps_follow_what_changed() {
     assert!(next.contains("Claude Code:"), "{next}");
 }
 
+/// Issue 13, problem 6: `setup --help` named no client, a failed `--json` run printed nothing on stdout, and a quoted
+/// `~/…` vault was not found.
+#[test]
+fn help_names_the_clients_json_failures_are_reported_and_a_quoted_tilde_is_home() {
+    let machine = Machine::new();
+    let help = machine.obsmcp(&["setup", "--help"]);
+    for client in [
+        "claude-code",
+        "codex",
+        "hermes",
+        "gemini",
+        "opencode",
+        "zed",
+    ] {
+        assert!(
+            help.stdout.contains(client),
+            "{client} missing from:\n{}",
+            help.stdout
+        );
+    }
+    let failed = machine.obsmcp(&["setup", "--json", "--vault", "~/Nowhere", "--yes"]);
+    assert_ne!(failed.code, 0);
+    let report: serde_json::Value =
+        serde_json::from_str(failed.stdout.trim()).expect("a JSON report on stdout");
+    assert_eq!(report["outcome"], "failed", "{report}");
+    assert!(
+        report["error"].as_str().unwrap().contains("Nowhere"),
+        "{report}"
+    );
+    let refused = machine.obsmcp(&["setup", "--json"]);
+    let report: serde_json::Value =
+        serde_json::from_str(refused.stdout.trim()).expect("a JSON report on stdout");
+    assert!(
+        report["hint"].as_str().unwrap().contains("--yes"),
+        "{report}"
+    );
+    let run = machine.obsmcp(&[
+        "setup",
+        "--vault",
+        "~/Vaults/My Notes",
+        "--client",
+        "codex",
+        "--yes",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        machine
+            .vault
+            .join(".obsidian/plugins/obsmcp/main.js")
+            .is_file()
+    );
+}
+
 /// Makes a file immutable (`chattr +i`), which even its owner cannot replace; false where that needs privileges this
 /// run lacks.
 fn make_immutable(path: &std::path::Path, immutable: bool) -> bool {
