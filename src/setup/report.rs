@@ -78,6 +78,80 @@ pub(crate) fn diffs(files: &[FileChange]) -> Vec<FileDiff> {
         .collect()
 }
 
+/// Diffs shortened for the preview before a confirmation, so the changes that need a decision do not scroll away: the
+/// plugin's own bundled files become one line each, and a run of permission rules one line. `--dry-run` prints every
+/// line.
+pub(crate) fn summarised(diffs: &[FileDiff]) -> Vec<FileDiff> {
+    diffs
+        .iter()
+        .map(|diff| FileDiff {
+            path: diff.path.clone(),
+            diff: summarise(diff),
+        })
+        .collect()
+}
+
+/// The plugin files whose content comes from this binary (main.js is already shown as a size).
+const BUNDLED: [&str; 2] = ["manifest.json", "styles.css"];
+
+fn summarise(diff: &FileDiff) -> String {
+    let path = std::path::Path::new(&diff.path);
+    let bundled = path
+        .parent()
+        .is_some_and(|folder| folder.ends_with("plugins/obsmcp"))
+        && path
+            .file_name()
+            .is_some_and(|name| BUNDLED.iter().any(|bundled| name == *bundled));
+    if bundled {
+        let lines = diff
+            .diff
+            .lines()
+            .filter(|line| line.starts_with('+') && !line.starts_with("+++"))
+            .count();
+        let header: String = diff.diff.split_inclusive('\n').take(2).collect();
+        return format!(
+            "{header}@@ the plugin's bundled {} ({lines} lines; --dry-run shows them) @@\n",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        );
+    }
+    let mut out = String::with_capacity(diff.diff.len());
+    let mut rules: Vec<&str> = Vec::new();
+    let flush = |rules: &mut Vec<&str>, out: &mut String| {
+        if rules.len() > 3 {
+            let sign = &rules[0][..1];
+            out.push_str(&format!(
+                "{sign}    … {} permission rules for the read-only tools (--dry-run lists them)\n",
+                rules.len()
+            ));
+        } else {
+            rules.iter().for_each(|line| out.push_str(line));
+        }
+        rules.clear();
+    };
+    for line in diff.diff.split_inclusive('\n') {
+        let rule = (line.starts_with('+') || line.starts_with('-'))
+            && !line.starts_with("+++")
+            && !line.starts_with("---")
+            && line[1..].trim_start().starts_with("\"mcp__");
+        if rule
+            && rules
+                .first()
+                .is_none_or(|first| first.as_bytes()[0] == line.as_bytes()[0])
+        {
+            rules.push(line);
+            continue;
+        }
+        flush(&mut rules, &mut out);
+        if rule {
+            rules.push(line);
+        } else {
+            out.push_str(line);
+        }
+    }
+    flush(&mut rules, &mut out);
+    out
+}
+
 fn redact_token(diff: &str) -> String {
     diff.split_inclusive('\n')
         .map(|line| match line.find("\"token\"") {
@@ -143,7 +217,7 @@ impl Printer<'_> {
 
     /// Shows what the run will do before it asks for confirmation: the plan, then its diffs.
     pub(crate) fn preview(&mut self, report: &Report, diffs: &[FileDiff]) -> std::io::Result<()> {
-        for diff in diffs {
+        for diff in &summarised(diffs) {
             write!(self.out, "{}", diff.diff)?;
         }
         writeln!(
@@ -276,4 +350,55 @@ fn common_ancestor<'a>(mut paths: impl Iterator<Item = &'a Path>) -> PathBuf {
         }
     }
     common
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diff(path: &str, text: &str) -> FileDiff {
+        FileDiff {
+            path: path.to_owned(),
+            diff: text.to_owned(),
+        }
+    }
+
+    #[test]
+    fn the_preview_folds_bundled_plugin_files_and_rule_lists_and_keeps_the_rest() {
+        let css = diff(
+            "/v/.obsidian/plugins/obsmcp/styles.css",
+            "--- /dev/null\n+++ /v/.obsidian/plugins/obsmcp/styles.css\n@@ -0,0 +1,3 @@\n+a\n+b\n+c\n",
+        );
+        let rules: String = (0..16)
+            .map(|tool| format!("+      \"mcp__obsidian__tool{tool}\",\n"))
+            .collect();
+        let settings = diff(
+            "/h/.claude/settings.json",
+            &format!(
+                "--- a\n+++ b\n@@ -1 +1,20 @@\n {{\n+  \"permissions\": {{\n+    \"allow\": [\n{rules}+    ]\n"
+            ),
+        );
+        let entry = diff(
+            "/h/.claude.json",
+            "--- a\n+++ b\n@@ -1 +1 @@\n-{}\n+{\"mcpServers\": {}}\n",
+        );
+        let shown = summarised(&[css, settings, entry.clone()]);
+        assert_eq!(
+            shown[0].diff,
+            "--- /dev/null\n+++ /v/.obsidian/plugins/obsmcp/styles.css\n@@ the plugin's bundled styles.css (3 lines; --dry-run shows them) @@\n"
+        );
+        assert!(
+            shown[1]
+                .diff
+                .contains("+    … 16 permission rules for the read-only tools"),
+            "{}",
+            shown[1].diff
+        );
+        assert!(
+            !shown[1].diff.contains("tool3") && shown[1].diff.contains("\"allow\""),
+            "{}",
+            shown[1].diff
+        );
+        assert_eq!(shown[2].diff, entry.diff, "other diffs are shown whole");
+    }
 }
