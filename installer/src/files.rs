@@ -96,30 +96,48 @@ pub fn read_text(path: &Path) -> Result<Option<String>, FileError> {
     }
 }
 
-/// Where the one backup of `path` goes.
+/// Where the one backup of a client's file `path` goes: beside it.
 pub fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(".obsmcp-backup");
     path.with_file_name(name)
 }
 
-/// Replaces `path` with `bytes` atomically. An existing file keeps its mode and gets one backup (the first one is
-/// kept: it holds the file as it was before obsmcp ever touched it); a new file gets `new_mode` (or the default),
-/// with its parent folders created.
-pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: Option<u32>) -> Result<(), FileError> {
-    write_atomic_with(path, bytes, new_mode, true)
+/// Where the one backup of a file inside a vault goes: under `backups` in obsmcp's state folder (`state_home`), at
+/// the file's own absolute path, so that no backup lands in the vault, where sync services would copy it to every
+/// device.
+pub fn vault_backup_path(state_home: &Path, path: &Path) -> PathBuf {
+    let mut backup = state_home.join("backups");
+    for part in path.components() {
+        if let std::path::Component::Normal(name) = part {
+            backup.push(name);
+        }
+    }
+    backup_path(&backup)
+}
+
+/// Replaces `path` with `bytes` atomically. An existing file keeps its mode and gets one backup at `backup` (the
+/// first one is kept: it holds the file as it was before obsmcp ever touched it); a new file gets `new_mode` (or
+/// the default), with its parent folders created.
+pub fn write_atomic(
+    path: &Path,
+    bytes: &[u8],
+    new_mode: Option<u32>,
+    backup: &Path,
+) -> Result<(), FileError> {
+    write_atomic_with(path, bytes, new_mode, Some(backup))
 }
 
 /// [`write_atomic`] for obsmcp's own files, which need no backup.
 pub fn write_atomic_without_backup(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    write_atomic_with(path, bytes, None, false)
+    write_atomic_with(path, bytes, None, None)
 }
 
 fn write_atomic_with(
     path: &Path,
     bytes: &[u8],
     new_mode: Option<u32>,
-    backup: bool,
+    backup: Option<&Path>,
 ) -> Result<(), FileError> {
     let write_error = |source| FileError::Write {
         path: path.to_owned(),
@@ -132,12 +150,14 @@ fn write_atomic_with(
                 path: path.to_owned(),
             });
         }
-        let backup_file = backup_path(path);
-        if backup && !backup_file.exists() {
-            std::fs::copy(path, &backup_file).map_err(write_error)?;
+        if let Some(backup_file) = backup.filter(|backup| !backup.exists()) {
+            if let Some(folder) = backup_file.parent() {
+                std::fs::create_dir_all(folder).map_err(write_error)?;
+            }
+            std::fs::copy(path, backup_file).map_err(write_error)?;
             // A write that fails leaves no trace: the backup made for it goes too.
             return replace_file(path, bytes, existing.as_ref(), new_mode).inspect_err(|_| {
-                let _ = std::fs::remove_file(&backup_file);
+                let _ = std::fs::remove_file(backup_file);
             });
         }
     }
@@ -288,8 +308,8 @@ mod tests {
         let path = folder.path().join("config.json");
         std::fs::write(&path, "original").unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
-        write_atomic(&path, b"second", None).unwrap();
-        write_atomic(&path, b"third", None).unwrap();
+        write_atomic(&path, b"second", None, &backup_path(&path)).unwrap();
+        write_atomic(&path, b"third", None, &backup_path(&path)).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "third");
         assert_eq!(
             std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
@@ -311,14 +331,14 @@ mod tests {
     fn new_files_get_the_requested_mode_and_no_backup() {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("deep/er/.claude.json");
-        write_atomic(&path, b"{}", Some(0o600)).unwrap();
+        write_atomic(&path, b"{}", Some(0o600), &backup_path(&path)).unwrap();
         assert_eq!(
             std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o600
         );
         assert!(!backup_path(&path).exists());
         let plain = folder.path().join("config.toml");
-        write_atomic(&plain, b"", None).unwrap();
+        write_atomic(&plain, b"", None, &backup_path(&plain)).unwrap();
         assert_eq!(
             std::fs::metadata(&plain).unwrap().permissions().mode() & 0o777,
             0o644
@@ -332,7 +352,7 @@ mod tests {
         std::fs::write(&path, "x = 1").unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
         assert!(matches!(
-            write_atomic(&path, b"y = 2", None),
+            write_atomic(&path, b"y = 2", None, &backup_path(&path)),
             Err(FileError::ReadOnly { .. })
         ));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "x = 1");
@@ -347,7 +367,13 @@ mod tests {
         let link = folder.path().join("config.yaml");
         std::os::unix::fs::symlink("dotfiles/config.yaml", &link).unwrap();
         assert_eq!(resolve(&link), real);
-        write_atomic(&resolve(&link), b"a: 2", None).unwrap();
+        write_atomic(
+            &resolve(&link),
+            b"a: 2",
+            None,
+            &backup_path(&resolve(&link)),
+        )
+        .unwrap();
         assert!(
             std::fs::symlink_metadata(&link)
                 .unwrap()

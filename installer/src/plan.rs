@@ -56,6 +56,8 @@ pub struct FileChange {
     pub claude_lock: bool,
     /// The mode for a file created from nothing.
     pub new_mode: Option<u32>,
+    /// Where the file's one backup goes (see [`files::backup_path`] and [`files::vault_backup_path`]).
+    pub backup: PathBuf,
 }
 
 /// A document edit: format, operations, and whether an empty result means the file goes.
@@ -142,6 +144,7 @@ impl FileChange {
             edit: Some(edit),
             claude_lock,
             new_mode,
+            backup: files::backup_path(path),
         })
     }
 
@@ -164,6 +167,7 @@ impl FileChange {
             edit: None,
             claude_lock: false,
             new_mode: None,
+            backup: files::backup_path(path),
         })
     }
 
@@ -239,7 +243,7 @@ impl FileChange {
             }
         }
         match after {
-            Some(bytes) => files::write_atomic(&self.path, &bytes, self.new_mode)?,
+            Some(bytes) => files::write_atomic(&self.path, &bytes, self.new_mode, &self.backup)?,
             None => files::remove_file(&self.path)?,
         }
         Ok(())
@@ -401,6 +405,7 @@ mod tests {
             edit: None,
             claude_lock: false,
             new_mode: None,
+            backup: PathBuf::from("/h/config.toml.obsmcp-backup"),
         };
         assert_eq!(
             change.diff(),

@@ -252,7 +252,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
             .vaults
             .insert(vault.path.clone(), vault.config_dir.clone());
     }
-    edits.finish(&mut plan);
+    edits.finish(&mut plan, &request.environment.state_home());
     describe_client_items(request, &client_files, &mut plan);
     plan
 }
@@ -768,6 +768,8 @@ struct Pending {
     new_mode: Option<u32>,
     containers: Vec<KeyPath>,
     item: Option<(String, String)>,
+    /// A file inside a vault: its backup goes to obsmcp's state folder, not beside it.
+    vault_file: bool,
 }
 
 enum PendingKind {
@@ -802,6 +804,7 @@ impl Edits {
             new_mode,
             containers,
             item: None,
+            vault_file: false,
         });
     }
 
@@ -813,6 +816,7 @@ impl Edits {
             new_mode: None,
             containers: Vec::new(),
             item: Some((scope.to_owned(), subject.to_owned())),
+            vault_file: true,
         });
     }
 
@@ -831,11 +835,12 @@ impl Edits {
             new_mode,
             containers: Vec::new(),
             item: Some((scope.to_owned(), subject.to_owned())),
+            vault_file: true,
         });
     }
 
     /// Plans every file, records what it creates, and refuses read-only or unparseable files.
-    fn finish(self, plan: &mut SetupPlan) {
+    fn finish(self, plan: &mut SetupPlan, state_home: &Path) {
         for pending in self.pending {
             let planned = match pending.kind {
                 PendingKind::Document(edit) => {
@@ -848,6 +853,13 @@ impl Edits {
                     })
                 }
             };
+            let planned = planned.map(|change| match pending.vault_file {
+                true => FileChange {
+                    backup: files::vault_backup_path(state_home, &change.path),
+                    ..change
+                },
+                false => change,
+            });
             let change = match planned.and_then(|change| {
                 check_writable(&change)
                     .map(|()| change)

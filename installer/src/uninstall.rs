@@ -47,6 +47,8 @@ pub struct UninstallPlan {
     pub problems: Vec<Problem>,
     /// What the user should know: a plugin kept because other clients still use it.
     pub notes: Vec<Note>,
+    /// obsmcp's state folder, where backups of vault files are.
+    pub state_home: PathBuf,
     /// The record after applying.
     pub state: State,
 }
@@ -68,6 +70,7 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         folders: Vec::new(),
         problems: Vec::new(),
         notes: Vec::new(),
+        state_home: request.environment.state_home(),
         state: State::default(),
     };
     let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
@@ -287,19 +290,17 @@ impl UninstallPlan {
     pub fn apply(&mut self, environment: &Environment) -> Vec<Problem> {
         let mut problems = Vec::new();
         let original = State::load(environment);
+        // The backups of files whose write failed.
         let mut failed: Vec<PathBuf> = Vec::new();
         for change in &self.files {
             // A file whose write failed keeps its backup: the file still holds obsmcp's entries, and the backup is
             // what a later uninstall restores from.
-            if failed
-                .iter()
-                .any(|path| files::backup_path(path) == change.path)
-            {
+            if failed.contains(&change.path) {
                 continue;
             }
             if let Err(error) = change.apply() {
                 self.state.keep_file_as_in(&original, &change.path);
-                failed.push(change.path.clone());
+                failed.push(change.backup.clone());
                 problems.push(Problem {
                     scope: change.path.display().to_string(),
                     message: error.to_string(),
@@ -310,6 +311,17 @@ impl UninstallPlan {
         for folder in &self.folders {
             if crate::state::remove_dir_if_empty(folder) || !folder.exists() {
                 self.state.created_dirs.remove(folder);
+            }
+        }
+        // Backups removed leave their folders in the state folder; the empty ones go, up to `backups` itself.
+        let backups = self.state_home.join("backups");
+        for change in self.files.iter().filter(|change| change.after.is_none()) {
+            let mut folder = change.path.parent();
+            while let Some(current) = folder.filter(|current| current.starts_with(&backups)) {
+                if !crate::state::remove_dir_if_empty(current) {
+                    break;
+                }
+                folder = current.parent();
             }
         }
         if let Err(error) = self.state.save(environment) {
@@ -340,6 +352,13 @@ fn plan_plugin_removal(
                     state.forget_file(&path);
                     plan.files.push(change);
                     removed_any = true;
+                    // The plugin's own file goes, so its backup (a data.json holds the token) has nothing to restore.
+                    let backup = files::vault_backup_path(&plan.state_home, &path);
+                    if backup.exists()
+                        && let Ok(change) = FileChange::replace(&backup, None)
+                    {
+                        plan.files.push(change);
+                    }
                 }
                 Err(error) => plan.problems.push(Problem {
                     scope: scope.clone(),
@@ -424,6 +443,11 @@ fn push_edit(
         Ok(mut change) => {
             if change.is_change() {
                 forget_emptied(state, &change);
+                // A vault file's backup is in the state folder; one beside it is from an older obsmcp.
+                let in_state = files::vault_backup_path(&plan.state_home, path);
+                if in_state.exists() {
+                    change.backup = in_state;
+                }
                 let backup = restore_from_backup(&mut change, format);
                 plan.files.push(change);
                 plan.files.extend(backup);
@@ -448,7 +472,7 @@ fn push_edit(
 /// applied to the backup leaves what uninstall leaves (nothing, here), the backup holds nothing the user would lose,
 /// so it goes too; a backup with anything else in it stays.
 fn restore_from_backup(change: &mut FileChange, format: document::Format) -> Option<FileChange> {
-    let backup_path = files::backup_path(&change.path);
+    let backup_path = change.backup.clone();
     let backup = std::fs::read(&backup_path).ok()?;
     let Some(after) = change.after.as_deref() else {
         let backup_text = std::str::from_utf8(&backup).ok()?;

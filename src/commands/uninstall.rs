@@ -48,7 +48,7 @@ pub(crate) fn execute(
         .vault
         .iter()
         .map(|path| {
-            let absolute = setup::absolute_folder(&environment, path)?;
+            let absolute = setup::absolute_folder(environment, path)?;
             Ok(std::fs::canonicalize(&absolute).unwrap_or(absolute))
         })
         .collect::<anyhow::Result<Vec<PathBuf>>>()?;

@@ -138,7 +138,7 @@ pub(crate) fn apply(
     let mut outcome = FixOutcome::default();
     for ((vault, config_dir), repairs) in by_vault {
         if repairs.data {
-            match repair_data(&vault, &config_dir, &taken) {
+            match repair_data(environment, &vault, &config_dir, &taken) {
                 Ok(Some(done)) => outcome.done.push(done),
                 Ok(None) => {}
                 Err(error) => {
@@ -273,7 +273,12 @@ fn ports_in_use(report: &Report) -> Vec<u16> {
 }
 
 /// Rebuilds a `data.json` that is missing, not JSON, or holds a token the plugin would not accept.
-fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<Option<String>> {
+fn repair_data(
+    environment: &Environment,
+    vault: &Path,
+    config_dir: &str,
+    taken: &[u16],
+) -> anyhow::Result<Option<String>> {
     let path = plugin_data::data_json_path(vault, config_dir);
     let original = files::read_text(&path)?;
     let parsed: Option<Value> = original
@@ -324,8 +329,9 @@ fn repair_data(vault: &Path, config_dir: &str, taken: &[u16]) -> anyhow::Result<
             path.display()
         );
     }
-    files::write_atomic(&path, text.as_bytes(), Some(0o600))?;
-    let backup = files::backup_path(&path);
+    // The backup of a vault file goes to obsmcp's state folder: in the vault, sync would spread it (and its token).
+    let backup = files::vault_backup_path(&environment.state_home(), &path);
+    files::write_atomic(&path, text.as_bytes(), Some(0o600), &backup)?;
     let kept = if kept_token {
         "kept its token"
     } else {

@@ -198,8 +198,8 @@ fn disabled_in_project(context: &GateContext<'_>) -> Vec<String> {
 fn gemini(context: &GateContext<'_>) -> Vec<Check> {
     let environment = context.environment;
     let here = context.cwd.display();
-    if environment.var("GEMINI_RESTRICTED_MODE").as_deref() == Some("true")
-        || environment.var("GEMINI_CLI_TRUST_WORKSPACE").as_deref() == Some("false")
+    if environment.var("GEMINI_RESTRICTED_MODE") == Some("true")
+        || environment.var("GEMINI_CLI_TRUST_WORKSPACE") == Some("false")
     {
         return vec![Check::warn(
             "client.gates",
@@ -207,7 +207,7 @@ fn gemini(context: &GateContext<'_>) -> Vec<Check> {
             "unset that variable where you start gemini",
         )];
     }
-    if environment.var("GEMINI_CLI_TRUST_WORKSPACE").as_deref() == Some("true") {
+    if environment.var("GEMINI_CLI_TRUST_WORKSPACE") == Some("true") {
         return vec![Check::ok(
             "client.gates",
             "Gemini CLI trusts every folder (GEMINI_CLI_TRUST_WORKSPACE=true): its MCP servers run here",

@@ -658,11 +658,23 @@ fn a_broken_data_json_fails_and_fix_rewrites_it_keeping_the_token() {
     let repaired: Value = serde_json::from_str(&std::fs::read_to_string(&data).unwrap()).unwrap();
     assert_eq!(repaired["token"], TOKEN);
     assert_eq!(repaired["port"], port);
-    let backup = Machine::plugin_dir(&machine.vault).join("data.json.obsmcp-backup");
+    // Kept in obsmcp's state folder, not in the vault, where sync would spread it.
+    assert!(
+        !Machine::plugin_dir(&machine.vault)
+            .join("data.json.obsmcp-backup")
+            .exists()
+    );
+    let state_home = machine.home.path().join(".local/state/obsmcp");
+    let backup = obsmcp_installer::files::vault_backup_path(&state_home, &data);
     assert_eq!(
-        std::fs::read_to_string(backup).unwrap(),
+        std::fs::read_to_string(&backup).unwrap(),
         truncated,
         "the broken file is kept"
+    );
+    assert!(
+        fixed.stdout.contains(&backup.display().to_string()),
+        "the report says where: {}",
+        fixed.stdout
     );
 }
 

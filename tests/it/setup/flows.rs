@@ -1037,8 +1037,16 @@ fn uninstall_after_doctor_fix_reenabled_the_plugin_leaves_no_backup_behind() {
     machine.obsmcp(&["doctor", "--fix"]);
     std::fs::write(&list, "[\"obsmcp\"]").unwrap();
     assert_eq!(machine.obsmcp(&["uninstall", "--yes"]).code, 0);
-    let backup = machine
-        .vault
-        .join(".obsidian/community-plugins.json.obsmcp-backup");
+    // Kept in obsmcp's state folder: a backup in the vault would be spread by sync.
+    assert!(
+        !machine
+            .vault
+            .join(".obsidian/community-plugins.json.obsmcp-backup")
+            .exists()
+    );
+    let backup = obsmcp_installer::files::vault_backup_path(
+        &machine.home().join(".local/state/obsmcp"),
+        &list,
+    );
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), "[\"dataview\"]");
 }
