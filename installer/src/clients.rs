@@ -454,6 +454,43 @@ pub enum EntryKind {
     Other { description: String },
 }
 
+/// The vaults that obsmcp entries of the clients `include` accepts serve, each with those clients' names. A config
+/// that cannot be read or parsed counts as serving nothing.
+pub fn served_vaults(
+    environment: &crate::environment::Environment,
+    include: impl Fn(&ClientSpec) -> bool,
+) -> Vec<(PathBuf, Vec<&'static str>)> {
+    let mut served: Vec<(PathBuf, Vec<&'static str>)> = Vec::new();
+    for client in CLIENTS.iter().filter(|client| include(client)) {
+        let path = crate::files::resolve(&client.locate(environment).config);
+        let Ok(Some(text)) = crate::files::read_text(&path) else {
+            continue;
+        };
+        let Ok(servers) = read_servers(client, &text) else {
+            continue;
+        };
+        for entry in servers.values() {
+            if let EntryKind::Obsmcp {
+                vault: Some(vault), ..
+            } = describe_entry(client, entry)
+            {
+                let same = |known: &PathBuf| {
+                    *known == vault
+                        || matches!((std::fs::canonicalize(known), std::fs::canonicalize(&vault)), (Ok(a), Ok(b)) if a == b)
+                };
+                match served.iter_mut().find(|(known, _)| same(known)) {
+                    Some((_, clients)) if !clients.contains(&client.name) => {
+                        clients.push(client.name)
+                    }
+                    Some(_) => {}
+                    None => served.push((vault, vec![client.name])),
+                }
+            }
+        }
+    }
+    served
+}
+
 /// Reads what an entry runs, using the client's own template to find the command and arguments.
 pub fn describe_entry(client: &ClientSpec, entry: &Value) -> EntryKind {
     let found = client.template().extract(entry);

@@ -107,13 +107,18 @@ pub fn backup_path(path: &Path) -> PathBuf {
 /// the file's own absolute path, so that no backup lands in the vault, where sync services would copy it to every
 /// device.
 pub fn vault_backup_path(state_home: &Path, path: &Path) -> PathBuf {
-    let mut backup = state_home.join("backups");
+    backup_path(&vault_backup_folder(state_home, path))
+}
+
+/// Where [`vault_backup_path`] mirrors `path` (a file or a folder) in the state folder.
+pub fn vault_backup_folder(state_home: &Path, path: &Path) -> PathBuf {
+    let mut mirrored = state_home.join("backups");
     for part in path.components() {
         if let std::path::Component::Normal(name) = part {
-            backup.push(name);
+            mirrored.push(name);
         }
     }
-    backup_path(&backup)
+    mirrored
 }
 
 /// Replaces `path` with `bytes` atomically. An existing file keeps its mode and gets one backup at `backup` (the

@@ -136,6 +136,9 @@ pub struct SetupPlan {
     pub state: State,
     /// Folders the writes create.
     pub created_dirs: Vec<PathBuf>,
+    /// Files whose change only makes sense with another's: (the file, the file it needs written first), as Claude
+    /// Code's permission rules need its entry.
+    pub needs: Vec<(PathBuf, PathBuf)>,
 }
 
 impl SetupPlan {
@@ -149,16 +152,86 @@ impl SetupPlan {
         let mut problems = Vec::new();
         let original = State::load(environment);
         let mut state = self.state.clone();
-        for change in &self.files {
+        let vault_of = |change: &FileChange| {
+            self.vaults
+                .iter()
+                .find(|vault| change.path.starts_with(vault.path.join(&vault.config_dir)))
+        };
+        let mut failed: Vec<PathBuf> = Vec::new();
+        let mut write = |change: &FileChange, state: &mut State, problems: &mut Vec<Problem>| {
+            let needed = self
+                .needs
+                .iter()
+                .find(|(file, needed)| *file == change.path && failed.contains(needed));
+            if let Some((_, needed)) = needed {
+                // Rules for an entry that could not be written would outlive it: uninstall finds no entry to
+                // take them back with.
+                state.keep_file_as_in(&original, &change.path);
+                failed.push(change.path.clone());
+                problems.push(Problem {
+                    scope: change.path.display().to_string(),
+                    message: format!(
+                        "left unchanged, since `{}` could not be written",
+                        needed.display()
+                    ),
+                    hint: None,
+                });
+                return;
+            }
             if let Err(error) = change.apply() {
                 state.keep_file_as_in(&original, &change.path);
+                failed.push(change.path.clone());
                 problems.push(Problem {
                     scope: change.path.display().to_string(),
                     message: error.to_string(),
                     hint: error.hint(),
                 });
             }
+        };
+        // Clients first: the plugin then goes only into vaults that some client's entry serves, so a run in which
+        // every entry for a vault failed does not leave a plugin there that nothing uses.
+        for change in self
+            .files
+            .iter()
+            .filter(|change| vault_of(change).is_none())
+        {
+            write(change, &mut state, &mut problems);
         }
+        // Only when a client's write failed can a vault be left without an entry; the configs then say which.
+        let served =
+            (!problems.is_empty()).then(|| crate::clients::served_vaults(environment, |_| true));
+        let mut unserved: Vec<&VaultPlan> = Vec::new();
+        for change in &self.files {
+            let Some(vault) = vault_of(change) else {
+                continue;
+            };
+            let is_served = served
+                .as_ref()
+                .is_none_or(|served| served.iter().any(|(path, _)| same_path(path, &vault.path)));
+            if is_served {
+                write(change, &mut state, &mut problems);
+                continue;
+            }
+            state.keep_file_as_in(&original, &change.path);
+            if !unserved.iter().any(|known| known.path == vault.path) {
+                unserved.push(vault);
+            }
+        }
+        for vault in unserved {
+            match original.vaults.get(&vault.path) {
+                Some(config_dir) => state.vaults.insert(vault.path.clone(), config_dir.clone()),
+                None => state.vaults.remove(&vault.path),
+            };
+            problems.push(Problem {
+                scope: format!("vault {}", vault.name),
+                message:
+                    "the plugin was not installed: no client could be registered for this vault"
+                        .to_owned(),
+                hint: Some("fix the client problems above, then run setup again".to_owned()),
+            });
+        }
+        // Folders the plan expected to create but a skipped or failed write never did are not obsmcp's.
+        state.created_dirs.retain(|folder| folder.exists());
         if self.changes_anything()
             && let Err(error) = state.save(environment)
         {
@@ -203,6 +276,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
         problems: Vec::new(),
         state: State::load(request.environment),
         created_dirs: Vec::new(),
+        needs: Vec::new(),
     };
     let mut edits = Edits::default();
     let client_files = read_clients(request, &mut plan);
@@ -238,7 +312,20 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
                 &mut edits,
                 &mut plan.notes,
             );
+            if let Some(permissions) = client_file
+                .client
+                .permissions
+                .as_ref()
+                .filter(|_| request.permissions)
+            {
+                let settings = files::resolve(&(permissions.locate)(request.environment));
+                let need = (settings, client_file.path.clone());
+                if !plan.needs.contains(&need) {
+                    plan.needs.push(need);
+                }
+            }
         }
+        repoint_broken_entries(request, vault, &mut edits, &mut plan.notes);
         plan.vaults.push(VaultPlan {
             name: vaults::vault_name(&vault.path),
             path: vault.path.clone(),
@@ -255,6 +342,70 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
     edits.finish(&mut plan, &request.environment.state_home());
     describe_client_items(request, &client_files, &mut plan);
     plan
+}
+
+/// obsmcp's entries for `vault` in the clients not being set up, whose binary is gone (moved, deleted, `cargo clean`):
+/// re-pointed at this binary, since nothing else can make them work again. Entries whose binary still exists are
+/// left to the user's choice of clients; a file that cannot be read or parsed is left alone.
+fn repoint_broken_entries(
+    request: &SetupRequest<'_>,
+    vault: &VaultTarget,
+    edits: &mut Edits,
+    notes: &mut Vec<Note>,
+) {
+    let chosen = |client: &ClientSpec| request.clients.iter().any(|wanted| wanted.id == client.id);
+    for client in crate::clients::CLIENTS
+        .iter()
+        .filter(|client| !chosen(client))
+    {
+        let location = client.locate(request.environment);
+        let path = files::resolve(&location.config);
+        let Ok(Some(text)) = files::read_text(&path) else {
+            continue;
+        };
+        let Ok(servers) = read_servers(client, &text) else {
+            continue;
+        };
+        for (name, entry) in &servers {
+            let EntryKind::Obsmcp {
+                command,
+                vault: Some(entry_vault),
+                read_only,
+                ..
+            } = describe_entry(client, entry)
+            else {
+                continue;
+            };
+            if !same_path(&entry_vault, &vault.path) || Path::new(&command).is_file() {
+                continue;
+            }
+            notes.push(Note {
+                scope: client.name.to_owned(),
+                message: format!(
+                    "re-pointed `{name}` from `{command}`, which is gone, to `{}`",
+                    request.binary.display()
+                ),
+            });
+            // Only the binary changes: the entry keeps its own `--read-only`, whatever this run was asked.
+            let wanted = bridge_entry(
+                client,
+                &request.binary,
+                &vault.path,
+                &vault.config_dir,
+                read_only,
+            );
+            for operation in update_own_entry(client, &client.entry_path(name), &wanted) {
+                edits.add_operation(
+                    &path,
+                    client.format,
+                    operation,
+                    client.claude_lock,
+                    client.new_file_mode,
+                    vec![client.servers_path()],
+                );
+            }
+        }
+    }
 }
 
 fn read_clients(request: &SetupRequest<'_>, plan: &mut SetupPlan) -> Vec<ClientFile> {

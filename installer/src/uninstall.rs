@@ -49,6 +49,8 @@ pub struct UninstallPlan {
     pub notes: Vec<Note>,
     /// obsmcp's state folder, where backups of vault files are.
     pub state_home: PathBuf,
+    /// The vaults whose plugin this plan removes, with their config folder.
+    pub plugin_vaults: Vec<(PathBuf, String)>,
     /// The record after applying.
     pub state: State,
 }
@@ -71,6 +73,7 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         problems: Vec::new(),
         notes: Vec::new(),
         state_home: request.environment.state_home(),
+        plugin_vaults: Vec::new(),
         state: State::default(),
     };
     let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
@@ -242,41 +245,10 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
     plan
 }
 
-/// The vaults that obsmcp entries of clients not being uninstalled still serve, with those clients' names. A config
-/// that cannot be read or parsed counts as serving nothing (uninstall of that client reports it).
+/// The vaults that obsmcp entries of clients not being uninstalled still serve, with those clients' names.
 fn served_by_other_clients(request: &UninstallRequest<'_>) -> Vec<(PathBuf, Vec<&'static str>)> {
-    let mut served: Vec<(PathBuf, Vec<&'static str>)> = Vec::new();
     let chosen = |client: &ClientSpec| request.clients.iter().any(|wanted| wanted.id == client.id);
-    for client in crate::clients::CLIENTS
-        .iter()
-        .filter(|client| !chosen(client))
-    {
-        let path = files::resolve(&client.locate(request.environment).config);
-        let Ok(Some(text)) = files::read_text(&path) else {
-            continue;
-        };
-        let Ok(servers) = read_servers(client, &text) else {
-            continue;
-        };
-        for entry in servers.values() {
-            if let EntryKind::Obsmcp {
-                vault: Some(vault), ..
-            } = describe_entry(client, entry)
-            {
-                match served
-                    .iter_mut()
-                    .find(|(known, _)| same_vault(known, &vault))
-                {
-                    Some((_, clients)) if !clients.contains(&client.name) => {
-                        clients.push(client.name)
-                    }
-                    Some(_) => {}
-                    None => served.push((vault, vec![client.name])),
-                }
-            }
-        }
-    }
-    served
+    crate::clients::served_vaults(request.environment, |client| !chosen(client))
 }
 
 fn same_vault(a: &Path, b: &Path) -> bool {
@@ -292,14 +264,25 @@ impl UninstallPlan {
         let original = State::load(environment);
         // The backups of files whose write failed.
         let mut failed: Vec<PathBuf> = Vec::new();
-        for change in &self.files {
+        let state_home = self.state_home.clone();
+        let vault_of = |path: &Path| {
+            self.plugin_vaults
+                .iter()
+                .find(|(vault, config_dir)| {
+                    let config = vault.join(config_dir);
+                    path.starts_with(&config)
+                        || path.starts_with(files::vault_backup_folder(&state_home, &config))
+                })
+                .cloned()
+        };
+        let mut write = |change: &FileChange, state: &mut State, problems: &mut Vec<Problem>| {
             // A file whose write failed keeps its backup: the file still holds obsmcp's entries, and the backup is
             // what a later uninstall restores from.
             if failed.contains(&change.path) {
-                continue;
+                return;
             }
             if let Err(error) = change.apply() {
-                self.state.keep_file_as_in(&original, &change.path);
+                state.keep_file_as_in(&original, &change.path);
                 failed.push(change.backup.clone());
                 problems.push(Problem {
                     scope: change.path.display().to_string(),
@@ -307,6 +290,45 @@ impl UninstallPlan {
                     hint: error.hint(),
                 });
             }
+        };
+        // Clients first: a vault whose entry could not be removed somewhere keeps its plugin, which that entry
+        // still needs.
+        for change in self
+            .files
+            .iter()
+            .filter(|change| vault_of(&change.path).is_none())
+        {
+            write(change, &mut self.state, &mut problems);
+        }
+        // Only when a client's write failed can an entry be left behind; the configs then say which vaults.
+        let served = if problems.is_empty() {
+            Vec::new()
+        } else {
+            crate::clients::served_vaults(environment, |_| true)
+        };
+        let mut kept: Vec<PathBuf> = Vec::new();
+        for change in &self.files {
+            let Some((vault, config_dir)) = vault_of(&change.path) else {
+                continue;
+            };
+            if let Some((_, clients)) = served.iter().find(|(path, _)| same_vault(path, &vault)) {
+                self.state.keep_file_as_in(&original, &change.path);
+                if !kept.contains(&vault) {
+                    kept.push(vault.clone());
+                    self.state.vaults.insert(vault.clone(), config_dir);
+                    problems.push(Problem {
+                        scope: format!("vault {}", vaults::vault_name(&vault)),
+                        message: format!(
+                            "kept the plugin: {} still {} it",
+                            clients.join(" and "),
+                            if clients.len() == 1 { "uses" } else { "use" }
+                        ),
+                        hint: Some("fix the problems above, then run uninstall again".to_owned()),
+                    });
+                }
+                continue;
+            }
+            write(change, &mut self.state, &mut problems);
         }
         for folder in &self.folders {
             if crate::state::remove_dir_if_empty(folder) || !folder.exists() {
@@ -343,6 +365,8 @@ fn plan_plugin_removal(
 ) {
     let scope = format!("vault {}", vaults::vault_name(vault));
     let folder = plugin::folder(vault, config_dir);
+    plan.plugin_vaults
+        .push((vault.to_owned(), config_dir.to_owned()));
     let mut removed_any = false;
     for name in PLUGIN_FILES {
         let path = folder.join(name);

@@ -354,6 +354,7 @@ mod tests {
             err: &mut err,
             json: false,
             body_shown: false,
+            problems_shown: 0,
         };
         let code = execute(args, environment, Some(prompter), &mut printer).unwrap();
         (

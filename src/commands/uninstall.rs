@@ -124,6 +124,7 @@ mod tests {
                 err: &mut err,
                 json: false,
                 body_shown: false,
+                problems_shown: 0,
             };
             let code = execute(&args, &environment, Some(&mut prompter), &mut printer).unwrap();
             assert_eq!(code, ExitCode::SUCCESS, "{}", String::from_utf8_lossy(&err));

@@ -242,6 +242,7 @@ pub(crate) fn drive(
         err: &mut stderr,
         json: interaction.json,
         body_shown: false,
+        problems_shown: 0,
     };
     let outcome = execute(prompter, &mut printer);
     drop(stdout);

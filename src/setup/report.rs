@@ -189,6 +189,8 @@ pub(crate) struct Printer<'a> {
     pub(crate) json: bool,
     /// Whether the body was already shown before a confirmation (only the ending is left to print).
     pub(crate) body_shown: bool,
+    /// How many of the report's problems the preview showed: the ones applying added come after them.
+    pub(crate) problems_shown: usize,
 }
 
 impl Printer<'_> {
@@ -226,12 +228,22 @@ impl Printer<'_> {
         )?;
         self.print_body(report)?;
         self.body_shown = true;
+        self.problems_shown = report.problems.len();
         Ok(())
     }
 
     fn print_text(&mut self, report: &Report) -> std::io::Result<()> {
         if !self.body_shown {
             self.print_body(report)?;
+        } else {
+            // Failures of the writes themselves come after the preview; they must not go unsaid.
+            let err = &mut *self.err;
+            for problem in report.problems.iter().skip(self.problems_shown) {
+                writeln!(err, "error: {}: {}", problem.scope, problem.message)?;
+                if let Some(hint) = &problem.hint {
+                    writeln!(err, "hint: {hint}")?;
+                }
+            }
         }
         self.print_ending(report)
     }

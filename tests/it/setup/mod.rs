@@ -4,6 +4,7 @@
 mod edits;
 mod flows;
 mod repair;
+mod sequences;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -22,7 +22,7 @@
 mod caller;
 mod client;
 mod proxy;
-mod rng;
+pub(crate) mod rng;
 mod swap;
 
 use std::collections::BTreeMap;
