@@ -491,6 +491,16 @@ pub fn served_vaults(
     served
 }
 
+/// Whether `command args…` runs an obsmcp bridge: `bridge` first, from a program whose name holds `obsmcp`
+/// (`obsmcp`, `obsmcp.exe`, a release archive's `obsmcp-0.2.0-x86_64-linux`, a renamed copy), wherever it lives.
+pub fn runs_obsmcp_bridge(command: &str, args: &[String]) -> bool {
+    let name = Path::new(command)
+        .file_name()
+        .map(|name| name.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    name.contains("obsmcp") && args.first().map(String::as_str) == Some("bridge")
+}
+
 /// Reads what an entry runs, using the client's own template to find the command and arguments.
 pub fn describe_entry(client: &ClientSpec, entry: &Value) -> EntryKind {
     let found = client.template().extract(entry);
@@ -506,11 +516,7 @@ pub fn describe_entry(client: &ClientSpec, entry: &Value) -> EntryKind {
         .flatten()
         .filter_map(|arg| arg.as_str().map(str::to_owned))
         .collect();
-    let stem = Path::new(&command)
-        .file_stem()
-        .map(|stem| stem.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    if stem == "obsmcp" && args.first().map(String::as_str) == Some("bridge") {
+    if runs_obsmcp_bridge(&command, &args) {
         let value_after = |flag: &str| {
             args.iter()
                 .position(|arg| arg == flag)

@@ -123,6 +123,19 @@ fn choose_vaults(
         .filter(|vault| vault.path.is_dir())
         .collect();
     if found.is_empty() {
+        // Run again (after an update, or from an installed copy) with no vault Obsidian lists: the vaults an earlier
+        // setup set up are the ones meant.
+        let known: Vec<(PathBuf, String)> = obsmcp_installer::state::State::load(environment)
+            .vaults
+            .into_iter()
+            .filter(|(path, _)| path.is_dir())
+            .collect();
+        if !known.is_empty() {
+            return known
+                .iter()
+                .map(|(path, config_dir)| setup::vault_target(environment, path, Some(config_dir)))
+                .collect();
+        }
         if let Some(prompter) = prompter {
             let answer =
                 prompter.input("No vault is listed by Obsidian. Vault folder to set up")?;

@@ -10,6 +10,8 @@ use obsmcp_installer::uninstall::{self as planner, UninstallRequest};
 
 use crate::cli::UninstallArgs;
 use crate::setup::prompt::Prompter;
+use obsmcp_installer::plan::Change;
+
 use crate::setup::report::{Outcome, Printer, Report};
 use crate::setup::{self, UsageError};
 
@@ -83,12 +85,37 @@ pub(crate) fn execute(
             || plan.apply(environment),
         )?;
         if applied {
-            report
-                .next_steps
-                .push("Restart Obsidian and your AI clients so they drop obsmcp.".to_owned());
+            report.next_steps = next_steps(&report);
         }
     }
     Ok(printer.finish(&report)?)
+}
+
+/// What to do after the removal, from what was removed: Obsidian only where the plugin went, and each client whose
+/// entry went.
+fn next_steps(report: &Report) -> Vec<String> {
+    let mut steps = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for item in report
+        .items
+        .iter()
+        .filter(|item| item.change == Change::Removed)
+    {
+        if seen.contains(&item.scope.as_str()) {
+            continue;
+        }
+        seen.push(&item.scope);
+        match item.scope.strip_prefix("vault ") {
+            Some(vault) => steps.push(format!(
+                "Restart Obsidian (or reload the vault {vault}) so the plugin it still has loaded stops."
+            )),
+            None => steps.push(format!(
+                "{}: start a new session (or restart it) so it drops obsmcp.",
+                item.scope
+            )),
+        }
+    }
+    steps
 }
 
 #[cfg(test)]

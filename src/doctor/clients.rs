@@ -119,14 +119,9 @@ impl ServerEntry {
             raw: raw.clone(),
             ours: false,
         };
-        let program = entry
-            .command
-            .as_deref()
-            .map(Path::new)
-            .and_then(Path::file_stem)
-            .and_then(|stem| stem.to_str());
-        entry.ours =
-            program == Some("obsmcp") && entry.args.first().map(String::as_str) == Some("bridge");
+        entry.ours = entry.command.as_deref().is_some_and(|command| {
+            obsmcp_installer::clients::runs_obsmcp_bridge(command, &entry.args)
+        });
         entry
     }
 

@@ -27,8 +27,13 @@ const CLIENTS: [(&str, &str); 3] = [
     ("hermes", ".hermes/config.yaml"),
 ];
 
-/// The copies of the binary a user ends up with: a build folder's and an installed one.
-const COPIES: [&str; 2] = ["src/obsmcp/target/release/obsmcp", ".cargo/bin/obsmcp"];
+/// The copies of the binary a user ends up with: a build folder's, an installed one, and one from a release archive
+/// under its archive name.
+const COPIES: [&str; 3] = [
+    "src/obsmcp/target/release/obsmcp",
+    ".cargo/bin/obsmcp",
+    "Downloads/obsmcp-0.1.0-x86_64-linux",
+];
 
 /// One generated sequence and what its model knows.
 struct Sequence {
@@ -37,7 +42,7 @@ struct Sequence {
     bin: tempfile::TempDir,
     rng: Rng,
     /// The copies that exist now, by index into `COPIES`.
-    present: [bool; 2],
+    present: [bool; 3],
     /// Files as they were before obsmcp first touched them, and whether a client rewrote each since.
     originals: Vec<(PathBuf, Vec<u8>)>,
     rewritten: BTreeSet<PathBuf>,
@@ -71,7 +76,7 @@ impl Sequence {
             bin,
             machine,
             rng: Rng::new(seed),
-            present: [true, true],
+            present: [true; 3],
             originals,
             rewritten: BTreeSet::new(),
             log: Vec::new(),
@@ -86,7 +91,7 @@ impl Sequence {
 
     /// A copy of the binary that exists, reinstalled when none does (as the user would, to run anything).
     fn some_copy(&mut self) -> usize {
-        let copy = self.rng.below(2) as usize;
+        let copy = self.rng.below(COPIES.len() as u64) as usize;
         if !self.present[copy] {
             install(self.bin.path(), COPIES[copy]);
             self.present[copy] = true;
@@ -294,7 +299,7 @@ impl Sequence {
                 self.check(true);
             }
             67..77 => {
-                let copy = self.rng.below(2) as usize;
+                let copy = self.rng.below(COPIES.len() as u64) as usize;
                 if self.present[copy] {
                     let path = self.binary(copy);
                     if self.rng.below(2) == 0 {
