@@ -368,19 +368,7 @@ describe("a symlink swapped in during a call", () => {
 
   it("never redirects a read outside the vault (open first, then verify)", { timeout: 60000 }, async () => {
     // Another process turns Swap.md into a symlink to the secret and back, as fast as it can, while reads run.
-    const note = path.join(vault.dir, "Swap.md");
-    const script = `
-      const fs = require("fs");
-      const [note, secret, spare] = process.argv.slice(1);
-      for (let i = 0; ; i += 1) {
-        fs.writeFileSync(spare, "inside text\\n");
-        fs.renameSync(spare, note);
-        fs.symlinkSync(secret, spare);
-        fs.renameSync(spare, note);
-      }`;
-    const swapper = spawn(process.execPath, ["-e", script, note, path.join(outside.dir, "secret.md"), path.join(vault.dir, "spare")], {
-      stdio: "ignore",
-    });
+    const swapper = startSwapper(path.join(vault.dir, "Swap.md"), path.join(outside.dir, "secret.md"), path.join(vault.dir, "spare"));
     const leaked = [];
     let inside = 0;
     try {
@@ -395,6 +383,29 @@ describe("a symlink swapped in during a call", () => {
     }
     assert.deepEqual(leaked, [], `${leaked.length} of 1500 calls returned the file outside the vault`);
     assert.ok(inside > 0, "some reads should have found the note itself");
+  });
+
+  it("never lets an edit land outside the vault (what Obsidian read must be the note opened)", { timeout: 60000 }, async () => {
+    const note = path.join(vault.dir, "Swap.md");
+    const secret = path.join(outside.dir, "secret.md");
+    const swapper = startSwapper(note, secret, path.join(vault.dir, "spare"));
+    const unexplained = [];
+    try {
+      for (let round = 0; round < 1000; round += 1) {
+        const tool = round % 2 === 0 ? "append" : "str_replace";
+        const args = tool === "append" ? { path: "Swap.md", content: `marker-${round}` } : { path: "Swap.md", old_text: "text", new_text: `marker-${round}` };
+        const result = await session.call(tool, args);
+        // The note is replaced every few microseconds, so most edits are refused; each refusal must say why.
+        if (result.isError && !/changed while|did not reach|swapped|not found|outside the vault|does not exist|could not read/.test(result.text)) {
+          unexplained.push(result.text);
+        }
+      }
+    } finally {
+      swapper.kill("SIGKILL");
+    }
+    const outsideText = fs.readFileSync(secret, "utf8");
+    assert.ok(!outsideText.includes("marker-"), `edits reached the file outside the vault:\n${outsideText.slice(0, 500)}`);
+    assert.deepEqual(unexplained.slice(0, 3), [], `${unexplained.length} refusals did not say why`);
   });
 });
 
@@ -516,3 +527,18 @@ describe("tool catalog shape", () => {
     }
   });
 });
+
+/** Starts a process that keeps replacing `note` with a symlink to `secret` and back (through `spare`, by rename). */
+function startSwapper(note, secret, spare) {
+  const script = `
+    const fs = require("fs");
+    const [note, secret, spare] = process.argv.slice(1);
+    for (;;) {
+      fs.writeFileSync(spare, "inside text\\n");
+      fs.renameSync(spare, note);
+      fs.symlinkSync(secret, spare);
+      fs.renameSync(spare, note);
+    }`;
+  return spawn(process.execPath, ["-e", script, note, secret, spare], { stdio: "ignore" });
+}
+

@@ -7,7 +7,7 @@ import { TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { editLines, linesOf, splitLines } from "../vault/lines";
 import { withPathLocks } from "../vault/locks";
-import { ensureParentFolders, newNotePath, readVerified, resolveMarkdown } from "../vault/paths";
+import { ensureParentFolders, newNotePath, openVerified, readVerified, readWhole, resolveMarkdown } from "../vault/paths";
 import { findBlock, findHeading, findHeadings, frontmatterRange, headingSectionEnd } from "../vault/sections";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -26,12 +26,28 @@ export async function editNote(
   edit: (text: string) => string,
 ): Promise<{ text: string; sha256: string }> {
   // vault.process is atomic on its own; the lock also orders it with moves, deletes and frontmatter edits.
-  const text = await withPathLocks([file.path], () =>
-    ctx.app.vault.process(file, (current) => {
-      checkExpectedHash(file.path, current, expectedHash);
-      return edit(current);
-    }),
-  );
+  const text = await withPathLocks([file.path], async () => {
+    // The note is opened and judged first and held open: Obsidian reads and writes by path, so what it read must be
+    // this very file, and the write must have reached it, or a symlink was swapped in during the call.
+    const pinned = await openVerified(ctx, file);
+    try {
+      const written = await ctx.app.vault.process(file, (current) => {
+        if (current !== pinned.text) {
+          throw new ToolError(`${file.path} changed while it was being edited (or a file was swapped in for it); nothing was written: retry`);
+        }
+        checkExpectedHash(file.path, current, expectedHash);
+        return edit(current);
+      });
+      if ((await readWhole(pinned.handle)) !== written) {
+        throw new ToolError(
+          `${file.path}: the edit did not reach the note (a symlink was swapped in for it during the call, so the write may have gone to the file it points to); the note is unchanged`,
+        );
+      }
+      return written;
+    } finally {
+      await pinned.handle.close();
+    }
+  });
   return { text, sha256: contentHash(text) };
 }
 

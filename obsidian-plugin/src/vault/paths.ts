@@ -205,6 +205,23 @@ export function insideVaultPathChecker(ctx: ToolContext): (path: string) => bool
  * there.
  */
 export async function readVerified(ctx: ToolContext, file: TFile): Promise<string> {
+  const pinned = await openVerified(ctx, file);
+  try {
+    return pinned.text;
+  } finally {
+    await pinned.handle.close();
+  }
+}
+
+/** A note opened and judged as `readVerified` does, kept open: the handle stays on that very file. */
+export interface Pinned {
+  handle: FileHandle;
+  /** Its text when it was opened. */
+  text: string;
+}
+
+/** Opens `file` as `readVerified` judges it and keeps it open; the caller closes the handle. */
+export async function openVerified(ctx: ToolContext, file: TFile): Promise<Pinned> {
   const full = join(vaultBasePath(ctx), ...file.path.split("/"));
   let handle: FileHandle;
   try {
@@ -217,10 +234,24 @@ export async function readVerified(ctx: ToolContext, file: TFile): Promise<strin
     const real = opened.isFile() ? await realLocationOf(handle, full, opened) : null;
     if (real === null) throw changedWhileRead(file.path);
     if (!realLocationTest(ctx)(real)) throw outsideVault(file.path);
-    return await handle.readFile("utf8");
-  } finally {
+    return { handle, text: await readWhole(handle) };
+  } catch (error) {
     await handle.close();
+    throw error;
   }
+}
+
+/** The whole text behind `handle` now, from its first byte (whatever was read through it before). */
+export async function readWhole(handle: FileHandle): Promise<string> {
+  const { size } = await handle.stat();
+  const bytes = Buffer.alloc(size);
+  let done = 0;
+  while (done < size) {
+    const { bytesRead } = await handle.read(bytes, done, size - done, done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return bytes.subarray(0, done).toString("utf8");
 }
 
 /** Where the file behind `handle` really is, or null when `full` no longer leads to it. */
