@@ -368,7 +368,7 @@ describe("a symlink swapped in during a call", () => {
 
   it("never redirects a read outside the vault (open first, then verify)", { timeout: 60000 }, async () => {
     // Another process turns Swap.md into a symlink to the secret and back, as fast as it can, while reads run.
-    const swapper = startSwapper(path.join(vault.dir, "Swap.md"), path.join(outside.dir, "secret.md"), path.join(vault.dir, "spare"));
+    const swapper = startSwapper(path.join(vault.dir, "Swap.md"), path.join(outside.dir, "secret.md"), path.join(vault.dir, "spare-read"));
     const leaked = [];
     let inside = 0;
     try {
@@ -385,15 +385,20 @@ describe("a symlink swapped in during a call", () => {
     assert.ok(inside > 0, "some reads should have found the note itself");
   });
 
-  it("never lets an edit land outside the vault (what Obsidian read must be the note opened)", { timeout: 60000 }, async () => {
+  it("never lets an edit land outside the vault (what Obsidian read must be the very note opened)", { timeout: 60000 }, async () => {
     const note = path.join(vault.dir, "Swap.md");
-    const secret = path.join(outside.dir, "secret.md");
-    const swapper = startSwapper(note, secret, path.join(vault.dir, "spare"));
+    // The hardest case: the file outside holds exactly the note's text, so only its identity tells them apart.
+    const secret = path.join(outside.dir, "twin.md");
+    fs.writeFileSync(secret, "inside text\n");
+    const swapper = startSwapper(note, secret, path.join(vault.dir, "spare-edit"));
     const unexplained = [];
     try {
       for (let round = 0; round < 1000; round += 1) {
-        const tool = round % 2 === 0 ? "append" : "str_replace";
-        const args = tool === "append" ? { path: "Swap.md", content: `marker-${round}` } : { path: "Swap.md", old_text: "text", new_text: `marker-${round}` };
+        const [tool, args] = [
+          ["append", { path: "Swap.md", content: `marker-${round}` }],
+          ["str_replace", { path: "Swap.md", old_text: "text", new_text: `marker-${round}` }],
+          ["set_property", { path: "Swap.md", key: "marker", value: round }],
+        ][round % 3];
         const result = await session.call(tool, args);
         // The note is replaced every few microseconds, so most edits are refused; each refusal must say why.
         if (result.isError && !/changed while|did not reach|swapped|not found|outside the vault|does not exist|could not read/.test(result.text)) {
@@ -404,7 +409,7 @@ describe("a symlink swapped in during a call", () => {
       swapper.kill("SIGKILL");
     }
     const outsideText = fs.readFileSync(secret, "utf8");
-    assert.ok(!outsideText.includes("marker-"), `edits reached the file outside the vault:\n${outsideText.slice(0, 500)}`);
+    assert.equal(outsideText, "inside text\n", "edits reached the file outside the vault");
     assert.deepEqual(unexplained.slice(0, 3), [], `${unexplained.length} refusals did not say why`);
   });
 });

@@ -3,11 +3,11 @@
 // deletes through `fileManager.trashFile` so the user's trash setting decides where the note goes.
 
 import { z } from "zod";
-import type { TFile } from "obsidian";
+import { getFrontMatterInfo, parseYaml, type TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { backlinkSources } from "../vault/links";
 import { withPathLocks } from "../vault/locks";
-import { assertInsideVaultOnDisk, cleanVaultPath, ensureParentFolders, newNotePath, readVerified, resolveMarkdown, resolveNote } from "../vault/paths";
+import { assertInsideVaultOnDisk, cleanVaultPath, ensureParentFolders, newNotePath, openVerified, readVerified, readWhole, resolveMarkdown, resolveNote, stillPinned } from "../vault/paths";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
@@ -27,19 +27,50 @@ async function editFrontmatter(
   edit: (frontmatter: Record<string, unknown>) => void,
 ): Promise<string> {
   return withPathLocks([file.path], async () => {
-    checkExpectedHash(file.path, await readVerified(ctx, file), expectedHash);
+    // Held open as editNote holds a note: Obsidian reads and writes by path, so the frontmatter it parsed must be
+    // this very note's, and its write must have reached it.
+    const pinned = await openVerified(ctx, file);
     try {
-      await ctx.app.fileManager.processFrontMatter(file, edit);
-    } catch (error) {
-      // Obsidian throws (and writes nothing) when the existing YAML does not parse; say so instead of a bare failure.
-      const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-      throw new ToolError(
-        `could not edit the frontmatter of ${file.path}: ${reason}; nothing was written ` +
-          '(fix the YAML with patch_section target "frontmatter")',
-      );
+      checkExpectedHash(file.path, pinned.text, expectedHash);
+      const info = getFrontMatterInfo(pinned.text);
+      const expected = info.exists ? parsedFrontmatter(info.frontmatter) : "{}";
+      try {
+        await ctx.app.fileManager.processFrontMatter(file, (frontmatter: Record<string, unknown>) => {
+          if (JSON.stringify(frontmatter) !== expected || !stillPinned(ctx, file, pinned)) {
+            throw new ToolError(`${file.path} changed while its frontmatter was being edited (or a file was swapped in for it); nothing was written: retry`);
+          }
+          edit(frontmatter);
+        });
+      } catch (error) {
+        if (error instanceof ToolError) throw error;
+        // Obsidian throws (and writes nothing) when the existing YAML does not parse; say so instead of a bare failure.
+        const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+        throw new ToolError(
+          `could not edit the frontmatter of ${file.path}: ${reason}; nothing was written ` +
+            '(fix the YAML with patch_section target "frontmatter")',
+        );
+      }
+      const landed = await readWhole(pinned.handle);
+      const now = await readVerified(ctx, file);
+      if (landed !== now) {
+        throw new ToolError(
+          `${file.path}: the frontmatter edit did not reach the note (a symlink was swapped in for it during the call, so the write may have gone to the file it points to)`,
+        );
+      }
+      return contentHash(now);
+    } finally {
+      await pinned.handle.close();
     }
-    return contentHash(await readVerified(ctx, file));
   });
+}
+
+/** Frontmatter text parsed as Obsidian parses it, for comparison; a block that does not parse compares as itself. */
+function parsedFrontmatter(text: string): string {
+  try {
+    return JSON.stringify(parseYaml(text) ?? {});
+  } catch {
+    return `unparsed ${text}`;
+  }
 }
 
 /** Whether `record` has `key` as its own property (`__proto__` included, which `in` and indexing get wrong). */

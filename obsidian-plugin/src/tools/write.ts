@@ -7,7 +7,7 @@ import { TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { editLines, linesOf, splitLines } from "../vault/lines";
 import { withPathLocks } from "../vault/locks";
-import { ensureParentFolders, newNotePath, openVerified, readVerified, readWhole, resolveMarkdown } from "../vault/paths";
+import { ensureParentFolders, newNotePath, openVerified, readVerified, readWhole, resolveMarkdown, stillPinned } from "../vault/paths";
 import { findBlock, findHeading, findHeadings, frontmatterRange, headingSectionEnd } from "../vault/sections";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -32,7 +32,8 @@ export async function editNote(
     const pinned = await openVerified(ctx, file);
     try {
       const written = await ctx.app.vault.process(file, (current) => {
-        if (current !== pinned.text) {
+        // Same text is not enough: a file made to hold the same text could have been swapped in.
+        if (current !== pinned.text || !stillPinned(ctx, file, pinned)) {
           throw new ToolError(`${file.path} changed while it was being edited (or a file was swapped in for it); nothing was written: retry`);
         }
         checkExpectedHash(file.path, current, expectedHash);

@@ -6,7 +6,7 @@
 // read by `readVerified`: opened first, then confirmed to be a file inside the vault, so a symlink swapped in
 // between a check and the read cannot redirect it.
 
-import { promises as fsp, realpathSync, type Stats } from "fs";
+import { promises as fsp, realpathSync, statSync, type Stats } from "fs";
 import type { FileHandle } from "fs/promises";
 import { dirname, join, sep } from "path";
 import { TFile, TFolder } from "obsidian";
@@ -218,6 +218,22 @@ export interface Pinned {
   handle: FileHandle;
   /** Its text when it was opened. */
   text: string;
+  /** Its identity (device and inode). */
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Whether `file`'s path leads, right now, to the very file `pinned` holds. Synchronous, so it can run inside the
+ * callback of `vault.process` or `processFrontMatter`, between Obsidian's read and its write.
+ */
+export function stillPinned(ctx: ToolContext, file: TFile, pinned: Pinned): boolean {
+  try {
+    const now = statSync(join(vaultBasePath(ctx), ...file.path.split("/")));
+    return now.dev === pinned.dev && now.ino === pinned.ino;
+  } catch {
+    return false;
+  }
 }
 
 /** Opens `file` as `readVerified` judges it and keeps it open; the caller closes the handle. */
@@ -234,7 +250,7 @@ export async function openVerified(ctx: ToolContext, file: TFile): Promise<Pinne
     const real = opened.isFile() ? await realLocationOf(handle, full, opened) : null;
     if (real === null) throw changedWhileRead(file.path);
     if (!realLocationTest(ctx)(real)) throw outsideVault(file.path);
-    return { handle, text: await readWhole(handle) };
+    return { handle, text: await readWhole(handle), dev: opened.dev, ino: opened.ino };
   } catch (error) {
     await handle.close();
     throw error;
