@@ -7,7 +7,7 @@ import { getFrontMatterInfo, parseYaml, type TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { backlinkSources } from "../vault/links";
 import { withPathLocks } from "../vault/locks";
-import { assertInsideVaultOnDisk, cleanVaultPath, ensureParentFolders, newNotePath, openVerified, readVerified, readWhole, resolveMarkdown, resolveNote, stillPinned } from "../vault/paths";
+import { assertInsideVaultOnDisk, assertLandedInside, cleanVaultPath, ensureParentFolders, newNotePath, openVerified, readVerified, readWhole, resolveMarkdown, resolveNote, stillPinned } from "../vault/paths";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
@@ -170,6 +170,7 @@ export const moveNote = writeTool(
         const linking = backlinkSources(ctx, from).map((source) => source.path);
         await ensureParentFolders(ctx, to);
         await ctx.app.fileManager.renameFile(file, to);
+        assertLandedInside(ctx, file.path, `moved ${from} to`);
         // Obsidian may rewrite the moved note's own relative links, so its hash is reported afresh.
         const sha256 = file.extension.toLowerCase() === "md" ? contentHash(await readVerified(ctx, file)) : null;
         return json({ from, to: file.path, linking_notes: linking.length, sha256 });

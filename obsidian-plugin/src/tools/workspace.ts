@@ -5,7 +5,7 @@ import { z } from "zod";
 import { MarkdownView, TFile } from "obsidian";
 import { cutChars, limitArg, maxCharsArg } from "../vault/limits";
 import { splitLines } from "../vault/lines";
-import { ensureParentFolders, insideVaultChecker, isInConfigDir, newNotePath, readVerified, resolveNote } from "../vault/paths";
+import { assertLandedInside, ensureParentFolders, insideVaultChecker, isInConfigDir, newNotePath, readVerified, resolveNote } from "../vault/paths";
 import { dailyNotePath, dailyNoteSettings, fillDailyTemplate, parseDailyDate } from "../vault/daily";
 import { isoTime, json, renderRead } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -148,6 +148,7 @@ export const createDailyNote = defineTool({
     }
     await ensureParentFolders(ctx, path);
     const created = await ctx.app.vault.create(path, content);
+    assertLandedInside(ctx, created.path, "created");
     return renderRead(created, content, {
       start: 0,
       end: splitLines(content).length,

@@ -7,7 +7,7 @@ import { TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { editLines, linesOf, splitLines } from "../vault/lines";
 import { withPathLocks } from "../vault/locks";
-import { ensureParentFolders, newNotePath, openVerified, readVerified, readWhole, resolveMarkdown, stillPinned } from "../vault/paths";
+import { assertLandedInside, ensureParentFolders, newNotePath, openVerified, readVerified, readWhole, resolveMarkdown, stillPinned } from "../vault/paths";
 import { findBlock, findHeading, findHeadings, frontmatterRange, headingSectionEnd } from "../vault/sections";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -88,6 +88,7 @@ export const createNote = writeTool(
       }
       await ensureParentFolders(ctx, path);
       const created = await ctx.app.vault.create(path, args.content);
+      assertLandedInside(ctx, created.path, "created");
       return json({ path: created.path, created: true, overwritten: false, sha256: contentHash(args.content) });
     },
   }),

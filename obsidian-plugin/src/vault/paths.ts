@@ -299,6 +299,18 @@ function outsideVault(path: string): ToolError {
   );
 }
 
+/**
+ * After a create or a move through Obsidian (which works by path): throws unless what now sits at `path` is inside
+ * the vault, so that a folder swapped for a symlink during the call cannot redirect the write silently.
+ */
+export function assertLandedInside(ctx: ToolContext, path: string, what: string): void {
+  if (!isInsideVaultOnDisk(ctx, path)) {
+    throw new ToolError(
+      `${what} ${JSON.stringify(path)}, but it now resolves outside the vault or into its config folder (a symlink was swapped in during the call): check that folder`,
+    );
+  }
+}
+
 /** Throws unless `path` stays inside the vault on disk. */
 export function assertInsideVaultOnDisk(ctx: ToolContext, path: string): void {
   if (!isInsideVaultOnDisk(ctx, path)) throw outsideVault(path);
