@@ -50,9 +50,11 @@ async function editFrontmatter(
             '(fix the YAML with patch_section target "frontmatter")',
         );
       }
+      // The held note must now be what Obsidian left at the path; and an edit that changes the frontmatter must
+      // have changed the held note (a write redirected elsewhere leaves it as it was, which the path may also show).
       const landed = await readWhole(pinned.handle);
-      const now = await readVerified(ctx, file);
-      if (landed !== now) {
+      const now = await readVerified(ctx, file).catch(() => null);
+      if (now === null || landed !== now || (changesFrontmatter(expected, edit) && landed === pinned.text)) {
         throw new ToolError(
           `${file.path}: the frontmatter edit did not reach the note (a symlink was swapped in for it during the call, so the write may have gone to the file it points to)`,
         );
@@ -62,6 +64,14 @@ async function editFrontmatter(
       await pinned.handle.close();
     }
   });
+}
+
+/** Whether `edit` changes the frontmatter `expected` (as `parsedFrontmatter` gives it), tried on a copy. */
+function changesFrontmatter(expected: string, edit: (frontmatter: Record<string, unknown>) => void): boolean {
+  if (expected.startsWith("unparsed ")) return true;
+  const probe = JSON.parse(expected) as Record<string, unknown>;
+  edit(probe);
+  return JSON.stringify(probe) !== expected;
 }
 
 /** Frontmatter text parsed as Obsidian parses it, for comparison; a block that does not parse compares as itself. */
