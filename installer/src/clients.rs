@@ -474,11 +474,10 @@ pub fn served_vaults(
                 vault: Some(vault), ..
             } = describe_entry(client, entry)
             {
-                let same = |known: &PathBuf| {
-                    *known == vault
-                        || matches!((std::fs::canonicalize(known), std::fs::canonicalize(&vault)), (Ok(a), Ok(b)) if a == b)
-                };
-                match served.iter_mut().find(|(known, _)| same(known)) {
+                match served
+                    .iter_mut()
+                    .find(|(known, _)| crate::files::same_path(known, &vault))
+                {
                     Some((_, clients)) if !clients.contains(&client.name) => {
                         clients.push(client.name)
                     }

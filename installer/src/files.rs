@@ -96,6 +96,12 @@ pub fn read_text(path: &Path) -> Result<Option<String>, FileError> {
     }
 }
 
+/// Whether two paths name the same file or folder: equal as written, or once both are resolved.
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
+}
+
 /// Where the one backup of a client's file `path` goes: beside it.
 pub fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_owned();

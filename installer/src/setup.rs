@@ -205,9 +205,11 @@ impl SetupPlan {
             let Some(vault) = vault_of(change) else {
                 continue;
             };
-            let is_served = served
-                .as_ref()
-                .is_none_or(|served| served.iter().any(|(path, _)| same_path(path, &vault.path)));
+            let is_served = served.as_ref().is_none_or(|served| {
+                served
+                    .iter()
+                    .any(|(path, _)| files::same_path(path, &vault.path))
+            });
             if is_served {
                 write(change, &mut state, &mut problems);
                 continue;
@@ -376,7 +378,7 @@ fn repoint_broken_entries(
             else {
                 continue;
             };
-            if !same_path(&entry_vault, &vault.path) || Path::new(&command).is_file() {
+            if !files::same_path(&entry_vault, &vault.path) || Path::new(&command).is_file() {
                 continue;
             }
             notes.push(Note {
@@ -649,8 +651,8 @@ fn slot(
             command,
             vault: Some(entry_vault),
             ..
-        } if same_path(&entry_vault, &vault.path) => {
-            if same_path(Path::new(&command), &request.binary) {
+        } if files::same_path(&entry_vault, &vault.path) => {
+            if files::same_path(Path::new(&command), &request.binary) {
                 Slot::Ours
             } else {
                 Slot::OursElsewhere { command }
@@ -662,11 +664,6 @@ fn slot(
         }
         EntryKind::Other { description } => Slot::Foreign(format!("`{description}`")),
     }
-}
-
-fn same_path(a: &Path, b: &Path) -> bool {
-    a == b
-        || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
 }
 
 /// One name per vault, free (or already ours) in every client; a foreign entry is replaced only with consent.

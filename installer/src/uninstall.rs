@@ -217,7 +217,7 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
             // The plugin goes with the last entry that uses it: clients left configured must still reach the vault.
             if let Some(clients) = still_served
                 .iter()
-                .find(|(served, _)| same_vault(served, vault))
+                .find(|(served, _)| files::same_path(served, vault))
             {
                 plan.notes.push(Note {
                     scope: format!("vault {}", vaults::vault_name(vault)),
@@ -249,11 +249,6 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
 fn served_by_other_clients(request: &UninstallRequest<'_>) -> Vec<(PathBuf, Vec<&'static str>)> {
     let chosen = |client: &ClientSpec| request.clients.iter().any(|wanted| wanted.id == client.id);
     crate::clients::served_vaults(request.environment, |client| !chosen(client))
-}
-
-fn same_vault(a: &Path, b: &Path) -> bool {
-    a == b
-        || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
 }
 
 impl UninstallPlan {
@@ -311,7 +306,10 @@ impl UninstallPlan {
             let Some((vault, config_dir)) = vault_of(&change.path) else {
                 continue;
             };
-            if let Some((_, clients)) = served.iter().find(|(path, _)| same_vault(path, &vault)) {
+            if let Some((_, clients)) = served
+                .iter()
+                .find(|(path, _)| files::same_path(path, &vault))
+            {
                 self.state.keep_file_as_in(&original, &change.path);
                 if !kept.contains(&vault) {
                     kept.push(vault.clone());

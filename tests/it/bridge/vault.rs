@@ -42,6 +42,18 @@ impl Setup {
         PluginHost::start(&self.vault, self.port, TOKEN, &[])
     }
 
+    /// `obsmcp bridge --vault` with piped stdio and no test client on it, for tests that read or close its raw
+    /// streams themselves.
+    fn raw_bridge(&self) -> crate::support::ChildGuard {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"));
+        command
+            .args(["bridge", "--vault", self.vault.to_str().unwrap()])
+            .envs(self.home.env())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        crate::support::ChildGuard::spawn("bridge", command)
+    }
+
     fn bridge(&self, extra: &[&str]) -> Bridge {
         let mut args = vec!["--vault", self.vault.to_str().unwrap()];
         args.extend_from_slice(extra);
@@ -642,13 +654,7 @@ fn a_second_request_with_an_id_still_in_flight_is_refused_and_the_first_is_answe
 fn ids_beyond_64_bits_come_back_exactly_as_sent() {
     use std::io::{BufRead as _, Write as _};
     let setup = setup();
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"));
-    command
-        .args(["bridge", "--vault", setup.vault.to_str().unwrap()])
-        .envs(setup.home.env())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped());
-    let mut guard = crate::support::ChildGuard::spawn("bridge", command);
+    let mut guard = setup.raw_bridge();
     let mut stdin = guard.child.stdin.take().unwrap();
     let stdout = std::io::BufReader::new(guard.child.stdout.take().unwrap());
     let ids = ["1180591620717411303424", "-36893488147419103233", "2.5"];
@@ -675,13 +681,7 @@ fn ids_beyond_64_bits_come_back_exactly_as_sent() {
 fn the_bridge_exits_when_the_client_closes_its_stdout() {
     use std::io::Write as _;
     let setup = setup();
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"));
-    command
-        .args(["bridge", "--vault", setup.vault.to_str().unwrap()])
-        .envs(setup.home.env())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped());
-    let mut guard = crate::support::ChildGuard::spawn("bridge", command);
+    let mut guard = setup.raw_bridge();
     drop(guard.child.stdout.take());
     let mut stdin = guard.child.stdin.take().unwrap();
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

@@ -90,15 +90,7 @@ impl Machine {
 
     /// Runs the `obsmcp` binary at `binary` with only this machine's environment.
     pub fn obsmcp_at(&self, binary: &Path, args: &[&str]) -> Run {
-        let output: Output = assert_cmd::Command::from_std(self.command_of(binary, args))
-            .timeout(Duration::from_secs(60))
-            .output()
-            .unwrap();
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(output.stdout).unwrap(),
-            stderr: String::from_utf8(output.stderr).unwrap(),
-        }
+        run(self.command_of(binary, args), &[])
     }
 
     fn command_of(&self, binary: &Path, args: &[&str]) -> std::process::Command {
@@ -118,16 +110,7 @@ impl Machine {
 
     /// Runs `obsmcp` with extra environment variables.
     pub fn obsmcp_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
-        let output: Output = assert_cmd::Command::from_std(self.command(args))
-            .envs(vars.iter().copied())
-            .timeout(Duration::from_secs(60))
-            .output()
-            .unwrap();
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8(output.stdout).unwrap(),
-            stderr: String::from_utf8(output.stderr).unwrap(),
-        }
+        run(self.command(args), vars)
     }
 
     /// `setup --vault <vault> --client claude-code --client codex --client hermes --yes` plus `extra`.
@@ -204,6 +187,20 @@ fn find_token(text: &str) -> Option<usize> {
                 .any(|byte| byte.is_ascii_alphabetic())
             && (start == 0 || !bytes[start - 1].is_ascii_hexdigit())
     })
+}
+
+/// Runs `command` with `vars` added, bounded to a minute, and collects what it printed.
+fn run(command: std::process::Command, vars: &[(&str, &str)]) -> Run {
+    let output: Output = assert_cmd::Command::from_std(command)
+        .envs(vars.iter().copied())
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
 }
 
 /// The differences between two trees, for failure messages.
