@@ -27,7 +27,7 @@ pub(crate) enum Command {
     /// Check every link from AI client to vault, say what is wrong and how to fix it.
     Doctor(DoctorArgs),
     /// Run the stdio MCP server that AI clients start (they run this for you).
-    Bridge(BridgeArgs),
+    Bridge(Box<BridgeArgs>),
     /// Undo what setup did: remove client entries and the plugin.
     Uninstall(UninstallArgs),
     /// Print a shell completion script on stdout (bash, zsh, fish, elvish, powershell).
@@ -139,6 +139,10 @@ pub(crate) struct BridgeArgs {
     /// Log level for messages on stderr (error, warn, info, debug, trace); the diagnostics log always records its events.
     #[arg(long, value_name = "LEVEL", default_value = "info")]
     pub(crate) log_level: String,
+    /// The `max_chars` every read gets by default and may ask for at most, for any client (100 to 200000). Without
+    /// it the bridge picks a budget the client will not cut (see the README's table).
+    #[arg(long, value_name = "N")]
+    pub(crate) max_chars: Option<u64>,
     /// A stdio MCP server to run as the upstream, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub(crate) command: Vec<String>,

@@ -25,7 +25,7 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Setup(args) => commands::setup::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
-        Command::Bridge(args) => commands::bridge::run(args),
+        Command::Bridge(args) => commands::bridge::run(*args),
         Command::Uninstall(args) => commands::uninstall::run(args),
         Command::Completions(args) => commands::completions::run(args),
     };

@@ -151,7 +151,7 @@ export function parseRead(text) {
   assert.ok(lines, `no [lines a-b of N] header in ${JSON.stringify(header)}`);
   const pathMatch = / path=("(?:[^"\\]|\\.)*")/.exec(header);
   const hash = / sha256=([0-9a-f]{64})/.exec(header);
-  const next = / continue_with=(\{[^}]*\})/.exec(header);
+  const next = / continue_with=(\{.*\})$/.exec(header);
   return {
     header,
     content,

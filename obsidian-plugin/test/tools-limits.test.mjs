@@ -94,8 +94,11 @@ describe("limits on the fixture vault and its 20 MB note", () => {
     assert.equal(first.sha256, sha256(bigText));
     assert.equal(first.total, lineCount(bigText));
     assert.equal(first.truncated, true);
-    assert.deepEqual(first.continueWith, { start_line: first.to + 1, end_line: first.total });
-    const second = parseRead(await session.text("read_note", { path: BIG_NOTE_PATH, ...first.continueWith, max_chars: 200000 }));
+    assert.deepEqual(first.continueWith, {
+      tool: "read_note",
+      arguments: { path: BIG_NOTE_PATH, start_line: first.to + 1, end_line: first.total, max_chars: 20000 },
+    });
+    const second = parseRead(await session.text("read_note", { ...first.continueWith.arguments, max_chars: 200000 }));
     assert.equal(second.from, first.to + 1);
     assert.ok(second.content.length <= 200000 && second.content.length > 199000);
     const lines = bigText.split("\n");
@@ -155,7 +158,7 @@ describe("limits on the fixture vault and its 20 MB note", () => {
         { tool: "vault_info" },
       ],
     });
-    assert.deepEqual(result.results.map((entry) => [entry.tool, entry.ok]), [["read_note", true], ["read_note", true], ["read_note", true], ["vault_info", false]]);
+    assert.deepEqual(result.results.map((entry) => [entry.tool, entry.ok, entry.error]), [["read_note", true, undefined], ["read_note", true, undefined], ["read_note", true, undefined], ["vault_info", false, "not run: the batch's max_chars budget is used up"]]);
     const [first, second, third, fourth] = result.results;
     assert.ok(first.text.length > 20000 && first.text.length < 20400, "the first call gets its own max_chars");
     const rest = 30000 - first.text.length;
@@ -164,9 +167,10 @@ describe("limits on the fixture vault and its 20 MB note", () => {
     const secondRead = parseRead(second.text);
     assert.equal(secondRead.from, 5000);
     assert.equal(secondRead.truncated, true);
-    assert.equal(secondRead.continueWith.start_line, secondRead.to + 1);
-    assert.equal(third.truncated, true, "the third gets what is left and is cut to it");
-    assert.equal(first.text.length + second.text.length + third.text.length, 30000);
+    assert.equal(secondRead.continueWith.arguments.start_line, secondRead.to + 1);
+    // The third gets what is left: its own max_chars lowered to the minimum, and cut by the batch if still too long.
+    assert.ok(third.truncated === true || parseRead(third.text).truncated, "the third is limited and says so");
+    assert.ok(first.text.length + second.text.length + third.text.length <= 30000);
     assert.match(fourth.error, /budget is used up/);
     assert.equal(result.truncated, true);
     const cut = await session.ok("batch", {

@@ -153,8 +153,11 @@ describe("read tools", () => {
       assert.ok(read.content.length <= 100);
       pieces.push(read.content);
       if (!read.truncated) break;
-      assert.equal(read.continueWith.start_line, read.to + 1);
-      args = { path: "Hub", max_chars: 100, ...read.continueWith };
+      assert.equal(read.continueWith.tool, "read_note");
+      assert.equal(read.continueWith.arguments.start_line, read.to + 1);
+      // The exact call that reads the rest: the resolved path, the same max_chars.
+      args = read.continueWith.arguments;
+      assert.deepEqual([args.path, args.max_chars], ["Hub.md", 100]);
     }
     assert.ok(pieces.length > 2);
     assert.equal(pieces.join("\n"), NOTES["Hub.md"].replace(/\n$/, ""));

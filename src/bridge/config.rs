@@ -84,6 +84,8 @@ pub(crate) struct BridgeConfig {
     pub(crate) log_file: Option<PathBuf>,
     /// How much is logged.
     pub(crate) log_level: tracing::Level,
+    /// `--max-chars`: the `max_chars` every call gets and may ask for at most, whatever the client.
+    pub(crate) max_chars: Option<u64>,
 }
 
 /// A flag value the bridge cannot run with.
@@ -108,6 +110,8 @@ pub(crate) enum ConfigError {
     BadDuration(&'static str, f64),
     #[error("--log-level `{0}` is not one of error, warn, info, debug, trace")]
     BadLogLevel(String),
+    #[error("--max-chars must be a whole number from 100 to 200000, not {0}")]
+    BadMaxChars(u64),
 }
 
 /// The raw values, gathered from clap and the environment.
@@ -126,6 +130,7 @@ pub(crate) struct RawConfig {
     pub(crate) no_offline: bool,
     pub(crate) log_file: Option<PathBuf>,
     pub(crate) log_level: String,
+    pub(crate) max_chars: Option<u64>,
 }
 
 impl RawConfig {
@@ -198,8 +203,14 @@ impl RawConfig {
         } else {
             return Err(ConfigError::NoUpstream);
         };
+        if let Some(max_chars) = self.max_chars
+            && !(100..=200_000).contains(&max_chars)
+        {
+            return Err(ConfigError::BadMaxChars(max_chars));
+        }
         Ok(BridgeConfig {
             upstream,
+            max_chars: self.max_chars,
             policy: self.policy,
             call_timeout: seconds("call-timeout", self.call_timeout)?,
             connect_wait: seconds("connect-wait", self.connect_wait)?,
@@ -251,6 +262,7 @@ mod tests {
             no_offline: false,
             log_file: None,
             log_level: "info".into(),
+            max_chars: None,
         }
     }
 

@@ -6,6 +6,7 @@
 //! notifications from the upstream to the server. Stdin EOF ends everything: the supervisor closes the session (and
 //! kills a child upstream), the writer flushes, the process exits 0.
 
+mod budget;
 mod catalog;
 mod config;
 mod diagnostics;

@@ -16,6 +16,7 @@ use futures::FutureExt;
 use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 
+use super::budget::{self, Budget};
 use super::catalog::{self, Catalog, CatalogSource};
 use super::config::{BridgeConfig, UpstreamTarget, redacted};
 use super::diagnostics::{Diagnostics, Record};
@@ -55,6 +56,8 @@ pub(crate) struct Server {
     diagnostics: Arc<Diagnostics>,
     offline: Option<Arc<dyn OfflineBackend>>,
     traces: AtomicU64,
+    /// The client's name from `initialize`, which decides its output budget.
+    client: Mutex<Option<String>>,
 }
 
 impl Server {
@@ -77,6 +80,7 @@ impl Server {
             diagnostics,
             offline,
             traces: AtomicU64::new(1),
+            client: Mutex::new(None),
         })
     }
 
@@ -134,13 +138,15 @@ impl Server {
         match method.as_str() {
             "initialize" => {
                 self.initialized.store(true, Ordering::Relaxed);
+                *self.client.lock().expect("client lock") = budget::client_name(params.as_ref());
                 self.send(jsonrpc::result(id, self.initialize_result(params.as_ref())));
             }
             "ping" => self.send(jsonrpc::result(id, json!({}))),
             "tools/list" => {
                 let server = Arc::clone(self);
                 tokio::spawn(async move {
-                    let tools = server.list_tools().await;
+                    let budget = server.budget(params.as_ref());
+                    let tools = server.list_tools(&budget).await;
                     server.send(jsonrpc::result(id, json!({ "tools": tools })));
                 });
             }
@@ -225,8 +231,20 @@ impl Server {
         })
     }
 
+    /// The output budget for a request: by the client named in its `_meta` (2026 era) or in `initialize`, unless
+    /// `--max-chars` set one for every client.
+    fn budget(&self, params: Option<&Value>) -> Budget {
+        let name = budget::client_name(params)
+            .or_else(|| self.client.lock().expect("client lock").clone());
+        let budget = Budget::for_client(name.as_deref());
+        match self.config.max_chars {
+            Some(max_chars) => budget.overridden(max_chars),
+            None => budget,
+        }
+    }
+
     /// The tools offered: the catalog through the policy, plus the status tool.
-    async fn list_tools(&self) -> Vec<Value> {
+    async fn list_tools(&self, budget: &Budget) -> Vec<Value> {
         let known = self.catalog.lock().expect("catalog lock").source != CatalogSource::Unknown;
         if !known {
             // No catalog at all (first start of a non-vault upstream): give the upstream a short grace.
@@ -247,6 +265,9 @@ impl Server {
         }
         let catalog = self.catalog.lock().expect("catalog lock");
         let mut tools: Vec<Value> = self.config.policy.filter(&catalog.tools).cloned().collect();
+        if self.fits_budgets() {
+            tools.iter_mut().for_each(|tool| budget.annotate(tool));
+        }
         tools.push(status_tool());
         tools
     }
@@ -363,7 +384,7 @@ impl Server {
         };
         if name == STATUS_TOOL {
             record("ok", None);
-            return jsonrpc::result(id, self.status_result());
+            return jsonrpc::result(id, self.status_result(&self.budget(params.as_ref())));
         }
         let refusal = {
             let catalog = self.catalog.lock().expect("catalog lock");
@@ -381,9 +402,73 @@ impl Server {
             record("refused", None);
             return jsonrpc::result(id, tool_error(&refusal));
         }
-        if let Some(answer) = self.try_offline(&name, params.as_ref()).await {
-            record("offline", None);
-            return jsonrpc::result(id, answer);
+        let budget = self.budget(params.as_ref());
+        let tool = self
+            .catalog
+            .lock()
+            .expect("catalog lock")
+            .find(&name)
+            .cloned();
+        let mut params = params;
+        let fitted = tool.as_ref().filter(|_| self.fits_budgets());
+        if let Some(tool) = fitted
+            && let Some(Value::Object(arguments)) = params
+                .as_mut()
+                .and_then(|params| params.as_object_mut())
+                .map(|params| params.entry("arguments").or_insert_with(|| json!({})))
+        {
+            budget.prepare(tool, arguments);
+        }
+        let mut refits = 0;
+        loop {
+            let (answer, outcome, bytes_out) = self
+                .dispatch(&id, &name, params.clone(), started, slot)
+                .await;
+            // A read whose answer the client would cut is asked again for a smaller page, which says how to get the rest.
+            let smaller = fitted
+                .filter(|_| refits < budget::MAX_REFITS)
+                .and_then(|tool| {
+                    let arguments = params.as_ref()?.get("arguments")?.as_object()?;
+                    budget.refit(tool, arguments, &answer)
+                });
+            match smaller {
+                Some(arguments) => {
+                    refits += 1;
+                    tracing::debug!(
+                        "`{name}` answered more than {} takes; asking again for less",
+                        budget.client
+                    );
+                    if let Some(params) = params.as_mut().and_then(Value::as_object_mut) {
+                        params.insert("arguments".into(), Value::Object(arguments));
+                    }
+                }
+                None => {
+                    record(outcome, bytes_out);
+                    return answer;
+                }
+            }
+        }
+    }
+
+    /// Whether the bridge fits results to the client: for our own plugin (and its offline twin), whose tools' `max_chars`
+    /// and `limit` mean what the budget assumes.
+    fn fits_budgets(&self) -> bool {
+        matches!(self.config.upstream, UpstreamTarget::Vault { .. })
+    }
+
+    /// Runs one call: from disk when the upstream is down and the tool can be answered there, else upstream (and from
+    /// disk after all when the upstream turns out unreachable). The answer, the outcome word and its size for the log.
+    async fn dispatch(
+        &self,
+        id: &Value,
+        name: &str,
+        params: Option<Value>,
+        started: Instant,
+        slot: &RequestSlot,
+    ) -> (Value, &'static str, Option<usize>) {
+        let id = id.clone();
+        if let Some(answer) = self.try_offline(name, params.as_ref()).await {
+            return (jsonrpc::result(id, answer), "offline", None);
         }
         let connect_wait = match self.config.upstream {
             // A child process needs time to start; its calls queue until the handshake is done.
@@ -395,7 +480,7 @@ impl Server {
             _ => self.config.connect_wait.saturating_sub(started.elapsed()),
         };
         let arguments = self
-            .offline_for(&name)
+            .offline_for(name)
             .and(params.as_ref())
             .and_then(|params| params.get("arguments"))
             .cloned();
@@ -416,22 +501,20 @@ impl Server {
                 } else {
                     "ok"
                 };
-                record(outcome, Some(estimate_size(&answer)));
-                with_client_id(answer, id)
+                let size = estimate_size(&answer);
+                (with_client_id(answer, id), outcome, Some(size))
             }
             // The session looked up but was not: the disk can still answer a read.
-            Err(CallError::Unreachable(_)) if self.offline_for(&name).is_some() => {
-                let backend = self.offline_for(&name).expect("checked just above");
+            Err(CallError::Unreachable(_)) if self.offline_for(name).is_some() => {
+                let backend = self.offline_for(name).expect("checked just above");
                 let answer = backend
-                    .call(&name, arguments.as_ref().and_then(Value::as_object))
+                    .call(name, arguments.as_ref().and_then(Value::as_object))
                     .await;
-                record("offline", None);
-                jsonrpc::result(id, answer)
+                (jsonrpc::result(id, answer), "offline", None)
             }
             Err(error) => {
                 let (outcome, text) = self.explain(&error);
-                record(outcome, None);
-                jsonrpc::result(id, tool_error(&text))
+                (jsonrpc::result(id, tool_error(&text)), outcome, None)
             }
         }
     }
@@ -500,7 +583,7 @@ impl Server {
         }
     }
 
-    fn status_result(&self) -> Value {
+    fn status_result(&self, budget: &Budget) -> Value {
         let facts = self.upstream.facts();
         let state = self.upstream.state();
         let catalog = self.catalog.lock().expect("catalog lock");
@@ -531,6 +614,15 @@ impl Server {
             "catalog": { "source": catalog.source.as_str(), "tools": catalog.tools.len() },
             "bridge": { "version": env!("CARGO_PKG_VERSION"), "pluginVersionBundled": crate::version::PLUGIN },
             "offlineMode": if self.offline.is_some() && self.config.offline { "available" } else { "not available" },
+            "client": {
+                "name": self.client.lock().expect("client lock").clone(),
+                "outputBudget": {
+                    "for": budget.client,
+                    "defaultMaxChars": budget.default_chars,
+                    "ceilingMaxChars": budget.ceiling_chars,
+                    "setBy": if self.config.max_chars.is_some() { "--max-chars" } else { "client" },
+                },
+            },
         });
         let text = serde_json::to_string_pretty(&report).expect("a JSON value serializes");
         json!({ "content": [{ "type": "text", "text": text }], "structuredContent": report })

@@ -29,6 +29,7 @@ pub(crate) fn run(args: BridgeArgs) -> anyhow::Result<ExitCode> {
         no_offline: args.no_offline,
         log_file: args.log_file,
         log_level: args.log_level,
+        max_chars: args.max_chars,
     };
     let config = match raw.validate(|name| std::env::var(name).ok()) {
         Ok(config) => config,

@@ -9,15 +9,15 @@ import { SEARCH_TOOLS } from "./search";
 import { LINK_TOOLS } from "./links";
 import { TAG_TOOLS } from "./tags";
 import { WORKSPACE_TOOLS } from "./workspace";
-import { json } from "./common";
+import { json, nextCall } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolDef } from "./types";
 
 export const MAX_BATCH_CALLS = 8;
 /** Below this many characters of budget left, further calls are not run. */
 const MIN_CALL_BUDGET = 100;
-/** Room left for a result's own framing (read header, JSON envelope) when a tool's max_chars is lowered. */
-const FRAMING_RESERVE = 300;
+/** Room left for a result's own framing (read header with its continue_with call, JSON envelope) when a tool's max_chars is lowered. */
+const FRAMING_RESERVE = 600;
 
 const BATCHABLE: ToolDef[] = [...READ_TOOLS, ...SEARCH_TOOLS, ...LINK_TOOLS, ...TAG_TOOLS, ...WORKSPACE_TOOLS].filter(
   (tool) => tool.annotations.readOnlyHint,
@@ -59,6 +59,7 @@ export const batch = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, ctx) {
     const results: CallResult[] = [];
+    const notRun: typeof args.calls = [];
     let used = 0;
     let truncated = false;
     for (const call of args.calls) {
@@ -66,6 +67,7 @@ export const batch = defineTool({
       if (ctx.signal.aborted) throw new ToolError("batch cancelled");
       if (remaining < MIN_CALL_BUDGET) {
         results.push({ tool: call.tool, ok: false, error: "not run: the batch's max_chars budget is used up" });
+        notRun.push(call);
         truncated = true;
         continue;
       }
@@ -100,6 +102,8 @@ export const batch = defineTool({
         results.push({ tool: call.tool, ok: false, error: message });
       }
     }
-    return json({ results, truncated });
+    // The calls left out lead the result as the batch that runs them, so that a client cutting its end still shows it.
+    const rest = notRun.length > 0 ? { continue_with: nextCall("batch", args, { calls: notRun }) } : {};
+    return json({ truncated, ...rest, results });
   },
 });

@@ -39,6 +39,36 @@ export const expectedHashArg = z
   .optional()
   .describe("SHA-256 the note must still have (from a previous read); on mismatch nothing is written.");
 
+/** A call a limited result names as the way to get the rest: `{"tool", "arguments"}`. */
+export interface NextCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+/**
+ * The exact call that gets the next part of a limited result: the same tool and arguments (as parsed, defaults
+ * included, in the schema's order), with `changes` set (an existing key keeps its place, a new one goes last) and
+ * `drop` removed.
+ */
+export function nextCall(tool: string, args: object, changes: Record<string, unknown>, drop: string[] = []): NextCall {
+  const next: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(args)) {
+    if (value !== undefined && !drop.includes(key)) next[key] = value;
+  }
+  Object.assign(next, changes);
+  return { tool, arguments: next };
+}
+
+/**
+ * The keys a paged result starts with: whether it was limited, the next page's cursor and, when limited, the exact
+ * call that gets that page. First, so that a client that cuts the end of a long result still shows them.
+ */
+export function pageHead(tool: string, args: object, nextCursor: string | null) {
+  return nextCursor === null
+    ? { truncated: false, next_cursor: null }
+    : { truncated: true, next_cursor: nextCursor, continue_with: nextCall(tool, args, { cursor: nextCursor }) };
+}
+
 /** Milliseconds-since-epoch timestamps as ISO 8601 strings. */
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
@@ -57,7 +87,8 @@ export interface ReadWindow {
 
 /**
  * Renders a note read: one header line `[lines a-b of N] path="…" sha256=…` (plus `truncated=true
- * continue_with={…}` when the window did not fit in max_chars) and then the lines themselves.
+ * continue_with={"tool":"read_note","arguments":{…}}`, the call that reads the rest, when the window did not fit in
+ * max_chars) and then the lines themselves.
  */
 export function renderRead(file: TFile, text: string, window: ReadWindow): ToolOutput {
   const lines = splitLines(text);
@@ -90,7 +121,8 @@ export function renderRead(file: TFile, text: string, window: ReadWindow): ToolO
   if (window.extra) header += ` ${window.extra}`;
   if (cutLine >= 0) header += ` cut_line=${cutLine + 1}`;
   if (next < window.end) {
-    header += ` truncated=true continue_with=${JSON.stringify({ start_line: next + 1, end_line: window.end })}`;
+    const rest = { path: file.path, start_line: next + 1, end_line: window.end, max_chars: window.maxChars };
+    header += ` truncated=true continue_with=${JSON.stringify({ tool: "read_note", arguments: rest })}`;
   } else if (cutLine >= 0) {
     header += " truncated=true";
   }

@@ -9,7 +9,7 @@ import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor, 
 import { splitLines } from "../vault/lines";
 import { cleanFolderPath, insideVaultPathChecker, isInConfigDir, resolveMarkdown } from "../vault/paths";
 import { backlinkSources, resolveLink } from "../vault/links";
-import { json, pathArg } from "./common";
+import { json, pathArg, pageHead } from "./common";
 import { defineTool } from "./types";
 import type { ToolContext } from "./types";
 
@@ -68,11 +68,10 @@ export const backlinks = defineTool({
     const page = entries.slice(0, countWithinBudget(entries, args.max_chars - 300));
     const next = offset + page.length;
     return json({
+      ...pageHead("backlinks", args, next < sources.length ? String(next) : null),
       path: file.path,
       total: sources.length,
       backlinks: page,
-      truncated: next < sources.length,
-      next_cursor: next < sources.length ? String(next) : null,
     });
   },
 });
@@ -104,12 +103,11 @@ export const outgoingLinks = defineTool({
     const page = links.slice(offset, offset + args.limit);
     const next = offset + page.length;
     return json({
+      ...pageHead("outgoing_links", args, next < links.length ? String(next) : null),
       path: file.path,
       total: links.length,
       unresolved: links.filter((link) => link.resolved === null).length,
       links: page,
-      truncated: next < links.length,
-      next_cursor: next < links.length ? String(next) : null,
     });
   },
 });
@@ -151,10 +149,9 @@ export const unresolvedLinks = defineTool({
     const page = all.slice(offset, offset + args.limit);
     const next = offset + page.length;
     return json({
+      ...pageHead("unresolved_links", args, next < all.length ? String(next) : null),
       total: all.length,
       unresolved: page,
-      truncated: next < all.length,
-      next_cursor: next < all.length ? String(next) : null,
     });
   },
 });
@@ -197,10 +194,9 @@ export const orphans = defineTool({
     const page = all.slice(offset, offset + args.limit);
     const next = offset + page.length;
     return json({
+      ...pageHead("orphans", args, next < all.length ? String(next) : null),
       total: all.length,
       orphans: page.map((path) => ({ path, has_outgoing: outgoing.has(path) })),
-      truncated: next < all.length,
-      next_cursor: next < all.length ? String(next) : null,
     });
   },
 });

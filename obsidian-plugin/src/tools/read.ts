@@ -11,7 +11,7 @@ import { isInConfigDir, resolveFolder, readVerified, resolveMarkdown, resolveNot
 import { findBlock, findHeading, findHeadings, headingSectionEnd } from "../vault/sections";
 import { backlinkSources, frontmatterAliases, noteTags, resolveLink } from "../vault/links";
 import { dailyNoteSettings } from "../vault/daily";
-import { isoTime, json, pathArg, renderRead } from "./common";
+import { isoTime, json, pathArg, renderRead, pageHead } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
 
@@ -94,11 +94,10 @@ export const listFiles = defineTool({
     const page = window.slice(0, count);
     const next = offset + page.length;
     return json({
+      ...pageHead("list_files", args, next < found.length ? String(next) : null),
       folder: folder.isRoot() ? "" : folder.path,
       total: found.length,
       entries: page,
-      truncated: next < found.length,
-      next_cursor: next < found.length ? String(next) : null,
     });
   },
 });
@@ -202,7 +201,17 @@ export const noteMetadata = defineTool({
       id: block.id,
       line: block.position.start.line + 1,
     }));
+    const lists = {
+      tags: capped(noteTags(cache), args.limit, "tags", cut),
+      aliases: frontmatterAliases(cache.frontmatter),
+      headings: capped(headings, args.limit, "headings", cut),
+      links: capped(links, args.limit, "links", cut),
+      embeds: capped(embeds, args.limit, "embeds", cut),
+      blocks: capped(blocks, args.limit, "blocks", cut),
+    };
     return json({
+      truncated: cut.length > 0,
+      truncated_lists: cut,
       path: file.path,
       size: file.stat.size,
       ctime: isoTime(file.stat.ctime),
@@ -210,15 +219,8 @@ export const noteMetadata = defineTool({
       lines: splitLines(text).length,
       sha256: contentHash(text),
       frontmatter: cache.frontmatter ?? null,
-      tags: capped(noteTags(cache), args.limit, "tags", cut),
-      aliases: frontmatterAliases(cache.frontmatter),
-      headings: capped(headings, args.limit, "headings", cut),
-      links: capped(links, args.limit, "links", cut),
-      embeds: capped(embeds, args.limit, "embeds", cut),
-      blocks: capped(blocks, args.limit, "blocks", cut),
+      ...lists,
       backlinks: backlinkSources(ctx, file.path).length,
-      truncated: cut.length > 0,
-      truncated_lists: cut,
     });
   },
 });
@@ -240,11 +242,10 @@ export const outline = defineTool({
     const page = headings.slice(offset, offset + args.limit);
     const next = offset + page.length;
     return json({
+      ...pageHead("outline", args, next < headings.length ? String(next) : null),
       path: file.path,
       headings: page,
       total: headings.length,
-      truncated: next < headings.length,
-      next_cursor: next < headings.length ? String(next) : null,
     });
   },
 });

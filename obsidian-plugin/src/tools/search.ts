@@ -10,7 +10,7 @@ import { cutChars, LIMIT_CAP, maxCharsArg, snippet, snippetAround } from "../vau
 import { splitLines } from "../vault/lines";
 import { compileLinear } from "../vault/regex";
 import { cleanVaultPath, insideVaultChecker, isInConfigDir } from "../vault/paths";
-import { json } from "./common";
+import { json, pageHead } from "./common";
 import { defineTool, ToolError } from "./types";
 
 /** How many notes are read concurrently; enough to overlap disk reads without flooding memory. */
@@ -164,12 +164,11 @@ export const search = defineTool({
       }
     }
     return json({
+      ...pageHead("search", args, next),
       query: cutChars(args.query, 200),
       results,
       total_matches: total,
       notes_searched: searched,
-      truncated: next !== null,
-      next_cursor: next,
     });
   },
 });

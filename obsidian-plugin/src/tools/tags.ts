@@ -6,7 +6,7 @@ import { z } from "zod";
 import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor } from "../vault/limits";
 import { insideVaultChecker, isInConfigDir } from "../vault/paths";
 import { noteTags, tagMatches } from "../vault/links";
-import { json } from "./common";
+import { json, pageHead } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
 
@@ -58,10 +58,9 @@ export const tags = defineTool({
     const page = all.slice(offset, offset + args.limit);
     const next = offset + page.length;
     return json({
+      ...pageHead("tags", args, next < all.length ? String(next) : null),
       total: all.length,
       tags: page,
-      truncated: next < all.length,
-      next_cursor: next < all.length ? String(next) : null,
     });
   },
 });
@@ -88,11 +87,10 @@ export const filesByTag = defineTool({
     const page = window.slice(0, countWithinBudget(window, args.max_chars - 200));
     const next = offset + page.length;
     return json({
+      ...pageHead("files_by_tag", args, next < all.length ? String(next) : null),
       tag: `#${wanted}`,
       total: all.length,
       notes: page,
-      truncated: next < all.length,
-      next_cursor: next < all.length ? String(next) : null,
     });
   },
 });

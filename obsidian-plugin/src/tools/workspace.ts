@@ -73,7 +73,7 @@ export const recentFiles = defineTool({
       .sort((a, b) => b.stat.mtime - a.stat.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
       .slice(0, args.limit)
       .map((file) => ({ path: file.path, mtime: isoTime(file.stat.mtime) }));
-    return json({ source: "modified", files, total: notes.length, truncated: notes.length > files.length });
+    return json({ truncated: notes.length > files.length, source: "modified", files, total: notes.length });
   },
 });
 

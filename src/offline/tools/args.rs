@@ -24,6 +24,28 @@ impl<'a> Args<'a> {
         Ok(Self { tool, map })
     }
 
+    /// `nextCall`: the exact call that gets the next part of a limited result, `{"tool", "arguments"}`. The arguments
+    /// are the call's own as zod parses them (the schema's order, defaults filled, unknown keys dropped), with
+    /// `changes` set (an existing key keeps its place, a new one goes last) and `drop` removed.
+    pub(crate) fn next_call(&self, changes: Vec<(&str, Value)>, drop: &[&str]) -> Value {
+        let mut arguments = Map::new();
+        let properties = super::tool_schema(self.tool)
+            .and_then(|tool| tool.pointer("/inputSchema/properties"))
+            .and_then(Value::as_object);
+        for (key, schema) in properties.into_iter().flatten() {
+            if drop.contains(&key.as_str()) {
+                continue;
+            }
+            if let Some(value) = self.map.get(key).or_else(|| schema.get("default")) {
+                arguments.insert(key.clone(), value.clone());
+            }
+        }
+        for (key, value) in changes {
+            arguments.insert(key.to_string(), value);
+        }
+        serde_json::json!({"tool": self.tool, "arguments": arguments})
+    }
+
     fn invalid(&self, key: &str, problem: &str) -> ToolError {
         invalid(self.tool, key, problem)
     }

@@ -13,7 +13,7 @@ use super::super::text::{
 use super::super::vault::js_cmp;
 use super::args::offset_from_cursor;
 use super::read::resolve_link;
-use super::{Args, Context, Output, paged};
+use super::{Args, Context, Output, paged, paged_result};
 
 /// `tagMatches`: `tag` is `wanted` or nested under it, case-insensitively.
 fn tag_matches(tag: &str, wanted: &str) -> bool {
@@ -93,14 +93,16 @@ pub(super) fn backlinks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
         .collect();
     let count = count_within_budget(&entries, max_chars.saturating_sub(300));
     let page: Vec<Value> = entries.into_iter().take(count).collect();
-    let (truncated, next_cursor) = paged(offset, page.len(), sources.len());
-    Ok(Output::Json(json!({
+    let (_, next_cursor) = paged(offset, page.len(), sources.len());
+    Ok(Output::Json(paged_result(
+        args,
+        json!(next_cursor),
+        json!({
         "path": target,
         "total": sources.len(),
         "backlinks": page,
-        "truncated": truncated,
-        "next_cursor": next_cursor,
-    })))
+        }),
+    )))
 }
 
 pub(super) fn outgoing_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -129,15 +131,17 @@ pub(super) fn outgoing_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Outpu
         .count();
     let offset = offset_from_cursor(cursor.as_deref())?;
     let page: Vec<&Value> = links.iter().skip(offset).take(limit).collect();
-    let (truncated, next_cursor) = paged(offset, page.len(), links.len());
-    Ok(Output::Json(json!({
+    let (_, next_cursor) = paged(offset, page.len(), links.len());
+    Ok(Output::Json(paged_result(
+        args,
+        json!(next_cursor),
+        json!({
         "path": source,
         "total": links.len(),
         "unresolved": unresolved,
         "links": page,
-        "truncated": truncated,
-        "next_cursor": next_cursor,
-    })))
+        }),
+    )))
 }
 
 pub(super) fn unresolved_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -176,10 +180,12 @@ pub(super) fn unresolved_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Out
             json!({"link": link, "count": count, "notes": sources.len(), "sources": sources.iter().take(max_sources).collect::<Vec<_>>()})
         })
         .collect();
-    let (truncated, next_cursor) = paged(offset, page.len(), all.len());
-    Ok(Output::Json(
-        json!({"total": all.len(), "unresolved": page, "truncated": truncated, "next_cursor": next_cursor}),
-    ))
+    let (_, next_cursor) = paged(offset, page.len(), all.len());
+    Ok(Output::Json(paged_result(
+        args,
+        next_cursor,
+        json!({"total": all.len(), "unresolved": page}),
+    )))
 }
 
 pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -219,10 +225,12 @@ pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
         .take(limit)
         .map(|path| json!({"path": path, "has_outgoing": outgoing.contains(path.as_str())}))
         .collect();
-    let (truncated, next_cursor) = paged(offset, page.len(), all.len());
-    Ok(Output::Json(
-        json!({"total": all.len(), "orphans": page, "truncated": truncated, "next_cursor": next_cursor}),
-    ))
+    let (_, next_cursor) = paged(offset, page.len(), all.len());
+    Ok(Output::Json(paged_result(
+        args,
+        next_cursor,
+        json!({"total": all.len(), "orphans": page}),
+    )))
 }
 
 /// Every Markdown note outside the config folder with its tags, in path order.
@@ -284,10 +292,12 @@ pub(super) fn tags(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolErr
         .take(limit)
         .map(|(tag, count)| json!({"tag": tag, "count": count}))
         .collect();
-    let (truncated, next_cursor) = paged(offset, page.len(), all.len());
-    Ok(Output::Json(
-        json!({"total": all.len(), "tags": page, "truncated": truncated, "next_cursor": next_cursor}),
-    ))
+    let (_, next_cursor) = paged(offset, page.len(), all.len());
+    Ok(Output::Json(paged_result(
+        args,
+        next_cursor,
+        json!({"total": all.len(), "tags": page}),
+    )))
 }
 
 pub(super) fn files_by_tag(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -316,14 +326,16 @@ pub(super) fn files_by_tag(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output,
     let window: Vec<Value> = all.iter().skip(offset).take(limit).cloned().collect();
     let count = count_within_budget(&window, max_chars.saturating_sub(200));
     let page: Vec<Value> = window.into_iter().take(count).collect();
-    let (truncated, next_cursor) = paged(offset, page.len(), all.len());
-    Ok(Output::Json(json!({
+    let (_, next_cursor) = paged(offset, page.len(), all.len());
+    Ok(Output::Json(paged_result(
+        args,
+        json!(next_cursor),
+        json!({
         "tag": format!("#{wanted}"),
         "total": all.len(),
         "notes": page,
-        "truncated": truncated,
-        "next_cursor": next_cursor,
-    })))
+        }),
+    )))
 }
 
 #[cfg(test)]

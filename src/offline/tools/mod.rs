@@ -10,7 +10,7 @@ mod workspace;
 
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::paths::{self, ToolError, quote};
 use super::vault::{FileEntry, Snapshot};
@@ -333,6 +333,46 @@ pub(crate) fn paged(offset: usize, shown: usize, total: usize) -> (bool, Value) 
             Value::Null
         },
     )
+}
+
+/// A tool of the plugin's catalog (embedded in the binary, parsed once), for the schema order and defaults of its
+/// arguments.
+pub(crate) fn tool_schema(name: &str) -> Option<&'static Value> {
+    static TOOLS: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    TOOLS
+        .get_or_init(|| {
+            serde_json::from_str::<Value>(include_str!("../../../obsidian-plugin/catalog.json"))
+                .ok()
+                .and_then(|catalog| catalog.get("tools")?.as_array().cloned())
+                .unwrap_or_default()
+        })
+        .iter()
+        .find(|tool| tool.get("name").and_then(Value::as_str) == Some(name))
+}
+
+/// `pageHead`: the keys a paged result starts with (whether it was limited, the next page's cursor and, when
+/// limited, the exact call that gets that page), followed by `rest`'s keys.
+pub(crate) fn paged_result(args: &Args<'_>, next_cursor: Value, rest: Value) -> Value {
+    let mut head = Map::new();
+    head.insert("truncated".into(), Value::Bool(!next_cursor.is_null()));
+    if !next_cursor.is_null() {
+        head.insert("next_cursor".into(), next_cursor.clone());
+        head.insert(
+            "continue_with".into(),
+            args.next_call(vec![("cursor", next_cursor)], &[]),
+        );
+    } else {
+        head.insert("next_cursor".into(), Value::Null);
+    }
+    led_by(head, rest)
+}
+
+/// An object with `head`'s keys first, then `rest`'s.
+pub(crate) fn led_by(mut head: Map<String, Value>, rest: Value) -> Value {
+    if let Value::Object(rest) = rest {
+        head.extend(rest);
+    }
+    Value::Object(head)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use super::super::text::{count_within_budget, cut_chars, split_lines, utf16_len}
 use super::super::vault::Entry;
 use super::args::offset_from_cursor;
 use super::workspace::daily_note_settings;
-use super::{Args, Context, Output, iso_time, paged};
+use super::{Args, Context, Output, iso_time, paged, paged_result};
 
 /// SHA-256 hex of the note's UTF-8 text.
 pub(crate) fn content_hash(text: &str) -> String {
@@ -91,14 +91,16 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
         .collect();
     let count = count_within_budget(&window, max_chars.saturating_sub(200));
     let page: Vec<Value> = window.into_iter().take(count).collect();
-    let (truncated, next_cursor) = paged(offset, page.len(), total);
-    Ok(Output::Json(json!({
+    let (_, next_cursor) = paged(offset, page.len(), total);
+    Ok(Output::Json(paged_result(
+        args,
+        json!(next_cursor),
+        json!({
         "folder": folder,
         "total": total,
         "entries": page,
-        "truncated": truncated,
-        "next_cursor": next_cursor,
-    })))
+        }),
+    )))
 }
 
 /// `renderRead`: the `[lines a-b of N] path=… sha256=…` header and the lines that fit in `max_chars`.
@@ -152,7 +154,7 @@ pub(crate) fn render_read(
     if next < end {
         header.push_str(&format!(
             " truncated=true continue_with={}",
-            json!({"start_line": next + 1, "end_line": end})
+            json!({"tool": "read_note", "arguments": {"path": path, "start_line": next + 1, "end_line": end, "max_chars": max_chars}})
         ));
     } else if cut_line.is_some() {
         header.push_str(" truncated=true");
@@ -280,6 +282,9 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
         .unwrap_or_default();
     let frontmatter = entry.and_then(|n| n.frontmatter());
     let mut out = Map::new();
+    // Filled in once the lists are capped: first, so that a client cutting the end still shows that lists were cut.
+    out.insert("truncated".into(), Value::Bool(false));
+    out.insert("truncated_lists".into(), json!([]));
     out.insert("path".into(), json!(file.path));
     out.insert("size".into(), json!(file.size));
     out.insert("ctime".into(), json!(iso_time(file.ctime)));
@@ -346,14 +351,16 @@ pub(super) fn outline(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
     let total = headings.len();
     let offset = offset_from_cursor(cursor.as_deref())?;
     let page: Vec<Value> = headings.into_iter().skip(offset).take(limit).collect();
-    let (truncated, next_cursor) = paged(offset, page.len(), total);
-    Ok(Output::Json(json!({
+    let (_, next_cursor) = paged(offset, page.len(), total);
+    Ok(Output::Json(paged_result(
+        args,
+        json!(next_cursor),
+        json!({
         "path": note.file.path,
         "headings": page,
         "total": total,
-        "truncated": truncated,
-        "next_cursor": next_cursor,
-    })))
+        }),
+    )))
 }
 
 #[cfg(test)]
@@ -377,7 +384,7 @@ mod tests {
         assert_eq!(
             header(render_read("n.md", "a\nbb\nccc\n", 0, 3, 4, None)),
             format!(
-                "[lines 1-2 of 3] path=\"n.md\" sha256={hash} truncated=true continue_with={{\"start_line\":3,\"end_line\":3}}\na\nbb"
+                "[lines 1-2 of 3] path=\"n.md\" sha256={hash} truncated=true continue_with={{\"tool\":\"read_note\",\"arguments\":{{\"path\":\"n.md\",\"start_line\":3,\"end_line\":3,\"max_chars\":4}}}}\na\nbb"
             )
         );
         assert_eq!(

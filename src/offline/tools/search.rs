@@ -16,7 +16,7 @@ use super::super::text::{
     SNIPPET_CHARS, cut_chars, snippet, snippet_around, split_lines, utf16_len,
 };
 use super::super::vault::js_cmp;
-use super::{Args, Context, Output};
+use super::{Args, Context, Output, paged_result};
 
 /// Finds the first match in a line: its UTF-16 index.
 enum Matcher {
@@ -360,14 +360,16 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         }
         flush(&mut results, file_result, matches);
     }
-    Ok(Output::Json(json!({
+    Ok(Output::Json(paged_result(
+        args,
+        json!(next),
+        json!({
         "query": cut_chars(&query, 200),
         "results": results,
         "total_matches": total,
         "notes_searched": searched,
-        "truncated": next.is_some(),
-        "next_cursor": next,
-    })))
+        }),
+    )))
 }
 
 /// Adds a file's result when it holds at least one match (the plugin pushes a file with its first match).

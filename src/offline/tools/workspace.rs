@@ -3,7 +3,7 @@
 //! them (`daily-notes.json`, `core-plugins.json`); "recently opened" comes from `workspace.json`, where Obsidian
 //! saves its last open files.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::super::paths::{ToolError, is_in_config_dir, quote};
 use super::super::text::{cut_chars, split_lines, utf16_len};
@@ -36,10 +36,10 @@ pub(super) fn recent_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output,
         .map(|file| json!({"path": file.path, "mtime": iso_time(file.mtime)}))
         .collect();
     Ok(Output::Json(json!({
+        "truncated": notes.len() > limit,
         "source": "modified",
         "files": files,
         "total": notes.len(),
-        "truncated": notes.len() > limit,
     })))
 }
 
@@ -411,7 +411,7 @@ fn new_note_path(ctx: &Context<'_>, raw: &str, what: &str) -> Result<String, Too
 const MAX_BATCH_CALLS: usize = 8;
 const MIN_CALL_BUDGET: usize = 100;
 /// Room left for a result's own framing (read header, JSON envelope) when a call's max_chars is lowered.
-const FRAMING_RESERVE: usize = 300;
+const FRAMING_RESERVE: usize = 600;
 /// The plugin's batchable tools: the read-only tools of these groups, in its order.
 const BATCHABLE: [&str; 15] = [
     "vault_info",
@@ -490,12 +490,14 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
         parsed.push((tool, arguments));
     }
     let mut results = Vec::new();
+    let mut not_run = Vec::new();
     let mut used = 0;
     let mut truncated = false;
     for (tool, mut arguments) in parsed {
         let remaining = max_chars.saturating_sub(used);
         if remaining < MIN_CALL_BUDGET {
             results.push(json!({"tool": tool, "ok": false, "error": "not run: the batch's max_chars budget is used up"}));
+            not_run.push(json!({"tool": tool, "arguments": arguments}));
             truncated = true;
             continue;
         }
@@ -562,9 +564,19 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
             }
         }
     }
-    Ok(Output::Json(
-        json!({"results": results, "truncated": truncated}),
-    ))
+    // The calls left out lead the result as the batch that runs them, so that a client cutting its end still shows it.
+    let mut head = Map::new();
+    head.insert("truncated".into(), Value::Bool(truncated));
+    if !not_run.is_empty() {
+        head.insert(
+            "continue_with".into(),
+            args.next_call(vec![("calls", Value::Array(not_run))], &[]),
+        );
+    }
+    Ok(Output::Json(super::led_by(
+        head,
+        json!({"results": results}),
+    )))
 }
 
 fn invalid_batch(key: &str, problem: &str) -> ToolError {

@@ -2,6 +2,7 @@
 //! plugin hosted in Node, `@modelcontextprotocol/server-everything` over HTTP and stdio — with faults injected by
 //! killing, freezing and restarting those processes.
 
+mod budget;
 mod child;
 mod client;
 mod faults;

@@ -230,9 +230,14 @@ impl Bridge {
 
     /// The usual handshake; returns the `initialize` result.
     pub fn initialize(&mut self) -> Value {
+        self.initialize_as("obsmcp-tests")
+    }
+
+    /// The handshake of a client that names itself `client` (which decides its output budget).
+    pub fn initialize_as(&mut self, client: &str) -> Value {
         let answer = self.request(
             "initialize",
-            json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "obsmcp-tests", "version": "1" } }),
+            json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": client, "version": "1" } }),
         );
         self.notify("notifications/initialized", json!({}));
         answer["result"].clone()
