@@ -63,6 +63,13 @@ pub(crate) struct SetupArgs {
     /// Do not pre-approve the read-only tools in Claude Code's settings.json.
     #[arg(long)]
     pub(crate) no_claude_permissions: bool,
+    /// Hide notes from every agent (repeatable): a name (Therapy) hides every file or folder of that name, a path
+    /// (Health/Journal) that folder or note; * ? ** are wildcards. Added to the rules already set in Obsidian.
+    #[arg(long, value_name = "RULE")]
+    pub(crate) hide: Vec<String>,
+    /// Also hide what Obsidian's Settings → Files and links → Excluded files lists.
+    #[arg(long)]
+    pub(crate) hide_excluded_files: bool,
 }
 
 /// Flags of `obsmcp doctor`.

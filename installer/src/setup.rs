@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::clients::{ClientSpec, EntryKind, describe_entry, read_servers};
-use crate::document::{self, KeyPath, Operation};
+use crate::document::{self, KeyPath, Operation, key_path};
 use crate::environment::Environment;
 use crate::files;
 use crate::plan::{Change, FileChange, Item, PlanFileError, TextEdit, change_of, check_writable};
@@ -53,6 +53,10 @@ pub struct SetupRequest<'a> {
     pub binary: PathBuf,
     /// Register the bridge with `--read-only`.
     pub read_only: bool,
+    /// Hidden-path rules to add to each vault's plugin settings (`--hide`), kept with the ones already there.
+    pub hide: Vec<String>,
+    /// Also hide Obsidian's own "Excluded files" (`--hide-excluded-files`).
+    pub hide_excluded_files: bool,
     /// Add permission rules that pre-approve the read-only tools.
     pub permissions: bool,
     /// The plugin files to install.
@@ -528,10 +532,21 @@ fn plan_plugin(
         .and_then(Value::as_str)
         .filter(|token| !token.is_empty())
         .map_or_else(plugin::new_token, str::to_owned);
-    let initial = Template::parse(request.data_template).render(&BTreeMap::from([
+    let mut initial = Template::parse(request.data_template).render(&BTreeMap::from([
         ("port", json!(port)),
         ("token", json!(token)),
     ]));
+    let hidden = hidden_path_operations(request, &existing, &data_path, scope, plan)?;
+    if existing_text.is_none()
+        && let Some(fields) = initial.as_object_mut()
+    {
+        if !request.hide.is_empty() {
+            fields.insert(plugin_data::HIDDEN_PATHS_KEY.into(), json!(request.hide));
+        }
+        if request.hide_excluded_files {
+            fields.insert(plugin_data::HIDE_EXCLUDED_FILES_KEY.into(), json!(true));
+        }
+    }
 
     for (name, bytes) in request.bundle.files() {
         edits.replace(
@@ -542,9 +557,11 @@ fn plan_plugin(
             &format!("plugin {name}"),
         );
     }
+    let mut operations = plugin::data_operations(&existing, &initial);
+    operations.extend(hidden);
     let data_edit = TextEdit {
         format: plugin::OBSIDIAN_FORMAT,
-        operations: plugin::data_operations(&existing, &initial),
+        operations,
         remove_if_empty: false,
     };
     if existing_text.is_some() {
@@ -589,6 +606,49 @@ fn plan_plugin(
         });
     }
     Some(port)
+}
+
+/// The edits of an existing `data.json` that add `--hide` rules (each once, after the user's own) and turn on
+/// `--hide-excluded-files`. `None`, with a problem, when the stored rules are not a list setup can add to: the vault is
+/// then left alone rather than served without the rules the user asked for.
+fn hidden_path_operations(
+    request: &SetupRequest<'_>,
+    existing: &Value,
+    data_path: &Path,
+    scope: &str,
+    plan: &mut SetupPlan,
+) -> Option<Vec<Operation>> {
+    let mut operations = Vec::new();
+    if existing.is_null() {
+        return Some(operations);
+    }
+    if !request.hide.is_empty() {
+        match existing.get(plugin_data::HIDDEN_PATHS_KEY) {
+            None | Some(Value::Array(_)) => operations.push(Operation::AddToArray {
+                path: key_path(&[plugin_data::HIDDEN_PATHS_KEY]),
+                items: request.hide.clone(),
+            }),
+            Some(_) => {
+                plan.problems.push(Problem {
+                    scope: scope.to_owned(),
+                    message: format!(
+                        "`{}` holds `{}` in a form setup cannot add to (not a list); nothing was changed in this vault",
+                        data_path.display(),
+                        plugin_data::HIDDEN_PATHS_KEY
+                    ),
+                    hint: Some("add the rules in Obsidian: Settings → obsmcp → Hidden paths".to_owned()),
+                });
+                return None;
+            }
+        }
+    }
+    if request.hide_excluded_files {
+        operations.push(Operation::Replace {
+            path: key_path(&[plugin_data::HIDE_EXCLUDED_FILES_KEY]),
+            value: json!(true),
+        });
+    }
+    Some(operations)
 }
 
 fn free_port(request: &SetupRequest<'_>, taken: &BTreeSet<u16>) -> u16 {

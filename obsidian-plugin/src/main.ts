@@ -49,6 +49,15 @@ export default class ObsmcpPlugin extends Plugin implements SettingsHost {
     this.requireServer().setToken(this.settings.token);
   }
 
+  async setHidden(hiddenPaths: string[], hideExcludedFiles: boolean): Promise<void> {
+    await this.saveSettings({ hiddenPaths, hideExcludedFiles });
+    this.requireServer().setHidden(this.settings);
+  }
+
+  hiddenRuleCount(): number {
+    return this.server ? this.server.hiddenRuleCount() : 0;
+  }
+
   async setReadOnly(readOnly: boolean): Promise<void> {
     await this.saveSettings({ readOnly });
     this.requireServer().setReadOnly(readOnly);
@@ -61,6 +70,7 @@ export default class ObsmcpPlugin extends Plugin implements SettingsHost {
     const server = this.requireServer();
     if (this.settings.token !== before.token) server.setToken(this.settings.token);
     if (this.settings.readOnly !== before.readOnly) server.setReadOnly(this.settings.readOnly);
+    server.setHidden(this.settings);
     if (this.settings.port !== before.port) this.announce(await server.restart(this.settings.port));
   }
 

@@ -9,6 +9,10 @@ export interface ObsmcpSettings {
   port: number;
   token: string;
   readOnly: boolean;
+  /** Hidden-path rules, one per entry (see tools/README.md, "Hidden paths"). */
+  hiddenPaths: string[];
+  /** Whether Obsidian's own "Excluded files" are hidden too. */
+  hideExcludedFiles: boolean;
 }
 
 export const DEFAULT_PORT = 22400;
@@ -45,14 +49,33 @@ export function mergeSettings(stored: unknown): { settings: ObsmcpSettings; data
   const port = typeof data.port === "number" && portProblem(data.port) === undefined ? data.port : DEFAULT_PORT;
   const token = isValidToken(data.token) ? data.token : generateToken();
   const readOnly = typeof data.readOnly === "boolean" ? data.readOnly : false;
-  const settings = { port, token, readOnly };
-  for (const [key, value] of Object.entries(settings)) {
+  // Hidden paths guard private notes: a value that is not a list of strings is kept as it is in data.json (nothing the
+  // user wrote is lost) and read as the strings it holds, never as "no rules" when it holds some.
+  const hiddenPaths = stringList(data.hiddenPaths);
+  const hideExcludedFiles = data.hideExcludedFiles === true;
+  const settings = { port, token, readOnly, hiddenPaths, hideExcludedFiles };
+  for (const [key, value] of Object.entries({ port, token, readOnly })) {
     if (data[key] !== value) {
       data[key] = value;
       changed = true;
     }
   }
   return { settings, data, changed };
+}
+
+/** The strings of a stored list (a lone string counts as a list of one). */
+function stringList(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (!Array.isArray(value)) return [];
+  return value.filter((item) => typeof item === "string" || typeof item === "number").map(String);
+}
+
+/** Rules as the settings tab's text box shows them: one per line. */
+export function rulesFromText(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -67,6 +90,9 @@ export interface SettingsHost {
   changePort(port: number): Promise<ServerStatus>;
   regenerateToken(): Promise<void>;
   setReadOnly(readOnly: boolean): Promise<void>;
+  setHidden(hiddenPaths: string[], hideExcludedFiles: boolean): Promise<void>;
+  /** How many hidden-path rules are in force (settings plus excluded files when asked). */
+  hiddenRuleCount(): number;
 }
 
 /** One line saying what the server is doing, for the settings tab. */
@@ -164,6 +190,45 @@ export class ObsmcpSettingTab extends PluginSettingTab {
       .setName("Read-only")
       .setDesc("Hide and refuse every tool that changes the vault.")
       .addToggle((toggle) => toggle.setValue(this.host.settings.readOnly).onChange((value) => this.host.setReadOnly(value)));
+
+    const hiddenSetting = new Setting(containerEl)
+      .setName("Hidden paths")
+      .setDesc(
+        "Notes agents must never see, one rule per line: a name (Therapy) hides every file or folder of that name, a " +
+          "path (Health/Journal) hides that folder or note, * ? ** are wildcards. Hidden notes do not exist for any tool: " +
+          "not listed, searched, read, linked or counted.",
+      );
+    const countEl = hiddenSetting.descEl.createDiv({ cls: "obsmcp-hidden-count" });
+    const showCount = () => {
+      const count = this.host.hiddenRuleCount();
+      countEl.setText(count === 0 ? "No rules in force." : `${count} ${count === 1 ? "rule" : "rules"} in force.`);
+    };
+    showCount();
+    let pendingRules = this.host.settings.hiddenPaths.join("\n");
+    hiddenSetting.addTextArea((area) =>
+      area
+        .setPlaceholder("Therapy\nFinance/Statements\n*.private.md")
+        .setValue(pendingRules)
+        .onChange((value) => {
+          pendingRules = value;
+        }),
+    );
+    hiddenSetting.addButton((button) =>
+      button.setButtonText("Apply").onClick(async () => {
+        await this.host.setHidden(rulesFromText(pendingRules), this.host.settings.hideExcludedFiles);
+        showCount();
+        new Notice("obsmcp: hidden paths saved; they apply to the next call of every agent.");
+      }),
+    );
+    new Setting(containerEl)
+      .setName("Hide Obsidian's excluded files")
+      .setDesc("Also hide what Settings → Files and links → Excluded files lists.")
+      .addToggle((toggle) =>
+        toggle.setValue(this.host.settings.hideExcludedFiles).onChange(async (value) => {
+          await this.host.setHidden(this.host.settings.hiddenPaths, value);
+          showCount();
+        }),
+      );
   }
 
   override hide(): void {

@@ -74,7 +74,7 @@ test("settings tab: live status, token copy and regenerate, read-only toggle, po
     assert.equal(statusText(tab), `Listening on 127.0.0.1:${port} · 1 client`);
 
     const settings = rows(tab);
-    assert.deepEqual([...settings.keys()], ["Status", "Port", "Token", "Read-only"]);
+    assert.deepEqual([...settings.keys()], ["Status", "Port", "Token", "Read-only", "Hidden paths", "Hide Obsidian's excluded files"]);
 
     const copied = [];
     globalThis.navigator = { clipboard: { writeText: async (text) => copied.push(text) } };
@@ -132,6 +132,47 @@ test("settings tab: live status, token copy and regenerate, read-only toggle, po
     assert.equal(tab.containerEl.children.length, 0);
   } finally {
     delete globalThis.navigator;
+    plugin.unload();
+    vault.remove();
+  }
+});
+
+test("settings tab: hidden paths apply to the next call, count their rules, and take Obsidian's excluded files on request", async () => {
+  const vault = tempDir();
+  const port = await freePort();
+  const token = "c".repeat(64);
+  writeSettings(vault.dir, { port, token });
+  fs.mkdirSync(`${vault.dir}/Therapy`);
+  fs.writeFileSync(`${vault.dir}/Therapy/Session.md`, "private\n");
+  fs.mkdirSync(`${vault.dir}/Archive`);
+  fs.writeFileSync(`${vault.dir}/Archive/Old.md`, "old\n");
+  fs.writeFileSync(`${vault.dir}/Open.md`, "open\n");
+  fs.mkdirSync(`${vault.dir}/.obsidian`, { recursive: true });
+  fs.writeFileSync(`${vault.dir}/.obsidian/app.json`, JSON.stringify({ userIgnoreFilters: ["Archive/"] }));
+  const { plugin } = await loadPlugin({ vaultDir: vault.dir });
+  const tab = plugin.settingTabs[0];
+  try {
+    tab.display();
+    const client = connect(`http://127.0.0.1:${port}/mcp`, token);
+    await client.initialize();
+    const listed = async () => JSON.parse(resultText(await client.callTool("list_files", {}))).entries.map((entry) => entry.path);
+    assert.deepEqual(await listed(), ["Archive/Old.md", "Open.md", "Therapy/Session.md"]);
+    const settings = rows(tab);
+    const count = () => settings.get("Hidden paths").descEl.textContent;
+    assert.match(count(), /No rules in force/);
+    const [area, apply] = settings.get("Hidden paths").components;
+    area.trigger("  Therapy  \n\n# a comment\n");
+    await apply.click();
+    assert.deepEqual(readData(vault.dir).hiddenPaths, ["Therapy", "# a comment"]);
+    assert.match(count(), /1 rule in force/);
+    assert.deepEqual(await listed(), ["Archive/Old.md", "Open.md"], "the live session meets the new rule at its next call");
+    const [excluded] = settings.get("Hide Obsidian's excluded files").components;
+    await excluded.trigger(true);
+    assert.equal(readData(vault.dir).hideExcludedFiles, true);
+    assert.match(count(), /2 rules in force/);
+    assert.deepEqual(await listed(), ["Open.md"]);
+    await client.close();
+  } finally {
     plugin.unload();
     vault.remove();
   }

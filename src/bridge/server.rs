@@ -592,7 +592,10 @@ impl Server {
                 let port = obsmcp_installer::plugin_data::read(path, config_dir)
                     .ok()
                     .map(|data| data.port);
-                json!({ "kind": "vault", "vault": path, "url": port.map(|port| format!("http://127.0.0.1:{port}/mcp")) })
+                // How many rules hide private notes, never what they hide.
+                let rules = crate::offline::hidden_rule_count(path, config_dir);
+                json!({ "kind": "vault", "vault": path, "url": port.map(|port| format!("http://127.0.0.1:{port}/mcp")),
+                        "hiddenPathRules": rules })
             }
             UpstreamTarget::Url { url, .. } => json!({ "kind": "url", "url": redacted(url) }),
             UpstreamTarget::Command { program, .. } => {

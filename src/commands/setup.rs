@@ -50,6 +50,13 @@ pub(crate) fn execute(
         clients,
         binary: setup::binary()?,
         read_only: args.read_only,
+        hide: args
+            .hide
+            .iter()
+            .map(|rule| rule.trim().to_string())
+            .filter(|rule| !rule.is_empty())
+            .collect(),
+        hide_excluded_files: args.hide_excluded_files,
         permissions: !args.no_claude_permissions,
         bundle: setup::BUNDLE,
         data_template: setup::DATA_TEMPLATE,
@@ -325,6 +332,8 @@ mod tests {
             read_only: false,
             replace_existing: false,
             no_claude_permissions: false,
+            hide: Vec::new(),
+            hide_excluded_files: false,
         }
     }
 

@@ -182,6 +182,9 @@ fn apply_setup_plan(
         clients: specs,
         binary: crate::setup::binary()?,
         read_only: repairs.read_only,
+        // Hidden paths are kept as they are in data.json; a repair adds none.
+        hide: Vec::new(),
+        hide_excluded_files: false,
         // Permission rules are the user's choice at setup time; a repair does not add them.
         permissions: false,
         bundle: crate::setup::BUNDLE,

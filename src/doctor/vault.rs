@@ -248,6 +248,15 @@ fn enabled_check(obsmcp: &str, vault: &Path, config_dir: &str) -> Check {
     }
 }
 
+/// "; N hidden-path rules" when rules hide private notes (how many, never what they hide).
+fn hidden_rules_note(vault: &Path, config_dir: &str) -> String {
+    match crate::offline::hidden_rule_count(vault, config_dir) {
+        0 => String::new(),
+        1 => "; 1 hidden-path rule".into(),
+        count => format!("; {count} hidden-path rules"),
+    }
+}
+
 /// The permission bits of a file when its group or others may read or write it (Unix); `None` when only its owner may,
 /// or on systems without such bits.
 pub(crate) fn shared_mode(path: &Path) -> Option<u32> {
@@ -313,7 +322,12 @@ fn data_check(
                 .with_repair(repair),
                 None => Check::ok(
                     "plugin.data",
-                    format!("data.json holds port {} and a token{}", data.port, if data.read_only { " (read-only)" } else { "" }),
+                    format!(
+                        "data.json holds port {} and a token{}{}",
+                        data.port,
+                        if data.read_only { " (read-only)" } else { "" },
+                        hidden_rules_note(vault, config_dir)
+                    ),
                 ),
             };
             (check, Some(data))

@@ -16,6 +16,11 @@
 //! - note reads (`read_note`, `daily_note`) get ` served_from=disk` at the end of their `[lines a-b of N] …` header line;
 //! - every offline result, errors included, carries `_meta: {"obsmcp/source": "disk"}`.
 //!
+//! Hidden paths (`hidden`): the plugin's rules are read again at every check of the folder and applied to the listing
+//! itself, so a hidden file or folder does not exist for any tool; rules that cannot be applied exactly make every
+//! tool refuse with a message saying why, rather than answer without them. [`hidden_rule_count`] tells the bridge
+//! how many are in force.
+//!
 //! For the bridge: `call_tool` blocks (file system and CPU), so call it from `tokio::task::spawn_blocking` on an
 //! `Arc<OfflineVault>`; calls may run concurrently. The first call builds the index (about half a second for 10,000
 //! notes): `warm` at bridge start, in the background, makes the first offline answer as fast as the rest.
@@ -30,8 +35,12 @@
 //! - `recent_files` with `source: "opened"` reads Obsidian's `workspace.json`;
 //! - frontmatter is read with `yaml_serde`, the plugin's fake with the `yaml` package: exotic scalars may differ;
 //! - daily-note formats support moment's date tokens (`YYYY MM DD Do ddd dddd MMM MMMM WW ww GGGG …`, `[literal]`);
-//! - the index is trusted for [`DEFAULT_REFRESH_INTERVAL`] before the folder is checked again.
+//! - hidden-path rules offline mode cannot apply exactly make it refuse every tool where the plugin goes on: an
+//!   excluded-files regex Rust's `regex` cannot compile (the plugin ignores one JavaScript cannot compile and
+//!   applies the others), a `data.json` or, with `hideExcludedFiles`, an `app.json` that is not JSON;
+//! - the index is trusted for [`DEFAULT_REFRESH_INTERVAL`] before the folder is checked again (rule changes too).
 
+mod hidden;
 mod markdown;
 pub(crate) mod paths;
 mod properties;
@@ -46,6 +55,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+// For the bridge's obsidian_status; the integration tests compile this module without the bridge.
+#[allow(unused_imports)]
+pub(crate) use hidden::hidden_rule_count;
+use hidden::{HiddenRules, HiddenRulesError};
 use paths::RealVault;
 use tools::{Context, Output, Served};
 use vault::Snapshot;
@@ -67,7 +80,7 @@ pub(crate) enum OfflineError {
 
 /// Figures about the in-memory index, for logs and benchmarks.
 #[allow(dead_code)] // read by the integration tests and the benchmark
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct IndexStats {
     /// Files in the vault listing.
     pub(crate) files: usize,
@@ -91,6 +104,8 @@ pub(crate) struct OfflineVault {
 #[derive(Default)]
 struct State {
     snapshot: Option<Arc<Snapshot>>,
+    /// Why the hidden-path rules could not be applied at the last check: while it is set, no tool is answered.
+    refused: Option<HiddenRulesError>,
     checked: Option<Instant>,
 }
 
@@ -147,8 +162,9 @@ impl OfflineVault {
         matches!(tools::served(name), Some(Served::Disk))
     }
 
-    /// Brings the index up to date with the folder (builds it on first use) and returns it.
-    fn fresh_snapshot(&self, force: bool) -> Arc<Snapshot> {
+    /// Brings the index up to date with the folder and the hidden-path rules (builds it on first use) and returns
+    /// it, or why the rules cannot be applied.
+    fn fresh_snapshot(&self, force: bool) -> Result<Arc<Snapshot>, HiddenRulesError> {
         let mut state = self
             .state
             .lock()
@@ -156,21 +172,39 @@ impl OfflineVault {
         let recent = state
             .checked
             .is_some_and(|checked| checked.elapsed() < self.refresh_interval);
-        if let (Some(snapshot), true, false) = (&state.snapshot, recent, force) {
-            return Arc::clone(snapshot);
+        if recent && !force {
+            if let Some(refused) = &state.refused {
+                return Err(refused.clone());
+            }
+            if let Some(snapshot) = &state.snapshot {
+                return Ok(Arc::clone(snapshot));
+            }
         }
-        let changed =
-            Snapshot::refresh_if_changed(&self.root, &self.real, state.snapshot.as_deref());
+        let hidden = HiddenRules::load(&self.root, &self.config_dir);
         state.checked = Some(Instant::now());
+        let hidden = match hidden {
+            Ok(hidden) => hidden,
+            Err(refused) => {
+                state.refused = Some(refused.clone());
+                return Err(refused);
+            }
+        };
+        state.refused = None;
+        let changed = Snapshot::refresh_if_changed(
+            &self.root,
+            &self.real,
+            &hidden,
+            state.snapshot.as_deref(),
+        );
         if let Some(next) = changed {
             state.snapshot = Some(Arc::new(next));
         }
-        Arc::clone(
+        Ok(Arc::clone(
             state
                 .snapshot
                 .as_ref()
                 .expect("the first check builds the index"),
-        )
+        ))
     }
 
     /// Builds (or checks against the folder) the index now and says how long it took; the first tool call does this
@@ -178,8 +212,11 @@ impl OfflineVault {
     #[allow(dead_code)] // the bridge may call it at start; the benchmark times it
     pub(crate) fn warm(&self) -> (Duration, IndexStats) {
         let started = Instant::now();
-        let snapshot = self.fresh_snapshot(true);
-        (started.elapsed(), stats_of(&snapshot))
+        // Rules that cannot be applied leave no index to measure; the first call says why.
+        let stats = self
+            .fresh_snapshot(true)
+            .map_or_else(|_| IndexStats::default(), |snapshot| stats_of(&snapshot));
+        (started.elapsed(), stats)
     }
 
     /// Answers a `tools/call` from disk: the `CallToolResult` JSON (`content`, `isError` when it failed, `_meta`
@@ -188,18 +225,20 @@ impl OfflineVault {
         let served = tools::served(name)?;
         let outcome = match served {
             Served::NeedsObsidian => Err(paths::ToolError(tools::needs_obsidian(name))),
-            Served::Disk => {
-                let snapshot = self.fresh_snapshot(false);
-                let ctx = Context {
-                    snapshot: &snapshot,
-                    root: &self.root,
-                    real: &self.real,
-                    config_dir: &self.config_dir,
-                    read_only: self.read_only,
-                };
-                tools::run(&ctx, name, arguments)
-                    .map(|output| with_skipped_notice(name, output, &snapshot.too_large))
-            }
+            Served::Disk => match self.fresh_snapshot(false) {
+                Err(refused) => Err(paths::ToolError(refused.to_string())),
+                Ok(snapshot) => {
+                    let ctx = Context {
+                        snapshot: &snapshot,
+                        root: &self.root,
+                        real: &self.real,
+                        config_dir: &self.config_dir,
+                        read_only: self.read_only,
+                    };
+                    tools::run(&ctx, name, arguments)
+                        .map(|output| with_skipped_notice(name, output, &snapshot.too_large))
+                }
+            },
         };
         Some(match outcome {
             Ok(output) => tool_result(&mark_from_disk(output), false),
@@ -443,6 +482,134 @@ mod tests {
             let result = offline.call_tool("read_note", arguments.clone()).unwrap();
             assert_eq!(result["isError"], true, "{arguments}");
         }
+    }
+
+    fn write_settings(dir: &std::path::Path, data_json: &str, app_json: &str) {
+        let config = dir.join(".obsidian");
+        std::fs::create_dir_all(config.join("plugins/obsmcp")).unwrap();
+        std::fs::write(config.join("plugins/obsmcp/data.json"), data_json).unwrap();
+        std::fs::write(config.join("app.json"), app_json).unwrap();
+    }
+
+    fn listed(offline: &OfflineVault) -> String {
+        text(
+            &offline
+                .call_tool("list_files", json!({"include_folders": true}))
+                .unwrap(),
+        )
+        .to_string()
+    }
+
+    #[test]
+    fn hidden_paths_are_read_again_at_every_check_of_the_folder() {
+        let (dir, offline) = vault(&[("a.md", "[[x]]"), ("Private/x.md", "secret")]);
+        let offline = offline.with_refresh_interval(Duration::ZERO);
+        assert!(listed(&offline).contains("Private/x.md"));
+        write_settings(
+            dir.path(),
+            r#"{"port":1,"token":"t","hiddenPaths":["Private"]}"#,
+            "{}",
+        );
+        let hidden = listed(&offline);
+        assert!(!hidden.contains("Private"), "{hidden}");
+        write_settings(
+            dir.path(),
+            r#"{"port":1,"token":"t","hideExcludedFiles":true}"#,
+            r#"{"userIgnoreFilters":["a.md"]}"#,
+        );
+        let excluded = listed(&offline);
+        assert!(
+            excluded.contains("Private/x.md") && !excluded.contains("\"a.md\""),
+            "{excluded}"
+        );
+        write_settings(
+            dir.path(),
+            r#"{"port":1,"token":"t"}"#,
+            r#"{"userIgnoreFilters":["a.md"]}"#,
+        );
+        assert!(listed(&offline).contains("\"a.md\""));
+    }
+
+    #[test]
+    fn rules_that_cannot_be_applied_refuse_every_tool_until_they_can() {
+        let (dir, offline) = vault(&[("a.md", "x"), ("Old/b.md", "y")]);
+        let offline = offline.with_refresh_interval(Duration::ZERO);
+        write_settings(
+            dir.path(),
+            r#"{"port":1,"token":"t","hideExcludedFiles":true}"#,
+            r#"{"userIgnoreFilters":["/^(?!Old)x/"]}"#,
+        );
+        for (name, arguments) in [
+            ("list_files", json!({})),
+            ("vault_info", json!({})),
+            ("read_note", json!({"path": "a"})),
+            ("search", json!({"query": "y"})),
+            ("recent_files", json!({})),
+            ("batch", json!({"calls": [{"tool": "list_files"}]})),
+        ] {
+            let result = offline.call_tool(name, arguments).unwrap();
+            assert_eq!(result["isError"], true, "{name}: {result}");
+            assert!(
+                text(&result).contains(r#"excluded-files filter (Obsidian's userIgnoreFilters, hidden because hideExcludedFiles is on) "/^(?!Old)x/" cannot be applied offline"#)
+                    && text(&result).contains("Open the vault in Obsidian"),
+                "{name}: {}",
+                text(&result)
+            );
+        }
+        write_settings(
+            dir.path(),
+            r#"{"port":1,"token":"t","hideExcludedFiles":true}"#,
+            r#"{"userIgnoreFilters":["/^Old/"]}"#,
+        );
+        let fixed = listed(&offline);
+        assert!(
+            fixed.contains("\"a.md\"") && !fixed.contains("Old"),
+            "{fixed}"
+        );
+        write_settings(dir.path(), r#"{"hiddenPaths": ["#, "{}");
+        let broken = offline.call_tool("list_files", json!({})).unwrap();
+        assert!(
+            text(&broken).contains("settings (.obsidian/plugins/obsmcp/data.json) is not JSON"),
+            "{}",
+            text(&broken)
+        );
+    }
+
+    #[test]
+    fn a_hidden_note_or_folder_fails_exactly_like_one_that_does_not_exist() {
+        let (dir, offline) = vault(&[
+            ("Home.md", "[[Secret]]"),
+            ("Private/Secret.md", "# Title\n[[Home]]"),
+        ]);
+        let offline = offline.with_refresh_interval(Duration::ZERO);
+        write_settings(
+            dir.path(),
+            r#"{"port":1,"token":"t","hiddenPaths":["Private/"]}"#,
+            "{}",
+        );
+        let calls = [
+            ("read_note", json!({"path": "Private/Secret.md"})),
+            ("read_note", json!({"path": "[[Secret]]"})),
+            ("read_note", json!({"path": "private/secret"})),
+            ("note_metadata", json!({"path": "Secret"})),
+            ("outline", json!({"path": "Secret#Title"})),
+            ("backlinks", json!({"path": "Home"})),
+            ("outgoing_links", json!({"path": "Home"})),
+            ("list_files", json!({"folder": "Private"})),
+            ("unresolved_links", json!({})),
+            ("vault_info", json!({})),
+        ];
+        let hidden: Vec<Value> = calls
+            .iter()
+            .map(|(name, arguments)| offline.call_tool(name, arguments.clone()).unwrap())
+            .collect();
+        std::fs::remove_dir_all(dir.path().join("Private")).unwrap();
+        write_settings(dir.path(), r#"{"port":1,"token":"t"}"#, "{}");
+        for ((name, arguments), hidden) in calls.iter().zip(&hidden) {
+            let missing = offline.call_tool(name, arguments.clone()).unwrap();
+            assert_eq!(hidden, &missing, "{name} {arguments}");
+        }
+        assert_eq!(hidden[0]["isError"], true);
     }
 
     #[test]

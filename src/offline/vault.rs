@@ -11,6 +11,11 @@
 //! folder reached twice is listed once. One deliberate difference: nothing outside the vault is read. A file whose
 //! real location is outside the vault (through a symlink) is listed but its content is never read, so it has no
 //! metadata; a symlinked folder that leads outside is listed but not entered.
+//!
+//! Hidden paths (`super::hidden`) are left out of the listing itself, with everything inside a hidden folder, so no
+//! tool ever sees them: an entry is hidden when its path is, or when its real location inside the vault is (a
+//! symlink, or an entry inside a symlinked folder, leading to a hidden path). Link resolution, backlinks and counts
+//! are then computed among the visible files only.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -20,6 +25,7 @@ use std::time::SystemTime;
 
 use serde_json::{Map, Value};
 
+use super::hidden::HiddenRules;
 use super::markdown::{self, NoteMetadata};
 use super::paths::{FileIdentity, MAX_FILE_BYTES, RealVault};
 
@@ -143,6 +149,15 @@ fn millis(time: std::io::Result<SystemTime>) -> Option<f64> {
     Some(since.as_secs() as f64 * 1000.0 + f64::from(since.subsec_nanos()) / 1e6)
 }
 
+/// The vault path of `name` inside `folder` (`""` is the root).
+fn join_name(folder: &str, name: &str) -> String {
+    if folder.is_empty() {
+        name.to_string()
+    } else {
+        format!("{folder}/{name}")
+    }
+}
+
 /// `Math.round`.
 fn js_round(value: f64) -> i64 {
     (value + 0.5).floor() as i64
@@ -167,39 +182,58 @@ fn extension_of(name: &str) -> String {
     }
 }
 
-fn is_hidden(path: &str, config_dir: &str) -> bool {
+/// Whether a path is left out of the vault as Obsidian lists it: the config folder and names starting with `.`.
+fn is_unlisted(path: &str, config_dir: &str) -> bool {
     let in_config = path
         .strip_prefix(config_dir)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     in_config || path.split('/').any(|segment| segment.starts_with('.'))
 }
 
-fn walk(root: &Path, real: &RealVault) -> Listing {
-    let mut listing = Listing {
-        files: Vec::new(),
-        folders: Vec::new(),
-    };
-    let mut seen = HashSet::new();
-    walk_folder(
-        root,
-        real,
-        "",
-        real.root().to_path_buf(),
-        &mut seen,
-        &mut listing,
-    );
-    listing
+/// The vault path of a real location inside the vault; `None` outside it (or for a name that is not UTF-8).
+fn vault_path_of(vault: &RealVault, real: &Path) -> Option<String> {
+    let below = real.strip_prefix(vault.root()).ok()?;
+    let names: Option<Vec<&str>> = below
+        .components()
+        .map(|part| part.as_os_str().to_str())
+        .collect();
+    Some(names?.join("/"))
 }
 
-fn walk_folder(
-    root: &Path,
-    vault: &RealVault,
-    folder: &str,
-    real_folder: PathBuf,
-    seen: &mut HashSet<PathBuf>,
-    listing: &mut Listing,
-) {
-    if !seen.insert(real_folder.clone()) {
+/// What a walk needs besides the folder at hand.
+struct Walk<'a> {
+    root: &'a Path,
+    vault: &'a RealVault,
+    hidden: &'a HiddenRules,
+    seen: HashSet<PathBuf>,
+    listing: Listing,
+}
+
+fn walk(root: &Path, real: &RealVault, hidden: &HiddenRules) -> Listing {
+    let mut walk = Walk {
+        root,
+        vault: real,
+        hidden,
+        seen: HashSet::new(),
+        listing: Listing {
+            files: Vec::new(),
+            folders: Vec::new(),
+        },
+    };
+    walk_folder(
+        &mut walk,
+        "",
+        real.root().to_path_buf(),
+        Some(String::new()),
+    );
+    walk.listing
+}
+
+/// Lists one folder and what is below it. `real_path` is the vault path of the folder's real location (it differs
+/// from `folder` below a symlink), `None` when that is outside the vault or when no hidden-path rule needs it.
+fn walk_folder(walk: &mut Walk<'_>, folder: &str, real_folder: PathBuf, real_path: Option<String>) {
+    let (root, vault) = (walk.root, walk.vault);
+    if !walk.seen.insert(real_folder.clone()) {
         return;
     }
     let folder_inside = vault.allows(&real_folder);
@@ -219,12 +253,8 @@ fn walk_folder(
         .collect();
     entries.sort_by(|a, b| js_cmp(&a.0, &b.0));
     for (name, entry) in entries {
-        let path = if folder.is_empty() {
-            name.clone()
-        } else {
-            format!("{folder}/{name}")
-        };
-        if is_hidden(&path, vault.config_dir()) {
+        let path = join_name(folder, &name);
+        if is_unlisted(&path, vault.config_dir()) {
             continue;
         }
         let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
@@ -250,18 +280,33 @@ fn walk_folder(
                 Err(_) => continue,
             }
         };
+        let entry_real_path = if walk.hidden.is_empty() {
+            None
+        } else {
+            match &real {
+                Some(real) => vault_path_of(vault, real),
+                None => real_path.as_deref().map(|folder| join_name(folder, &name)),
+            }
+        };
+        let hidden = walk.hidden.hides(&path)
+            || entry_real_path
+                .as_deref()
+                .is_some_and(|real| real != path && walk.hidden.hides(real));
+        if hidden {
+            continue;
+        }
         if metadata.is_dir() {
-            listing.folders.push(path.clone());
+            walk.listing.folders.push(path.clone());
             let real = real.unwrap_or_else(|| real_folder.join(&name));
             // A symlinked folder that leads outside the vault (or into its config folder) is listed by name but
             // never entered: nothing there is read, not even a directory listing (a link to `~` would otherwise be
             // walked every time).
             if vault.allows(&real) {
-                walk_folder(root, vault, &path, real, seen, listing);
+                walk_folder(walk, &path, real, entry_real_path);
             }
         } else if metadata.is_file() {
             let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
-            listing.files.push(FileEntry {
+            walk.listing.files.push(FileEntry {
                 extension: extension_of(&name),
                 size: metadata.len(),
                 mtime: js_round(millis(metadata.modified()).unwrap_or(0.0)),
@@ -285,14 +330,16 @@ pub(crate) fn text_of_bytes(bytes: Vec<u8>) -> String {
 }
 
 impl Snapshot {
-    /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change; `None` when
-    /// nothing changed at all since `previous` (the common case: it then stays in use as it is).
+    /// Builds a fresh snapshot of what `hidden` leaves visible, reusing the notes of `previous` whose mtime and size
+    /// did not change; `None` when nothing changed at all since `previous` (the common case: it then stays in use as
+    /// it is). Rules that changed show as a changed listing, so they never leave stale visibility in use.
     pub(crate) fn refresh_if_changed(
         root: &Path,
         real: &RealVault,
+        hidden: &HiddenRules,
         previous: Option<&Snapshot>,
     ) -> Option<Snapshot> {
-        let listing = walk(root, real);
+        let listing = walk(root, real, hidden);
         if previous.is_some_and(|previous| {
             previous.files == listing.files && previous.folders == listing.folders
         }) {
@@ -304,7 +351,7 @@ impl Snapshot {
     /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change.
     #[cfg(test)]
     pub(crate) fn refresh(root: &Path, real: &RealVault, previous: Option<&Snapshot>) -> Snapshot {
-        Self::build(root, walk(root, real), previous)
+        Self::build(root, walk(root, real, &HiddenRules::default()), previous)
     }
 
     fn build(root: &Path, listing: Listing, previous: Option<&Snapshot>) -> Snapshot {
@@ -755,18 +802,87 @@ mod tests {
     fn refresh_rereads_only_changed_notes() {
         let (dir, first) = vault(&[("a.md", "[[b]]"), ("b.md", "")]);
         let real = RealVault::new(std::fs::canonicalize(dir.path()).unwrap(), ".obsidian");
-        assert!(Snapshot::refresh_if_changed(dir.path(), &real, Some(&first)).is_none());
+        assert!(
+            Snapshot::refresh_if_changed(dir.path(), &real, &HiddenRules::default(), Some(&first))
+                .is_none()
+        );
         let same = Snapshot::refresh(dir.path(), &real, Some(&first));
         assert!(Arc::ptr_eq(&first.notes["a.md"], &same.notes["a.md"]));
         std::fs::write(dir.path().join("a.md"), "[[c]] and more").unwrap();
         std::fs::write(dir.path().join("c.md"), "").unwrap();
         let changed =
-            Snapshot::refresh_if_changed(dir.path(), &real, Some(&same)).expect("a change is seen");
+            Snapshot::refresh_if_changed(dir.path(), &real, &HiddenRules::default(), Some(&same))
+                .expect("a change is seen");
         assert_eq!(
             changed.links["a.md"].resolved,
             vec![("c.md".to_string(), 1)]
         );
         assert!(Arc::ptr_eq(&same.notes["b.md"], &changed.notes["b.md"]));
+    }
+
+    fn hidden_snapshot(dir: &Path, rules: &[&str]) -> Snapshot {
+        let rules: Vec<String> = rules.iter().map(|rule| rule.to_string()).collect();
+        let hidden = HiddenRules::compile(&rules, &[]).unwrap();
+        let real = RealVault::new(std::fs::canonicalize(dir).unwrap(), ".obsidian");
+        Snapshot::refresh_if_changed(dir, &real, &hidden, None).unwrap()
+    }
+
+    #[test]
+    fn hidden_entries_and_everything_inside_them_do_not_exist() {
+        let (dir, _) = vault(&[
+            ("Private/a.md", "#private-tag"),
+            ("Private/deep/b.md", ""),
+            ("Notes/Secret.md", ""),
+            ("Notes/Open.md", ""),
+            ("x/Secret.md", ""),
+            ("Home.md", "[[a]] [[Secret]] [[Private/a]] [[notes/secret]]"),
+        ]);
+        let snapshot = hidden_snapshot(dir.path(), &["private", "Notes/Secret"]);
+        let paths: Vec<_> = snapshot.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["Home.md", "Notes/Open.md", "x/Secret.md"]);
+        assert_eq!(snapshot.folders, ["Notes", "x"]);
+        assert!(!snapshot.is_folder("Private") && snapshot.note("Private/a.md").is_none());
+        let links = &snapshot.links["Home.md"];
+        assert_eq!(
+            links.resolved,
+            [("x/Secret.md".to_string(), 1)],
+            "`Secret` goes to the best visible candidate (Obsidian's own answer, Notes/Secret.md, is hidden)"
+        );
+        assert_eq!(
+            links.unresolved,
+            [
+                ("a".to_string(), 1),
+                ("Private/a".to_string(), 1),
+                ("notes/secret".to_string(), 1)
+            ]
+        );
+        assert!(snapshot.backlink_sources("Private/a.md").is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_whose_real_location_is_hidden_is_hidden_too() {
+        let (dir, _) = vault(&[
+            ("Private/a.md", "x"),
+            ("Notes/Secret.md", "x"),
+            ("Notes/Open.md", "x"),
+            ("Visible.md", "x"),
+        ]);
+        let link = |target: &str, name: &str| {
+            std::os::unix::fs::symlink(target, dir.path().join(name)).unwrap();
+        };
+        link("Private", "Shortcut");
+        link("Private/a.md", "alias.md");
+        link("Notes", "Mirror");
+        link("Visible.md", "Also visible.md");
+        let snapshot = hidden_snapshot(dir.path(), &["Private", "Notes/Secret.md"]);
+        let paths: Vec<_> = snapshot.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["Also visible.md", "Mirror/Open.md", "Visible.md"],
+            "a link to a hidden folder or file, and a hidden file inside a linked folder, are left out"
+        );
+        assert_eq!(snapshot.folders, ["Mirror", "Notes"]);
     }
 
     #[cfg(unix)]

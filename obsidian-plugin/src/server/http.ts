@@ -12,6 +12,7 @@ import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolDef } from "../tools/types";
+import { basePathOf, rulesFor, type HiddenSettings } from "../vault/hidden";
 import { BodyNotJson, BodyTooLarge, MAX_BODY_BYTES, parseJson, readBody } from "./body";
 import { challengeProof, Credentials, refuseHostOrOrigin } from "./guard";
 import { errorKind, SessionServer, type SessionDeps } from "./mcp";
@@ -41,6 +42,8 @@ export interface VaultServerOptions {
   port: number;
   token: string;
   readOnly: boolean;
+  hiddenPaths: readonly string[];
+  hideExcludedFiles: boolean;
 }
 
 const ENDPOINTS_HINT = "obsmcp serves /mcp (Streamable HTTP) and /sse + /messages (legacy HTTP+SSE)";
@@ -51,6 +54,7 @@ export class VaultMcpServer {
   private port: number;
   private token: string;
   private readOnly: boolean;
+  private hidden: HiddenSettings;
   private readonly board: StatusBoard;
   private readonly sessions: SessionRegistry;
   private readonly deps: SessionDeps;
@@ -62,6 +66,7 @@ export class VaultMcpServer {
     this.port = options.port;
     this.token = options.token;
     this.readOnly = options.readOnly;
+    this.hidden = { hiddenPaths: options.hiddenPaths, hideExcludedFiles: options.hideExcludedFiles };
     this.board = new StatusBoard(options.port, options.readOnly);
     this.sessions = new SessionRegistry((clients) => this.board.update({ clients }));
     this.deps = {
@@ -69,6 +74,7 @@ export class VaultMcpServer {
       tools: options.tools,
       serverInfo: options.serverInfo,
       isReadOnly: () => this.readOnly,
+      hiddenRules: () => rulesFor(this.hidden, basePathOf(options.app), options.app.vault.configDir),
       reportError: (message) => this.board.recordError(message),
     };
   }
@@ -164,6 +170,16 @@ export class VaultMcpServer {
   /** New requests must carry this token from now on; open sessions stay but their next request needs it too. */
   setToken(token: string): void {
     this.token = token;
+  }
+
+  /** Applies changed hidden-path settings; the next call of every session meets them. */
+  setHidden(hidden: HiddenSettings): void {
+    this.hidden = { hiddenPaths: [...hidden.hiddenPaths], hideExcludedFiles: hidden.hideExcludedFiles };
+  }
+
+  /** How many hidden-path rules are in force now, for the settings tab and the status. */
+  hiddenRuleCount(): number {
+    return this.deps.hiddenRules().count;
   }
 
   /** Applies the read-only setting to every live session (hiding or showing write tools). */

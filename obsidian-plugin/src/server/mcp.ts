@@ -20,6 +20,7 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError, type ToolDef } from "../tools/types";
+import type { HiddenRules } from "../vault/hidden";
 
 /** What a session server needs from the plugin. */
 export interface SessionDeps {
@@ -27,6 +28,8 @@ export interface SessionDeps {
   tools: readonly ToolDef[];
   serverInfo: { name: string; version: string };
   isReadOnly(): boolean;
+  /** The hidden-path rules in force now (settings and, when asked, Obsidian's excluded files). */
+  hiddenRules(): HiddenRules;
   /** Records an unexpected failure for the status line. */
   reportError(message: string): void;
 }
@@ -114,7 +117,8 @@ export class SessionServer {
     const readOnly = this.deps.isReadOnly();
     if (readOnly && isWriteTool(tool)) return errorResult(readOnlyRefusal(tool.name));
     try {
-      const output = await tool.run(args, { app: this.deps.app, configDir: this.deps.app.vault.configDir, readOnly, signal });
+      const ctx = { app: this.deps.app, configDir: this.deps.app.vault.configDir, readOnly, hidden: this.deps.hiddenRules(), signal };
+      const output = await tool.run(args, ctx);
       return { content: [{ type: "text", text: output.text }] };
     } catch (error) {
       if (error instanceof ToolError) return errorResult(error.message);

@@ -9,6 +9,7 @@ import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor, 
 import { splitLines } from "../vault/lines";
 import { cleanFolderPath, insideVaultPathChecker, isInConfigDir, resolveMarkdown } from "../vault/paths";
 import { backlinkSources, resolveLink } from "../vault/links";
+import { visibleChecker, visibleLinkMaps } from "../vault/hidden";
 import { json, pathArg, pageHead } from "./common";
 import { defineTool } from "./types";
 import type { ToolContext } from "./types";
@@ -127,10 +128,11 @@ export const unresolvedLinks = defineTool({
   async run(args, ctx) {
     const byTarget = new Map<string, { count: number; sources: string[] }>();
     const inside = insideVaultPathChecker(ctx);
-    const sources = Object.keys(ctx.app.metadataCache.unresolvedLinks).sort();
+    const { unresolved } = visibleLinkMaps(ctx);
+    const sources = Object.keys(unresolved).sort();
     for (const source of sources) {
       if (isInConfigDir(source, ctx) || !inside(source)) continue;
-      for (const [target, count] of Object.entries(ctx.app.metadataCache.unresolvedLinks[source])) {
+      for (const [target, count] of Object.entries(unresolved[source])) {
         const entry = byTarget.get(target) ?? { count: 0, sources: [] };
         entry.count += count;
         entry.sources.push(source);
@@ -173,20 +175,22 @@ export const orphans = defineTool({
     const outgoing = new Set<string>();
     // Links held by a note whose real file is outside the vault are its content: they neither link nor count.
     const inside = insideVaultPathChecker(ctx);
-    for (const [source, targets] of Object.entries(ctx.app.metadataCache.resolvedLinks)) {
+    const maps = visibleLinkMaps(ctx);
+    for (const [source, targets] of Object.entries(maps.resolved)) {
       if (!inside(source)) continue;
       for (const target of Object.keys(targets)) {
         if (target !== source) linked.add(target);
         outgoing.add(source);
       }
     }
-    for (const [source, targets] of Object.entries(ctx.app.metadataCache.unresolvedLinks)) {
+    for (const [source, targets] of Object.entries(maps.unresolved)) {
       if (Object.keys(targets).length > 0 && inside(source)) outgoing.add(source);
     }
     const prefix = cleanFolderPath(args.folder, ctx);
+    const visible = visibleChecker(ctx);
     const all = ctx.app.vault
       .getMarkdownFiles()
-      .filter((note) => !linked.has(note.path) && !isInConfigDir(note.path, ctx))
+      .filter((note) => !linked.has(note.path) && !isInConfigDir(note.path, ctx) && visible(note))
       .filter((note) => prefix === "" || note.path.startsWith(prefix + "/"))
       .map((note) => note.path)
       .sort();

@@ -11,6 +11,7 @@ import { isInConfigDir, resolveFolder, readVerified, resolveMarkdown, resolveNot
 import { findBlock, findHeading, findHeadings, headingSectionEnd } from "../vault/sections";
 import { backlinkSources, frontmatterAliases, noteTags, resolveLink } from "../vault/links";
 import { dailyNoteSettings } from "../vault/daily";
+import { visibleChecker } from "../vault/hidden";
 import { isoTime, json, pathArg, renderRead, pageHead } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
@@ -25,11 +26,12 @@ export const vaultInfo = defineTool({
   annotations: READ,
   async run(_args, ctx) {
     const { vault } = ctx.app;
-    const all = vault.getAllLoadedFiles().filter((entry) => !isInConfigDir(entry.path, ctx));
+    const visible = visibleChecker(ctx);
+    const all = vault.getAllLoadedFiles().filter((entry) => !isInConfigDir(entry.path, ctx) && visible(entry));
     const folders = all.filter((entry) => entry instanceof TFolder && !(entry as TFolder).isRoot()).length;
     return json({
       name: vault.getName(),
-      notes: vault.getMarkdownFiles().filter((file) => !isInConfigDir(file.path, ctx)).length,
+      notes: vault.getMarkdownFiles().filter((file) => !isInConfigDir(file.path, ctx) && visible(file)).length,
       files: all.filter((entry) => entry instanceof TFile).length,
       folders,
       config_dir: ctx.configDir,
@@ -68,9 +70,10 @@ export const listFiles = defineTool({
     const folder = resolveFolder(ctx, args.folder);
     const extension = args.extension?.replace(/^\./, "").toLowerCase();
     const found: TAbstractFile[] = [];
+    const visible = visibleChecker(ctx);
     const visit = (children: TAbstractFile[]) => {
       for (const child of children) {
-        if (isInConfigDir(child.path, ctx)) continue;
+        if (isInConfigDir(child.path, ctx) || !visible(child)) continue;
         if (child instanceof TFolder) {
           if (args.include_folders) found.push(child);
           if (args.recursive) visit(child.children);

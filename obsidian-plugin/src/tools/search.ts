@@ -10,6 +10,7 @@ import { cutChars, LIMIT_CAP, maxCharsArg, snippet, snippetAround } from "../vau
 import { splitLines } from "../vault/lines";
 import { compileLinear } from "../vault/regex";
 import { cleanVaultPath, insideVaultChecker, isInConfigDir } from "../vault/paths";
+import { visibleChecker } from "../vault/hidden";
 import { json, pageHead } from "./common";
 import { defineTool, ToolError } from "./types";
 
@@ -103,9 +104,10 @@ export const search = defineTool({
     const matcher = matcherFor(args.query, args.regex, args.case_sensitive);
     const prefix = args.path_prefix === "" ? "" : cleanVaultPath(args.path_prefix, ctx, "path_prefix") + (args.path_prefix.endsWith("/") ? "/" : "");
     const resume = parseCursor(args.cursor);
+    const visible = visibleChecker(ctx);
     const files = ctx.app.vault
       .getMarkdownFiles()
-      .filter((file) => file.path.startsWith(prefix) && !isInConfigDir(file.path, ctx))
+      .filter((file) => file.path.startsWith(prefix) && !isInConfigDir(file.path, ctx) && visible(file))
       .filter((file) => resume === null || file.path >= resume.path)
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const inside = insideVaultChecker(ctx);

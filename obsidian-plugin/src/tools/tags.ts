@@ -6,6 +6,7 @@ import { z } from "zod";
 import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor } from "../vault/limits";
 import { insideVaultChecker, isInConfigDir } from "../vault/paths";
 import { noteTags, tagMatches } from "../vault/links";
+import { visibleChecker } from "../vault/hidden";
 import { json, pageHead } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
@@ -18,9 +19,10 @@ const READ = { readOnlyHint: true, openWorldHint: false } as const;
  */
 function taggedNotes(ctx: ToolContext): { path: string; tags: string[] }[] {
   const inside = insideVaultChecker(ctx);
+  const visible = visibleChecker(ctx);
   return ctx.app.vault
     .getMarkdownFiles()
-    .filter((file) => !isInConfigDir(file.path, ctx))
+    .filter((file) => !isInConfigDir(file.path, ctx) && visible(file))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
     .map((file) => ({ path: file.path, tags: inside(file) ? noteTags(ctx.app.metadataCache.getFileCache(file)) : [] }));
 }

@@ -4,6 +4,7 @@
 
 import type { App } from "obsidian";
 import type { z } from "zod";
+import type { HiddenRules } from "../vault/hidden";
 
 /** What every tool run may use. */
 export interface ToolContext {
@@ -12,6 +13,8 @@ export interface ToolContext {
   configDir: string;
   /** The plugin's read-only setting; write tools are refused when it is on (also hidden from tools/list). */
   readOnly: boolean;
+  /** The hidden-path rules in force for this call: what they hide does not exist for any tool. */
+  hidden: HiddenRules;
   /** Aborted when the client cancels the request or the session ends. */
   signal: AbortSignal;
 }

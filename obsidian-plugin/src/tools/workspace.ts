@@ -5,7 +5,17 @@ import { z } from "zod";
 import { MarkdownView, TFile } from "obsidian";
 import { cutChars, limitArg, maxCharsArg } from "../vault/limits";
 import { splitLines } from "../vault/lines";
-import { assertLandedInside, ensureParentFolders, insideVaultChecker, isInConfigDir, newNotePath, readVerified, resolveNote } from "../vault/paths";
+import {
+  assertLandedInside,
+  assertNotHidden,
+  ensureParentFolders,
+  insideVaultChecker,
+  isInConfigDir,
+  notePathOf,
+  readVerified,
+  resolveNote,
+} from "../vault/paths";
+import { visibleAt, visibleChecker } from "../vault/hidden";
 import { dailyNotePath, dailyNoteSettings, fillDailyTemplate, parseDailyDate } from "../vault/daily";
 import { isoTime, json, renderRead } from "./common";
 import { defineTool, ToolError } from "./types";
@@ -25,7 +35,7 @@ export const activeNote = defineTool({
   annotations: READ,
   async run(args, ctx) {
     const file = ctx.app.workspace.getActiveFile();
-    if (!file || isInConfigDir(file.path, ctx)) return json({ path: null, selection: null });
+    if (!file || isInConfigDir(file.path, ctx) || !visibleChecker(ctx)(file)) return json({ path: null, selection: null });
     const view = ctx.app.workspace.getActiveViewOfType(MarkdownView);
     const editor = view && view.file?.path === file.path ? view.editor : null;
     // The text of a note whose real file is outside the vault is never given out, not even the part selected.
@@ -59,16 +69,17 @@ export const recentFiles = defineTool({
   annotations: READ,
   async run(args, ctx) {
     const { vault, workspace } = ctx.app;
+    const visible = visibleChecker(ctx);
     if (args.source === "opened") {
       const files = workspace
         .getLastOpenFiles()
         .map((path) => vault.getFileByPath(path))
-        .filter((file): file is TFile => file !== null && !isInConfigDir(file.path, ctx))
+        .filter((file): file is TFile => file !== null && !isInConfigDir(file.path, ctx) && visible(file))
         .slice(0, args.limit)
         .map((file) => ({ path: file.path, mtime: isoTime(file.stat.mtime) }));
       return json({ source: "opened", files });
     }
-    const notes = vault.getMarkdownFiles().filter((file) => !isInConfigDir(file.path, ctx));
+    const notes = vault.getMarkdownFiles().filter((file) => !isInConfigDir(file.path, ctx) && visible(file));
     const files = notes
       .sort((a, b) => b.stat.mtime - a.stat.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
       .slice(0, args.limit)
@@ -91,8 +102,8 @@ function templateFile(ctx: ToolContext, template: string): TFile {
 function dailyNoteTarget(ctx: ToolContext, date: string) {
   const settings = dailyNoteSettings(ctx);
   const day = parseDailyDate(date);
-  const path = newNotePath(ctx, dailyNotePath(settings, day), "daily note path");
-  const existing = ctx.app.vault.getAbstractFileByPath(path);
+  const path = notePathOf(ctx, dailyNotePath(settings, day), "daily note path");
+  const existing = visibleAt(ctx, path);
   if (existing && !(existing instanceof TFile)) throw new ToolError(`${path} is a folder, not a daily note`);
   return { settings, day, path, existing };
 }
@@ -140,6 +151,7 @@ export const createDailyNote = defineTool({
       return renderRead(existing, text, { start: 0, end: splitLines(text).length, maxChars: args.max_chars });
     }
     if (ctx.readOnly) throw new ToolError("creating a daily note is refused: the obsmcp plugin is in read-only mode");
+    assertNotHidden(ctx, path);
     let content = "";
     if (settings.template !== "") {
       const template = templateFile(ctx, settings.template);

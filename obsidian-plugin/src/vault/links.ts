@@ -6,14 +6,18 @@
 
 import type { CachedMetadata, FrontMatterCache, TFile } from "obsidian";
 import type { ToolContext } from "../tools/types";
+import { firstVisibleDest, hiddenChecker, visibleLinkMaps } from "./hidden";
 import { insideVaultPathChecker } from "./paths";
 
 /** The note a link in `sourcePath` points to, resolved as Obsidian does, or null when unresolved. */
 export function resolveLink(ctx: ToolContext, link: string, sourcePath: string): TFile | null {
   const hash = link.indexOf("#");
   const linkpath = hash >= 0 ? link.slice(0, hash) : link;
-  if (linkpath === "") return ctx.app.vault.getFileByPath(sourcePath);
-  return ctx.app.metadataCache.getFirstLinkpathDest(linkpath, sourcePath);
+  if (linkpath === "") {
+    const self = ctx.app.vault.getFileByPath(sourcePath);
+    return self && !hiddenChecker(ctx)(self.path) ? self : null;
+  }
+  return firstVisibleDest(ctx, linkpath, sourcePath);
 }
 
 /**
@@ -23,7 +27,7 @@ export function resolveLink(ctx: ToolContext, link: string, sourcePath: string):
 export function backlinkSources(ctx: ToolContext, targetPath: string): { path: string; count: number }[] {
   const inside = insideVaultPathChecker(ctx);
   const sources: { path: string; count: number }[] = [];
-  for (const [source, targets] of Object.entries(ctx.app.metadataCache.resolvedLinks)) {
+  for (const [source, targets] of Object.entries(visibleLinkMaps(ctx).resolved)) {
     const count = targets[targetPath];
     if (count && source !== targetPath && inside(source)) sources.push({ path: source, count });
   }

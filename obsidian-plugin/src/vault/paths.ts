@@ -12,6 +12,7 @@ import { dirname, join, sep } from "path";
 import { TFile, TFolder } from "obsidian";
 import type { ToolContext } from "../tools/types";
 import { ToolError } from "../tools/types";
+import { firstVisibleDest, hiddenChecker } from "./hidden";
 
 /** Extensions a note-reading tool accepts: text formats Obsidian keeps in a vault. */
 const TEXT_EXTENSIONS = new Set(["md", "canvas", "base", "txt", "csv", "json"]);
@@ -338,12 +339,18 @@ function linktextOf(raw: string): string {
  * resolved as Obsidian resolves links (`getFirstLinkpathDest`). `Note#Heading` and `Note#^block` keep their subpath.
  */
 export function resolveNote(ctx: ToolContext, raw: string, options: { textOnly?: boolean } = {}): NoteRef {
-  const { vault, metadataCache } = ctx.app;
+  const hidden = hiddenChecker(ctx);
+  // A hidden file or folder is not there at all: every lookup below passes over it, so that the answer (another note
+  // found by its link name, or "not found") is the one a vault without it would give.
+  const lookup = (path: string) => {
+    const entry = ctx.app.vault.getAbstractFileByPath(path);
+    return entry && !hidden(entry.path) ? entry : null;
+  };
   const linktext = linktextOf(raw);
   if (linktext === "") throw new ToolError("path is empty");
   let file: TFile | null = null;
   let subpath = "";
-  const exact = vault.getAbstractFileByPath(cleanVaultPath(linktext, ctx));
+  const exact = lookup(cleanVaultPath(linktext, ctx));
   if (exact instanceof TFile) {
     file = exact;
   } else {
@@ -351,12 +358,12 @@ export function resolveNote(ctx: ToolContext, raw: string, options: { textOnly?:
     const linkpath = hash >= 0 ? linktext.slice(0, hash) : linktext;
     subpath = hash >= 0 ? linktext.slice(hash + 1).trim() : "";
     const path = cleanVaultPath(linkpath, ctx);
-    const direct = vault.getAbstractFileByPath(path);
-    const withExtension = path.toLowerCase().endsWith(".md") ? null : vault.getAbstractFileByPath(path + ".md");
+    const direct = lookup(path);
+    const withExtension = path.toLowerCase().endsWith(".md") ? null : lookup(path + ".md");
     if (direct instanceof TFile) file = direct;
     else if (withExtension instanceof TFile) file = withExtension;
     else if (direct instanceof TFolder) throw new ToolError(`${JSON.stringify(path)} is a folder, not a note`);
-    else if (path !== "") file = metadataCache.getFirstLinkpathDest(path, "");
+    else if (path !== "") file = firstVisibleDest(ctx, path, "");
     if (!file) throw new ToolError(`note not found: ${JSON.stringify(raw)} (no such path and no note with that link name)`);
   }
   if (isInConfigDir(file.path, ctx)) throw new ToolError(`${JSON.stringify(raw)} is inside the config folder`);
@@ -383,7 +390,9 @@ export function cleanFolderPath(raw: string, ctx: ToolContext): string {
 export function resolveFolder(ctx: ToolContext, raw: string): TFolder {
   const path = cleanFolderPath(raw, ctx);
   const folder = path === "" ? ctx.app.vault.getRoot() : ctx.app.vault.getAbstractFileByPath(path);
-  if (!(folder instanceof TFolder)) throw new ToolError(`folder not found: ${JSON.stringify(raw)}`);
+  if (!(folder instanceof TFolder) || hiddenChecker(ctx)(folder.path)) {
+    throw new ToolError(`folder not found: ${JSON.stringify(raw)}`);
+  }
   assertInsideVaultOnDisk(ctx, folder.path === "/" ? "" : folder.path);
   return folder;
 }
@@ -393,6 +402,13 @@ export function resolveFolder(ctx: ToolContext, raw: string): TFolder {
  * unless it already ends in ".md", outside the config folder, whose existing ancestors are inside the vault on disk.
  */
 export function newNotePath(ctx: ToolContext, raw: string, what = "path"): string {
+  const path = notePathOf(ctx, raw, what);
+  assertNotHidden(ctx, path);
+  return path;
+}
+
+/** `newNotePath` without the hidden-path check, for reads that look up where a note would be. */
+export function notePathOf(ctx: ToolContext, raw: string, what = "path"): string {
   if (raw.trim().endsWith("/")) throw new ToolError(`${what} ${JSON.stringify(raw)} ends with "/": give the note's file name`);
   let path = cleanVaultPath(raw.trim(), ctx, what);
   if (path === "") throw new ToolError(`${what} is empty`);
@@ -406,6 +422,34 @@ export function newNotePath(ctx: ToolContext, raw: string, what = "path"): strin
   if (isInConfigDir(path, ctx)) throw new ToolError(`${what} ${JSON.stringify(raw)} is inside the config folder`);
   assertInsideVaultOnDisk(ctx, path);
   return path;
+}
+
+/**
+ * Refuses a path that a hidden-path rule covers (itself, or the real location of its nearest existing ancestor
+ * when a symlink leads there), whether or not anything exists at it: writes never create or move anything into a
+ * hidden path, and the refusal is the same for an empty spot and a hidden note.
+ */
+export function assertNotHidden(ctx: ToolContext, path: string): void {
+  if (ctx.hidden.count === 0) return;
+  const refuse = () => new ToolError(`${path} is hidden by the obsmcp plugin's hidden paths; nothing was written`);
+  if (ctx.hidden.hides(path)) throw refuse();
+  const base = vaultBasePath(ctx);
+  const parts = path.split("/");
+  for (let keep = parts.length; keep > 0; keep--) {
+    let real: string;
+    try {
+      real = realpathSync.native(join(base, ...parts.slice(0, keep)));
+    } catch {
+      continue;
+    }
+    const realBase = realpathSync.native(base);
+    const prefix = realBase.endsWith(sep) ? realBase : realBase + sep;
+    if (real.startsWith(prefix)) {
+      const relative = [...real.slice(prefix.length).split(sep), ...parts.slice(keep)].join("/");
+      if (ctx.hidden.hides(relative)) throw refuse();
+    }
+    return;
+  }
 }
 
 /** The parent folder of a vault path ("" for the root). */

@@ -274,6 +274,18 @@ class TextComponent extends ValueComponent {
   }
 }
 
+class TextAreaComponent extends ValueComponent {
+  constructor(containerEl) {
+    super(containerEl, "textarea");
+    this.inputEl = this.el;
+    this.value = "";
+  }
+  setPlaceholder(placeholder) {
+    this.placeholder = placeholder;
+    return this;
+  }
+}
+
 class ToggleComponent extends ValueComponent {
   constructor(containerEl) {
     super(containerEl, "div");
@@ -367,6 +379,9 @@ class Setting {
   addText(callback) {
     return this.addComponent(TextComponent, callback);
   }
+  addTextArea(callback) {
+    return this.addComponent(TextAreaComponent, callback);
+  }
   addToggle(callback) {
     return this.addComponent(ToggleComponent, callback);
   }
@@ -388,6 +403,7 @@ module.exports = {
   BaseComponent,
   ValueComponent,
   TextComponent,
+  TextAreaComponent,
   ToggleComponent,
   ButtonComponent,
   ExtraButtonComponent,

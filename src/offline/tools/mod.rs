@@ -16,6 +16,7 @@ use super::paths::{self, ToolError, quote};
 use super::vault::{FileEntry, Snapshot};
 
 pub(crate) use args::Args;
+pub(crate) use search::{first_line, translate_javascript_regex};
 
 /// What a tool run may use.
 pub(crate) struct Context<'a> {

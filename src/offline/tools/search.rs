@@ -144,7 +144,8 @@ impl Matcher {
     }
 }
 
-fn first_line(text: &str) -> String {
+/// The last non-blank line of an error message (the `regex` crate explains its errors over several lines).
+pub(crate) fn first_line(text: &str) -> String {
     text.lines()
         .rfind(|line| !line.trim().is_empty())
         .unwrap_or(text)
@@ -155,7 +156,20 @@ fn first_line(text: &str) -> String {
 /// Rewrites the classes whose meaning differs between RE2 (ASCII, the plugin's RE2JS) and Rust (Unicode) regexes.
 fn translate_js_regex(pattern: &str) -> String {
     // RE2's `\\s` (the plugin's engine): ASCII space, tab, line feed, form feed and carriage return.
-    const SPACE: &str = "\\t\\n\\x0C\\r ";
+    translate_classes(pattern, "\\t\\n\\x0C\\r ")
+}
+
+/// Rewrites the classes whose meaning differs between a JavaScript `RegExp` without flags (ASCII `\d \w \b`,
+/// Unicode `\s`) and Rust's regexes, for patterns that Obsidian runs with JavaScript's own engine.
+pub(crate) fn translate_javascript_regex(pattern: &str) -> String {
+    translate_classes(
+        pattern,
+        "\\t\\n\\x0B\\x0C\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}",
+    )
+}
+
+/// `\d \w \b` and their negations in ASCII and `\s` as the members of `space`, leaving the rest as written.
+fn translate_classes(pattern: &str, space: &str) -> String {
     let mut out = String::with_capacity(pattern.len() + 16);
     let mut in_class = false;
     let mut chars = pattern.chars();
@@ -171,13 +185,13 @@ fn translate_js_regex(pattern: &str) -> String {
                     ('D', false) => Some("[^0-9]".to_string()),
                     ('w', false) => Some("[0-9A-Za-z_]".to_string()),
                     ('W', false) => Some("[^0-9A-Za-z_]".to_string()),
-                    ('s', false) => Some(format!("[{SPACE}]")),
-                    ('S', false) => Some(format!("[^{SPACE}]")),
+                    ('s', false) => Some(format!("[{space}]")),
+                    ('S', false) => Some(format!("[^{space}]")),
                     ('b', false) => Some("(?-u:\\b)".to_string()),
                     ('B', false) => Some("(?-u:\\B)".to_string()),
                     ('d', true) => Some("0-9".to_string()),
                     ('w', true) => Some("0-9A-Za-z_".to_string()),
-                    ('s', true) => Some(SPACE.to_string()),
+                    ('s', true) => Some(space.to_string()),
                     _ => None,
                 };
                 match replacement {

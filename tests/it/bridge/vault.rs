@@ -696,3 +696,28 @@ fn the_bridge_exits_when_the_client_closes_its_stdout() {
     );
     drop(stdin);
 }
+
+#[test]
+fn obsidian_status_counts_the_hidden_path_rules_and_never_names_them() {
+    let setup = setup();
+    let data = setup.vault.join(".obsidian/plugins/obsmcp/data.json");
+    let mut stored: Value = serde_json::from_str(&std::fs::read_to_string(&data).unwrap()).unwrap();
+    stored["hiddenPaths"] = json!([
+        "Therapy",
+        "Finance/Statements",
+        "# a comment",
+        "*.private.md"
+    ]);
+    std::fs::write(&data, stored.to_string()).unwrap();
+    let mut bridge = setup.bridge(&["--connect-wait", "1"]);
+    bridge.initialize();
+    let status = bridge.call_tool("obsidian_status", json!({}));
+    assert_eq!(
+        status["result"]["structuredContent"]["upstream"]["hiddenPathRules"], 3,
+        "{status}"
+    );
+    let text = text_of(&status);
+    for private in ["Therapy", "Finance", "private.md"] {
+        assert!(!text.contains(private), "{text}");
+    }
+}

@@ -1050,3 +1050,81 @@ fn uninstall_after_doctor_fix_reenabled_the_plugin_leaves_no_backup_behind() {
     );
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), "[\"dataview\"]");
 }
+
+#[test]
+fn hide_adds_rules_to_the_plugin_settings_keeps_the_users_and_shows_their_count_not_their_paths() {
+    let machine = Machine::new();
+    let data = ".obsidian/plugins/obsmcp/data.json";
+    let data_path = machine.vault.join(data);
+    let read_data = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(&data_path).unwrap()).unwrap()
+    };
+    let first = machine.setup(&[
+        "--hide",
+        " Therapy ",
+        "--hide",
+        "Finance/Statements",
+        "--hide",
+        "  ",
+    ]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let stored = read_data();
+    assert_eq!(
+        stored["hiddenPaths"],
+        serde_json::json!(["Therapy", "Finance/Statements"])
+    );
+    assert!(stored.get("hideExcludedFiles").is_none());
+    // The user adds a rule in Obsidian; setup again with one known rule and the excluded files keeps all of them.
+    let mut edited = stored.clone();
+    edited["hiddenPaths"] = serde_json::json!(["Therapy", "Finance/Statements", "Diary"]);
+    std::fs::write(&data_path, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+    let second = machine.setup(&[
+        "--hide",
+        "Therapy",
+        "--hide",
+        "Health",
+        "--hide-excluded-files",
+    ]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    let stored = read_data();
+    assert_eq!(
+        stored["hiddenPaths"],
+        serde_json::json!(["Therapy", "Finance/Statements", "Diary", "Health"])
+    );
+    assert_eq!(stored["hideExcludedFiles"], true);
+    assert_eq!(stored["token"], edited["token"], "the token is kept");
+    let again = machine.setup(&["--hide", "Health"]);
+    assert!(
+        again.stderr.contains("already configured"),
+        "{}",
+        again.stderr
+    );
+    // Doctor says how many rules are in force, never which paths.
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let doctor = machine.obsmcp(&["doctor", "--vault", &vault]);
+    assert!(
+        doctor.stdout.contains("4 hidden-path rules"),
+        "{}",
+        doctor.stdout
+    );
+    for private in ["Therapy", "Diary", "Health", "Finance"] {
+        assert!(
+            !doctor.stdout.contains(private),
+            "doctor shows {private}: {}",
+            doctor.stdout
+        );
+    }
+    // Rules stored in a shape setup cannot add to: the vault is left alone and the run says why.
+    let mut odd = stored.clone();
+    odd["hiddenPaths"] = serde_json::json!("Therapy");
+    let odd_text = serde_json::to_string_pretty(&odd).unwrap();
+    std::fs::write(&data_path, &odd_text).unwrap();
+    let refused = machine.setup(&["--hide", "Health"]);
+    assert!(
+        format!("{}{}", refused.stdout, refused.stderr).contains("cannot add to"),
+        "{}\n{}",
+        refused.stdout,
+        refused.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&data_path).unwrap(), odd_text);
+}
