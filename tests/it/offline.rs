@@ -1018,7 +1018,7 @@ fn plugin_data(port: u16, token: &str, rules: Value) -> String {
 /// symlinked folder and note, links, an alias, workspace history); `data.json` holds `port` and `token`.
 #[cfg(unix)]
 fn hide_private_notes(vault: &Path, port: u16, token: &str) {
-    let write = |path: &str, text: &str| write_into(&vault, path, text);
+    let write = |path: &str, text: &str| write_into(vault, path, text);
     write(
         "Private/Secret.md",
         "---\naliases: [Hush]\ntags: [secret-tag]\n---\n# Secret\nSECRETWORD [[Home]] [[Orphan]] #secret-inline\n",
