@@ -70,6 +70,12 @@ pub(crate) struct SetupArgs {
     /// Also hide what Obsidian's Settings → Files and links → Excluded files lists.
     #[arg(long)]
     pub(crate) hide_excluded_files: bool,
+    /// Do not install the companion skill (SKILL.md) for Claude Code, Codex and Hermes.
+    #[arg(long)]
+    pub(crate) no_skill: bool,
+    /// Mark Claude Code's entry "alwaysLoad": true: its tools are always in context, never deferred by tool search.
+    #[arg(long)]
+    pub(crate) always_load: bool,
 }
 
 /// Flags of `obsmcp doctor`.

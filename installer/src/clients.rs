@@ -36,6 +36,8 @@ pub struct ClientSpec {
     pub permissions: Option<PermissionSpec>,
     /// What the user must do for the client to pick the change up.
     pub after_change: &'static str,
+    /// The folder the client reads skills from (`<folder>/<name>/SKILL.md`), for clients that have one.
+    pub skills: Option<fn(&Environment) -> PathBuf>,
 }
 
 /// Where a client keeps its config on this machine.
@@ -121,6 +123,7 @@ pub static CLIENTS: &[ClientSpec] = &[
             separator: "__",
         }),
         after_change: "start a new Claude Code session (or run /mcp) to load it",
+        skills: Some(claude_code_skills),
     },
     ClientSpec {
         id: "codex",
@@ -133,6 +136,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         new_file_mode: None,
         permissions: None,
         after_change: "start a new Codex session to load it",
+        skills: Some(codex_skills),
     },
     ClientSpec {
         id: "hermes",
@@ -145,6 +149,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         new_file_mode: None,
         permissions: None,
         after_change: "Hermes reloads MCP servers on its own within seconds (or run /reload-mcp)",
+        skills: Some(hermes_skills),
     },
     ClientSpec {
         id: "claude-desktop",
@@ -157,6 +162,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         new_file_mode: None,
         permissions: None,
         after_change: "quit Claude Desktop completely and start it again",
+        skills: None,
     },
     ClientSpec {
         id: "gemini",
@@ -169,6 +175,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         new_file_mode: None,
         permissions: None,
         after_change: "start a new Gemini CLI session in a trusted folder",
+        skills: None,
     },
     ClientSpec {
         id: "cursor",
@@ -181,6 +188,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         new_file_mode: None,
         permissions: None,
         after_change: "enable the server in Cursor's MCP settings if it is not already",
+        skills: None,
     },
     ClientSpec {
         id: "vscode",
@@ -193,6 +201,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         new_file_mode: None,
         permissions: None,
         after_change: "start the server from VS Code's MCP view (or reload the window)",
+        skills: None,
     },
     ClientSpec {
         id: "windsurf",
@@ -205,6 +214,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         new_file_mode: None,
         permissions: None,
         after_change: "refresh the MCP servers in Windsurf's Cascade panel",
+        skills: None,
     },
     ClientSpec {
         id: "zed",
@@ -217,6 +227,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         new_file_mode: None,
         permissions: None,
         after_change: "Zed picks up settings changes on its own",
+        skills: None,
     },
     ClientSpec {
         id: "opencode",
@@ -229,6 +240,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         new_file_mode: None,
         permissions: None,
         after_change: "start a new opencode session to load it",
+        skills: None,
     },
 ];
 
@@ -270,6 +282,25 @@ fn claude_code(environment: &Environment) -> Location {
 
 fn claude_code_settings(environment: &Environment) -> PathBuf {
     claude_config_home(environment).join("settings.json")
+}
+
+/// Claude Code's user skills: `skills/` beside its `settings.json` (`~/.claude`, or `$CLAUDE_CONFIG_DIR`).
+fn claude_code_skills(environment: &Environment) -> PathBuf {
+    claude_config_home(environment).join("skills")
+}
+
+/// Codex's user skills: `~/.agents/skills` (the shared agents folder; `$CODEX_HOME/skills` is its legacy place).
+fn codex_skills(environment: &Environment) -> PathBuf {
+    environment.home().join(".agents").join("skills")
+}
+
+/// Hermes' skills: `skills/` in the Hermes home its config is in (the active profile's, when one is set).
+fn hermes_skills(environment: &Environment) -> PathBuf {
+    let config = hermes(environment).config;
+    config
+        .parent()
+        .map_or_else(|| environment.home().join(".hermes"), Path::to_path_buf)
+        .join("skills")
 }
 
 /// `$CODEX_HOME/config.toml`, default `~/.codex`; Codex refuses a `CODEX_HOME` that does not exist.

@@ -21,6 +21,7 @@ pub mod plan;
 pub mod plugin;
 pub mod plugin_data;
 pub mod setup;
+pub mod skill;
 pub mod state;
 pub mod template;
 pub mod uninstall;

@@ -18,6 +18,7 @@ use crate::files;
 use crate::plan::{Change, FileChange, Item, PlanFileError, TextEdit, change_of, check_writable};
 use crate::plugin::{self, PluginBundle};
 use crate::plugin_data::{self, DEFAULT_CONFIG_DIR, DEFAULT_PORT};
+use crate::skill;
 use crate::state::State;
 use crate::template::Template;
 use crate::vaults::{self, ConfigDirSource};
@@ -57,6 +58,10 @@ pub struct SetupRequest<'a> {
     pub hide: Vec<String>,
     /// Also hide Obsidian's own "Excluded files" (`--hide-excluded-files`).
     pub hide_excluded_files: bool,
+    /// Install the companion skill for the clients that read skills from a folder (not with `--no-skill`).
+    pub skill: bool,
+    /// Mark Claude Code's entry `"alwaysLoad": true`, so tool search never defers obsmcp's tools (`--always-load`).
+    pub always_load: bool,
     /// Add permission rules that pre-approve the read-only tools.
     pub permissions: bool,
     /// The plugin files to install.
@@ -156,6 +161,8 @@ impl SetupPlan {
         let mut problems = Vec::new();
         let original = State::load(environment);
         let mut state = self.state.clone();
+        // Backups go under the state folder before the record is first saved: the folders they make are obsmcp's too.
+        state.claim_own_dirs(environment);
         let vault_of = |change: &FileChange| {
             self.vaults
                 .iter()
@@ -345,8 +352,35 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
             .vaults
             .insert(vault.path.clone(), vault.config_dir.clone());
     }
+    if request.skill && !plan.vaults.is_empty() {
+        for client_file in &client_files {
+            let client = client_file.client;
+            if let Some(path) = skill::file(client, request.environment) {
+                edits.replace(
+                    &files::resolve(&path),
+                    skill::TEXT.as_bytes(),
+                    None,
+                    client.name,
+                    &format!("skill `{}` ({})", skill::NAME, path.display()),
+                );
+            }
+        }
+    }
     edits.finish(&mut plan, &request.environment.state_home());
+    // A client's skill is listed with its entries, after them.
+    let skills: Vec<Item> = plan
+        .items
+        .extract_if(.., |item| item.subject.starts_with("skill `"))
+        .collect();
     describe_client_items(request, &client_files, &mut plan);
+    for item in skills {
+        let at = plan
+            .items
+            .iter()
+            .rposition(|other| other.scope == item.scope)
+            .map_or(plan.items.len(), |last| last + 1);
+        plan.items.insert(at, item);
+    }
     plan
 }
 
@@ -826,9 +860,25 @@ fn plan_entry(
         }
         // Nothing of another program's entry is kept, not even its `env`: the older Node bridge's entry sets
         // `OBSIDIAN_MCP_URL`, which `obsmcp bridge` also reads and, beside `--vault`, refuses to start with.
-        Slot::Foreign(_) => vec![Operation::Replace { path, value: entry }],
-        Slot::Free | Slot::OtherVault => vec![Operation::Merge { path, value: entry }],
+        Slot::Foreign(_) => vec![Operation::Replace {
+            path: path.clone(),
+            value: entry,
+        }],
+        Slot::Free | Slot::OtherVault => vec![Operation::Merge {
+            path: path.clone(),
+            value: entry,
+        }],
     };
+    if request.always_load && client.id == "claude-code" {
+        operations.push(Operation::Replace {
+            path: path
+                .iter()
+                .cloned()
+                .chain([ALWAYS_LOAD_KEY.to_owned()])
+                .collect(),
+            value: json!(true),
+        });
+    }
     // One entry per vault: a second one (an older setup's, under another name) is removed, or agents see every tool
     // twice.
     for other in client_file.servers.keys().filter(|other| *other != name) {
@@ -893,6 +943,9 @@ const TRANSPORT_KEY: &str = "type";
 /// arguments and the transport. Everything else in the entry is the user's (`env`, timeouts, tool filters, a
 /// disabled flag, comments) and stays as written; a value already right is not even reassigned, since some editors
 /// drop the comment on a line they rewrite.
+/// Claude Code's entry key that keeps a server's tools out of tool search's deferral.
+const ALWAYS_LOAD_KEY: &str = "alwaysLoad";
+
 fn update_own_entry(client: &ClientSpec, path: &[String], entry: &Value) -> Vec<Operation> {
     let template = client.template();
     let mut owned = template.keys_with_placeholders();

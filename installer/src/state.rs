@@ -81,13 +81,20 @@ impl State {
             }
             return Ok(());
         }
+        self.claim_own_dirs(environment);
+        let text = serde_json::to_string_pretty(self).expect("the state serialises") + "\n";
+        files::write_atomic_without_backup(&file, text.as_bytes())
+    }
+
+    /// Records the folders up to the record's file that do not exist yet, which obsmcp is about to create (for the
+    /// record itself, or for backups kept beside it), so that they go once nothing is recorded any more.
+    pub fn claim_own_dirs(&mut self, environment: &Environment) {
+        let file = path(environment);
         let mut folder = file.parent();
         while let Some(dir) = folder.filter(|dir| !dir.as_os_str().is_empty() && !dir.exists()) {
             self.own_dirs.insert(dir.to_owned());
             folder = dir.parent();
         }
-        let text = serde_json::to_string_pretty(self).expect("the state serialises") + "\n";
-        files::write_atomic_without_backup(&file, text.as_bytes())
     }
 
     /// Whether nothing but the record's own folders is left in it.

@@ -15,6 +15,7 @@ use crate::plan::{Change, FileChange, Item, PlanFileError, TextEdit, check_writa
 use crate::plugin::{self, PLUGIN_FILES};
 use crate::plugin_data::DEFAULT_CONFIG_DIR;
 use crate::setup::{Note, Problem};
+use crate::skill;
 use crate::state::State;
 use crate::vaults;
 
@@ -53,6 +54,8 @@ pub struct UninstallPlan {
     pub plugin_vaults: Vec<(PathBuf, String)>,
     /// The record after applying.
     pub state: State,
+    /// Each skill file removed, with the client config whose entries it goes with: it stays when that write fails.
+    pub skills: Vec<(PathBuf, PathBuf)>,
 }
 
 impl UninstallPlan {
@@ -75,6 +78,7 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         state_home: request.environment.state_home(),
         plugin_vaults: Vec::new(),
         state: State::default(),
+        skills: Vec::new(),
     };
     let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
     let still_served = served_by_other_clients(request);
@@ -109,14 +113,18 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
             }
         };
         let mut names = Vec::new();
+        let mut stays = false;
         for (name, entry) in &servers {
             if let EntryKind::Obsmcp {
                 vault: Some(vault),
                 config_dir,
                 ..
             } = describe_entry(client, entry)
-                && wanted(&vault)
             {
+                if !wanted(&vault) {
+                    stays = true;
+                    continue;
+                }
                 vaults.insert(
                     vault.clone(),
                     config_dir.unwrap_or_else(|| DEFAULT_CONFIG_DIR.to_owned()),
@@ -147,6 +155,10 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
                 change: Change::Removed,
                 path: path.clone(),
             });
+        }
+        // The skill goes with the client's last obsmcp entry.
+        if !stays {
+            plan_skill_removal(&mut plan, &mut state, client, request.environment, &path);
         }
         if let Some(permissions) = &client.permissions
             && !names.is_empty()
@@ -257,8 +269,10 @@ impl UninstallPlan {
     pub fn apply(&mut self, environment: &Environment) -> Vec<Problem> {
         let mut problems = Vec::new();
         let original = State::load(environment);
-        // The backups of files whose write failed.
+        // The backups of files whose write failed, and those files.
         let mut failed: Vec<PathBuf> = Vec::new();
+        let mut failed_files: Vec<PathBuf> = Vec::new();
+        let skills = self.skills.clone();
         let state_home = self.state_home.clone();
         let vault_of = |path: &Path| {
             self.plugin_vaults
@@ -276,9 +290,18 @@ impl UninstallPlan {
             if failed.contains(&change.path) {
                 return;
             }
+            // A skill stays while its client still has the entries it goes with.
+            if skills
+                .iter()
+                .any(|(skill, config)| *skill == change.path && failed_files.contains(config))
+            {
+                state.keep_file_as_in(&original, &change.path);
+                return;
+            }
             if let Err(error) = change.apply() {
                 state.keep_file_as_in(&original, &change.path);
                 failed.push(change.backup.clone());
+                failed_files.push(change.path.clone());
                 problems.push(Problem {
                     scope: change.path.display().to_string(),
                     message: error.to_string(),
@@ -352,6 +375,61 @@ impl UninstallPlan {
             });
         }
         problems
+    }
+}
+
+/// Removes the companion skill setup installed for `client` (its folder once empty); a `SKILL.md` that was there
+/// before setup is put back from its backup.
+fn plan_skill_removal(
+    plan: &mut UninstallPlan,
+    state: &mut State,
+    client: &ClientSpec,
+    environment: &Environment,
+    config: &Path,
+) {
+    let Some(path) = skill::file(client, environment).map(|path| files::resolve(&path)) else {
+        return;
+    };
+    if !path.exists() {
+        return;
+    }
+    let backup = files::vault_backup_path(&plan.state_home, &path);
+    let created = state.created_files.contains(&path);
+    if !created && !backup.exists() {
+        // Not setup's: a skill of that name the user made is theirs to keep.
+        return;
+    }
+    // A skill setup created goes, whatever a later setup kept aside when it replaced an older version of it.
+    let restored = if created {
+        None
+    } else {
+        std::fs::read(&backup).ok()
+    };
+    match FileChange::replace(&path, restored.as_deref()) {
+        Ok(change) => {
+            state.forget_file(&path);
+            plan.files.push(change);
+            plan.skills.push((path.clone(), config.to_owned()));
+            if backup.exists()
+                && let Ok(change) = FileChange::replace(&backup, None)
+            {
+                plan.files.push(change);
+            }
+            plan.items.push(Item {
+                scope: client.name.to_owned(),
+                subject: format!("skill `{}`", skill::NAME),
+                change: Change::Removed,
+                path: path.clone(),
+            });
+            if let Some(folder) = path.parent() {
+                plan.folders.push(folder.to_owned());
+            }
+        }
+        Err(error) => plan.problems.push(Problem {
+            scope: client.name.to_owned(),
+            message: error.to_string(),
+            hint: None,
+        }),
     }
 }
 

@@ -218,8 +218,12 @@ impl Server {
             .unwrap_or(&ProtocolVersion::LATEST_WITH_INITIALIZE);
         let instructions = match self.config.upstream {
             UpstreamTarget::Vault { .. } => {
-                "Tools for the user's Obsidian vault. If a tool answers that Obsidian is not reachable, ask the user to open \
-                 Obsidian; `obsidian_status` tells the connection state."
+                "Tools for the user's Obsidian vault: find with search, list_files or tags, then read only what you need \
+                 (outline, then read_note with a heading or line range; several reads in one batch), and make a result's \
+                 continue_with call when it says truncated. Every edit takes expected_hash, the sha256 of your last read, so \
+                 a note changed meanwhile is never overwritten; on a conflict, read again and redo the edit. When Obsidian \
+                 is closed, reads come from disk (served_from=disk) and writes say Obsidian must be open: ask the user to \
+                 open it, then retry; obsidian_status shows the connection."
             }
             _ => "A bridge to an MCP server; `obsidian_status` tells the connection state.",
         };

@@ -57,6 +57,8 @@ pub(crate) fn execute(
             .filter(|rule| !rule.is_empty())
             .collect(),
         hide_excluded_files: args.hide_excluded_files,
+        skill: !args.no_skill,
+        always_load: args.always_load,
         permissions: !args.no_claude_permissions,
         bundle: setup::BUNDLE,
         data_template: setup::DATA_TEMPLATE,
@@ -334,6 +336,8 @@ mod tests {
             no_claude_permissions: false,
             hide: Vec::new(),
             hide_excluded_files: false,
+            no_skill: false,
+            always_load: false,
         }
     }
 

@@ -29,6 +29,8 @@ pub(crate) struct ClientConfig {
     /// A project-scope file (`.mcp.json`, a project's `.codex/config.toml`): checked, never repaired, since setup
     /// writes user-scope entries only.
     pub(crate) project: bool,
+    /// The companion skill, for clients that read skills from a folder.
+    pub(crate) skill: Option<obsmcp_installer::skill::Installed>,
 }
 
 /// The outcome of reading a config file.
@@ -288,9 +290,34 @@ pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) 
     for entry in &ours {
         checks.extend(entry_checks(client, entry, context));
     }
+    if !ours.is_empty() {
+        checks.extend(skill_check(client, context));
+    }
     checks.push(conflicts(client, entries, &ours, context.on_path));
     checks.extend(client.gate_checks.iter().cloned());
     checks
+}
+
+/// Whether the companion skill is there and this binary's; missing is only a note (`setup --no-skill` leaves it out).
+fn skill_check(client: &ClientConfig, context: &ClientContext<'_>) -> Option<Check> {
+    use obsmcp_installer::skill::Installed;
+    let setup = format!("{} setup --client {}", context.obsmcp, client.id);
+    Some(match client.skill? {
+        Installed::Current => {
+            Check::ok("client.skill", "the obsmcp skill is installed and current")
+        }
+        Installed::Missing => Check::skip(
+            "client.skill",
+            format!(
+                "no obsmcp skill installed (it teaches the agent the tools; `{setup}` installs it)"
+            ),
+        ),
+        Installed::Different => Check::warn(
+            "client.skill",
+            "the obsmcp skill differs from this obsmcp's (an older version, or edited by hand)",
+            format!("{setup} (it replaces the skill with this version's)"),
+        ),
+    })
 }
 
 fn missing_entry(client: &ClientConfig, context: &ClientContext<'_>) -> Check {

@@ -185,6 +185,9 @@ fn apply_setup_plan(
         // Hidden paths are kept as they are in data.json; a repair adds none.
         hide: Vec::new(),
         hide_excluded_files: false,
+        // A repair puts back what is broken; the skill and alwaysLoad stay as setup left them.
+        skill: false,
+        always_load: false,
         // Permission rules are the user's choice at setup time; a repair does not add them.
         permissions: false,
         bundle: crate::setup::BUNDLE,

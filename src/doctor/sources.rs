@@ -31,6 +31,7 @@ pub(crate) fn read_clients(environment: &Environment) -> Vec<ClientConfig> {
                 state,
                 gate_checks: Vec::new(),
                 project: false,
+                skill: obsmcp_installer::skill::installed(spec, environment),
             })
         })
         .collect()
@@ -100,6 +101,8 @@ pub(crate) fn project_configs(cwd: &Path) -> Vec<ClientConfig> {
                 state,
                 gate_checks: Vec::new(),
                 project: true,
+                // A project's config is checked for its entries only; skills are the user's scope.
+                skill: None,
             });
         }
     }

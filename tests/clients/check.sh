@@ -9,6 +9,7 @@
 #   hermes mcp test obsidian           → "✓ Connected" and "✓ Tools discovered"
 #   gemini mcp list                    → "Disabled" in an untrusted folder, "✓ obsidian … Connected" once trusted
 #   opencode mcp list                  → "✓ obsidian connected"
+#   the companion skill: codex app-server skills/list, hermes skills list, Claude Code's ~/.claude/skills file
 # then `obsmcp uninstall` and each client must no longer know the server.
 #
 # Environment: OBSMCP_BIN (default: build with cargo), OBSMCP_CLIENTS_CACHE (default ~/.cache/obsmcp-client-checks).
@@ -93,6 +94,8 @@ out="$(cd "$home" && run timeout 90 "$claude" mcp get obsidian 2>&1 || true)"
 printf '%s\n' "$out" | sed 's/^/  | /' || true
 if grep -q "✔ Connected" <<<"$out"; then pass "claude mcp get obsidian: connected"; else fail "claude mcp get obsidian: not connected"; fi
 if grep -q -- "--vault" <<<"$out" && grep -qF "$OBSMCP_BIN" <<<"$out"; then pass "claude sees our command and args"; else fail "claude does not show our entry"; fi
+# Claude Code lists skills only inside a session (which needs an account), so the check is the file it documents.
+if cmp -s "$home/.claude/skills/obsmcp/SKILL.md" "$repo/templates/skill/SKILL.md"; then pass "the skill is where Claude Code reads user skills (~/.claude/skills/obsmcp/SKILL.md)"; else fail "no obsmcp skill in ~/.claude/skills"; fi
 
 step "Codex $(run "$codex" --version 2>/dev/null | head -1)"
 out="$(run timeout 60 "$codex" mcp list --json 2> "$work/codex.err" || true)"
@@ -102,12 +105,15 @@ if (cd "$home" && run python3 "$here/checks.py" codex-app-server "$codex" obsidi
 else
   fail "codex app-server mcpServerStatus/list"
 fi
+if (cd "$home" && run python3 "$here/checks.py" codex-skills "$codex" present); then pass "codex app-server skills/list: the obsmcp skill, user scope, enabled"; else fail "codex app-server skills/list has no obsmcp skill"; fi
 
 step "Hermes Agent $(run "$hermes" --version 2>/dev/null | head -1)"
 out="$(cd "$home" && run timeout 120 "$hermes" mcp test obsidian 2>&1 || true)"
 printf '%s\n' "$out" | grep -v '^\s*$' | sed 's/^/  | /' | head -20 || true
 if grep -q "✓ Connected" <<<"$out"; then pass "hermes mcp test obsidian: connected"; else fail "hermes mcp test obsidian: not connected"; fi
 if grep -q "✓ Tools discovered: $tools_total" <<<"$out"; then pass "hermes discovered all $tools_total tools"; else fail "hermes did not discover $tools_total tools"; fi
+out="$(cd "$home" && run timeout 60 "$hermes" skills list 2>&1 || true)"
+if grep -qE "│ obsmcp +│.*enabled" <<<"$out"; then pass "hermes skills list: obsmcp, enabled"; else fail "hermes skills list has no obsmcp skill: $(grep -i obsmcp <<<"$out" || echo none)"; fi
 
 step "Gemini CLI $(run "$gemini" --version 2>/dev/null | head -1)"
 out="$(cd "$home" && run timeout 90 "$gemini" mcp list 2>&1 || true)"
@@ -139,6 +145,10 @@ step "obsmcp uninstall, then no client knows the server"
 run "$OBSMCP_BIN" uninstall --yes > /dev/null 2> "$work/uninstall.err" || fail "obsmcp uninstall: $(cat "$work/uninstall.err")"
 out="$(cd "$home" && run timeout 60 "$claude" mcp get obsidian 2>&1 || true)"
 if grep -q 'No MCP server' <<<"$out"; then pass "claude no longer lists obsidian"; else fail "claude still lists obsidian: $out"; fi
+if [[ ! -e "$home/.claude/skills/obsmcp" ]]; then pass "the Claude Code skill is gone"; else fail "the Claude Code skill is still there"; fi
+if (cd "$home" && run python3 "$here/checks.py" codex-skills "$codex" absent); then pass "codex no longer lists the obsmcp skill"; else fail "codex still lists the obsmcp skill"; fi
+out="$(cd "$home" && run timeout 60 "$hermes" skills list 2>&1 || true)"
+if ! grep -qE "│ obsmcp +│" <<<"$out"; then pass "hermes no longer lists the obsmcp skill"; else fail "hermes still lists the obsmcp skill"; fi
 out="$(run timeout 60 "$codex" mcp list --json 2> "$work/codex.err" || true)"
 if run python3 "$here/checks.py" codex-gone <<<"$out"; then pass "codex no longer lists obsidian"; else fail "codex still lists obsidian: $out $(cat "$work/codex.err")"; fi
 out="$(cd "$home" && run timeout 60 "$hermes" mcp test obsidian 2>&1 || true)"

@@ -54,7 +54,50 @@ def bridge_tools(obsmcp: str, vault: str, timeout: float) -> int:
 
 
 def codex_app_server(codex: str, server: str, want_tools: int, timeout: float) -> int:
-    """Speaks the app-server's JSON lines (JSON-RPC without the jsonrpc header) and asks for one server's status."""
+    """Asks the app-server for one MCP server's status: all the bridge's tools, no tools error."""
+    result = app_server_result(codex, "mcpServerStatus/list", {"detail": "toolsAndAuthOnly", "serverName": server}, timeout)
+    if result is None:
+        return 1
+    statuses = result.get("data", [])
+    status = next((s for s in statuses if s.get("name") == server), None)
+    if status is None:
+        print("  no status for", server, "in", json.dumps(result)[:400])
+        return 1
+    tools = status.get("tools") or {}
+    error = status.get("toolsError")
+    print(f"  tools: {len(tools)} (the bridge lists {want_tools}), toolsError: {json.dumps(error)}")
+    return 0 if error is None and len(tools) == want_tools else 1
+
+
+def codex_skills(codex: str, want: str, timeout: float) -> int:
+    """Asks the app-server which skills Codex loads for this folder: `present` wants obsmcp's as a user skill,
+    enabled; `absent` wants none named obsmcp."""
+    result = app_server_result(codex, "skills/list", {"cwds": [os.getcwd()]}, timeout)
+    if result is None:
+        return 1
+    skills = [skill for entry in result.get("data", []) for skill in entry.get("skills", [])]
+    ours = [skill for skill in skills if skill.get("name") == "obsmcp"]
+    print("  obsmcp skill:", json.dumps(ours)[:300] if ours else "none", f"({len(skills)} skills listed)")
+    if want == "absent":
+        return 0 if not ours else 1
+    return 0 if any(skill.get("scope") == "user" and skill.get("enabled") for skill in ours) else 1
+
+
+def app_server_result(codex: str, method: str, params: dict, timeout: float) -> "dict | None":
+    """The result of one app-server request, or None (said on stdout) when there is no answer or an error."""
+    try:
+        reply = app_server_request(codex, method, params, timeout)
+    except (queue.Empty, RuntimeError) as error:
+        print("  no answer from codex app-server:", error)
+        return None
+    if "error" in reply:
+        print("  error:", json.dumps(reply["error"]))
+        return None
+    return reply["result"]
+
+
+def app_server_request(codex: str, method: str, params: dict, timeout: float) -> dict:
+    """Speaks the app-server's JSON lines (JSON-RPC without the jsonrpc header): initialize, then one request."""
     process = subprocess.Popen(
         [codex, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -86,26 +129,11 @@ def codex_app_server(codex: str, server: str, want_tools: int, timeout: float) -
         send({"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "obsmcp-check", "version": "1"}}})
         answer(1)
         send({"method": "initialized"})
-        send({"id": 2, "method": "mcpServerStatus/list", "params": {"detail": "toolsAndAuthOnly", "serverName": server}})
-        reply = answer(2)
-    except (queue.Empty, RuntimeError) as error:
-        print("  no answer from codex app-server:", error)
-        return 1
+        send({"id": 2, "method": method, "params": params})
+        return answer(2)
     finally:
         process.kill()
         process.wait(timeout=10)
-    if "error" in reply:
-        print("  error:", json.dumps(reply["error"]))
-        return 1
-    statuses = reply["result"].get("data", [])
-    status = next((s for s in statuses if s.get("name") == server), None)
-    if status is None:
-        print("  no status for", server, "in", json.dumps(reply["result"])[:400])
-        return 1
-    tools = status.get("tools") or {}
-    error = status.get("toolsError")
-    print(f"  tools: {len(tools)} (the bridge lists {want_tools}), toolsError: {json.dumps(error)}")
-    return 0 if error is None and len(tools) == want_tools else 1
 
 
 if __name__ == "__main__":
@@ -116,6 +144,8 @@ if __name__ == "__main__":
         sys.exit(codex_gone())
     if command == "bridge-tools":
         sys.exit(bridge_tools(sys.argv[2], sys.argv[3], float(os.environ.get("CHECK_TIMEOUT", "60"))))
+    if command == "codex-skills":
+        sys.exit(codex_skills(sys.argv[2], sys.argv[3], float(os.environ.get("CHECK_TIMEOUT", "60"))))
     if command == "codex-app-server":
         sys.exit(codex_app_server(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(os.environ.get("CHECK_TIMEOUT", "60"))))
     sys.exit(f"unknown check {command}")

@@ -45,8 +45,11 @@ export function readOnlyRefusal(name: string): string {
 }
 
 const INSTRUCTIONS =
-  "Tools for one Obsidian vault, served by the obsmcp plugin inside Obsidian. Paths are vault-relative. " +
-  "Reads return a content hash; pass it as expected_hash on writes so a note that changed meanwhile is not overwritten.";
+  "Tools for one Obsidian vault, served by the obsmcp plugin inside Obsidian: find with search, list_files or tags, " +
+  "then read only what you need (outline, then read_note with a heading or line range; several reads in one batch), " +
+  "and make a result's continue_with call when it says truncated. Paths are vault-relative; [[links]] and note names " +
+  "work too. Every edit takes expected_hash, the sha256 of your last read, so a note changed meanwhile is never " +
+  "overwritten; on a conflict, read again and redo the edit.";
 
 /** A session's MCP server plus the handles needed to apply read-only changes. */
 export class SessionServer {

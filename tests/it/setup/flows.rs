@@ -1128,3 +1128,85 @@ fn hide_adds_rules_to_the_plugin_settings_keeps_the_users_and_shows_their_count_
     );
     assert_eq!(std::fs::read_to_string(&data_path).unwrap(), odd_text);
 }
+
+#[test]
+fn the_skill_is_installed_for_each_client_that_reads_skills_kept_current_and_removed_with_its_last_entry()
+ {
+    let machine = Machine::new();
+    let skill = |client: &str| {
+        machine.home().join(match client {
+            "claude-code" => ".claude/skills/obsmcp/SKILL.md",
+            "codex" => ".agents/skills/obsmcp/SKILL.md",
+            _ => ".hermes/skills/obsmcp/SKILL.md",
+        })
+    };
+    let text = include_str!("../../../templates/skill/SKILL.md");
+    // A skill the user wrote under our name is kept aside and put back on uninstall.
+    let users = "---\nname: obsmcp\ndescription: mine\n---\nmy own notes\n";
+    machine.write(".hermes/skills/obsmcp/SKILL.md", users);
+    let before = machine.tree();
+    let run = machine.setup(&["--always-load"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for client in ["claude-code", "codex", "hermes"] {
+        assert_eq!(
+            std::fs::read_to_string(skill(client)).unwrap(),
+            text,
+            "{client}"
+        );
+    }
+    let claude: Value = serde_json::from_str(&machine.read(".claude.json")).unwrap();
+    assert_eq!(claude["mcpServers"]["obsidian"]["alwaysLoad"], true);
+    let again = machine.setup(&["--always-load"]);
+    assert!(
+        again.stderr.contains("already configured"),
+        "{}",
+        again.stderr
+    );
+    // Without the flag a second run keeps alwaysLoad: it is the user's choice now.
+    let again = machine.setup(&[]);
+    assert!(
+        again.stderr.contains("already configured"),
+        "{}",
+        again.stderr
+    );
+    let doctor = machine.obsmcp(&["doctor"]);
+    assert!(
+        doctor
+            .stdout
+            .contains("the obsmcp skill is installed and current"),
+        "{}",
+        doctor.stdout
+    );
+    std::fs::write(skill("codex"), "an older skill\n").unwrap();
+    let doctor = machine.obsmcp(&["doctor"]);
+    assert!(
+        doctor.stdout.contains("the obsmcp skill differs"),
+        "{}",
+        doctor.stdout
+    );
+    assert!(machine.setup(&[]).code == 0);
+    assert_eq!(
+        std::fs::read_to_string(skill("codex")).unwrap(),
+        text,
+        "setup puts the current skill back"
+    );
+    // Removing one client takes only its skill; removing the rest leaves the machine as it was.
+    let run = machine.obsmcp(&["uninstall", "--client", "codex", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!skill("codex").exists(), "{}", run.stderr);
+    assert!(!machine.home().join(".agents").exists(), "{}", run.stderr);
+    assert!(skill("claude-code").exists());
+    let run = machine.obsmcp(&["uninstall", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let differences = tree_diff(&without_backups(before), &without_backups(machine.tree()));
+    assert!(
+        differences.is_empty(),
+        "left behind:\n{}",
+        differences.join("\n")
+    );
+    assert_eq!(machine.read(".hermes/skills/obsmcp/SKILL.md"), users);
+    // --no-skill installs none.
+    let run = machine.setup(&["--no-skill"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!skill("claude-code").exists() && !skill("codex").exists());
+}
