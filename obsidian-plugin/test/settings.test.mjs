@@ -184,13 +184,18 @@ test("data.json changed outside Obsidian (setup, sync) is applied", async () => 
   writeSettings(vault.dir, { port, token: "c".repeat(64) });
   const { plugin } = await loadPlugin({ vaultDir: vault.dir });
   try {
-    writeSettings(vault.dir, { token: "d".repeat(64), readOnly: true });
+    fs.mkdirSync(`${vault.dir}/Therapy`);
+    fs.writeFileSync(`${vault.dir}/Therapy/Session.md`, "private\n");
+    // What `obsmcp setup --hide Therapy` writes while Obsidian is open.
+    writeSettings(vault.dir, { token: "d".repeat(64), readOnly: true, hiddenPaths: ["Therapy"] });
     await plugin.onExternalSettingsChange();
     const old = await connect(`http://127.0.0.1:${port}/mcp`, "c".repeat(64)).raw({ body: { jsonrpc: "2.0", id: 1, method: "ping" } });
     assert.equal(old.status, 401);
     const client = connect(`http://127.0.0.1:${port}/mcp`, "d".repeat(64));
     await client.initialize();
     assert.ok((await client.listTools()).every((tool) => tool.annotations.readOnlyHint));
+    const listed = JSON.parse(resultText(await client.callTool("list_files", {}))).entries.map((entry) => entry.path);
+    assert.ok(!listed.includes("Therapy/Session.md"), "the hidden-path rule from outside applies at once");
   } finally {
     plugin.unload();
     vault.remove();
