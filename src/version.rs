@@ -1,7 +1,6 @@
 //! Version strings: the binary's own, and the plugin version it carries inside.
 
 /// The version of the plugin bundled into this binary, from its manifest.
-#[allow(dead_code, reason = "read by doctor and setup, which are being built")]
 pub(crate) const PLUGIN: &str = env!("OBSMCP_PLUGIN_VERSION");
 
 /// What `--version` prints: the binary's version and the bundled plugin's.

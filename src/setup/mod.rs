@@ -273,7 +273,13 @@ fn json_failure(interaction: &Interaction, message: &str, hint: Option<&str>) {
         "error": message,
         "hint": hint,
     });
-    println!("{report}");
+    #[allow(
+        clippy::print_stdout,
+        reason = "the --json report is the one thing on stdout"
+    )]
+    {
+        println!("{report}");
+    }
 }
 
 /// What setup and uninstall share once their plan changes something: a dry run only keeps the diffs; otherwise the

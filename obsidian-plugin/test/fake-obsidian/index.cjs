@@ -3,24 +3,6 @@
 "use strict";
 
 const plugin = require("./plugin.cjs");
-
-let app;
-try {
-  app = require("./app.cjs");
-} catch (error) {
-  // Until the app half exists, a bare App keeps the plugin's lifecycle testable; anything else is a real failure.
-  if (!(error && error.code === "MODULE_NOT_FOUND" && String(error.message).includes("app.cjs"))) throw error;
-  app = {
-    createApp({ vaultDir, configDir = ".obsidian" }) {
-      return {
-        vault: {
-          adapter: { basePath: vaultDir, getBasePath: () => vaultDir },
-          configDir,
-          getName: () => require("node:path").basename(vaultDir),
-        },
-      };
-    },
-  };
-}
+const app = require("./app.cjs");
 
 module.exports = { ...app, ...plugin };
