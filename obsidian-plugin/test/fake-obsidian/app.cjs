@@ -136,8 +136,11 @@ class App {
   }
 }
 
-/** Builds an app over `vaultDir`, fully indexed; see the header for the test hooks. */
-function createApp({ vaultDir, configDir = ".obsidian" } = {}) {
+/**
+ * Builds an app over `vaultDir`, fully indexed; see the header for the test hooks.
+ * @param {{ vaultDir: string, configDir?: string }} options
+ */
+function createApp({ vaultDir, configDir = ".obsidian" }) {
   if (!vaultDir) throw new Error("createApp: vaultDir is required");
   const base = nodePath.resolve(vaultDir);
   if (!fs.statSync(base).isDirectory()) throw new Error(`createApp: not a folder: ${vaultDir}`);

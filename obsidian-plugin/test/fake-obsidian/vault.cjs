@@ -57,6 +57,12 @@ class TAbstractFile {
 }
 
 class TFile extends TAbstractFile {
+  constructor(vault, path) {
+    super(vault, path);
+    /** Set by the vault from the file on disk (`statOf`); declared here so the typings' `stat` is visible. */
+    this.stat = { ctime: 0, mtime: 0, size: 0 };
+  }
+
   _setPath(path) {
     super._setPath(path);
     const dot = this.name.lastIndexOf(".");
