@@ -222,10 +222,7 @@ impl Budget {
         arguments: &Map<String, Value>,
         answer: &Value,
     ) -> Option<Map<String, Value>> {
-        let cut = self.cut?;
-        if !is_read_only(tool) {
-            return None;
-        }
+        let cut = self.cut.filter(|_| self.may_refit(tool))?;
         let text = answer.pointer("/result/content/0/text")?.as_str()?;
         let over = [
             cut.bytes.map(|limit| (text.len(), limit)),
@@ -256,6 +253,11 @@ impl Budget {
             }
         }
         changed.then_some(smaller)
+    }
+
+    /// Whether a call of `tool` may be asked again: the client cuts somewhere, and the tool only reads.
+    pub(crate) fn may_refit(&self, tool: &Value) -> bool {
+        self.cut.is_some() && is_read_only(tool)
     }
 
     /// The `_meta` a read tool that takes `max_chars` carries in `tools/list`, when its results may pass the size at

@@ -423,13 +423,18 @@ impl Server {
         {
             budget.prepare(tool, arguments);
         }
+        // Only a call that may be asked again keeps a copy of its arguments (a write's can be megabytes).
+        let refittable = fitted.filter(|tool| budget.may_refit(tool));
         let mut refits = 0;
         loop {
-            let (answer, outcome, bytes_out) = self
-                .dispatch(&id, &name, params.clone(), started, slot)
-                .await;
+            let sent = if refittable.is_some() {
+                params.clone()
+            } else {
+                params.take()
+            };
+            let (answer, outcome, bytes_out) = self.dispatch(&id, &name, sent, started, slot).await;
             // A read whose answer the client would cut is asked again for a smaller page, which says how to get the rest.
-            let smaller = fitted
+            let smaller = refittable
                 .filter(|_| refits < budget::MAX_REFITS)
                 .and_then(|tool| {
                     let arguments = params.as_ref()?.get("arguments")?.as_object()?;

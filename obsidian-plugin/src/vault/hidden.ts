@@ -116,8 +116,10 @@ function excludedFilters(base: string, configDir: string): string[] {
   let stat;
   try {
     stat = statSync(path);
-  } catch {
-    return [];
+  } catch (error) {
+    // No app.json: Obsidian excludes nothing. Any other failure keeps what was last read, never drops the filters.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    return appJson?.path === path ? appJson.filters : [];
   }
   if (appJson && appJson.path === path && appJson.mtime === stat.mtimeMs && appJson.size === stat.size) return appJson.filters;
   let filters: string[] = [];
@@ -126,7 +128,7 @@ function excludedFilters(base: string, configDir: string): string[] {
     const list = (parsed as { userIgnoreFilters?: unknown } | null)?.userIgnoreFilters;
     if (Array.isArray(list)) filters = list.filter((item): item is string => typeof item === "string");
   } catch {
-    // Obsidian rewrites app.json whole; a half-written or broken file counts as no filters until it is whole again.
+    // Obsidian rewrites app.json whole: a half-written or broken file keeps the filters last read until it is whole.
     filters = appJson?.path === path ? appJson.filters : [];
   }
   appJson = { path, mtime: stat.mtimeMs, size: stat.size, filters };
@@ -139,11 +141,23 @@ export function rulesFor(settings: HiddenSettings, base: string | undefined, con
   return compileRules(settings.hiddenPaths, excluded);
 }
 
+/** One checker per call (a call's context), so that every lookup of the call shares its answers. */
+const checkers = new WeakMap<ToolContext, (path: string) => boolean>();
+
 /**
  * A test of vault paths for one call: hidden by a rule, or reached through a symlink whose real location inside the
- * vault is hidden. Answers are kept for the call, so a listing of many files resolves each symlink once.
+ * vault is hidden. Answers are kept for the call, so a listing of many files resolves each path once, however many
+ * lookups of the call ask.
  */
 export function hiddenChecker(ctx: ToolContext): (path: string) => boolean {
+  const known = checkers.get(ctx);
+  if (known) return known;
+  const checker = newChecker(ctx);
+  checkers.set(ctx, checker);
+  return checker;
+}
+
+function newChecker(ctx: ToolContext): (path: string) => boolean {
   const rules = ctx.hidden;
   if (rules.count === 0) return () => false;
   const known = new Map<string, boolean>();
@@ -266,12 +280,14 @@ export function visibleLinkMaps(ctx: ToolContext): LinkMaps {
   for (const [source, targets] of Object.entries(metadataCache.resolvedLinks)) {
     if (hidden(source)) continue;
     const kept: Record<string, number> = {};
-    const missing: Record<string, number> = { ...(metadataCache.unresolvedLinks[source] ?? {}) };
     let redo = false;
     for (const [target, count] of Object.entries(targets)) {
       if (hidden(target)) redo = true;
       else kept[target] = count;
     }
+    const original = metadataCache.unresolvedLinks[source] ?? {};
+    // Obsidian's own map, unless links to hidden notes add to it (a copy then).
+    const missing: Record<string, number> = redo ? { ...original } : original;
     if (redo) {
       // Only links that Obsidian resolved to a hidden note are resolved again; the rest keep Obsidian's answer.
       const file = ctx.app.vault.getFileByPath(source);
@@ -281,8 +297,8 @@ export function visibleLinkMaps(ctx: ToolContext): LinkMaps {
         const hash = link.link.indexOf("#");
         const linkpath = hash >= 0 ? link.link.slice(0, hash) : link.link;
         if (linkpath === "") continue;
-        const original = metadataCache.getFirstLinkpathDest(linkpath, source);
-        if (!original || !hidden(original.path)) continue;
+        const target = metadataCache.getFirstLinkpathDest(linkpath, source);
+        if (!target || !hidden(target.path)) continue;
         const dest = firstVisibleDest(ctx, linkpath, source);
         if (dest) kept[dest.path] = (kept[dest.path] ?? 0) + 1;
         else missing[linkpath] = (missing[linkpath] ?? 0) + 1;

@@ -434,15 +434,17 @@ export function assertNotHidden(ctx: ToolContext, path: string): void {
   const refuse = () => new ToolError(`${path} is hidden by the obsmcp plugin's hidden paths; nothing was written`);
   if (ctx.hidden.hides(path)) throw refuse();
   const base = vaultBasePath(ctx);
+  const realBase = realpathSync.native(base);
   const parts = path.split("/");
   for (let keep = parts.length; keep > 0; keep--) {
     let real: string;
     try {
       real = realpathSync.native(join(base, ...parts.slice(0, keep)));
-    } catch {
-      continue;
+    } catch (error) {
+      // Not there yet: its parent decides. Anything else means the location cannot be known, so nothing is written.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw refuse();
     }
-    const realBase = realpathSync.native(base);
     const prefix = realBase.endsWith(sep) ? realBase : realBase + sep;
     if (real.startsWith(prefix)) {
       const relative = [...real.slice(prefix.length).split(sep), ...parts.slice(keep)].join("/");
