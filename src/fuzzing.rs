@@ -131,7 +131,7 @@ pub fn vault_path(data: &[u8]) {
                 check_clean_path(&path, config_dir);
                 accepted = Some(path);
             }
-            Err(paths::ToolError(message)) => {
+            Err(crate::offline::ToolError(message)) => {
                 assert!(message.starts_with("path "), "unnamed refusal: {message}")
             }
         }

@@ -6,7 +6,7 @@
 //! against every name of a path, a rule with `/` against the path and each of its folders, each also without a final
 //! `.md`; excluded-files filters as a path prefix, or a `/…/` regular expression tested against the path as written.
 //!
-//! The design choice: the rules are applied once, when the vault is listed (`super::vault`), so that a hidden file or
+//! The design choice: the rules are applied once, when the vault is listed (`crate::offline::obsidian::vault`), so that a hidden file or
 //! folder is simply not in the index and every tool (listing, counts, search, links and their resolution, tags,
 //! batch) behaves as if it did not exist, with the very messages of a path that is not there. A rule set that
 //! cannot be known or applied exactly (a settings file that is not JSON, a filter Rust's `regex` cannot compile) is an
@@ -18,9 +18,9 @@ use obsmcp_installer::plugin_data::{self, HiddenSettings, PluginDataError};
 use regex::Regex;
 use unicode_normalization::UnicodeNormalization;
 
-use super::paths::{self, quote};
-use super::text::js_trim;
-use super::tools::first_line;
+use crate::offline::paths::{self, quote};
+use crate::offline::regex::{first_line, translate_javascript_regex};
+use crate::offline::text::js_trim;
 
 /// One compiled rule.
 #[derive(Debug, Clone)]
@@ -130,11 +130,13 @@ impl HiddenRules {
         for filter in filters.iter().filter(|filter| is_active_filter(filter)) {
             match regex_source(filter) {
                 Some(source) => {
-                    let pattern = Regex::new(&super::tools::translate_javascript_regex(source))
-                        .map_err(|error| HiddenRulesError::Rule {
-                            what: EXCLUDED_FILTER,
-                            rule: quote(filter),
-                            reason: first_line(&error.to_string()),
+                    let pattern =
+                        Regex::new(&translate_javascript_regex(source)).map_err(|error| {
+                            HiddenRulesError::Rule {
+                                what: EXCLUDED_FILTER,
+                                rule: quote(filter),
+                                reason: first_line(&error.to_string()),
+                            }
                         })?;
                     compiled.push(Rule::Pattern(pattern));
                 }

@@ -8,8 +8,14 @@
 //!
 //! The design choice: mirror the plugin rather than approximate Obsidian. The plugin's tools
 //! (`obsidian-plugin/src/tools/**`) and the metadata model they run on (`obsidian-plugin/test/fake-obsidian/`) write
-//! their rules down; each module here names the file it follows, and the parity test compares both on the fixture
-//! vault field by field.
+//! their rules down; the files here follow theirs one for one, so a change to a tool has an obvious twin, and the
+//! parity tests (`tests/it/offline.rs`) compare both through the bridge, field by field:
+//! - `tools/*.rs` ↔ `obsidian-plugin/src/tools/*.ts` (`mod.rs` is `index.ts`; `args.rs` does what zod does there);
+//! - `daily.rs`, `hash.rs`, `hidden.rs`, `limits.rs`, `lines.rs`, `links.rs`, `paths/`, `regex.rs`, `sections.rs` ↔
+//!   `obsidian-plugin/src/vault/*.ts`;
+//! - `obsidian/` ↔ what Obsidian itself computes (its vault listing and metadata cache), as the fake `obsidian`
+//!   module writes it down (`test/fake-obsidian/*.cjs`);
+//! - `text.rs`: JavaScript's string rules (whitespace, UTF-16 lengths), which the TypeScript gets for free.
 //!
 //! How a result says it came from disk (kept out of the way of parity comparisons):
 //! - JSON results get a last field `"served_from": "disk"` (`source` is taken: `recent_files` has one);
@@ -23,14 +29,14 @@
 //!
 //! For the bridge: `call_tool` blocks (file system and CPU), so call it from `tokio::task::spawn_blocking` on an
 //! `Arc<OfflineVault>`; calls may run concurrently. The first call builds the index (about half a second for 10,000
-//! notes): `warm` at bridge start, in the background, makes the first offline answer as fast as the rest.
+//! notes); it is not built at bridge start, because most bridges run while Obsidian is open and never need it.
 //!
 //! Known differences from the plugin (everything else is compared by the parity test):
 //! - a file reached through a symlink that leads outside the vault is listed but never read, so offline it has no
 //!   links, tags or text (the plugin indexes it, though it refuses to show it); a symlinked folder that leads
 //!   outside is listed but not entered (the plugin lists its files);
-//! - regexes are Rust's `regex` with RE2's `\d \w \s \b` (the plugin runs RE2JS): both refuse lookaround and
-//!   backreferences, and the message for a regex that does not compile differs;
+//! - regexes are Rust's `regex` with RE2's `\d \w \s \b` (the plugin runs RE2JS, another RE2): both refuse
+//!   lookaround and backreferences, and the message for a regex that does not compile differs;
 //! - invalid arguments name the first failing argument only (the SDK lists all);
 //! - `recent_files` with `source: "opened"` reads Obsidian's `workspace.json`;
 //! - frontmatter is read with `yaml_serde`, the plugin's fake with the `yaml` package: exotic scalars may differ;
@@ -40,14 +46,18 @@
 //!   applies the others), a `data.json` or, with `hideExcludedFiles`, an `app.json` that is not JSON;
 //! - the index is trusted for [`DEFAULT_REFRESH_INTERVAL`] before the folder is checked again (rule changes too).
 
+mod daily;
+mod hash;
 mod hidden;
-mod markdown;
+mod limits;
+mod lines;
+mod links;
+mod obsidian;
 pub(crate) mod paths;
-mod properties;
+mod regex;
 mod sections;
 mod text;
 mod tools;
-mod vault;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -55,13 +65,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-// For the bridge's obsidian_status; the integration tests compile this module without the bridge.
-#[allow(unused_imports)]
 pub(crate) use hidden::hidden_rule_count;
 use hidden::{HiddenRules, HiddenRulesError};
+use obsidian::vault::Snapshot;
 use paths::RealVault;
+pub(crate) use tools::ToolError;
 use tools::{Context, Output, Served};
-use vault::Snapshot;
 
 /// Why a vault cannot be served offline.
 #[derive(Debug, thiserror::Error)]
@@ -76,18 +85,6 @@ pub(crate) enum OfflineError {
     /// The given path is not a folder.
     #[error("vault path `{0}` is not a folder")]
     NotAFolder(PathBuf),
-}
-
-/// Figures about the in-memory index, for logs and benchmarks.
-#[allow(dead_code)] // read by the integration tests and the benchmark
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct IndexStats {
-    /// Files in the vault listing.
-    pub(crate) files: usize,
-    /// Markdown notes whose text and metadata are held.
-    pub(crate) notes: usize,
-    /// Bytes of note text held in memory.
-    pub(crate) text_bytes: usize,
 }
 
 /// A vault folder served from disk, with its index built on first use and refreshed from modification times.
@@ -151,7 +148,7 @@ impl OfflineVault {
     }
 
     /// Sets how long the index is trusted before the folder is checked again (zero: check on every call).
-    #[allow(dead_code)] // the integration tests and the benchmark set it; the bridge keeps the default
+    #[cfg(test)]
     pub(crate) fn with_refresh_interval(mut self, interval: Duration) -> Self {
         self.refresh_interval = interval;
         self
@@ -207,26 +204,14 @@ impl OfflineVault {
         ))
     }
 
-    /// Builds (or checks against the folder) the index now and says how long it took; the first tool call does this
-    /// lazily.
-    #[allow(dead_code)] // the bridge may call it at start; the benchmark times it
-    pub(crate) fn warm(&self) -> (Duration, IndexStats) {
-        let started = Instant::now();
-        // Rules that cannot be applied leave no index to measure; the first call says why.
-        let stats = self
-            .fresh_snapshot(true)
-            .map_or_else(|_| IndexStats::default(), |snapshot| stats_of(&snapshot));
-        (started.elapsed(), stats)
-    }
-
     /// Answers a `tools/call` from disk: the `CallToolResult` JSON (`content`, `isError` when it failed, `_meta`
     /// marking the source), or `None` when offline mode does not know the tool.
     pub(crate) fn call_tool(&self, name: &str, arguments: Value) -> Option<Value> {
         let served = tools::served(name)?;
         let outcome = match served {
-            Served::NeedsObsidian => Err(paths::ToolError(tools::needs_obsidian(name))),
+            Served::NeedsObsidian => Err(ToolError(tools::needs_obsidian(name))),
             Served::Disk => match self.fresh_snapshot(false) {
-                Err(refused) => Err(paths::ToolError(refused.to_string())),
+                Err(refused) => Err(ToolError(refused.to_string())),
                 Ok(snapshot) => {
                     let ctx = Context {
                         snapshot: &snapshot,
@@ -242,17 +227,8 @@ impl OfflineVault {
         };
         Some(match outcome {
             Ok(output) => tool_result(&mark_from_disk(output), false),
-            Err(paths::ToolError(message)) => tool_result(&message, true),
+            Err(ToolError(message)) => tool_result(&message, true),
         })
-    }
-}
-
-#[allow(dead_code)] // see `warm`
-fn stats_of(snapshot: &Snapshot) -> IndexStats {
-    IndexStats {
-        files: snapshot.files.len(),
-        notes: snapshot.notes.len(),
-        text_bytes: snapshot.notes.values().map(|note| note.text.len()).sum(),
     }
 }
 

@@ -2,8 +2,9 @@
 //! plugin's rules (`obsidian-plugin/src/vault/sections.ts`), not from the metadata cache. Line numbers are 0-based
 //! indexes into `text::split_lines`.
 
-use super::paths::{ToolError, quote};
-use super::text::js_trim;
+use crate::offline::paths::quote;
+use crate::offline::text::js_trim;
+use crate::offline::tools::ToolError;
 
 /// A heading found in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,11 +163,11 @@ pub(crate) fn find_heading(
 
 /// `(?:^|\s)\^([A-Za-z0-9-]+)\s*$` on one line: the block id it ends with.
 fn block_id(line: &str) -> Option<&str> {
-    let trimmed = super::text::js_trim_end(line);
+    let trimmed = crate::offline::text::js_trim_end(line);
     let start = trimmed
         .char_indices()
         .rev()
-        .find(|(_, c)| super::text::is_js_space(*c))
+        .find(|(_, c)| crate::offline::text::is_js_space(*c))
         .map_or(0, |(index, c)| index + c.len_utf8());
     let id = trimmed[start..].strip_prefix('^')?;
     (!id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')).then_some(id)
@@ -174,7 +175,7 @@ fn block_id(line: &str) -> Option<&str> {
 
 fn is_list_line(line: &str) -> bool {
     // `^\s*([-*+]|\d+[.)])\s`
-    let rest = line.trim_start_matches(super::text::is_js_space);
+    let rest = line.trim_start_matches(crate::offline::text::is_js_space);
     let marker = if rest.starts_with(['-', '*', '+']) {
         1
     } else {
@@ -187,7 +188,7 @@ fn is_list_line(line: &str) -> bool {
     rest[marker..]
         .chars()
         .next()
-        .is_some_and(super::text::is_js_space)
+        .is_some_and(crate::offline::text::is_js_space)
 }
 
 /// The lines of a block (`^id`): a list item's line, or the paragraph ending in the id; a line holding only the id
@@ -244,7 +245,7 @@ mod tests {
     const NOTE: &str = "---\n# not: heading\n---\n# Top\nintro\n## Child\nc ^cid\n```\n# fenced\n```\n## Other ##\n- item ^li\n\npara one\npara two\n\n^lone\n# Next";
 
     fn lines() -> Vec<&'static str> {
-        super::super::text::split_lines(NOTE)
+        crate::offline::lines::split_lines(NOTE)
     }
 
     #[test]

@@ -1,22 +1,65 @@
-//! Offline mode against the plugin itself. The parity test runs one list of read calls through the plugin (its
-//! committed `main.js` hosted in Node on the fake Obsidian) and through offline mode on the same copy of the fixture
-//! vault, and compares the results field by field; every difference is reported at once. Then safety: escapes,
-//! symlinks out of the vault, app-only tools, and the 20 MB note.
-//!
-//! Offline mode is a library module of the binary; until the bridge serves it end to end, these tests compile the
-//! module itself into this test binary.
-
-#[path = "../../src/offline/mod.rs"]
-mod offline_impl;
-#[path = "offline_support.rs"]
-mod support;
+//! Offline mode against the plugin itself, both through the real bridge as a client runs it (`obsmcp bridge
+//! --vault`). The parity tests run one list of read calls while the plugin (its committed `main.js` hosted in Node on
+//! the fake Obsidian) serves the vault, stop the plugin as Obsidian quitting would, run the same calls again, now
+//! answered from disk, and compare the two field by field; every difference is reported at once. Then safety:
+//! escapes, symlinks out of the vault, app-only tools, hidden paths and the 20 MB note.
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 
-use offline_impl::{OfflineVault, strip_disk_marks};
-use support::{Client, Host};
+use crate::support::bridge::Bridge;
+use crate::support::{PluginHost, TempHome, fixture_vault, free_port, node, write_plugin_data};
+
+/// The token the tests' plugin hosts run with.
+const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+/// A client's bridge on the vault, after the handshake, and where its answers must come from.
+struct Client {
+    bridge: Bridge,
+    from_disk: bool,
+}
+
+impl Client {
+    /// A bridge while the plugin runs: every answer must come from it.
+    fn live(home: &TempHome, vault: &Path) -> Self {
+        Self::start(home, vault, false)
+    }
+
+    /// A bridge while Obsidian is closed (nothing listens on the plugin's port): every answer must come from disk.
+    fn offline(home: &TempHome, vault: &Path) -> Self {
+        if !vault.join(".obsidian/plugins/obsmcp/data.json").exists() {
+            write_plugin_data(vault, free_port(), TOKEN);
+        }
+        Self::start(home, vault, true)
+    }
+
+    fn start(home: &TempHome, vault: &Path, from_disk: bool) -> Self {
+        let mut bridge = Bridge::start(
+            home,
+            &["--vault", vault.to_str().unwrap(), "--connect-wait", "1"],
+        );
+        bridge.initialize();
+        Self { bridge, from_disk }
+    }
+
+    /// The result of one tool call.
+    fn call(&mut self, tool: &str, arguments: &Value) -> Value {
+        let answer = self.bridge.call_tool(tool, arguments.clone());
+        let source = &answer["result"]["_meta"]["obsmcp/source"];
+        assert_eq!(
+            source == "disk",
+            self.from_disk,
+            "{tool} {arguments} was answered from the wrong side: {answer}"
+        );
+        answer["result"].clone()
+    }
+}
+
+/// The plugin hosted in Node on `vault`, with the tests' token.
+fn start_host(vault: &Path) -> PluginHost {
+    PluginHost::start(vault, free_port(), TOKEN, &[])
+}
 
 /// One call of the parity list.
 struct Call {
@@ -65,7 +108,7 @@ fn text_of(result: &Value) -> &str {
 
 /// Compares one call's two results; returns the differences.
 fn compare(live: &Value, offline: &Value) -> Vec<String> {
-    let offline = strip_disk_marks(offline);
+    let offline = without_disk_marks(offline);
     let mut out = Vec::new();
     let live_error = live["isError"] == json!(true);
     let offline_error = offline["isError"] == json!(true);
@@ -118,6 +161,33 @@ fn compare(live: &Value, offline: &Value) -> Vec<String> {
         _ => {}
     }
     out
+}
+
+/// An offline result as the plugin would have sent it: without `_meta` and the `served_from` mark (the last field of
+/// a JSON result, or the end of a read's header line).
+fn without_disk_marks(result: &Value) -> Value {
+    let mut result = result.clone();
+    if let Some(object) = result.as_object_mut() {
+        object.remove("_meta");
+    }
+    let text = text_of(&result).to_string();
+    let plain = match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(mut object)) if object.get("served_from") == Some(&json!("disk")) => {
+            object.remove("served_from");
+            Value::Object(object).to_string()
+        }
+        _ => {
+            let (header, body) = text
+                .split_once('\n')
+                .map_or((text.as_str(), None), |(h, b)| (h, Some(b)));
+            let header = header.strip_suffix(" served_from=disk").unwrap_or(header);
+            body.map_or_else(|| header.to_string(), |body| format!("{header}\n{body}"))
+        }
+    };
+    if result["content"][0]["text"].is_string() {
+        result["content"][0]["text"] = json!(plain);
+    }
+    result
 }
 
 /// Markdown notes of a vault folder (vault paths), hidden folders skipped.
@@ -311,7 +381,7 @@ fn fixed_calls() -> Vec<Call> {
 }
 
 /// Calls derived from the vault's content: every note through every per-note tool, each heading and block read.
-fn per_note_calls(vault: &Path, offline: &OfflineVault) -> Vec<Call> {
+fn per_note_calls(vault: &Path, client: &mut Client) -> Vec<Call> {
     let mut calls = Vec::new();
     for note in notes_of(vault) {
         for tool in [
@@ -327,9 +397,7 @@ fn per_note_calls(vault: &Path, offline: &OfflineVault) -> Vec<Call> {
             "search",
             json!({"query": note.trim_end_matches(".md").rsplit('/').next().unwrap()}),
         ));
-        let metadata = offline
-            .call_tool("note_metadata", json!({"path": note}))
-            .unwrap();
+        let metadata = client.call("note_metadata", &json!({"path": note}));
         if metadata["isError"] == json!(true) {
             // A note that is refused (a symlink out of the vault) has no headings or blocks to read.
             continue;
@@ -352,7 +420,7 @@ fn per_note_calls(vault: &Path, offline: &OfflineVault) -> Vec<Call> {
             ));
         }
     }
-    let tags = offline.call_tool("tags", json!({"limit": 500})).unwrap();
+    let tags = client.call("tags", &json!({"limit": 500}));
     let tags: Value = serde_json::from_str(text_of(&tags)).unwrap();
     for tag in tags["tags"].as_array().unwrap() {
         calls.push(call("files_by_tag", json!({"tag": tag["tag"]})));
@@ -360,15 +428,26 @@ fn per_note_calls(vault: &Path, offline: &OfflineVault) -> Vec<Call> {
     calls
 }
 
-/// Runs every call both ways; returns the number of calls and the differences.
-fn run_parity(client: &mut Client, offline: &OfflineVault, calls: &[Call]) -> (usize, Vec<String>) {
+/// Runs every call through a bridge while the plugin serves the vault, stops the plugin, and runs them again through
+/// a bridge answering from disk; returns the number of calls and the differences.
+fn run_parity(
+    home: &TempHome,
+    vault: &Path,
+    host: PluginHost,
+    calls: &[Call],
+) -> (usize, Vec<String>) {
+    let mut client = Client::live(home, vault);
+    let live: Vec<Value> = calls
+        .iter()
+        .map(|Call { tool, arguments }| client.call(tool, arguments))
+        .collect();
+    drop(client);
+    host.stop();
+    let mut offline = Client::offline(home, vault);
     let mut differences = Vec::new();
-    for Call { tool, arguments } in calls {
-        let live = client.call(tool, arguments);
-        let disk = offline
-            .call_tool(tool, arguments.clone())
-            .unwrap_or_else(|| panic!("{tool} is not served offline"));
-        for difference in compare(&live, &disk) {
+    for (Call { tool, arguments }, live) in calls.iter().zip(&live) {
+        let disk = offline.call(tool, arguments);
+        for difference in compare(live, &disk) {
             differences.push(format!("{tool} {arguments}: {difference}"));
         }
     }
@@ -387,13 +466,13 @@ fn assert_same(count: usize, differences: &[String]) {
 
 #[test]
 fn offline_results_equal_the_plugins_on_the_fixture_vault() {
-    let vault = support::fixture_copy();
-    let host = Host::start(vault.path());
-    let mut client = Client::connect(&host);
-    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
+    let host = start_host(&vault);
+    let mut client = Client::live(&home, &vault);
 
     let mut calls = fixed_calls();
-    calls.extend(per_note_calls(vault.path(), &offline));
+    calls.extend(per_note_calls(&vault, &mut client));
     // A search cursor from the plugin must resume the same way offline.
     let first = client.call("search", &json!({"query": "e", "limit": 4}));
     let first: Value = serde_json::from_str(text_of(&first)).unwrap();
@@ -406,13 +485,8 @@ fn offline_results_equal_the_plugins_on_the_fixture_vault() {
         arguments: json!({"query": "e", "limit": 4, "cursor": cursor}),
     });
 
-    for Call { tool, .. } in &calls {
-        assert!(
-            OfflineVault::serves_from_disk(tool),
-            "{tool} is a read tool"
-        );
-    }
-    let (count, differences) = run_parity(&mut client, &offline, &calls);
+    drop(client);
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
     assert!(count > 150, "the parity list is too short: {count} calls");
     assert_same(count, &differences);
     eprintln!("parity: {count} calls, no difference");
@@ -420,19 +494,17 @@ fn offline_results_equal_the_plugins_on_the_fixture_vault() {
 
 #[test]
 fn offline_results_equal_the_plugins_on_the_20mb_note() {
-    let vault = support::fixture_copy();
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
     let script = format!(
         "import {{ makeBigNote }} from './obsidian-plugin/test/fixtures/make-big-note.mjs'; \
          console.log(JSON.stringify(makeBigNote({})));",
-        serde_json::to_string(vault.path().to_str().unwrap()).unwrap()
+        serde_json::to_string(vault.to_str().unwrap()).unwrap()
     );
     let made: Value =
-        serde_json::from_str(support::node(&["--input-type=module", "-e", &script]).trim())
-            .unwrap();
+        serde_json::from_str(node(&["--input-type=module", "-e", &script]).trim()).unwrap();
     let path = made["path"].as_str().unwrap().to_string();
-    let host = Host::start(vault.path());
-    let mut client = Client::connect(&host);
-    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    let host = start_host(&vault);
     let calls = vec![
         call("read_note", json!({"path": path})),
         call(
@@ -460,11 +532,9 @@ fn offline_results_equal_the_plugins_on_the_20mb_note() {
         ),
         call("tags", json!({"prefix": "big-note"})),
     ];
-    let (count, differences) = run_parity(&mut client, &offline, &calls);
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
     assert_same(count, &differences);
-    let read = offline
-        .call_tool("read_note", json!({"path": path}))
-        .unwrap();
+    let read = Client::offline(&home, &vault).call("read_note", &json!({"path": path}));
     assert!(
         text_of(&read).len() < 100_000,
         "a default read stays bounded"
@@ -473,12 +543,9 @@ fn offline_results_equal_the_plugins_on_the_20mb_note() {
 
 #[test]
 fn offline_results_equal_the_plugins_on_a_generated_vault() {
-    let dir = tempfile::Builder::new()
-        .prefix("obsmcp-offline-gen-")
-        .tempdir()
-        .unwrap();
-    let vault = dir.path().join("vault");
-    support::node(&[
+    let home = TempHome::new();
+    let vault = home.path().join("vault");
+    node(&[
         "obsidian-plugin/test/gen-vault.mjs",
         vault.to_str().unwrap(),
         "--notes",
@@ -486,9 +553,8 @@ fn offline_results_equal_the_plugins_on_a_generated_vault() {
         "--seed",
         "7",
     ]);
-    let host = Host::start(&vault);
-    let mut client = Client::connect(&host);
-    let offline = OfflineVault::open(&vault, None).unwrap();
+    let host = start_host(&vault);
+    let mut client = Client::live(&home, &vault);
     let mut calls = vec![
         call("vault_info", json!({})),
         call(
@@ -522,7 +588,8 @@ fn offline_results_equal_the_plugins_on_a_generated_vault() {
         ),
         call("recent_files", json!({"limit": 500})),
     ];
-    let tags = offline.call_tool("tags", json!({"limit": 500})).unwrap();
+    let tags = client.call("tags", &json!({"limit": 500}));
+    drop(client);
     let tags: Value = serde_json::from_str(text_of(&tags)).unwrap();
     for tag in tags["tags"].as_array().unwrap().iter().take(12) {
         calls.push(call(
@@ -542,7 +609,7 @@ fn offline_results_equal_the_plugins_on_a_generated_vault() {
             calls.push(call(tool, json!({"path": note})));
         }
     }
-    let (count, differences) = run_parity(&mut client, &offline, &calls);
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
     assert_same(count, &differences);
     eprintln!("parity on a generated vault: {count} calls, no difference");
 }
@@ -607,29 +674,34 @@ fn assert_nothing_leaks(client: &mut Client, leak: &str) {
 #[cfg(unix)]
 #[test]
 fn offline_results_equal_the_plugins_with_a_note_symlinked_out_of_the_vault() {
-    let vault = support::fixture_copy();
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(
         outside.path().join("secret.md"),
         format!("# Secret\n{SECRET_WORD} see [[Home]] and [[Nowhere outside]]\n#smuggled\n"),
     )
     .unwrap();
-    std::os::unix::fs::symlink(
-        outside.path().join("secret.md"),
-        vault.path().join("Leak.md"),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(
-        vault.path().join("Archive/Old plan.md"),
-        vault.path().join("Shortcut.md"),
-    )
-    .unwrap();
-    let host = Host::start(vault.path());
-    let mut client = Client::connect(&host);
-    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), vault.join("Leak.md")).unwrap();
+    std::os::unix::fs::symlink(vault.join("Archive/Old plan.md"), vault.join("Shortcut.md"))
+        .unwrap();
+    let host = start_host(&vault);
+    let mut client = Client::live(&home, &vault);
+    assert_nothing_leaks(&mut client, "Leak.md");
+    let listing = client.call("list_files", &json!({"limit": 500}));
+    assert!(
+        text_of(&listing).contains(r#""path":"Leak.md""#),
+        "listed, though never read: {listing}"
+    );
+    let shortcut = client.call("read_note", &json!({"path": "Shortcut"}));
+    assert_ne!(
+        shortcut["isError"], true,
+        "a symlink inside the vault is read: {shortcut}"
+    );
 
     let mut calls = fixed_calls();
-    calls.extend(per_note_calls(vault.path(), &offline));
+    calls.extend(per_note_calls(&vault, &mut client));
+    drop(client);
     calls.extend(calls_over_many_notes());
     calls.extend([
         call("search", json!({"query": SECRET_WORD})),
@@ -644,19 +716,9 @@ fn offline_results_equal_the_plugins_with_a_note_symlinked_out_of_the_vault() {
         call("read_note", json!({"path": "Shortcut"})),
         call("backlinks", json!({"path": "Shortcut"})),
     ]);
-    let (count, differences) = run_parity(&mut client, &offline, &calls);
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
     assert_same(count, &differences);
-    assert_nothing_leaks(&mut client, "Leak.md");
-    let listing = client.call("list_files", &json!({"limit": 500}));
-    assert!(
-        text_of(&listing).contains(r#""path":"Leak.md""#),
-        "listed, though never read: {listing}"
-    );
-    let shortcut = client.call("read_note", &json!({"path": "Shortcut"}));
-    assert_ne!(
-        shortcut["isError"], true,
-        "a symlink inside the vault is read: {shortcut}"
-    );
+    assert_nothing_leaks(&mut Client::offline(&home, &vault), "Leak.md");
 }
 
 /// A symlinked folder that leads out of the vault, holding a note with the secret word, a link to `Home` and a tag.
@@ -665,48 +727,50 @@ fn offline_results_equal_the_plugins_with_a_note_symlinked_out_of_the_vault() {
 #[cfg(unix)]
 #[test]
 fn offline_results_equal_the_plugins_with_a_folder_symlinked_out_of_the_vault() {
-    let vault = support::fixture_copy();
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(
         outside.path().join("inner.md"),
         format!("{SECRET_WORD} in a folder, see [[Home]] and [[Nowhere outside]] #smuggled/deep\n"),
     )
     .unwrap();
-    std::os::unix::fs::symlink(outside.path(), vault.path().join("Linked folder")).unwrap();
-    let host = Host::start(vault.path());
-    let mut client = Client::connect(&host);
-    let offline = OfflineVault::open(vault.path(), None).unwrap();
-    let (count, differences) = run_parity(&mut client, &offline, &calls_over_many_notes());
-    assert_same(count, &differences);
+    std::os::unix::fs::symlink(outside.path(), vault.join("Linked folder")).unwrap();
+    let host = start_host(&vault);
+    let mut client = Client::live(&home, &vault);
     assert_nothing_leaks(&mut client, "Linked folder/inner.md");
     for path in ["Linked folder/inner", "Linked folder/inner.md"] {
         let result = client.call("read_note", &json!({"path": path}));
         assert_eq!(result["isError"], true, "{path}: {result}");
     }
+    drop(client);
+    let (count, differences) = run_parity(&home, &vault, host, &calls_over_many_notes());
+    assert_same(count, &differences);
+    assert_nothing_leaks(
+        &mut Client::offline(&home, &vault),
+        "Linked folder/inner.md",
+    );
 }
 
 /// Issue 12, finding 1: `cfglink -> .obsidian` gave offline `read_note` the bearer token in the plugin's data.json.
 #[cfg(unix)]
 #[test]
 fn offline_never_reads_the_config_folder_through_a_symlink() {
-    let vault = support::fixture_copy();
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
     let secret = r#"{"token":"0123456789abcdef0123456789abcdef"}"#;
-    let plugin = vault.path().join(".obsidian/plugins/secretive");
+    let plugin = vault.join(".obsidian/plugins/secretive");
     std::fs::create_dir_all(&plugin).unwrap();
     std::fs::write(plugin.join("data.json"), secret).unwrap();
-    std::fs::write(
-        vault.path().join(".obsidian/note.md"),
-        "CONFIGWORD [[Home]]\n",
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(".obsidian", vault.path().join("cfglink")).unwrap();
+    std::fs::write(vault.join(".obsidian/note.md"), "CONFIGWORD [[Home]]\n").unwrap();
+    std::os::unix::fs::symlink(".obsidian", vault.join("cfglink")).unwrap();
     std::os::unix::fs::symlink(
         ".obsidian/plugins/secretive/data.json",
-        vault.path().join("token.json"),
+        vault.join("token.json"),
     )
     .unwrap();
-    std::os::unix::fs::symlink(".obsidian/note.md", vault.path().join("Alias.md")).unwrap();
-    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    std::os::unix::fs::symlink(".obsidian/note.md", vault.join("Alias.md")).unwrap();
+    let mut offline = Client::offline(&home, &vault);
     for path in [
         "cfglink/plugins/secretive/data.json",
         "token.json",
@@ -714,9 +778,7 @@ fn offline_never_reads_the_config_folder_through_a_symlink() {
         "[[Alias]]",
         "cfglink/note.md",
     ] {
-        let result = offline
-            .call_tool("read_note", json!({"path": path}))
-            .unwrap();
+        let result = offline.call("read_note", &json!({"path": path}));
         assert_eq!(result["isError"], true, "{path}: {result}");
         assert!(
             !result.to_string().contains("0123456789abcdef"),
@@ -733,7 +795,7 @@ fn offline_never_reads_the_config_folder_through_a_symlink() {
             json!({"calls": [{"tool": "read_note", "arguments": {"path": "token.json"}}]}),
         ),
     ] {
-        let result = offline.call_tool(tool, arguments.clone()).unwrap();
+        let result = offline.call(tool, &arguments);
         let text = result.to_string();
         assert!(
             !text.contains("0123456789abcdef"),
@@ -751,15 +813,14 @@ fn offline_never_reads_the_config_folder_through_a_symlink() {
 /// listed, never read; a read says why, and a search says at its start which notes it passed over.
 #[test]
 fn offline_lists_a_huge_note_but_never_reads_it_and_says_so() {
-    let vault = support::fixture_copy();
-    let huge = std::fs::File::create(vault.path().join("Huge export.md")).unwrap();
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
+    let huge = std::fs::File::create(vault.join("Huge export.md")).unwrap();
     // Sparse: 600 MB on paper, almost nothing on disk.
     huge.set_len(600 * 1024 * 1024).unwrap();
     drop(huge);
-    let offline = OfflineVault::open(vault.path(), None).unwrap();
-    let read = offline
-        .call_tool("read_note", json!({"path": "Huge export"}))
-        .unwrap();
+    let mut offline = Client::offline(&home, &vault);
+    let read = offline.call("read_note", &json!({"path": "Huge export"}));
     assert_eq!(read["isError"], true, "{read}");
     assert!(
         text_of(&read).contains("600.0 MB, over the 32 MB that offline mode reads of one file"),
@@ -771,7 +832,7 @@ fn offline_lists_a_huge_note_but_never_reads_it_and_says_so() {
         ("orphans", json!({})),
         ("backlinks", json!({"path": "Home"})),
     ] {
-        let found = offline.call_tool(tool, arguments).unwrap();
+        let found = offline.call(tool, &arguments);
         let text = text_of(&found);
         assert!(
             text.starts_with(r#"{"skipped_notes":"1 note(s) over the 32 MB"#)
@@ -779,27 +840,23 @@ fn offline_lists_a_huge_note_but_never_reads_it_and_says_so() {
             "{tool}: {text}"
         );
     }
-    let listing = offline
-        .call_tool("list_files", json!({"limit": 500}))
-        .unwrap();
+    let listing = offline.call("list_files", &json!({"limit": 500}));
     assert!(text_of(&listing).contains("Huge export.md"), "{listing}");
 }
 
 #[test]
 fn offline_refuses_escapes_and_never_reads_outside_the_vault() {
-    let vault = support::fixture_copy();
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("secret.md"), "TOPSECRET [[Home]]\n").unwrap();
     #[cfg(unix)]
     {
-        std::os::unix::fs::symlink(
-            outside.path().join("secret.md"),
-            vault.path().join("Leak.md"),
-        )
-        .unwrap();
-        std::os::unix::fs::symlink(outside.path(), vault.path().join("Linked folder")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), vault.join("Leak.md"))
+            .unwrap();
+        std::os::unix::fs::symlink(outside.path(), vault.join("Linked folder")).unwrap();
     }
-    let offline = OfflineVault::open(vault.path(), None).unwrap();
+    let mut offline = Client::offline(&home, &vault);
     for path in [
         "Leak",
         "Leak.md",
@@ -809,39 +866,30 @@ fn offline_refuses_escapes_and_never_reads_outside_the_vault() {
         "..%2fsecret",
         ".obsidian/app.json",
     ] {
-        let result = offline
-            .call_tool("read_note", json!({"path": path}))
-            .unwrap();
+        let result = offline.call("read_note", &json!({"path": path}));
         assert_eq!(result["isError"], true, "{path}: {result}");
     }
-    let found = offline
-        .call_tool("search", json!({"query": "TOPSECRET"}))
-        .unwrap();
+    let found = offline.call("search", &json!({"query": "TOPSECRET"}));
     assert!(
         text_of(&found).contains(r#""results":[],"total_matches":0"#),
         "{found}"
     );
-    let everything = offline
-        .call_tool(
-            "search",
-            json!({"query": ".", "regex": true, "limit": 500, "max_chars": 200_000}),
-        )
-        .unwrap();
+    let everything = offline.call(
+        "search",
+        &json!({"query": ".", "regex": true, "limit": 500, "max_chars": 200_000}),
+    );
     assert!(!text_of(&everything).contains("TOPSECRET"));
-    let backlinks = offline
-        .call_tool("backlinks", json!({"path": "Home"}))
-        .unwrap();
+    let backlinks = offline.call("backlinks", &json!({"path": "Home"}));
     assert!(
         !text_of(&backlinks).contains("Leak.md"),
         "a note outside the vault is never read, so never links"
     );
-    let folder = offline
-        .call_tool("list_files", json!({"folder": "Linked folder"}))
-        .unwrap();
+    let folder = offline.call("list_files", &json!({"folder": "Linked folder"}));
     assert_eq!(folder["isError"], true, "{folder}");
-    let listing = offline
-        .call_tool("list_files", json!({"limit": 500, "include_folders": true}))
-        .unwrap();
+    let listing = offline.call(
+        "list_files",
+        &json!({"limit": 500, "include_folders": true}),
+    );
     let listing = text_of(&listing);
     assert!(
         !listing.contains(".obsidian") && !listing.contains(".hidden"),
@@ -858,10 +906,11 @@ fn offline_refuses_escapes_and_never_reads_outside_the_vault() {
 }
 
 #[test]
-fn offline_never_writes_and_says_obsidian_must_be_open() {
-    let vault = support::fixture_copy();
-    let before = std::fs::read(vault.path().join("Home.md")).unwrap();
-    let offline = OfflineVault::open(vault.path(), None).unwrap();
+fn offline_never_writes_and_says_obsidian_is_not_reachable() {
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
+    let before = std::fs::read(vault.join("Home.md")).unwrap();
+    let mut offline = Client::offline(&home, &vault);
     for (tool, arguments) in [
         (
             "str_replace",
@@ -877,24 +926,28 @@ fn offline_never_writes_and_says_obsidian_must_be_open() {
         ("create_daily_note", json!({"date": "2030-01-01"})),
         ("active_note", json!({})),
     ] {
+        // Tools that need the app are not answered from disk: the bridge says Obsidian is not reachable.
+        let answer = offline.bridge.call_tool(tool, arguments);
+        let result = &answer["result"];
+        assert_eq!(result["isError"], true, "{tool}: {answer}");
         assert!(
-            !OfflineVault::serves_from_disk(tool),
-            "{tool} needs Obsidian"
+            text_of(result).starts_with("Obsidian is not reachable")
+                && text_of(result).contains("Is Obsidian open"),
+            "{tool}: {answer}"
         );
-        let result = offline.call_tool(tool, arguments).unwrap();
-        assert_eq!(result["isError"], true, "{tool}: {result}");
-        assert!(
-            text_of(&result).contains("Obsidian to be open"),
-            "{tool}: {}",
-            text_of(&result)
-        );
-        assert_eq!(result["_meta"]["obsmcp/source"], "disk");
     }
-    assert_eq!(std::fs::read(vault.path().join("Home.md")).unwrap(), before);
-    assert!(
-        !vault.path().join("Daily/2030-01-01.md").exists()
-            && !vault.path().join("Moved.md").exists()
+    // Inside a batch answered from disk, the one such tool a batch takes says so in its own words.
+    let batch = offline.call(
+        "batch",
+        &json!({"calls": [{"tool": "active_note"}, {"tool": "vault_info"}]}),
     );
+    let batch = text_of(&batch);
+    assert!(
+        batch.contains("active_note needs Obsidian to be open") && batch.contains("\"ok\":true"),
+        "{batch}"
+    );
+    assert_eq!(std::fs::read(vault.join("Home.md")).unwrap(), before);
+    assert!(!vault.join("Daily/2030-01-01.md").exists() && !vault.join("Moved.md").exists());
 }
 
 /// The calls of the hidden-paths test: every offline read tool, and every way of naming a hidden note.
@@ -974,26 +1027,11 @@ fn hidden_path_calls() -> Vec<(&'static str, Value)> {
 }
 
 /// Runs the calls through `obsmcp bridge --vault` while Obsidian is closed (nothing listens on the plugin's port).
-fn offline_answers(
-    home: &crate::support::TempHome,
-    vault: &Path,
-    calls: &[(&'static str, Value)],
-) -> Vec<Value> {
-    let mut bridge = crate::support::bridge::Bridge::start(
-        home,
-        &["--vault", vault.to_str().unwrap(), "--connect-wait", "1"],
-    );
-    bridge.initialize();
+fn offline_answers(home: &TempHome, vault: &Path, calls: &[(&'static str, Value)]) -> Vec<Value> {
+    let mut offline = Client::offline(home, vault);
     calls
         .iter()
-        .map(|(tool, arguments)| {
-            let answer = bridge.call_tool(tool, arguments.clone());
-            assert_eq!(
-                answer["result"]["_meta"]["obsmcp/source"], "disk",
-                "{tool} {arguments}: {answer}"
-            );
-            answer["result"].clone()
-        })
+        .map(|(tool, arguments)| offline.call(tool, arguments))
         .collect()
 }
 
@@ -1064,10 +1102,10 @@ fn hide_private_notes(vault: &Path, port: u16, token: &str) {
 #[cfg(unix)]
 #[test]
 fn hidden_paths_do_not_exist_for_any_offline_tool_of_the_bridge() {
-    let home = crate::support::TempHome::new();
-    let vault = crate::support::fixture_vault(&home);
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
     let token = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-    let port = crate::support::free_port();
+    let port = free_port();
     hide_private_notes(&vault, port, token);
     let write = |path: &str, text: &str| write_into(&vault, path, text);
     let calls = hidden_path_calls();
@@ -1176,19 +1214,16 @@ fn hidden_paths_do_not_exist_for_any_offline_tool_of_the_bridge() {
 #[cfg(unix)]
 #[test]
 fn offline_results_equal_the_plugins_with_hidden_paths() {
-    let home = crate::support::TempHome::new();
-    let vault = crate::support::fixture_vault(&home);
-    hide_private_notes(&vault, crate::support::free_port(), &"e".repeat(64));
-    let host = Host::start(&vault);
-    let mut client = Client::connect(&host);
-    let offline = OfflineVault::open(&vault, None).unwrap();
+    let home = TempHome::new();
+    let vault = fixture_vault(&home);
+    hide_private_notes(&vault, free_port(), &"e".repeat(64));
+    let host = start_host(&vault);
+    let mut client = Client::live(&home, &vault);
     let mut calls: Vec<Call> = hidden_path_calls()
         .into_iter()
         .map(|(tool, arguments)| Call { tool, arguments })
         .collect();
     calls.extend(fixed_calls());
-    let (count, differences) = run_parity(&mut client, &offline, &calls);
-    assert_same(count, &differences);
     // The plugin hides as offline mode does: nothing private in any answer.
     for Call { tool, arguments } in &calls {
         let text = text_of(&client.call(tool, arguments)).to_string();
@@ -1201,5 +1236,8 @@ fn offline_results_equal_the_plugins_with_hidden_paths() {
             }
         }
     }
+    drop(client);
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
+    assert_same(count, &differences);
     eprintln!("hidden-path parity: {count} calls, no difference");
 }

@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::super::paths::ToolError;
-use super::super::text::utf16_len;
+use crate::offline::text::utf16_len;
+use crate::offline::tools::ToolError;
 
 /// The arguments of one call.
 pub(crate) struct Args<'a> {
@@ -223,20 +223,6 @@ pub(crate) fn expected(kind: &str, value: &Value) -> String {
     format!("Invalid input: expected {kind}, received {received}")
 }
 
-/// `offsetFromCursor`: a numeric offset cursor; a bad cursor is an error rather than a silent restart.
-pub(crate) fn offset_from_cursor(cursor: Option<&str>) -> Result<usize, ToolError> {
-    match cursor {
-        None | Some("") => Ok(0),
-        Some(text) if (1..=9).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit()) => {
-            Ok(text.parse().unwrap_or(0))
-        }
-        Some(text) => Err(ToolError(format!(
-            "invalid cursor {}: pass next_cursor from the previous result unchanged",
-            super::super::paths::quote(text)
-        ))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,13 +265,5 @@ mod tests {
             "invalid arguments: nope: Invalid input: expected string, received undefined"
         );
         assert!(Args::new("t", json!([1])).is_err());
-    }
-
-    #[test]
-    fn offset_cursors() {
-        assert_eq!(offset_from_cursor(None).unwrap(), 0);
-        assert_eq!(offset_from_cursor(Some("40")).unwrap(), 40);
-        assert!(offset_from_cursor(Some("-1")).is_err());
-        assert!(offset_from_cursor(Some("1234567890")).is_err());
     }
 }

@@ -1,33 +1,17 @@
-//! Link and tag tools: `backlinks`, `outgoing_links`, `unresolved_links`, `orphans`, `tags`, `files_by_tag`
-//! (plugin: `src/tools/links.ts`, `src/tools/tags.ts`, helpers in `src/vault/links.ts`).
+//! Link tools: `backlinks`, `outgoing_links`, `unresolved_links`, `orphans` (plugin: `src/tools/links.ts`; the helpers
+//! they share are in `../links.rs`, as `src/vault/links.ts`).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::super::markdown::NoteMetadata;
-use super::super::paths::{ToolError, is_in_config_dir, quote};
-use super::super::text::{
-    SNIPPET_CHARS, count_within_budget, is_js_space, js_trim, snippet, split_lines,
-};
-use super::super::vault::js_cmp;
-use super::args::offset_from_cursor;
-use super::read::resolve_link;
-use super::{Args, Context, Output, paged, paged_result};
-
-/// `tagMatches`: `tag` is `wanted` or nested under it, case-insensitively.
-fn tag_matches(tag: &str, wanted: &str) -> bool {
-    let a = tag.to_lowercase();
-    let b = wanted.to_lowercase();
-    let a = a.strip_prefix('#').unwrap_or(&a);
-    let b = b.strip_prefix('#').unwrap_or(&b);
-    a == b || a.starts_with(&format!("{b}/"))
-}
-
-/// `backlinkSources`: notes other than the target that link to it, with counts, sorted by path.
-pub(crate) fn backlink_sources(ctx: &Context<'_>, target: &str) -> Vec<(String, usize)> {
-    ctx.snapshot.backlink_sources(target).to_vec()
-}
+use crate::offline::limits::{SNIPPET_CHARS, count_within_budget, offset_from_cursor, snippet};
+use crate::offline::lines::split_lines;
+use crate::offline::links::resolve_link;
+use crate::offline::obsidian::markdown::NoteMetadata;
+use crate::offline::paths::is_in_config_dir;
+use crate::offline::text::js_cmp;
+use crate::offline::tools::{Args, Context, Output, ToolError, paged, paged_result};
 
 /// Every link-like reference of a note: (link, embed, 0-based line or None in frontmatter).
 fn references(meta: &NoteMetadata) -> Vec<(&str, bool, Option<usize>)> {
@@ -59,7 +43,7 @@ pub(super) fn backlinks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
     let max_chars = args.max_chars()?;
     let note = ctx.resolve_markdown(&path)?;
     let target = &note.file.path;
-    let sources = backlink_sources(ctx, target);
+    let sources = ctx.snapshot.backlink_sources(target);
     let offset = offset_from_cursor(cursor.as_deref())?;
     let entries: Vec<Value> = sources
         .iter()
@@ -231,122 +215,4 @@ pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
         next_cursor,
         json!({"total": all.len(), "orphans": page}),
     )))
-}
-
-/// Every Markdown note outside the config folder with its tags, in path order.
-fn tagged_notes(ctx: &Context<'_>) -> Vec<(String, Vec<String>)> {
-    ctx.snapshot
-        .sorted_notes
-        .iter()
-        .map(|&index| &ctx.snapshot.files[index])
-        .filter(|file| !is_in_config_dir(&file.path, ctx.config_dir))
-        .map(|file| {
-            (
-                file.path.clone(),
-                ctx.snapshot
-                    .note(&file.path)
-                    .map(|n| n.tags.clone())
-                    .unwrap_or_default(),
-            )
-        })
-        .collect()
-}
-
-pub(super) fn tags(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
-    let prefix = args.opt_string("prefix", 0, 200)?;
-    let sort = args.choice("sort", &["count", "name"], "count")?;
-    let limit = args.limit(200)?;
-    let cursor = args.cursor()?;
-    let mut order: Vec<String> = Vec::new();
-    let mut counts: HashMap<String, (String, usize)> = HashMap::new();
-    for (_, tags) in tagged_notes(ctx) {
-        for tag in tags {
-            let key = tag.to_lowercase();
-            let entry = counts.entry(key.clone()).or_insert_with(|| {
-                order.push(key);
-                (tag.clone(), 0)
-            });
-            entry.1 += 1;
-        }
-    }
-    let mut all: Vec<(String, usize)> = order
-        .into_iter()
-        .map(|key| counts.remove(&key).expect("every key was counted"))
-        .filter(|(tag, _)| {
-            prefix
-                .as_ref()
-                .is_none_or(|prefix| tag_matches(tag, prefix))
-        })
-        .collect();
-    let by_name =
-        |a: &(String, usize), b: &(String, usize)| js_cmp(&a.0.to_lowercase(), &b.0.to_lowercase());
-    if sort == "name" {
-        all.sort_by(by_name);
-    } else {
-        all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| by_name(a, b)));
-    }
-    let offset = offset_from_cursor(cursor.as_deref())?;
-    let page: Vec<Value> = all
-        .iter()
-        .skip(offset)
-        .take(limit)
-        .map(|(tag, count)| json!({"tag": tag, "count": count}))
-        .collect();
-    let (_, next_cursor) = paged(offset, page.len(), all.len());
-    Ok(Output::Json(paged_result(
-        args,
-        next_cursor,
-        json!({"total": all.len(), "tags": page}),
-    )))
-}
-
-pub(super) fn files_by_tag(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
-    let raw = args.required_string("tag", 1, 200)?;
-    let limit = args.limit(200)?;
-    let cursor = args.cursor()?;
-    let max_chars = args.max_chars()?;
-    let wanted = js_trim(&raw).trim_start_matches('#').to_string();
-    if wanted.is_empty() || wanted.contains(is_js_space) {
-        return Err(ToolError(format!("tag {} is not a valid tag", quote(&raw))));
-    }
-    let all: Vec<Value> = tagged_notes(ctx)
-        .into_iter()
-        .map(|(path, tags)| {
-            (
-                path,
-                tags.into_iter()
-                    .filter(|tag| tag_matches(tag, &wanted))
-                    .collect::<Vec<_>>(),
-            )
-        })
-        .filter(|(_, tags)| !tags.is_empty())
-        .map(|(path, tags)| json!({"path": path, "tags": tags}))
-        .collect();
-    let offset = offset_from_cursor(cursor.as_deref())?;
-    let window: Vec<Value> = all.iter().skip(offset).take(limit).cloned().collect();
-    let count = count_within_budget(&window, max_chars.saturating_sub(200));
-    let page: Vec<Value> = window.into_iter().take(count).collect();
-    let (_, next_cursor) = paged(offset, page.len(), all.len());
-    Ok(Output::Json(paged_result(
-        args,
-        json!(next_cursor),
-        json!({
-        "tag": format!("#{wanted}"),
-        "total": all.len(),
-        "notes": page,
-        }),
-    )))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nested_tags_match_their_parents_only() {
-        assert!(tag_matches("#Project/Alpha", "project"));
-        assert!(tag_matches("#project", "#PROJECT"));
-        assert!(!tag_matches("#projects", "project"));
-        assert!(!tag_matches("#project", ""));
-    }
 }

@@ -1,22 +1,19 @@
 //! `vault_info`, `list_files`, `read_note`, `note_metadata` and `outline` (plugin: `src/tools/read.ts`).
 
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
-use super::super::paths::{ToolError, is_in_config_dir, quote};
-use super::super::properties::frontmatter_aliases;
-use super::super::sections::{find_block, find_heading, find_headings, heading_section_end};
-use super::super::text::{count_within_budget, cut_chars, split_lines, utf16_len};
-use super::super::vault::Entry;
-use super::args::offset_from_cursor;
-use super::workspace::daily_note_settings;
-use super::{Args, Context, Output, iso_time, paged, paged_result};
-
-/// SHA-256 hex of the note's UTF-8 text.
-pub(crate) fn content_hash(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|byte| format!("{byte:02x}")).collect()
-}
+use crate::offline::daily::daily_note_settings;
+use crate::offline::hash::content_hash;
+use crate::offline::limits::{count_within_budget, offset_from_cursor};
+use crate::offline::lines::split_lines;
+use crate::offline::links::resolve_link;
+use crate::offline::obsidian::properties::frontmatter_aliases;
+use crate::offline::obsidian::vault::Entry;
+use crate::offline::paths::is_in_config_dir;
+use crate::offline::sections::{find_block, find_heading, find_headings, heading_section_end};
+use crate::offline::tools::{
+    Args, Context, Output, ToolError, iso_time, paged, paged_result, render_read,
+};
 
 pub(super) fn vault_info(ctx: &Context<'_>) -> Result<Output, ToolError> {
     let snapshot = ctx.snapshot;
@@ -52,7 +49,7 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
     let extension = extension.map(|e| e.strip_prefix('.').unwrap_or(&e).to_lowercase());
     let folder_prefix = format!("{folder}/");
     let under = |path: &str| -> bool {
-        let parent = super::super::vault::parent_path(path);
+        let parent = crate::offline::obsidian::vault::parent_path(path);
         let parent = if parent == "/" { "" } else { parent };
         if recursive {
             folder.is_empty() || path.starts_with(&folder_prefix)
@@ -62,7 +59,7 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
     };
     // The snapshot keeps every entry in path order; only the requested window is turned into JSON.
     let snapshot = ctx.snapshot;
-    let entries: Vec<(&str, Option<&super::super::vault::FileEntry>)> = snapshot
+    let entries: Vec<(&str, Option<&crate::offline::obsidian::walk::FileEntry>)> = snapshot
         .sorted_entries
         .iter()
         .filter_map(|&entry| match entry {
@@ -101,68 +98,6 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
         "entries": page,
         }),
     )))
-}
-
-/// `renderRead`: the `[lines a-b of N] path=… sha256=…` header and the lines that fit in `max_chars`.
-pub(crate) fn render_read(
-    path: &str,
-    text: &str,
-    start: usize,
-    end: usize,
-    max_chars: usize,
-    extra: Option<&str>,
-) -> Output {
-    let lines = split_lines(text);
-    let total = lines.len();
-    let mut parts: Vec<&str> = Vec::new();
-    let mut used = 0;
-    let mut next = end;
-    let mut cut_line = None;
-    for (i, line) in lines.iter().enumerate().take(end).skip(start) {
-        let cost = utf16_len(line) + usize::from(!parts.is_empty());
-        if used + cost > max_chars {
-            if parts.is_empty() {
-                parts.push(cut_chars(line, max_chars));
-                cut_line = Some(i);
-                next = i + 1;
-            } else {
-                next = i;
-            }
-            break;
-        }
-        parts.push(line);
-        used += cost;
-    }
-    let shown_end = start + parts.len();
-    let mut header = if total == 0 || parts.is_empty() {
-        format!("[lines 0-0 of {total}]")
-    } else {
-        format!("[lines {}-{} of {}]", start + 1, shown_end, total)
-    };
-    header.push_str(&format!(
-        " path={} sha256={}",
-        quote(path),
-        content_hash(text)
-    ));
-    if let Some(extra) = extra {
-        header.push(' ');
-        header.push_str(extra);
-    }
-    if let Some(cut) = cut_line {
-        header.push_str(&format!(" cut_line={}", cut + 1));
-    }
-    if next < end {
-        header.push_str(&format!(
-            " truncated=true continue_with={}",
-            json!({"tool": "read_note", "arguments": {"path": path, "start_line": next + 1, "end_line": end, "max_chars": max_chars}})
-        ));
-    } else if cut_line.is_some() {
-        header.push_str(" truncated=true");
-    }
-    Output::Read {
-        header,
-        body: parts.join("\n"),
-    }
 }
 
 pub(super) fn read_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
@@ -237,14 +172,6 @@ fn capped(items: Vec<Value>, limit: usize, name: &str, cut: &mut Vec<String>) ->
     items.into_iter().take(limit).collect()
 }
 
-/// The path a link written in `source` resolves to (`resolveLink`).
-pub(crate) fn resolve_link(ctx: &Context<'_>, link: &str, source: &str) -> Option<String> {
-    let linkpath = super::super::vault::link_path(link);
-    ctx.snapshot
-        .first_linkpath_dest(linkpath, source)
-        .map(|index| ctx.snapshot.files[index].path.clone())
-}
-
 pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
     let path = args.required_string("path", 1, usize::MAX)?;
     let limit = args.limit(200)?;
@@ -254,7 +181,7 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
     let entry = ctx.snapshot.note(&file.path);
     let meta = entry.map(|n| &n.meta);
     let mut cut = Vec::new();
-    let reference = |link: &super::super::markdown::LinkRef| json!({"link": link.link, "line": link.position.start.line + 1, "resolved": resolve_link(ctx, &link.link, &file.path)});
+    let reference = |link: &crate::offline::obsidian::markdown::LinkRef| json!({"link": link.link, "line": link.position.start.line + 1, "resolved": resolve_link(ctx, &link.link, &file.path)});
     let links: Vec<Value> = meta
         .map(|m| m.links.iter().map(reference).collect())
         .unwrap_or_default();
@@ -321,7 +248,7 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
     );
     out.insert(
         "backlinks".into(),
-        json!(super::links::backlink_sources(ctx, &file.path).len()),
+        json!(ctx.snapshot.backlink_sources(&file.path).len()),
     );
     out.insert("truncated".into(), json!(!cut.is_empty()));
     out.insert("truncated_lists".into(), json!(cut));
@@ -361,47 +288,4 @@ pub(super) fn outline(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
         "total": total,
         }),
     )))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn header(output: Output) -> String {
-        match output {
-            Output::Read { header, body } => format!("{header}\n{body}"),
-            Output::Json(_) => unreachable!(),
-        }
-    }
-
-    #[test]
-    fn reads_state_their_window_and_cuts() {
-        let hash = content_hash("a\nbb\nccc\n");
-        assert_eq!(
-            header(render_read("n.md", "a\nbb\nccc\n", 0, 3, 100, None)),
-            format!("[lines 1-3 of 3] path=\"n.md\" sha256={hash}\na\nbb\nccc")
-        );
-        assert_eq!(
-            header(render_read("n.md", "a\nbb\nccc\n", 0, 3, 4, None)),
-            format!(
-                "[lines 1-2 of 3] path=\"n.md\" sha256={hash} truncated=true continue_with={{\"tool\":\"read_note\",\"arguments\":{{\"path\":\"n.md\",\"start_line\":3,\"end_line\":3,\"max_chars\":4}}}}\na\nbb"
-            )
-        );
-        assert_eq!(
-            header(render_read("n.md", "a\nbb\nccc\n", 2, 3, 2, None)),
-            format!("[lines 3-3 of 3] path=\"n.md\" sha256={hash} cut_line=3 truncated=true\ncc")
-        );
-        assert!(
-            header(render_read("e.md", "", 0, 0, 100, None))
-                .starts_with("[lines 0-0 of 0] path=\"e.md\"")
-        );
-    }
-
-    #[test]
-    fn hash_is_sha256_hex() {
-        assert_eq!(
-            content_hash(""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
-    }
 }

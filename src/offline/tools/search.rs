@@ -4,19 +4,18 @@
 //! The notes' text is already in memory, so a search is a scan of memory. Case-insensitive text search compares
 //! lower-cased text as the plugin does; for an ASCII query on text without the two characters whose lower case is
 //! ASCII (KELVIN SIGN, LATIN CAPITAL I WITH DOT ABOVE) an ASCII-only case-insensitive byte search gives the same
-//! answer much faster. Regexes are RE2's in the plugin (RE2JS) and Rust's `regex` here, both linear-time engines of
-//! one family: `\d`, `\w`, `\s` and `\b` are translated to their RE2 (ASCII) meaning; lookaround and backreferences
-//! are refused by both with a clear error.
+//! answer much faster. Regexes are RE2's in the plugin (RE2JS) and Rust's `regex` here (`../regex.rs`).
 
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
-use super::super::paths::{ToolError, quote};
-use super::super::text::{
-    SNIPPET_CHARS, cut_chars, snippet, snippet_around, split_lines, utf16_len,
-};
-use super::super::vault::js_cmp;
-use super::{Args, Context, Output, paged_result};
+use crate::offline::limits::{SNIPPET_CHARS, cut_chars, json_len, snippet, snippet_around};
+use crate::offline::lines::split_lines;
+use crate::offline::paths::quote;
+use crate::offline::regex::{first_line, translate_js_regex};
+use crate::offline::text::js_cmp;
+use crate::offline::text::utf16_len;
+use crate::offline::tools::{Args, Context, Output, ToolError, paged_result};
 
 /// Finds the first match in a line: its UTF-16 index.
 enum Matcher {
@@ -144,80 +143,6 @@ impl Matcher {
     }
 }
 
-/// The last non-blank line of an error message (the `regex` crate explains its errors over several lines).
-pub(crate) fn first_line(text: &str) -> String {
-    text.lines()
-        .rfind(|line| !line.trim().is_empty())
-        .unwrap_or(text)
-        .trim()
-        .to_string()
-}
-
-/// Rewrites the classes whose meaning differs between RE2 (ASCII, the plugin's RE2JS) and Rust (Unicode) regexes.
-fn translate_js_regex(pattern: &str) -> String {
-    // RE2's `\\s` (the plugin's engine): ASCII space, tab, line feed, form feed and carriage return.
-    translate_classes(pattern, "\\t\\n\\x0C\\r ")
-}
-
-/// Rewrites the classes whose meaning differs between a JavaScript `RegExp` without flags (ASCII `\d \w \b`,
-/// Unicode `\s`) and Rust's regexes, for patterns that Obsidian runs with JavaScript's own engine.
-pub(crate) fn translate_javascript_regex(pattern: &str) -> String {
-    translate_classes(
-        pattern,
-        "\\t\\n\\x0B\\x0C\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}",
-    )
-}
-
-/// `\d \w \b` and their negations in ASCII and `\s` as the members of `space`, leaving the rest as written.
-fn translate_classes(pattern: &str, space: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 16);
-    let mut in_class = false;
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let Some(next) = chars.next() else {
-                    out.push('\\');
-                    break;
-                };
-                let replacement = match (next, in_class) {
-                    ('d', false) => Some("[0-9]".to_string()),
-                    ('D', false) => Some("[^0-9]".to_string()),
-                    ('w', false) => Some("[0-9A-Za-z_]".to_string()),
-                    ('W', false) => Some("[^0-9A-Za-z_]".to_string()),
-                    ('s', false) => Some(format!("[{space}]")),
-                    ('S', false) => Some(format!("[^{space}]")),
-                    ('b', false) => Some("(?-u:\\b)".to_string()),
-                    ('B', false) => Some("(?-u:\\B)".to_string()),
-                    ('d', true) => Some("0-9".to_string()),
-                    ('w', true) => Some("0-9A-Za-z_".to_string()),
-                    ('s', true) => Some(space.to_string()),
-                    _ => None,
-                };
-                match replacement {
-                    Some(text) => out.push_str(&text),
-                    None => {
-                        out.push('\\');
-                        out.push(next);
-                    }
-                }
-            }
-            '[' if !in_class => {
-                in_class = true;
-                out.push(c);
-                // A `]` right after `[` or `[^` is a literal in Rust but closes an empty class in JavaScript; rare
-                // enough to pass through unchanged.
-            }
-            ']' if in_class => {
-                in_class = false;
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// Decodes the `line:path` cursor.
 fn parse_cursor(cursor: Option<&str>) -> Result<Option<(usize, String)>, ToolError> {
     let Some(cursor) = cursor.filter(|c| !c.is_empty()) else {
@@ -273,7 +198,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         .map(|&index| &ctx.snapshot.files[index])
         .filter(|file| {
             file.path.starts_with(&prefix)
-                && !super::super::paths::is_in_config_dir(&file.path, ctx.config_dir)
+                && !crate::offline::paths::is_in_config_dir(&file.path, ctx.config_dir)
         })
         .filter(|file| {
             resume
@@ -352,7 +277,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
                 found.insert("after".into(), json!(after));
             }
             let found = Value::Object(found);
-            let cost = super::super::text::json_len(&found)
+            let cost = json_len(&found)
                 + if matches.is_empty() {
                     utf16_len(&file.path) + 40
                 } else {

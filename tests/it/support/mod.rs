@@ -100,6 +100,21 @@ pub fn write_plugin_data(vault: &Path, port: u16, token: &str) {
     .unwrap();
 }
 
+/// Runs a Node script of the repository (e.g. the plugin's vault generator) from its root and returns its stdout.
+pub fn node(args: &[&str]) -> String {
+    let output = Command::new("node")
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .expect("node runs");
+    assert!(
+        output.status.success(),
+        "node {args:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// A binary of the pinned npm peers, or a clear failure saying how to install them.
 pub fn peer_bin(name: &str) -> PathBuf {
     let path = repo_root().join("tests/peers/node_modules/.bin").join(name);

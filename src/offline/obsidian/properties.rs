@@ -6,8 +6,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::markdown::NoteMetadata;
-use super::text::{is_js_space, js_trim};
+use crate::offline::obsidian::markdown::NoteMetadata;
+use crate::offline::text::{is_js_space, js_trim};
 
 /// `String(value)` for a frontmatter value.
 fn js_string(value: &Value) -> String {
@@ -114,7 +114,8 @@ mod tests {
 
     #[test]
     fn inline_and_frontmatter_tags_dedupe_case_insensitively() {
-        let meta = super::super::markdown::parse("---\ntags: [Work]\n---\n#work #idea #Idea");
+        let meta =
+            crate::offline::obsidian::markdown::parse("---\ntags: [Work]\n---\n#work #idea #Idea");
         assert_eq!(note_tags(Some(&meta)), vec!["#Work", "#idea"]);
     }
 }

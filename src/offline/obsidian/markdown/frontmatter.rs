@@ -1,0 +1,146 @@
+//! The YAML frontmatter: where it ends, its value as JSON with JavaScript's key order, and the links in its string
+//! values (`FrontmatterLinkCache`).
+
+use serde_json::{Map, Value};
+
+use super::*;
+
+/// Index of the closing `---` line, when the note has frontmatter.
+pub(super) fn frontmatter_end(lines: &[Line<'_>]) -> Option<usize> {
+    if lines.len() < 2 || js_trim_end(lines[0].text) != "---" {
+        return None;
+    }
+    (1..lines.len()).find(|&i| js_trim_end(lines[i].text) == "---")
+}
+
+/// The YAML text between the frontmatter fences (`getFrontMatterInfo().frontmatter`).
+pub(crate) fn frontmatter_text(content: &str) -> Option<&str> {
+    let lines = split_lines(content);
+    let closing = frontmatter_end(&lines)?;
+    let from = byte_offset_of_line(content, 1);
+    if closing == 1 {
+        return Some("");
+    }
+    let last = byte_offset_of_line(content, closing - 1) + lines[closing - 1].text.len();
+    Some(&content[from..last])
+}
+
+/// Sets `key` in an ordered list of entries the way a JavaScript object orders keys: integer-like keys first in
+/// ascending order, then the others in insertion order; assigning an existing key keeps its place.
+pub(crate) fn insert_js_key<T>(entries: &mut Vec<(String, T)>, key: String, value: T) {
+    if let Some(existing) = entries.iter_mut().find(|(k, _)| *k == key) {
+        existing.1 = value;
+        return;
+    }
+    entries.push((key, value));
+    sort_js_keys(entries);
+}
+
+/// Whether a property name is an array index to JavaScript (those keys come first, in numeric order).
+pub(crate) fn js_index_key(key: &str) -> Option<u32> {
+    let number: u32 = key.parse().ok()?;
+    (number != u32::MAX && number.to_string() == key).then_some(number)
+}
+
+pub(super) fn sort_js_keys<T>(entries: &mut [(String, T)]) {
+    // A stable sort keeps insertion order among the non-index keys.
+    entries.sort_by_key(|(key, _)| match js_index_key(key) {
+        Some(number) => (0, number),
+        None => (1, 0),
+    });
+}
+
+/// Fills the frontmatter and its links; YAML that does not parse or is not a mapping leaves both absent.
+pub(super) fn read_frontmatter(text: &str, meta: &mut NoteMetadata) {
+    let data = if js_trim(text).is_empty() {
+        Map::new()
+    } else {
+        match parse_yaml(text) {
+            Some(Value::Object(map)) => map,
+            _ => return,
+        }
+    };
+    for (key, value) in &data {
+        match value {
+            Value::String(text) => meta
+                .frontmatter_links
+                .extend(frontmatter_link(key.clone(), text)),
+            Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    if let Value::String(text) = item {
+                        meta.frontmatter_links
+                            .extend(frontmatter_link(format!("{key}.{index}"), text));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    meta.frontmatter = Some(data);
+}
+
+pub(super) fn frontmatter_link(key: String, value: &str) -> Option<FrontmatterLink> {
+    let trimmed = js_trim(value);
+    let inner = trimmed.strip_prefix("[[")?.strip_suffix("]]")?;
+    if inner.is_empty() || inner.contains(['[', ']']) {
+        return None;
+    }
+    let (linktext, display) = split_wikilink(inner);
+    let link = js_trim(linktext);
+    if link.is_empty() {
+        return None;
+    }
+    Some(FrontmatterLink {
+        key,
+        link: link.to_string(),
+        original: trimmed.to_string(),
+        display_text: display.unwrap_or(linktext).to_string(),
+    })
+}
+
+/// YAML as the plugin sees frontmatter, converted to the JSON JavaScript would hold: integral floats become
+/// integers, non-finite numbers `null`, keys strings in JavaScript key order. `None` when it does not parse.
+pub(crate) fn parse_yaml(text: &str) -> Option<Value> {
+    let value: yaml_serde::Value = yaml_serde::from_str(text).ok()?;
+    Some(yaml_to_json(value))
+}
+
+pub(super) fn yaml_to_json(value: yaml_serde::Value) -> Value {
+    match value {
+        yaml_serde::Value::Null => Value::Null,
+        yaml_serde::Value::Bool(b) => Value::Bool(b),
+        yaml_serde::Value::Number(number) => {
+            if let Some(i) = number.as_i64() {
+                json!(i)
+            } else if let Some(u) = number.as_u64() {
+                json!(u)
+            } else {
+                let f = number.as_f64().unwrap_or(f64::NAN);
+                if !f.is_finite() {
+                    Value::Null
+                } else if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+                    json!(f as i64)
+                } else {
+                    json!(f)
+                }
+            }
+        }
+        yaml_serde::Value::String(s) => Value::String(s),
+        yaml_serde::Value::Sequence(items) => {
+            Value::Array(items.into_iter().map(yaml_to_json).collect())
+        }
+        yaml_serde::Value::Mapping(mapping) => {
+            let mut entries: Vec<(String, Value)> = Vec::new();
+            for (key, value) in mapping {
+                let key = match yaml_to_json(key) {
+                    Value::String(s) => s,
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                };
+                insert_js_key(&mut entries, key, yaml_to_json(value));
+            }
+            Value::Object(entries.into_iter().collect())
+        }
+        yaml_serde::Value::Tagged(tagged) => yaml_to_json(tagged.value),
+    }
+}

@@ -1,0 +1,227 @@
+//! The vault's files and folders as Obsidian lists them (`fake-obsidian/vault.cjs`): entries in name order, depth
+//! first; names starting with `.` and the config folder are not part of the vault; symlinks are followed and a folder
+//! reached twice is listed once. A symlinked folder that leads outside the vault is listed but not entered, and
+//! hidden paths are left out with everything inside them.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::offline::hidden::HiddenRules;
+use crate::offline::paths::{FileIdentity, RealVault};
+use crate::offline::text::js_cmp;
+
+/// One file of the vault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileEntry {
+    pub(crate) path: String,
+    pub(crate) extension: String,
+    pub(crate) size: u64,
+    pub(crate) mtime: i64,
+    pub(crate) ctime: i64,
+    /// False when a symlink takes the file's real location outside the vault or into its config folder.
+    pub(crate) inside: bool,
+    /// The file the path led to when listed; a read checks it opened that one.
+    pub(crate) identity: FileIdentity,
+}
+
+impl FileEntry {
+    /// The file name, extension included.
+    pub(crate) fn name(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or(&self.path)
+    }
+
+    /// Whether Obsidian treats the file as a Markdown note (its extension is exactly `md`).
+    pub(crate) fn is_markdown(&self) -> bool {
+        self.extension == "md"
+    }
+}
+
+/// What a walk of the folder found, before any note is read.
+pub(super) struct Listing {
+    pub(super) files: Vec<FileEntry>,
+    pub(super) folders: Vec<String>,
+}
+
+pub(super) fn millis(time: std::io::Result<SystemTime>) -> Option<f64> {
+    let time = time.ok()?;
+    let since = time.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    Some(since.as_secs() as f64 * 1000.0 + f64::from(since.subsec_nanos()) / 1e6)
+}
+
+/// The vault path of `name` inside `folder` (`""` is the root).
+pub(super) fn join_name(folder: &str, name: &str) -> String {
+    if folder.is_empty() {
+        name.to_string()
+    } else {
+        format!("{folder}/{name}")
+    }
+}
+
+/// `Math.round`.
+pub(super) fn js_round(value: f64) -> i64 {
+    (value + 0.5).floor() as i64
+}
+
+pub(super) fn change_millis(metadata: &std::fs::Metadata) -> f64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        metadata.ctime() as f64 * 1000.0 + metadata.ctime_nsec() as f64 / 1e6
+    }
+    #[cfg(not(unix))]
+    {
+        millis(metadata.modified()).unwrap_or(0.0)
+    }
+}
+
+pub(super) fn extension_of(name: &str) -> String {
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => name[dot + 1..].to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Whether a path is left out of the vault as Obsidian lists it: the config folder and names starting with `.`.
+pub(super) fn is_unlisted(path: &str, config_dir: &str) -> bool {
+    let in_config = path
+        .strip_prefix(config_dir)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    in_config || path.split('/').any(|segment| segment.starts_with('.'))
+}
+
+/// The vault path of a real location inside the vault; `None` outside it (or for a name that is not UTF-8).
+pub(super) fn vault_path_of(vault: &RealVault, real: &Path) -> Option<String> {
+    let below = real.strip_prefix(vault.root()).ok()?;
+    let names: Option<Vec<&str>> = below
+        .components()
+        .map(|part| part.as_os_str().to_str())
+        .collect();
+    Some(names?.join("/"))
+}
+
+/// What a walk needs besides the folder at hand.
+pub(super) struct Walk<'a> {
+    root: &'a Path,
+    vault: &'a RealVault,
+    hidden: &'a HiddenRules,
+    seen: HashSet<PathBuf>,
+    listing: Listing,
+}
+
+pub(super) fn walk(root: &Path, real: &RealVault, hidden: &HiddenRules) -> Listing {
+    let mut walk = Walk {
+        root,
+        vault: real,
+        hidden,
+        seen: HashSet::new(),
+        listing: Listing {
+            files: Vec::new(),
+            folders: Vec::new(),
+        },
+    };
+    walk_folder(
+        &mut walk,
+        "",
+        real.root().to_path_buf(),
+        Some(String::new()),
+    );
+    walk.listing
+}
+
+/// Lists one folder and what is below it. `real_path` is the vault path of the folder's real location (it differs
+/// from `folder` below a symlink), `None` when that is outside the vault or when no hidden-path rule needs it.
+pub(super) fn walk_folder(
+    walk: &mut Walk<'_>,
+    folder: &str,
+    real_folder: PathBuf,
+    real_path: Option<String>,
+) {
+    let (root, vault) = (walk.root, walk.vault);
+    if !walk.seen.insert(real_folder.clone()) {
+        return;
+    }
+    let folder_inside = vault.allows(&real_folder);
+    let Ok(read) = std::fs::read_dir(crate::offline::paths::full_path(root, folder)) else {
+        // A folder that vanished or cannot be read during the scan is simply not listed.
+        return;
+    };
+    let mut entries: Vec<(String, std::fs::DirEntry)> = read
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            entry
+                .file_name()
+                .into_string()
+                .ok()
+                .map(|name| (name, entry))
+        })
+        .collect();
+    entries.sort_by(|a, b| js_cmp(&a.0, &b.0));
+    for (name, entry) in entries {
+        let path = join_name(folder, &name);
+        if is_unlisted(&path, vault.config_dir()) {
+            continue;
+        }
+        let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
+        // A plain entry is stat'ed relative to its folder (no path lookup); a symlink is followed, as Obsidian does,
+        // and judged by its real location, which must be the file it led to (a link swapped meanwhile is skipped).
+        let (metadata, real) = if is_link {
+            let (Ok(metadata), Ok(real)) = (
+                std::fs::metadata(entry.path()),
+                std::fs::canonicalize(entry.path()),
+            ) else {
+                // Dangling symlinks and files removed mid-scan are not part of the vault.
+                continue;
+            };
+            let same = std::fs::metadata(&real)
+                .is_ok_and(|there| FileIdentity::of(&there) == FileIdentity::of(&metadata));
+            if !same {
+                continue;
+            }
+            (metadata, Some(real))
+        } else {
+            match entry.metadata() {
+                Ok(metadata) => (metadata, None),
+                Err(_) => continue,
+            }
+        };
+        let entry_real_path = if walk.hidden.is_empty() {
+            None
+        } else {
+            match &real {
+                Some(real) => vault_path_of(vault, real),
+                None => real_path.as_deref().map(|folder| join_name(folder, &name)),
+            }
+        };
+        let hidden = walk.hidden.hides(&path)
+            || entry_real_path
+                .as_deref()
+                .is_some_and(|real| real != path && walk.hidden.hides(real));
+        if hidden {
+            continue;
+        }
+        if metadata.is_dir() {
+            walk.listing.folders.push(path.clone());
+            let real = real.unwrap_or_else(|| real_folder.join(&name));
+            // A symlinked folder that leads outside the vault (or into its config folder) is listed by name but
+            // never entered: nothing there is read, not even a directory listing (a link to `~` would otherwise be
+            // walked every time).
+            if vault.allows(&real) {
+                walk_folder(walk, &path, real, entry_real_path);
+            }
+        } else if metadata.is_file() {
+            let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
+            walk.listing.files.push(FileEntry {
+                extension: extension_of(&name),
+                size: metadata.len(),
+                mtime: js_round(millis(metadata.modified()).unwrap_or(0.0)),
+                ctime: js_round(birth.unwrap_or_else(|| change_millis(&metadata))),
+                inside: real
+                    .as_deref()
+                    .map_or(folder_inside, |real| vault.allows(real)),
+                identity: FileIdentity::of(&metadata),
+                path,
+            });
+        }
+    }
+}

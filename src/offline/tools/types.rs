@@ -1,0 +1,42 @@
+//! What every tool shares (`tools/types.ts`): the context a run may use, its output and its error.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::offline::obsidian::vault::Snapshot;
+use crate::offline::paths;
+
+/// A refusal or lookup failure, shown to the agent as the tool's error text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolError(pub(crate) String);
+
+impl ToolError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+/// What a tool run may use.
+pub(crate) struct Context<'a> {
+    pub(crate) snapshot: &'a Snapshot,
+    pub(crate) root: &'a Path,
+    pub(crate) real: &'a paths::RealVault,
+    pub(crate) config_dir: &'a str,
+    pub(crate) read_only: bool,
+}
+
+/// What a tool produced: compact JSON, or a note read (`[lines a-b of N]` header and text).
+pub(crate) enum Output {
+    Json(Value),
+    Read { header: String, body: String },
+}
+
+impl Output {
+    /// The text the plugin would send.
+    pub(crate) fn text(&self) -> String {
+        match self {
+            Output::Json(value) => serde_json::to_string(value).unwrap_or_default(),
+            Output::Read { header, body } => format!("{header}\n{body}"),
+        }
+    }
+}
