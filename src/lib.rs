@@ -9,6 +9,7 @@ pub mod fuzzing;
 mod offline;
 mod plugin_auth;
 mod setup;
+mod sync;
 mod version;
 
 use std::io::Write as _;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::sync::lock;
 use serde::Serialize;
 
 /// Rotate when the file grows past this.
@@ -98,10 +99,7 @@ impl Diagnostics {
             return;
         };
         line.push(b'\n');
-        let mut guard = self
-            .file
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut guard = lock(&self.file);
         let Some((file, size)) = guard.as_mut() else {
             return;
         };

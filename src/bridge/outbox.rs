@@ -10,6 +10,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
+use crate::sync::lock;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
@@ -59,7 +60,7 @@ impl Outbox {
     /// Queues a message as one line (or coalesces or drops it, for a notification; see the module's text).
     pub(crate) fn send(&self, message: &Value) {
         let key = notification_method(message).map(|method| replace_key(method, message));
-        let mut state = self.state.lock().expect("outbox lock");
+        let mut state = lock(&self.state);
         if state.closed {
             return;
         }
@@ -91,7 +92,7 @@ impl Outbox {
     pub(crate) async fn next(&self) -> Option<Vec<u8>> {
         loop {
             {
-                let mut state = self.state.lock().expect("outbox lock");
+                let mut state = lock(&self.state);
                 if let Some(line) = state.lines.pop_front() {
                     let sequence = state.first;
                     state.first += 1;
@@ -123,7 +124,7 @@ impl Outbox {
             // Registered before the check, so a shrink between the check and the wait is not missed.
             notified.as_mut().enable();
             {
-                let state = self.state.lock().expect("outbox lock");
+                let state = lock(&self.state);
                 if state.bytes <= BOUND || state.closed {
                     return;
                 }
@@ -134,7 +135,7 @@ impl Outbox {
 
     /// Takes no more messages; the writer still gets what is queued.
     pub(crate) fn close(&self) {
-        self.state.lock().expect("outbox lock").closed = true;
+        lock(&self.state).closed = true;
         self.queued.notify_one();
         self.room.notify_waiters();
     }
@@ -142,7 +143,7 @@ impl Outbox {
     /// Bytes queued now.
     #[cfg(test)]
     fn queued_bytes(&self) -> usize {
-        self.state.lock().expect("outbox lock").bytes
+        lock(&self.state).bytes
     }
 }
 

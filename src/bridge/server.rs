@@ -24,6 +24,7 @@ use super::jsonrpc::{self, Line, Message};
 use super::offline::OfflineBackend;
 use super::outbox::Outbox;
 use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamState};
+use crate::sync::lock;
 
 /// The name of the bridge's own tool.
 pub(crate) const STATUS_TOOL: &str = "obsidian_status";
@@ -138,7 +139,7 @@ impl Server {
         match method.as_str() {
             "initialize" => {
                 self.initialized.store(true, Ordering::Relaxed);
-                *self.client.lock().expect("client lock") = budget::client_name(params.as_ref());
+                *lock(&self.client) = budget::client_name(params.as_ref());
                 self.send(jsonrpc::result(id, self.initialize_result(params.as_ref())));
             }
             "ping" => self.send(jsonrpc::result(id, json!({}))),
@@ -173,11 +174,7 @@ impl Server {
                 else {
                     return;
                 };
-                let Some(in_flight) = self
-                    .in_flight
-                    .lock()
-                    .expect("in-flight lock")
-                    .remove(&jsonrpc::id_key(request))
+                let Some(in_flight) = lock(&self.in_flight).remove(&jsonrpc::id_key(request))
                 else {
                     return;
                 };
@@ -191,7 +188,7 @@ impl Server {
                     .and_then(Value::as_str)
                     .unwrap_or("cancelled by the client")
                     .to_string();
-                let target = *in_flight.slot.lock().expect("slot lock");
+                let target = *lock(&in_flight.slot);
                 if let Some((generation, upstream_id)) = target {
                     let upstream = Arc::clone(&self.upstream);
                     tokio::spawn(
@@ -238,8 +235,7 @@ impl Server {
     /// The output budget for a request: by the client named in its `_meta` (2026 era) or in `initialize`, unless
     /// `--max-chars` set one for every client.
     fn budget(&self, params: Option<&Value>) -> Budget {
-        let name = budget::client_name(params)
-            .or_else(|| self.client.lock().expect("client lock").clone());
+        let name = budget::client_name(params).or_else(|| lock(&self.client).clone());
         let budget = Budget::for_client(name.as_deref());
         match self.config.max_chars {
             Some(max_chars) => budget.overridden(max_chars),
@@ -249,12 +245,12 @@ impl Server {
 
     /// The tools offered: the catalog through the policy, plus the status tool.
     async fn list_tools(&self, budget: &Budget) -> Vec<Value> {
-        let known = self.catalog.lock().expect("catalog lock").source != CatalogSource::Unknown;
+        let known = lock(&self.catalog).source != CatalogSource::Unknown;
         if !known {
             // No catalog at all (first start of a non-vault upstream): give the upstream a short grace.
             let deadline = tokio::time::Instant::now() + self.config.startup_grace;
             let mut states = self.upstream.watch();
-            while self.catalog.lock().expect("catalog lock").source == CatalogSource::Unknown {
+            while lock(&self.catalog).source == CatalogSource::Unknown {
                 if tokio::time::timeout_at(deadline, states.changed())
                     .await
                     .is_err()
@@ -267,7 +263,7 @@ impl Server {
                 }
             }
         }
-        let catalog = self.catalog.lock().expect("catalog lock");
+        let catalog = lock(&self.catalog);
         let mut tools: Vec<Value> = self.config.policy.filter(&catalog.tools).cloned().collect();
         if self.fits_budgets() {
             tools.iter_mut().for_each(|tool| budget.annotate(tool));
@@ -282,7 +278,7 @@ impl Server {
             UpstreamEvent::Forward(notification) => self.send(notification),
             UpstreamEvent::Catalog(tools) => {
                 let changed = {
-                    let mut catalog = self.catalog.lock().expect("catalog lock");
+                    let mut catalog = lock(&self.catalog);
                     let changed = !catalog::same_tools(&catalog.tools, &tools);
                     *catalog = Catalog {
                         tools,
@@ -315,7 +311,7 @@ impl Server {
         let task_key = key.clone();
         // Registered before the task starts: a fast answer (the status tool) must find its entry.
         {
-            let mut in_flight = self.in_flight.lock().expect("in-flight lock");
+            let mut in_flight = lock(&self.in_flight);
             if in_flight.contains_key(&key) {
                 drop(in_flight);
                 // Two answers with one id could not be told apart: the duplicate is refused, the first goes on.
@@ -342,17 +338,11 @@ impl Server {
                     )
                 });
             // Only answer if the call was not cancelled meanwhile (a cancelled request gets no response).
-            if server
-                .in_flight
-                .lock()
-                .expect("in-flight lock")
-                .remove(&task_key)
-                .is_some()
-            {
+            if lock(&server.in_flight).remove(&task_key).is_some() {
                 server.send(answer);
             }
         });
-        if let Some(entry) = self.in_flight.lock().expect("in-flight lock").get_mut(&key) {
+        if let Some(entry) = lock(&self.in_flight).get_mut(&key) {
             entry.task = Some(task.abort_handle());
         }
     }
@@ -391,7 +381,7 @@ impl Server {
             return jsonrpc::result(id, self.status_result(&self.budget(params.as_ref())));
         }
         let refusal = {
-            let catalog = self.catalog.lock().expect("catalog lock");
+            let catalog = lock(&self.catalog);
             match self.config.policy.check(&name, catalog.find(&name)) {
                 Err(refusal) => Some(refusal.explain(&name)),
                 // A batch runs other tools: each of them meets the same policy as a direct call.
@@ -407,12 +397,7 @@ impl Server {
             return jsonrpc::result(id, tool_error(&refusal));
         }
         let budget = self.budget(params.as_ref());
-        let tool = self
-            .catalog
-            .lock()
-            .expect("catalog lock")
-            .find(&name)
-            .cloned();
+        let tool = lock(&self.catalog).find(&name).cloned();
         let mut params = params;
         let fitted = tool.as_ref().filter(|_| self.fits_budgets());
         if let Some(tool) = fitted
@@ -595,7 +580,7 @@ impl Server {
     fn status_result(&self, budget: &Budget) -> Value {
         let facts = self.upstream.facts();
         let state = self.upstream.state();
-        let catalog = self.catalog.lock().expect("catalog lock");
+        let catalog = lock(&self.catalog);
         let upstream = match self.upstream.target() {
             UpstreamTarget::Vault { path, config_dir } => {
                 let port = obsmcp_installer::plugin_data::read(path, config_dir)
@@ -627,7 +612,7 @@ impl Server {
             "bridge": { "version": env!("CARGO_PKG_VERSION"), "pluginVersionBundled": crate::version::PLUGIN },
             "offlineMode": if self.offline.is_some() && self.config.offline { "available" } else { "not available" },
             "client": {
-                "name": self.client.lock().expect("client lock").clone(),
+                "name": lock(&self.client).clone(),
                 "outputBudget": {
                     "for": budget.client,
                     "defaultMaxChars": budget.default_chars,
@@ -642,7 +627,7 @@ impl Server {
 
     /// Cancels nothing and answers nothing more: used at shutdown.
     pub(crate) fn abort_all(&self) {
-        for (_, in_flight) in self.in_flight.lock().expect("in-flight lock").drain() {
+        for (_, in_flight) in lock(&self.in_flight).drain() {
             if let Some(task) = in_flight.task {
                 task.abort();
             }

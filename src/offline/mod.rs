@@ -65,6 +65,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::sync::lock;
 pub(crate) use hidden::hidden_rule_count;
 use hidden::{HiddenRules, HiddenRulesError};
 use obsidian::vault::Snapshot;
@@ -162,10 +163,7 @@ impl OfflineVault {
     /// Brings the index up to date with the folder and the hidden-path rules (builds it on first use) and returns
     /// it, or why the rules cannot be applied.
     fn fresh_snapshot(&self, force: bool) -> Result<Arc<Snapshot>, HiddenRulesError> {
-        let mut state = self
-            .state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut state = lock(&self.state);
         let recent = state
             .checked
             .is_some_and(|checked| checked.elapsed() < self.refresh_interval);

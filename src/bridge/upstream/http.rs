@@ -20,6 +20,7 @@ use url::Url;
 use super::event_stream::Decoder;
 use super::{Events, LinkEvent, SendError, describe_reqwest_error};
 use crate::plugin_auth::{Challenge, PluginKey};
+use crate::sync::lock;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
@@ -70,11 +71,11 @@ impl HttpLink {
 
     /// Sends the negotiated protocol version on every later request, as the spec asks.
     pub(crate) fn set_protocol_version(&self, version: &str) {
-        *self.protocol.lock().expect("protocol lock") = HeaderValue::from_str(version).ok();
+        *lock(&self.protocol) = HeaderValue::from_str(version).ok();
     }
 
     fn session(&self) -> Option<HeaderValue> {
-        self.session.lock().expect("session lock").clone()
+        lock(&self.session).clone()
     }
 
     /// A request with this link's headers, signed when the link has a key, and the proof its answer must carry.
@@ -109,7 +110,7 @@ impl HttpLink {
         if let Some(session) = &session {
             request = request.header(SESSION_HEADER, session.clone());
         }
-        if let Some(protocol) = self.protocol.lock().expect("protocol lock").clone() {
+        if let Some(protocol) = lock(&self.protocol).clone() {
             request = request.header(PROTOCOL_HEADER, protocol);
         }
         let response = request.send().await.map_err(|error| {
@@ -133,7 +134,7 @@ impl HttpLink {
         if session.is_none()
             && let Some(given) = response.headers().get(SESSION_HEADER)
         {
-            *self.session.lock().expect("session lock") = Some(given.clone());
+            *lock(&self.session) = Some(given.clone());
         }
         if !status.is_success() {
             let text = response.text().await.unwrap_or_default();
@@ -209,7 +210,7 @@ impl HttpLink {
         let mut request = request
             .header(ACCEPT, "text/event-stream")
             .header(SESSION_HEADER, session);
-        if let Some(protocol) = self.protocol.lock().expect("protocol lock").clone() {
+        if let Some(protocol) = lock(&self.protocol).clone() {
             request = request.header(PROTOCOL_HEADER, protocol);
         }
         match request.send().await {
