@@ -45,15 +45,8 @@ pub(crate) struct SetupArgs {
     pub(crate) config_dir: Option<String>,
     #[arg(long, value_name = "NAME", help = client_help("AI client to register with (repeatable); without it, every detected client"))]
     pub(crate) client: Vec<String>,
-    /// Answer yes to every question; needed when there is no terminal.
-    #[arg(long, short = 'y')]
-    pub(crate) yes: bool,
-    /// Print the planned changes as unified diffs and write nothing.
-    #[arg(long)]
-    pub(crate) dry_run: bool,
-    /// Print a machine-readable report on stdout.
-    #[arg(long)]
-    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
     /// Register the bridge in read-only mode.
     #[arg(long)]
     pub(crate) read_only: bool,
@@ -76,6 +69,20 @@ pub(crate) struct SetupArgs {
     /// Mark Claude Code's entry "alwaysLoad": true: its tools are always in context, never deferred by tool search.
     #[arg(long)]
     pub(crate) always_load: bool,
+}
+
+/// How setup and uninstall run: asking, or told what to do; writing, or only showing; for people, or for agents.
+#[derive(Debug, Clone, Copy, Args)]
+pub(crate) struct RunArgs {
+    /// Answer yes to every question; needed when there is no terminal.
+    #[arg(long, short = 'y')]
+    pub(crate) yes: bool,
+    /// Print the planned changes as unified diffs and write nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Print a machine-readable report on stdout.
+    #[arg(long)]
+    pub(crate) json: bool,
 }
 
 /// Flags of `obsmcp doctor`.
@@ -172,15 +179,8 @@ pub(crate) struct UninstallArgs {
     pub(crate) config_dir: Option<String>,
     #[arg(long, value_name = "NAME", help = client_help("AI client to remove obsmcp from (repeatable); without it, every client"))]
     pub(crate) client: Vec<String>,
-    /// Answer yes to every question.
-    #[arg(long, short = 'y')]
-    pub(crate) yes: bool,
-    /// Print the planned changes and write nothing.
-    #[arg(long)]
-    pub(crate) dry_run: bool,
-    /// Print a machine-readable report on stdout.
-    #[arg(long)]
-    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
     /// Keep the plugin's files in the vault (it is always kept while another client's entry still uses the vault).
     #[arg(long)]
     pub(crate) keep_plugin: bool,

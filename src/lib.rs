@@ -1,6 +1,7 @@
 //! obsmcp as a library: everything the binary does, behind [`main`]. The binary (`src/main.rs`) only calls it; the
 //! split exists so that the fuzz targets under `fuzz/` can reach the parsers through [`fuzzing`].
 
+mod assets;
 mod bridge;
 mod cli;
 mod commands;
@@ -8,11 +9,10 @@ mod doctor;
 pub mod fuzzing;
 mod offline;
 mod plugin_auth;
-mod setup;
 mod sync;
+mod ui;
 mod version;
 
-use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -33,18 +33,11 @@ pub fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            stderr_line(format_args!("error: {error}"));
+            ui::stderr_line(format_args!("error: {error}"));
             for cause in error.chain().skip(1) {
-                stderr_line(format_args!("  caused by: {cause}"));
+                ui::stderr_line(format_args!("  caused by: {cause}"));
             }
             ExitCode::FAILURE
         }
     }
-}
-
-/// Writes one line for people on stderr, as `eprintln!` does but without its panic when stderr is closed or a pipe
-/// whose reader has quit: the exit code that follows is then what still tells the caller how the run went.
-pub(crate) fn stderr_line(line: std::fmt::Arguments<'_>) {
-    // Nobody is left to read the line, and a panic would turn the run's exit code (1, 2) into 101.
-    let _ = writeln!(std::io::stderr(), "{line}");
 }

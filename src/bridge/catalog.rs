@@ -13,9 +13,6 @@ use sha2::{Digest, Sha256};
 
 use super::config::{UpstreamTarget, redacted};
 
-/// The plugin's generated catalog, `{"pluginVersion": "…", "tools": [ … ]}`.
-const EMBEDDED: &str = include_str!("../../obsidian-plugin/catalog.json");
-
 /// Where a served catalog came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CatalogSource {
@@ -80,7 +77,8 @@ impl Catalog {
 
 /// The tools of the embedded plugin catalog.
 pub(crate) fn embedded() -> Option<Vec<Value>> {
-    read_tools(EMBEDDED)
+    let tools = crate::assets::catalog_tools();
+    (!tools.is_empty()).then(|| tools.to_vec())
 }
 
 fn read_tools(text: &str) -> Option<Vec<Value>> {

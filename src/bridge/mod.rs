@@ -15,7 +15,7 @@ mod offline;
 mod outbox;
 mod policy;
 mod server;
-mod upstream;
+pub(crate) mod upstream;
 
 use std::process::ExitCode;
 use std::sync::Arc;

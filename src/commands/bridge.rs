@@ -34,8 +34,8 @@ pub(crate) fn run(args: BridgeArgs) -> anyhow::Result<ExitCode> {
     let config = match raw.validate(|name| std::env::var(name).ok()) {
         Ok(config) => config,
         Err(error) => {
-            crate::stderr_line(format_args!("error: obsmcp bridge cannot start: {error}"));
-            crate::stderr_line(format_args!(
+            crate::ui::stderr_line(format_args!("error: obsmcp bridge cannot start: {error}"));
+            crate::ui::stderr_line(format_args!(
                 "hint: clients normally run `obsmcp bridge --vault PATH`, as `obsmcp setup` registers it; see `obsmcp bridge --help`"
             ));
             return Ok(ExitCode::from(2));

@@ -1,7 +1,9 @@
-//! One module per subcommand; each exposes `run`, which returns the process exit status.
+//! One module per subcommand, holding all of its glue (arguments, runtime, printing, exit code); each exposes
+//! `run`, which returns the process exit status. `shared.rs` is what setup, uninstall and doctor's `--fix` share.
 
 pub(crate) mod bridge;
 pub(crate) mod completions;
 pub(crate) mod doctor;
 pub(crate) mod setup;
+pub(crate) mod shared;
 pub(crate) mod uninstall;

@@ -11,26 +11,20 @@ use obsmcp_installer::setup::{self as planner, FixedDecisions, SetupRequest, Vau
 use obsmcp_installer::vaults;
 
 use crate::cli::SetupArgs;
-use crate::setup::prompt::{AskToReplace, Prompter};
-use crate::setup::report::{Outcome, Printer, Report};
-use crate::setup::{self, UsageError};
+use crate::commands::shared::{self, UsageError};
+use crate::ui::prompt::{AskToReplace, Prompter};
+use crate::ui::report::{Outcome, Printer, Report};
 
 /// Runs `obsmcp setup`.
 pub(crate) fn run(args: SetupArgs) -> anyhow::Result<ExitCode> {
-    let environment = setup::environment()?;
-    let interaction = setup::Interaction {
-        command: "setup",
-        yes: args.yes,
-        json: args.json,
-        dry_run: args.dry_run,
-    };
+    let environment = shared::environment()?;
     let refusal = UsageError {
         message: "setup needs a terminal to ask its questions, and there is none".to_owned(),
         hint: "run it with flags instead: obsmcp setup --vault PATH --client claude-code --client codex --client hermes --yes \
                (add --dry-run to only see the changes, --json for a report)"
             .to_owned(),
     };
-    setup::drive(&interaction, refusal, |prompter, printer| {
+    shared::drive("setup", args.run, refusal, |prompter, printer| {
         execute(&args, &environment, prompter, printer)
     })
 }
@@ -48,7 +42,7 @@ pub(crate) fn execute(
         environment,
         vaults,
         clients,
-        binary: setup::binary()?,
+        binary: shared::binary()?,
         read_only: args.read_only,
         hide: args
             .hide
@@ -60,10 +54,10 @@ pub(crate) fn execute(
         skill: !args.no_skill,
         always_load: args.always_load,
         permissions: !args.no_claude_permissions,
-        bundle: setup::BUNDLE,
-        data_template: setup::DATA_TEMPLATE,
-        read_only_tools: setup::read_only_tools(),
-        port_is_free: &setup::port_is_free,
+        bundle: crate::assets::BUNDLE,
+        data_template: crate::assets::DATA_TEMPLATE,
+        read_only_tools: crate::assets::read_only_tools(),
+        port_is_free: &shared::port_is_free,
     };
     let plan = match prompter.as_deref_mut() {
         Some(prompter) if !args.replace_existing => {
@@ -83,10 +77,10 @@ pub(crate) fn execute(
         diffs: Vec::new(),
     };
     if plan.changes_anything() {
-        setup::confirm_and_apply(
+        shared::confirm_and_apply(
             &mut report,
             &plan.files,
-            args.dry_run,
+            args.run.dry_run,
             prompter,
             printer,
             ("Apply these changes?", true),
@@ -105,7 +99,7 @@ pub(crate) fn execute(
                     .any(|problem| problem.scope == client.name)
             })
             .collect();
-        let lookup = setup::path_lookup(environment, &request.binary);
+        let lookup = shared::path_lookup(environment, &request.binary);
         report.next_steps = next_steps(&report, &plan.vaults, &working, &lookup, &request.binary);
     }
     Ok(printer.finish(&report)?)
@@ -120,12 +114,12 @@ fn choose_vaults(
         return args
             .vault
             .iter()
-            .map(|path| setup::vault_target(environment, path, args.config_dir.as_deref()))
+            .map(|path| shared::vault_target(environment, path, args.config_dir.as_deref()))
             .collect();
     }
     let (registered, errors) = vaults::discover(environment);
     for error in &errors {
-        crate::stderr_line(format_args!("warning: {error}"));
+        crate::ui::stderr_line(format_args!("warning: {error}"));
     }
     let found: Vec<_> = registered
         .into_iter()
@@ -142,14 +136,14 @@ fn choose_vaults(
         if !known.is_empty() {
             return known
                 .iter()
-                .map(|(path, config_dir)| setup::vault_target(environment, path, Some(config_dir)))
+                .map(|(path, config_dir)| shared::vault_target(environment, path, Some(config_dir)))
                 .collect();
         }
         if let Some(prompter) = prompter {
             let answer =
                 prompter.input("No vault is listed by Obsidian. Vault folder to set up")?;
             let path = PathBuf::from(answer.trim());
-            return Ok(vec![setup::vault_target(
+            return Ok(vec![shared::vault_target(
                 environment,
                 &path,
                 args.config_dir.as_deref(),
@@ -200,7 +194,7 @@ fn choose_vaults(
     }
     chosen
         .iter()
-        .map(|path| setup::vault_target(environment, path, args.config_dir.as_deref()))
+        .map(|path| shared::vault_target(environment, path, args.config_dir.as_deref()))
         .collect()
 }
 
@@ -210,7 +204,7 @@ fn choose_clients(
     prompter: Option<&mut (dyn Prompter + 'static)>,
 ) -> anyhow::Result<Vec<&'static ClientSpec>> {
     if !args.client.is_empty() {
-        return setup::named_clients(&args.client);
+        return shared::named_clients(&args.client);
     }
     let locations: Vec<_> = CLIENTS
         .iter()
@@ -259,7 +253,7 @@ fn next_steps(
     report: &Report,
     vaults: &[obsmcp_installer::setup::VaultPlan],
     clients: &[&ClientSpec],
-    lookup: &setup::PathLookup,
+    lookup: &shared::PathLookup,
     binary: &std::path::Path,
 ) -> Vec<String> {
     // A write that failed is reported under the file's path: its client is not ready either.
@@ -300,14 +294,14 @@ fn next_steps(
     for client in clients.iter().filter(|client| changed(client.name)) {
         steps.push(format!("{}: {}.", client.name, client.after_change));
     }
-    let command = setup::command_for(lookup, binary);
+    let command = shared::command_for(lookup, binary);
     let mut check = format!("Run `{command} doctor` to check every link from client to vault.");
     match lookup {
-        setup::PathLookup::ThisBinary => {}
-        setup::PathLookup::Nothing => check.push_str(
+        shared::PathLookup::ThisBinary => {}
+        shared::PathLookup::Nothing => check.push_str(
             " (obsmcp is not on your PATH: `cargo install --locked --path .` in the source folder puts it there.)",
         ),
-        setup::PathLookup::Another(other) => check.push_str(&format!(
+        shared::PathLookup::Another(other) => check.push_str(&format!(
             " (The `obsmcp` on your PATH is another binary, {}.)",
             other.display()
         )),
@@ -321,16 +315,18 @@ mod tests {
     use obsmcp_installer::environment::Os;
 
     use super::*;
-    use crate::setup::prompt::scripted::Scripted;
+    use crate::ui::prompt::scripted::Scripted;
 
     fn args() -> SetupArgs {
         SetupArgs {
             vault: Vec::new(),
             config_dir: None,
             client: Vec::new(),
-            yes: false,
-            dry_run: false,
-            json: false,
+            run: crate::cli::RunArgs {
+                yes: false,
+                dry_run: false,
+                json: false,
+            },
             read_only: false,
             replace_existing: false,
             no_claude_permissions: false,

@@ -9,27 +9,21 @@ use obsmcp_installer::environment::Environment;
 use obsmcp_installer::uninstall::{self as planner, UninstallRequest};
 
 use crate::cli::UninstallArgs;
-use crate::setup::prompt::Prompter;
+use crate::ui::prompt::Prompter;
 use obsmcp_installer::plan::Change;
 
-use crate::setup::report::{Outcome, Printer, Report};
-use crate::setup::{self, UsageError};
+use crate::commands::shared::{self, UsageError};
+use crate::ui::report::{Outcome, Printer, Report};
 
 /// Runs `obsmcp uninstall`.
 pub(crate) fn run(args: UninstallArgs) -> anyhow::Result<ExitCode> {
-    let environment = setup::environment()?;
-    let interaction = setup::Interaction {
-        command: "uninstall",
-        yes: args.yes,
-        json: args.json,
-        dry_run: args.dry_run,
-    };
+    let environment = shared::environment()?;
     let refusal = UsageError {
         message: "uninstall needs a terminal to confirm, and there is none".to_owned(),
         hint: "run `obsmcp uninstall --yes` (add --dry-run to only see the changes, --keep-plugin to keep the plugin)"
             .to_owned(),
     };
-    setup::drive(&interaction, refusal, |prompter, printer| {
+    shared::drive("uninstall", args.run, refusal, |prompter, printer| {
         execute(&args, &environment, prompter, printer)
     })
 }
@@ -44,13 +38,13 @@ pub(crate) fn execute(
     let clients = if args.client.is_empty() {
         CLIENTS.iter().collect()
     } else {
-        setup::named_clients(&args.client)?
+        shared::named_clients(&args.client)?
     };
     let vaults = args
         .vault
         .iter()
         .map(|path| {
-            let absolute = setup::absolute_folder(environment, path)?;
+            let absolute = shared::absolute_folder(environment, path)?;
             Ok(std::fs::canonicalize(&absolute).unwrap_or(absolute))
         })
         .collect::<anyhow::Result<Vec<PathBuf>>>()?;
@@ -60,7 +54,7 @@ pub(crate) fn execute(
         vaults,
         config_dir: args.config_dir.clone(),
         keep_plugin: args.keep_plugin,
-        read_only_tools: setup::read_only_tools(),
+        read_only_tools: crate::assets::read_only_tools(),
     };
     let mut plan = planner::plan(&request);
     let mut report = Report {
@@ -75,10 +69,10 @@ pub(crate) fn execute(
     };
     if plan.changes_anything() {
         let files = plan.files.clone();
-        let applied = setup::confirm_and_apply(
+        let applied = shared::confirm_and_apply(
             &mut report,
             &files,
-            args.dry_run,
+            args.run.dry_run,
             prompter,
             printer,
             ("Remove obsmcp as shown?", false),
@@ -123,7 +117,7 @@ mod tests {
     use obsmcp_installer::environment::Os;
 
     use super::*;
-    use crate::setup::prompt::scripted::Scripted;
+    use crate::ui::prompt::scripted::Scripted;
 
     #[test]
     fn uninstall_asks_and_a_no_keeps_everything() {
@@ -137,9 +131,11 @@ mod tests {
             vault: Vec::new(),
             config_dir: None,
             client: vec!["codex".to_owned()],
-            yes: false,
-            dry_run: false,
-            json: false,
+            run: crate::cli::RunArgs {
+                yes: false,
+                dry_run: false,
+                json: false,
+            },
             keep_plugin: true,
         };
         for (answer, kept) in [(false, true), (true, false)] {

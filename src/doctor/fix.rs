@@ -170,7 +170,7 @@ fn apply_setup_plan(
     clients: &[ClientConfig],
     outcome: &mut FixOutcome,
 ) -> anyhow::Result<()> {
-    let target = crate::setup::vault_target(environment, vault, Some(config_dir))?;
+    let target = crate::commands::shared::vault_target(environment, vault, Some(config_dir))?;
     let specs: Vec<&'static ClientSpec> = repairs
         .clients
         .iter()
@@ -180,7 +180,7 @@ fn apply_setup_plan(
         environment,
         vaults: vec![target.clone()],
         clients: specs,
-        binary: crate::setup::binary()?,
+        binary: crate::commands::shared::binary()?,
         read_only: repairs.read_only,
         // Hidden paths are kept as they are in data.json; a repair adds none.
         hide: Vec::new(),
@@ -190,10 +190,10 @@ fn apply_setup_plan(
         always_load: false,
         // Permission rules are the user's choice at setup time; a repair does not add them.
         permissions: false,
-        bundle: crate::setup::BUNDLE,
-        data_template: crate::setup::DATA_TEMPLATE,
-        read_only_tools: crate::setup::read_only_tools(),
-        port_is_free: &crate::setup::port_is_free,
+        bundle: crate::assets::BUNDLE,
+        data_template: crate::assets::DATA_TEMPLATE,
+        read_only_tools: crate::assets::read_only_tools(),
+        port_is_free: &crate::commands::shared::port_is_free,
     };
     let mut decisions = OnlyOurOwnEntries {
         clients,

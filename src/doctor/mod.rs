@@ -3,7 +3,8 @@
 //! A run gathers what is on disk first (client configs through the installer's adapters, vaults from the entries,
 //! `--vault` and Obsidian's registry), then does every slow thing at once (each vault's port, each entry's binary
 //! version, each `--probe-bridge` child) under short timeouts, and folds it all into one [`report::Report`] that
-//! the printers render. `--fix` applies the repairs the checks attached, then runs the whole examination again.
+//! the printers render. `--fix` applies the repairs the checks attached, then runs the whole examination again. The
+//! command's glue (arguments, spinner, printing, bundle, exit code) is `crate::commands::doctor`.
 
 pub(crate) mod bridge_probe;
 pub(crate) mod bundle;
@@ -14,22 +15,17 @@ pub(crate) mod plugin_probe;
 pub(crate) mod print;
 pub(crate) mod report;
 pub(crate) mod sources;
-pub(crate) mod spinner;
 pub(crate) mod vault;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use anyhow::Context as _;
 use obsmcp_installer::environment::Environment;
 use obsmcp_installer::plugin_data::PLUGIN_ID;
 
 use self::clients::{ClientConfig, ClientContext, ConfigState, ServerEntry};
 use self::report::{Check, Report, Section, Subject};
 use self::vault::{VaultFacts, VaultTarget};
-use crate::cli::DoctorArgs;
 
 /// What to examine, validated from the command line, and how to word the fixes.
 #[derive(Debug, Clone)]
@@ -49,25 +45,6 @@ pub(crate) struct Options {
     pub(crate) on_path: Option<PathBuf>,
 }
 
-impl Options {
-    fn from_args(args: &DoctorArgs, environment: &Environment) -> anyhow::Result<Self> {
-        let current = std::env::current_dir().context("could not read the current folder")?;
-        Ok(Self {
-            vaults: args
-                .vault
-                .iter()
-                .map(|vault| crate::setup::absolute_folder(environment, vault))
-                .collect::<std::io::Result<_>>()
-                .context("could not read the current folder")?,
-            config_dir: args.config_dir.clone(),
-            probe_bridge: args.probe_bridge,
-            cwd: current,
-            obsmcp: crate::setup::own_command(environment),
-            on_path: crate::setup::obsmcp_on_path(environment),
-        })
-    }
-}
-
 /// One examination: the report plus what the bundle needs to go with it.
 pub(crate) struct Examination {
     /// The report.
@@ -78,73 +55,9 @@ pub(crate) struct Examination {
     pub(crate) tokens: Vec<String>,
 }
 
-/// Runs `obsmcp doctor`.
-pub(crate) async fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
-    let environment = Environment::from_process()
-        .context("no home folder: doctor needs HOME (USERPROFILE on Windows) to find the AI clients' configs")?;
-    let options = Options::from_args(&args, &environment)?;
-    let spinner = spinner::Spinner::start("checking");
-    let mut examination = examine(&environment, &options).await;
-    if args.fix {
-        // A repair can reveal the next one (a plugin installed now has a data.json to fill), so a few rounds.
-        let mut outcome = fix::FixOutcome::default();
-        for _ in 0..3 {
-            let round = fix::apply(&environment, &examination.report, &examination.clients);
-            let changed = round.changed();
-            outcome.absorb(round);
-            if !changed {
-                break;
-            }
-            examination = examine(&environment, &options).await;
-        }
-        examination.report = outcome.into_report(examination.report);
-    }
-    spinner.stop();
-
-    let home = environment.home().to_owned();
-    let rendered = if args.json {
-        print::json(&examination.report)
-    } else {
-        print::text(
-            &examination.report,
-            print::TextStyle::detect(),
-            Some(&home),
-            &options.obsmcp,
-        )
-    };
-    let mut stdout = std::io::stdout().lock();
-    crate::setup::report::unless_reader_left(
-        stdout
-            .write_all(rendered.as_bytes())
-            .and_then(|()| stdout.flush()),
-    )
-    .context("could not write the report to stdout")?;
-    drop(stdout);
-    if let Some(path) = &args.bundle {
-        let input = bundle::BundleInput {
-            report: &examination.report,
-            clients: &examination.clients,
-            tokens: &examination.tokens,
-            log_folders: log_folders(&environment),
-        };
-        let files = bundle::write(path, &input)
-            .with_context(|| format!("could not write the support bundle `{}`", path.display()))?;
-        crate::stderr_line(format_args!(
-            "Support bundle written to {} ({} files; tokens and secrets redacted, no note content).",
-            path.display(),
-            files.len()
-        ));
-    }
-    Ok(if examination.report.failed() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
 /// Where the bridge keeps its diagnostics log (`bridge.log`, rotated to `bridge.log.1`): the state folder, and
 /// `~/Library/Logs/obsmcp` on macOS.
-fn log_folders(environment: &Environment) -> Vec<PathBuf> {
+pub(crate) fn log_folders(environment: &Environment) -> Vec<PathBuf> {
     let mut folders = vec![environment.state_home()];
     if environment.os() == obsmcp_installer::environment::Os::MacOs {
         folders.insert(

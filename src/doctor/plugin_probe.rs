@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::bridge::upstream::describe_reqwest_error;
+use crate::bridge::upstream::event_stream::Decoder;
 use crate::plugin_auth::PluginKey;
 
 /// The `serverInfo.name` our plugin reports in its `initialize` result.
@@ -283,7 +285,7 @@ impl Handshake {
                 Answer::Silent
             } else {
                 Answer::NotHttp {
-                    detail: error_chain(&error),
+                    detail: describe_reqwest_error(&error),
                 }
             }
         })?;
@@ -306,7 +308,7 @@ impl Handshake {
                 Answer::Silent
             } else {
                 Answer::NotHttp {
-                    detail: error_chain(&error),
+                    detail: describe_reqwest_error(&error),
                 }
             }
         })?;
@@ -328,34 +330,18 @@ impl Handshake {
     }
 }
 
-/// The JSON-RPC message with `id` among the `data:` lines of a server-sent event stream.
+/// The JSON-RPC message with `id` among the events of a server-sent event stream (the last one, as a client reads
+/// them in order), decoded by the bridge's own decoder.
 fn from_event_stream(text: &str, id: Option<&Value>) -> Option<Value> {
-    let mut data = String::new();
-    let mut found = None;
-    for line in text.lines().chain(std::iter::once("")) {
-        if let Some(rest) = line.strip_prefix("data:") {
-            data.push_str(rest.strip_prefix(' ').unwrap_or(rest));
-        } else if line.is_empty() && !data.is_empty() {
-            if let Ok(message) = serde_json::from_str::<Value>(&data)
-                && (id.is_none() || message.get("id") == id)
-            {
-                found = Some(message);
-            }
-            data.clear();
-        }
-    }
-    found
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
+    let mut decoder = Decoder::default();
+    let mut events = decoder.push(text.as_bytes());
+    // A stream that ends without the blank line after its last event still completes it.
+    events.extend(decoder.push(b"\n\n"));
+    events
+        .into_iter()
+        .rev()
+        .filter_map(|event| serde_json::from_str::<Value>(&event.data).ok())
+        .find(|message| id.is_none() || message.get("id") == id)
 }
 
 #[cfg(test)]

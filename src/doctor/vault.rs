@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::plugin_probe::Answer;
 use super::report::{Check, Repair};
-use crate::setup::BUNDLE;
+use crate::assets::BUNDLE;
 
 /// Ports that belong to other Obsidian plugins users run beside ours.
 pub(crate) const FOREIGN_PORTS: [(u16, &str); 3] = [

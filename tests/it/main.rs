@@ -6,6 +6,7 @@ mod bridge;
 mod cli;
 mod doctor;
 mod fuzz_corpus;
+mod independent;
 mod offline;
 mod setup;
 mod soak;

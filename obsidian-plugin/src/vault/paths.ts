@@ -26,7 +26,7 @@ const MAX_PATH_CHARS = 1024;
  * Windows reads as digits (listed by Microsoft since 2023, MicrosoftDocs/win32#1731). COM0 and LPT0 are accepted:
  * Windows opens them as plain files, and Microsoft, after listing them in 2022, removed them in 2025 as never reserved
  * (MicrosoftDocs/win32#2008). The `i` flag without `u` folds ASCII letters only, as Windows does here. The offline
- * reader's `is_windows_device_name` (src/offline/paths.rs) applies the same rule.
+ * reader's `is_windows_device_name` (src/offline/paths/mod.rs) applies the same rule.
  */
 const WINDOWS_DEVICE_NAME = /^(?:con|prn|aux|nul|(?:com|lpt)[1-9\u00b9\u00b2\u00b3])$/i;
 
@@ -101,7 +101,7 @@ export function vaultBasePath(ctx: ToolContext): string {
  * A test of real (symlink-free) locations: inside the vault and outside its config folder. The config folder is
  * judged by its own real location (it may itself be a link) and, below the vault, by name as `isInConfigDir` does,
  * so that a link such as `cfglink -> .obsidian` cannot reach the token in `data.json`. The offline reader's
- * `RealVault::allows` (src/offline/paths.rs) applies the same rule.
+ * `RealVault::allows` (src/offline/paths/disk.rs) applies the same rule.
  */
 function realLocationTest(ctx: ToolContext): (real: string) => boolean {
   const base = vaultBasePath(ctx);

@@ -31,16 +31,22 @@ pub(crate) const LINK_QUEUE: usize = 64;
 
 pub(crate) type Events = mpsc::Sender<LinkEvent>;
 
-/// How sending one message failed, by what it says about delivery.
-#[derive(Debug)]
+/// How sending one message failed, by what it says about delivery: the variant decides whether the message may be
+/// sent again, and the text says why for the person reading the answer or the log.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub(crate) enum SendError {
     /// The server never received it (connection refused, dead child): safe to send again on a new session.
+    #[error("{0}")]
     NotDelivered(String),
     /// The server refused it for an unknown session, without running it: re-initialize and send again.
+    #[error("{0}")]
     SessionLost(String),
     /// The server refused this message; the session is fine.
+    #[error("{0}")]
     Rejected(String),
     /// The connection broke after sending: it may have run.
+    #[error("{0}")]
     Unknown(String),
 }
 

@@ -75,15 +75,20 @@ impl UpstreamState {
 }
 
 /// Why a request got no answer from the upstream.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub(crate) enum CallError {
     /// No session could be had within the wait; the text is the last connection error.
+    #[error("not reachable: {0}")]
     Unreachable(String),
     /// The session ended while the request was out; it may or may not have run.
+    #[error("lost with its session: {0}")]
     Lost(String),
     /// No answer within the timeout; a cancellation was sent upstream.
+    #[error("no answer within {:.1} s", .0.as_secs_f64())]
     Timeout(Duration),
     /// The server refused the message itself (HTTP error, bad credentials).
+    #[error("refused: {0}")]
     Rejected(String),
 }
 

@@ -265,30 +265,18 @@ impl Session {
 }
 
 /// Why a request made by the bridge itself (handshake, ping, catalog) failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub(super) enum RequestError {
     /// The server refused the message (an HTTP error status): it is there, but does not take this.
+    #[error("{0}")]
     Rejected(String),
     /// No answer within the timeout.
+    #[error("{0}")]
     NoAnswer(String),
     /// The session failed underneath.
+    #[error("{0}")]
     Failed(String),
-}
-
-impl std::fmt::Display for RequestError {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Rejected(reason) | Self::NoAnswer(reason) | Self::Failed(reason) => {
-                formatter.write_str(reason)
-            }
-        }
-    }
-}
-
-impl From<RequestError> for String {
-    fn from(error: RequestError) -> Self {
-        error.to_string()
-    }
 }
 
 pub(super) struct Pending {

@@ -287,7 +287,7 @@ impl Upstream {
             let answer = self
                 .request_on(session, "tools/list", params, timeout)
                 .await
-                .map_err(String::from)?;
+                .map_err(|error| error.to_string())?;
             let result = answer
                 .get("result")
                 .ok_or_else(|| describe_error(&answer, "tools/list"))?;

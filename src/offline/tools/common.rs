@@ -116,16 +116,7 @@ pub(crate) fn paged(offset: usize, shown: usize, total: usize) -> (bool, Value) 
 /// A tool of the plugin's catalog (embedded in the binary, parsed once), for the schema order and defaults of its
 /// arguments.
 pub(crate) fn tool_schema(name: &str) -> Option<&'static Value> {
-    static TOOLS: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
-    TOOLS
-        .get_or_init(|| {
-            serde_json::from_str::<Value>(include_str!("../../../obsidian-plugin/catalog.json"))
-                .ok()
-                .and_then(|catalog| catalog.get("tools")?.as_array().cloned())
-                .unwrap_or_default()
-        })
-        .iter()
-        .find(|tool| tool.get("name").and_then(Value::as_str) == Some(name))
+    crate::assets::catalog_tool(name)
 }
 
 /// `pageHead`: the keys a paged result starts with (whether it was limited, the next page's cursor and, when

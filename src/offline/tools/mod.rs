@@ -114,12 +114,7 @@ mod tests {
 
     #[test]
     fn every_catalog_tool_has_an_offline_answer() {
-        let catalog: Value =
-            serde_json::from_str(include_str!("../../../obsidian-plugin/catalog.json")).unwrap();
-        let tools = catalog["tools"]
-            .as_array()
-            .or_else(|| catalog.as_array())
-            .expect("catalog lists tools");
+        let tools = crate::assets::catalog_tools();
         assert!(tools.len() >= 20, "catalog has {} tools", tools.len());
         for tool in tools {
             let name = tool["name"].as_str().unwrap();

@@ -1,9 +1,7 @@
-//! What `setup` and `uninstall` share in the binary: the plugin bytes and templates embedded at build time, the
-//! read-only tool names from the generated catalog, and turning command-line values into validated targets. The
-//! planning itself lives in the `obsmcp-installer` library.
-
-pub(crate) mod prompt;
-pub(crate) mod report;
+//! What `setup` and `uninstall` share (and doctor's `--fix`, which replays setup): the environment, this binary and
+//! how a shell runs it, command-line values turned into validated targets, and the flow of a run (plan, show,
+//! confirm, apply, report) with its usage errors. The planning itself is the `obsmcp-installer` library's; the
+//! terminal parts (prompts, the report printer) are in `crate::ui`.
 
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -13,34 +11,11 @@ use anyhow::{Context as _, bail};
 use obsmcp_installer::clients::{self, CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
 use obsmcp_installer::plan::FileChange;
-use obsmcp_installer::plugin::PluginBundle;
 use obsmcp_installer::setup::{Problem, VaultTarget};
 use obsmcp_installer::vaults;
 
-/// The plugin files this binary installs (the doctor's `--fix` installs the same bytes).
-pub(crate) const BUNDLE: PluginBundle = PluginBundle {
-    main_js: include_bytes!("../../obsidian-plugin/main.js"),
-    manifest: include_bytes!("../../obsidian-plugin/manifest.json"),
-    styles: Some(include_bytes!("../../obsidian-plugin/styles.css")),
-};
-
-/// The plugin's initial `data.json`, with `{port}` and `{token}` placeholders.
-pub(crate) const DATA_TEMPLATE: &str = include_str!("../../templates/plugin/data.json");
-
-const CATALOG: &str = include_str!("../../obsidian-plugin/catalog.json");
-
-/// The tools the plugin marks `readOnlyHint: true`: the ones Claude Code's permission rules pre-approve.
-pub(crate) fn read_only_tools() -> Vec<String> {
-    let catalog: serde_json::Value =
-        serde_json::from_str(CATALOG).expect("the embedded catalog is JSON");
-    catalog["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|tool| tool["annotations"]["readOnlyHint"] == true)
-        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
-        .collect()
-}
+use crate::cli::RunArgs;
+use crate::ui::{prompt, report};
 
 /// The process's environment, or an error saying why there is none.
 pub(crate) fn environment() -> anyhow::Result<Environment> {
@@ -200,23 +175,12 @@ pub(crate) struct UsageError {
     pub(crate) hint: String,
 }
 
-/// The flags that decide how an installer command talks to the person running it.
-pub(crate) struct Interaction {
-    /// The command (`setup`, `uninstall`), for the JSON report of a failure.
-    pub(crate) command: &'static str,
-    /// `--yes`.
-    pub(crate) yes: bool,
-    /// `--json`.
-    pub(crate) json: bool,
-    /// `--dry-run`.
-    pub(crate) dry_run: bool,
-}
-
 /// Runs setup or uninstall with the real terminal: questions only on a terminal and without `--yes`, `--json` or
 /// `--dry-run`; without a terminal, `refusal` unless `--yes` or `--dry-run` says what to do. A [`UsageError`] from
 /// the run is printed with its hint and exits 2, like a refusal.
 pub(crate) fn drive(
-    interaction: &Interaction,
+    command: &'static str,
+    run: RunArgs,
     refusal: UsageError,
     execute: impl FnOnce(
         Option<&mut (dyn prompt::Prompter + 'static)>,
@@ -224,9 +188,9 @@ pub(crate) fn drive(
     ) -> anyhow::Result<ExitCode>,
 ) -> anyhow::Result<ExitCode> {
     let terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    let interactive = terminal && !interaction.yes && !interaction.json && !interaction.dry_run;
-    if !interactive && !interaction.yes && !interaction.dry_run {
-        json_failure(interaction, &refusal.message, Some(&refusal.hint));
+    let interactive = terminal && !run.yes && !run.json && !run.dry_run;
+    if !interactive && !run.yes && !run.dry_run {
+        json_failure(command, run, &refusal.message, Some(&refusal.hint));
         return Ok(usage_error(&refusal));
     }
     let mut terminal_prompter = prompt::Terminal;
@@ -240,7 +204,7 @@ pub(crate) fn drive(
     let mut printer = report::Printer {
         out: &mut stdout,
         err: &mut stderr,
-        json: interaction.json,
+        json: run.json,
         body_shown: false,
         problems_shown: 0,
     };
@@ -250,11 +214,11 @@ pub(crate) fn drive(
         Ok(code) => Ok(code),
         Err(error) => match error.downcast::<UsageError>() {
             Ok(usage) => {
-                json_failure(interaction, &usage.message, Some(&usage.hint));
+                json_failure(command, run, &usage.message, Some(&usage.hint));
                 Ok(usage_error(&usage))
             }
             Err(error) => {
-                json_failure(interaction, &format!("{error:#}"), None);
+                json_failure(command, run, &format!("{error:#}"), None);
                 Err(error)
             }
         },
@@ -263,12 +227,12 @@ pub(crate) fn drive(
 
 /// With `--json`, a run that fails before its report still prints one on stdout: an agent reading it gets the
 /// error and its hint, not an empty stream.
-fn json_failure(interaction: &Interaction, message: &str, hint: Option<&str>) {
-    if !interaction.json {
+fn json_failure(command: &str, run: RunArgs, message: &str, hint: Option<&str>) {
+    if !run.json {
         return;
     }
     let report = serde_json::json!({
-        "command": interaction.command,
+        "command": command,
         "outcome": "failed",
         "error": message,
         "hint": hint,
@@ -313,8 +277,8 @@ pub(crate) fn confirm_and_apply(
 
 /// Prints a usage error with its hint; exit code 2, as for clap's own usage errors.
 pub(crate) fn usage_error(error: &UsageError) -> std::process::ExitCode {
-    crate::stderr_line(format_args!("error: {}", error.message));
-    crate::stderr_line(format_args!("hint: {}", error.hint));
+    crate::ui::stderr_line(format_args!("error: {}", error.message));
+    crate::ui::stderr_line(format_args!("hint: {}", error.hint));
     std::process::ExitCode::from(2)
 }
 

@@ -8,6 +8,8 @@ use obsmcp_installer::plan::{Change, FileChange, Item};
 use obsmcp_installer::setup::{Note, Problem, VaultPlan};
 use serde::Serialize;
 
+use super::unless_reader_left;
+
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -317,15 +319,6 @@ impl Printer<'_> {
             }
         }
         Ok(())
-    }
-}
-
-/// A write's result, with a closed pipe taken as the reader having seen enough (`obsmcp setup --json | head`): the
-/// run's work is done by then, so it ends quietly with the exit code the work earned, as `cat` or `rg` would.
-pub(crate) fn unless_reader_left(result: std::io::Result<()>) -> std::io::Result<()> {
-    match result {
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
     }
 }
 

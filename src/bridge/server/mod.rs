@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Instant, UNIX_EPOCH};
+use std::time::Instant;
 
 use futures::FutureExt;
 use rmcp::model::ProtocolVersion;
@@ -18,13 +18,16 @@ use serde_json::{Value, json};
 
 use super::budget::{self, Budget};
 use super::catalog::{self, Catalog, CatalogSource};
-use super::config::{BridgeConfig, UpstreamTarget, redacted};
+use super::config::{BridgeConfig, UpstreamTarget};
 use super::diagnostics::{Diagnostics, Record};
 use super::jsonrpc::{self, Line, Message};
 use super::offline::OfflineBackend;
 use super::outbox::Outbox;
 use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamState};
 use crate::sync::lock;
+use status::status_tool;
+
+mod status;
 
 /// The name of the bridge's own tool.
 pub(crate) const STATUS_TOOL: &str = "obsidian_status";
@@ -577,54 +580,6 @@ impl Server {
         }
     }
 
-    fn status_result(&self, budget: &Budget) -> Value {
-        let facts = self.upstream.facts();
-        let state = self.upstream.state();
-        let catalog = lock(&self.catalog);
-        let upstream = match self.upstream.target() {
-            UpstreamTarget::Vault { path, config_dir } => {
-                let port = obsmcp_installer::plugin_data::read(path, config_dir)
-                    .ok()
-                    .map(|data| data.port);
-                // How many rules hide private notes, never what they hide.
-                let rules = crate::offline::hidden_rule_count(path, config_dir);
-                json!({ "kind": "vault", "vault": path, "url": port.map(|port| format!("http://127.0.0.1:{port}/mcp")),
-                        "hiddenPathRules": rules })
-            }
-            UpstreamTarget::Url { url, .. } => json!({ "kind": "url", "url": redacted(url) }),
-            UpstreamTarget::Command { program, .. } => {
-                json!({ "kind": "command", "command": program })
-            }
-        };
-        let since = facts
-            .since
-            .and_then(|since| since.duration_since(UNIX_EPOCH).ok())
-            .map(|since| since.as_secs());
-        let report = json!({
-            "state": state.as_str(),
-            "stateSinceUnix": since,
-            "upstream": upstream,
-            "transport": facts.transport,
-            "server": { "name": facts.server_name, "version": facts.server_version, "protocolVersion": facts.protocol_version },
-            "lastError": facts.last_error,
-            "reconnects": facts.reconnects,
-            "catalog": { "source": catalog.source.as_str(), "tools": catalog.tools.len() },
-            "bridge": { "version": env!("CARGO_PKG_VERSION"), "pluginVersionBundled": crate::version::PLUGIN },
-            "offlineMode": if self.offline.is_some() && self.config.offline { "available" } else { "not available" },
-            "client": {
-                "name": lock(&self.client).clone(),
-                "outputBudget": {
-                    "for": budget.client,
-                    "defaultMaxChars": budget.default_chars,
-                    "ceilingMaxChars": budget.ceiling_chars,
-                    "setBy": if self.config.max_chars.is_some() { "--max-chars" } else { "client" },
-                },
-            },
-        });
-        let text = serde_json::to_string_pretty(&report).expect("a JSON value serializes");
-        json!({ "content": [{ "type": "text", "text": text }], "structuredContent": report })
-    }
-
     /// Cancels nothing and answers nothing more: used at shutdown.
     pub(crate) fn abort_all(&self) {
         for (_, in_flight) in lock(&self.in_flight).drain() {
@@ -633,19 +588,6 @@ impl Server {
             }
         }
     }
-}
-
-/// The bridge's own tool.
-fn status_tool() -> Value {
-    json!({
-        "name": STATUS_TOOL,
-        "title": "Obsidian connection status",
-        "description": "Reports whether the obsmcp bridge is connected to Obsidian (or its upstream MCP server): connection \
-                        state, upstream address and server version, the last error, how often it reconnected, and where the \
-                        tool list came from. Use it when vault tools fail.",
-        "inputSchema": { "type": "object", "properties": {}, "additionalProperties": false },
-        "annotations": { "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false },
-    })
 }
 
 /// A tool result that reports a failure to the agent in words. Built as plain JSON: rmcp's `CallToolResult` adds

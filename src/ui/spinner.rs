@@ -1,7 +1,7 @@
 //! A small progress spinner on stderr while the network checks run, shown only when stderr is a terminal (never in
 //! a pipe, a log or a test), so that output meant for reading or parsing stays clean.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::IsTerminal as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -26,14 +26,15 @@ impl Spinner {
                 // A short delay first: a fast run finishes before the spinner would flash.
                 std::thread::sleep(Duration::from_millis(150));
                 while running.load(Ordering::Relaxed) {
-                    eprint!("\r{} {label}…", frames[frame % frames.len()]);
-                    // A failed flush only delays the next frame.
-                    let _ = std::io::stderr().flush();
+                    super::stderr_text(format_args!("\r{} {label}…", frames[frame % frames.len()]));
                     frame += 1;
                     std::thread::sleep(Duration::from_millis(100));
                 }
                 if frame > 0 {
-                    eprint!("\r{}\r", " ".repeat(label.chars().count() + 3));
+                    super::stderr_text(format_args!(
+                        "\r{}\r",
+                        " ".repeat(label.chars().count() + 3)
+                    ));
                 }
             })
         });
