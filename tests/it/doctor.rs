@@ -665,7 +665,7 @@ fn a_broken_data_json_fails_and_fix_rewrites_it_keeping_the_token() {
             .exists()
     );
     let state_home = machine.home.path().join(".local/state/obsmcp");
-    let backup = obsmcp_installer::files::vault_backup_path(&state_home, &data);
+    let backup = obsmcp_installer::plan::write::vault_backup_path(&state_home, &data);
     assert_eq!(
         std::fs::read_to_string(&backup).unwrap(),
         truncated,

@@ -590,6 +590,6 @@ pub(crate) fn shape_error(
 }
 
 #[cfg(test)]
-mod properties;
+mod proptests;
 #[cfg(test)]
 mod tests;

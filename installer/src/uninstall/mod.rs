@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::clients::skill;
 use crate::clients::{ClientSpec, EntryKind, describe_entry, read_servers};
 use crate::document::{self, KeyPath, Operation};
 use crate::environment::Environment;
-use crate::files;
+use crate::obsidian::plugin::{self, PLUGIN_FILES};
+use crate::obsidian::plugin_data::DEFAULT_CONFIG_DIR;
+use crate::obsidian::registry;
+use crate::plan::state::State;
+use crate::plan::write;
 use crate::plan::{Change, FileChange, Item, PlanFileError, TextEdit, check_writable};
-use crate::plugin::{self, PLUGIN_FILES};
-use crate::plugin_data::DEFAULT_CONFIG_DIR;
 use crate::setup::{Note, Problem};
-use crate::skill;
-use crate::state::State;
-use crate::vaults;
 
 /// What uninstall is asked to do.
 pub struct UninstallRequest<'a> {
@@ -88,8 +88,8 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
 
     for client in &request.clients {
         let location = client.locate(request.environment);
-        let path = files::resolve(&location.config);
-        let text = match files::read_text(&path) {
+        let path = write::resolve(&location.config);
+        let text = match write::read_text(&path) {
             Ok(Some(text)) => text,
             Ok(None) => continue,
             Err(error) => {
@@ -163,7 +163,7 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         if let Some(permissions) = &client.permissions
             && !names.is_empty()
         {
-            let settings = files::resolve(&(permissions.locate)(request.environment));
+            let settings = write::resolve(&(permissions.locate)(request.environment));
             if settings.exists() {
                 let allow: KeyPath = permissions
                     .allow_key
@@ -222,17 +222,17 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
             let config_dir = request
                 .config_dir
                 .clone()
-                .unwrap_or_else(|| vaults::config_dir(vault, None).0);
+                .unwrap_or_else(|| registry::config_dir(vault, None).0);
             vaults.entry(vault.clone()).or_insert(config_dir);
         }
         for (vault, config_dir) in &vaults {
             // The plugin goes with the last entry that uses it: clients left configured must still reach the vault.
             if let Some(clients) = still_served
                 .iter()
-                .find(|(served, _)| files::same_path(served, vault))
+                .find(|(served, _)| write::same_path(served, vault))
             {
                 plan.notes.push(Note {
-                    scope: format!("vault {}", vaults::vault_name(vault)),
+                    scope: format!("vault {}", registry::vault_name(vault)),
                     message: format!(
                         "kept the plugin: {} still {} this vault (uninstall those too to remove it)",
                         clients.1.join(" and "),
@@ -280,7 +280,7 @@ impl UninstallPlan {
                 .find(|(vault, config_dir)| {
                     let config = vault.join(config_dir);
                     path.starts_with(&config)
-                        || path.starts_with(files::vault_backup_folder(&state_home, &config))
+                        || path.starts_with(write::vault_backup_folder(&state_home, &config))
                 })
                 .cloned()
         };
@@ -331,14 +331,14 @@ impl UninstallPlan {
             };
             if let Some((_, clients)) = served
                 .iter()
-                .find(|(path, _)| files::same_path(path, &vault))
+                .find(|(path, _)| write::same_path(path, &vault))
             {
                 self.state.keep_file_as_in(&original, &change.path);
                 if !kept.contains(&vault) {
                     kept.push(vault.clone());
                     self.state.vaults.insert(vault.clone(), config_dir);
                     problems.push(Problem {
-                        scope: format!("vault {}", vaults::vault_name(&vault)),
+                        scope: format!("vault {}", registry::vault_name(&vault)),
                         message: format!(
                             "kept the plugin: {} still {} it",
                             clients.join(" and "),
@@ -352,7 +352,7 @@ impl UninstallPlan {
             write(change, &mut self.state, &mut problems);
         }
         for folder in &self.folders {
-            if crate::state::remove_dir_if_empty(folder) || !folder.exists() {
+            if crate::plan::state::remove_dir_if_empty(folder) || !folder.exists() {
                 self.state.created_dirs.remove(folder);
             }
         }
@@ -361,7 +361,7 @@ impl UninstallPlan {
         for change in self.files.iter().filter(|change| change.after.is_none()) {
             let mut folder = change.path.parent();
             while let Some(current) = folder.filter(|current| current.starts_with(&backups)) {
-                if !crate::state::remove_dir_if_empty(current) {
+                if !crate::plan::state::remove_dir_if_empty(current) {
                     break;
                 }
                 folder = current.parent();
@@ -387,13 +387,13 @@ fn plan_skill_removal(
     environment: &Environment,
     config: &Path,
 ) {
-    let Some(path) = skill::file(client, environment).map(|path| files::resolve(&path)) else {
+    let Some(path) = skill::file(client, environment).map(|path| write::resolve(&path)) else {
         return;
     };
     if !path.exists() {
         return;
     }
-    let backup = files::vault_backup_path(&plan.state_home, &path);
+    let backup = write::vault_backup_path(&plan.state_home, &path);
     let created = state.created_files.contains(&path);
     if !created && !backup.exists() {
         // Not setup's: a skill of that name the user made is theirs to keep.
@@ -439,7 +439,7 @@ fn plan_plugin_removal(
     vault: &Path,
     config_dir: &str,
 ) {
-    let scope = format!("vault {}", vaults::vault_name(vault));
+    let scope = format!("vault {}", registry::vault_name(vault));
     let folder = plugin::folder(vault, config_dir);
     plan.plugin_vaults
         .push((vault.to_owned(), config_dir.to_owned()));
@@ -453,7 +453,7 @@ fn plan_plugin_removal(
                     plan.files.push(change);
                     removed_any = true;
                     // The plugin's own file goes, so its backup (a data.json holds the token) has nothing to restore.
-                    let backup = files::vault_backup_path(&plan.state_home, &path);
+                    let backup = write::vault_backup_path(&plan.state_home, &path);
                     if backup.exists()
                         && let Ok(change) = FileChange::replace(&backup, None)
                     {
@@ -477,7 +477,7 @@ fn plan_plugin_removal(
         });
     }
     plan.folders.push(folder);
-    let community = files::resolve(&plugin::community_plugins_path(vault, config_dir));
+    let community = write::resolve(&plugin::community_plugins_path(vault, config_dir));
     if community.exists() {
         let mut operations = vec![plugin::disable_operation()];
         operations.extend(prune_operations(state, &community));
@@ -544,7 +544,7 @@ fn push_edit(
             if change.is_change() {
                 forget_emptied(state, &change);
                 // A vault file's backup is in the state folder; one beside it is from an older obsmcp.
-                let in_state = files::vault_backup_path(&plan.state_home, path);
+                let in_state = write::vault_backup_path(&plan.state_home, path);
                 if in_state.exists() {
                     change.backup = in_state;
                 }

@@ -1,5 +1,8 @@
 //! Plans: every change setup or uninstall would make, computed before any write. The same plan prints as a unified
 //! diff (`--dry-run`), feeds the report (added / updated / unchanged / removed), and is then applied file by file.
+//!
+//! [`write`] is how a planned change reaches the disk (symlinks resolved, one backup, atomic replace, Claude Code's
+//! lock), and [`state`] is the record of what setup created, which uninstall plans from.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -8,7 +11,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::document::{self, Format, Operation};
-use crate::files::{self, DirectoryLock, FileError};
+use write::{DirectoryLock, FileError};
+
+pub mod state;
+pub mod write;
 
 /// What happens to one thing setup manages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -56,7 +62,7 @@ pub struct FileChange {
     pub claude_lock: bool,
     /// The mode for a file created from nothing.
     pub new_mode: Option<u32>,
-    /// Where the file's one backup goes (see [`files::backup_path`] and [`files::vault_backup_path`]).
+    /// Where the file's one backup goes (see [`write::backup_path`] and [`write::vault_backup_path`]).
     pub backup: PathBuf,
 }
 
@@ -130,7 +136,7 @@ impl FileChange {
         claude_lock: bool,
         new_mode: Option<u32>,
     ) -> Result<Self, PlanFileError> {
-        let before = files::read_text(path).map_err(PlanFileError::File)?;
+        let before = write::read_text(path).map_err(PlanFileError::File)?;
         let after = edit
             .run(before.as_deref())
             .map_err(|source| PlanFileError::Document {
@@ -144,7 +150,7 @@ impl FileChange {
             edit: Some(edit),
             claude_lock,
             new_mode,
-            backup: files::backup_path(path),
+            backup: write::backup_path(path),
         })
     }
 
@@ -167,7 +173,7 @@ impl FileChange {
             edit: None,
             claude_lock: false,
             new_mode: None,
-            backup: files::backup_path(path),
+            backup: write::backup_path(path),
         })
     }
 
@@ -231,7 +237,7 @@ impl FileChange {
         if self.claude_lock
             && let Some(edit) = &self.edit
         {
-            let current = files::read_text(&self.path)?;
+            let current = write::read_text(&self.path)?;
             if current.as_deref().map(str::as_bytes) != self.before.as_deref() {
                 after = edit
                     .run(current.as_deref())
@@ -243,8 +249,8 @@ impl FileChange {
             }
         }
         match after {
-            Some(bytes) => files::write_atomic(&self.path, &bytes, self.new_mode, &self.backup)?,
-            None => files::remove_file(&self.path)?,
+            Some(bytes) => write::write_atomic(&self.path, &bytes, self.new_mode, &self.backup)?,
+            None => write::remove_file(&self.path)?,
         }
         Ok(())
     }
@@ -365,7 +371,7 @@ mod tests {
         let change = FileChange::edit(&path, add_entry(), false, None).unwrap();
         assert!(!change.is_change());
         change.apply().unwrap();
-        assert!(!files::backup_path(&path).exists());
+        assert!(!write::backup_path(&path).exists());
     }
 
     #[test]

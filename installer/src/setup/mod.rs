@@ -11,17 +11,17 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::clients::skill;
+use crate::clients::template::Template;
 use crate::clients::{ClientSpec, EntryKind, describe_entry, read_servers};
 use crate::document::{self, KeyPath, Operation, key_path};
 use crate::environment::Environment;
-use crate::files;
+use crate::obsidian::plugin::{self, PluginBundle};
+use crate::obsidian::plugin_data::{self, DEFAULT_CONFIG_DIR, DEFAULT_PORT};
+use crate::obsidian::registry::{self, ConfigDirSource};
+use crate::plan::state::State;
+use crate::plan::write;
 use crate::plan::{Change, FileChange, Item, PlanFileError, TextEdit, change_of, check_writable};
-use crate::plugin::{self, PluginBundle};
-use crate::plugin_data::{self, DEFAULT_CONFIG_DIR, DEFAULT_PORT};
-use crate::skill;
-use crate::state::State;
-use crate::template::Template;
-use crate::vaults::{self, ConfigDirSource};
 
 /// The server name of the first vault; further vaults get `obsidian-<vault slug>`.
 pub const SERVER_NAME: &str = "obsidian";
@@ -219,7 +219,7 @@ impl SetupPlan {
             let is_served = served.as_ref().is_none_or(|served| {
                 served
                     .iter()
-                    .any(|(path, _)| files::same_path(path, &vault.path))
+                    .any(|(path, _)| write::same_path(path, &vault.path))
             });
             if is_served {
                 write(change, &mut state, &mut problems);
@@ -297,7 +297,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
     let mut taken_names = BTreeSet::new();
 
     for vault in &request.vaults {
-        let scope = format!("vault {}", vaults::vault_name(&vault.path));
+        let scope = format!("vault {}", registry::vault_name(&vault.path));
         let Some(port) = plan_plugin(
             request,
             vault,
@@ -331,7 +331,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
                 .as_ref()
                 .filter(|_| request.permissions)
             {
-                let settings = files::resolve(&(permissions.locate)(request.environment));
+                let settings = write::resolve(&(permissions.locate)(request.environment));
                 let need = (settings, client_file.path.clone());
                 if !plan.needs.contains(&need) {
                     plan.needs.push(need);
@@ -340,7 +340,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
         }
         repoint_broken_entries(request, vault, &mut edits, &mut plan.notes);
         plan.vaults.push(VaultPlan {
-            name: vaults::vault_name(&vault.path),
+            name: registry::vault_name(&vault.path),
             path: vault.path.clone(),
             config_dir: vault.config_dir.clone(),
             config_dir_source: vault.config_dir_source,
@@ -357,7 +357,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
             let client = client_file.client;
             if let Some(path) = skill::file(client, request.environment) {
                 edits.replace(
-                    &files::resolve(&path),
+                    &write::resolve(&path),
                     skill::TEXT.as_bytes(),
                     None,
                     client.name,
@@ -399,8 +399,8 @@ fn repoint_broken_entries(
         .filter(|client| !chosen(client))
     {
         let location = client.locate(request.environment);
-        let path = files::resolve(&location.config);
-        let Ok(Some(text)) = files::read_text(&path) else {
+        let path = write::resolve(&location.config);
+        let Ok(Some(text)) = write::read_text(&path) else {
             continue;
         };
         let Ok(servers) = read_servers(client, &text) else {
@@ -416,7 +416,7 @@ fn repoint_broken_entries(
             else {
                 continue;
             };
-            if !files::same_path(&entry_vault, &vault.path) || Path::new(&command).is_file() {
+            if !write::same_path(&entry_vault, &vault.path) || Path::new(&command).is_file() {
                 continue;
             }
             notes.push(Note {
@@ -460,8 +460,8 @@ fn read_clients(request: &SetupRequest<'_>, plan: &mut SetupPlan) -> Vec<ClientF
             });
             continue;
         }
-        let path = files::resolve(&location.config);
-        let text = match files::read_text(&path) {
+        let path = write::resolve(&location.config);
+        let text = match write::read_text(&path) {
             Ok(text) => text.unwrap_or_default(),
             Err(error) => {
                 plan.problems.push(Problem {
@@ -493,10 +493,15 @@ fn read_clients(request: &SetupRequest<'_>, plan: &mut SetupPlan) -> Vec<ClientF
 
 /// Ports the plugin of every other known vault already uses.
 fn ports_in_use_by_other_vaults(request: &SetupRequest<'_>) -> BTreeSet<u16> {
-    let (registered, _) = vaults::discover(request.environment);
+    let (registered, _) = registry::discover(request.environment);
     let known: BTreeMap<PathBuf, String> = registered
         .into_iter()
-        .map(|vault| (vault.path.clone(), vaults::config_dir(&vault.path, None).0))
+        .map(|vault| {
+            (
+                vault.path.clone(),
+                registry::config_dir(&vault.path, None).0,
+            )
+        })
         .collect();
     known
         .iter()
@@ -520,7 +525,7 @@ fn plan_plugin(
 ) -> Option<u16> {
     let folder = plugin::folder(&vault.path, &vault.config_dir);
     let data_path = plugin_data::data_json_path(&vault.path, &vault.config_dir);
-    let existing_text = match files::read_text(&data_path) {
+    let existing_text = match write::read_text(&data_path) {
         Ok(text) => text,
         Err(error) => {
             plan.problems.push(Problem {
@@ -745,8 +750,8 @@ fn slot(
             command,
             vault: Some(entry_vault),
             ..
-        } if files::same_path(&entry_vault, &vault.path) => {
-            if files::same_path(Path::new(&command), &request.binary) {
+        } if write::same_path(&entry_vault, &vault.path) => {
+            if write::same_path(Path::new(&command), &request.binary) {
                 Slot::Ours
             } else {
                 Slot::OursElsewhere { command }
@@ -769,7 +774,7 @@ fn choose_name(
     decisions: &mut dyn Decisions,
     plan: &mut SetupPlan,
 ) -> String {
-    let slug = vaults::slug(&vaults::vault_name(&vault.path));
+    let slug = registry::slug(&registry::vault_name(&vault.path));
     // The vault's own entries, whatever copy of obsmcp they run, keep their name: those already running this binary
     // first, then the others in the order the clients list them.
     let own = |wanted: fn(&Slot) -> bool| -> Vec<String> {
@@ -908,7 +913,7 @@ fn plan_entry(
         );
     }
     if let Some(permissions) = client.permissions.as_ref().filter(|_| request.permissions) {
-        let settings = files::resolve(&(permissions.locate)(request.environment));
+        let settings = write::resolve(&(permissions.locate)(request.environment));
         let rules = request
             .read_only_tools
             .iter()
@@ -992,7 +997,7 @@ fn describe_client_items(
             });
         }
         if let Some(permissions) = client.permissions.as_ref().filter(|_| request.permissions) {
-            let settings = files::resolve(&(permissions.locate)(request.environment));
+            let settings = write::resolve(&(permissions.locate)(request.environment));
             if let Some(change) = plan.files.iter().find(|change| change.path == settings) {
                 let state = if !change.is_change() {
                     Change::Unchanged
@@ -1116,7 +1121,7 @@ impl Edits {
             };
             let planned = planned.map(|change| match pending.vault_file {
                 true => FileChange {
-                    backup: files::vault_backup_path(state_home, &change.path),
+                    backup: write::vault_backup_path(state_home, &change.path),
                     ..change
                 },
                 false => change,
@@ -1167,7 +1172,7 @@ fn scope_of(path: &Path) -> String {
 
 fn hint_for(error: &PlanFileError) -> Option<String> {
     match error {
-        PlanFileError::File(files::FileError::ReadOnly { .. }) => {
+        PlanFileError::File(write::FileError::ReadOnly { .. }) => {
             Some("make the file writable, or leave this client out with --client".to_owned())
         }
         PlanFileError::Document {
