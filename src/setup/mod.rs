@@ -14,8 +14,8 @@ use obsmcp_installer::clients::{self, CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
 use obsmcp_installer::obsidian::plugin::PluginBundle;
 use obsmcp_installer::obsidian::registry;
-use obsmcp_installer::plan::FileChange;
-use obsmcp_installer::setup::{Problem, VaultTarget};
+use obsmcp_installer::plan::{FileChange, Problem};
+use obsmcp_installer::setup::VaultTarget;
 
 /// The plugin files this binary installs (the doctor's `--fix` installs the same bytes).
 pub(crate) const BUNDLE: PluginBundle = PluginBundle {

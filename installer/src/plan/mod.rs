@@ -1,5 +1,8 @@
 //! Plans: every change setup or uninstall would make, computed before any write. The same plan prints as a unified
 //! diff (`--dry-run`), feeds the report (added / updated / unchanged / removed), and is then applied file by file.
+//! What planning meets on the way is part of the plan too: a [`Note`] to show, or a [`Problem`] that leaves one part
+//! unplanned while the rest goes on. Setup and uninstall plan every edit of a user's document through
+//! [`FileChange::planned`], so both refuse an unparseable or read-only file alike.
 //!
 //! [`write`] is how a planned change reaches the disk (symlinks resolved, one backup, atomic replace, Claude Code's
 //! lock), and [`state`] is the record of what setup created, which uninstall plans from.
@@ -41,6 +44,26 @@ pub struct Item {
     pub change: Change,
     /// The file it lives in.
     pub path: PathBuf,
+}
+
+/// Something the user should know, with no change attached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// Where it belongs.
+    pub scope: String,
+    /// What to know.
+    pub message: String,
+}
+
+/// A part that could not be planned; the rest goes on, and the run fails at the end.
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    /// Where it belongs.
+    pub scope: String,
+    /// What is wrong, with the path and the cause.
+    pub message: String,
+    /// What fixes it.
+    pub hint: Option<String>,
 }
 
 /// How long obsmcp waits for Claude Code to release its lock: longer than Claude's own stale age, so a crashed
@@ -152,6 +175,28 @@ impl FileChange {
             new_mode,
             backup: write::backup_path(path),
         })
+    }
+
+    /// Plans a document edit of `path` (already resolved) as setup and uninstall write it: an existing read-only
+    /// file the edit would change is refused now, while planning, rather than when the plan is applied.
+    pub fn planned(
+        path: &Path,
+        edit: TextEdit,
+        claude_lock: bool,
+        new_mode: Option<u32>,
+    ) -> Result<Self, PlanFileError> {
+        Self::edit(path, edit, claude_lock, new_mode)?.writable()
+    }
+
+    /// The change, unless it would rewrite an existing read-only file.
+    pub(crate) fn writable(self) -> Result<Self, PlanFileError> {
+        if self.is_change()
+            && self.before.is_some()
+            && std::fs::metadata(&self.path).is_ok_and(|metadata| metadata.permissions().readonly())
+        {
+            return Err(PlanFileError::File(FileError::ReadOnly { path: self.path }));
+        }
+        Ok(self)
     }
 
     /// Plans writing `bytes` to `path` as they are (plugin files).
@@ -301,19 +346,6 @@ pub enum PlanFileError {
         path: PathBuf,
         source: document::DocumentError,
     },
-}
-
-/// Whether the change to `path` can be written: an existing read-only file cannot.
-pub fn check_writable(change: &FileChange) -> Result<(), FileError> {
-    if change.is_change()
-        && change.before.is_some()
-        && std::fs::metadata(&change.path).is_ok_and(|metadata| metadata.permissions().readonly())
-    {
-        return Err(FileError::ReadOnly {
-            path: change.path.clone(),
-        });
-    }
-    Ok(())
 }
 
 /// How an item changed, from its value before and after.

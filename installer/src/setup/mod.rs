@@ -21,7 +21,7 @@ use crate::obsidian::plugin_data::{self, DEFAULT_CONFIG_DIR, DEFAULT_PORT};
 use crate::obsidian::registry::{self, ConfigDirSource};
 use crate::plan::state::State;
 use crate::plan::write;
-use crate::plan::{Change, FileChange, Item, PlanFileError, TextEdit, change_of, check_writable};
+use crate::plan::{Change, FileChange, Item, Note, PlanFileError, Problem, TextEdit, change_of};
 
 /// The server name of the first vault; further vaults get `obsidian-<vault slug>`.
 pub const SERVER_NAME: &str = "obsidian";
@@ -106,26 +106,6 @@ pub struct VaultPlan {
     pub port: u16,
     /// The server name in every client.
     pub server_name: String,
-}
-
-/// Something the user should know, with no change attached.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Note {
-    /// Where it belongs.
-    pub scope: String,
-    /// What to know.
-    pub message: String,
-}
-
-/// A part that could not be planned; the rest goes on, and the run fails at the end.
-#[derive(Debug, Clone, Serialize)]
-pub struct Problem {
-    /// Where it belongs.
-    pub scope: String,
-    /// What is wrong, with the path and the cause.
-    pub message: String,
-    /// What fixes it.
-    pub hint: Option<String>,
 }
 
 /// Everything setup would do.
@@ -1110,14 +1090,14 @@ impl Edits {
         for pending in self.pending {
             let planned = match pending.kind {
                 PendingKind::Document(edit) => {
-                    FileChange::edit(&pending.path, edit, pending.claude_lock, pending.new_mode)
+                    FileChange::planned(&pending.path, edit, pending.claude_lock, pending.new_mode)
                 }
-                PendingKind::Bytes(bytes) => {
-                    FileChange::replace(&pending.path, Some(&bytes)).map(|change| FileChange {
+                PendingKind::Bytes(bytes) => FileChange::replace(&pending.path, Some(&bytes))
+                    .and_then(FileChange::writable)
+                    .map(|change| FileChange {
                         new_mode: pending.new_mode,
                         ..change
-                    })
-                }
+                    }),
             };
             let planned = planned.map(|change| match pending.vault_file {
                 true => FileChange {
@@ -1126,11 +1106,7 @@ impl Edits {
                 },
                 false => change,
             });
-            let change = match planned.and_then(|change| {
-                check_writable(&change)
-                    .map(|()| change)
-                    .map_err(PlanFileError::File)
-            }) {
+            let change = match planned {
                 Ok(change) => change,
                 Err(error) => {
                     let scope = pending

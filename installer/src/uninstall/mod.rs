@@ -16,8 +16,7 @@ use crate::obsidian::plugin_data::DEFAULT_CONFIG_DIR;
 use crate::obsidian::registry;
 use crate::plan::state::State;
 use crate::plan::write;
-use crate::plan::{Change, FileChange, Item, PlanFileError, TextEdit, check_writable};
-use crate::setup::{Note, Problem};
+use crate::plan::{Change, FileChange, Item, Note, Problem, TextEdit};
 
 /// What uninstall is asked to do.
 pub struct UninstallRequest<'a> {
@@ -535,11 +534,7 @@ fn push_edit(
         operations,
         remove_if_empty: created,
     };
-    match FileChange::edit(path, edit, claude_lock, None).and_then(|change| {
-        check_writable(&change)
-            .map(|()| change)
-            .map_err(PlanFileError::File)
-    }) {
+    match FileChange::planned(path, edit, claude_lock, None) {
         Ok(mut change) => {
             if change.is_change() {
                 forget_emptied(state, &change);
