@@ -161,36 +161,37 @@ impl SetupPlan {
                 .find(|vault| change.path.starts_with(vault.path.join(&vault.config_dir)))
         };
         let mut failed: Vec<PathBuf> = Vec::new();
-        let mut write = |change: &FileChange, state: &mut State, problems: &mut Vec<Problem>| {
-            let needed = self
-                .needs
-                .iter()
-                .find(|(file, needed)| *file == change.path && failed.contains(needed));
-            if let Some((_, needed)) = needed {
-                // Rules for an entry that could not be written would outlive it: uninstall finds no entry to
-                // take them back with.
-                state.keep_file_as_in(&original, &change.path);
-                failed.push(change.path.clone());
-                problems.push(Problem {
-                    scope: change.path.display().to_string(),
-                    message: format!(
-                        "left unchanged, since `{}` could not be written",
-                        needed.display()
-                    ),
-                    hint: None,
-                });
-                return;
-            }
-            if let Err(error) = change.apply() {
-                state.keep_file_as_in(&original, &change.path);
-                failed.push(change.path.clone());
-                problems.push(Problem {
-                    scope: change.path.display().to_string(),
-                    message: error.to_string(),
-                    hint: error.hint(),
-                });
-            }
-        };
+        let mut write_change =
+            |change: &FileChange, state: &mut State, problems: &mut Vec<Problem>| {
+                let needed = self
+                    .needs
+                    .iter()
+                    .find(|(file, needed)| *file == change.path && failed.contains(needed));
+                if let Some((_, needed)) = needed {
+                    // Rules for an entry that could not be written would outlive it: uninstall finds no entry to
+                    // take them back with.
+                    state.keep_file_as_in(&original, &change.path);
+                    failed.push(change.path.clone());
+                    problems.push(Problem {
+                        scope: change.path.display().to_string(),
+                        message: format!(
+                            "left unchanged, since `{}` could not be written",
+                            needed.display()
+                        ),
+                        hint: None,
+                    });
+                    return;
+                }
+                if let Err(error) = change.apply() {
+                    state.keep_file_as_in(&original, &change.path);
+                    failed.push(change.path.clone());
+                    problems.push(Problem {
+                        scope: change.path.display().to_string(),
+                        message: error.to_string(),
+                        hint: error.hint(),
+                    });
+                }
+            };
         // Clients first: the plugin then goes only into vaults that some client's entry serves, so a run in which
         // every entry for a vault failed does not leave a plugin there that nothing uses.
         for change in self
@@ -198,7 +199,7 @@ impl SetupPlan {
             .iter()
             .filter(|change| vault_of(change).is_none())
         {
-            write(change, &mut state, &mut problems);
+            write_change(change, &mut state, &mut problems);
         }
         // Only when a client's write failed can a vault be left without an entry; the configs then say which.
         let served =
@@ -214,7 +215,7 @@ impl SetupPlan {
                     .any(|(path, _)| write::same_path(path, &vault.path))
             });
             if is_served {
-                write(change, &mut state, &mut problems);
+                write_change(change, &mut state, &mut problems);
                 continue;
             }
             state.keep_file_as_in(&original, &change.path);
