@@ -6,6 +6,8 @@
 //!
 //! [`write`] is how a planned change reaches the disk (symlinks resolved, one backup, atomic replace, Claude Code's
 //! lock), and [`state`] is the record of what setup created, which uninstall plans from.
+//!
+//! Past 400 lines only with its unit tests, kept at the end beside the code they pin.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
