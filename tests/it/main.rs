@@ -5,7 +5,6 @@ mod bench;
 mod bridge;
 mod cli;
 mod doctor;
-mod fuzz_corpus;
 mod offline;
 mod setup;
 mod soak;

@@ -10,8 +10,11 @@
 //! Longer than 400 lines because the two readings of an [`Operation`] stay side by side: on the format's tree
 //! (`apply_to_tree`) and on plain values (`apply_to_value`, what the result must read back as), since every edit made
 //! through the one is checked against the other. What only one format needs lives in that format's file (the YAML
-//! repairs in `yaml.rs`).
+//! repairs in `yaml.rs`). The editor fuzz targets' bodies are in `fuzzing.rs`, compiled only for tests and under
+//! cargo-fuzz.
 
+#[cfg(any(test, fuzzing))]
+pub mod fuzzing;
 mod json;
 mod toml;
 mod yaml;
