@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use obsmcp_installer::plugin::PluginBundle;
+use obsmcp_installer::obsidian::plugin::PluginBundle;
 use serde_json::Value;
 
 /// The plugin files this binary installs.

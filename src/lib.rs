@@ -1,11 +1,13 @@
 //! obsmcp as a library: everything the binary does, behind [`main`]. The binary (`src/main.rs`) only calls it; the
-//! split exists so that the fuzz targets under `fuzz/` can reach the parsers through [`fuzzing`].
+//! split exists only so that the fuzz targets under `fuzz/` can reach the parsers, through `fuzzing`, which is
+//! compiled for tests and under cargo-fuzz's `--cfg fuzzing` alone.
 
 mod assets;
 mod bridge;
 mod cli;
 mod commands;
 mod doctor;
+#[cfg(any(test, fuzzing))]
 pub mod fuzzing;
 mod offline;
 mod plugin_auth;

@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| obsmcp::fuzzing::document_json(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| obsmcp_installer::document::fuzzing::document_json(data));

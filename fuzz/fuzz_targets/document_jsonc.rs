@@ -1,3 +1,5 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| obsmcp::fuzzing::document_jsonc(data));
+libfuzzer_sys::fuzz_target!(
+    |data: &[u8]| obsmcp_installer::document::fuzzing::document_jsonc(data)
+);

@@ -160,9 +160,9 @@ impl RawConfig {
         let upstream = if let Some(path) = self.vault {
             UpstreamTarget::Vault {
                 path,
-                config_dir: self
-                    .config_dir
-                    .unwrap_or_else(|| obsmcp_installer::plugin_data::DEFAULT_CONFIG_DIR.into()),
+                config_dir: self.config_dir.unwrap_or_else(|| {
+                    obsmcp_installer::obsidian::plugin_data::DEFAULT_CONFIG_DIR.into()
+                }),
             }
         } else if let Some(text) = url {
             let url =

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use obsmcp_installer::clients::{CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
+use obsmcp_installer::obsidian::registry;
 use obsmcp_installer::plan::Change;
 use obsmcp_installer::setup::{self as planner, FixedDecisions, SetupRequest, VaultTarget};
-use obsmcp_installer::vaults;
 
 use crate::cli::SetupArgs;
 use crate::commands::shared::{self, UsageError};
@@ -117,7 +117,7 @@ fn choose_vaults(
             .map(|path| shared::vault_target(environment, path, args.config_dir.as_deref()))
             .collect();
     }
-    let (registered, errors) = vaults::discover(environment);
+    let (registered, errors) = registry::discover(environment);
     for error in &errors {
         crate::ui::stderr_line(format_args!("warning: {error}"));
     }
@@ -128,7 +128,7 @@ fn choose_vaults(
     if found.is_empty() {
         // Run again (after an update, or from an installed copy) with no vault Obsidian lists: the vaults an earlier
         // setup set up are the ones meant.
-        let known: Vec<(PathBuf, String)> = obsmcp_installer::state::State::load(environment)
+        let known: Vec<(PathBuf, String)> = obsmcp_installer::plan::state::State::load(environment)
             .vaults
             .into_iter()
             .filter(|(path, _)| path.is_dir())
@@ -163,7 +163,7 @@ fn choose_vaults(
                     let open = if vault.open { "  (open)" } else { "" };
                     format!(
                         "{}  {}{open}",
-                        vaults::vault_name(&vault.path),
+                        registry::vault_name(&vault.path),
                         vault.path.display()
                     )
                 })

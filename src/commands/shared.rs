@@ -10,9 +10,9 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use obsmcp_installer::clients::{self, CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
-use obsmcp_installer::plan::FileChange;
-use obsmcp_installer::setup::{Problem, VaultTarget};
-use obsmcp_installer::vaults;
+use obsmcp_installer::obsidian::registry;
+use obsmcp_installer::plan::{FileChange, Problem};
+use obsmcp_installer::setup::VaultTarget;
 
 use crate::cli::RunArgs;
 use crate::ui::{prompt, report};
@@ -147,11 +147,11 @@ pub(crate) fn vault_target(
         bail!("the vault folder `{}` does not exist", absolute.display());
     }
     let absolute = std::fs::canonicalize(&absolute).unwrap_or(absolute);
-    let (registered, _) = vaults::discover(environment);
+    let (registered, _) = registry::discover(environment);
     let open = registered
         .iter()
         .any(|vault| vault.open && vault.path == absolute);
-    let (config_dir, config_dir_source) = vaults::config_dir(&absolute, config_dir);
+    let (config_dir, config_dir_source) = registry::config_dir(&absolute, config_dir);
     Ok(VaultTarget {
         path: absolute,
         config_dir,

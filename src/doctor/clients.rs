@@ -30,7 +30,7 @@ pub(crate) struct ClientConfig {
     /// writes user-scope entries only.
     pub(crate) project: bool,
     /// The companion skill, for clients that read skills from a folder.
-    pub(crate) skill: Option<obsmcp_installer::skill::Installed>,
+    pub(crate) skill: Option<obsmcp_installer::clients::skill::Installed>,
 }
 
 /// The outcome of reading a config file.
@@ -300,7 +300,7 @@ pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) 
 
 /// Whether the companion skill is there and this binary's; missing is only a note (`setup --no-skill` leaves it out).
 fn skill_check(client: &ClientConfig, context: &ClientContext<'_>) -> Option<Check> {
-    use obsmcp_installer::skill::Installed;
+    use obsmcp_installer::clients::skill::Installed;
     let setup = format!("{} setup --client {}", context.obsmcp, client.id);
     Some(match client.skill? {
         Installed::Current => {
@@ -350,7 +350,7 @@ fn entry_checks(
     let vault = entry.flag("--vault").map(PathBuf::from);
     let config_dir = entry
         .flag("--config-dir")
-        .unwrap_or(obsmcp_installer::plugin_data::DEFAULT_CONFIG_DIR)
+        .unwrap_or(obsmcp_installer::obsidian::plugin_data::DEFAULT_CONFIG_DIR)
         .to_owned();
     let register = |vault: &Path| Repair::RegisterEntry {
         client: client.id.clone(),

@@ -16,10 +16,10 @@ use anyhow::{Context as _, bail};
 use obsmcp_installer::clients::{self as installer_clients, ClientSpec};
 use obsmcp_installer::document::{self, Format, Operation};
 use obsmcp_installer::environment::Environment;
-use obsmcp_installer::files;
+use obsmcp_installer::obsidian::plugin;
+use obsmcp_installer::obsidian::plugin_data::{self, DEFAULT_PORT};
 use obsmcp_installer::plan::Change;
-use obsmcp_installer::plugin;
-use obsmcp_installer::plugin_data::{self, DEFAULT_PORT};
+use obsmcp_installer::plan::write;
 use obsmcp_installer::setup::{self as planner, Decisions, SetupRequest};
 use serde_json::{Value, json};
 
@@ -286,7 +286,7 @@ fn repair_data(
     taken: &[u16],
 ) -> anyhow::Result<Option<String>> {
     let path = plugin_data::data_json_path(vault, config_dir);
-    let original = files::read_text(&path)?;
+    let original = write::read_text(&path)?;
     let parsed: Option<Value> = original
         .as_deref()
         .and_then(|text| serde_json::from_str(text).ok())
@@ -336,8 +336,8 @@ fn repair_data(
         );
     }
     // The backup of a vault file goes to obsmcp's state folder: in the vault, sync would spread it (and its token).
-    let backup = files::vault_backup_path(&environment.state_home(), &path);
-    files::write_atomic(&path, text.as_bytes(), Some(0o600), &backup)?;
+    let backup = write::vault_backup_path(&environment.state_home(), &path);
+    write::write_atomic(&path, text.as_bytes(), Some(0o600), &backup)?;
     let kept = if kept_token {
         "kept its token"
     } else {

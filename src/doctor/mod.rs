@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use obsmcp_installer::environment::Environment;
-use obsmcp_installer::plugin_data::PLUGIN_ID;
+use obsmcp_installer::obsidian::plugin_data::PLUGIN_ID;
 
 use self::clients::{ClientConfig, ClientContext, ConfigState, ServerEntry};
 use self::report::{Check, Report, Section, Subject};
@@ -78,13 +78,13 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
     // Run from the home folder, `~/.codex/config.toml` is also "the project's" config: check each file once.
     let user_files: Vec<PathBuf> = clients
         .iter()
-        .map(|client| obsmcp_installer::files::resolve(&client.path))
+        .map(|client| obsmcp_installer::plan::write::resolve(&client.path))
         .collect();
     clients.extend(
         sources::project_configs(&options.cwd)
             .into_iter()
             .filter(|project| {
-                !user_files.contains(&obsmcp_installer::files::resolve(&project.path))
+                !user_files.contains(&obsmcp_installer::plan::write::resolve(&project.path))
             }),
     );
     let gate_checks: Vec<Vec<Check>> = clients
@@ -259,8 +259,9 @@ fn vault_targets(
     clients: &[ClientConfig],
     machine: &mut Vec<Check>,
 ) -> Vec<VaultTarget> {
-    let config_dir_of =
-        |vault: &Path, given: Option<&str>| obsmcp_installer::vaults::config_dir(vault, given).0;
+    let config_dir_of = |vault: &Path, given: Option<&str>| {
+        obsmcp_installer::obsidian::registry::config_dir(vault, given).0
+    };
     let mut targets: Vec<VaultTarget> = Vec::new();
     let add = |target: VaultTarget, targets: &mut Vec<VaultTarget>| {
         let key = std::fs::canonicalize(&target.path).unwrap_or_else(|_| target.path.clone());
@@ -312,7 +313,7 @@ fn vault_targets(
         }
     }
     let from_entries = targets.len();
-    let (registered, errors) = obsmcp_installer::vaults::discover(environment);
+    let (registered, errors) = obsmcp_installer::obsidian::registry::discover(environment);
     for error in &errors {
         machine.push(Check::warn(
             "vaults.registry",

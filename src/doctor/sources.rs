@@ -31,15 +31,15 @@ pub(crate) fn read_clients(environment: &Environment) -> Vec<ClientConfig> {
                 state,
                 gate_checks: Vec::new(),
                 project: false,
-                skill: obsmcp_installer::skill::installed(spec, environment),
+                skill: obsmcp_installer::clients::skill::installed(spec, environment),
             })
         })
         .collect()
 }
 
 fn read_state(spec: &ClientSpec, path: &Path) -> ConfigState {
-    let real = obsmcp_installer::files::resolve(path);
-    let text = match obsmcp_installer::files::read_text(&real) {
+    let real = obsmcp_installer::plan::write::resolve(path);
+    let text = match obsmcp_installer::plan::write::read_text(&real) {
         Ok(Some(text)) => text,
         Ok(None) => return ConfigState::Absent,
         Err(error) => return ConfigState::Unparsable(error.to_string()),

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use obsmcp_installer::plugin_data::{self, PLUGIN_ID, PluginData, PluginDataError};
+use obsmcp_installer::obsidian::plugin_data::{self, PLUGIN_ID, PluginData, PluginDataError};
 use serde_json::Value;
 
 use super::plugin_probe::Answer;

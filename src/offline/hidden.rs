@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use obsmcp_installer::plugin_data::{self, HiddenSettings, PluginDataError};
+use obsmcp_installer::obsidian::plugin_data::{self, HiddenSettings, PluginDataError};
 use regex::Regex;
 use unicode_normalization::UnicodeNormalization;
 

@@ -136,7 +136,7 @@ impl OfflineVault {
             .unwrap_or(".obsidian")
             .trim_matches('/')
             .to_string();
-        let read_only = obsmcp_installer::plugin_data::read(&root, &config_dir)
+        let read_only = obsmcp_installer::obsidian::plugin_data::read(&root, &config_dir)
             .is_ok_and(|data| data.read_only);
         Ok(Self {
             root,

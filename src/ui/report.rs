@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use obsmcp_installer::plan::{Change, FileChange, Item};
-use obsmcp_installer::setup::{Note, Problem, VaultPlan};
+use obsmcp_installer::plan::{Change, FileChange, Item, Note, Problem};
+use obsmcp_installer::setup::VaultPlan;
 use serde::Serialize;
 
 use super::unless_reader_left;

@@ -5,7 +5,6 @@ mod bench;
 mod bridge;
 mod cli;
 mod doctor;
-mod fuzz_corpus;
 mod independent;
 mod offline;
 mod setup;

@@ -6,7 +6,15 @@
 //! and unknown keys elsewhere survive. After editing, the new text is parsed again and compared with the same
 //! operations applied to plain values: if a format editor ever produced something else, the edit is refused rather
 //! than written.
+//!
+//! Longer than 400 lines because the two readings of an [`Operation`] stay side by side: on the format's tree
+//! (`apply_to_tree`) and on plain values (`apply_to_value`, what the result must read back as), since every edit made
+//! through the one is checked against the other. What only one format needs lives in that format's file (the YAML
+//! repairs in `yaml.rs`). The editor fuzz targets' bodies are in `fuzzing.rs`, compiled only for tests and under
+//! cargo-fuzz.
 
+#[cfg(any(test, fuzzing))]
+pub mod fuzzing;
 mod json;
 mod toml;
 mod yaml;
@@ -122,7 +130,7 @@ pub fn apply(
     }
     let mut normalized = lines.normalize(original);
     if format == Format::Yaml
-        && let Some(emptied) = without_null_document(&normalized)
+        && let Some(emptied) = yaml::without_null_document(&normalized)
     {
         normalized = emptied;
     }
@@ -157,22 +165,7 @@ pub fn apply(
     };
     match written(text) {
         Err(DocumentError::Verification { .. }) if format == Format::Yaml => {
-            // A file that ends inside a `|` or `>` block without a final line break: whatever goes after the block
-            // gives its text a line break it did not have. The block's header says `-` (strip) instead, which
-            // reads the same, and the edit goes into that.
-            rechomped_final_block(text, &before)
-                .map_or(Err(DocumentError::Verification { format }), |text| {
-                    written(&text)
-                })
-                // Otherwise the tree reads the file's layout differently from YAML readers (an odd indentation
-                // under a tagged empty key, say): that file is past what the tree editor covers.
-                .map_err(|error| match error {
-                    DocumentError::Verification { format } => DocumentError::Unsupported {
-                        format,
-                        message: "the entry would not read back where the editor put it".into(),
-                    },
-                    other => other,
-                })
+            yaml::after_failed_verification(text, &before, written)
         }
         other => other,
     }
@@ -210,7 +203,7 @@ fn edit(
     // holds only its comments.
     if format == Format::Yaml
         && expected.as_object().is_some_and(serde_json::Map::is_empty)
-        && let Some(emptied) = without_empty_flow_mapping(&edited)
+        && let Some(emptied) = yaml::without_empty_flow_mapping(&edited)
     {
         return Ok(emptied);
     }
@@ -223,86 +216,6 @@ fn reads_as(format: Format, text: &str, expected: &Value) -> bool {
         Ok(Value::Null) => expected.as_object().is_some_and(serde_json::Map::is_empty),
         Ok(actual) => comparable(format, actual) == comparable(format, expected.clone()),
         Err(_) => false,
-    }
-}
-
-/// `text` (YAML without a final line break) with that line break added and the header of the block scalar the
-/// file ends in set to strip chomping (`|` to `|-`, `>+2` to `>-2`), when that reads exactly as `text` does. The
-/// header is looked for upward from the end, nearest first.
-fn rechomped_final_block(text: &str, before: &Value) -> Option<String> {
-    if text.is_empty() || text.ends_with('\n') {
-        return None;
-    }
-    let lines: Vec<&str> = text.split('\n').collect();
-    (0..lines.len() - 1).rev().take(64).find_map(|index| {
-        let header = strip_chomped(lines[index])?;
-        let mut candidate = lines.clone();
-        candidate[index] = &header;
-        let candidate = candidate.join("\n") + "\n";
-        (read_value(Format::Yaml, &candidate).ok().as_ref() == Some(before)).then_some(candidate)
-    })
-}
-
-/// A line that ends in a block scalar header (`key: |`, `- >+`, `|2- # note`), with its chomping indicator made `-`.
-fn strip_chomped(line: &str) -> Option<String> {
-    let content = match line.find(" #") {
-        Some(comment) => &line[..comment],
-        None => line,
-    };
-    let trimmed = content.trim_end();
-    let start = trimmed.rfind(['|', '>'])?;
-    let indicators = &trimmed[start + 1..];
-    let valid = indicators.len() <= 2
-        && indicators
-            .chars()
-            .filter(|c| matches!(c, '+' | '-'))
-            .count()
-            <= 1
-        && indicators.chars().filter(char::is_ascii_digit).count() <= 1
-        && indicators
-            .chars()
-            .all(|c| matches!(c, '+' | '-' | '1'..='9'));
-    let before_indicator = trimmed[..start].trim_end();
-    if !valid || !(before_indicator.is_empty() || before_indicator.ends_with([':', '-'])) {
-        return None;
-    }
-    let digits: String = indicators.chars().filter(char::is_ascii_digit).collect();
-    Some(format!(
-        "{}{}-{digits}{}",
-        &line[..start],
-        &line[start..=start],
-        &line[start + 1 + indicators.len()..]
-    ))
-}
-
-/// A YAML text whose only content is a `{}` line (beside comments, blank lines and document markers), with that
-/// line taken out.
-fn without_empty_flow_mapping(text: &str) -> Option<String> {
-    without_sole_content_line(text, |line| line == "{}")
-}
-
-/// A YAML text whose only content is a null scalar (`~`, `null`): a document that holds nothing, which the tree
-/// editor cannot add keys to. With that line taken out, the entry goes in as into an empty file; uninstall gives the
-/// user's bytes back from its backup.
-fn without_null_document(text: &str) -> Option<String> {
-    without_sole_content_line(text, |line| matches!(line, "~" | "null" | "Null" | "NULL"))
-}
-
-/// `text` without its only content line (beside comments, blank lines and document markers), when `wanted` says yes
-/// to that line (trimmed).
-fn without_sole_content_line(text: &str, wanted: impl Fn(&str) -> bool) -> Option<String> {
-    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let mut content = lines.iter().enumerate().filter(|(_, line)| {
-        // A byte-order mark on a later line is read past like whitespace.
-        let line = line.trim_matches(|c: char| c.is_whitespace() || c == BOM);
-        !(line.is_empty() || line.starts_with('#') || line == "---" || line == "...")
-    });
-    match (content.next(), content.next()) {
-        (Some((index, line)), None) if wanted(line.trim()) => {
-            lines.remove(index);
-            Some(lines.concat())
-        }
-        _ => None,
     }
 }
 
@@ -590,6 +503,6 @@ pub(crate) fn shape_error(
 }
 
 #[cfg(test)]
-mod properties;
+mod proptests;
 #[cfg(test)]
 mod tests;

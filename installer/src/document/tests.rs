@@ -1,3 +1,11 @@
+//! Example-based tests of the editors: each format adding and removing an entry among other content (the results
+//! pinned as insta snapshots under `snapshots/`), CRLF, empty files, malformed text and wrong shapes, and the findings
+//! of the fuzzers, each as a small test named `fuzz_…` (the inputs themselves are replayed from `fuzz/regressions/`).
+//! The generated cases are in `proptests.rs`.
+//!
+//! Longer than 400 lines as a list of short, independent cases: the format cases first, format by format, then the
+//! fuzzers' findings.
+
 use serde_json::json;
 
 use super::*;

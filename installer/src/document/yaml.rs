@@ -1,13 +1,17 @@
 //! YAML through `yaml-edit`'s lossless tree: comments, anchors and other servers stay as written. New keys that name
 //! servers are double-quoted (a bare `off` or `no` would read as a boolean), and whole new mappings are built with
 //! the crate's builders so they follow block style. Reading for comparison goes through `yaml_serde`.
+//!
+//! At the end of the file, the repairs for what the tree cannot edit as it stands, which [`super::apply`] calls for
+//! YAML alone: a document that is only a null scalar (taken as empty), an emptied document the tree writes as `{}`,
+//! and a file that ends inside a block scalar without a final line break.
 
 use std::str::FromStr;
 
 use serde_json::Value;
 use yaml_edit::{Document, Mapping, MappingBuilder, ScalarValue, SequenceBuilder, YamlFile};
 
-use super::{DocumentError, Format, Tree, shape_error};
+use super::{BOM, DocumentError, Format, Tree, shape_error};
 
 /// A YAML document held as a lossless tree.
 pub(crate) struct YamlTree {
@@ -290,4 +294,109 @@ fn sequence_builder(items: &[Value]) -> SequenceBuilder {
             Value::Array(inner) => builder.insert_sequence(sequence_builder(inner)),
             scalar => builder.item(scalar_value(scalar)),
         })
+}
+
+/// What a YAML edit that did not read back as planned becomes. A file that ends inside a `|` or `>` block without a
+/// final line break: whatever goes after the block gives its text a line break it did not have. The block's header
+/// says `-` (strip) instead, which reads the same, and the edit (`written`) goes into that. Otherwise the tree reads
+/// the file's layout differently from YAML readers (an odd indentation under a tagged empty key, say): that file is
+/// past what the tree editor covers, and is refused as unsupported.
+pub(super) fn after_failed_verification(
+    text: &str,
+    before: &Value,
+    written: impl Fn(&str) -> Result<String, DocumentError>,
+) -> Result<String, DocumentError> {
+    let format = Format::Yaml;
+    rechomped_final_block(text, before)
+        .map_or(Err(DocumentError::Verification { format }), |text| {
+            written(&text)
+        })
+        .map_err(|error| match error {
+            DocumentError::Verification { format } => DocumentError::Unsupported {
+                format,
+                message: "the entry would not read back where the editor put it".into(),
+            },
+            other => other,
+        })
+}
+
+/// `text` (YAML without a final line break) with that line break added and the header of the block scalar the
+/// file ends in set to strip chomping (`|` to `|-`, `>+2` to `>-2`), when that reads exactly as `text` does. The
+/// header is looked for upward from the end, nearest first.
+fn rechomped_final_block(text: &str, before: &Value) -> Option<String> {
+    if text.is_empty() || text.ends_with('\n') {
+        return None;
+    }
+    let lines: Vec<&str> = text.split('\n').collect();
+    (0..lines.len() - 1).rev().take(64).find_map(|index| {
+        let header = strip_chomped(lines[index])?;
+        let mut candidate = lines.clone();
+        candidate[index] = &header;
+        let candidate = candidate.join("\n") + "\n";
+        (super::read_value(Format::Yaml, &candidate).ok().as_ref() == Some(before))
+            .then_some(candidate)
+    })
+}
+
+/// A line that ends in a block scalar header (`key: |`, `- >+`, `|2- # note`), with its chomping indicator made `-`.
+fn strip_chomped(line: &str) -> Option<String> {
+    let content = match line.find(" #") {
+        Some(comment) => &line[..comment],
+        None => line,
+    };
+    let trimmed = content.trim_end();
+    let start = trimmed.rfind(['|', '>'])?;
+    let indicators = &trimmed[start + 1..];
+    let valid = indicators.len() <= 2
+        && indicators
+            .chars()
+            .filter(|c| matches!(c, '+' | '-'))
+            .count()
+            <= 1
+        && indicators.chars().filter(char::is_ascii_digit).count() <= 1
+        && indicators
+            .chars()
+            .all(|c| matches!(c, '+' | '-' | '1'..='9'));
+    let before_indicator = trimmed[..start].trim_end();
+    if !valid || !(before_indicator.is_empty() || before_indicator.ends_with([':', '-'])) {
+        return None;
+    }
+    let digits: String = indicators.chars().filter(char::is_ascii_digit).collect();
+    Some(format!(
+        "{}{}-{digits}{}",
+        &line[..start],
+        &line[start..=start],
+        &line[start + 1 + indicators.len()..]
+    ))
+}
+
+/// A YAML text whose only content is a `{}` line (beside comments, blank lines and document markers), with that
+/// line taken out.
+pub(super) fn without_empty_flow_mapping(text: &str) -> Option<String> {
+    without_sole_content_line(text, |line| line == "{}")
+}
+
+/// A YAML text whose only content is a null scalar (`~`, `null`): a document that holds nothing, which the tree
+/// editor cannot add keys to. With that line taken out, the entry goes in as into an empty file; uninstall gives the
+/// user's bytes back from its backup.
+pub(super) fn without_null_document(text: &str) -> Option<String> {
+    without_sole_content_line(text, |line| matches!(line, "~" | "null" | "Null" | "NULL"))
+}
+
+/// `text` without its only content line (beside comments, blank lines and document markers), when `wanted` says yes
+/// to that line (trimmed).
+fn without_sole_content_line(text: &str, wanted: impl Fn(&str) -> bool) -> Option<String> {
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut content = lines.iter().enumerate().filter(|(_, line)| {
+        // A byte-order mark on a later line is read past like whitespace.
+        let line = line.trim_matches(|c: char| c.is_whitespace() || c == BOM);
+        !(line.is_empty() || line.starts_with('#') || line == "---" || line == "...")
+    });
+    match (content.next(), content.next()) {
+        (Some((index, line)), None) if wanted(line.trim()) => {
+            lines.remove(index);
+            Some(lines.concat())
+        }
+        _ => None,
+    }
 }

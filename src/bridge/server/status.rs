@@ -18,7 +18,7 @@ impl Server {
         let catalog = lock(&self.catalog);
         let upstream = match self.upstream.target() {
             UpstreamTarget::Vault { path, config_dir } => {
-                let port = obsmcp_installer::plugin_data::read(path, config_dir)
+                let port = obsmcp_installer::obsidian::plugin_data::read(path, config_dir)
                     .ok()
                     .map(|data| data.port);
                 // How many rules hide private notes, never what they hide.

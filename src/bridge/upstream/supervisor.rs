@@ -146,7 +146,7 @@ impl Upstream {
         }
         match &self.target {
             UpstreamTarget::Vault { path, config_dir } => {
-                let data = obsmcp_installer::plugin_data::read(path, config_dir).map_err(|error| {
+                let data = obsmcp_installer::obsidian::plugin_data::read(path, config_dir).map_err(|error| {
                     format!("the obsmcp plugin's settings could not be read ({error}); run `obsmcp setup` for this vault")
                 })?;
                 let url = Url::parse(&format!("http://127.0.0.1:{}/mcp", data.port))

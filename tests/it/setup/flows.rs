@@ -1044,7 +1044,7 @@ fn uninstall_after_doctor_fix_reenabled_the_plugin_leaves_no_backup_behind() {
             .join(".obsidian/community-plugins.json.obsmcp-backup")
             .exists()
     );
-    let backup = obsmcp_installer::files::vault_backup_path(
+    let backup = obsmcp_installer::plan::write::vault_backup_path(
         &machine.home().join(".local/state/obsmcp"),
         &list,
     );

@@ -247,7 +247,7 @@ impl Sequence {
     /// they were.
     fn while_unwritable(&mut self, client: &'static str, step: impl FnOnce(&mut Self) -> Run) {
         let file = self.file_of(client);
-        let backup = obsmcp_installer::files::backup_path(&file);
+        let backup = obsmcp_installer::plan::write::backup_path(&file);
         let (before, backup_before) = (std::fs::read(&file).ok(), std::fs::read(&backup).ok());
         if before.is_none() || !set_immutable(&file, true) {
             return;
@@ -376,7 +376,7 @@ impl Sequence {
                 || self
                     .rewritten
                     .iter()
-                    .any(|file| obsmcp_installer::files::backup_path(file) == full)
+                    .any(|file| obsmcp_installer::plan::write::backup_path(file) == full)
                 || [".local", ".local/state", ".local/state/obsmcp"].contains(&path)
         };
         let left: Vec<String> = super::tree_diff(&self.tree, &self.machine.tree())

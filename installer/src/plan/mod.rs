@@ -1,5 +1,13 @@
 //! Plans: every change setup or uninstall would make, computed before any write. The same plan prints as a unified
 //! diff (`--dry-run`), feeds the report (added / updated / unchanged / removed), and is then applied file by file.
+//! What planning meets on the way is part of the plan too: a [`Note`] to show, or a [`Problem`] that leaves one part
+//! unplanned while the rest goes on. Setup and uninstall plan every edit of a user's document through
+//! [`FileChange::planned`], so both refuse an unparseable or read-only file alike.
+//!
+//! [`write`] is how a planned change reaches the disk (symlinks resolved, one backup, atomic replace, Claude Code's
+//! lock), and [`state`] is the record of what setup created, which uninstall plans from.
+//!
+//! Past 400 lines only with its unit tests, kept at the end beside the code they pin.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -8,7 +16,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::document::{self, Format, Operation};
-use crate::files::{self, DirectoryLock, FileError};
+use write::{DirectoryLock, FileError};
+
+pub mod state;
+pub mod write;
 
 /// What happens to one thing setup manages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -37,6 +48,26 @@ pub struct Item {
     pub path: PathBuf,
 }
 
+/// Something the user should know, with no change attached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// Where it belongs.
+    pub scope: String,
+    /// What to know.
+    pub message: String,
+}
+
+/// A part that could not be planned; the rest goes on, and the run fails at the end.
+#[derive(Debug, Clone, Serialize)]
+pub struct Problem {
+    /// Where it belongs.
+    pub scope: String,
+    /// What is wrong, with the path and the cause.
+    pub message: String,
+    /// What fixes it.
+    pub hint: Option<String>,
+}
+
 /// How long obsmcp waits for Claude Code to release its lock: longer than Claude's own stale age, so a crashed
 /// holder's lock is always stolen first.
 const LOCK_WAIT: Duration = Duration::from_secs(15);
@@ -56,7 +87,7 @@ pub struct FileChange {
     pub claude_lock: bool,
     /// The mode for a file created from nothing.
     pub new_mode: Option<u32>,
-    /// Where the file's one backup goes (see [`files::backup_path`] and [`files::vault_backup_path`]).
+    /// Where the file's one backup goes (see [`write::backup_path`] and [`write::vault_backup_path`]).
     pub backup: PathBuf,
 }
 
@@ -130,7 +161,7 @@ impl FileChange {
         claude_lock: bool,
         new_mode: Option<u32>,
     ) -> Result<Self, PlanFileError> {
-        let before = files::read_text(path).map_err(PlanFileError::File)?;
+        let before = write::read_text(path).map_err(PlanFileError::File)?;
         let after = edit
             .run(before.as_deref())
             .map_err(|source| PlanFileError::Document {
@@ -144,8 +175,30 @@ impl FileChange {
             edit: Some(edit),
             claude_lock,
             new_mode,
-            backup: files::backup_path(path),
+            backup: write::backup_path(path),
         })
+    }
+
+    /// Plans a document edit of `path` (already resolved) as setup and uninstall write it: an existing read-only
+    /// file the edit would change is refused now, while planning, rather than when the plan is applied.
+    pub fn planned(
+        path: &Path,
+        edit: TextEdit,
+        claude_lock: bool,
+        new_mode: Option<u32>,
+    ) -> Result<Self, PlanFileError> {
+        Self::edit(path, edit, claude_lock, new_mode)?.writable()
+    }
+
+    /// The change, unless it would rewrite an existing read-only file.
+    pub(crate) fn writable(self) -> Result<Self, PlanFileError> {
+        if self.is_change()
+            && self.before.is_some()
+            && std::fs::metadata(&self.path).is_ok_and(|metadata| metadata.permissions().readonly())
+        {
+            return Err(PlanFileError::File(FileError::ReadOnly { path: self.path }));
+        }
+        Ok(self)
     }
 
     /// Plans writing `bytes` to `path` as they are (plugin files).
@@ -167,7 +220,7 @@ impl FileChange {
             edit: None,
             claude_lock: false,
             new_mode: None,
-            backup: files::backup_path(path),
+            backup: write::backup_path(path),
         })
     }
 
@@ -231,7 +284,7 @@ impl FileChange {
         if self.claude_lock
             && let Some(edit) = &self.edit
         {
-            let current = files::read_text(&self.path)?;
+            let current = write::read_text(&self.path)?;
             if current.as_deref().map(str::as_bytes) != self.before.as_deref() {
                 after = edit
                     .run(current.as_deref())
@@ -243,8 +296,8 @@ impl FileChange {
             }
         }
         match after {
-            Some(bytes) => files::write_atomic(&self.path, &bytes, self.new_mode, &self.backup)?,
-            None => files::remove_file(&self.path)?,
+            Some(bytes) => write::write_atomic(&self.path, &bytes, self.new_mode, &self.backup)?,
+            None => write::remove_file(&self.path)?,
         }
         Ok(())
     }
@@ -295,19 +348,6 @@ pub enum PlanFileError {
         path: PathBuf,
         source: document::DocumentError,
     },
-}
-
-/// Whether the change to `path` can be written: an existing read-only file cannot.
-pub fn check_writable(change: &FileChange) -> Result<(), FileError> {
-    if change.is_change()
-        && change.before.is_some()
-        && std::fs::metadata(&change.path).is_ok_and(|metadata| metadata.permissions().readonly())
-    {
-        return Err(FileError::ReadOnly {
-            path: change.path.clone(),
-        });
-    }
-    Ok(())
 }
 
 /// How an item changed, from its value before and after.
@@ -365,7 +405,7 @@ mod tests {
         let change = FileChange::edit(&path, add_entry(), false, None).unwrap();
         assert!(!change.is_change());
         change.apply().unwrap();
-        assert!(!files::backup_path(&path).exists());
+        assert!(!write::backup_path(&path).exists());
     }
 
     #[test]

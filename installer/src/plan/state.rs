@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::document::KeyPath;
 use crate::environment::Environment;
-use crate::files::{self, FileError};
+use crate::plan::write::{self, FileError};
 
 /// The record, as stored in `installed.json` in obsmcp's state folder.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,7 +70,7 @@ impl State {
     pub fn save(&mut self, environment: &Environment) -> Result<(), FileError> {
         let file = path(environment);
         if self.records_nothing() {
-            files::remove_file(&file)?;
+            write::remove_file(&file)?;
             let mut own_dirs: Vec<&PathBuf> = self.own_dirs.iter().collect();
             own_dirs.sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
             for folder in own_dirs {
@@ -83,7 +83,7 @@ impl State {
         }
         self.claim_own_dirs(environment);
         let text = serde_json::to_string_pretty(self).expect("the state serialises") + "\n";
-        files::write_atomic_without_backup(&file, text.as_bytes())
+        write::write_atomic_without_backup(&file, text.as_bytes())
     }
 
     /// Records the folders up to the record's file that do not exist yet, which obsmcp is about to create (for the

@@ -3,7 +3,11 @@
 //! branch on a client's name; what differs between clients lives in these declarations.
 //!
 //! The doctor reuses this module: [`ClientSpec::locate`] finds a client's file, [`read_servers`] lists its entries,
-//! and [`describe_entry`] says whether an entry is obsmcp's and for which vault.
+//! and [`describe_entry`] says whether an entry is obsmcp's and for which vault. Beside it, [`template`] renders and
+//! reads back the entry templates, and [`skill`] is the companion skill for the clients that read skills.
+//!
+//! This file is longer than the others on purpose: it is one table, and every client's declaration, its `locate`
+//! function and the tests that pin them are read together when a client is added or changes its layout.
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +15,10 @@ use serde_json::Value;
 
 use crate::document::{Format, KeyPath};
 use crate::environment::{Environment, Os};
-use crate::template::Template;
+use template::Template;
+
+pub mod skill;
+pub mod template;
 
 /// One AI client, as data.
 #[derive(Debug)]
@@ -112,7 +119,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Claude Code",
         format: Format::Json,
         servers_key: &["mcpServers"],
-        template: include_str!("../../templates/clients/claude-code.json"),
+        template: include_str!("../../../templates/clients/claude-code.json"),
         locate: claude_code,
         claude_lock: true,
         new_file_mode: Some(0o600),
@@ -130,7 +137,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Codex",
         format: Format::Toml,
         servers_key: &["mcp_servers"],
-        template: include_str!("../../templates/clients/codex.json"),
+        template: include_str!("../../../templates/clients/codex.json"),
         locate: codex,
         claude_lock: false,
         new_file_mode: None,
@@ -143,7 +150,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Hermes Agent",
         format: Format::Yaml,
         servers_key: &["mcp_servers"],
-        template: include_str!("../../templates/clients/hermes.json"),
+        template: include_str!("../../../templates/clients/hermes.json"),
         locate: hermes,
         claude_lock: false,
         new_file_mode: None,
@@ -156,7 +163,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Claude Desktop",
         format: Format::Json,
         servers_key: &["mcpServers"],
-        template: include_str!("../../templates/clients/claude-desktop.json"),
+        template: include_str!("../../../templates/clients/claude-desktop.json"),
         locate: claude_desktop,
         claude_lock: false,
         new_file_mode: None,
@@ -169,7 +176,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Gemini CLI",
         format: Format::Jsonc,
         servers_key: &["mcpServers"],
-        template: include_str!("../../templates/clients/gemini.json"),
+        template: include_str!("../../../templates/clients/gemini.json"),
         locate: gemini,
         claude_lock: false,
         new_file_mode: None,
@@ -182,7 +189,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Cursor",
         format: Format::Jsonc,
         servers_key: &["mcpServers"],
-        template: include_str!("../../templates/clients/cursor.json"),
+        template: include_str!("../../../templates/clients/cursor.json"),
         locate: cursor,
         claude_lock: false,
         new_file_mode: None,
@@ -195,7 +202,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "VS Code",
         format: Format::Jsonc,
         servers_key: &["servers"],
-        template: include_str!("../../templates/clients/vscode.json"),
+        template: include_str!("../../../templates/clients/vscode.json"),
         locate: vscode,
         claude_lock: false,
         new_file_mode: None,
@@ -208,7 +215,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Windsurf",
         format: Format::Jsonc,
         servers_key: &["mcpServers"],
-        template: include_str!("../../templates/clients/windsurf.json"),
+        template: include_str!("../../../templates/clients/windsurf.json"),
         locate: windsurf,
         claude_lock: false,
         new_file_mode: None,
@@ -221,7 +228,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Zed",
         format: Format::Jsonc,
         servers_key: &["context_servers"],
-        template: include_str!("../../templates/clients/zed.json"),
+        template: include_str!("../../../templates/clients/zed.json"),
         locate: zed,
         claude_lock: false,
         new_file_mode: None,
@@ -234,7 +241,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "opencode",
         format: Format::Jsonc,
         servers_key: &["mcp"],
-        template: include_str!("../../templates/clients/opencode.json"),
+        template: include_str!("../../../templates/clients/opencode.json"),
         locate: opencode,
         claude_lock: false,
         new_file_mode: None,
@@ -493,8 +500,8 @@ pub fn served_vaults(
 ) -> Vec<(PathBuf, Vec<&'static str>)> {
     let mut served: Vec<(PathBuf, Vec<&'static str>)> = Vec::new();
     for client in CLIENTS.iter().filter(|client| include(client)) {
-        let path = crate::files::resolve(&client.locate(environment).config);
-        let Ok(Some(text)) = crate::files::read_text(&path) else {
+        let path = crate::plan::write::resolve(&client.locate(environment).config);
+        let Ok(Some(text)) = crate::plan::write::read_text(&path) else {
             continue;
         };
         let Ok(servers) = read_servers(client, &text) else {
@@ -507,7 +514,7 @@ pub fn served_vaults(
             {
                 match served
                     .iter_mut()
-                    .find(|(known, _)| crate::files::same_path(known, &vault))
+                    .find(|(known, _)| crate::plan::write::same_path(known, &vault))
                 {
                     Some((_, clients)) if !clients.contains(&client.name) => {
                         clients.push(client.name)

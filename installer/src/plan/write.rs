@@ -1,6 +1,8 @@
 //! Writing users' files safely: symlinks resolved to the real file, one backup before obsmcp first changes a file,
 //! an atomic replace (temp file in the same folder, synced, renamed) that keeps the file's mode, read-only files
 //! refused, and Claude Code's own lock protocol around `~/.claude.json`.
+//!
+//! Past 400 lines only with its unit tests, kept at the end beside the code they pin.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,127 @@
+//! Uninstall's second phase: the plugin's files and its enablement in `community-plugins.json`, in each vault whose
+//! entries the first phase removed, that setup's record lists, or that was named. A vault some client not being
+//! uninstalled still uses keeps its plugin, with a note: the plugin goes with the last entry that uses it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::edits::{prune_operations, push_edit};
+use super::{UninstallPlan, UninstallRequest};
+use crate::obsidian::plugin::{self, PLUGIN_FILES};
+use crate::obsidian::registry;
+use crate::plan::state::State;
+use crate::plan::write;
+use crate::plan::{Change, FileChange, Item, Note, Problem};
+
+/// Plans the plugin's removal from every vault in `vaults` (after adding the recorded and the named ones) that no
+/// client in `still_served` uses.
+pub(super) fn plan_plugins(
+    request: &UninstallRequest<'_>,
+    still_served: &[(PathBuf, Vec<&'static str>)],
+    vaults: &mut BTreeMap<PathBuf, String>,
+    plan: &mut UninstallPlan,
+    state: &mut State,
+) {
+    for (path, config_dir) in &state.vaults {
+        if request.wants(path) {
+            vaults
+                .entry(path.clone())
+                .or_insert_with(|| config_dir.clone());
+        }
+    }
+    for vault in &request.vaults {
+        let config_dir = request
+            .config_dir
+            .clone()
+            .unwrap_or_else(|| registry::config_dir(vault, None).0);
+        vaults.entry(vault.clone()).or_insert(config_dir);
+    }
+    for (vault, config_dir) in vaults.iter() {
+        // The plugin goes with the last entry that uses it: clients left configured must still reach the vault.
+        if let Some(clients) = still_served
+            .iter()
+            .find(|(served, _)| write::same_path(served, vault))
+        {
+            plan.notes.push(Note {
+                scope: format!("vault {}", registry::vault_name(vault)),
+                message: format!(
+                    "kept the plugin: {} still {} this vault (uninstall those too to remove it)",
+                    clients.1.join(" and "),
+                    if clients.1.len() == 1 { "uses" } else { "use" }
+                ),
+            });
+            continue;
+        }
+        plan_plugin_removal(plan, state, vault, config_dir);
+    }
+}
+
+fn plan_plugin_removal(
+    plan: &mut UninstallPlan,
+    state: &mut State,
+    vault: &Path,
+    config_dir: &str,
+) {
+    let scope = format!("vault {}", registry::vault_name(vault));
+    let folder = plugin::folder(vault, config_dir);
+    plan.plugin_vaults
+        .push((vault.to_owned(), config_dir.to_owned()));
+    let mut removed_any = false;
+    for name in PLUGIN_FILES {
+        let path = folder.join(name);
+        if path.exists() {
+            match FileChange::replace(&path, None) {
+                Ok(change) => {
+                    state.forget_file(&path);
+                    plan.files.push(change);
+                    removed_any = true;
+                    // The plugin's own file goes, so its backup (a data.json holds the token) has nothing to restore.
+                    let backup = write::vault_backup_path(&plan.state_home, &path);
+                    if backup.exists()
+                        && let Ok(change) = FileChange::replace(&backup, None)
+                    {
+                        plan.files.push(change);
+                    }
+                }
+                Err(error) => plan.problems.push(Problem {
+                    scope: scope.clone(),
+                    message: error.to_string(),
+                    hint: None,
+                }),
+            }
+        }
+    }
+    if removed_any {
+        plan.items.push(Item {
+            scope: scope.clone(),
+            subject: "plugin files".to_owned(),
+            change: Change::Removed,
+            path: folder.clone(),
+        });
+    }
+    plan.folders.push(folder);
+    let community = write::resolve(&plugin::community_plugins_path(vault, config_dir));
+    if community.exists() {
+        let mut operations = vec![plugin::disable_operation()];
+        operations.extend(prune_operations(state, &community));
+        let before = plan.files.len();
+        push_edit(
+            plan,
+            state,
+            &scope,
+            &community,
+            plugin::OBSIDIAN_FORMAT,
+            operations,
+            false,
+        );
+        if plan.files.len() > before && plan.files.last().is_some_and(FileChange::is_change) {
+            plan.items.push(Item {
+                scope: scope.clone(),
+                subject: "enabled in community-plugins.json".to_owned(),
+                change: Change::Removed,
+                path: community,
+            });
+        }
+    }
+    state.vaults.remove(vault);
+}
