@@ -8,6 +8,9 @@
 //! none, lowers a larger one to the most the client accepts, and, when a read's answer still does not fit (wide
 //! characters, many short lines, a tool paged by count rather than characters), asks again for a smaller page. The
 //! smaller page says at its start that it was limited and how to get the rest, which a client's own cut never does.
+//!
+//! About 310 lines of code and 100 of unit tests: the table of known clients and the three steps over it (prepare,
+//! refit, annotate).
 
 use serde_json::{Map, Value};
 

@@ -1,5 +1,7 @@
 //! `obsmcp setup`: choose vaults and clients (asking on a terminal, from flags otherwise), plan every change with the
 //! installer library, show it, confirm it, apply it, and say what to do next.
+//!
+//! About 310 lines of code and 190 of unit tests.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -2,6 +2,8 @@
 //! project `.mcp.json` servers and `MCP_TIMEOUT`; Codex's project trust; Gemini CLI's trusted folders; Hermes'
 //! safe mode. Each client's gates are one function in [`GATES`], picked by client id and scope, so the checks that
 //! run on every client stay free of client names.
+//!
+//! Over 400 lines: the `GATES` table is data, one entry per client gate, and reads best whole.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -5,6 +5,9 @@
 //! version, each `--probe-bridge` child) under short timeouts, and folds it all into one [`report::Report`] that
 //! the printers render. `--fix` applies the repairs the checks attached, then runs the whole examination again. The
 //! command's glue (arguments, spinner, printing, bundle, exit code) is `crate::commands::doctor`.
+//!
+//! Over 400 lines because `examine` is one pass by design: it gathers every source first and then runs every slow probe
+//! at once, and reads best in one place.
 
 pub(crate) mod bridge_probe;
 pub(crate) mod bundle;

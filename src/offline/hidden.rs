@@ -11,6 +11,8 @@
 //! batch) behaves as if it did not exist, with the very messages of a path that is not there. A rule set that
 //! cannot be known or applied exactly (a settings file that is not JSON, a filter Rust's `regex` cannot compile) is an
 //! error that makes offline mode refuse every tool: answering without it could show a note the user hid.
+//!
+//! About 300 lines of code and 370 of unit tests: every way a rule can match, one test each.
 
 use std::path::Path;
 

@@ -45,6 +45,9 @@
 //!   excluded-files regex Rust's `regex` cannot compile (the plugin ignores one JavaScript cannot compile and
 //!   applies the others), a `data.json` or, with `hideExcludedFiles`, an `app.json` that is not JSON;
 //! - the index is trusted for [`DEFAULT_REFRESH_INTERVAL`] before the folder is checked again (rule changes too).
+//!
+//! About 290 lines of code and 300 of unit tests (the marks, the refresh and the refusals, end to end on a vault
+//! folder).
 
 mod daily;
 mod hash;

@@ -1,5 +1,8 @@
 //! The report of a setup or uninstall run, built once and rendered either for people (stderr, plain text that
 //! reads fine without colour) or for agents (`--json` on stdout). Dry-run diffs are data and go to stdout.
+//!
+//! About 360 lines of code and 50 of unit tests: the report, its diffs and both renderings are one value and its
+//! printer.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,8 @@
 //! fetched, pings on a schedule and when something looks wrong, and when the session ends fails what waits on it and
 //! reconnects, forever, with a short capped backoff that a waiting call cuts short (unless a server is answering
 //! with failures: that one gets the whole backoff).
+//!
+//! Over 400 lines: the run loop, the handshake and the liveness watch are the one task's life, read top to bottom.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};

@@ -5,6 +5,8 @@
 //! lower-cased text as the plugin does; for an ASCII query on text without the two characters whose lower case is
 //! ASCII (KELVIN SIGN, LATIN CAPITAL I WITH DOT ABOVE) an ASCII-only case-insensitive byte search gives the same
 //! answer much faster. Regexes are RE2's in the plugin (RE2JS) and Rust's `regex` here (`../regex.rs`).
+//!
+//! About 330 lines of code and 90 of unit tests, kept beside the matcher they pin.
 
 use regex::Regex;
 use serde_json::{Map, Value, json};

@@ -1,0 +1,327 @@
+//! A `tools/call` on its way through the bridge: registered in flight (so a cancellation finds it), checked against
+//! the policy, fitted to the client's budget, answered from disk when the upstream is down and the tool can be, else
+//! forwarded; an answer that does not fit the client is asked again smaller; a failure is explained in words the agent
+//! can act on.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use futures::FutureExt;
+use serde_json::{Value, json};
+
+use super::*;
+
+impl Server {
+    pub(super) fn start_call(self: &Arc<Self>, id: Value, params: Option<Value>) {
+        let key = jsonrpc::id_key(&id);
+        let slot: RequestSlot = Arc::default();
+        let server = Arc::clone(self);
+        let task_slot = Arc::clone(&slot);
+        let task_key = key.clone();
+        // Registered before the task starts: a fast answer (the status tool) must find its entry.
+        {
+            let mut in_flight = lock(&self.in_flight);
+            if in_flight.contains_key(&key) {
+                drop(in_flight);
+                // Two answers with one id could not be told apart: the duplicate is refused, the first goes on.
+                self.send(jsonrpc::error(
+                    id,
+                    jsonrpc::INVALID_REQUEST,
+                    "a request with this id is still in flight: give each request its own id",
+                ));
+                return;
+            }
+            in_flight.insert(key.clone(), InFlight { slot, task: None });
+        }
+        let task = tokio::spawn(async move {
+            // A bug that panics inside one call must still answer that call, or the client waits forever.
+            let answer = AssertUnwindSafe(server.call(id.clone(), params, &task_slot))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| {
+                    tracing::error!("a tool call panicked; answered with an internal error");
+                    jsonrpc::error(
+                        id,
+                        jsonrpc::INTERNAL_ERROR,
+                        "obsmcp bridge failed while handling this call (a bug: see the diagnostics log)",
+                    )
+                });
+            // Only answer if the call was not cancelled meanwhile (a cancelled request gets no response).
+            if lock(&server.in_flight).remove(&task_key).is_some() {
+                server.send(answer);
+            }
+        });
+        if let Some(entry) = lock(&self.in_flight).get_mut(&key) {
+            entry.task = Some(task.abort_handle());
+        }
+    }
+
+    pub(super) async fn call(&self, id: Value, params: Option<Value>, slot: &RequestSlot) -> Value {
+        let trace = self.traces.fetch_add(1, Ordering::Relaxed);
+        let started = Instant::now();
+        let Some(name) = params
+            .as_ref()
+            .and_then(|params| params.get("name"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            return jsonrpc::error(
+                id,
+                jsonrpc::INVALID_PARAMS,
+                "tools/call needs a tool `name`",
+            );
+        };
+        let bytes_in = params.as_ref().map(estimate_size);
+        let record = |outcome: &'static str, bytes_out: Option<usize>| {
+            self.diagnostics.record(&Record {
+                event: "call",
+                trace: Some(trace),
+                method: Some("tools/call"),
+                tool: Some(&name),
+                outcome: Some(outcome),
+                duration_ms: Some((started.elapsed().as_secs_f64() * 100_000.0).round() / 100.0),
+                bytes_in,
+                bytes_out,
+                ..Record::default()
+            });
+        };
+        if name == STATUS_TOOL {
+            record("ok", None);
+            return jsonrpc::result(id, self.status_result(&self.budget(params.as_ref())));
+        }
+        let refusal = {
+            let catalog = lock(&self.catalog);
+            match self.config.policy.check(&name, catalog.find(&name)) {
+                Err(refusal) => Some(refusal.explain(&name)),
+                // A batch runs other tools: each of them meets the same policy as a direct call.
+                Ok(()) if name == BATCH_TOOL => self
+                    .config
+                    .policy
+                    .refused_batch_call(params.as_ref(), |inner| catalog.find(inner)),
+                Ok(()) => None,
+            }
+        };
+        if let Some(refusal) = refusal {
+            record("refused", None);
+            return jsonrpc::result(id, tool_error(&refusal));
+        }
+        let budget = self.budget(params.as_ref());
+        let tool = lock(&self.catalog).find(&name).cloned();
+        let mut params = params;
+        let fitted = tool.as_ref().filter(|_| self.fits_budgets());
+        if let Some(tool) = fitted
+            && let Some(Value::Object(arguments)) = params
+                .as_mut()
+                .and_then(|params| params.as_object_mut())
+                .map(|params| params.entry("arguments").or_insert_with(|| json!({})))
+        {
+            budget.prepare(tool, arguments);
+        }
+        // Only a call that may be asked again keeps a copy of its arguments (a write's can be megabytes).
+        let refittable = fitted.filter(|tool| budget.may_refit(tool));
+        let mut refits = 0;
+        loop {
+            let sent = if refittable.is_some() {
+                params.clone()
+            } else {
+                params.take()
+            };
+            let (answer, outcome, bytes_out) = self.dispatch(&id, &name, sent, started, slot).await;
+            // A read whose answer the client would cut is asked again for a smaller page, which says how to get the rest.
+            let smaller = refittable
+                .filter(|_| refits < budget::MAX_REFITS)
+                .and_then(|tool| {
+                    let arguments = params.as_ref()?.get("arguments")?.as_object()?;
+                    budget.refit(tool, arguments, &answer)
+                });
+            match smaller {
+                Some(arguments) => {
+                    refits += 1;
+                    tracing::debug!(
+                        "`{name}` answered more than {} takes; asking again for less",
+                        budget.client
+                    );
+                    if let Some(params) = params.as_mut().and_then(Value::as_object_mut) {
+                        params.insert("arguments".into(), Value::Object(arguments));
+                    }
+                }
+                None => {
+                    record(outcome, bytes_out);
+                    return answer;
+                }
+            }
+        }
+    }
+
+    /// Whether the bridge fits results to the client: for our own plugin (and its offline twin), whose tools' `max_chars`
+    /// and `limit` mean what the budget assumes.
+    pub(super) fn fits_budgets(&self) -> bool {
+        matches!(self.config.upstream, UpstreamTarget::Vault { .. })
+    }
+
+    /// Runs one call: from disk when the upstream is down and the tool can be answered there, else upstream (and from
+    /// disk after all when the upstream turns out unreachable). The answer, the outcome word and its size for the log.
+    pub(super) async fn dispatch(
+        &self,
+        id: &Value,
+        name: &str,
+        params: Option<Value>,
+        started: Instant,
+        slot: &RequestSlot,
+    ) -> (Value, &'static str, Option<usize>) {
+        let id = id.clone();
+        if let Some(answer) = self.try_offline(name, params.as_ref()).await {
+            return (jsonrpc::result(id, answer), "offline", None);
+        }
+        let connect_wait = match self.config.upstream {
+            // A child process needs time to start; its calls queue until the handshake is done.
+            UpstreamTarget::Command { .. } => self
+                .config
+                .connect_wait
+                .max(std::time::Duration::from_secs(15)),
+            // What the disk fallback already waited counts: a call waits for the upstream at most once.
+            _ => self.config.connect_wait.saturating_sub(started.elapsed()),
+        };
+        let arguments = self
+            .offline_for(name)
+            .and(params.as_ref())
+            .and_then(|params| params.get("arguments"))
+            .cloned();
+        match self
+            .upstream
+            .forward(
+                "tools/call",
+                params,
+                connect_wait,
+                self.config.call_timeout,
+                slot,
+            )
+            .await
+        {
+            Ok(answer) => {
+                let outcome = if answer.pointer("/result/isError") == Some(&Value::Bool(true)) {
+                    "tool_error"
+                } else {
+                    "ok"
+                };
+                let size = estimate_size(&answer);
+                (with_client_id(answer, id), outcome, Some(size))
+            }
+            // The session looked up but was not: the disk can still answer a read.
+            Err(CallError::Unreachable(_)) if self.offline_for(name).is_some() => {
+                let backend = self.offline_for(name).expect("checked just above");
+                let answer = backend
+                    .call(name, arguments.as_ref().and_then(Value::as_object))
+                    .await;
+                (jsonrpc::result(id, answer), "offline", None)
+            }
+            Err(error) => {
+                let (outcome, text) = self.explain(&error);
+                (jsonrpc::result(id, tool_error(&text)), outcome, None)
+            }
+        }
+    }
+
+    /// Offline mode's seam: the backend, when this call may be answered from disk (`--vault` without `--no-offline`,
+    /// a tool the backend serves).
+    pub(super) fn offline_for(&self, tool: &str) -> Option<&Arc<dyn OfflineBackend>> {
+        let backend = self.offline.as_ref()?;
+        let vault = matches!(self.config.upstream, UpstreamTarget::Vault { .. });
+        (self.config.offline && vault && backend.serves(tool)).then_some(backend)
+    }
+
+    /// Answers from disk when no session comes up: at once when the last attempt failed, after the connect wait when
+    /// an attempt is still under way.
+    pub(super) async fn try_offline(&self, tool: &str, params: Option<&Value>) -> Option<Value> {
+        let backend = self.offline_for(tool)?;
+        if self
+            .upstream
+            .ready_unless_down(self.config.connect_wait)
+            .await
+        {
+            return None;
+        }
+        let arguments = params
+            .and_then(|params| params.get("arguments"))
+            .and_then(Value::as_object);
+        Some(backend.call(tool, arguments).await)
+    }
+
+    /// A plain sentence for a failed call, and the outcome word for the log.
+    pub(super) fn explain(&self, error: &CallError) -> (&'static str, String) {
+        let who = self.config.upstream.display_name();
+        match error {
+            CallError::Unreachable(reason) => {
+                let hint = match self.config.upstream {
+                    UpstreamTarget::Vault { .. } => {
+                        " Is Obsidian open, with the obsmcp plugin enabled?"
+                    }
+                    _ => "",
+                };
+                (
+                    "unreachable",
+                    format!(
+                        "{who} is not reachable ({reason}).{hint} The bridge keeps reconnecting on its own; try again in a few \
+                         seconds. `obsidian_status` shows the connection state."
+                    ),
+                )
+            }
+            CallError::Lost(reason) => (
+                "lost",
+                format!(
+                    "The connection to {who} was lost during this call ({reason}). The call may or may not have taken effect: \
+                     check before repeating a change. The bridge is reconnecting on its own."
+                ),
+            ),
+            CallError::Timeout(after) => (
+                "timeout",
+                format!(
+                    "{who} did not answer within {:.0} s, so the call was cancelled. Try again, or raise --call-timeout.",
+                    after.as_secs_f64()
+                ),
+            ),
+            CallError::Rejected(reason) => {
+                ("rejected", format!("{who} refused the call: {reason}."))
+            }
+        }
+    }
+}
+/// An upstream answer re-addressed to the client's request id, fields in the usual order.
+pub(super) fn with_client_id(answer: Value, id: Value) -> Value {
+    let Value::Object(mut fields) = answer else {
+        return jsonrpc::error(
+            id,
+            jsonrpc::INTERNAL_ERROR,
+            "the upstream answer was not an object",
+        );
+    };
+    let mut message = serde_json::Map::new();
+    message.insert("jsonrpc".into(), "2.0".into());
+    message.insert("id".into(), id);
+    for key in ["result", "error"] {
+        if let Some(value) = fields.remove(key) {
+            message.insert(key.into(), value);
+        }
+    }
+    Value::Object(message)
+}
+
+/// The serialized size of a value, for the log, without serializing twice for big ones.
+pub(super) fn estimate_size(value: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing into a counter cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
