@@ -6,11 +6,11 @@
 //! against every name of a path, a rule with `/` against the path and each of its folders, each also without a final
 //! `.md`; excluded-files filters as a path prefix, or a `/…/` regular expression tested against the path as written.
 //!
-//! The design choice: the rules are applied once, when the vault is listed (`crate::offline::obsidian::vault`), so that a hidden file or
-//! folder is simply not in the index and every tool (listing, counts, search, links and their resolution, tags,
-//! batch) behaves as if it did not exist, with the very messages of a path that is not there. A rule set that
-//! cannot be known or applied exactly (a settings file that is not JSON, a filter Rust's `regex` cannot compile) is an
-//! error that makes offline mode refuse every tool: answering without it could show a note the user hid.
+//! The design choice: the rules are applied once, when the vault is listed (`crate::offline::obsidian::vault`), so that
+//! a hidden file or folder is simply not in the index and every tool (listing, counts, search, links and their
+//! resolution, tags, batch) behaves as if it did not exist, with the very messages of a path that is not there. A rule
+//! set that cannot be known or applied exactly (a settings file that is not JSON, a filter Rust's `regex` cannot
+//! compile) is an error that makes offline mode refuse every tool: answering without it could show a note the user hid.
 //!
 //! About 300 lines of code and 370 of unit tests: every way a rule can match, one test each.
 

@@ -1,8 +1,8 @@
 //! A stdio MCP server run as a child process: one JSON message per line on its stdin and stdout, its stderr passed
 //! through to ours (stderr is for people). The child runs in a process group of its own, and the whole group is killed
 //! when the link closes or is dropped, so no exit path of the bridge leaves it, or what it started (`npx` runs the
-//! server as a grandchild; a shell wrapper may start helpers), behind. Notifications sent to it are always built fresh (see `jsonrpc::notification`), so a
-//! client's `"id": null` never reaches a child that would reject it.
+//! server as a grandchild; a shell wrapper may start helpers), behind. Notifications sent to it are always built fresh
+//! (see `jsonrpc::notification`), so a client's `"id": null` never reaches a child that would reject it.
 
 use std::process::Stdio;
 use std::time::Duration;

@@ -12,8 +12,7 @@ use tokio::sync::{Notify, oneshot};
 
 use super::link::SendError;
 use super::session::{Pending, Session};
-use super::supervisor::HTTP_HANDSHAKE_TIMEOUT;
-use super::{CallError, RequestSlot, Upstream, UpstreamState};
+use super::{CallError, HTTP_HANDSHAKE_TIMEOUT, RequestSlot, Upstream, UpstreamState};
 use crate::bridge::jsonrpc;
 use crate::sync::lock;
 

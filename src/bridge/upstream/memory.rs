@@ -5,7 +5,7 @@
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use super::link::SendError;
+use super::SendError;
 
 /// One message on its way to the test's server, with the channel that tells the sender how its delivery went.
 pub(super) struct Sent {

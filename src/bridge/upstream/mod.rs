@@ -40,6 +40,10 @@ use session::{Pending, REFRESH_IDLE, Session};
 
 pub(crate) use link::{Events, LINK_QUEUE, LinkEvent, SendError, describe_reqwest_error};
 
+/// How long the handshake of an HTTP upstream may take; also the bound on the bridge's own small requests to it
+/// (catalog refreshes, cancellations, the log level).
+const HTTP_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// What the supervisor reports to the rest of the bridge.
 #[derive(Debug)]
 pub(crate) enum UpstreamEvent {

@@ -11,8 +11,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::link::{Link, LinkEvent, SendError};
-use super::supervisor::HTTP_HANDSHAKE_TIMEOUT;
-use super::{Upstream, UpstreamEvent};
+use super::{HTTP_HANDSHAKE_TIMEOUT, Upstream, UpstreamEvent};
 use crate::bridge::jsonrpc::{self, Message};
 use crate::sync::lock;
 

@@ -16,7 +16,7 @@ use url::Url;
 
 use super::link::{Events, LINK_QUEUE, Link};
 use super::session::{RequestError, Session};
-use super::{Upstream, UpstreamEvent, UpstreamState, child, http, sse};
+use super::{HTTP_HANDSHAKE_TIMEOUT, Upstream, UpstreamEvent, UpstreamState, child, http, sse};
 use crate::bridge::config::{HttpFlavor, UpstreamTarget};
 use crate::bridge::diagnostics::Record;
 use crate::sync::lock;
@@ -372,8 +372,6 @@ impl Upstream {
         }
     }
 }
-/// How long the handshake of an HTTP upstream may take.
-pub(super) const HTTP_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a child process may take to start and answer `initialize` (it may be `npx` fetching a package).
 pub(super) const CHILD_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The longest pause between reconnection attempts.

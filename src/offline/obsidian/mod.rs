@@ -1,8 +1,8 @@
-//! What Obsidian itself computes for a vault, done again from disk: the listing of files and folders, and the
-//! metadata cache (links, tags, headings, sections, blocks, frontmatter) with its resolved and unresolved link maps.
-//! Obsidian's own code is closed, so this follows the fake `obsidian` module the plugin is tested on
-//! (`obsidian-plugin/test/fake-obsidian/*.cjs`) rule for rule: `walk.rs` ↔ `vault.cjs` (the listing), `vault.rs` ↔ `metadata.cjs` (the index),
-//! `markdown/` ↔ `markdown.cjs`, `properties.rs` ↔ the frontmatter rules of `metadata.cjs`.
+//! What Obsidian itself computes for a vault, done again from disk: the listing of files and folders, and the metadata
+//! cache (links, tags, headings, sections, blocks, frontmatter) with its resolved and unresolved link maps. Obsidian's
+//! own code is closed, so this follows the fake `obsidian` module the plugin is tested on
+//! (`obsidian-plugin/test/fake-obsidian/*.cjs`) rule for rule: `walk.rs` ↔ `vault.cjs` (the listing), `vault.rs` ↔
+//! `metadata.cjs` (the index), `markdown/` ↔ `markdown.cjs`, `properties.rs` ↔ the frontmatter rules of `metadata.cjs`.
 
 pub(crate) mod markdown;
 pub(crate) mod properties;

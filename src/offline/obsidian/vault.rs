@@ -13,10 +13,10 @@
 //! whose real location is outside the vault (through a symlink) is listed but its content is never read, so it has no
 //! metadata.
 //!
-//! Hidden paths (`crate::offline::hidden`) are left out of the listing itself, with everything inside a hidden
-//! folder, so no tool ever sees them: an entry is hidden when its path is, or when its real location inside the vault is (a
-//! symlink, or an entry inside a symlinked folder, leading to a hidden path). Link resolution, backlinks and counts
-//! are then computed among the visible files only.
+//! Hidden paths (`crate::offline::hidden`) are left out of the listing itself, with everything inside a hidden folder,
+//! so no tool ever sees them: an entry is hidden when its path is, or when its real location inside the vault is (a
+//! symlink, or an entry inside a symlinked folder, leading to a hidden path). Link resolution, backlinks and counts are
+//! then computed among the visible files only.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
