@@ -139,7 +139,7 @@ export class ObsmcpSettingTab extends PluginSettingTab {
     let pendingPort = String(this.host.settings.port);
     const portSetting = new Setting(containerEl)
       .setName("Port")
-      .setDesc("The local port agents connect to (127.0.0.1 only). Run `obsmcp setup` again after changing it.");
+      .setDesc("The local port the obsmcp bridge connects to (127.0.0.1 only). The bridge reads it from this vault's settings at each connection, so changing it needs no client change.");
     portSetting.addText((text) =>
       text
         .setPlaceholder(String(DEFAULT_PORT))
@@ -163,7 +163,7 @@ export class ObsmcpSettingTab extends PluginSettingTab {
 
     const tokenSetting = new Setting(containerEl)
       .setName("Token")
-      .setDesc("Agents must send it as a bearer token. `obsmcp setup` copies it into each client's configuration.");
+      .setDesc("Proves a client is allowed in. The obsmcp bridge reads it from this vault's settings and never puts it in a client's configuration; a client that connects directly sends it as a bearer token.");
     const tokenEl = tokenSetting.descEl.createDiv({ cls: "obsmcp-token", text: this.host.settings.token });
     tokenSetting.addButton((button) =>
       button.setButtonText("Copy").onClick(async () => {
@@ -182,7 +182,7 @@ export class ObsmcpSettingTab extends PluginSettingTab {
         .onClick(async () => {
           await this.host.regenerateToken();
           tokenEl.setText(this.host.settings.token);
-          new Notice("obsmcp: new token saved. Clients using the old one must be updated: run `obsmcp setup`.");
+          new Notice("obsmcp: new token saved. The obsmcp bridge picks it up at its next connection; a client that connects directly needs the new one.");
         }),
     );
 
