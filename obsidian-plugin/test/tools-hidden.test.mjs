@@ -1,7 +1,7 @@
-// Hidden paths in the plugin, for what the offline parity test (tests/it/offline.rs) cannot see: writes, the active
-// note and daily notes. Writes never create or move anything into a hidden path and say so the same way whether or
-// not something is there; edits of a hidden note fail exactly as for a note that does not exist; a move's
-// linking_notes never counts a hidden note.
+// Hidden paths in the plugin, for what the offline parity test (tests/it/offline/hidden.rs) cannot see: writes, the
+// active note and daily notes. Writes never create or move anything into a hidden path and say so the same way
+// whether or not something is there; edits of a hidden note fail exactly as for a note that does not exist; a
+// move's linking_notes never counts a hidden note.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";

@@ -9,7 +9,7 @@
 //! The design choice: mirror the plugin rather than approximate Obsidian. The plugin's tools
 //! (`obsidian-plugin/src/tools/**`) and the metadata model they run on (`obsidian-plugin/test/fake-obsidian/`) write
 //! their rules down; the files here follow theirs one for one, so a change to a tool has an obvious twin, and the
-//! parity tests (`tests/it/offline.rs`) compare both through the bridge, field by field:
+//! parity tests (`tests/it/offline/`) compare both through the bridge, field by field:
 //! - `tools/*.rs` ↔ `obsidian-plugin/src/tools/*.ts` (`mod.rs` is `index.ts`; `args.rs` does what zod does there);
 //! - `daily.rs`, `hash.rs`, `hidden.rs`, `limits.rs`, `lines.rs`, `links.rs`, `paths/`, `regex.rs`, `sections.rs` ↔
 //!   `obsidian-plugin/src/vault/*.ts`;

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::client::Client;
+use super::figures::short;
 use super::rng::Rng;
-use super::short;
 
 /// The outcome of one caller's calls.
 #[derive(Default)]

@@ -16,34 +16,38 @@
 //! `.ci/run` runs a 60 s version, `tests/soak/run` a 5 min one. `OBSMCP_SOAK_SECS` sets the duration,
 //! `OBSMCP_SOAK_SEED` replays a run's chaos sequence (timings differ from run to run, the choices do not).
 //!
-//! Over 400 lines on purpose: the soak is one test whose phases (set-up, chaos, checks, figures) share their state
-//! and read best in order; the callers, the proxy and the symlink swap live in their own files.
+//! Over 400 lines on purpose: the soak is one test of some 425 lines whose phases (set-up, chaos, checks, figures)
+//! share their state and read best in order; the plugin host, the callers, the proxy, the symlink swap, the run's
+//! inputs and its small measures live in their own files.
 
 mod caller;
 mod client;
+mod figures;
+mod host;
+mod inputs;
 mod proxy;
 pub(crate) mod rng;
 mod swap;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::{
-    ChildGuard, TempHome, fixture_vault, free_port, line_channel, rss_kib, signal,
-    write_plugin_data,
+    ChildGuard, TempHome, fixture_vault, free_port, rss_kib, signal, write_plugin_data,
 };
-use caller::{Answer, Caller, Results, WriteOutcome, classify, note_path, owner_line};
+use caller::{Answer, Caller, Results, WriteOutcome, classify, note_path};
 use client::Client;
+use figures::{Storms, median, open_files};
+use host::Host;
+use inputs::{seconds_from_env, seed, write_notes};
 use proxy::{ChaosProxy, Mode};
 use rng::Rng;
-use swap::{SWAP_NOTE, Swaps};
+use swap::Swaps;
 
 const TOKEN: &str = "soak-token-0123456789abcdef0123456789abcdef";
 /// The host's config folder; the bridge reads the vault's `.obsidian`, which names the proxy.
@@ -53,136 +57,6 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(4);
 const CONNECT_WAIT: Duration = Duration::from_secs(2);
 /// Scheduling noise on a busy two-core machine: a call answered later than the limits plus this is a failure.
 const SLACK: Duration = Duration::from_secs(3);
-
-/// The plugin host, restarted on the same port as often as the chaos loop likes.
-struct Host {
-    vault: PathBuf,
-    port: u16,
-    guard: Option<ChildGuard>,
-    lines: Option<Receiver<String>>,
-}
-
-impl Host {
-    fn start(&mut self) {
-        for attempt in 0..5 {
-            let mut command = Command::new("node");
-            command
-                .arg(crate::support::repo_root().join("obsidian-plugin/test/host.mjs"))
-                .arg("--vault")
-                .arg(&self.vault)
-                .args(["--port", &self.port.to_string(), "--token", TOKEN])
-                .args(["--config-dir", HOST_CONFIG_DIR])
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped());
-            let mut guard = ChildGuard::spawn("plugin host", command);
-            // Kept open for the host's life: a reload prints `listening on` again into it.
-            let lines = line_channel(guard.child.stdout.take().unwrap());
-            if self.listening(&lines) {
-                self.guard = Some(guard);
-                self.lines = Some(lines);
-                return;
-            }
-            eprintln!(
-                "soak: the host did not start (attempt {}): {}",
-                attempt + 1,
-                guard.stderr()
-            );
-            drop(guard);
-            thread::sleep(Duration::from_millis(300));
-        }
-        panic!("the plugin host would not start on port {}", self.port);
-    }
-
-    fn listening(&self, lines: &Receiver<String>) -> bool {
-        matches!(lines.recv_timeout(Duration::from_secs(30)), Ok(line) if line.trim() == format!("listening on {}", self.port))
-    }
-
-    fn pid(&self) -> u32 {
-        self.guard.as_ref().expect("the host runs").pid()
-    }
-
-    /// Sends `signal_name` and waits for the exit; a host that outlives SIGTERM for 5 s is killed.
-    fn end(&mut self, signal_name: &str) {
-        let mut guard = self.guard.take().expect("the host runs");
-        signal(guard.pid(), signal_name);
-        if guard.wait_exit(Duration::from_secs(5)).is_none() {
-            eprintln!("soak: the host outlived SIG{signal_name} for 5 s; killing it");
-            guard.kill();
-        }
-        self.lines = None;
-    }
-
-    /// A plugin reload inside the running host (SIGHUP), waited for.
-    fn reload(&mut self) {
-        signal(self.pid(), "HUP");
-        let lines = self.lines.take().expect("the host runs");
-        assert!(
-            self.listening(&lines),
-            "the host did not come back from a reload"
-        );
-        self.lines = Some(lines);
-    }
-}
-
-fn short(answer: &Value) -> String {
-    let text = answer.to_string();
-    text.chars().take(400).collect()
-}
-
-/// How many file descriptors a process has open.
-fn open_files(pid: u32) -> Option<usize> {
-    Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count())
-}
-
-fn median(values: &mut [u64]) -> u64 {
-    values.sort_unstable();
-    values.get(values.len() / 2).copied().unwrap_or(0)
-}
-
-fn seconds_from_env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .map(|value| {
-            value
-                .parse()
-                .unwrap_or_else(|_| panic!("{name}={value} is not a number of seconds"))
-        })
-        .unwrap_or(default)
-}
-
-fn seed() -> u64 {
-    match std::env::var("OBSMCP_SOAK_SEED") {
-        Ok(value) => value
-            .parse()
-            .unwrap_or_else(|_| panic!("OBSMCP_SOAK_SEED={value} is not a number")),
-        Err(_) => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64,
-    }
-}
-
-/// Time spent in 500-storms and the requests that reached the port meanwhile: reconnection attempts (`initialize`)
-/// and everything else (calls forwarded while a session still stood, pings).
-#[derive(Default)]
-struct Storms {
-    seconds: f64,
-    attempts: u64,
-    calls: u64,
-}
-
-/// Creates each caller's note, whose second line names its owner, and the note the symlink swaps use.
-fn write_notes(vault: &Path) {
-    std::fs::create_dir_all(vault.join("Soak")).unwrap();
-    for caller in 0..CALLERS {
-        std::fs::write(
-            vault.join(note_path(caller)),
-            format!("# Soak note\n{}\n", owner_line(caller)),
-        )
-        .unwrap();
-    }
-    std::fs::write(vault.join(SWAP_NOTE), "swap note inside\n").unwrap();
-}
 
 #[test]
 #[ignore = "the fault soak runs for minutes: OBSMCP_SOAK_SECS=60 cargo test --test it soak -- --ignored --nocapture"]

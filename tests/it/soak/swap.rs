@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::client::Client;
-use super::short;
+use super::figures::short;
 
 /// The note another thread turns into a symlink to a file outside the vault and back, during reads of it.
 pub const SWAP_NOTE: &str = "Soak/swap.md";

@@ -1,0 +1,182 @@
+//! The rows of the report, one per measure in the order the tables show them, each with its DESIGN.md target where
+//! there is one. One table on purpose: the measures' numbering and wording read best in one list.
+
+use super::*;
+
+/// Builds the rows from each bridge's figures (in [`BridgeKind::ALL`] order) and the vault's.
+pub fn rows(
+    plan: &Plan,
+    bridges: &[BridgeFigures],
+    vault: &VaultFigures,
+    catalog_size: usize,
+) -> Vec<Row> {
+    let each = |pick: fn(&BridgeFigures) -> &Figure| {
+        bridges
+            .iter()
+            .map(|figures| pick(figures).clone())
+            .collect()
+    };
+    let obsmcp = &bridges[0];
+    let full_catalog = obsmcp
+        .tools_listed
+        .is_some_and(|listed| listed >= catalog_size);
+    let worst = vault
+        .cases
+        .iter()
+        .find(|case| case.label == WORST_SEARCH)
+        .expect("the worst search case is measured");
+    let only_obsmcp = |figure: Figure, reason: &str| {
+        let mut figures = vec![figure];
+        figures.extend(
+            BridgeKind::ALL[1..]
+                .iter()
+                .map(|_| Figure::NotApplicable(reason.into())),
+        );
+        figures
+    };
+    let no_offline = "no offline mode";
+    let obsmcp_only = "obsmcp only (a peer adds its row-3 overhead)";
+    let in_flight = plan.in_flight;
+    vec![
+        Row::new(
+            "spawn_to_initialize",
+            format!(
+                "1. spawn → `initialize` answered (median of {})",
+                plan.spawns
+            ),
+            "ms",
+            each(|figures| &figures.initialize_ms),
+        )
+        .target("< 20 ms", 20.0, true),
+        Row::new(
+            "tools_list_upstream_down",
+            "2. `tools/list`, bridge started with the plugin down",
+            "ms",
+            each(|figures| &figures.tools_down),
+        )
+        .target(
+            &format!("full catalog ({catalog_size}+ tools) < 20 ms"),
+            20.0,
+            full_catalog,
+        ),
+        Row::new(
+            "call_latency",
+            format!(
+                "3. `vault_info` call through the bridge (median of {})",
+                plan.calls
+            ),
+            "ms",
+            each(|figures| &figures.call_ms),
+        ),
+        Row::new(
+            "direct_call",
+            "  the same call straight to the plugin over HTTP, paired",
+            "ms",
+            each(|figures| &figures.direct_ms),
+        )
+        .baseline(),
+        Row::new(
+            "call_overhead",
+            "  overhead per call (median of paired differences)",
+            "ms",
+            each(|figures| &figures.overhead_ms),
+        )
+        .target("< 1 ms", 1.0, true),
+        Row::new(
+            "recovery",
+            "4. plugin host killed, restarted on its port → first successful call",
+            "ms",
+            each(|figures| &figures.recovery_ms),
+        )
+        .target("< 1 s", 1000.0, true),
+        Row::new(
+            "rss_after_calls",
+            "5. peak RSS after the calls (VmHWM)",
+            "MB",
+            each(|figures| &figures.rss_steady_mb),
+        )
+        .target("< 15 MB", 15.0, true),
+        Row::new(
+            "rss_with_20mb_note",
+            "  peak RSS of a bridge that carried the 20 MB note",
+            "MB",
+            each(|figures| &figures.rss_peak_mb),
+        ),
+        Row::new(
+            "note_20mb",
+            "6. 20 MB multi-byte note written, answered, compared on disk",
+            "ms",
+            each(|figures| &figures.big_note),
+        )
+        .target("intact, < 1 s", 1000.0, true),
+        Row::new(
+            "throughput",
+            format!(
+                "7. throughput, {in_flight} requests in flight on the one stdio ({} calls)",
+                plan.throughput_calls
+            ),
+            "calls/s",
+            each(|figures| &figures.throughput),
+        )
+        .higher_is_better(),
+        Row::new(
+            "throughput_latency",
+            format!("  median latency with {in_flight} in flight"),
+            "ms",
+            each(|figures| &figures.throughput_latency_ms),
+        ),
+        Row::new(
+            "direct_throughput",
+            format!("  direct HTTP, {in_flight} concurrent callers, same session"),
+            "calls/s",
+            each(|figures| &figures.direct_throughput),
+        )
+        .higher_is_better()
+        .baseline(),
+        Row::new(
+            "direct_throughput_latency",
+            format!("  direct HTTP median latency, {in_flight} concurrent"),
+            "ms",
+            each(|figures| &figures.direct_throughput_latency_ms),
+        )
+        .baseline(),
+        Row::new(
+            "search_through_plugin",
+            format!(
+                "8. search scanning {} notes, through the bridge to the plugin",
+                thousands(vault.notes)
+            ),
+            "ms",
+            only_obsmcp(Figure::value(worst.bridge_ms), obsmcp_only),
+        )
+        .target("< 300 ms", 300.0, true),
+        Row::new(
+            "search_offline",
+            "  the same search offline (plugin down, from disk)",
+            "ms",
+            only_obsmcp(Figure::value(worst.offline_ms), no_offline),
+        )
+        .target("faster than through the plugin", worst.bridge_ms, true),
+        Row::new(
+            "offline_cold",
+            "  offline cold: spawn → first search answered (index build included)",
+            "ms",
+            only_obsmcp(Figure::value(vault.offline_cold_ms), no_offline),
+        ),
+        Row::new(
+            "offline_rss",
+            format!(
+                "  peak RSS with the offline index of {} notes",
+                thousands(vault.notes)
+            ),
+            "MB",
+            only_obsmcp(
+                vault.offline_rss_mb.map_or_else(
+                    || Figure::Failed("the bridge had exited".into()),
+                    Figure::value,
+                ),
+                no_offline,
+            ),
+        ),
+    ]
+}

@@ -1,0 +1,135 @@
+//! The invariants of a sequence: after every step, at most one entry per client for the vault, named `obsidian`,
+//! whose command exists after setup and `doctor --fix`, and the plugin in the vault exactly when an entry serves it;
+//! after the final uninstall, nothing of obsmcp's left and every file back as it was or as its client rewrote it.
+
+use super::*;
+
+impl Sequence {
+    /// The obsmcp entries of one client, as (name, command).
+    pub(super) fn entries(&self, client: &str) -> Vec<(String, String)> {
+        let spec = clients::find(client).unwrap();
+        let file = self.file_of(client);
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            return Vec::new();
+        };
+        let servers = clients::read_servers(spec, &text).unwrap_or_else(|error| {
+            self.fail(format!("{client}'s file no longer parses: {error}\n{text}"))
+        });
+        servers
+            .iter()
+            .filter_map(|(name, entry)| match clients::describe_entry(spec, entry) {
+                EntryKind::Obsmcp {
+                    command,
+                    vault: Some(vault),
+                    ..
+                } if same(&vault, &self.machine.vault) => Some((name.clone(), command)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn plugin_installed(&self) -> bool {
+        self.machine
+            .vault
+            .join(".obsidian/plugins/obsmcp/main.js")
+            .is_file()
+    }
+
+    /// The invariants that hold after every step; `commands_exist` after setup and `doctor --fix`.
+    pub(super) fn check(&self, commands_exist: bool) {
+        let mut served = false;
+        for (client, _) in CLIENTS {
+            let entries = self.entries(client);
+            if entries.len() > 1 {
+                self.fail(format!(
+                    "{client} has {} entries for the vault: {entries:?}",
+                    entries.len()
+                ));
+            }
+            if let Some((name, command)) = entries.first() {
+                served = true;
+                if name != "obsidian" {
+                    self.fail(format!(
+                        "{client}'s entry is named `{name}`, not `obsidian`"
+                    ));
+                }
+                if commands_exist && !Path::new(command).is_file() {
+                    self.fail(format!(
+                        "{client}'s entry runs `{command}`, which does not exist"
+                    ));
+                }
+            }
+        }
+        if served != self.plugin_installed() {
+            self.fail(format!(
+                "the plugin is {} while {} entry serves the vault",
+                if self.plugin_installed() {
+                    "installed"
+                } else {
+                    "missing"
+                },
+                if served { "an" } else { "no" }
+            ));
+        }
+    }
+
+    /// The full uninstall at the end, and what it must leave.
+    pub(super) fn finish(&mut self) {
+        let run = self.uninstall(&[]);
+        if run.code != 0 {
+            self.fail(format!("the final uninstall failed: {}", run.stderr));
+        }
+        self.check(false);
+        for (path, original) in &self.originals {
+            let now = std::fs::read(path).unwrap_or_default();
+            let text = String::from_utf8_lossy(&now);
+            if text.contains("obsmcp") {
+                self.fail(format!("{} still mentions obsmcp:\n{text}", path.display()));
+            }
+            if !self.rewritten.contains(path) && now != *original {
+                self.fail(format!(
+                    "{} is not back byte for byte:\n{text}",
+                    path.display()
+                ));
+            }
+            if self.rewritten.contains(path)
+                && !(text.contains("lastSession") || text.contains("added by"))
+            {
+                self.fail(format!(
+                    "{} lost the client's own edit:\n{text}",
+                    path.display()
+                ));
+            }
+        }
+        if self.machine.vault.join(".obsidian").exists() {
+            self.fail("the config folder setup created in the vault is still there".to_owned());
+        }
+        // Nothing else is left: what differs is files clients rewrote, and the backups of those (they hold the file as it was, which the rewritten file no longer does).
+        let home = self.machine.home();
+        let explained = |line: &String| {
+            let path = line
+                .split_once(": ")
+                .map_or("", |(_, path)| path)
+                .lines()
+                .next()
+                .unwrap_or_default();
+            let full = home.join(path);
+            self.rewritten.contains(&full)
+                || self
+                    .rewritten
+                    .iter()
+                    .any(|file| obsmcp_installer::plan::write::backup_path(file) == full)
+                || [".local", ".local/state", ".local/state/obsmcp"].contains(&path)
+        };
+        let left: Vec<String> = super::tree_diff(&self.tree, &self.machine.tree())
+            .into_iter()
+            .filter(|line| !explained(line))
+            .collect();
+        if !left.is_empty() {
+            self.fail(format!(
+                "left behind after the full uninstall:\n{}",
+                left.join("\n")
+            ));
+        }
+    }
+}

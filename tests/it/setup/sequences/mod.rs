@@ -1,0 +1,215 @@
+//! Issue 13: sequences of what users really do, generated from a seed and run with the real binary on temporary
+//! homes: setup from one copy of the binary or another, for a subset of clients; uninstall of a subset; `doctor --fix`;
+//! the binary moved away or deleted; a client rewriting its own file (new keys, another layout, as Claude Code does);
+//! a config made unwritable for a step. After every step the invariants hold:
+//! - at most one obsmcp entry per client for the vault, always named `obsidian`;
+//! - after setup or `doctor --fix`, every entry's command exists;
+//! - the plugin is in the vault exactly when some client's obsmcp entry serves it;
+//! - a refused or failed write leaves that file and its backup byte for byte as they were;
+//!
+//! and at the end, after a full uninstall, the files obsmcp created are gone, untouched files are back byte for byte,
+//! and files a client rewrote keep the client's keys with only obsmcp's entries removed.
+//!
+//! `OBSMCP_SEQUENCE_SEED` replays one run (each sequence's seed derives from it); `OBSMCP_SEQUENCES` sets how many.
+//!
+//! This file holds a sequence's model (its machine, its copies of the binary, what it has done) and the test; what a
+//! step does is `steps.rs`, the invariants checked after each step and at the end `invariants.rs`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use obsmcp_installer::clients::{self, EntryKind};
+
+use super::{Machine, Run, tree_diff};
+use crate::soak::rng::Rng;
+
+mod invariants;
+mod steps;
+
+/// The clients the sequences use, by id, with their config file under home.
+const CLIENTS: [(&str, &str); 3] = [
+    ("claude-code", ".claude.json"),
+    ("codex", ".codex/config.toml"),
+    ("hermes", ".hermes/config.yaml"),
+];
+
+/// The copies of the binary a user ends up with: a build folder's, an installed one, and one from a release archive
+/// under its archive name.
+const COPIES: [&str; 3] = [
+    "src/obsmcp/target/release/obsmcp",
+    ".cargo/bin/obsmcp",
+    "Downloads/obsmcp-0.1.0-x86_64-linux",
+];
+
+/// One generated sequence and what its model knows.
+struct Sequence {
+    machine: Machine,
+    /// Where the copies of the binary live: outside home, so that reading home's files stays cheap.
+    bin: tempfile::TempDir,
+    rng: Rng,
+    /// The copies that exist now, by index into `COPIES`.
+    present: [bool; 3],
+    /// Files as they were before obsmcp first touched them, and whether a client rewrote each since.
+    originals: Vec<(PathBuf, Vec<u8>)>,
+    rewritten: BTreeSet<PathBuf>,
+    /// Every file under home before the first step.
+    tree: std::collections::BTreeMap<PathBuf, Option<Vec<u8>>>,
+    log: Vec<String>,
+}
+
+impl Sequence {
+    fn new(seed: u64) -> Self {
+        let machine = Machine::new().with_client_fixtures();
+        // Beside the build, so that a copy can be a hard link (a few hundred sequences would copy gigabytes).
+        let bin = tempfile::Builder::new()
+            .prefix("obsmcp-bin-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        for copy in COPIES {
+            install(bin.path(), copy);
+        }
+        let originals = CLIENTS
+            .iter()
+            .map(|(_, file)| {
+                let path = machine.home().join(file);
+                let bytes = std::fs::read(&path).unwrap();
+                (path, bytes)
+            })
+            .collect();
+        let tree = machine.tree();
+        Self {
+            tree,
+            bin,
+            machine,
+            rng: Rng::new(seed),
+            present: [true; 3],
+            originals,
+            rewritten: BTreeSet::new(),
+            log: Vec::new(),
+        }
+    }
+
+    fn binary(&self, copy: usize) -> PathBuf {
+        std::fs::canonicalize(self.bin.path())
+            .unwrap()
+            .join(COPIES[copy])
+    }
+
+    /// A copy of the binary that exists, reinstalled when none does (as the user would, to run anything).
+    fn some_copy(&mut self) -> usize {
+        let copy = self.rng.below(COPIES.len() as u64) as usize;
+        if !self.present[copy] {
+            install(self.bin.path(), COPIES[copy]);
+            self.present[copy] = true;
+            self.log.push(format!("reinstall {}", COPIES[copy]));
+        }
+        copy
+    }
+
+    fn some_clients(&mut self) -> Vec<&'static str> {
+        loop {
+            let picked: Vec<&str> = CLIENTS
+                .iter()
+                .filter(|_| self.rng.below(2) == 0)
+                .map(|(id, _)| *id)
+                .collect();
+            if !picked.is_empty() {
+                return picked;
+            }
+        }
+    }
+
+    fn run(&mut self, copy: usize, args: &[&str]) -> Run {
+        let binary = self.binary(copy);
+        self.log
+            .push(format!("{} {}", COPIES[copy], args.join(" ")));
+        self.machine.obsmcp_at(&binary, args)
+    }
+
+    fn setup(&mut self, clients: &[&str]) -> Run {
+        let copy = self.some_copy();
+        let vault = self.machine.vault.to_str().unwrap().to_owned();
+        let mut args = vec!["setup", "--vault", &vault, "--yes"];
+        for client in clients {
+            args.extend(["--client", client]);
+        }
+        self.run(copy, &args)
+    }
+
+    fn uninstall(&mut self, clients: &[&str]) -> Run {
+        let copy = self.some_copy();
+        let mut args = vec!["uninstall", "--yes"];
+        for client in clients {
+            args.extend(["--client", client]);
+        }
+        self.run(copy, &args)
+    }
+
+    fn fail(&self, what: String) -> ! {
+        panic!("{what}\nsteps so far:\n  {}", self.log.join("\n  "));
+    }
+
+    fn file_of(&self, client: &str) -> PathBuf {
+        let (_, file) = CLIENTS.iter().find(|(id, _)| *id == client).unwrap();
+        self.machine.home().join(file)
+    }
+}
+
+/// Puts a copy of the binary at `relative` under `folder`: a hard link where the file system allows one (the binary
+/// then knows itself by that path, as a copy would), a real copy otherwise.
+fn install(folder: &Path, relative: &str) {
+    let path = folder.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    // Never a copy onto an existing name: if that name were a hard link of the build, the copy would empty both.
+    let _ = std::fs::remove_file(&path);
+    if let Err(error) = std::fs::hard_link(env!("CARGO_BIN_EXE_obsmcp"), &path) {
+        eprintln!("hard link failed ({error}); copying");
+        std::fs::copy(env!("CARGO_BIN_EXE_obsmcp"), &path).unwrap();
+    }
+}
+
+fn same(a: &Path, b: &Path) -> bool {
+    a == b || std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+}
+
+/// `chattr +i` / `-i`; false where this run may not (not root): the unwritable steps are then left out.
+fn set_immutable(path: &Path, immutable: bool) -> bool {
+    std::process::Command::new("chattr")
+        .arg(if immutable { "+i" } else { "-i" })
+        .arg(path)
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+#[test]
+fn generated_sequences_of_setup_uninstall_fix_moves_and_client_edits_keep_every_invariant() {
+    let seed: u64 = std::env::var("OBSMCP_SEQUENCE_SEED")
+        .ok()
+        .and_then(|seed| seed.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    let count: u64 = std::env::var("OBSMCP_SEQUENCES")
+        .ok()
+        .and_then(|count| count.parse().ok())
+        .unwrap_or(300);
+    eprintln!(
+        "sequences: seed {seed} (replay with OBSMCP_SEQUENCE_SEED={seed}), {count} sequences"
+    );
+    let mut seeds = Rng::new(seed);
+    for index in 0..count {
+        let sequence_seed = seeds.next();
+        let mut sequence = Sequence::new(sequence_seed);
+        sequence
+            .log
+            .push(format!("sequence {index}, seed {sequence_seed}"));
+        let steps = 3 + sequence.rng.below(5);
+        for _ in 0..steps {
+            sequence.step();
+        }
+        sequence.finish();
+    }
+}
