@@ -15,8 +15,8 @@
 //  - `frontmatterLinks`: a property whose string value, trimmed, is exactly one wikilink `[[…]]` with no bracket
 //    inside, key = property name; in a list, key = `name.index` (e.g. `related.1`). Nested mappings are not
 //    searched. `link` and `displayText` follow the wikilink rules below.
-//  - Tags come from the keys `tags` / `tag`, aliases from `aliases` / `alias` (any case): a list, or a string
-//    split on commas (tags also on whitespace); a leading `#` is optional; empty entries are dropped.
+//  - Tags and aliases in properties (`tags` / `tag`, `aliases` / `alias`) stay in `frontmatter` as written: the
+//    cache's `tags` are the inline ones only, and the plugin reads the properties itself (src/vault/links.ts).
 //
 // Code (nothing inside is a link, tag, heading or block id)
 //  - Fenced blocks: a line of 3+ backticks or tildes (any indentation; a backtick fence's info string holds no
