@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { connect, startHost, tempDir } from "./lib/harness.mjs";
+import { connect } from "./lib/client.mjs";
+import { startHost, tempDir } from "./lib/harness.mjs";
 import { pluginDir, readManifest } from "./lib/load-plugin.mjs";
 
 test("catalog.json equals the live tools/list and names the manifest version", async () => {

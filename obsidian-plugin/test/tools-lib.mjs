@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { connect, resultText, startHost, tempDir } from "./lib/harness.mjs";
+import { connect, resultText } from "./lib/client.mjs";
+import { startHost, tempDir } from "./lib/harness.mjs";
 
 /** The notes of the crafted vault, by vault path. */
 export const NOTES = {
