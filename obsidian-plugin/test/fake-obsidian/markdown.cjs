@@ -1,9 +1,11 @@
-// The fake metadata cache's Markdown reader: turns a note's text into Obsidian's `CachedMetadata`.
+// The fake metadata cache's Markdown reader: turns a note's text into Obsidian's `CachedMetadata`. It is over 400
+// lines and stays one file: the rule list below is the specification, and the parser after it is that list in code,
+// read against it rule by rule.
 //
 // Obsidian's own parser is closed source; these are the rules implemented here, chosen to match what Obsidian
-// shows for the same text. The Rust offline reader (issue 6) must follow the same list, so it is written out in
-// full. Positions are `{ line, col, offset }`, all 0-based; `col` and `offset` count UTF-16 code units (what a
-// JavaScript string index counts), and `offset` counts a CRLF line break as two units.
+// shows for the same text. The Rust offline reader (src/offline/obsidian/markdown/) must follow the same list, so it
+// is written out in full. Positions are `{ line, col, offset }`, all 0-based; `col` and `offset` count UTF-16 code
+// units (what a JavaScript string index counts), and `offset` counts a CRLF line break as two units.
 //
 // Frontmatter
 //  - Only when the first line is `---` (trailing whitespace allowed); it ends at the next line that is `---`

@@ -1,5 +1,7 @@
 // The fake `Vault`, its file tree (`TFile`, `TFolder`) and the desktop `FileSystemAdapter`, backed by a real folder:
-// only the members the plugin calls, and what they need (the adapter only tells where the vault is on disk).
+// only the members the plugin calls, and what they need (the adapter only tells where the vault is on disk). It is
+// over 400 lines and stays one file because it is one class: every read and write goes through the same private
+// helpers that keep the tree, the kept texts and the disk in step, and they read best beside each other.
 //
 // Behaviour kept from Obsidian:
 //  - Vault paths are relative, `/`-separated, case-sensitive; the root folder has path `/` and name ``.
