@@ -1,5 +1,5 @@
 // The fake FileManager's edits on a temporary copy of the fixture vault: renameFile rewriting every kind of link
-// the way Obsidian does, processFrontMatter round trips that keep the body byte for byte, and cache events.
+// the way Obsidian does, and processFrontMatter round trips that keep the body byte for byte.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -76,6 +76,23 @@ test("renameFile keeps link text that stays valid and disambiguates names that b
   assert.ok(plan.includes("From this folder [[Archive/Note]] resolves"), "a link that would now resolve elsewhere is made explicit");
   assert.ok(plan.includes("[the other note](../../Notes/Note.md)"), "a relative link is recomputed from the new folder");
   assert.deepEqual(app.metadataCache.resolvedLinks["Archive/Deep/Old plan.md"], { "Archive/Note.md": 1, "Notes/Note.md": 1 });
+});
+
+test("renameFile writes the links it must change in the vault's newLinkFormat", async (t) => {
+  for (const [format, fromNotes] of [
+    ["absolute", "[[Archive/Über uns#Team]]"],
+    ["relative", "[[../Archive/Über uns#Team]]"],
+  ]) {
+    const dir = copyVault(t);
+    const settings = JSON.parse(read(dir, ".obsidian/app.json"));
+    fs.writeFileSync(path.join(dir, ".obsidian", "app.json"), JSON.stringify({ ...settings, newLinkFormat: format }));
+    const app = createApp({ vaultDir: dir });
+    await app.fileManager.renameFile(app.vault.getFileByPath("Projekte/Über uns.md"), "Archive/Über uns.md");
+    assert.ok(read(dir, "Notes/Tables.md").includes(`| Team | ${fromNotes} |`), format);
+    assert.ok(read(dir, "Home.md").includes("- Heading with alias: [[Archive/Über uns#Team|the team]]"), format);
+    const unchanged = read(dir, "Notes/Meeting notes 2026.md").includes("and [[Über uns]].");
+    assert.ok(unchanged, `${format}: a link that still resolves is kept`);
+  }
 });
 
 test("renameFile on a folder rewrites links to everything inside it", async (t) => {
@@ -188,50 +205,4 @@ test("processFrontMatter on invalid YAML throws and writes nothing", async (t) =
   );
   assert.equal(called, false);
   assert.equal(read(dir, "Invalid frontmatter.md"), before);
-});
-
-test("metadataCache fires changed (file, data, cache), then resolve and resolved, after the write resolves", async (t) => {
-  const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
-  await new Promise((resolve) => app.metadataCache.on("resolved", resolve));
-  const order = [];
-  app.metadataCache.on("changed", (file, data, cache) => order.push(["changed", file.path, data, cache.links.map((l) => l.link)]));
-  app.metadataCache.on("resolve", (file) => order.push(["resolve", file.path]));
-  const resolved = new Promise((resolve) => app.metadataCache.on("resolved", () => resolve(order.push(["resolved"]))));
-  const file = app.vault.getFileByPath("Orphan.md");
-  await app.vault.modify(file, "[[Home]] and [[Empty]]");
-  assert.deepEqual(order, [], "events come after the write's promise, as Obsidian's cache is asynchronous");
-  await resolved;
-  assert.deepEqual(order, [
-    ["changed", "Orphan.md", "[[Home]] and [[Empty]]", ["Home", "Empty"]],
-    ["resolve", "Orphan.md"],
-    ["resolved"],
-  ]);
-
-  const deleted = new Promise((resolve) => app.metadataCache.on("deleted", (gone, previous) => resolve([gone.path, previous.links.length])));
-  await app.vault.delete(file);
-  assert.deepEqual(await deleted, ["Orphan.md", 2]);
-});
-
-test("getNewFileParent and getAvailablePathForAttachment follow the vault's settings", async (t) => {
-  const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
-  const appJson = path.join(dir, ".obsidian", "app.json");
-  const settings = JSON.parse(fs.readFileSync(appJson, "utf8"));
-  const configure = (changes) => fs.writeFileSync(appJson, JSON.stringify({ ...settings, ...changes }));
-
-  assert.equal(app.fileManager.getNewFileParent("Notes/Note.md").path, "/");
-  configure({ newFileLocation: "current" });
-  assert.equal(app.fileManager.getNewFileParent("Notes/Note.md").path, "Notes");
-  assert.equal(app.fileManager.getNewFileParent("").path, "/");
-  configure({ newFileLocation: "folder", newFileFolderPath: "Projekte" });
-  assert.equal(app.fileManager.getNewFileParent("Notes/Note.md").path, "Projekte");
-  configure({ newFileLocation: "folder", newFileFolderPath: "Gone" });
-  assert.equal(app.fileManager.getNewFileParent("Notes/Note.md").path, "/", "a missing folder falls back to the root");
-
-  assert.equal(await app.fileManager.getAvailablePathForAttachment("new.png", "Home.md"), "new.png");
-  configure({ attachmentFolderPath: "Attachments" });
-  assert.equal(await app.fileManager.getAvailablePathForAttachment("diagram.png", "Home.md"), "Attachments/diagram 1.png");
-  configure({ attachmentFolderPath: "./assets" });
-  assert.equal(await app.fileManager.getAvailablePathForAttachment("x.png", "Notes/Note.md"), "Notes/assets/x.png");
 });

@@ -1,5 +1,6 @@
 // Link resolution in the fake metadata cache against the fixture vault: Obsidian's order (exact path, own folder,
-// shortest path), relative paths, case-insensitivity, resolved/unresolved link maps and link text generation.
+// shortest path), relative paths, case-insensitivity, resolved/unresolved link maps, and the link text a rename
+// writes.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,7 +11,8 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const { createApp, parseLinktext, getLinkpath } = require("./fake-obsidian/app.cjs");
+const { createApp } = require("./fake-obsidian/app.cjs");
+const { parseLinktext, getLinkpath } = require("./fake-obsidian/metadata.cjs");
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/vault", import.meta.url));
 const app = createApp({ vaultDir: FIXTURE });
@@ -113,22 +115,4 @@ test("fileToLinktext uses the name when unique, the path otherwise", () => {
   assert.equal(cache.fileToLinktext(file("Home.md"), "Notes/Note.md", false), "Home.md");
   assert.equal(cache.fileToLinktext(file("Notes/Note.md"), "Home.md"), "Notes/Note");
   assert.equal(cache.fileToLinktext(file("Attachments/diagram.png"), "Home.md"), "diagram.png");
-});
-
-test("generateMarkdownLink honours useMarkdownLinks and newLinkFormat from app.json", (t) => {
-  const dir = copyVault(t);
-  const local = createApp({ vaultDir: dir });
-  const about = local.vault.getFileByPath("Projekte/Über uns.md");
-  assert.equal(local.fileManager.generateMarkdownLink(about, "Home.md"), "[[Über uns]]");
-  assert.equal(local.fileManager.generateMarkdownLink(about, "Home.md", "#Team", "the team"), "[[Über uns#Team|the team]]");
-
-  const appJson = path.join(dir, ".obsidian", "app.json");
-  const settings = JSON.parse(fs.readFileSync(appJson, "utf8"));
-  fs.writeFileSync(appJson, JSON.stringify({ ...settings, useMarkdownLinks: true, newLinkFormat: "relative" }));
-  assert.equal(
-    local.fileManager.generateMarkdownLink(about, "Notes/Meeting notes 2026.md", "#Team"),
-    "[Über uns](../Projekte/%C3%9Cber%20uns.md#Team)",
-  );
-  fs.writeFileSync(appJson, JSON.stringify({ ...settings, newLinkFormat: "absolute" }));
-  assert.equal(local.fileManager.generateMarkdownLink(about, "Home.md"), "[[Projekte/Über uns]]");
 });

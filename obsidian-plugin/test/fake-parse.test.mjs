@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const { createApp, getAllTags, parseFrontMatterAliases, parseFrontMatterTags } = require("./fake-obsidian/app.cjs");
+const { createApp } = require("./fake-obsidian/app.cjs");
 const { parseMarkdown, getFrontMatterInfo } = require("./fake-obsidian/markdown.cjs");
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/vault", import.meta.url));
@@ -97,23 +97,21 @@ test("links, tags and headings inside code spans, fenced code and math blocks ar
   assert.equal(types.filter((type) => type === "math").length, 1);
 });
 
-test("inline, nested and frontmatter tags, with getAllTags and parseFrontMatterTags", () => {
+test("inline and nested tags are the cache's tags; the frontmatter's stay in the frontmatter", () => {
   const home = cacheOf("Home.md");
   assert.deepEqual(
     home.tags.map((tag) => tag.tag),
     ["#welcome", "#nested/deeper/tag"],
   );
   assertPositionsMatch(textOf("Home.md"), home.tags, (tag) => tag.tag);
-  assert.deepEqual(getAllTags(home), ["#hub", "#status/active", "#welcome", "#nested/deeper/tag"]);
+  assert.deepEqual(home.frontmatter.tags, ["hub", "#status/active"]);
 
   const about = cacheOf("Projekte/Über uns.md");
-  assert.deepEqual(parseFrontMatterTags(about.frontmatter), ["#projekt/über", "#team"]);
   assert.deepEqual(
     about.tags.map((tag) => tag.tag),
     ["#projekt/über", "#日本語"],
   );
-  assert.deepEqual(parseFrontMatterTags({ tag: "#one, two three" }), ["#one", "#two", "#three"]);
-  assert.equal(parseFrontMatterTags({ title: "no tags" }), null);
+  assert.equal(about.frontmatter.tags, "projekt/über team", "a string property is not split");
 });
 
 test("tag boundaries: digits-only, punctuation, URL fragments and mid-word # are not tags", () => {
@@ -122,13 +120,6 @@ test("tag boundaries: digits-only, punctuation, URL fragments and mid-word # are
     cache.tags.map((tag) => tag.tag),
     ["#tag1", "#1a", "#a-b_c/d", "#trail", "#ümlaut"],
   );
-});
-
-test("aliases come from a list or a comma-separated string", () => {
-  assert.deepEqual(parseFrontMatterAliases(cacheOf("Home.md").frontmatter), ["Start", "Startseite"]);
-  assert.deepEqual(parseFrontMatterAliases(cacheOf("Projekte/Über uns.md").frontmatter), ["Über uns", "About"]);
-  assert.deepEqual(parseFrontMatterAliases({ alias: "Solo" }), ["Solo"]);
-  assert.equal(parseFrontMatterAliases({}), null);
 });
 
 test("headings: levels, closing hashes removed, positions cover the whole line", () => {
@@ -276,7 +267,10 @@ test("invalid YAML leaves no frontmatter but the body is still indexed", () => {
     cache.links.map((link) => link.link),
     ["Home"],
   );
-  assert.deepEqual(getAllTags(cache), ["#still-indexed"]);
+  assert.deepEqual(
+    cache.tags.map((tag) => tag.tag),
+    ["#still-indexed"],
+  );
 });
 
 test("CRLF notes: offsets count the \\r, texts never contain it", () => {

@@ -1,5 +1,5 @@
-// The fake Vault, adapter, workspace and core-plugin settings on a temporary copy of the fixture vault: what is
-// listed, reads, writes and their events, errors that leave the disk untouched, trash, external edits.
+// The fake Vault, workspace and core-plugin settings on a temporary copy of the fixture vault: what is listed, reads,
+// writes and what the metadata cache makes of them, errors that leave the disk untouched, trash, external edits.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,7 +11,8 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const { createApp, TFile, TFolder, MarkdownView, normalizePath, moment } = require("./fake-obsidian/app.cjs");
+const { createApp, TFile, TFolder, MarkdownView, moment } = require("./fake-obsidian/app.cjs");
+const { normalizePath } = require("./fake-obsidian/vault.cjs");
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/vault", import.meta.url));
 
@@ -20,25 +21,6 @@ function copyVault(t) {
   fs.cpSync(FIXTURE, dir, { recursive: true });
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** Records vault events as `kind path [oldPath]` strings. */
-function recordEvents(app) {
-  const seen = [];
-  for (const kind of ["create", "modify", "delete", "rename"]) {
-    app.vault.on(kind, (file, oldPath) => seen.push([kind, file.path, oldPath].filter(Boolean).join(" ")));
-  }
-  return seen;
-}
-
-function nextChanged(app, vaultPath) {
-  return new Promise((resolve) => {
-    const ref = app.metadataCache.on("changed", (file, data, cache) => {
-      if (file.path !== vaultPath) return;
-      app.metadataCache.offref(ref);
-      resolve({ data, cache });
-    });
-  });
 }
 
 test("the file list leaves out the config folder and dot-folders and mirrors the disk", (t) => {
@@ -100,19 +82,16 @@ test("read, cachedRead and external edits picked up lazily", async (t) => {
   assert.equal(app.metadataCache.resolvedLinks["Orphan.md"], undefined);
 });
 
-test("create: new notes are indexed and announced; existing paths and missing folders are refused", async (t) => {
+test("create: new notes are indexed at once; existing paths and missing folders are refused", async (t) => {
   const dir = copyVault(t);
   const app = createApp({ vaultDir: dir });
-  const events = recordEvents(app);
-  const changed = nextChanged(app, "Notes/New.md");
   const file = await app.vault.create("Notes/New.md", "# New\n\nSee [[Orphan]] #fresh\n");
   assert.equal(file.path, "Notes/New.md");
   assert.equal(fs.readFileSync(path.join(dir, "Notes/New.md"), "utf8"), "# New\n\nSee [[Orphan]] #fresh\n");
-  assert.deepEqual(events, ["create Notes/New.md"]);
+  assert.ok(app.vault.getFiles().includes(file), "listed");
   assert.deepEqual(app.metadataCache.resolvedLinks["Notes/New.md"], { "Orphan.md": 1 });
-  const { cache } = await changed;
   assert.deepEqual(
-    cache.tags.map((tag) => tag.tag),
+    app.metadataCache.getFileCache(file).tags.map((tag) => tag.tag),
     ["#fresh"],
   );
 
@@ -140,21 +119,19 @@ test("a note created later turns an unresolved link into a resolved one", async 
   assert.equal(app.metadataCache.resolvedLinks["Home.md"]["Missing note.md"], 2);
 });
 
-test("modify, append and process write through, update the cache and fire events", async (t) => {
+test("process writes through and updates the cache; a failing callback writes nothing", async (t) => {
   const dir = copyVault(t);
   const app = createApp({ vaultDir: dir });
-  const events = recordEvents(app);
   const file = app.vault.getFileByPath("Orphan.md");
 
-  await app.vault.modify(file, "# Orphan\n\nNow [[Home]].\n");
+  await app.vault.process(file, () => "# Orphan\n\nNow [[Home]].\n");
   assert.deepEqual(app.metadataCache.resolvedLinks["Orphan.md"], { "Home.md": 1 });
-  await app.vault.append(file, "More [[Empty]].\n");
-  assert.equal(fs.readFileSync(path.join(dir, "Orphan.md"), "utf8"), "# Orphan\n\nNow [[Home]].\nMore [[Empty]].\n");
-  assert.deepEqual(app.metadataCache.resolvedLinks["Orphan.md"], { "Home.md": 1, "Empty.md": 1 });
-  const returned = await app.vault.process(file, (text) => text.replace("Now", "Then"));
+  const returned = await app.vault.process(file, (text) => `${text.replace("Now", "Then")}More [[Empty]].\n`);
   assert.equal(returned, "# Orphan\n\nThen [[Home]].\nMore [[Empty]].\n");
+  assert.equal(fs.readFileSync(path.join(dir, "Orphan.md"), "utf8"), returned);
   assert.equal(await app.vault.read(file), returned);
-  assert.deepEqual(events, ["modify Orphan.md", "modify Orphan.md", "modify Orphan.md"]);
+  assert.deepEqual(app.metadataCache.resolvedLinks["Orphan.md"], { "Home.md": 1, "Empty.md": 1 });
+  assert.equal(file.stat.size, Buffer.byteLength(returned));
 
   await assert.rejects(
     app.vault.process(file, () => {
@@ -178,7 +155,6 @@ test("process is atomic: concurrent read-modify-writes lose nothing", async (t) 
 test("delete, trash and rename keep the tree, the link maps and the disk in step", async (t) => {
   const dir = copyVault(t);
   const app = createApp({ vaultDir: dir });
-  const events = recordEvents(app);
 
   await app.vault.delete(app.vault.getFileByPath("Orphan links out.md"));
   assert.ok(!fs.existsSync(path.join(dir, "Orphan links out.md")));
@@ -190,8 +166,7 @@ test("delete, trash and rename keep the tree, the link maps and the disk in step
   await app.fileManager.trashFile(app.vault.getFileByPath("Orphan.md"));
   assert.ok(fs.existsSync(path.join(dir, ".trash/Orphan.md")), "trashOption local moves it into .trash/");
   fs.writeFileSync(path.join(dir, "Orphan.md"), "again");
-  app.__test.rescan();
-  await app.vault.trash(app.vault.getFileByPath("Orphan.md"), true);
+  await app.vault.trash(app.vault.getFileByPath("Orphan.md"));
   assert.equal(fs.readFileSync(path.join(dir, ".trash/Orphan 1.md"), "utf8"), "again");
   assert.equal(app.vault.getAbstractFileByPath(".trash/Orphan.md"), null, ".trash is not part of the vault");
 
@@ -209,37 +184,8 @@ test("delete, trash and rename keep the tree, the link maps and the disk in step
   await app.vault.rename(folder, "Projects");
   assert.equal(app.vault.getFileByPath("Projects/Über uns.md").parent, folder);
   assert.equal(app.vault.getFolderByPath("Projekte"), null);
-  assert.deepEqual(events.slice(-2), ["rename Projects Projekte", "rename Projects/Über uns.md Projekte/Über uns.md"]);
-  assert.ok(events.includes("delete Orphan links out.md"));
-  assert.ok(events.includes("rename Archive/Notes note.md Notes/Note.md"));
-});
-
-test("the adapter works on any vault path and keeps the vault in sync", async (t) => {
-  const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
-  const adapter = app.vault.adapter;
-  assert.equal(await adapter.exists(".obsidian/app.json"), true);
-  assert.equal(await adapter.exists("nope.md"), false);
-  assert.equal(await adapter.exists("home.md", true), false, "a case-sensitive check sees the real name");
-  assert.equal((await adapter.stat("Projekte")).type, "folder");
-  const stat = await adapter.stat("Home.md");
-  assert.equal(stat.type, "file");
-  assert.equal(stat.size, fs.statSync(path.join(dir, "Home.md")).size);
-  assert.equal(await adapter.stat("nope.md"), null);
-  const listing = await adapter.list("/");
-  assert.ok(listing.folders.includes(".obsidian") && listing.folders.includes("Projekte"));
-  assert.ok(listing.files.includes("Home.md"));
-  assert.deepEqual((await adapter.list("Archive")).files.sort(), ["Archive/Note.md", "Archive/Old plan.md"]);
-  assert.equal(adapter.getFullPath("Notes/Note.md"), path.join(dir, "Notes/Note.md"));
-  assert.match(await adapter.read(".obsidian/app.json"), /newLinkFormat/);
-
-  await adapter.write("Written by adapter.md", "[[Home]]");
-  assert.ok(app.vault.getFileByPath("Written by adapter.md"), "the vault sees adapter writes");
-  assert.deepEqual(app.metadataCache.resolvedLinks["Written by adapter.md"], { "Home.md": 1 });
-  await adapter.write(".obsidian/plugins/x/data.json", "{}").catch((error) => assert.equal(error.code, "ENOENT"));
-  await adapter.mkdir(".obsidian/plugins/x");
-  await adapter.write(".obsidian/plugins/x/data.json", "{}");
-  assert.equal(app.vault.getAbstractFileByPath(".obsidian/plugins/x/data.json"), null);
+  assert.ok(fs.existsSync(path.join(dir, "Projects/Über uns.md")));
+  assert.ok(app.metadataCache.getFileCache(app.vault.getFileByPath("Projects/Über uns.md")), "the cache moved along");
 });
 
 test("getConfig reads app.json and falls back to Obsidian's defaults", (t) => {
@@ -247,7 +193,7 @@ test("getConfig reads app.json and falls back to Obsidian's defaults", (t) => {
   const app = createApp({ vaultDir: dir });
   assert.equal(app.vault.getConfig("trashOption"), "local");
   assert.equal(app.vault.getConfig("newLinkFormat"), "shortest");
-  assert.equal(app.vault.getConfig("attachmentFolderPath"), "/");
+  assert.equal(app.vault.getConfig("useMarkdownLinks"), false);
   assert.equal(app.vault.getConfig("noSuchSetting"), null);
   fs.rmSync(path.join(dir, ".obsidian/app.json"));
   assert.equal(app.vault.getConfig("trashOption"), "system");
@@ -264,70 +210,43 @@ test("daily notes settings come from daily-notes.json and core-plugins.json", (t
 
   fs.writeFileSync(path.join(dir, ".obsidian/core-plugins.json"), JSON.stringify({ "daily-notes": false }));
   assert.equal(app.internalPlugins.getPluginById("daily-notes").enabled, false);
-  assert.equal(app.internalPlugins.getEnabledPluginById("daily-notes"), null);
   fs.writeFileSync(path.join(dir, ".obsidian/core-plugins.json"), JSON.stringify(["file-explorer", "daily-notes"]));
   assert.equal(app.internalPlugins.getPluginById("daily-notes").enabled, true, "the older array form");
   fs.rmSync(path.join(dir, ".obsidian/daily-notes.json"));
   assert.deepEqual(app.internalPlugins.getPluginById("daily-notes").instance.options, {});
 });
 
-test("workspace: no active note, then one set by the test hook with a selection", async (t) => {
+test("OBSMCP_TEST_ACTIVE sets the active note, its selection and the recent files at startup", (t) => {
   const dir = copyVault(t);
   const app = createApp({ vaultDir: dir });
-  assert.equal(app.workspace.getActiveFile(), null);
+  assert.equal(app.workspace.getActiveFile(), null, "no active note without the variable");
   assert.equal(app.workspace.getActiveViewOfType(MarkdownView), null);
-  const opened = [];
-  app.workspace.on("file-open", (file) => opened.push(file?.path ?? null));
 
-  await app.__test.setActive("Projekte/Über uns.md", "kleines Team");
-  assert.equal(app.workspace.getActiveFile().path, "Projekte/Über uns.md");
-  const view = app.workspace.getActiveViewOfType(MarkdownView);
-  assert.equal(view.file.path, "Projekte/Über uns.md");
-  assert.equal(view.editor.getSelection(), "kleines Team");
-  assert.deepEqual(view.editor.getCursor("from"), { line: 6, ch: 13 });
-  assert.deepEqual(view.editor.getCursor("to"), { line: 6, ch: 25 });
-
-  await app.__test.setActive("Home.md");
-  assert.equal(app.workspace.getActiveViewOfType(MarkdownView).editor.getSelection(), "");
-  await app.__test.setActive(null);
-  assert.equal(app.workspace.getActiveFile(), null);
-  assert.deepEqual(opened, ["Projekte/Über uns.md", "Home.md", null]);
-  await assert.rejects(app.__test.setActive("No such.md"), /no such file/);
-});
-
-test("OBSMCP_TEST_ACTIVE sets the active note and selection at startup", (t) => {
-  const dir = copyVault(t);
   const appModule = fileURLToPath(new URL("./fake-obsidian/app.cjs", import.meta.url));
   const script = `
     const { createApp, MarkdownView } = require(${JSON.stringify(appModule)});
     const app = createApp({ vaultDir: ${JSON.stringify(dir)} });
     const view = app.workspace.getActiveViewOfType(MarkdownView);
-    process.stdout.write(JSON.stringify([app.workspace.getActiveFile()?.path, view?.editor.getSelection()]));`;
+    const editor = view?.editor;
+    process.stdout.write(JSON.stringify([app.workspace.getActiveFile()?.path, editor?.getSelection(),
+      editor?.getCursor("from"), editor?.getCursor("to"), app.workspace.getLastOpenFiles()[0]]));`;
   const run = (value) =>
     spawnSync(process.execPath, ["-e", script], { env: { ...process.env, OBSMCP_TEST_ACTIVE: value }, encoding: "utf8" });
-  assert.deepEqual(JSON.parse(run("Notes/Meeting notes 2026.md|keep the fixture small").stdout), [
-    "Notes/Meeting notes 2026.md",
-    "keep the fixture small",
+  assert.deepEqual(JSON.parse(run("Projekte/Über uns.md|kleines Team").stdout), [
+    "Projekte/Über uns.md",
+    "kleines Team",
+    { line: 6, ch: 13 },
+    { line: 6, ch: 25 },
+    "Projekte/Über uns.md",
   ]);
-  assert.deepEqual(JSON.parse(run("Home.md").stdout), ["Home.md", ""]);
+  const start = { line: 0, ch: 0 };
+  assert.deepEqual(JSON.parse(run("Home.md").stdout).slice(0, 4), ["Home.md", "", start, start], "no selection");
   const missing = run("Nope.md");
   assert.notEqual(missing.status, 0);
   assert.match(missing.stderr, /OBSMCP_TEST_ACTIVE names a file that is not in the vault/);
 });
 
-test("onLayoutReady runs callbacks after creation, and at once-ish when already ready", async (t) => {
-  const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
-  const order = [];
-  app.workspace.onLayoutReady(() => order.push("first"));
-  const resolved = new Promise((resolve) => app.metadataCache.on("resolved", resolve));
-  assert.deepEqual(order, [], "not synchronously during createApp's turn");
-  await resolved;
-  assert.deepEqual(order, ["first"]);
-  await new Promise((resolve) => app.workspace.onLayoutReady(resolve));
-});
-
-test("normalizePath and moment behave like Obsidian's exports", () => {
+test("paths are normalized as Obsidian's normalizePath does, and moment is the real one", () => {
   assert.equal(normalizePath("//a\\b///c/"), "a/b/c");
   assert.equal(normalizePath(""), "/");
   assert.equal(normalizePath("/"), "/");
@@ -340,37 +259,6 @@ test("normalizePath and moment behave like Obsidian's exports", () => {
 test("createApp refuses a missing vault folder", () => {
   assert.throws(() => createApp({ vaultDir: path.join(os.tmpdir(), "obsmcp-no-such-vault-here") }), /ENOENT|not a folder/);
   assert.throws(() => createApp({}), /vaultDir is required/);
-});
-
-test("event refs detach through offref, detach() or ref.e, and a throwing listener does not stop the rest", async (t) => {
-  const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
-  const calls = [];
-  const first = app.vault.on("modify", () => calls.push("first"));
-  const second = app.vault.on("modify", () => calls.push("second"));
-  const third = app.vault.on("modify", () => calls.push("third"));
-  const context = { name: "ctx" };
-  app.vault.on("modify", function () {
-    calls.push(this.name);
-  }, context);
-  const failing = app.vault.on("modify", () => {
-    throw new Error("listener failure is contained");
-  });
-  const originalError = console.error;
-  console.error = () => {};
-  t.after(() => {
-    console.error = originalError;
-  });
-  const file = app.vault.getFileByPath("Empty.md");
-  await app.vault.modify(file, "one");
-  assert.deepEqual(calls, ["first", "second", "third", "ctx"]);
-  app.vault.offref(first);
-  second.detach();
-  third.e.offref(third);
-  app.vault.offref(failing);
-  calls.length = 0;
-  await app.vault.modify(file, "two");
-  assert.deepEqual(calls, ["ctx"]);
 });
 
 test("a renamed config folder is honoured: hidden from the vault, read for settings", (t) => {
@@ -402,21 +290,3 @@ test("symlinks are followed as Obsidian does, and a symlink loop cannot hang the
   assert.equal(app.vault.getFileByPath("Dangling.md"), null);
 });
 
-test("binary files: createBinary, readBinary, modifyBinary and copy keep every byte", async (t) => {
-  const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
-  const png = fs.readFileSync(path.join(dir, "Attachments/diagram.png"));
-  const original = app.vault.getFileByPath("Attachments/diagram.png");
-  assert.deepEqual(Buffer.from(await app.vault.readBinary(original)), png);
-  const bytes = Uint8Array.from([0, 255, 1, 254, 0x89, 0x50]).buffer;
-  const created = await app.vault.createBinary("Attachments/raw.bin", bytes);
-  assert.deepEqual([...fs.readFileSync(path.join(dir, "Attachments/raw.bin"))], [0, 255, 1, 254, 0x89, 0x50]);
-  assert.equal(created.extension, "bin");
-  assert.equal(app.metadataCache.getFileCache(created), null, "only notes have a metadata cache");
-  await app.vault.modifyBinary(created, Uint8Array.from([7]).buffer);
-  assert.deepEqual([...fs.readFileSync(path.join(dir, "Attachments/raw.bin"))], [7]);
-  const copy = await app.vault.copy(original, "Attachments/diagram copy.png");
-  assert.deepEqual(fs.readFileSync(path.join(dir, "Attachments/diagram copy.png")), png);
-  assert.equal(copy.path, "Attachments/diagram copy.png");
-  await assert.rejects(app.vault.copy(original, "Attachments/raw.bin"), /already exists/);
-});

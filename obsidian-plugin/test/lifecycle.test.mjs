@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { connect, connectLegacySse, freePort, openEventStream, resultText, startHost, tempDir } from "./lib/harness.mjs";
+import { connect, connectLegacySse, openEventStream, resultText } from "./lib/client.mjs";
+import { freePort, startHost, tempDir } from "./lib/harness.mjs";
 import { dataJsonPath, loadPlugin, obsidian, writeSettings } from "./lib/load-plugin.mjs";
 
 const unhandled = [];

@@ -4,7 +4,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHmac, randomBytes } from "node:crypto";
 import http from "node:http";
-import { connect, startHost, tempDir } from "./lib/harness.mjs";
+import { connect } from "./lib/client.mjs";
+import { startHost, tempDir } from "./lib/harness.mjs";
 
 /** A raw HTTP request (fetch cannot set Host), returning status, headers and body text. */
 function rawRequest(port, { method = "GET", path = "/mcp", headers = {}, body } = {}) {

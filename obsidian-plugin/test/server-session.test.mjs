@@ -4,7 +4,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import net from "node:net";
-import { connect, resultText, startHost, tempDir, withTimeout } from "./lib/harness.mjs";
+import { connect, resultText } from "./lib/client.mjs";
+import { startHost, tempDir, withTimeout } from "./lib/harness.mjs";
 
 describe("Streamable HTTP sessions and bodies", () => {
   let vault;

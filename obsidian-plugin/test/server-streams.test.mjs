@@ -2,7 +2,8 @@
 // both the legacy stream and the Streamable HTTP GET stream (the interval is 15 s, so one test waits for it).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { connect, connectLegacySse, openEventStream, resultText, startHost, tempDir } from "./lib/harness.mjs";
+import { connect, connectLegacySse, openEventStream, resultText } from "./lib/client.mjs";
+import { startHost, tempDir } from "./lib/harness.mjs";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";

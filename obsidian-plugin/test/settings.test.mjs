@@ -3,7 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { connect, freePort, openEventStream, resultText, startHost, tempDir } from "./lib/harness.mjs";
+import { connect, openEventStream, resultText } from "./lib/client.mjs";
+import { freePort, startHost, tempDir } from "./lib/harness.mjs";
 import { dataJsonPath, loadPlugin, obsidian, writeSettings } from "./lib/load-plugin.mjs";
 
 const readData = (vaultDir) => JSON.parse(fs.readFileSync(dataJsonPath(vaultDir), "utf8"));

@@ -4,7 +4,9 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { connect, resultText, startHost, tempDir } from "./lib/harness.mjs";
+import { after } from "node:test";
+import { connect, resultText } from "./lib/client.mjs";
+import { startHost, tempDir } from "./lib/harness.mjs";
 
 /** The notes of the crafted vault, by vault path. */
 export const NOTES = {
@@ -140,6 +142,31 @@ export async function openSession(dir, { readOnly = false, configDir, env } = {}
       }
     },
   };
+}
+
+/**
+ * The crafted vault and a session on it for the rest of a test file (await it at the top of the file), closed and
+ * removed after the file's last test: for files whose tests only read, so that one vault serves them all.
+ * `prepare(dir)` may change the vault before the host starts; the other options are `openSession`'s.
+ */
+export async function sessionForFile({ prepare, ...sessionOptions } = {}) {
+  const vault = makeVault();
+  let session;
+  try {
+    prepare?.(vault.dir);
+    session = await openSession(vault.dir, sessionOptions);
+  } catch (error) {
+    vault.remove();
+    throw error;
+  }
+  after(async () => {
+    try {
+      await session.close();
+    } finally {
+      vault.remove();
+    }
+  });
+  return { vault, session };
 }
 
 /** Splits a read_note result into its header fields and content. */

@@ -7,7 +7,17 @@ import { getFrontMatterInfo, parseYaml, type TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { backlinkSources } from "../vault/links";
 import { withPathLocks } from "../vault/locks";
-import { assertInsideVaultOnDisk, assertLandedInside, cleanVaultPath, ensureParentFolders, newNotePath, openVerified, readVerified, readWhole, resolveMarkdown, resolveNote, stillPinned } from "../vault/paths";
+import { cleanVaultPath } from "../vault/paths";
+import {
+  assertInsideVaultOnDisk,
+  assertLandedInside,
+  ensureParentFolders,
+  openVerified,
+  readVerified,
+  readWhole,
+  stillPinned,
+} from "../vault/disk";
+import { newNotePath, resolveMarkdown, resolveNote } from "../vault/resolve";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";

@@ -4,7 +4,8 @@
 
 import { z } from "zod";
 import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor } from "../vault/limits";
-import { insideVaultChecker, isInConfigDir } from "../vault/paths";
+import { isInConfigDir } from "../vault/paths";
+import { insideVaultChecker } from "../vault/disk";
 import { noteTags, tagMatches } from "../vault/links";
 import { visibleChecker } from "../vault/hidden";
 import { json, pageHead } from "./common";

@@ -5,16 +5,15 @@ import { z } from "zod";
 import { MarkdownView, TFile } from "obsidian";
 import { cutChars, limitArg, maxCharsArg } from "../vault/limits";
 import { splitLines } from "../vault/lines";
+import { isInConfigDir } from "../vault/paths";
 import {
   assertLandedInside,
   assertNotHidden,
   ensureParentFolders,
   insideVaultChecker,
-  isInConfigDir,
-  notePathOf,
   readVerified,
-  resolveNote,
-} from "../vault/paths";
+} from "../vault/disk";
+import { notePathOf, resolveNote } from "../vault/resolve";
 import { visibleAt, visibleChecker } from "../vault/hidden";
 import { dailyNotePath, dailyNoteSettings, fillDailyTemplate, parseDailyDate } from "../vault/daily";
 import { isoTime, json, renderRead } from "./common";

@@ -7,7 +7,7 @@
 import type { CachedMetadata, FrontMatterCache, TFile } from "obsidian";
 import type { ToolContext } from "../tools/types";
 import { firstVisibleDest, hiddenChecker, visibleLinkMaps } from "./hidden";
-import { insideVaultPathChecker } from "./paths";
+import { insideVaultPathChecker } from "./disk";
 
 /** The note a link in `sourcePath` points to, resolved as Obsidian does, or null when unresolved. */
 export function resolveLink(ctx: ToolContext, link: string, sourcePath: string): TFile | null {

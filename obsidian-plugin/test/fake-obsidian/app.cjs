@@ -1,23 +1,18 @@
 // The fake Obsidian app: the one stand-in this project allows, so the plugin's real `main.js` can run under Node.
 //
-// It follows the official typings (npm `obsidian` 1.13.1) and only as much of Obsidian as the plugin uses, backed
-// by a real vault folder. The rules for each part live at the top of its file:
+// It follows the official typings (npm `obsidian` 1.13.1, checked by conformance.ts) and holds only the members the
+// plugin calls or its tests read, and what those need, backed by a real vault folder. The rules for each part live
+// at the top of its file:
 //   markdown.cjs      how a note becomes `CachedMetadata` (frontmatter, links, embeds, tags, headings, blocks…)
-//   metadata.cjs      `MetadataCache`, link resolution, resolved/unresolved links, frontmatter tag/alias helpers
-//   vault.cjs         `Vault`, `TFile`, `TFolder`, `FileSystemAdapter`, `normalizePath`
-//   file-manager.cjs  `FileManager`: processFrontMatter, renameFile (links kept), trashFile, link generation
-//   workspace.cjs     `Workspace`, `MarkdownView`, `Editor` (active note and selection)
+//   metadata.cjs      `MetadataCache`: link resolution, resolved/unresolved links
+//   vault.cjs         `Vault`, `TFile`, `TFolder`, `FileSystemAdapter`
+//   file-manager.cjs  `FileManager`: processFrontMatter, renameFile (links kept), trashFile
+//   workspace.cjs     `Workspace`, `MarkdownView`, `Editor` (active note and selection, recent files)
 //
 // `createApp({ vaultDir, configDir = ".obsidian" })` scans the vault folder synchronously; notes are parsed on
 // first use and the link maps built on first read (metadata.cjs, "Timing"), so every answer is complete and
-// startup costs only the scan. `workspace.onLayoutReady` callbacks run on the next turn, and `metadataCache`
-// fires `resolved` then (Obsidian fires it once its first indexing is done).
+// startup costs only the scan.
 //
-// Test hooks, on `app.__test` (never used by the plugin itself):
-//   setActive(path, selection?)  make `path` the active note, with `selection` selected (see workspace.cjs);
-//                                `setActive(null)` closes it. Returns a promise.
-//   rescan()                     re-read the vault folder and rebuild every cache after changes made behind
-//                                the app's back (otherwise they are picked up lazily on read).
 // Environment: `OBSMCP_TEST_ACTIVE="path"` or `"path|selection"` sets the active note when the app is created.
 //
 // Core plugins: `app.internalPlugins.getPluginById("daily-notes")` gives `{ enabled, instance: { options } }`
@@ -31,21 +26,11 @@
 const fs = require("node:fs");
 const nodePath = require("node:path");
 const moment = require("moment");
-const { Events } = require("./events.cjs");
-const { Vault, TAbstractFile, TFile, TFolder, FileSystemAdapter, normalizePath } = require("./vault.cjs");
-const {
-  MetadataCache,
-  parseLinktext,
-  getLinkpath,
-  getAllTags,
-  parseFrontMatterAliases,
-  parseFrontMatterTags,
-  parseFrontMatterEntry,
-  parseFrontMatterStringArray,
-} = require("./metadata.cjs");
+const { Vault, TAbstractFile, TFile, TFolder, normalizePath } = require("./vault.cjs");
+const { MetadataCache } = require("./metadata.cjs");
 const { FileManager } = require("./file-manager.cjs");
-const { Workspace, WorkspaceLeaf, View, ItemView, TextFileView, MarkdownView, Editor } = require("./workspace.cjs");
-const { parseYaml, stringifyYaml, getFrontMatterInfo } = require("./markdown.cjs");
+const { Workspace, MarkdownView } = require("./workspace.cjs");
+const { parseYaml, getFrontMatterInfo } = require("./markdown.cjs");
 
 /** Core plugins that Obsidian enables in a new vault (those the plugin may ask about). */
 const DEFAULT_CORE_PLUGINS = { "daily-notes": true, "file-explorer": true, "global-search": true, backlink: true };
@@ -86,15 +71,6 @@ class InternalPlugins {
     if (id !== "daily-notes") return null;
     return { id, enabled: this._isEnabled(id), instance: { id, options: this._options(id) } };
   }
-
-  getEnabledPluginById(id) {
-    const plugin = this.getPluginById(id);
-    return plugin && plugin.enabled ? plugin.instance : null;
-  }
-
-  get plugins() {
-    return { "daily-notes": this.getPluginById("daily-notes") };
-  }
 }
 
 class App {
@@ -104,40 +80,11 @@ class App {
     this.fileManager = new FileManager(this);
     this.workspace = new Workspace(this);
     this.internalPlugins = new InternalPlugins(this);
-    this.lastEvent = null;
-    this._localStorage = new Map();
-    this.__test = {
-      setActive: async (path, selection) => this.workspace._setActive(path, selection),
-      rescan: () => this._rescan(),
-    };
-  }
-
-  _rescan() {
-    const vault = this.vault;
-    vault._files.clear();
-    vault._contents.clear();
-    vault._root.children = [];
-    vault._files.set("/", vault._root);
-    vault._load();
-    this.metadataCache._rebuild();
-  }
-
-  isDarkMode() {
-    return false;
-  }
-
-  loadLocalStorage(key) {
-    return this._localStorage.has(key) ? this._localStorage.get(key) : null;
-  }
-
-  saveLocalStorage(key, data) {
-    if (data === null || data === undefined) this._localStorage.delete(key);
-    else this._localStorage.set(key, data);
   }
 }
 
 /**
- * Builds an app over `vaultDir`, fully indexed; see the header for the test hooks.
+ * Builds an app over `vaultDir`, fully indexed; see the header for the environment it reads.
  * @param {{ vaultDir: string, configDir?: string }} options
  */
 function createApp({ vaultDir, configDir = ".obsidian" }) {
@@ -156,41 +103,16 @@ function createApp({ vaultDir, configDir = ".obsidian" }) {
     if (!file) throw new Error(`OBSMCP_TEST_ACTIVE names a file that is not in the vault: ${path}`);
     app.workspace._setActive(file.path, selection);
   }
-  setImmediate(() => {
-    app.workspace._setLayoutReady();
-    app.metadataCache.trigger("resolved");
-  });
   return app;
 }
 
 module.exports = {
   createApp,
-  App,
-  Events,
-  Vault,
-  FileSystemAdapter,
   TAbstractFile,
   TFile,
   TFolder,
-  MetadataCache,
-  FileManager,
-  Workspace,
-  WorkspaceLeaf,
-  View,
-  ItemView,
-  TextFileView,
   MarkdownView,
-  Editor,
-  normalizePath,
   parseYaml,
-  stringifyYaml,
   getFrontMatterInfo,
-  getAllTags,
-  parseFrontMatterAliases,
-  parseFrontMatterTags,
-  parseFrontMatterEntry,
-  parseFrontMatterStringArray,
-  parseLinktext,
-  getLinkpath,
   moment,
 };

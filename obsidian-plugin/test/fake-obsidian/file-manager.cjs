@@ -1,4 +1,4 @@
-// The fake `FileManager`: frontmatter edits, link-keeping renames, trash and link generation.
+// The fake `FileManager`: frontmatter edits, link-keeping renames and trash, the three members the plugin calls.
 //
 // Rules implemented (Obsidian's, with "Automatically update internal links" on):
 //  - `processFrontMatter(file, fn)`: reads the note, parses its frontmatter (a YAML error is thrown and nothing
@@ -17,14 +17,10 @@
 //    resolve elsewhere. A note whose text changed since it was indexed is left as it is.
 //  - `trashFile(file)`: per app.json `trashOption`: `system` (default; no system trash here, so `.trash/`),
 //    `local` (`.trash/`), `none` (deleted for good).
-//  - `getNewFileParent(sourcePath)`: per `newFileLocation`: `root` (default), `current` (the source's folder),
-//    `folder` (`newFileFolderPath`); a folder that does not exist falls back to the root.
-//  - `generateMarkdownLink(file, sourcePath, subpath, alias)`: `[[linktext#subpath|alias]]`, or with
-//    `useMarkdownLinks` `[alias or name](percent-encoded path#subpath)`.
 
 "use strict";
 
-const { TFile, Vault, normalizePath, parentPath } = require("./vault.cjs");
+const { TFile, Vault, parentPath } = require("./vault.cjs");
 const { splitLines, splitWikilink, parseYaml, stringifyYaml } = require("./markdown.cjs");
 const { getLinkpath, parseLinktext } = require("./metadata.cjs");
 
@@ -59,59 +55,13 @@ class FileManager {
     return this._app.metadataCache.fileToLinktext(file, sourcePath, omitMdExtension);
   }
 
-  generateMarkdownLink(file, sourcePath, subpath = "", alias = "") {
-    const subpathText = subpath ?? "";
-    if (this._app.vault.getConfig("useMarkdownLinks")) {
-      const display = alias || (file.extension === "md" ? file.basename : file.name);
-      const target = encodeLinkPath(this._linkPath(file, sourcePath, false));
-      return `[${display}](${target}${encodeLinkPath(subpathText)})`;
-    }
-    const linktext = this._linkPath(file, sourcePath, true);
-    return `[[${linktext}${subpathText}${alias ? `|${alias}` : ""}]]`;
-  }
-
-  getNewFileParent(sourcePath) {
-    const vault = this._app.vault;
-    const location = vault.getConfig("newFileLocation");
-    if (location === "current" && sourcePath) {
-      return vault.getFolderByPath(parentPath(sourcePath)) ?? vault.getRoot();
-    }
-    if (location === "folder") {
-      return vault.getFolderByPath(normalizePath(vault.getConfig("newFileFolderPath") || "/")) ?? vault.getRoot();
-    }
-    return vault.getRoot();
-  }
-
-  async promptForDeletion(file) {
-    // Nobody can answer a prompt in tests; the fake answers "cancel", which deletes nothing.
-    void file;
-    return false;
-  }
-
   async trashFile(file) {
     const option = this._app.vault.getConfig("trashOption");
     if (option === "none") return this._app.vault.delete(file, true);
-    return this._app.vault.trash(file, option !== "local");
+    return this._app.vault.trash(file);
   }
 
-  async getAvailablePathForAttachment(filename, sourcePath) {
-    const vault = this._app.vault;
-    const setting = vault.getConfig("attachmentFolderPath") || "/";
-    let folder;
-    if (setting === "/" || setting === "") folder = "";
-    else if (setting.startsWith("./")) folder = normalizePath(`${parentPath(sourcePath ?? "")}/${setting.slice(2)}`);
-    else folder = normalizePath(setting);
-    if (folder === "/") folder = "";
-    const dot = filename.lastIndexOf(".");
-    const stem = dot > 0 ? filename.slice(0, dot) : filename;
-    const extension = dot > 0 ? filename.slice(dot) : "";
-    const prefix = folder ? `${folder}/` : "";
-    let candidate = `${prefix}${filename}`;
-    for (let counter = 1; vault.getAbstractFileByPath(candidate); counter++) candidate = `${prefix}${stem} ${counter}${extension}`;
-    return candidate;
-  }
-
-  async processFrontMatter(file, fn, options) {
+  async processFrontMatter(file, fn) {
     await this._app.vault.process(
       file,
       (content) => {
@@ -139,7 +89,6 @@ class FileManager {
         if (empty) return rest.replace(/^\r?\n/, "");
         return `---${eol}${yaml}---${rest}`;
       },
-      options,
     );
   }
 
@@ -243,4 +192,4 @@ class FileManager {
   }
 }
 
-module.exports = { FileManager, relativePath };
+module.exports = { FileManager };

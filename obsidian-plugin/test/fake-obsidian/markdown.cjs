@@ -1,9 +1,11 @@
-// The fake metadata cache's Markdown reader: turns a note's text into Obsidian's `CachedMetadata`.
+// The fake metadata cache's Markdown reader: turns a note's text into Obsidian's `CachedMetadata`. It is over 400
+// lines and stays one file: the rule list below is the specification, and the parser after it is that list in code,
+// read against it rule by rule.
 //
 // Obsidian's own parser is closed source; these are the rules implemented here, chosen to match what Obsidian
-// shows for the same text. The Rust offline reader (issue 6) must follow the same list, so it is written out in
-// full. Positions are `{ line, col, offset }`, all 0-based; `col` and `offset` count UTF-16 code units (what a
-// JavaScript string index counts), and `offset` counts a CRLF line break as two units.
+// shows for the same text. The Rust offline reader (src/offline/obsidian/markdown/) must follow the same list, so it
+// is written out in full. Positions are `{ line, col, offset }`, all 0-based; `col` and `offset` count UTF-16 code
+// units (what a JavaScript string index counts), and `offset` counts a CRLF line break as two units.
 //
 // Frontmatter
 //  - Only when the first line is `---` (trailing whitespace allowed); it ends at the next line that is `---`
@@ -15,8 +17,8 @@
 //  - `frontmatterLinks`: a property whose string value, trimmed, is exactly one wikilink `[[…]]` with no bracket
 //    inside, key = property name; in a list, key = `name.index` (e.g. `related.1`). Nested mappings are not
 //    searched. `link` and `displayText` follow the wikilink rules below.
-//  - Tags come from the keys `tags` / `tag`, aliases from `aliases` / `alias` (any case): a list, or a string
-//    split on commas (tags also on whitespace); a leading `#` is optional; empty entries are dropped.
+//  - Tags and aliases in properties (`tags` / `tag`, `aliases` / `alias`) stay in `frontmatter` as written: the
+//    cache's `tags` are the inline ones only, and the plugin reads the properties itself (src/vault/links.ts).
 //
 // Code (nothing inside is a link, tag, heading or block id)
 //  - Fenced blocks: a line of 3+ backticks or tildes (any indentation; a backtick fence's info string holds no

@@ -1,5 +1,5 @@
 // The fake `MetadataCache`: per-note `CachedMetadata` (see markdown.cjs for the parsing rules), link resolution
-// and the vault-wide `resolvedLinks` / `unresolvedLinks` maps, plus the link helpers Obsidian exports.
+// and the vault-wide `resolvedLinks` / `unresolvedLinks` maps, the members the plugin reads.
 //
 // Link resolution (`getFirstLinkpathDest(linkpath, sourcePath)`), as observed in Obsidian 1.13:
 //  1. `""` (a link such as `[[#Heading]]`) is the source note itself.
@@ -15,10 +15,8 @@
 // `unresolvedLinks[source][linkpath as written]`. Every Markdown note has an entry in both, `{}` when empty.
 // A self-link (`[[#Heading]]`) counts as a resolved link to the note itself.
 //
-// Timing: the cache is updated before a vault write's promise resolves (Obsidian does it a little later); the
-// `changed` event (file, data, cache), then `resolve` (file) and `resolved` fire on a later turn of the event
-// loop (setImmediate), after the write's caller has resumed. Renames move the cache entry without `changed`, as
-// in Obsidian. `deleted` (file, previous cache) fires on deletion.
+// Timing: the cache is updated before a vault write's promise resolves (Obsidian does it a little later). Renames
+// move the cache entry without parsing the note again, as in Obsidian.
 // Obsidian indexes in the background at startup; the fake instead parses a note the first time anything asks
 // for it, and builds `resolvedLinks` / `unresolvedLinks` the first time either is read (again after a create,
 // delete or rename, which can change what other notes' links resolve to). Either way every answer is complete:
@@ -26,7 +24,6 @@
 
 "use strict";
 
-const { Events } = require("./events.cjs");
 const { TFile, parentPath } = require("./vault.cjs");
 const { parseMarkdown, keyedRecord } = require("./markdown.cjs");
 
@@ -39,59 +36,6 @@ function parseLinktext(linktext) {
 
 function getLinkpath(linktext) {
   return parseLinktext(linktext).path;
-}
-
-/** Values of the first frontmatter key matching `key` (a string compared case-insensitively, or a RegExp). */
-function parseFrontMatterEntry(frontmatter, key) {
-  if (!frontmatter || typeof frontmatter !== "object") return null;
-  for (const [name, value] of Object.entries(frontmatter)) {
-    const matches = typeof key === "string" ? name.toLowerCase() === key.toLowerCase() : key.test(name);
-    if (matches && value !== null && value !== undefined) return value;
-  }
-  return null;
-}
-
-function toStringArray(value, separator) {
-  const raw = Array.isArray(value) ? value : typeof value === "string" ? value.split(separator) : [value];
-  const out = [];
-  for (const item of raw) {
-    if (item === null || item === undefined || typeof item === "object") continue;
-    const text = String(item).trim();
-    if (text !== "") out.push(text);
-  }
-  return out;
-}
-
-function parseFrontMatterStringArray(frontmatter, key) {
-  const value = parseFrontMatterEntry(frontmatter, key);
-  if (value === null) return null;
-  const list = toStringArray(value, /,/);
-  return list.length ? list : null;
-}
-
-/** Aliases from `aliases` or `alias`: a list, or a comma-separated string. */
-function parseFrontMatterAliases(frontmatter) {
-  return parseFrontMatterStringArray(frontmatter, /^alias(es)?$/i);
-}
-
-/** Tags from `tags` or `tag`, each returned with a leading `#`. */
-function parseFrontMatterTags(frontmatter) {
-  const value = parseFrontMatterEntry(frontmatter, /^tags?$/i);
-  if (value === null) return null;
-  const tags = [];
-  for (const item of toStringArray(value, /[,\s]+/)) {
-    const bare = item.replace(/^#+/, "");
-    if (bare !== "") tags.push(`#${bare}`);
-  }
-  return tags.length ? tags : null;
-}
-
-/** Frontmatter tags then inline tags, each with `#`, duplicates kept as Obsidian does. */
-function getAllTags(cache) {
-  if (!cache) return null;
-  const tags = parseFrontMatterTags(cache.frontmatter) ?? [];
-  for (const tag of cache.tags ?? []) tags.push(tag.tag);
-  return tags;
 }
 
 /** Resolves `./` and `../` against a folder; `null` when it climbs above the vault root. */
@@ -109,9 +53,8 @@ function joinRelative(folder, relative) {
   return segments.join("/");
 }
 
-class MetadataCache extends Events {
+class MetadataCache {
   constructor(vault) {
-    super();
     this._vault = vault;
     /** Parsed caches by path; a note missing here is parsed when first asked for. */
     this._caches = new Map();
@@ -121,8 +64,6 @@ class MetadataCache extends Events {
     this._unresolvedLinks = keyedRecord();
     /** Set when a create, delete or rename may have changed what other notes' links resolve to. */
     this._resolvedStale = true;
-    this._pendingEvents = [];
-    this._flushScheduled = false;
     vault._observers.push((kind, file, oldPath) => this._onVaultChange(kind, file, oldPath));
   }
 
@@ -171,10 +112,8 @@ class MetadataCache extends Events {
       if (!this._resolvedStale) this._resolveFile(file);
     } else if (kind === "delete") {
       this._removeName(file, file.name);
-      const previous = this._caches.get(file.path) ?? null;
       this._caches.delete(file.path);
       this._resolvedStale = true;
-      this._schedule(() => this.trigger("deleted", file, previous));
     } else if (kind === "rename") {
       this._removeName(file, oldPath.slice(oldPath.lastIndexOf("/") + 1));
       this._addName(file);
@@ -196,27 +135,7 @@ class MetadataCache extends Events {
   }
 
   _reindex(file) {
-    const data = this._vault._textOf(file);
-    const cache = parseMarkdown(data);
-    this._caches.set(file.path, cache);
-    this._schedule(() => {
-      this.trigger("changed", file, data, cache);
-      this.trigger("resolve", file);
-    });
-  }
-
-  /** Queues an event for a later turn of the event loop and a `resolved` after the batch. */
-  _schedule(emit) {
-    this._pendingEvents.push(emit);
-    if (this._flushScheduled) return;
-    this._flushScheduled = true;
-    setImmediate(() => {
-      const batch = this._pendingEvents;
-      this._pendingEvents = [];
-      this._flushScheduled = false;
-      for (const fire of batch) fire();
-      this.trigger("resolved");
-    });
+    this._caches.set(file.path, parseMarkdown(this._vault._textOf(file)));
   }
 
   /** Parses every note not parsed yet and recomputes both link maps when a change may have moved targets. */
@@ -257,14 +176,10 @@ class MetadataCache extends Events {
   }
 
   getFileCache(file) {
-    if (!file) return null;
-    return this.getCache(file.path);
-  }
-
-  getCache(path) {
-    const file = this._vault.getFileByPath(path);
-    if (!file || file.extension !== "md") return null;
-    return this._cacheFor(file);
+    // Looked up by path, as Obsidian's `getCache(file.path)`: a file object that is stale (deleted) has no cache.
+    const indexed = file ? this._vault.getFileByPath(file.path) : null;
+    if (!indexed || indexed.extension !== "md") return null;
+    return this._cacheFor(indexed);
   }
 
   getFirstLinkpathDest(linkpath, sourcePath) {
@@ -303,12 +218,6 @@ class MetadataCache extends Events {
     const text = unique ? file.name : file.path;
     return dropMd ? text.slice(0, -3) : text;
   }
-
-  /** Test support: forgets every parsed note after the vault was re-read (picks up external changes at once). */
-  _rebuild() {
-    this._build();
-    this._schedule(() => {});
-  }
 }
 
 function isShorter(path, than) {
@@ -330,14 +239,4 @@ function referencesOf(cache) {
   return [...(cache.links ?? []), ...(cache.embeds ?? []), ...(cache.frontmatterLinks ?? [])];
 }
 
-module.exports = {
-  MetadataCache,
-  parseLinktext,
-  getLinkpath,
-  getAllTags,
-  parseFrontMatterAliases,
-  parseFrontMatterTags,
-  parseFrontMatterEntry,
-  parseFrontMatterStringArray,
-  referencesOf,
-};
+module.exports = { MetadataCache, parseLinktext, getLinkpath };

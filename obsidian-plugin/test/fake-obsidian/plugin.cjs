@@ -1,22 +1,20 @@
-// The plugin half of the fake `obsidian` module: Component, Plugin, settings tab widgets and Notice, shaped after the
-// official typings (obsidian 1.13) but only as far as obsmcp uses them. Elements are tiny in-memory objects, not a
-// DOM: tests read their text and fire their callbacks, which is all a settings tab needs to be exercised.
+// The plugin half of the fake `obsidian` module: Plugin (with the lifecycle of Component), the settings tab and its
+// widgets, and Notice, shaped after the official typings (obsidian 1.13) but only as far as obsmcp calls them and its
+// tests read them. Elements are tiny in-memory objects, not a DOM: tests read their text and fire their callbacks,
+// which is all a settings tab needs to be exercised.
 "use strict";
 
 const fs = require("node:fs");
 const path = require("node:path");
 
-/** A minimal element: children, text, classes, attributes, and the helpers Obsidian adds to HTMLElement. */
+/** A minimal element: children, text, classes, and the helpers Obsidian adds to HTMLElement that the plugin calls. */
 class FakeElement {
-  constructor(tag = "div", options = {}) {
-    this.tagName = tag.toUpperCase();
+  constructor(options = {}) {
     this.children = [];
-    this.parent = null;
     this.className = "";
-    this.attributes = {};
     this._text = "";
-    this.listeners = {};
-    applyOptions(this, options);
+    if (options.text !== undefined) this._text = String(options.text);
+    if (options.cls !== undefined) this.className = Array.isArray(options.cls) ? options.cls.join(" ") : options.cls;
   }
   get textContent() {
     return this._text + this.children.map((child) => child.textContent).join("");
@@ -33,46 +31,18 @@ class FakeElement {
     this.children = [];
     this._text = "";
   }
-  createEl(tag, options = {}, callback) {
-    const child = new FakeElement(tag, typeof options === "string" ? { text: options } : options);
-    child.parent = this;
+  /** Obsidian's `createDiv`; the widgets make their elements with it too, as no test looks at a tag. */
+  createDiv(options = {}) {
+    const child = new FakeElement(options);
     this.children.push(child);
-    if (callback) callback(child);
     return child;
   }
-  createDiv(options = {}, callback) {
-    return this.createEl("div", options, callback);
-  }
-  createSpan(options = {}, callback) {
-    return this.createEl("span", options, callback);
-  }
-  addClass(...names) {
-    const present = new Set(this.className.split(" ").filter(Boolean));
-    for (const name of names) present.add(name);
-    this.className = [...present].join(" ");
-  }
-  removeClass(...names) {
-    this.className = this.className.split(" ").filter((name) => name && !names.includes(name)).join(" ");
-  }
   toggleClass(name, on) {
-    if (on) this.addClass(name);
-    else this.removeClass(name);
+    const others = this.className.split(" ").filter((each) => each !== "" && each !== name);
+    this.className = (on ? [...others, name] : others).join(" ");
   }
   hasClass(name) {
     return this.className.split(" ").includes(name);
-  }
-  setAttr(name, value) {
-    this.attributes[name] = value;
-  }
-  addEventListener(type, listener) {
-    (this.listeners[type] ??= []).push(listener);
-  }
-  removeEventListener(type, listener) {
-    this.listeners[type] = (this.listeners[type] ?? []).filter((each) => each !== listener);
-  }
-  remove() {
-    if (this.parent) this.parent.children = this.parent.children.filter((child) => child !== this);
-    this.parent = null;
   }
   /** Every descendant (depth first), for tests that look for a piece of text or a class. */
   descendants() {
@@ -80,24 +50,16 @@ class FakeElement {
   }
 }
 
-function applyOptions(element, options) {
-  if (options.text !== undefined) element._text = String(options.text);
-  if (options.cls !== undefined) element.className = Array.isArray(options.cls) ? options.cls.join(" ") : options.cls;
-  if (options.attr) Object.assign(element.attributes, options.attr);
-}
-
-/** Obsidian's lifecycle base: load/unload, children, and cleanup callbacks run on unload in reverse order. */
+/** Obsidian's lifecycle base: load/unload, and cleanup callbacks run on unload in reverse order. */
 class Component {
   constructor() {
     this._loaded = false;
-    this._children = [];
     this._cleanups = [];
   }
   load() {
     if (this._loaded) return undefined;
     this._loaded = true;
     const result = this.onload();
-    for (const child of this._children) child.load();
     // Real Obsidian ignores the value; returning onload's promise lets the host know when loading has finished.
     return result;
   }
@@ -105,34 +67,12 @@ class Component {
   unload() {
     if (!this._loaded) return;
     this._loaded = false;
-    for (const child of this._children.splice(0)) child.unload();
     for (const cleanup of this._cleanups.splice(0).reverse()) cleanup();
     this.onunload();
   }
   onunload() {}
-  addChild(component) {
-    this._children.push(component);
-    if (this._loaded) component.load();
-    return component;
-  }
-  removeChild(component) {
-    this._children = this._children.filter((child) => child !== component);
-    component.unload();
-    return component;
-  }
   register(callback) {
     this._cleanups.push(callback);
-  }
-  registerEvent(eventRef) {
-    this._cleanups.push(() => eventRef.detach());
-  }
-  registerDomEvent(element, type, callback, options) {
-    element.addEventListener(type, callback, options);
-    this._cleanups.push(() => element.removeEventListener(type, callback, options));
-  }
-  registerInterval(id) {
-    this._cleanups.push(() => clearInterval(id));
-    return id;
   }
 }
 
@@ -140,19 +80,9 @@ class Component {
 const shownNotices = [];
 
 class Notice {
-  constructor(message, duration) {
+  constructor(message) {
     this.message = String(message);
-    this.duration = duration;
-    this.noticeEl = new FakeElement("div", { text: this.message });
     shownNotices.push(this);
-  }
-  setMessage(message) {
-    this.message = String(message);
-    this.noticeEl.setText(this.message);
-    return this;
-  }
-  hide() {
-    this.hidden = true;
   }
 }
 
@@ -163,8 +93,6 @@ class Plugin extends Component {
     this.app = app;
     this.manifest = manifest;
     this.settingTabs = [];
-    this.commands = [];
-    this.statusBarItems = [];
   }
   dataPath() {
     const dir = this.manifest.dir ?? path.posix.join(this.app.vault.configDir, "plugins", this.manifest.id);
@@ -189,25 +117,13 @@ class Plugin extends Component {
       this.settingTabs = this.settingTabs.filter((each) => each !== tab);
     });
   }
-  addCommand(command) {
-    this.commands.push(command);
-    return command;
-  }
-  addStatusBarItem() {
-    const element = new FakeElement("div");
-    this.statusBarItems.push(element);
-    this.register(() => element.remove());
-    return element;
-  }
-  addRibbonIcon() {
-    return new FakeElement("div");
-  }
 }
 
-class SettingTab {
+/** The settings tab a plugin extends (`display` fills `containerEl`; `hide` empties it, as Obsidian's does). */
+class PluginSettingTab {
   constructor(app) {
     this.app = app;
-    this.containerEl = new FakeElement("div");
+    this.containerEl = new FakeElement();
   }
   display() {}
   hide() {
@@ -215,37 +131,13 @@ class SettingTab {
   }
 }
 
-class PluginSettingTab extends SettingTab {
-  constructor(app, plugin) {
-    super(app);
-    this.plugin = plugin;
-  }
-}
+// The widgets a Setting row can hold; tests drive them through `trigger` and `click`. A text field's placeholder and
+// a button's warning style are for people to see, and no test reads them, so they are accepted and not kept.
 
-/** The value widgets a Setting row can hold; tests drive them through `trigger`. */
-class BaseComponent {
-  constructor(containerEl, tag) {
-    this.el = containerEl.createEl(tag);
-    this.disabled = false;
-  }
-  setDisabled(disabled) {
-    this.disabled = disabled;
-    return this;
-  }
-  then(callback) {
-    callback(this);
-    return this;
-  }
-}
-
-class ValueComponent extends BaseComponent {
-  constructor(containerEl, tag) {
-    super(containerEl, tag);
+class ValueComponent {
+  constructor() {
     this.value = undefined;
     this.changeHandler = undefined;
-  }
-  getValue() {
-    return this.value;
   }
   setValue(value) {
     this.value = value;
@@ -262,66 +154,34 @@ class ValueComponent extends BaseComponent {
   }
 }
 
+/** A text field, or a text area (the same to a test). */
 class TextComponent extends ValueComponent {
-  constructor(containerEl) {
-    super(containerEl, "input");
-    this.inputEl = this.el;
+  constructor() {
+    super();
     this.value = "";
   }
-  setPlaceholder(placeholder) {
-    this.placeholder = placeholder;
-    return this;
-  }
-}
-
-class TextAreaComponent extends ValueComponent {
-  constructor(containerEl) {
-    super(containerEl, "textarea");
-    this.inputEl = this.el;
-    this.value = "";
-  }
-  setPlaceholder(placeholder) {
-    this.placeholder = placeholder;
+  setPlaceholder() {
     return this;
   }
 }
 
 class ToggleComponent extends ValueComponent {
-  constructor(containerEl) {
-    super(containerEl, "div");
-    this.toggleEl = this.el;
+  constructor() {
+    super();
     this.value = false;
-  }
-  setTooltip(tooltip) {
-    this.tooltip = tooltip;
-    return this;
   }
 }
 
-class ButtonComponent extends BaseComponent {
+class ButtonComponent {
   constructor(containerEl) {
-    super(containerEl, "button");
-    this.buttonEl = this.el;
+    this.el = containerEl.createDiv();
     this.clickHandler = undefined;
   }
   setButtonText(text) {
-    this.text = text;
     this.el.setText(text);
     return this;
   }
-  setIcon(icon) {
-    this.icon = icon;
-    return this;
-  }
-  setTooltip(tooltip) {
-    this.tooltip = tooltip;
-    return this;
-  }
-  setCta() {
-    return this;
-  }
   setWarning() {
-    this.warning = true;
     return this;
   }
   onClick(callback) {
@@ -333,8 +193,6 @@ class ButtonComponent extends BaseComponent {
     return this.clickHandler ? this.clickHandler(new Event("click")) : undefined;
   }
 }
-
-class ExtraButtonComponent extends ButtonComponent {}
 
 /** One row of a settings tab: name, description and controls. */
 class Setting {
@@ -355,21 +213,6 @@ class Setting {
     this.descEl.setText(desc);
     return this;
   }
-  setClass(cls) {
-    this.settingEl.addClass(cls);
-    return this;
-  }
-  setHeading() {
-    this.settingEl.addClass("setting-item-heading");
-    return this;
-  }
-  setDisabled(disabled) {
-    for (const component of this.components) component.setDisabled(disabled);
-    return this;
-  }
-  setTooltip() {
-    return this;
-  }
   addComponent(Kind, callback) {
     const component = new Kind(this.controlEl);
     this.components.push(component);
@@ -380,7 +223,7 @@ class Setting {
     return this.addComponent(TextComponent, callback);
   }
   addTextArea(callback) {
-    return this.addComponent(TextAreaComponent, callback);
+    return this.addComponent(TextComponent, callback);
   }
   addToggle(callback) {
     return this.addComponent(ToggleComponent, callback);
@@ -388,25 +231,6 @@ class Setting {
   addButton(callback) {
     return this.addComponent(ButtonComponent, callback);
   }
-  addExtraButton(callback) {
-    return this.addComponent(ExtraButtonComponent, callback);
-  }
 }
 
-module.exports = {
-  FakeElement,
-  Component,
-  Plugin,
-  SettingTab,
-  PluginSettingTab,
-  Setting,
-  BaseComponent,
-  ValueComponent,
-  TextComponent,
-  TextAreaComponent,
-  ToggleComponent,
-  ButtonComponent,
-  ExtraButtonComponent,
-  Notice,
-  shownNotices,
-};
+module.exports = { Plugin, PluginSettingTab, Setting, Notice, shownNotices };

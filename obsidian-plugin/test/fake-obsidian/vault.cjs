@@ -1,31 +1,29 @@
-// The fake `Vault`, its file tree (`TFile`, `TFolder`) and the desktop `FileSystemAdapter`, backed by a real folder.
+// The fake `Vault`, its file tree (`TFile`, `TFolder`) and the desktop `FileSystemAdapter`, backed by a real folder:
+// only the members the plugin calls, and what they need (the adapter only tells where the vault is on disk). It is
+// over 400 lines and stays one file because it is one class: every read and write goes through the same private
+// helpers that keep the tree, the kept texts and the disk in step, and they read best beside each other.
 //
 // Behaviour kept from Obsidian:
 //  - Vault paths are relative, `/`-separated, case-sensitive; the root folder has path `/` and name ``.
 //  - Files and folders whose name starts with `.` (so `.obsidian/`, `.trash/`, `.git/`) and the config folder are
-//    not part of the vault's file list; the adapter still reads and writes them.
+//    not part of the vault's file list.
 //  - Symbolic links are followed (Obsidian indexes symlinked files and folders); a folder reached twice through
 //    links is listed once, so a loop cannot hang the scan.
 //  - `create` fails when the file exists or its parent folder does not; `createFolder` creates missing parents and
 //    fails when the folder exists; `rename` fails when the destination exists or its parent folder does not.
 //  - `process` is atomic: the read, the callback and the write happen without yielding to other callers; `read`
 //    reads the disk asynchronously, as Obsidian's does, so other callers run meanwhile.
-//  - Events `create`, `modify`, `delete`, `rename` (file, oldPath) fire after the change is on disk; renaming or
-//    deleting a folder also fires for everything inside it.
 //  - External changes are picked up lazily, standing in for Obsidian's file watcher: `read` and `cachedRead`
-//    notice an edit (mtime or size changed) or a deletion; `getAbstractFileByPath` (and `getFileByPath`…) finds
-//    a file created behind the app's back. Listings (`getFiles`…) only change through the API, the adapter
-//    (`adapter.write` and friends sync the vault at once) or the test hook `app.__test.rescan()`.
+//    notice an edit (mtime or size changed) or a deletion; `getAbstractFileByPath` (and `getFileByPath`) finds
+//    a file created behind the app's back. Listings (`getFiles`…) only change through the API.
 //  - `cachedRead` serves the text kept from the last read or write unless the file changed on disk since.
-//  - Trash: `trash(file, true)` cannot reach a system trash here, so, like Obsidian when that fails, it moves the
+//  - Trash: `trash(file)` cannot reach a system trash here, so, like Obsidian when that fails, it moves the
 //    file into `.trash/` at the vault root (a name already taken there gets ` 1`, ` 2`… before the extension).
 
 "use strict";
 
 const fs = require("node:fs");
 const nodePath = require("node:path");
-const { pathToFileURL } = require("node:url");
-const { Events } = require("./events.cjs");
 
 /** Obsidian's `normalizePath`: one `/` between segments, none at the ends, `/` for empty, NFC, plain spaces. */
 function normalizePath(path) {
@@ -88,18 +86,10 @@ function statOf(fsStat) {
   return { ctime: Math.round(ctime), mtime: Math.round(fsStat.mtimeMs), size: fsStat.size };
 }
 
-function applyTimes(fullPath, options) {
-  if (!options || (options.mtime === undefined && options.ctime === undefined)) return;
-  const current = fs.statSync(fullPath);
-  const mtime = options.mtime !== undefined ? options.mtime / 1000 : current.mtimeMs / 1000;
-  fs.utimesSync(fullPath, current.atimeMs / 1000, mtime);
-}
-
-/** The desktop adapter: the same operations on vault-relative paths, with no vault bookkeeping of its own. */
+/** The desktop adapter, as far as the plugin asks it: where the vault is on disk. */
 class FileSystemAdapter {
-  constructor(basePath, vault) {
+  constructor(basePath) {
     this.basePath = basePath;
-    this._vault = vault;
   }
 
   getName() {
@@ -113,150 +103,23 @@ class FileSystemAdapter {
   getFullPath(normalizedPath) {
     return normalizedPath === "/" ? this.basePath : nodePath.join(this.basePath, normalizedPath);
   }
-
-  getFilePath(normalizedPath) {
-    return pathToFileURL(this.getFullPath(normalizedPath)).href;
-  }
-
-  getResourcePath(normalizedPath) {
-    return `app://local/${encodeURI(this.getFullPath(normalizedPath))}`;
-  }
-
-  async exists(normalizedPath, sensitive) {
-    const full = this.getFullPath(normalizedPath);
-    if (!fs.existsSync(full)) return false;
-    if (!sensitive) return true;
-    const entries = fs.readdirSync(nodePath.dirname(full));
-    return entries.includes(nodePath.basename(full));
-  }
-
-  async stat(normalizedPath) {
-    let fsStat;
-    try {
-      fsStat = fs.statSync(this.getFullPath(normalizedPath));
-    } catch (error) {
-      if (error.code === "ENOENT") return null;
-      throw error;
-    }
-    return { type: fsStat.isDirectory() ? "folder" : "file", ...statOf(fsStat) };
-  }
-
-  async list(normalizedPath) {
-    const folder = normalizedPath === "/" ? "" : normalizedPath;
-    const result = { files: [], folders: [] };
-    for (const entry of fs.readdirSync(this.getFullPath(normalizedPath), { withFileTypes: true })) {
-      const child = folder === "" ? entry.name : `${folder}/${entry.name}`;
-      const isFolder = entry.isDirectory() || (entry.isSymbolicLink() && isDirectorySafe(this.getFullPath(child)));
-      (isFolder ? result.folders : result.files).push(child);
-    }
-    return result;
-  }
-
-  async read(normalizedPath) {
-    return fs.readFileSync(this.getFullPath(normalizedPath), "utf8");
-  }
-
-  async readBinary(normalizedPath) {
-    const bytes = fs.readFileSync(this.getFullPath(normalizedPath));
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-  }
-
-  async write(normalizedPath, data, options) {
-    const full = this.getFullPath(normalizedPath);
-    fs.writeFileSync(full, data, "utf8");
-    applyTimes(full, options);
-    this._vault._syncPath(normalizedPath);
-  }
-
-  async writeBinary(normalizedPath, data, options) {
-    const full = this.getFullPath(normalizedPath);
-    fs.writeFileSync(full, Buffer.from(data));
-    applyTimes(full, options);
-    this._vault._syncPath(normalizedPath);
-  }
-
-  async append(normalizedPath, data, options) {
-    const full = this.getFullPath(normalizedPath);
-    fs.appendFileSync(full, data, "utf8");
-    applyTimes(full, options);
-    this._vault._syncPath(normalizedPath);
-  }
-
-  async process(normalizedPath, fn, options) {
-    const full = this.getFullPath(normalizedPath);
-    const data = fn(fs.readFileSync(full, "utf8"));
-    fs.writeFileSync(full, data, "utf8");
-    applyTimes(full, options);
-    this._vault._syncPath(normalizedPath);
-    return data;
-  }
-
-  async mkdir(normalizedPath) {
-    fs.mkdirSync(this.getFullPath(normalizedPath), { recursive: true });
-    this._vault._syncPath(normalizedPath);
-  }
-
-  async trashSystem() {
-    // No desktop trash can be reached from here; Obsidian reports that with `false` and callers fall back.
-    return false;
-  }
-
-  async trashLocal(normalizedPath) {
-    const target = this._vault._freeTrashPath(baseName(normalizedPath));
-    fs.mkdirSync(this.getFullPath(".trash"), { recursive: true });
-    fs.renameSync(this.getFullPath(normalizedPath), this.getFullPath(target));
-    this._vault._syncPath(normalizedPath);
-  }
-
-  async rmdir(normalizedPath, recursive) {
-    fs.rmSync(this.getFullPath(normalizedPath), { recursive });
-    this._vault._syncPath(normalizedPath);
-  }
-
-  async remove(normalizedPath) {
-    fs.unlinkSync(this.getFullPath(normalizedPath));
-    this._vault._syncPath(normalizedPath);
-  }
-
-  async rename(normalizedPath, normalizedNewPath) {
-    fs.renameSync(this.getFullPath(normalizedPath), this.getFullPath(normalizedNewPath));
-    this._vault._syncPath(normalizedPath);
-    this._vault._syncPath(normalizedNewPath);
-  }
-
-  async copy(normalizedPath, normalizedNewPath) {
-    const target = this.getFullPath(normalizedNewPath);
-    if (fs.existsSync(target)) throw new Error("Destination file already exists!");
-    fs.cpSync(this.getFullPath(normalizedPath), target, { recursive: true });
-    this._vault._syncPath(normalizedNewPath);
-  }
 }
 
-function isDirectorySafe(fullPath) {
-  try {
-    return fs.statSync(fullPath).isDirectory();
-  } catch {
-    // A dangling symlink is neither a file nor a folder to Obsidian; treating it as "not a folder" skips it.
-    return false;
-  }
-}
-
-class Vault extends Events {
+class Vault {
   constructor(basePath, configDir) {
-    super();
     this.configDir = configDir;
-    this.adapter = new FileSystemAdapter(basePath, this);
+    this.adapter = new FileSystemAdapter(basePath);
     /** @type {Map<string, TAbstractFile>} */
     this._files = new Map();
     /** @type {Map<string, {content: string, mtime: number, size: number}>} */
     this._contents = new Map();
-    /** Internal listeners (the metadata cache) told about every change before the public event fires. */
+    /** Internal listeners (the metadata cache) told about every change. */
     this._observers = [];
     this._root = new TFolder(this, "/");
     this._files.set("/", this._root);
   }
 
-  /** Reads the whole folder; called once by `createApp` and by the test hook `rescan`. */
+  /** Reads the whole folder; called once, by `createApp`. */
   _load() {
     const seen = new Set();
     const walk = (folder) => {
@@ -331,7 +194,7 @@ class Vault extends Events {
     for (const observer of this._observers) observer(kind, file, oldPath);
   }
 
-  /** Brings the tree in line with the disk at `path` (what Obsidian's file watcher does after an adapter write). */
+  /** Brings the tree in line with the disk at `path` (what Obsidian's file watcher does when the disk changes). */
   _syncPath(path) {
     const normalized = normalizePath(path);
     if (normalized === "/" || this._isHidden(normalized)) return;
@@ -355,13 +218,11 @@ class Vault extends Events {
       known.stat = statOf(fsStat);
       this._contents.delete(normalized);
       this._notify("modify", known);
-      this.trigger("modify", known);
       return;
     }
     const parent = this._ensureFolder(parentPath(normalized));
     const file = this._addFile(normalized, parent, statOf(fsStat));
     this._notify("create", file);
-    this.trigger("create", file);
   }
 
   _ensureFolder(path) {
@@ -371,7 +232,6 @@ class Vault extends Events {
     const parent = this._ensureFolder(parentPath(path));
     const folder = this._addFolder(path, parent);
     this._notify("create", folder);
-    this.trigger("create", folder);
     return folder;
   }
 
@@ -381,7 +241,6 @@ class Vault extends Events {
     this._files.delete(file.path);
     this._contents.delete(file.path);
     this._notify("delete", file);
-    this.trigger("delete", file);
   }
 
   _freeTrashPath(name) {
@@ -447,10 +306,6 @@ class Vault extends Events {
     return [...this._files.values()];
   }
 
-  getAllFolders(includeRoot) {
-    return [...this._files.values()].filter((file) => file instanceof TFolder && (includeRoot || !file.isRoot()));
-  }
-
   getFiles() {
     return [...this._files.values()].filter((file) => file instanceof TFile);
   }
@@ -492,7 +347,7 @@ class Vault extends Events {
     }
   }
 
-  async create(path, data, options) {
+  async create(path, data) {
     const normalized = normalizePath(path);
     this._checkWritableTarget(normalized);
     const full = this.adapter.getFullPath(normalized);
@@ -500,26 +355,9 @@ class Vault extends Events {
     const parent = this.getFolderByPath(parentPath(normalized));
     if (!parent) throw new Error(`Folder does not exist: ${parentPath(normalized)}`);
     fs.writeFileSync(full, data, "utf8");
-    applyTimes(full, options);
     const file = this._addFile(normalized, parent, statOf(fs.statSync(full)));
     this._remember(file, data);
     this._notify("create", file);
-    this.trigger("create", file);
-    return file;
-  }
-
-  async createBinary(path, data, options) {
-    const normalized = normalizePath(path);
-    this._checkWritableTarget(normalized);
-    const full = this.adapter.getFullPath(normalized);
-    if (this._files.has(normalized) || fs.existsSync(full)) throw new Error("File already exists.");
-    const parent = this.getFolderByPath(parentPath(normalized));
-    if (!parent) throw new Error(`Folder does not exist: ${parentPath(normalized)}`);
-    fs.writeFileSync(full, Buffer.from(data));
-    applyTimes(full, options);
-    const file = this._addFile(normalized, parent, statOf(fs.statSync(full)));
-    this._notify("create", file);
-    this.trigger("create", file);
     return file;
   }
 
@@ -554,16 +392,13 @@ class Vault extends Events {
     throw error;
   }
 
-  /** Takes in what a read found on disk: the file's new stat and kept text, and a modify event when it changed. */
+  /** Takes in what a read found on disk: the file's new stat and kept text, re-indexed when it changed. */
   _accept(file, full, content) {
     const stat = statOf(fs.statSync(full));
     const changed = stat.mtime !== file.stat.mtime || stat.size !== file.stat.size;
     file.stat = stat;
     this._remember(file, content);
-    if (changed) {
-      this._notify("modify", file);
-      this.trigger("modify", file);
-    }
+    if (changed) this._notify("modify", file);
     return content;
   }
 
@@ -606,70 +441,16 @@ class Vault extends Events {
     return this._readFresh(file);
   }
 
-  async readBinary(file) {
-    this._assertLive(file);
-    return this.adapter.readBinary(file.path);
-  }
-
-  getResourcePath(file) {
-    return this.adapter.getResourcePath(file.path);
-  }
-
-  _writeText(file, data, options, flag) {
+  async process(file, fn) {
     this._assertLive(file);
     const full = this.adapter.getFullPath(file.path);
-    if (flag === "a") fs.appendFileSync(full, data, "utf8");
-    else fs.writeFileSync(full, data, "utf8");
-    applyTimes(full, options);
-    file.stat = statOf(fs.statSync(full));
-    if (flag === "a") this._contents.delete(file.path);
-    else this._remember(file, data);
-    this._notify("modify", file);
-    this.trigger("modify", file);
-  }
-
-  async modify(file, data, options) {
-    this._writeText(file, data, options, "w");
-  }
-
-  async modifyBinary(file, data, options) {
-    this._assertLive(file);
-    const full = this.adapter.getFullPath(file.path);
-    fs.writeFileSync(full, Buffer.from(data));
-    applyTimes(full, options);
-    file.stat = statOf(fs.statSync(full));
-    this._contents.delete(file.path);
-    this._notify("modify", file);
-    this.trigger("modify", file);
-  }
-
-  async append(file, data, options) {
-    this._writeText(file, data, options, "a");
-  }
-
-  async process(file, fn, options) {
-    this._assertLive(file);
-    const current = fs.readFileSync(this.adapter.getFullPath(file.path), "utf8");
-    const data = fn(current);
+    const data = fn(fs.readFileSync(full, "utf8"));
     if (typeof data !== "string") throw new TypeError("vault.process callback must return a string");
-    this._writeText(file, data, options, "w");
+    fs.writeFileSync(full, data, "utf8");
+    file.stat = statOf(fs.statSync(full));
+    this._remember(file, data);
+    this._notify("modify", file);
     return data;
-  }
-
-  async copy(file, newPath) {
-    const normalized = normalizePath(newPath);
-    this._checkWritableTarget(normalized);
-    const target = this.adapter.getFullPath(normalized);
-    if (this._files.has(normalized) || fs.existsSync(target)) throw new Error("Destination file already exists!");
-    if (!this.getFolderByPath(parentPath(normalized))) throw new Error(`Folder does not exist: ${parentPath(normalized)}`);
-    fs.cpSync(this.adapter.getFullPath(file.path), target, { recursive: true });
-    if (file instanceof TFolder) {
-      this._ensureFolder(normalized);
-      this._load();
-      return this.getAbstractFileByPath(normalized);
-    }
-    this._syncPath(normalized);
-    return this.getAbstractFileByPath(normalized);
   }
 
   async delete(file, force) {
@@ -686,10 +467,10 @@ class Vault extends Events {
     this._removeTree(file);
   }
 
-  async trash(file, system) {
+  /** Obsidian's `trash(file, system)` without its `system`: no desktop trash can be reached from here. */
+  async trash(file) {
     this._assertLive(file);
     if (file instanceof TFolder && file.isRoot()) throw new Error("Cannot trash the vault root.");
-    if (system && (await this.adapter.trashSystem(file.path))) return;
     const target = this._freeTrashPath(file.name);
     fs.mkdirSync(this.adapter.getFullPath(".trash"), { recursive: true });
     fs.renameSync(this.adapter.getFullPath(file.path), this.adapter.getFullPath(target));
@@ -728,24 +509,15 @@ class Vault extends Events {
     this._detach(file);
     file.parent = newParent;
     newParent.children.push(file);
-    for (const { child, oldPath } of moved) {
-      this._notify("rename", child, oldPath);
-      this.trigger("rename", child, oldPath);
-    }
+    for (const { child, oldPath } of moved) this._notify("rename", child, oldPath);
   }
 }
 
-/** Defaults Obsidian reports from `getConfig` for the keys the plugin may read when app.json does not set them. */
+/** Defaults Obsidian reports from `getConfig`, for the keys the file manager reads, when app.json does not set them. */
 const CONFIG_DEFAULTS = {
   useMarkdownLinks: false,
   newLinkFormat: "shortest",
-  newFileLocation: "root",
-  newFileFolderPath: "",
-  attachmentFolderPath: "/",
-  alwaysUpdateLinks: false,
   trashOption: "system",
-  userIgnoreFilters: [],
-  showUnsupportedFiles: false,
 };
 
-module.exports = { Vault, TAbstractFile, TFile, TFolder, FileSystemAdapter, normalizePath, parentPath, baseName };
+module.exports = { Vault, TAbstractFile, TFile, TFolder, normalizePath, parentPath };

@@ -1,7 +1,8 @@
 // The tool catalog the Rust bridge embeds: `{ pluginVersion, tools }`, where `tools` is the plugin's live
 // `tools/list` answer (read-only off) taken from the bundle hosted in this process on an empty temporary vault.
 import fs from "node:fs";
-import { connect, freePort, newToken, tempDir } from "./harness.mjs";
+import { connect } from "./client.mjs";
+import { freePort, newToken, tempDir } from "./harness.mjs";
 import { loadPlugin, readManifest, writeSettings } from "./load-plugin.mjs";
 
 /** Hosts main.js in-process and returns the catalog object. */

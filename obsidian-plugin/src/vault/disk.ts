@@ -1,0 +1,285 @@
+// The vault on disk: where its folder is, whether a path's real location (symlinks followed) is inside the vault and
+// outside its config folder, and reading a note by what was really opened. These checks need the disk, so they use
+// Node's fs on the vault's base path; the lexical rules they build on are in paths.ts. A note whose text goes to an
+// agent is read by `readVerified`: opened first, then confirmed to be a file inside the vault, so a symlink swapped in
+// between a check and the read cannot redirect it. Writes are checked here too: nothing lands in a hidden path or,
+// through a swapped-in symlink, outside the vault. The offline reader's twin is src/offline/paths/disk.rs.
+
+import { promises as fsp, realpathSync, statSync, type Stats } from "fs";
+import type { FileHandle } from "fs/promises";
+import { dirname, join, sep } from "path";
+import { TFolder, type TFile } from "obsidian";
+import type { ToolContext } from "../tools/types";
+import { ToolError } from "../tools/types";
+import { isInConfigDir, parentOf } from "./paths";
+
+/** The vault folder on disk; the plugin is desktop-only, so the adapter is always the file-system one. */
+export function vaultBasePath(ctx: ToolContext): string {
+  const adapter = ctx.app.vault.adapter as unknown as { basePath?: unknown; getBasePath?: () => string };
+  const base = typeof adapter.getBasePath === "function" ? adapter.getBasePath() : adapter.basePath;
+  if (typeof base !== "string" || base === "") throw new ToolError("the vault's folder on disk is unknown");
+  return base;
+}
+
+/**
+ * A test of real (symlink-free) locations: inside the vault and outside its config folder. The config folder is
+ * judged by its own real location (it may itself be a link) and, below the vault, by name as `isInConfigDir` does,
+ * so that a link such as `cfglink -> .obsidian` cannot reach the token in `data.json`. The offline reader's
+ * `RealVault::allows` (src/offline/paths/disk.rs) applies the same rule.
+ */
+function realLocationTest(ctx: ToolContext): (real: string) => boolean {
+  const base = vaultBasePath(ctx);
+  const realBase = realpathSync.native(base);
+  const prefix = realBase.endsWith(sep) ? realBase : realBase + sep;
+  const configName = ctx.configDir.replace(/^\/+|\/+$/g, "");
+  let realConfig: string | null = null;
+  if (configName !== "") {
+    const named = join(realBase, ...configName.split("/"));
+    try {
+      realConfig = realpathSync.native(named);
+    } catch {
+      realConfig = named;
+    }
+  }
+  return (real) => {
+    if (real !== realBase && !real.startsWith(prefix)) return false;
+    if (realConfig === null) return true;
+    if (real === realConfig || real.startsWith(realConfig.endsWith(sep) ? realConfig : realConfig + sep)) return false;
+    const below = real === realBase ? "" : real.slice(prefix.length).split(sep).join("/");
+    return !isInConfigDir(below, ctx);
+  };
+}
+
+/**
+ * Whether `path` (or, for a path that does not exist yet, its nearest existing ancestor) really lives inside the
+ * vault, and outside its config folder, once symlinks are followed.
+ */
+export function isInsideVaultOnDisk(ctx: ToolContext, path: string): boolean {
+  const base = vaultBasePath(ctx);
+  const allows = realLocationTest(ctx);
+  let probe = path === "" ? base : join(base, ...path.split("/"));
+  for (;;) {
+    try {
+      return allows(realpathSync.native(probe));
+    } catch (error) {
+      // A missing path is judged by its nearest existing ancestor (the folders a create would write into).
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") return false;
+      const parent = dirname(probe);
+      if (parent === probe) return false;
+      probe = parent;
+    }
+  }
+}
+
+/** A file's real-location verdict, valid while the file keeps this path, mtime and size. */
+interface Verdict {
+  path: string;
+  mtime: number;
+  size: number;
+  inside: boolean;
+}
+
+// Keyed by the TFile object, which Obsidian replaces when a file is deleted and recreated; a rename (new path) or
+// an edit (new mtime or size) makes the stored verdict stale. Weak keys let deleted files drop out on their own.
+const verdicts = new WeakMap<TFile, Verdict>();
+
+/**
+ * A test for many files at once: whether each one's real location (symlinks followed) is inside the vault, as
+ * `isInsideVaultOnDisk` decides it. Verdicts are cached per file, so a search over a large vault costs one
+ * `realpath` per note once, not on every call. A file that cannot be resolved (deleted meanwhile) counts as outside.
+ */
+export function insideVaultChecker(ctx: ToolContext): (file: TFile) => boolean {
+  let allows: ((real: string) => boolean) | null = null;
+  return (file) => {
+    const known = verdicts.get(file);
+    if (known && known.path === file.path && known.mtime === file.stat.mtime && known.size === file.stat.size) {
+      return known.inside;
+    }
+    allows ??= realLocationTest(ctx);
+    let real: string;
+    try {
+      real = realpathSync.native(join(vaultBasePath(ctx), ...file.path.split("/")));
+    } catch {
+      // Unresolvable now (removed, dangling link): nothing can be read from it, and a later call looks again.
+      return false;
+    }
+    const inside = allows(real);
+    verdicts.set(file, { path: file.path, mtime: file.stat.mtime, size: file.stat.size, inside });
+    return inside;
+  };
+}
+
+/**
+ * The same test by vault path, for indexes keyed by path (the metadata cache's link maps); a path the vault no
+ * longer lists is judged on disk directly.
+ */
+export function insideVaultPathChecker(ctx: ToolContext): (path: string) => boolean {
+  const check = insideVaultChecker(ctx);
+  return (path) => {
+    const file = ctx.app.vault.getFileByPath(path);
+    return file ? check(file) : isInsideVaultOnDisk(ctx, path);
+  };
+}
+
+/**
+ * Reads a file's text as `vault.read` does (from disk, UTF-8), judged by what was really opened: the file is opened
+ * first, then the real location of what was opened must be inside the vault and outside its config folder. On Linux
+ * the kernel names that location (`/proc/self/fd`), which no later swap can change. Elsewhere the path is resolved
+ * again and its last component must be the very file opened (same device and inode, not following a link), so a
+ * symlink swapped in for the note itself is refused; a folder above it swapped in the same instant is a window
+ * there.
+ */
+export async function readVerified(ctx: ToolContext, file: TFile): Promise<string> {
+  const pinned = await openVerified(ctx, file);
+  try {
+    return pinned.text;
+  } finally {
+    await pinned.handle.close();
+  }
+}
+
+/** A note opened and judged as `readVerified` does, kept open: the handle stays on that very file. */
+export interface Pinned {
+  handle: FileHandle;
+  /** Its text when it was opened. */
+  text: string;
+  /** Its identity (device and inode). */
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Whether `file`'s path leads, right now, to the very file `pinned` holds. Synchronous, so it can run inside the
+ * callback of `vault.process` or `processFrontMatter`, between Obsidian's read and its write.
+ */
+export function stillPinned(ctx: ToolContext, file: TFile, pinned: Pinned): boolean {
+  try {
+    const now = statSync(join(vaultBasePath(ctx), ...file.path.split("/")));
+    return now.dev === pinned.dev && now.ino === pinned.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** Opens `file` as `readVerified` judges it and keeps it open; the caller closes the handle. */
+export async function openVerified(ctx: ToolContext, file: TFile): Promise<Pinned> {
+  const full = join(vaultBasePath(ctx), ...file.path.split("/"));
+  let handle: FileHandle;
+  try {
+    handle = await fsp.open(full, "r");
+  } catch (error) {
+    throw new ToolError(`could not read ${file.path}: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+  }
+  try {
+    const opened = await handle.stat();
+    const real = opened.isFile() ? await realLocationOf(handle, full, opened) : null;
+    if (real === null) throw changedWhileRead(file.path);
+    if (!realLocationTest(ctx)(real)) throw outsideVault(file.path);
+    return { handle, text: await readWhole(handle), dev: opened.dev, ino: opened.ino };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** The whole text behind `handle` now, from its first byte (whatever was read through it before). */
+export async function readWhole(handle: FileHandle): Promise<string> {
+  const { size } = await handle.stat();
+  const bytes = Buffer.alloc(size);
+  let done = 0;
+  while (done < size) {
+    const { bytesRead } = await handle.read(bytes, done, size - done, done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return bytes.subarray(0, done).toString("utf8");
+}
+
+/** Where the file behind `handle` really is, or null when `full` no longer leads to it. */
+async function realLocationOf(handle: FileHandle, full: string, opened: Stats): Promise<string | null> {
+  if (process.platform === "linux") {
+    try {
+      // A file replaced since it was opened is named "<path> (deleted)": still where it was, which is what counts.
+      return await fsp.readlink(`/proc/self/fd/${handle.fd}`);
+    } catch {
+      // No /proc mounted: judge by path as elsewhere.
+    }
+  }
+  try {
+    const real = await fsp.realpath(full);
+    const there = await fsp.lstat(real);
+    return there.dev === opened.dev && there.ino === opened.ino ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+function changedWhileRead(path: string): ToolError {
+  return new ToolError(`${JSON.stringify(path)} changed while it was being read (a file or symlink was swapped in): retry`);
+}
+
+function outsideVault(path: string): ToolError {
+  return new ToolError(
+    `${JSON.stringify(path)} resolves (through a symlink) to a location outside the vault or inside its config folder`,
+  );
+}
+
+/**
+ * After a create or a move through Obsidian (which works by path): throws unless what now sits at `path` is inside
+ * the vault, so that a folder swapped for a symlink during the call cannot redirect the write silently.
+ */
+export function assertLandedInside(ctx: ToolContext, path: string, what: string): void {
+  if (!isInsideVaultOnDisk(ctx, path)) {
+    throw new ToolError(
+      `${what} ${JSON.stringify(path)}, but it now resolves outside the vault or into its config folder (a symlink was swapped in during the call): check that folder`,
+    );
+  }
+}
+
+/** Throws unless `path` stays inside the vault on disk. */
+export function assertInsideVaultOnDisk(ctx: ToolContext, path: string): void {
+  if (!isInsideVaultOnDisk(ctx, path)) throw outsideVault(path);
+}
+
+/**
+ * Refuses a path that a hidden-path rule covers (itself, or the real location of its nearest existing ancestor
+ * when a symlink leads there), whether or not anything exists at it: writes never create or move anything into a
+ * hidden path, and the refusal is the same for an empty spot and a hidden note.
+ */
+export function assertNotHidden(ctx: ToolContext, path: string): void {
+  if (ctx.hidden.count === 0) return;
+  const refuse = () => new ToolError(`${path} is hidden by the obsmcp plugin's hidden paths; nothing was written`);
+  if (ctx.hidden.hides(path)) throw refuse();
+  const base = vaultBasePath(ctx);
+  const realBase = realpathSync.native(base);
+  const parts = path.split("/");
+  for (let keep = parts.length; keep > 0; keep--) {
+    let real: string;
+    try {
+      real = realpathSync.native(join(base, ...parts.slice(0, keep)));
+    } catch (error) {
+      // Not there yet: its parent decides. Anything else means the location cannot be known, so nothing is written.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      throw refuse();
+    }
+    const prefix = realBase.endsWith(sep) ? realBase : realBase + sep;
+    if (real.startsWith(prefix)) {
+      const relative = [...real.slice(prefix.length).split(sep), ...parts.slice(keep)].join("/");
+      if (ctx.hidden.hides(relative)) throw refuse();
+    }
+    return;
+  }
+}
+
+/** Creates every missing folder on the way to `path`'s parent, through the vault. */
+export async function ensureParentFolders(ctx: ToolContext, path: string): Promise<void> {
+  const parts = parentOf(path).split("/").filter((part) => part !== "");
+  let current = "";
+  for (const part of parts) {
+    current = current === "" ? part : `${current}/${part}`;
+    const existing = ctx.app.vault.getAbstractFileByPath(current);
+    if (existing instanceof TFolder) continue;
+    if (existing) throw new ToolError(`cannot create folder ${current}: a file has that path`);
+    await ctx.app.vault.createFolder(current);
+  }
+}

@@ -1,0 +1,209 @@
+// Notes whose real file is outside the vault, through the real main.js: symlinks made at test time are listed but
+// never read, searched, linked or counted, and a symlink swapped in during a call (by another process, as fast as it
+// can) never redirects a read or an unannounced write outside the vault.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { tempDir } from "./lib/harness.mjs";
+import { makeVault, openSession } from "./tools-lib.mjs";
+
+describe("notes whose real file is outside the vault (symlinks) are listed but never read", () => {
+  const SECRET = "zebracornsecret";
+  let vault;
+  let outside;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    outside = tempDir("obsmcp-outside-");
+    const secretNote = `# Secret\n${SECRET} see [[Hub]] and [[Nowhere outside]]\n#smuggled\n`;
+    fs.writeFileSync(path.join(outside.dir, "secret.md"), secretNote);
+    fs.mkdirSync(path.join(outside.dir, "folder"));
+    fs.writeFileSync(path.join(outside.dir, "folder", "inner.md"), `${SECRET} in a folder, [[Hub]] #smuggled/deep\n`);
+    fs.symlinkSync(path.join(outside.dir, "secret.md"), path.join(vault.dir, "Leak.md"));
+    fs.symlinkSync(path.join(outside.dir, "folder"), path.join(vault.dir, "Linked"), "dir");
+    fs.mkdirSync(path.join(vault.dir, "Real"));
+    fs.writeFileSync(path.join(vault.dir, "Real", "Inner.md"), "kiwifruit points at [[Hub]]\n#insider\n");
+    fs.symlinkSync(path.join(vault.dir, "Real", "Inner.md"), path.join(vault.dir, "Shortcut.md"));
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+    outside?.remove();
+  });
+
+  it("search never finds text from them", async () => {
+    const result = await session.ok("search", { query: SECRET });
+    assert.deepEqual(result.results, []);
+    assert.equal(result.total_matches, 0);
+    const everything = await session.ok("search", { query: ".", regex: true, limit: 500, max_chars: 200000 });
+    assert.ok(!JSON.stringify(everything).includes(SECRET));
+  });
+
+  it("backlinks neither list nor quote them, and note_metadata does not count them", async () => {
+    const result = await session.ok("backlinks", { path: "Hub", max_lines_per_note: 20, limit: 500 });
+    const sources = result.backlinks.map((entry) => entry.path);
+    assert.deepEqual(sources, ["Notes/Alpha.md", "Notes/Sub/Gamma note.md", "Real/Inner.md", "Shortcut.md"]);
+    assert.equal(result.total, 4);
+    assert.ok(!JSON.stringify(result).includes(SECRET));
+    assert.equal((await session.ok("note_metadata", { path: "Hub" })).backlinks, 4);
+  });
+
+  it("tags, files_by_tag, unresolved_links and orphans ignore their tags and links", async () => {
+    const tags = await session.ok("tags", { limit: 500 });
+    assert.ok(!tags.tags.some((entry) => entry.tag.toLowerCase().startsWith("#smuggled")), JSON.stringify(tags));
+    assert.equal(tags.tags.find((entry) => entry.tag === "#insider")?.count, 2, "a symlink inside the vault counts");
+    assert.equal((await session.ok("files_by_tag", { tag: "smuggled" })).total, 0);
+    const unresolved = await session.ok("unresolved_links", { limit: 500, max_sources: 50 });
+    assert.ok(!unresolved.unresolved.some((entry) => entry.link === "Nowhere outside"), JSON.stringify(unresolved));
+    const orphans = await session.ok("orphans", { limit: 500 });
+    const leak = orphans.orphans.find((entry) => entry.path === "Leak.md");
+    assert.deepEqual(leak, { path: "Leak.md", has_outgoing: false }, "listed, but its links are not read");
+  });
+
+  it("read tools refuse them, list_files still lists the symlinked note", async () => {
+    await session.fails("read_note", { path: "Leak" }, /outside the vault/);
+    await session.fails("read_note", { path: "Linked/inner.md" }, /outside the vault/);
+    await session.fails("outgoing_links", { path: "Leak" }, /outside the vault/);
+    await session.fails("note_metadata", { path: "Linked/inner" }, /outside the vault/);
+    const listing = await session.ok("list_files", { limit: 500 });
+    assert.ok(listing.entries.some((entry) => entry.path === "Leak.md"));
+  });
+
+  it("batch gives the same answers", async () => {
+    const result = await session.ok("batch", {
+      calls: [
+        { tool: "search", arguments: { query: SECRET } },
+        { tool: "backlinks", arguments: { path: "Hub" } },
+        { tool: "files_by_tag", arguments: { tag: "smuggled" } },
+      ],
+    });
+    assert.ok(result.results.every((entry) => entry.ok));
+    const [search, backlinks, byTag] = result.results.map((entry) => JSON.parse(entry.text));
+    assert.equal(search.total_matches, 0);
+    assert.ok(!backlinks.backlinks.some((entry) => entry.path === "Leak.md" || entry.path.startsWith("Linked/")));
+    assert.ok(!JSON.stringify(backlinks).includes(SECRET));
+    assert.equal(byTag.total, 0);
+  });
+
+  it("a symlink to a note inside the vault is read, searched and quoted like any note", async () => {
+    assert.match(await session.text("read_note", { path: "Shortcut" }), /kiwifruit/);
+    const found = await session.ok("search", { query: "kiwifruit" });
+    assert.deepEqual(found.results.map((entry) => entry.path), ["Real/Inner.md", "Shortcut.md"]);
+    const backlinks = await session.ok("backlinks", { path: "Hub" });
+    const shortcut = backlinks.backlinks.find((entry) => entry.path === "Shortcut.md");
+    assert.deepEqual(shortcut.lines, [{ line: 1, text: "kiwifruit points at [[Hub]]" }]);
+  });
+
+  it("a symlink pointed outside after a search is not read by the next search (the cached verdict is renewed)", async () => {
+    assert.equal((await session.ok("search", { query: "kiwifruit" })).total_matches, 2);
+    fs.writeFileSync(path.join(outside.dir, "moved.md"), `kiwifruit ${SECRET} moved outside, longer text\n`);
+    fs.utimesSync(path.join(outside.dir, "moved.md"), new Date(2001, 0, 1), new Date(2001, 0, 1));
+    fs.unlinkSync(path.join(vault.dir, "Shortcut.md"));
+    fs.symlinkSync(path.join(outside.dir, "moved.md"), path.join(vault.dir, "Shortcut.md"));
+    const found = await session.ok("search", { query: "kiwifruit" });
+    assert.deepEqual(found.results.map((entry) => entry.path), ["Real/Inner.md"]);
+    assert.ok(!JSON.stringify(found).includes(SECRET));
+  });
+});
+
+describe("a symlink swapped in during a call", () => {
+  const SECRET = "quokkasecret";
+  let vault;
+  let outside;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    outside = tempDir("obsmcp-outside-");
+    fs.writeFileSync(path.join(outside.dir, "secret.md"), `${SECRET} from outside the vault\n`);
+    fs.writeFileSync(path.join(vault.dir, "Swap.md"), "inside text\n");
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+    outside?.remove();
+  });
+
+  const CALLS = [
+    ["read_note", { path: "Swap.md" }],
+    ["note_metadata", { path: "Swap.md" }],
+    ["search", { query: "from outside" }],
+    ["outline", { path: "Swap.md" }],
+    ["outgoing_links", { path: "Swap.md" }],
+    ["batch", { calls: [{ tool: "read_note", arguments: { path: "Swap.md" } }] }],
+  ];
+
+  it("never redirects a read outside the vault (open first, then verify)", { timeout: 60000 }, async () => {
+    // Another process turns Swap.md into a symlink to the secret and back, as fast as it can, while reads run.
+    const swapper = startSwapper(path.join(vault.dir, "Swap.md"), path.join(outside.dir, "secret.md"), path.join(vault.dir, "spare-read"));
+    const leaked = [];
+    let inside = 0;
+    try {
+      for (let round = 0; round < 1500; round += 1) {
+        const [tool, args] = CALLS[round % CALLS.length];
+        const result = await session.call(tool, args);
+        if (result.text.includes(SECRET)) leaked.push(tool);
+        else if (!result.isError) inside += 1;
+      }
+    } finally {
+      swapper.kill("SIGKILL");
+    }
+    assert.deepEqual(leaked, [], `${leaked.length} of 1500 calls returned the file outside the vault`);
+    assert.ok(inside > 0, "some reads should have found the note itself");
+  });
+
+  it("never lets an edit land outside the vault unsaid (what Obsidian read must be the very note opened)", { timeout: 60000 }, async () => {
+    const note = path.join(vault.dir, "Swap.md");
+    // The hardest case: the file outside holds exactly the note's text, so only its identity tells them apart.
+    const secret = path.join(outside.dir, "twin.md");
+    fs.writeFileSync(secret, "inside text\n");
+    const swapper = startSwapper(note, secret, path.join(vault.dir, "spare-edit"));
+    const unexplained = [];
+    const silent = [];
+    let redirected = 0;
+    try {
+      for (let round = 0; round < 1000; round += 1) {
+        const [tool, args] = [
+          ["append", { path: "Swap.md", content: `marker-${round}` }],
+          ["str_replace", { path: "Swap.md", old_text: "text", new_text: `marker-${round}` }],
+          ["set_property", { path: "Swap.md", key: "marker", value: round }],
+        ][round % 3];
+        const result = await session.call(tool, args);
+        // Obsidian writes by path an instant after the plugin's last check, so a swap in that instant can still
+        // redirect a write; such a call must then fail and say so. Nearly all are stopped before writing.
+        if (fs.readFileSync(secret, "utf8") !== "inside text\n") {
+          redirected += 1;
+          if (!result.isError || !/did not reach/.test(result.text)) silent.push(`${tool}: ${result.text.slice(0, 200)}`);
+          fs.writeFileSync(secret, "inside text\n");
+        }
+        // The note is replaced every few microseconds, so most edits are refused; each refusal must say why.
+        if (result.isError && !/changed while|did not reach|swapped|not found|outside the vault|does not exist|could not read/.test(result.text)) {
+          unexplained.push(result.text);
+        }
+      }
+    } finally {
+      swapper.kill("SIGKILL");
+    }
+    assert.deepEqual(silent, [], "edits reached the file outside the vault and the call did not say so");
+    assert.ok(redirected <= 10, `${redirected} of 1000 edits reached the file outside (each said so), more than the instant's window explains`);
+    assert.deepEqual(unexplained.slice(0, 3), [], `${unexplained.length} refusals did not say why`);
+  });
+});
+
+/** Starts a process that keeps replacing `note` with a symlink to `secret` and back (through `spare`, by rename). */
+function startSwapper(note, secret, spare) {
+  const script = `
+    const fs = require("fs");
+    const [note, secret, spare] = process.argv.slice(1);
+    for (;;) {
+      fs.writeFileSync(spare, "inside text\\n");
+      fs.renameSync(spare, note);
+      fs.symlinkSync(secret, spare);
+      fs.renameSync(spare, note);
+    }`;
+  return spawn(process.execPath, ["-e", script, note, secret, spare], { stdio: "ignore" });
+}
+
