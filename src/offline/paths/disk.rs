@@ -1,4 +1,4 @@
-//! The vault on disk (`vault/paths.ts`, its on-disk half): where the vault really is, whether a path stays inside
+//! The vault on disk (`vault/disk.ts`): where the vault really is, whether a path stays inside
 //! it through symlinks, and reading a file only when it is still the file that was indexed.
 
 use std::path::{Path, PathBuf};

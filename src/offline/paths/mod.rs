@@ -6,8 +6,8 @@
 //! never read.
 
 //!
-//! Three files, as the plugin's one: the lexical rules here, the on-disk checks in `disk.rs`, and how a note or
-//! folder argument is resolved in `resolve.rs`.
+//! Three files, as the plugin's three: the lexical rules here (`vault/paths.ts`), the on-disk checks in `disk.rs`
+//! (`vault/disk.ts`), and how a note or folder argument is resolved in `resolve.rs` (`vault/resolve.ts`).
 
 mod disk;
 mod resolve;

@@ -1,4 +1,4 @@
-//! A tool's note and folder arguments resolved as the plugin resolves them (`vault/paths.ts` `resolveNote`,
+//! A tool's note and folder arguments resolved as the plugin resolves them (`vault/resolve.ts` `resolveNote`,
 //! `resolveMarkdown`, `resolveFolder`, `newNotePath`): an exact path, the path plus `.md`, or a link name.
 
 use crate::offline::obsidian::walk::FileEntry;
