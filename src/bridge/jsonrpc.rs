@@ -223,6 +223,11 @@ pub(crate) fn error(id: Value, code: i64, message: &str) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
 }
 
+/// An error response with `data` (what the client needs to recover, such as the versions a server speaks).
+pub(crate) fn error_with_data(id: Value, code: i64, message: &str, data: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message, "data": data } })
+}
+
 /// A key under which a request id can be stored in a map: `1` and `"1"` stay distinct.
 pub(crate) fn id_key(id: &Value) -> String {
     id.to_string()

@@ -1,13 +1,14 @@
 //! obsmcp through an MCP client it did not write: the official Rust SDK (rmcp) as the client, against the bridge over
-//! stdio and against the plugin over Streamable HTTP. Every other test here speaks MCP through the project's own
+//! stdio (where it settles on 2026-07-28 after `server/discover`) and against the plugin over Streamable HTTP (2025
+//! era). Every other test here speaks MCP through the project's own
 //! helpers, which would share any misreading of the spec with the code they test.
 
 use std::collections::BTreeSet;
 
-use rmcp::ServiceExt as _;
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, ProtocolVersion};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientLifecycleMode, ClientServiceExt as _, ServiceExt as _};
 use serde_json::{Value, json};
 
 use crate::support::{PluginHost, TempHome, fixture_vault, free_port, write_plugin_data};
@@ -55,8 +56,16 @@ fn the_sdk_client_lists_and_reads_through_the_bridge_while_obsidian_is_closed() 
         let transport =
             TokioChildProcess::new(bridge_command(&home, &["--vault", vault.to_str().unwrap()]))
                 .unwrap();
-        let client = ().serve(transport).await.expect("the SDK's handshake with the bridge");
-        let server = client.peer_info().expect("the server's initialize result");
+        // Discover mode: the stateless era only, no fallback to `initialize`.
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        let client =
+            ().serve_with_lifecycle(transport, lifecycle)
+                .await
+                .expect("the SDK's discovery of the bridge");
+        let server = client.peer_info().expect("the server's discover result");
+        assert_eq!(server.protocol_version, ProtocolVersion::V_2026_07_28);
         assert_eq!(
             server.server_info.as_ref().map(|info| info.name.as_str()),
             Some("obsmcp")

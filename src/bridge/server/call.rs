@@ -11,10 +11,11 @@ use std::time::Instant;
 use futures::FutureExt;
 use serde_json::{Value, json};
 
+use super::era::{self, Era};
 use super::*;
 
 impl Server {
-    pub(super) fn start_call(self: &Arc<Self>, id: Value, params: Option<Value>) {
+    pub(super) fn start_call(self: &Arc<Self>, id: Value, params: Option<Value>, era: Era) {
         let key = jsonrpc::id_key(&id);
         let slot: RequestSlot = Arc::default();
         let server = Arc::clone(self);
@@ -48,6 +49,10 @@ impl Server {
                         "obsmcp bridge failed while handling this call (a bug: see the diagnostics log)",
                     )
                 });
+            let mut answer = answer;
+            if let Some(result) = answer.get_mut("result") {
+                *result = era::shaped(era, result.take(), None);
+            }
             // Only answer if the call was not cancelled meanwhile (a cancelled request gets no response).
             if lock(&server.in_flight).remove(&task_key).is_some() {
                 server.send(answer);

@@ -2,7 +2,7 @@
 //!
 //! Framing is done here rather than by rmcp's stdio server because the contract is about exactly the cases a typed
 //! server rejects or hides: a malformed line must get a parse error and the session must go on, a notification with
-//! `"id": null` must be accepted, `server/discover` must get -32601, and a 20 MB line must be split on bytes. Each line
+//! `"id": null` must be accepted, an era chosen by each request (`era.rs`), and a 20 MB line must be split on bytes. Each line
 //! is parsed as JSON, sorted, and answered; everything that can wait for the upstream runs in its own task so that
 //! `initialize`, `ping` and `tools/list` are never queued behind a slow call. One writer task owns stdout. A tool
 //! call's way through is `call.rs`; the bridge's own tool, `obsidian_status`, is `status.rs`.
@@ -26,6 +26,7 @@ use crate::sync::lock;
 use status::status_tool;
 
 mod call;
+mod era;
 mod status;
 
 /// The name of the bridge's own tool.
@@ -138,22 +139,36 @@ impl Server {
     }
 
     fn handle_request(self: &Arc<Self>, id: Value, method: String, params: Option<Value>) {
+        let era = match era::of_request(&id, params.as_ref()) {
+            Ok(era) => era,
+            Err(refusal) => return self.send(refusal),
+        };
         match method.as_str() {
             "initialize" => {
                 self.initialized.store(true, Ordering::Relaxed);
                 *lock(&self.client) = budget::client_name(params.as_ref());
                 self.send(jsonrpc::result(id, self.initialize_result(params.as_ref())));
             }
-            "ping" => self.send(jsonrpc::result(id, json!({}))),
+            "server/discover" => {
+                let result = era::discover_result(
+                    self.capabilities(),
+                    self.server_info(),
+                    self.instructions(),
+                );
+                self.send(jsonrpc::result(id, result));
+            }
+            "ping" => self.send(jsonrpc::result(id, era::shaped(era, json!({}), None))),
             "tools/list" => {
                 let server = Arc::clone(self);
                 tokio::spawn(async move {
                     let budget = server.budget(params.as_ref());
                     let tools = server.list_tools(&budget).await;
-                    server.send(jsonrpc::result(id, json!({ "tools": tools })));
+                    // The list can change when the upstream comes back with another catalog: never cached.
+                    let result = era::shaped(era, json!({ "tools": tools }), Some(0));
+                    server.send(jsonrpc::result(id, result));
                 });
             }
-            "tools/call" => self.start_call(id, params),
+            "tools/call" => self.start_call(id, params, era),
             "logging/setLevel" => {
                 self.send(jsonrpc::result(id, json!({})));
                 if let Some(params) = params {
@@ -215,7 +230,27 @@ impl Server {
             .iter()
             .find(|version| Some(version.as_str()) == requested)
             .unwrap_or(&ProtocolVersion::LATEST_WITH_INITIALIZE);
-        let instructions = match self.config.upstream {
+        json!({
+            "protocolVersion": version.as_str(),
+            "capabilities": self.capabilities(),
+            "serverInfo": self.server_info(),
+            "instructions": self.instructions(),
+        })
+    }
+
+    /// What the bridge offers its client, in either era.
+    fn capabilities(&self) -> Value {
+        json!({ "tools": { "listChanged": true }, "logging": {} })
+    }
+
+    /// Who the bridge is.
+    fn server_info(&self) -> Value {
+        json!({ "name": "obsmcp", "title": "Obsidian (obsmcp)", "version": env!("CARGO_PKG_VERSION") })
+    }
+
+    /// How to use the tools, for the client to pass to its model.
+    fn instructions(&self) -> &'static str {
+        match self.config.upstream {
             UpstreamTarget::Vault { .. } => {
                 "Tools for the user's Obsidian vault: find with search, list_files or tags, then read only what you need \
                  (outline, then read_note with a heading or line range; several reads in one batch), and make a result's \
@@ -225,13 +260,7 @@ impl Server {
                  open it, then retry; obsidian_status shows the connection."
             }
             _ => "A bridge to an MCP server; `obsidian_status` tells the connection state.",
-        };
-        json!({
-            "protocolVersion": version.as_str(),
-            "capabilities": { "tools": { "listChanged": true }, "logging": {} },
-            "serverInfo": { "name": "obsmcp", "title": "Obsidian (obsmcp)", "version": env!("CARGO_PKG_VERSION") },
-            "instructions": instructions,
-        })
+        }
     }
 
     /// The output budget for a request: by the client named in its `_meta` (2026 era) or in `initialize`, unless

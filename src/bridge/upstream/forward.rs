@@ -93,7 +93,7 @@ impl Upstream {
             .as_ref()
             .and_then(|params| params.pointer("/_meta/progressToken"))
             .map(|token| ProgressWatch::new(self, token));
-        let mut message = jsonrpc::request(0, method, params);
+        let mut message = jsonrpc::request(0, method, params.map(without_client_context));
         loop {
             let Some(session) = self.wait_ready(deadline).await else {
                 return Err(CallError::Unreachable(
@@ -243,4 +243,19 @@ pub(super) async fn await_answer<T>(
             () = ticked => answer_by = answer_by.max((tokio::time::Instant::now() + timeout).min(stretch_to)),
         }
     }
+}
+
+/// The params without the 2026-era client context in `_meta` (`io.modelcontextprotocol/…`): the upstream session
+/// was opened with `initialize`, which told it who the client is, and a 2025-era server does not expect those keys.
+/// Everything else in `_meta` (the progress token) goes on.
+fn without_client_context(mut params: Value) -> Value {
+    if let Some(Value::Object(meta)) = params.get_mut("_meta") {
+        meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+        if meta.is_empty()
+            && let Some(params) = params.as_object_mut()
+        {
+            params.remove("_meta");
+        }
+    }
+    params
 }

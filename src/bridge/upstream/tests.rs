@@ -351,3 +351,23 @@ async fn a_failing_server_gets_the_whole_backoff_however_many_calls_wait() {
     // Attempts at 0, 0.1, 0.3 and 0.7 s (backoff 100, 200, 400 ms): eight waiting calls asked for none of their own.
     assert_eq!(harness.attempts(), 4);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_2026_clients_context_is_not_sent_to_the_upstream_but_its_progress_token_is() {
+    let mut harness = Harness::start(Vec::new());
+    let params = json!({
+        "name": "read_note",
+        "arguments": { "path": "Home" },
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "progressToken": "p3",
+        },
+    });
+    let call = harness.call(params, secs(3.0), secs(60.0));
+    let incoming = harness.next().await;
+    assert_eq!(incoming.message["params"]["_meta"], json!({ "progressToken": "p3" }));
+    assert_eq!(incoming.message["params"]["arguments"], json!({ "path": "Home" }));
+    incoming.answer(json!({ "content": [] })).await;
+    assert!(call.await.unwrap().is_ok());
+}
