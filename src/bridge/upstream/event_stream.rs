@@ -1,4 +1,6 @@
-//! A byte-level decoder for `text/event-stream` bodies, used by both HTTP transports.
+//! A byte-level decoder for `text/event-stream` bodies, used by both HTTP transports. Besides the events, it keeps
+//! what a client needs to resume a stream the server closed: the last event id (`id:`) and the reconnection delay the
+//! server asked for (`retry:`), as an EventSource does.
 //!
 //! It scans each byte once, so a single 20 MB `data:` line costs linear time. (eventsource-stream 0.2.3 re-parses its
 //! whole buffer from the start on every chunk, which turns one multi-megabyte event into seconds of work.) Lines end
@@ -21,15 +23,37 @@ pub(crate) struct Decoder {
     event: Builder,
 }
 
-/// The fields of the event being read.
+/// The fields of the event being read, and the stream's resumption state.
 #[derive(Debug, Default)]
 struct Builder {
     kind: String,
     data: Vec<u8>,
     has_data: bool,
+    last_event_id: Option<String>,
+    retry: Option<std::time::Duration>,
 }
 
 impl Decoder {
+    /// The id of the last event that named one: where a resumed stream starts (`Last-Event-ID`).
+    pub(crate) fn last_event_id(&self) -> Option<&str> {
+        self.event.last_event_id.as_deref()
+    }
+
+    /// The reconnection delay the server asked for with `retry:`, if it did.
+    pub(crate) fn retry(&self) -> Option<std::time::Duration> {
+        self.event.retry
+    }
+
+    /// Starts reading a new stream that resumes this one: what was half read is dropped, the last event id and the
+    /// retry delay are kept.
+    pub(crate) fn start_resumed_stream(&mut self) {
+        self.pending.clear();
+        self.scanned = 0;
+        self.event.kind.clear();
+        self.event.data.clear();
+        self.event.has_data = false;
+    }
+
     /// Feeds one chunk and returns the events it completed.
     pub(crate) fn push(&mut self, chunk: &[u8]) -> Vec<Event> {
         self.pending.extend_from_slice(chunk);
@@ -74,6 +98,17 @@ impl Builder {
         };
         match field {
             b"event" => self.kind = String::from_utf8_lossy(value).into_owned(),
+            // As EventSource: an id holding NUL is ignored, an empty one resets it.
+            b"id" if !value.contains(&0) => {
+                self.last_event_id =
+                    (!value.is_empty()).then(|| String::from_utf8_lossy(value).into_owned());
+            }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                self.retry = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|digits| digits.parse().ok())
+                    .map(std::time::Duration::from_millis);
+            }
             b"data" => {
                 if self.has_data {
                     self.data.push(b'\n');
@@ -131,6 +166,22 @@ mod tests {
                 "chunk size {size}"
             );
         }
+    }
+
+    #[test]
+    fn the_last_event_id_and_the_retry_delay_are_kept_for_a_resumption() {
+        let mut decoder = Decoder::default();
+        assert_eq!(decoder.last_event_id(), None);
+        let events = decoder.push(b"id: call-1\nretry: 500\ndata: \n\nretry: soon\n\n");
+        assert_eq!(events.len(), 1, "the priming event has empty data");
+        assert_eq!(decoder.last_event_id(), Some("call-1"));
+        assert_eq!(decoder.retry(), Some(std::time::Duration::from_millis(500)));
+        decoder.push(b"id\n\nid: a\0b\n\n");
+        assert_eq!(
+            decoder.last_event_id(),
+            None,
+            "an empty id resets it; one with NUL is ignored"
+        );
     }
 
     #[test]

@@ -6,9 +6,15 @@
 //! Every failure is classified by what it says about delivery, because that decides whether a call may be retried:
 //! a refused connection or a stale session (404, or 400 naming the session) means the server never ran the message;
 //! a connection that broke after sending means nobody knows.
+//!
+//! A server may close an answer stream before the answer (2025-03-26 and later). When it gave the stream event ids,
+//! the stream is asked for again from where it stopped: a GET with `Last-Event-ID`, no sooner than the `retry:` delay
+//! it named, at most three times; the answer then comes on the new stream. The GET event stream is reopened the same
+//! way when the server made it resumable.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
@@ -24,9 +30,15 @@ use crate::sync::lock;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
+const LAST_EVENT_ID_HEADER: &str = "last-event-id";
 
-/// One Streamable HTTP session.
-pub(crate) struct HttpLink {
+/// How often one closed stream is asked for again before its request counts as unanswered.
+const MAX_RESUMES: u32 = 3;
+/// The wait before asking for a closed stream again when the server named no `retry:`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// What every request of the session needs; the stream readers hold it too, to resume a stream.
+struct Shared {
     client: reqwest::Client,
     url: Url,
     headers: HeaderMap,
@@ -34,46 +46,9 @@ pub(crate) struct HttpLink {
     key: Option<PluginKey>,
     session: Mutex<Option<HeaderValue>>,
     protocol: Mutex<Option<HeaderValue>>,
-    events: Events,
-    stop: CancellationToken,
-    /// Whether any request reached a server (an answer of any status, from anyone, or a connection it then dropped):
-    /// not a closed port.
-    answered: AtomicBool,
 }
 
-impl HttpLink {
-    /// A link that has sent nothing yet; the first message must be `initialize`. With `key`, requests are signed
-    /// with it and answers that do not prove they come from that plugin are never read.
-    pub(crate) fn new(
-        url: Url,
-        headers: HeaderMap,
-        key: Option<PluginKey>,
-        events: Events,
-    ) -> Result<Self, String> {
-        Ok(Self {
-            client: http_client()?,
-            url,
-            headers,
-            key,
-            session: Mutex::new(None),
-            protocol: Mutex::new(None),
-            events,
-            stop: CancellationToken::new(),
-            answered: AtomicBool::new(false),
-        })
-    }
-
-    /// Whether something answered on the port, even with an error or without proof: retrying it at once would hammer
-    /// a live server, unlike a closed port.
-    pub(crate) fn was_answered(&self) -> bool {
-        self.answered.load(Ordering::Relaxed)
-    }
-
-    /// Sends the negotiated protocol version on every later request, as the spec asks.
-    pub(crate) fn set_protocol_version(&self, version: &str) {
-        *lock(&self.protocol) = HeaderValue::from_str(version).ok();
-    }
-
+impl Shared {
     fn session(&self) -> Option<HeaderValue> {
         lock(&self.session).clone()
     }
@@ -93,6 +68,90 @@ impl HttpLink {
         }
     }
 
+    /// The session's GET event stream, from `last_event_id` when given; `None` when the server offers none (405),
+    /// answers without the plugin's proof, or cannot be reached.
+    async fn event_stream(&self, last_event_id: Option<&str>) -> Option<Response> {
+        let session = self.session()?;
+        let (request, challenge) = self.request(reqwest::Method::GET);
+        let mut request = request
+            .header(ACCEPT, "text/event-stream")
+            .header(SESSION_HEADER, session);
+        if let Some(protocol) = lock(&self.protocol).clone() {
+            request = request.header(PROTOCOL_HEADER, protocol);
+        }
+        if let Some(id) = last_event_id {
+            request = request.header(LAST_EVENT_ID_HEADER, id);
+        }
+        match request.send().await {
+            Ok(response)
+                if challenge
+                    .as_ref()
+                    .is_some_and(|challenge| !challenge.is_met_by(response.headers())) =>
+            {
+                tracing::warn!("GET event stream not opened: the answer is not the plugin's");
+                None
+            }
+            Ok(response) if response.status().is_success() => Some(response),
+            Ok(response) => {
+                tracing::debug!("no GET event stream (HTTP {})", response.status().as_u16());
+                None
+            }
+            Err(error) => {
+                tracing::debug!(
+                    "GET event stream failed: {}",
+                    describe_reqwest_error(&error)
+                );
+                None
+            }
+        }
+    }
+}
+
+/// One Streamable HTTP session.
+pub(crate) struct HttpLink {
+    shared: Arc<Shared>,
+    events: Events,
+    stop: CancellationToken,
+    /// Whether any request reached a server (an answer of any status, from anyone, or a connection it then dropped):
+    /// not a closed port.
+    answered: AtomicBool,
+}
+
+impl HttpLink {
+    /// A link that has sent nothing yet; the first message must be `initialize`. With `key`, requests are signed
+    /// with it and answers that do not prove they come from that plugin are never read.
+    pub(crate) fn new(
+        url: Url,
+        headers: HeaderMap,
+        key: Option<PluginKey>,
+        events: Events,
+    ) -> Result<Self, String> {
+        Ok(Self {
+            shared: Arc::new(Shared {
+                client: http_client()?,
+                url,
+                headers,
+                key,
+                session: Mutex::new(None),
+                protocol: Mutex::new(None),
+            }),
+            events,
+            stop: CancellationToken::new(),
+            answered: AtomicBool::new(false),
+        })
+    }
+
+    /// Whether something answered on the port, even with an error or without proof: retrying it at once would hammer
+    /// a live server, unlike a closed port.
+    pub(crate) fn was_answered(&self) -> bool {
+        self.answered.load(Ordering::Relaxed)
+    }
+
+    /// Sends the negotiated protocol version on every later request, as the spec asks.
+    pub(crate) fn set_protocol_version(&self, version: &str) {
+        *lock(&self.shared.protocol) = HeaderValue::from_str(version).ok();
+    }
+
     /// Posts one message; a request's answer arrives later as a [`LinkEvent::Message`].
     pub(crate) async fn send(&self, message: &Value) -> Result<(), SendError> {
         let body =
@@ -101,8 +160,8 @@ impl HttpLink {
             .get("id")
             .and_then(Value::as_u64)
             .filter(|_| message.get("method").is_some());
-        let session = self.session();
-        let (request, challenge) = self.request(reqwest::Method::POST);
+        let session = self.shared.session();
+        let (request, challenge) = self.shared.request(reqwest::Method::POST);
         let mut request = request
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
@@ -110,7 +169,7 @@ impl HttpLink {
         if let Some(session) = &session {
             request = request.header(SESSION_HEADER, session.clone());
         }
-        if let Some(protocol) = lock(&self.protocol).clone() {
+        if let Some(protocol) = lock(&self.shared.protocol).clone() {
             request = request.header(PROTOCOL_HEADER, protocol);
         }
         let response = request.send().await.map_err(|error| {
@@ -134,7 +193,7 @@ impl HttpLink {
         if session.is_none()
             && let Some(given) = response.headers().get(SESSION_HEADER)
         {
-            *lock(&self.session) = Some(given.clone());
+            *lock(&self.shared.session) = Some(given.clone());
         }
         if !status.is_success() {
             let text = response.text().await.unwrap_or_default();
@@ -178,6 +237,7 @@ impl HttpLink {
                 Some(request_id),
                 self.events.clone(),
                 self.stop.clone(),
+                Arc::clone(&self.shared),
             ));
             return Ok(());
         }
@@ -203,49 +263,24 @@ impl HttpLink {
 
     /// Opens the server's GET event stream, when it offers one (405 means it does not, which is fine).
     pub(crate) async fn open_event_stream(&self) {
-        let Some(session) = self.session() else {
-            return;
-        };
-        let (request, challenge) = self.request(reqwest::Method::GET);
-        let mut request = request
-            .header(ACCEPT, "text/event-stream")
-            .header(SESSION_HEADER, session);
-        if let Some(protocol) = lock(&self.protocol).clone() {
-            request = request.header(PROTOCOL_HEADER, protocol);
-        }
-        match request.send().await {
-            Ok(response)
-                if challenge
-                    .as_ref()
-                    .is_some_and(|challenge| !challenge.is_met_by(response.headers())) =>
-            {
-                tracing::warn!("GET event stream not opened: the answer is not the plugin's");
-            }
-            Ok(response) if response.status().is_success() => {
-                tokio::spawn(read_stream(
-                    response,
-                    None,
-                    self.events.clone(),
-                    self.stop.clone(),
-                ));
-            }
-            Ok(response) => {
-                tracing::debug!("no GET event stream (HTTP {})", response.status().as_u16())
-            }
-            Err(error) => tracing::debug!(
-                "GET event stream failed: {}",
-                describe_reqwest_error(&error)
-            ),
+        if let Some(response) = self.shared.event_stream(None).await {
+            tokio::spawn(read_stream(
+                response,
+                None,
+                self.events.clone(),
+                self.stop.clone(),
+                Arc::clone(&self.shared),
+            ));
         }
     }
 
     /// Ends the session politely (DELETE, bounded) and stops its stream readers.
     pub(crate) async fn close(&self) {
         self.stop.cancel();
-        let Some(session) = self.session() else {
+        let Some(session) = self.shared.session() else {
             return;
         };
-        let (request, _) = self.request(reqwest::Method::DELETE);
+        let (request, _) = self.shared.request(reqwest::Method::DELETE);
         let request = request.header(SESSION_HEADER, session);
         // A server that is gone cannot be told; the session dies with it.
         let _ = tokio::time::timeout(std::time::Duration::from_millis(300), request.send()).await;
@@ -276,20 +311,91 @@ fn into_messages(value: Value) -> Vec<Value> {
     }
 }
 
+/// How one stream of a reader ended.
+enum Ended {
+    /// The session is closing.
+    Stopped,
+    /// The server ended the stream.
+    Closed,
+    /// The connection broke.
+    Broken(String),
+}
+
 /// Reads an SSE response, passing each message on. `request_id` is the request whose answer this stream carries
-/// (none for the GET stream).
-pub(crate) async fn read_stream(
-    response: Response,
+/// (none for the GET stream). A stream that ends without the answer it owes (or the GET stream) is resumed when the
+/// server gave it what resuming needs (see the module note); otherwise, or when resuming fails, the end is reported:
+/// a request stream closed without its answer orphans the request, one that broke ends the session, and an ended GET
+/// stream makes the supervisor check the server at once.
+async fn read_stream(
+    mut response: Response,
     request_id: Option<u64>,
     events: Events,
     stop: CancellationToken,
+    shared: Arc<Shared>,
 ) {
-    let mut body = response.bytes_stream();
     let mut decoder = Decoder::default();
     let mut answered = false;
+    let mut resumes = 0;
+    loop {
+        let ended = read_events(
+            response,
+            request_id,
+            &mut decoder,
+            &mut answered,
+            &events,
+            &stop,
+        )
+        .await;
+        if matches!(ended, Ended::Stopped) {
+            return;
+        }
+        if request_id.is_some() && answered {
+            if matches!(ended, Ended::Broken(_)) {
+                // The answer came; the broken connection still says the server may be in trouble.
+                let _ = events.send(LinkEvent::Suspect).await;
+            }
+            return;
+        }
+        let resumable = decoder.last_event_id().is_some()
+            || (request_id.is_none() && decoder.retry().is_some());
+        if resumable && resumes < MAX_RESUMES {
+            resumes += 1;
+            let wait = decoder.retry().unwrap_or(DEFAULT_RETRY);
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(wait) => {}
+            }
+            if let Some(next) = shared.event_stream(decoder.last_event_id()).await {
+                decoder.start_resumed_stream();
+                response = next;
+                continue;
+            }
+        }
+        // A closed receiver means the session ended; the pending table answers its callers.
+        let _ = events
+            .send(match (ended, request_id) {
+                (Ended::Broken(reason), Some(_)) => LinkEvent::Closed(reason),
+                (_, Some(id)) => LinkEvent::Orphaned(id),
+                (_, None) => LinkEvent::Suspect,
+            })
+            .await;
+        return;
+    }
+}
+
+/// Reads one response's events until it ends; marks `answered` when the answer to `request_id` passes.
+async fn read_events(
+    response: Response,
+    request_id: Option<u64>,
+    decoder: &mut Decoder,
+    answered: &mut bool,
+    events: &Events,
+    stop: &CancellationToken,
+) -> Ended {
+    let mut body = response.bytes_stream();
     loop {
         let chunk = tokio::select! {
-            () = stop.cancelled() => return,
+            () = stop.cancelled() => return Ended::Stopped,
             chunk = body.next() => chunk,
         };
         match chunk {
@@ -303,7 +409,7 @@ pub(crate) async fn read_stream(
                     match serde_json::from_str::<Value>(&event.data) {
                         Ok(value) => {
                             for message in into_messages(value) {
-                                answered |= request_id.is_some()
+                                *answered |= request_id.is_some()
                                     && message.get("id").and_then(Value::as_u64) == request_id;
                                 // A closed receiver means the session ended; the pending table answers its callers.
                                 let _ = events.send(LinkEvent::Message(message)).await;
@@ -316,27 +422,12 @@ pub(crate) async fn read_stream(
                 }
             }
             Some(Err(error)) => {
-                let reason = format!("the connection broke: {}", describe_reqwest_error(&error));
-                // As above: a session that already ended needs no word of its broken stream.
-                let _ = events
-                    .send(if request_id.is_some() && !answered {
-                        LinkEvent::Closed(reason)
-                    } else {
-                        LinkEvent::Suspect
-                    })
-                    .await;
-                return;
+                return Ended::Broken(format!(
+                    "the connection broke: {}",
+                    describe_reqwest_error(&error)
+                ));
             }
-            None => {
-                let _ = events
-                    .send(match request_id {
-                        Some(id) if !answered => LinkEvent::Orphaned(id),
-                        Some(_) => return,
-                        None => LinkEvent::Suspect,
-                    })
-                    .await;
-                return;
-            }
+            None => return Ended::Closed,
         }
     }
 }

@@ -366,8 +366,14 @@ async fn a_2026_clients_context_is_not_sent_to_the_upstream_but_its_progress_tok
     });
     let call = harness.call(params, secs(3.0), secs(60.0));
     let incoming = harness.next().await;
-    assert_eq!(incoming.message["params"]["_meta"], json!({ "progressToken": "p3" }));
-    assert_eq!(incoming.message["params"]["arguments"], json!({ "path": "Home" }));
+    assert_eq!(
+        incoming.message["params"]["_meta"],
+        json!({ "progressToken": "p3" })
+    );
+    assert_eq!(
+        incoming.message["params"]["arguments"],
+        json!({ "path": "Home" })
+    );
     incoming.answer(json!({ "content": [] })).await;
     assert!(call.await.unwrap().is_ok());
 }

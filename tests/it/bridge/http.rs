@@ -201,3 +201,45 @@ fn log_messages_the_server_sends_on_its_own_come_down_to_the_client() {
         "{message}"
     );
 }
+
+/// A server that closes a call's answer stream before the answer (`resumable.mjs`): the bridge waits the `retry:`
+/// delay it named, asks for the stream again with `Last-Event-ID`, and the answer comes on the resumed stream.
+#[test]
+fn an_answer_stream_closed_early_is_resumed_from_its_last_event_after_the_servers_retry_delay() {
+    let home = TempHome::new();
+    let port = free_port();
+    let log = home.path().join("resumable.log");
+    let mut command = std::process::Command::new("node");
+    command
+        .arg(crate::support::repo_root().join("tests/it/support/resumable.mjs"))
+        .arg(port.to_string())
+        .arg(&log);
+    let _server = crate::support::start_listener("resumable server", command);
+    let mut bridge = Bridge::start(&home, &["--url", &format!("http://127.0.0.1:{port}/mcp")]);
+    bridge.initialize();
+    let answer = bridge.call_tool("slow", json!({}));
+    assert_eq!(text_of(&answer), "resumed answer", "{answer}");
+    let requests: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let resumed = requests
+        .iter()
+        .find(|request| request["lastEventId"] == "call-1")
+        .unwrap_or_else(|| panic!("no GET with Last-Event-ID: {requests:?}"));
+    assert_eq!(resumed["http"], "GET");
+    let waited = resumed["sinceClose"].as_u64().unwrap();
+    assert!(
+        waited >= 490,
+        "asked again {waited} ms after the stream closed, before the server's retry of 500 ms"
+    );
+    let calls = requests
+        .iter()
+        .filter(|request| request["method"] == "tools/call")
+        .count();
+    assert_eq!(
+        calls, 1,
+        "the call itself is never sent again: {requests:?}"
+    );
+}
