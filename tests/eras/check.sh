@@ -2,7 +2,9 @@
 # Both protocol eras through one bridge build, with a client obsmcp did not write: the official Python SDK (mcp 2.x,
 # pinned in requirements.txt beside this script, installed into a cache folder once per pin). Its `Client` in auto
 # mode probes `server/discover` and must settle on 2026-07-28; in legacy mode it must use `initialize`. Each runs
-# with Obsidian closed (reads from disk) and with the plugin host serving the vault (reads from the plugin).
+# with Obsidian closed (reads from disk) and with the plugin host serving the vault (reads from the plugin). Then the
+# bridge as a 2026 client itself: `obsmcp bridge -- python server.py` (a server on the same SDK) must open its
+# upstream session by discovery, in 2026-07-28.
 #
 # Environment: OBSMCP_BIN (default: build with cargo), OBSMCP_CLIENTS_CACHE (default ~/.cache/obsmcp-client-checks).
 # Exit 0 when every check passes, 1 otherwise.
@@ -65,6 +67,18 @@ for _ in $(seq 1 100); do grep -q "listening on $port" "$work/host.out" 2>/dev/n
 grep -q "listening on $port" "$work/host.out" || { echo "FAIL the plugin host did not start"; cat "$work/host.err"; exit 1; }
 run auto plugin
 run legacy plugin
+
+# The bridge's own upstream session, with a 2026-capable server (server.py, on the same SDK) behind `--`: opened by
+# discovery in 2026-07-28 whichever era the client chose.
+for mode in auto legacy; do
+  if output="$("$cache/bin/python" "$here/upstream.py" "$mode" "$OBSMCP_BIN" "$cache/bin/python" 2>"$work/stderr")"; then
+    printf 'PASS %s client, 2026 upstream behind --: %s\n' "$mode" "$output"
+  else
+    printf 'FAIL %s client, 2026 upstream behind --: %s\n' "$mode" "$output"
+    sed 's/^/  | /' "$work/stderr" | tail -20
+    failures=$((failures + 1))
+  fi
+done
 
 if ((failures)); then echo "$failures check(s) failed"; exit 1; fi
 echo "every check passed"

@@ -17,9 +17,12 @@ from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 
 
+class CheckFailed(Exception):
+    """A check that did not hold; its reason is printed as the script's one line."""
+
+
 def fail(reason):
-    print(json.dumps({"ok": False, "reason": reason}))
-    sys.exit(1)
+    raise CheckFailed(reason)
 
 
 def text_of(result):
@@ -68,4 +71,11 @@ if __name__ == "__main__":
     if len(sys.argv) != 5:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    asyncio.run(main(*sys.argv[1:]))
+    try:
+        asyncio.run(main(*sys.argv[1:]))
+    except* CheckFailed as failed:
+        reason = failed
+        while isinstance(reason, BaseExceptionGroup):
+            reason = reason.exceptions[0]
+        print(json.dumps({"ok": False, "reason": str(reason)}))
+        sys.exit(1)

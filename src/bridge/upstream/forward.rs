@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
 
 use super::link::SendError;
-use super::session::{Pending, Session};
+use super::session::{Pending, Session, with_client_context};
 use super::{CallError, HTTP_HANDSHAKE_TIMEOUT, RequestSlot, Upstream, UpstreamState};
 use crate::bridge::jsonrpc;
 use crate::sync::lock;
@@ -120,7 +120,16 @@ impl Upstream {
                 continue;
             }
             *lock(slot) = Some((session.generation, id));
-            let sent = match tokio::time::timeout_at(answer_by, session.link.send(&message)).await {
+            let stateless;
+            let outgoing = if session.is_stateless() {
+                let mut enveloped = message.clone();
+                enveloped["params"] = with_client_context(enveloped.get("params").cloned());
+                stateless = enveloped;
+                &stateless
+            } else {
+                &message
+            };
+            let sent = match tokio::time::timeout_at(answer_by, session.link.send(outgoing)).await {
                 Ok(sent) => sent,
                 Err(_) => return Err(self.give_up(&session, id, timeout)),
             };
@@ -245,9 +254,9 @@ pub(super) async fn await_answer<T>(
     }
 }
 
-/// The params without the 2026-era client context in `_meta` (`io.modelcontextprotocol/…`): the upstream session
-/// was opened with `initialize`, which told it who the client is, and a 2025-era server does not expect those keys.
-/// Everything else in `_meta` (the progress token) goes on.
+/// The params without the downstream client's 2026-era context in `_meta` (`io.modelcontextprotocol/…`): the upstream
+/// session is the bridge's own, opened with `initialize` (which told the server who the client is) or by discovery
+/// (whose context the bridge adds itself). Everything else in `_meta` (the progress token) goes on.
 fn without_client_context(mut params: Value) -> Value {
     if let Some(Value::Object(meta)) = params.get_mut("_meta") {
         meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));

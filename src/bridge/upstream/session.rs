@@ -2,7 +2,7 @@
 //! server sends back (answers to their callers, progress to the calls that asked, its own requests answered,
 //! `list_changed` to a catalog refresh), and failing every request of a session that ended.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,6 +24,11 @@ impl Upstream {
         params: Option<Value>,
         timeout: Duration,
     ) -> Result<Value, RequestError> {
+        let params = if session.is_stateless() {
+            Some(with_client_context(params))
+        } else {
+            params
+        };
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (reply, answer) = oneshot::channel();
         lock(&self.pending).insert(
@@ -245,9 +250,16 @@ pub(super) struct Session {
     pub(super) ended: CancellationToken,
     pub(super) end_reason: Arc<Mutex<Option<String>>>,
     pub(super) suspect: Arc<Notify>,
+    /// Set when discovery found a 2026-07-28 server: every request then carries the client context in `_meta`.
+    pub(super) stateless: Arc<AtomicBool>,
 }
 
 impl Session {
+    /// Whether the session speaks 2026-07-28 (chosen by discovery when it was opened).
+    pub(super) fn is_stateless(&self) -> bool {
+        self.stateless.load(Ordering::Relaxed)
+    }
+
     pub(super) fn end(&self, reason: &str) {
         let mut slot = lock(&self.end_reason);
         if slot.is_none() {
@@ -286,3 +298,30 @@ pub(super) struct Pending {
 pub(super) const REFRESH_IDLE: u8 = 0;
 pub(super) const REFRESH_RUNNING: u8 = 1;
 pub(super) const REFRESH_AGAIN: u8 = 2;
+
+/// The `_meta` every request of a 2026-07-28 session carries: the version, and who the bridge is and what it can
+/// do as a client (nothing beyond requests: no sampling, roots or elicitation).
+pub(super) fn with_client_context(params: Option<Value>) -> Value {
+    let mut params = params.unwrap_or_else(|| json!({}));
+    if let Some(object) = params.as_object_mut() {
+        let meta = object.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(
+                "io.modelcontextprotocol/protocolVersion".into(),
+                json!(STATELESS_VERSION),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientCapabilities".into(),
+                json!({}),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientInfo".into(),
+                json!({ "name": "obsmcp-bridge", "version": env!("CARGO_PKG_VERSION") }),
+            );
+        }
+    }
+    params
+}
+
+/// The stateless protocol revision.
+pub(super) const STATELESS_VERSION: &str = "2026-07-28";

@@ -5,7 +5,7 @@
 //!
 //! Over 400 lines: the run loop, the handshake and the liveness watch are the one task's life, read top to bottom.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use url::Url;
 
 use super::link::{Events, LINK_QUEUE, Link};
-use super::session::{RequestError, Session};
+use super::session::{RequestError, STATELESS_VERSION, Session};
 use super::{HTTP_HANDSHAKE_TIMEOUT, Upstream, UpstreamEvent, UpstreamState, child, http, sse};
 use crate::bridge::config::{HttpFlavor, UpstreamTarget};
 use crate::bridge::diagnostics::Record;
@@ -122,6 +122,7 @@ impl Upstream {
             ended: CancellationToken::new(),
             end_reason: Arc::new(Mutex::new(None)),
             suspect: Arc::new(Notify::new()),
+            stateless: Arc::new(AtomicBool::new(false)),
         };
         tokio::spawn(Arc::clone(self).pump(session.clone(), receiver));
         match self.handshake(&session, timeout).await {
@@ -201,6 +202,9 @@ impl Upstream {
         session: &Session,
         timeout: Duration,
     ) -> Result<(), String> {
+        if self.discovers(session) && self.discover(session, timeout).await? {
+            return Ok(());
+        }
         let params = json!({
             "protocolVersion": rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE.as_str(),
             "capabilities": {},
@@ -261,6 +265,65 @@ impl Upstream {
             }
         });
         Ok(())
+    }
+
+    /// Whether a session is opened by discovery first. Only over stdio for now: over HTTP the 2026 era also needs its
+    /// own headers and no session id, and a 2025 HTTP server may answer an unknown first request with an HTTP error
+    /// that would be taken for "not Streamable HTTP".
+    fn discovers(&self, session: &Session) -> bool {
+        match session.link.as_ref() {
+            Link::Child(_) => true,
+            #[cfg(test)]
+            Link::Memory(_) => true,
+            Link::Http(_) | Link::Sse(_) => false,
+        }
+    }
+
+    /// Asks the server for `server/discover`. A 2026-07-28 server makes the session stateless (no `initialize`, the
+    /// client context in every request) and the catalog is fetched: true. A server of the 2025 era answers with an
+    /// error (or does not answer within a few seconds): false, and `initialize` follows as before.
+    async fn discover(
+        self: &Arc<Self>,
+        session: &Session,
+        timeout: Duration,
+    ) -> Result<bool, String> {
+        let params = super::session::with_client_context(None);
+        let probe = timeout.min(DISCOVERY_WAIT);
+        let result = match self
+            .request_on(session, "server/discover", Some(params), probe)
+            .await
+        {
+            Ok(answer) => answer.get("result").cloned(),
+            Err(RequestError::NoAnswer(_)) => None,
+            Err(error) => return Err(error.to_string()),
+        };
+        let Some(result) = result.filter(|result| {
+            result["supportedVersions"]
+                .as_array()
+                .is_some_and(|versions| versions.iter().any(|version| version == STATELESS_VERSION))
+        }) else {
+            return Ok(false);
+        };
+        session.stateless.store(true, Ordering::Relaxed);
+        {
+            let mut facts = lock(&self.facts);
+            let info = &result["_meta"]["io.modelcontextprotocol/serverInfo"];
+            facts.server_name = info["name"].as_str().map(str::to_string);
+            facts.server_version = info["version"].as_str().map(str::to_string);
+            facts.protocol_version = Some(STATELESS_VERSION.to_string());
+            facts.transport = Some(session.link.transport());
+        }
+        let upstream = Arc::clone(self);
+        let session = session.clone();
+        tokio::spawn(async move {
+            match upstream.list_tools(&session, timeout).await {
+                Ok(tools) => {
+                    let _ = upstream.events.send(UpstreamEvent::Catalog(tools)).await;
+                }
+                Err(reason) => tracing::warn!("could not fetch the tool list: {reason}"),
+            }
+        });
+        Ok(true)
     }
 
     /// A `--url` upstream that refused Streamable HTTP is tried as legacy SSE from the next attempt on.
@@ -324,7 +387,13 @@ impl Upstream {
             } else {
                 timeout
             };
-            match self.request_on(session, "ping", None, ping_timeout).await {
+            // 2026-07-28 has no ping; discovery is as cheap and has no effect either.
+            let probe = if session.is_stateless() {
+                "server/discover"
+            } else {
+                "ping"
+            };
+            match self.request_on(session, probe, None, ping_timeout).await {
                 Ok(_) => {
                     misses = 0;
                     if suspected && stream_reopens < 3 {
@@ -357,7 +426,10 @@ impl Upstream {
     /// Remembers the client's log level, forwards it now when connected, and replays it after each reconnect.
     pub(crate) async fn set_log_level(&self, params: Value) {
         *lock(&self.log_level) = Some(params.clone());
-        if let Some(session) = self.ready_session()
+        // The 2026 era has no logging/setLevel (a level travels with each request); nothing to replay there.
+        if let Some(session) = self
+            .ready_session()
+            .filter(|session| !session.is_stateless())
             && let Err(error) = self
                 .request_on(
                     &session,
@@ -381,6 +453,9 @@ pub(super) const BACKOFF_CAP: Duration = Duration::from_millis(500);
 /// used instead), so this spacing is what a burst of offline reads pays per call: 50 ms made them 13 times slower
 /// than the offline index itself on the 10,000-note benchmark.
 pub(super) const MIN_SPACING: Duration = Duration::from_millis(5);
+/// How long discovery waits for a stdio server before taking it for one of the 2025 era (which may drop an unknown
+/// request without answering); `initialize` then gets the whole handshake time.
+const DISCOVERY_WAIT: Duration = Duration::from_secs(5);
 
 /// Why a connection attempt failed.
 pub(super) struct AttemptFailed {

@@ -50,15 +50,36 @@ impl Incoming {
 }
 
 /// Answers the handshake, `tools/list` and pings of one session by itself, and hands every other message to the
-/// test.
+/// test. A `stateless` server answers `server/discover` for 2026-07-28; the others refuse it as a 2025 server does.
 fn serve(
     mut sent: mpsc::UnboundedReceiver<Sent>,
     events: Events,
     test: mpsc::UnboundedSender<Incoming>,
+    stateless: bool,
 ) {
     tokio::spawn(async move {
         while let Some(Sent { message, delivery }) = sent.recv().await {
             let result = match message["method"].as_str().unwrap_or_default() {
+                "server/discover" if stateless => json!({
+                    "resultType": "complete",
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": { "tools": {} },
+                    "ttlMs": 0,
+                    "cacheScope": "private",
+                    "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "memory-2026", "version": "2" } },
+                }),
+                "server/discover" => {
+                    let _ = delivery.send(Ok(())); // as below
+                    let refusal = json!({
+                        "jsonrpc": "2.0",
+                        "id": message["id"],
+                        "error": { "code": -32601, "message": "Method not found" },
+                    });
+                    if events.send(LinkEvent::Message(refusal)).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
                 "initialize" => json!({
                     "protocolVersion": "2025-06-18",
                     "capabilities": { "tools": {} },
@@ -99,8 +120,18 @@ struct Harness {
 }
 
 impl Harness {
-    /// A supervisor whose first attempts fail as `failures` says, and whose later ones connect to [`serve`].
+    /// A supervisor whose first attempts fail as `failures` says, and whose later ones connect to [`serve`] as a
+    /// 2025-era server.
     fn start(failures: Vec<AttemptFailed>) -> Self {
+        Self::start_serving(failures, false)
+    }
+
+    /// The same, connecting to a server that speaks 2026-07-28 when discovered.
+    fn start_stateless() -> Self {
+        Self::start_serving(Vec::new(), true)
+    }
+
+    fn start_serving(failures: Vec<AttemptFailed>, stateless: bool) -> Self {
         let log = tempfile::tempdir().unwrap();
         let diagnostics = Arc::new(Diagnostics::open(Some(log.path().join("log.jsonl"))));
         let (events, mut catalog) = mpsc::channel(16);
@@ -120,7 +151,7 @@ impl Harness {
                 return Err(failed);
             }
             let (sent, received) = mpsc::unbounded_channel();
-            serve(received, events, test.clone());
+            serve(received, events, test.clone(), stateless);
             Ok(Link::Memory(MemoryLink { sent }))
         });
         *lock(&upstream.connector) = Some(connector);
@@ -376,4 +407,51 @@ async fn a_2026_clients_context_is_not_sent_to_the_upstream_but_its_progress_tok
     );
     incoming.answer(json!({ "content": [] })).await;
     assert!(call.await.unwrap().is_ok());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_server_that_discovers_as_2026_gets_no_initialize_and_every_request_carries_the_context()
+{
+    let mut harness = Harness::start_stateless();
+    let call = harness.call(read_call(), secs(3.0), secs(60.0));
+    let incoming = harness.next().await;
+    assert_eq!(incoming.method(), "tools/call");
+    let meta = &incoming.message["params"]["_meta"];
+    assert_eq!(
+        meta["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object());
+    assert_eq!(
+        meta["io.modelcontextprotocol/clientInfo"]["name"],
+        "obsmcp-bridge"
+    );
+    incoming
+        .answer(json!({ "resultType": "complete", "content": [] }))
+        .await;
+    assert!(call.await.unwrap().is_ok());
+    let facts = harness.upstream.facts();
+    assert_eq!(facts.protocol_version.as_deref(), Some("2026-07-28"));
+    assert_eq!(facts.server_name.as_deref(), Some("memory-2026"));
+    // Liveness: the 2026 era has no ping, so the watch asks server/discover (answered by the server itself).
+    tokio::time::sleep(secs(10.0)).await;
+    assert_eq!(harness.attempts(), 1, "the session stayed up");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_server_that_refuses_discovery_is_opened_with_initialize() {
+    let mut harness = Harness::start(Vec::new());
+    let call = harness.call(read_call(), secs(3.0), secs(60.0));
+    let incoming = harness.next().await;
+    assert!(
+        incoming.message["params"].get("_meta").is_none(),
+        "{}",
+        incoming.message
+    );
+    incoming.answer(json!({ "content": [] })).await;
+    assert!(call.await.unwrap().is_ok());
+    assert_eq!(
+        harness.upstream.facts().protocol_version.as_deref(),
+        Some("2025-06-18")
+    );
 }
