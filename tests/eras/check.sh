@@ -3,8 +3,8 @@
 # pinned in requirements.txt beside this script, installed into a cache folder once per pin). Its `Client` in auto
 # mode probes `server/discover` and must settle on 2026-07-28; in legacy mode it must use `initialize`. Each runs
 # with Obsidian closed (reads from disk) and with the plugin host serving the vault (reads from the plugin). Then the
-# bridge as a 2026 client itself: `obsmcp bridge -- python server.py` (a server on the same SDK) must open its
-# upstream session by discovery, in 2026-07-28.
+# bridge as a 2026 client itself: `obsmcp bridge -- python server.py` (a server on the same SDK) and `obsmcp bridge
+# --url` to it over Streamable HTTP must open their upstream sessions by discovery, in 2026-07-28.
 #
 # Environment: OBSMCP_BIN (default: build with cargo), OBSMCP_CLIENTS_CACHE (default ~/.cache/obsmcp-client-checks).
 # Exit 0 when every check passes, 1 otherwise.
@@ -79,6 +79,23 @@ for mode in auto legacy; do
     failures=$((failures + 1))
   fi
 done
+
+# The same server over Streamable HTTP (`--url`): discovered, then served statelessly over HTTP.
+http_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+"$cache/bin/python" "$here/server.py" --http "$http_port" >"$work/http.out" 2>&1 &
+http_pid=$!
+for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$http_port") 2>/dev/null && break; sleep 0.1; done
+for mode in auto legacy; do
+  if output="$("$cache/bin/python" "$here/upstream.py" "$mode" "$OBSMCP_BIN" "$cache/bin/python" "http://127.0.0.1:$http_port/mcp" 2>"$work/stderr")"; then
+    printf 'PASS %s client, 2026 upstream over HTTP: %s\n' "$mode" "$output"
+  else
+    printf 'FAIL %s client, 2026 upstream over HTTP: %s\n' "$mode" "$output"
+    sed 's/^/  | /' "$work/stderr" "$work/http.out" | tail -20
+    failures=$((failures + 1))
+  fi
+done
+kill "$http_pid" 2>/dev/null || true
+wait "$http_pid" 2>/dev/null || true
 
 if ((failures)); then echo "$failures check(s) failed"; exit 1; fi
 echo "every check passed"

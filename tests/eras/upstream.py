@@ -1,8 +1,9 @@
 """The bridge in front of a Python SDK server (`obsmcp bridge -- python server.py`), driven by the Python SDK client.
 
-usage: upstream.py MODE OBSMCP PYTHON
+usage: upstream.py MODE OBSMCP PYTHON [URL]
   MODE    auto or legacy: how the client opens its side
   OBSMCP  the obsmcp binary; PYTHON the interpreter that runs server.py
+  URL     server.py already serving Streamable HTTP there (`--url`); without it, server.py over stdio (`--`)
 
 The bridge must have opened its upstream session by discovery, in 2026-07-28 (obsidian_status says so), and pass a
 call through. Prints one JSON line; exits 1 with the reason when a check fails.
@@ -24,9 +25,10 @@ def fail(reason):
     raise CheckFailed(reason)
 
 
-async def main(mode, obsmcp, python):
+async def main(mode, obsmcp, python, url=None):
     server_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
-    bridge = StdioServerParameters(command=obsmcp, args=["bridge", "--log-level", "warn", "--", python, server_script])
+    upstream_args = ["--url", url] if url else ["--", python, server_script]
+    bridge = StdioServerParameters(command=obsmcp, args=["bridge", "--log-level", "warn", *upstream_args])
     async with Client(bridge, mode=mode) as client:
         echoed = await client.call_tool("echo", {"text": "hello"})
         text = "".join(getattr(block, "text", "") for block in echoed.content)
@@ -40,7 +42,7 @@ async def main(mode, obsmcp, python):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     try:

@@ -11,6 +11,9 @@
 //! the stream is asked for again from where it stopped: a GET with `Last-Event-ID`, no sooner than the `retry:` delay
 //! it named, at most three times; the answer then comes on the new stream. The GET event stream is reopened the same
 //! way when the server made it resumable.
+//!
+//! A server that discovery found speaking 2026-07-28 is spoken to statelessly: no session id, no GET stream, and the
+//! method (and the tool, prompt or resource it names) repeated in the `Mcp-Method` / `Mcp-Name` headers.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -31,6 +34,9 @@ use crate::sync::lock;
 const SESSION_HEADER: &str = "mcp-session-id";
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
 const LAST_EVENT_ID_HEADER: &str = "last-event-id";
+/// 2026-07-28 requests name their method, and the tool, prompt or resource they are about, in headers too.
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
 
 /// How often one closed stream is asked for again before its request counts as unanswered.
 const MAX_RESUMES: u32 = 3;
@@ -112,6 +118,9 @@ pub(crate) struct HttpLink {
     shared: Arc<Shared>,
     events: Events,
     stop: CancellationToken,
+    /// Set while the session speaks 2026-07-28: no session id, the method and name headers on every request, no GET
+    /// stream.
+    stateless: AtomicBool,
     /// Whether any request reached a server (an answer of any status, from anyone, or a connection it then dropped):
     /// not a closed port.
     answered: AtomicBool,
@@ -137,6 +146,7 @@ impl HttpLink {
             }),
             events,
             stop: CancellationToken::new(),
+            stateless: AtomicBool::new(false),
             answered: AtomicBool::new(false),
         })
     }
@@ -145,6 +155,14 @@ impl HttpLink {
     /// a live server, unlike a closed port.
     pub(crate) fn was_answered(&self) -> bool {
         self.answered.load(Ordering::Relaxed)
+    }
+
+    /// Speaks 2026-07-28 from now on (discovery is sent this way), or the 2025 era again (`false`: discovery found a
+    /// server of that era).
+    pub(crate) fn set_stateless(&self, stateless: bool) {
+        self.stateless.store(stateless, Ordering::Relaxed);
+        let version = stateless.then(|| HeaderValue::from_static("2026-07-28"));
+        *lock(&self.shared.protocol) = version;
     }
 
     /// Sends the negotiated protocol version on every later request, as the spec asks.
@@ -160,12 +178,18 @@ impl HttpLink {
             .get("id")
             .and_then(Value::as_u64)
             .filter(|_| message.get("method").is_some());
-        let session = self.shared.session();
+        let stateless = self.stateless.load(Ordering::Relaxed);
+        let session = self.shared.session().filter(|_| !stateless);
         let (request, challenge) = self.shared.request(reqwest::Method::POST);
         let mut request = request
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(body);
+        if stateless {
+            for (name, value) in stateless_headers(message) {
+                request = request.header(name, value);
+            }
+        }
         if let Some(session) = &session {
             request = request.header(SESSION_HEADER, session.clone());
         }
@@ -261,8 +285,12 @@ impl HttpLink {
         Ok(())
     }
 
-    /// Opens the server's GET event stream, when it offers one (405 means it does not, which is fine).
+    /// Opens the server's GET event stream, when it offers one (405 means it does not, which is fine). A 2026-07-28
+    /// session has none.
     pub(crate) async fn open_event_stream(&self) {
+        if self.stateless.load(Ordering::Relaxed) {
+            return;
+        }
         if let Some(response) = self.shared.event_stream(None).await {
             tokio::spawn(read_stream(
                 response,
@@ -285,6 +313,42 @@ impl HttpLink {
         // A server that is gone cannot be told; the session dies with it.
         let _ = tokio::time::timeout(std::time::Duration::from_millis(300), request.send()).await;
     }
+}
+
+/// The headers a 2026-07-28 request repeats from its body: the method, and for a call, prompt or read what it names
+/// (as is when it is visible ASCII, else in the spec's `=?base64?…?=` form).
+fn stateless_headers(message: &Value) -> Vec<(&'static str, HeaderValue)> {
+    let mut headers = Vec::new();
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return headers;
+    };
+    if let Ok(value) = HeaderValue::from_str(method) {
+        headers.push((METHOD_HEADER, value));
+    }
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return headers,
+    };
+    if let Some(name) = message
+        .pointer(&format!("/params/{key}"))
+        .and_then(Value::as_str)
+    {
+        let plain = name.bytes().all(|byte| (0x20..0x7f).contains(&byte));
+        let text = if plain {
+            name.to_string()
+        } else {
+            use base64::Engine as _;
+            format!(
+                "=?base64?{}?=",
+                base64::engine::general_purpose::STANDARD.encode(name)
+            )
+        };
+        if let Ok(value) = HeaderValue::from_str(&text) {
+            headers.push((NAME_HEADER, value));
+        }
+    }
+    headers
 }
 
 /// The HTTP client for one session.
@@ -429,5 +493,31 @@ async fn read_events(
             }
             None => return Ended::Closed,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stateless_requests_repeat_their_method_and_name_in_headers() {
+        let call = serde_json::json!({ "method": "tools/call", "params": { "name": "read_note" } });
+        let headers = stateless_headers(&call);
+        assert_eq!(
+            headers[0],
+            (METHOD_HEADER, HeaderValue::from_static("tools/call"))
+        );
+        assert_eq!(
+            headers[1],
+            (NAME_HEADER, HeaderValue::from_static("read_note"))
+        );
+        let read = serde_json::json!({ "method": "resources/read", "params": { "uri": "obsidian://vault/Zoë.md" } });
+        assert_eq!(
+            stateless_headers(&read)[1].1,
+            HeaderValue::from_static("=?base64?b2JzaWRpYW46Ly92YXVsdC9ab8OrLm1k?=")
+        );
+        let list = serde_json::json!({ "method": "tools/list" });
+        assert_eq!(stateless_headers(&list).len(), 1);
     }
 }

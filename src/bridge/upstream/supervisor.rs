@@ -267,16 +267,10 @@ impl Upstream {
         Ok(())
     }
 
-    /// Whether a session is opened by discovery first. Only over stdio for now: over HTTP the 2026 era also needs its
-    /// own headers and no session id, and a 2025 HTTP server may answer an unknown first request with an HTTP error
-    /// that would be taken for "not Streamable HTTP".
+    /// Whether a session is opened by discovery first: over stdio and Streamable HTTP. Legacy HTTP+SSE is of the 2025
+    /// era by definition.
     fn discovers(&self, session: &Session) -> bool {
-        match session.link.as_ref() {
-            Link::Child(_) => true,
-            #[cfg(test)]
-            Link::Memory(_) => true,
-            Link::Http(_) | Link::Sse(_) => false,
-        }
+        !matches!(session.link.as_ref(), Link::Sse(_))
     }
 
     /// Asks the server for `server/discover`. A 2026-07-28 server makes the session stateless (no `initialize`, the
@@ -289,12 +283,20 @@ impl Upstream {
     ) -> Result<bool, String> {
         let params = super::session::with_client_context(None);
         let probe = timeout.min(DISCOVERY_WAIT);
+        let http = match session.link.as_ref() {
+            Link::Http(link) => Some(link),
+            _ => None,
+        };
+        if let Some(link) = http {
+            link.set_stateless(true);
+        }
         let result = match self
             .request_on(session, "server/discover", Some(params), probe)
             .await
         {
             Ok(answer) => answer.get("result").cloned(),
-            Err(RequestError::NoAnswer(_)) => None,
+            // A 2025 server drops what it does not know, or (over HTTP) refuses a request without a session.
+            Err(RequestError::NoAnswer(_) | RequestError::Rejected(_)) => None,
             Err(error) => return Err(error.to_string()),
         };
         let Some(result) = result.filter(|result| {
@@ -302,6 +304,9 @@ impl Upstream {
                 .as_array()
                 .is_some_and(|versions| versions.iter().any(|version| version == STATELESS_VERSION))
         }) else {
+            if let Some(link) = http {
+                link.set_stateless(false);
+            }
             return Ok(false);
         };
         session.stateless.store(true, Ordering::Relaxed);
