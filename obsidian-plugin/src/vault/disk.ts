@@ -5,7 +5,7 @@
 // between a check and the read cannot redirect it. Writes are checked here too: nothing lands in a hidden path or,
 // through a swapped-in symlink, outside the vault. The offline reader's twin is src/offline/paths/disk.rs.
 
-import { promises as fsp, realpathSync, statSync, type Stats } from "fs";
+import { lstatSync, promises as fsp, realpathSync, statSync, type Stats } from "fs";
 import type { FileHandle } from "fs/promises";
 import { dirname, join, sep } from "path";
 import { TFolder, type TFile } from "obsidian";
@@ -119,6 +119,19 @@ export function insideVaultPathChecker(ctx: ToolContext): (path: string) => bool
     const file = ctx.app.vault.getFileByPath(path);
     return file ? check(file) : isInsideVaultOnDisk(ctx, path);
   };
+}
+
+/**
+ * Whether the note's own path is a symlink on disk right now (`null`: it is not there). A symlink's target can change
+ * between any judgement and a read, and Obsidian's cached copy of it may come from an earlier target, so a caller that
+ * reads many notes from the cache reads these the verified way instead.
+ */
+export function isSymlinkOnDisk(ctx: ToolContext, file: TFile): boolean | null {
+  try {
+    return lstatSync(join(vaultBasePath(ctx), ...file.path.split("/"))).isSymbolicLink();
+  } catch {
+    return null;
+  }
 }
 
 /**
