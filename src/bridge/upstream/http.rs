@@ -484,6 +484,12 @@ async fn read_events(
                         }
                     }
                 }
+                // A request's stream has done its job once the answer passed: a resumed one (a GET) may be left open
+                // by the server, and read on it would hold the connection and pass on again what the session's own
+                // GET stream carries.
+                if request_id.is_some() && *answered {
+                    return Ended::Closed;
+                }
             }
             Some(Err(error)) => {
                 return Ended::Broken(format!(
