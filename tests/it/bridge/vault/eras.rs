@@ -1,6 +1,6 @@
 //! Both protocol eras through one bridge: a 2026-07-28 client that probes with `server/discover` and then sends
 //! stateless requests (its version, capabilities and name in each request's `_meta`, no `initialize`), with Obsidian
-//! closed and open, and a 2025 client on the same process; the refusals of the stateless era (a version the bridge
+//! closed, open, and closing and coming back mid-session, and a 2025 client on the same process; the refusals of the stateless era (a version the bridge
 //! does not speak, a request without the client's capabilities).
 
 use super::*;
@@ -149,4 +149,46 @@ fn one_bridge_serves_a_2026_request_and_a_2025_session_with_obsidian_open() {
     let mut unmarked = modern["result"].clone();
     unmarked.as_object_mut().unwrap().remove("resultType");
     assert_eq!(unmarked, legacy["result"]);
+}
+
+#[test]
+fn a_2026_client_is_served_through_obsidian_closing_and_coming_back() {
+    let setup = setup();
+    let host = setup.host();
+    let mut bridge = setup.bridge(&["--connect-wait", "3"]);
+    let source = |answer: &Value| answer["result"]["_meta"]["obsmcp/source"].clone();
+
+    let live = modern_call(&mut bridge, "read_note", json!({ "path": "Home" }));
+    assert_eq!(live["result"]["resultType"], "complete", "{live}");
+    assert!(source(&live).is_null(), "from the plugin: {live}");
+
+    host.stop();
+    let closed = modern_call(&mut bridge, "read_note", json!({ "path": "Home" }));
+    assert_eq!(closed["result"]["resultType"], "complete", "{closed}");
+    assert_eq!(
+        source(&closed),
+        "disk",
+        "from disk while Obsidian is closed: {closed}"
+    );
+    let write = modern_call(
+        &mut bridge,
+        "append",
+        json!({ "path": "Home", "content": "x" }),
+    );
+    assert!(is_error(&write), "a write needs Obsidian: {write}");
+
+    let _host = setup.host();
+    let back = (0..50)
+        .map(|_| {
+            std::thread::sleep(Duration::from_millis(100));
+            modern_call(&mut bridge, "read_note", json!({ "path": "Home" }))
+        })
+        .find(|answer| source(answer).is_null())
+        .expect("the plugin serves again within 5 s of coming back");
+    assert_eq!(back["result"]["resultType"], "complete", "{back}");
+    assert_eq!(
+        text_of(&back),
+        text_of(&live),
+        "the same note, from the plugin again"
+    );
 }
