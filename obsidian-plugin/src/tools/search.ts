@@ -134,7 +134,9 @@ export const search = defineTool({
       const batch = files.slice(batchStart, batchStart + READ_BATCH);
       // A note whose real file is outside the vault (a symlink, or inside a symlinked folder) is counted as
       // searched but never read, so never quoted: the offline reader does not read it either.
-      // Most notes are read from Obsidian's cache; a distrusted one (see `distrusted`) the verified way.
+      // Most notes are read from Obsidian's cache; a distrusted one (see `distrusted`) the verified way. A verified
+      // read refuses a note whose opened file is outside the vault (or gone): like any outside note, it is searched
+      // but never quoted.
       const judged = batch.map((file: TFile) => {
         if (!inside(file)) return null;
         const link = isSymlinkOnDisk(ctx, file);

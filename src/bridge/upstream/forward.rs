@@ -120,16 +120,15 @@ impl Upstream {
                 continue;
             }
             *lock(slot) = Some((session.generation, id));
-            let stateless;
-            let outgoing = if session.is_stateless() {
-                let mut enveloped = message.clone();
-                enveloped["params"] = with_client_context(enveloped.get("params").cloned());
-                stateless = enveloped;
-                &stateless
-            } else {
-                &message
-            };
-            let sent = match tokio::time::timeout_at(answer_by, session.link.send(outgoing)).await {
+            // The bridge's own 2026 context goes on for a stateless session and off for a 2025 one (a send that never
+            // arrived may be retried on a session of the other era), in place: a write's content is not copied.
+            if session.is_stateless() {
+                let params = message.get_mut("params").map(Value::take);
+                message["params"] = with_client_context(params);
+            } else if let Some(params) = message.get_mut("params") {
+                *params = without_client_context(params.take());
+            }
+            let sent = match tokio::time::timeout_at(answer_by, session.link.send(&message)).await {
                 Ok(sent) => sent,
                 Err(_) => return Err(self.give_up(&session, id, timeout)),
             };

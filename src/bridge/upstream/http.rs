@@ -415,7 +415,8 @@ async fn read_stream(
         }
         if request_id.is_some() && answered {
             if matches!(ended, Ended::Broken(_)) {
-                // The answer came; the broken connection still says the server may be in trouble.
+                // The answer came; the broken connection still says the server may be in trouble. A closed
+                // receiver means the session already ended, and needs no word of it.
                 let _ = events.send(LinkEvent::Suspect).await;
             }
             return;

@@ -257,12 +257,7 @@ impl Upstream {
                     .request_on(&session, "logging/setLevel", Some(level), timeout)
                     .await;
             }
-            match upstream.list_tools(&session, timeout).await {
-                Ok(tools) => {
-                    let _ = upstream.events.send(UpstreamEvent::Catalog(tools)).await;
-                }
-                Err(reason) => tracing::warn!("could not fetch the tool list: {reason}"),
-            }
+            upstream.report_catalog(&session, timeout).await;
         });
         Ok(())
     }
@@ -321,14 +316,18 @@ impl Upstream {
         let upstream = Arc::clone(self);
         let session = session.clone();
         tokio::spawn(async move {
-            match upstream.list_tools(&session, timeout).await {
-                Ok(tools) => {
-                    let _ = upstream.events.send(UpstreamEvent::Catalog(tools)).await;
-                }
-                Err(reason) => tracing::warn!("could not fetch the tool list: {reason}"),
-            }
+            upstream.report_catalog(&session, timeout).await;
         });
         Ok(true)
+    }
+
+    /// Fetches the session's tool list and hands it to the bridge, after either way of opening the session.
+    async fn report_catalog(&self, session: &Session, timeout: Duration) {
+        match self.list_tools(session, timeout).await {
+            // The receiver goes only at shutdown, when no catalog is wanted any more.
+            Ok(tools) => drop(self.events.send(UpstreamEvent::Catalog(tools)).await),
+            Err(reason) => tracing::warn!("could not fetch the tool list: {reason}"),
+        }
     }
 
     /// A `--url` upstream that refused Streamable HTTP is tried as legacy SSE from the next attempt on.
