@@ -19,9 +19,6 @@ const result = await esbuild.build({
   format: "cjs",
   target: "es2020",
   external: ["obsidian", "electron"],
-  // raw-body (and iconv-lite behind it) is only reached when a transport reads the body itself; the router always
-  // passes the parsed body, so a stub that fails loudly keeps half a megabyte out of the bundle.
-  alias: { "raw-body": "./src/server/raw-body-stub.ts" },
   minify: true,
   legalComments: "eof",
   banner: { js: banner },

@@ -4,7 +4,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import net from "node:net";
-import { connect, resultText } from "./lib/client.mjs";
+import { connect, connectModern } from "./lib/client.mjs";
 import { startHost, tempDir, withTimeout } from "./lib/harness.mjs";
 
 describe("Streamable HTTP sessions and bodies", () => {
@@ -39,21 +39,21 @@ describe("Streamable HTTP sessions and bodies", () => {
     assert.equal((await client.raw({ method: "GET" })).status, 400);
   });
 
-  test("server/discover as the first message is answered with -32601, then initialize works", async () => {
+  test("server/discover with a 2026-07-28 envelope is answered for real, and initialize still opens a session", async () => {
+    const modern = connectModern(host.url, host.token);
+    const discovered = await modern.initialize();
+    // Only the versions an envelope may name: the 2025 ones are reached through initialize.
+    assert.deepEqual(discovered.supportedVersions, ["2026-07-28"]);
+    assert.ok(discovered.capabilities.tools);
+    assert.equal(discovered.serverInfo?.name ?? discovered._meta?.["io.modelcontextprotocol/serverInfo"]?.name, "obsmcp");
     const client = connect(host.url, host.token);
-    const response = await client.raw({
-      body: { jsonrpc: "2.0", id: "probe", method: "server/discover", params: {} },
-      headers: { "mcp-protocol-version": "2026-07-28" },
-    });
-    assert.equal(response.status, 200);
-    assert.deepEqual(response.messages[0].id, "probe");
-    assert.equal(response.messages[0].error.code, -32601);
     const info = await client.initialize();
     assert.equal(info.protocolVersion, "2025-11-25");
+    assert.ok(client.sessionId);
     await client.close();
   });
 
-  test("server/discover inside a session is answered, never left hanging", async () => {
+  test("server/discover without an envelope is a 2025-era request: inside a session it is answered, never left hanging", async () => {
     const client = connect(host.url, host.token);
     await client.initialize();
     const response = await withTimeout(
@@ -62,7 +62,7 @@ describe("Streamable HTTP sessions and bodies", () => {
       "an answer to server/discover",
     );
     assert.equal(response.status, 200);
-    assert.equal(response.messages[0].error.code, -32601);
+    assert.equal(response.messages[0].id, 9);
     await client.close();
   });
 
@@ -159,9 +159,8 @@ describe("Streamable HTTP sessions and bodies", () => {
     const client = connect(host.url, host.token);
     await client.initialize();
     const text = "é✓".repeat(12_000_000);
-    const result = await client.callTool("no_such_tool", { content: text });
-    assert.equal(result.isError, true);
-    assert.match(resultText(result), /no_such_tool/);
+    // An unknown tool is a protocol error (-32602) in every era; reaching that answer means the body arrived whole.
+    await assert.rejects(client.callTool("no_such_tool", { content: text }), (error) => error.code === -32602 && /no_such_tool/.test(error.message));
     await client.close();
   });
 

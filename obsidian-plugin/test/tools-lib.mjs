@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after } from "node:test";
-import { connect, resultText } from "./lib/client.mjs";
+import { connect, connectModern, MODERN, resultText } from "./lib/client.mjs";
 import { startHost, tempDir } from "./lib/harness.mjs";
 
 /** The notes of the crafted vault, by vault path. */
@@ -81,7 +81,13 @@ export function readDisk(dir, file) {
 }
 
 /**
- * Starts the host on `dir`, opens an MCP session and returns a small client: `call` gives `{ text, isError }`,
+ * The protocol era the tool tests speak: 2025-11-25 sessions, or 2026-07-28 stateless requests when
+ * OBSMCP_TEST_ERA=2026-07-28 (`npm test` runs the tool tests once in each era).
+ */
+export const ERA = process.env.OBSMCP_TEST_ERA ?? "2025-11-25";
+
+/**
+ * Starts the host on `dir`, opens an MCP session (in the era ERA names) and returns a small client: `call` gives `{ text, isError }`,
  * `ok` parses a JSON result and fails the test on an error result, `fails` expects an error result and returns its
  * text. `close()` ends the session and stops the host; call it in a finally or an `after` hook.
  */
@@ -100,7 +106,7 @@ export async function openSession(dir, { readOnly = false, configDir, env } = {}
       else process.env[key] = value;
     }
   }
-  const client = connect(host.url, host.token);
+  const client = ERA === MODERN ? connectModern(host.url, host.token) : connect(host.url, host.token);
   try {
     await client.initialize();
   } catch (error) {

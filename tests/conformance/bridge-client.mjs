@@ -18,6 +18,7 @@ const CALLS = {
   initialize: [],
   tools_call: [["add_numbers", { a: 2, b: 3 }]],
   "sse-retry": [["test_reconnection", {}]],
+  "request-metadata": [],
 };
 if (!url || !(scenario in CALLS)) {
   process.stderr.write(`bridge-client: usage: MCP_CONFORMANCE_SCENARIO=${Object.keys(CALLS).join("|")} node bridge-client.mjs URL\n`);

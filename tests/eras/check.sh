@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Both protocol eras through one bridge build, with a client obsmcp did not write: the official Python SDK (mcp 2.x,
-# pinned in requirements.txt beside this script, installed into a cache folder once per pin). Its `Client` in auto
-# mode probes `server/discover` and must settle on 2026-07-28; in legacy mode it must use `initialize`. Each runs
-# with Obsidian closed (reads from disk) and with the plugin host serving the vault (reads from the plugin). Then the
-# bridge as a 2026 client itself: `obsmcp bridge -- python server.py` (a server on the same SDK) and `obsmcp bridge
-# --url` to it over Streamable HTTP must open their upstream sessions by discovery, in 2026-07-28.
+# Both protocol eras through one bridge build, with clients and servers obsmcp did not write: the official Python SDK
+# (mcp 2.x, pinned in requirements.txt beside this script, installed into a cache folder once per pin) and the
+# TypeScript SDK v2 (the plugin's own copy).
+# - client.py: the Python `Client` in auto mode must settle on 2026-07-28, in legacy mode on `initialize`; each runs one
+#   session through `obsmcp bridge --vault` while the plugin host is closed, started, stopped and started again
+#   under it, calling every tool and the error paths.
+# - upstream.py: the bridge as a 2026 client itself, opening its upstream session by discovery: in front of a
+#   dual-era server (server.py, Python SDK) and a 2026-only one (modern-only.mjs, TypeScript SDK v2 with
+#   `legacy: "reject"`), each behind `--` (stdio) and `--url` (Streamable HTTP), for a client of either era.
 #
 # Environment: OBSMCP_BIN (default: build with cargo), OBSMCP_CLIENTS_CACHE (default ~/.cache/obsmcp-client-checks).
 # Exit 0 when every check passes, 1 otherwise.
@@ -33,69 +36,59 @@ if [[ ! -d "$repo/obsidian-plugin/node_modules" ]]; then
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/obsmcp-eras.XXXXXX")"
-host_pid=""
-cleanup() {
-  if [[ -n "$host_pid" ]]; then kill "$host_pid" 2>/dev/null || true; wait "$host_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
+cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
 export HOME="$work/home"
 mkdir -p "$HOME"
-vault="$work/Vault"
-cp -r "$repo/obsidian-plugin/test/fixtures/vault" "$vault"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 token="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
-mkdir -p "$vault/.obsidian/plugins/obsmcp"
-printf '{"port":%s,"token":"%s","readOnly":false}\n' "$port" "$token" > "$vault/.obsidian/plugins/obsmcp/data.json"
+fresh_vault() { # NAME: a copy of the fixture vault whose plugin settings name the port and token; prints its path
+  local vault="$work/$1"
+  cp -r "$repo/obsidian-plugin/test/fixtures/vault" "$vault"
+  mkdir -p "$vault/.obsidian/plugins/obsmcp"
+  printf '{"port":%s,"token":"%s","readOnly":false}\n' "$port" "$token" >"$vault/.obsidian/plugins/obsmcp/data.json"
+  printf '%s' "$vault"
+}
 
-run() { # MODE SOURCE
-  local output
-  if output="$("$cache/bin/python" "$here/client.py" "$1" "$OBSMCP_BIN" "$vault" "$2" 2>"$work/stderr")"; then
-    printf 'PASS %s client, Obsidian %s: %s\n' "$1" "$([[ $2 == disk ]] && echo closed || echo open)" "$output"
+check() { # LABEL COMMAND...
+  local label="$1" output
+  shift
+  if output="$("$@" 2>"$work/stderr")"; then
+    printf 'PASS %s: %s\n' "$label" "$output"
   else
-    printf 'FAIL %s client, source %s: %s\n' "$1" "$2" "$output"
+    printf 'FAIL %s: %s\n' "$label" "$output"
     sed 's/^/  | /' "$work/stderr" | tail -20
     failures=$((failures + 1))
   fi
 }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+python="$cache/bin/python"
+host="$repo/obsidian-plugin/test/host.mjs"
 
-run auto disk
-run legacy disk
-node "$repo/obsidian-plugin/test/host.mjs" --vault "$vault" --port "$port" --token "$token" >"$work/host.out" 2>"$work/host.err" &
-host_pid=$!
-for _ in $(seq 1 100); do grep -q "listening on $port" "$work/host.out" 2>/dev/null && break; sleep 0.1; done
-grep -q "listening on $port" "$work/host.out" || { echo "FAIL the plugin host did not start"; cat "$work/host.err"; exit 1; }
-run auto plugin
-run legacy plugin
-
-# The bridge's own upstream session, with a 2026-capable server (server.py, on the same SDK) behind `--`: opened by
-# discovery in 2026-07-28 whichever era the client chose.
 for mode in auto legacy; do
-  if output="$("$cache/bin/python" "$here/upstream.py" "$mode" "$OBSMCP_BIN" "$cache/bin/python" 2>"$work/stderr")"; then
-    printf 'PASS %s client, 2026 upstream behind --: %s\n' "$mode" "$output"
-  else
-    printf 'FAIL %s client, 2026 upstream behind --: %s\n' "$mode" "$output"
-    sed 's/^/  | /' "$work/stderr" | tail -20
-    failures=$((failures + 1))
-  fi
+  vault="$(fresh_vault "Vault-$mode")"
+  check "$mode client, Obsidian closed, open, closed, open" "$python" "$here/client.py" "$mode" "$OBSMCP_BIN" "$vault" "$host" "$port" "$token"
 done
 
-# The same server over Streamable HTTP (`--url`): discovered, then served statelessly over HTTP.
-http_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-"$cache/bin/python" "$here/server.py" --http "$http_port" >"$work/http.out" 2>&1 &
-http_pid=$!
-for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$http_port") 2>/dev/null && break; sleep 0.1; done
-for mode in auto legacy; do
-  if output="$("$cache/bin/python" "$here/upstream.py" "$mode" "$OBSMCP_BIN" "$cache/bin/python" "http://127.0.0.1:$http_port/mcp" 2>"$work/stderr")"; then
-    printf 'PASS %s client, 2026 upstream over HTTP: %s\n' "$mode" "$output"
-  else
-    printf 'FAIL %s client, 2026 upstream over HTTP: %s\n' "$mode" "$output"
-    sed 's/^/  | /' "$work/stderr" "$work/http.out" | tail -20
-    failures=$((failures + 1))
-  fi
+# The bridge's own upstream session, with servers that offer 2026-07-28: opened by discovery whichever era the client
+# chose. Each server over stdio (`--`), then over Streamable HTTP (`--url`).
+servers=("python-sdk-upstream" "$python $here/server.py" "ts-sdk-modern-only" "node $here/modern-only.mjs")
+for ((i = 0; i < ${#servers[@]}; i += 2)); do
+  name="${servers[i]}"
+  read -r -a command <<<"${servers[i + 1]}"
+  for mode in auto legacy; do
+    check "$mode client, $name behind --" "$python" "$here/upstream.py" "$mode" "$OBSMCP_BIN" "$name" -- "${command[@]}"
+  done
+  http_port="$(free_port)"
+  "${command[@]}" --http "$http_port" >"$work/http.out" 2>&1 &
+  http_pid=$!
+  for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$http_port") 2>/dev/null && break; sleep 0.1; done
+  for mode in auto legacy; do
+    check "$mode client, $name over HTTP" "$python" "$here/upstream.py" "$mode" "$OBSMCP_BIN" "$name" --url "http://127.0.0.1:$http_port/mcp"
+  done
+  kill "$http_pid" 2>/dev/null || true
+  wait "$http_pid" 2>/dev/null || true
 done
-kill "$http_pid" 2>/dev/null || true
-wait "$http_pid" 2>/dev/null || true
 
 if ((failures)); then echo "$failures check(s) failed"; exit 1; fi
 echo "every check passed"

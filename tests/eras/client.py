@@ -1,19 +1,29 @@
-"""One MCP client session with `obsmcp bridge` over stdio, through the official Python SDK (mcp 2.x).
+"""One MCP client session with `obsmcp bridge --vault` over stdio, through the official Python SDK (mcp 2.x), while
+Obsidian (the plugin host) is closed, opens, closes and opens again under it.
 
-usage: client.py MODE OBSMCP VAULT EXPECT_SOURCE
-  MODE           auto (probe server/discover, fall back to initialize) or legacy (initialize only)
-  OBSMCP         the obsmcp binary
-  VAULT          the vault folder (its plugin's data.json names the port)
-  EXPECT_SOURCE  disk (Obsidian closed) or plugin (the plugin host serves the vault)
+usage: client.py MODE OBSMCP VAULT HOST PORT TOKEN
+  MODE    auto (probe server/discover, fall back to initialize) or legacy (initialize only)
+  OBSMCP  the obsmcp binary
+  VAULT   the vault folder (its plugin's data.json names PORT and TOKEN)
+  HOST    obsidian-plugin/test/host.mjs, which hosts the plugin on VAULT
+
+In one session: with Obsidian closed, the tools are listed at once and reads come from disk while writes are refused
+with a reason; with the plugin up, every tool of the catalog is called and must succeed, and the error paths (a
+missing note, bad arguments, a stale expected_hash, a path outside the vault, an unknown tool) give their errors;
+the plugin is stopped mid-session (reads from disk again) and started again (reads from the plugin again).
 
 Prints one JSON line with what was negotiated and seen; exits 1 with the reason when a check fails.
 """
 
 import asyncio
 import json
+import re
+import subprocess
 import sys
+import time
 
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 from mcp.types import Implementation
 
 
@@ -29,46 +39,162 @@ def text_of(result):
     return "".join(getattr(block, "text", "") for block in result.content)
 
 
-async def main(mode, obsmcp, vault, expect_source):
-    server = StdioServerParameters(command=obsmcp, args=["bridge", "--vault", vault, "--log-level", "warn"])
-    async with Client(server, mode=mode, client_info=Implementation(name="claude-code", version="1")) as client:
-        expected_version = "2026-07-28" if mode == "auto" else None
-        if expected_version and client.protocol_version != expected_version:
-            fail(f"negotiated {client.protocol_version}, not {expected_version}")
-        if mode == "legacy" and client.protocol_version == "2026-07-28":
-            fail("legacy mode negotiated the stateless revision")
-        if client.server_info is None or client.server_info.name != "obsmcp":
-            fail(f"server info: {client.server_info}")
-        tools = await client.list_tools()
-        names = {tool.name for tool in tools.tools}
-        for wanted in ("read_note", "search", "append", "obsidian_status"):
-            if wanted not in names:
-                fail(f"{wanted} not listed: {sorted(names)}")
+def from_disk(result):
+    return text_of(result).split("\n", 1)[0].endswith(" served_from=disk") or '"served_from":"disk"' in text_of(result)
+
+
+class Host:
+    """The plugin host (Obsidian with the plugin on), started and stopped by the session."""
+
+    def __init__(self, script, vault, port, token):
+        self.args = ["node", script, "--vault", vault, "--port", port, "--token", token]
+        self.port = port
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline().strip()
+        if line != f"listening on {self.port}":
+            fail(f"the plugin host did not start: {line!r}")
+
+    def stop(self):
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+# Every tool of the catalog with arguments that make it succeed on the fixture vault, in an order where the writes
+# build on each other. A tool the catalog gains must be added here: the session fails while one is missing.
+SCRATCH = "Eras/Scratch.md"
+CALLS = [
+    ("vault_info", {}),
+    ("list_files", {"folder": "Notes"}),
+    ("read_note", {"path": "Home"}),
+    ("search", {"query": "Welcome"}),
+    ("note_metadata", {"path": "Home"}),
+    ("outline", {"path": "Home"}),
+    ("backlinks", {"path": "Orphan links out"}),
+    ("outgoing_links", {"path": "Home"}),
+    ("unresolved_links", {}),
+    ("orphans", {}),
+    ("tags", {}),
+    ("files_by_tag", {"tag": "hub"}),
+    ("active_note", {}),
+    ("daily_note", {"date": "2031-02-03"}),
+    ("recent_files", {}),
+    ("batch", {"calls": [{"tool": "read_note", "arguments": {"path": "Home"}}, {"tool": "tags"}]}),
+    ("create_note", {"path": SCRATCH, "content": "# Scratch\n\n## Log\nfirst\n"}),
+    ("append", {"path": SCRATCH, "content": "appended"}),
+    ("str_replace", {"path": SCRATCH, "old_text": "first", "new_text": "second"}),
+    ("insert_at_line", {"path": SCRATCH, "line": 2, "content": "inserted"}),
+    ("patch_section", {"path": SCRATCH, "target": "heading", "name": "Log", "operation": "append", "content": "patched"}),
+    ("set_property", {"path": SCRATCH, "key": "status", "value": "draft"}),
+    ("delete_property", {"path": SCRATCH, "key": "status"}),
+    ("move_note", {"path": SCRATCH, "new_path": "Eras/Moved.md"}),
+    ("delete_note", {"path": "Eras/Moved.md"}),
+    ("create_daily_note", {"date": "2031-02-03"}),
+]
+# Tools whose honest answer on this vault may be an error result (nothing is open in the host's workspace; the daily
+# note of that date does not exist yet): they must still answer with a reason, never fail unexpectedly.
+MAY_REFUSE = {"active_note", "daily_note"}
+
+
+async def every_tool(client, listed):
+    called = {name for name, _ in CALLS}
+    missing = listed - called - {"obsidian_status"}
+    if missing:
+        fail(f"tools the catalog lists that this check does not call: {sorted(missing)}")
+    for name, arguments in CALLS:
+        result = await client.call_tool(name, arguments)
+        text = text_of(result)
+        if "failed unexpectedly" in text or not text:
+            fail(f"{name}: {text!r}")
+        if result.is_error and name not in MAY_REFUSE:
+            fail(f"{name} {json.dumps(arguments)} failed: {text[:300]}")
+        if from_disk(result):
+            fail(f"{name} was answered from disk with the plugin up: {text[:200]}")
+
+
+async def error_paths(client):
+    expectations = [
+        ("read_note", {"path": "No such note"}, "note not found"),
+        ("read_note", {"path": 5}, "Input validation error"),
+        ("read_note", {"path": "../outside.md"}, "must stay inside the vault"),
+        ("append", {"path": "Home", "content": "x", "expected_hash": "0" * 64}, "changed"),
+    ]
+    for name, arguments, wanted in expectations:
+        result = await client.call_tool(name, arguments)
+        if not result.is_error or wanted.lower() not in text_of(result).lower():
+            fail(f"{name} {json.dumps(arguments)} should fail with {wanted!r}: {text_of(result)[:300]}")
+    # An unknown tool is a protocol error (-32602), not a tool result, in both eras.
+    try:
+        unknown = await client.call_tool("no_such_tool", {})
+        fail(f"an unknown tool gave a result: {text_of(unknown)[:300]}")
+    except MCPError as error:
+        if error.code != -32602 or "no_such_tool" not in str(error):
+            fail(f"an unknown tool: {error.code} {error}")
+
+
+async def read_from(client, side, within_s=15.0):
+    """read_note until it comes from `side` (the bridge reconnects by itself); fails after `within_s` seconds."""
+    deadline = time.monotonic() + within_s
+    while True:
         read = await client.call_tool("read_note", {"path": "Home"})
         if read.is_error:
-            fail(f"read_note failed: {text_of(read)}")
-        header = text_of(read).split("\n", 1)[0]
-        from_disk = header.endswith(" served_from=disk")
-        if from_disk != (expect_source == "disk"):
-            fail(f"read_note answered from the wrong side (expected {expect_source}): {header}")
-        missing = await client.call_tool("read_note", {"path": "No such note"})
-        if not missing.is_error or "note not found" not in text_of(missing):
-            fail(f"a missing note: {text_of(missing)}")
-        status = await client.call_tool("obsidian_status", {})
-        budget = (status.structured_content or {}).get("client", {}).get("outputBudget", {}).get("for")
-        if budget != "Claude Code":
-            fail(f"the budget follows the client's name: {budget}")
-        print(json.dumps({
-            "ok": True,
-            "mode": mode,
-            "protocolVersion": client.protocol_version,
-            "tools": len(names),
-            "source": "disk" if from_disk else "plugin",
-        }))
+            fail(f"read_note failed ({side} expected): {text_of(read)[:300]}")
+        if from_disk(read) == (side == "disk"):
+            return
+        if time.monotonic() > deadline:
+            fail(f"read_note still not from the {side} after {within_s:.0f} s: {text_of(read).split(chr(10))[0]}")
+        await asyncio.sleep(0.2)
+
+
+async def main(mode, obsmcp, vault, host_script, port, token):
+    host = Host(host_script, vault, port, token)
+    server = StdioServerParameters(command=obsmcp, args=["bridge", "--vault", vault, "--log-level", "warn"])
+    try:
+        async with Client(server, mode=mode, client_info=Implementation(name="claude-code", version="1")) as client:
+            if mode == "auto" and client.protocol_version != "2026-07-28":
+                fail(f"auto mode negotiated {client.protocol_version}, not 2026-07-28")
+            if mode == "legacy" and client.protocol_version == "2026-07-28":
+                fail("legacy mode negotiated the stateless revision")
+            if client.server_info is None or client.server_info.name != "obsmcp":
+                fail(f"server info: {client.server_info}")
+
+            # Obsidian closed: the whole list at once, reads from disk, writes refused with a reason.
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            await read_from(client, "disk", within_s=0)
+            refused = await client.call_tool("append", {"path": "Home", "content": "x"})
+            if not refused.is_error or not re.search(r"obsidian", text_of(refused), re.IGNORECASE):
+                fail(f"a write with Obsidian closed: {text_of(refused)[:300]}")
+            status = await client.call_tool("obsidian_status", {})
+            budget = (status.structured_content or {}).get("client", {}).get("outputBudget", {}).get("for")
+            if budget != "Claude Code":
+                fail(f"the budget follows the client's name: {budget}")
+
+            host.start()
+            await read_from(client, "plugin")
+            await every_tool(client, listed)
+            await error_paths(client)
+
+            host.stop()
+            await read_from(client, "disk")
+            host.start()
+            await read_from(client, "plugin")
+            print(json.dumps({
+                "ok": True,
+                "mode": mode,
+                "protocolVersion": client.protocol_version,
+                "tools": len(listed),
+                "calls": len(CALLS),
+            }))
+    finally:
+        host.stop()
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    if len(sys.argv) != 7:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     try:

@@ -1,17 +1,18 @@
-"""The bridge in front of a Python SDK server (`obsmcp bridge -- python server.py`), driven by the Python SDK client.
+"""The bridge in front of an MCP server that offers 2026-07-28, driven by the Python SDK client.
 
-usage: upstream.py MODE OBSMCP PYTHON [URL]
+usage: upstream.py MODE OBSMCP NAME -- COMMAND [ARG...]   (the server over stdio: `obsmcp bridge -- COMMAND`)
+       upstream.py MODE OBSMCP NAME --url URL             (the server over Streamable HTTP: `obsmcp bridge --url`)
   MODE    auto or legacy: how the client opens its side
-  OBSMCP  the obsmcp binary; PYTHON the interpreter that runs server.py
-  URL     server.py already serving Streamable HTTP there (`--url`); without it, server.py over stdio (`--`)
+  OBSMCP  the obsmcp binary
+  NAME    the server's name, as its discovery answer gives it
 
-The bridge must have opened its upstream session by discovery, in 2026-07-28 (obsidian_status says so), and pass a
-call through. Prints one JSON line; exits 1 with the reason when a check fails.
+The server has one tool, `echo`. The bridge must have opened its upstream session by discovery, in 2026-07-28
+(obsidian_status says so), whichever era the client chose, and pass a call through. Prints one JSON line; exits 1
+with the reason when a check fails.
 """
 
 import asyncio
 import json
-import os
 import sys
 
 from mcp import Client, StdioServerParameters
@@ -25,9 +26,7 @@ def fail(reason):
     raise CheckFailed(reason)
 
 
-async def main(mode, obsmcp, python, url=None):
-    server_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
-    upstream_args = ["--url", url] if url else ["--", python, server_script]
+async def main(mode, obsmcp, name, upstream_args):
     bridge = StdioServerParameters(command=obsmcp, args=["bridge", "--log-level", "warn", *upstream_args])
     async with Client(bridge, mode=mode) as client:
         echoed = await client.call_tool("echo", {"text": "hello"})
@@ -36,17 +35,17 @@ async def main(mode, obsmcp, python, url=None):
             fail(f"echo through the bridge: {text}")
         status = (await client.call_tool("obsidian_status", {})).structured_content or {}
         upstream = status.get("server", {})
-        if upstream.get("protocolVersion") != "2026-07-28" or upstream.get("name") != "python-sdk-upstream":
+        if upstream.get("protocolVersion") != "2026-07-28" or upstream.get("name") != name:
             fail(f"the bridge's upstream session: {upstream}")
         print(json.dumps({"ok": True, "mode": mode, "client": client.protocol_version, "upstream": upstream}))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (4, 5):
+    if len(sys.argv) < 6 or sys.argv[4] not in ("--", "--url"):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     try:
-        asyncio.run(main(*sys.argv[1:]))
+        asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]))
     except* CheckFailed as failed:
         reason = failed
         while isinstance(reason, BaseExceptionGroup):

@@ -1,28 +1,32 @@
-// The plugin's HTTP server: one loopback listener that routes `/mcp` (Streamable HTTP) and `/sse` + `/messages`
-// (legacy HTTP+SSE) to per-session SDK transports. The router does what the SDK leaves to its host: Host/Origin
-// checks and bearer auth on every route, body size limit and JSON parsing (the parsed body is always handed to the
-// transport), 404 for unknown sessions, 400 for requests without one, an answer to `server/discover`, keep-alive on
-// legacy streams, and a stop that frees the port at once.
+// The plugin's HTTP server: one loopback listener for both MCP protocol eras. `/mcp` serves 2026-07-28 requests
+// statelessly (each one gets a fresh server instance from the SDK's createMcpHandler) and 2025-era clients
+// (2025-03-26, 2025-06-18, 2025-11-25) with sessions, as the SDK's own classification tells them apart; `/sse` +
+// `/messages` serve the legacy HTTP+SSE transport. The router does what the SDK leaves to its host: Host/Origin
+// checks and bearer auth on every route, body size limit and JSON parsing (the parsed body is always handed on),
+// 404 for unknown sessions, 400 for 2025-era requests without one, and a stop that frees the port at once.
 
 import { randomUUID } from "crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "http";
 import type { Socket } from "net";
 import type { App } from "obsidian";
-import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type McpHttpHandler,
+} from "@modelcontextprotocol/server";
 import type { ToolDef } from "../tools/types";
 import { basePathOf, rulesFor, type HiddenSettings } from "../vault/hidden";
 import { BodyNotJson, BodyTooLarge, MAX_BODY_BYTES, parseJson, readBody } from "./body";
 import { challengeProof, Credentials, refuseHostOrOrigin } from "./guard";
-import { errorKind, SessionServer, type SessionDeps } from "./mcp";
+import { LegacySseTransport } from "./legacy-sse";
+import { buildServer, errorKind, ToolTable, truncate, type SessionDeps } from "./mcp";
 import { RpcCode, sendRpcError } from "./respond";
 import { SessionRegistry } from "./sessions";
 import { StatusBoard, type ServerStatus } from "./status";
-import { closeWhenUnread, MAX_UNREAD_BYTES } from "./unread";
-
-/** Interval of the comment lines that keep idle legacy SSE streams open through proxies and client timeouts. */
-export const SSE_KEEP_ALIVE_MS = 15_000;
+import { MAX_UNREAD_BYTES } from "./unread";
+import { sendWebResponse, toWebRequest } from "./web";
 
 /**
  * Open connections at most, well under the descriptors a process has (256 on a default macOS, 1024 on Linux): one
@@ -58,6 +62,9 @@ export class VaultMcpServer {
   private readonly board: StatusBoard;
   private readonly sessions: SessionRegistry;
   private readonly deps: SessionDeps;
+  private readonly table: ToolTable;
+  /** The 2026-07-28 leg while listening: stateless, one server instance per request. */
+  private modern: McpHttpHandler | undefined;
   private readonly credentials = new Credentials();
   /** Open sockets in the order they connected; the value says whether one of its requests authenticated. */
   private readonly sockets = new Map<Socket, { authenticated: boolean }>();
@@ -77,6 +84,7 @@ export class VaultMcpServer {
       hiddenRules: () => rulesFor(this.hidden, basePathOf(options.app), options.app.vault.configDir),
       reportError: (message) => this.board.recordError(message),
     };
+    this.table = new ToolTable(options.tools);
   }
 
   get status(): ServerStatus {
@@ -99,6 +107,10 @@ export class VaultMcpServer {
     server.keepAliveTimeout = 5_000;
     server.on("connection", (socket: Socket) => this.admit(socket));
     this.http = server;
+    this.modern = createMcpHandler(() => buildServer(this.deps, this.table), {
+      legacy: "reject",
+      onerror: (error) => this.board.recordError(`MCP: ${truncate(error.message, 200)}`),
+    });
     const port = this.port;
     this.board.update({ state: "starting", port });
     return new Promise((resolve) => {
@@ -152,6 +164,8 @@ export class VaultMcpServer {
     const server = this.http;
     this.http = undefined;
     void this.sessions.closeAll();
+    void this.modern?.close();
+    this.modern = undefined;
     if (server) {
       // The callback only receives "not running" when stop() comes before listening finished: nothing to free then.
       server.close(() => undefined);
@@ -182,10 +196,12 @@ export class VaultMcpServer {
     return this.deps.hiddenRules().count;
   }
 
-  /** Applies the read-only setting to every live session (hiding or showing write tools). */
+  /** Applies the read-only setting (hiding or showing write tools) and tells every client that the list changed. */
   setReadOnly(readOnly: boolean): void {
+    if (readOnly === this.readOnly) return;
     this.readOnly = readOnly;
-    for (const session of this.sessions.all()) session.server.applyReadOnly(readOnly);
+    for (const session of this.sessions.all()) void session.server.sendToolListChanged().catch(() => undefined);
+    this.modern?.notify.toolsChanged();
     this.board.update({ readOnly });
   }
 
@@ -232,18 +248,15 @@ export class VaultMcpServer {
     if (method === "POST") {
       const body = await this.readJsonBody(request, response);
       if (body === undefined) return;
+      const webRequest = toWebRequest(request, response);
+      if (!(await isLegacyRequest(webRequest, body))) return this.serveModern(webRequest, response, body);
       if (sessionId !== undefined) {
         const session = this.sessions.find("streamable", sessionId);
         if (!session) return sessionNotFound(response, requestId(body));
-        return session.transport.handleRequest(request, response, body);
+        return this.answer(response, await session.transport.handleRequest(webRequest, { parsedBody: body }));
       }
       if (Array.isArray(body) ? body.some((message) => isInitializeRequest(message)) : isInitializeRequest(body)) {
-        return this.openStreamableSession(request, response, body);
-      }
-      if (isRequest(body, "server/discover")) {
-        // Protocol 2026-07-28 clients probe with server/discover; -32601 tells them to fall back to initialize.
-        sendRpcError(response, 200, RpcCode.MethodNotFound, "Method not found: server/discover; use initialize", requestId(body));
-        return;
+        return this.openStreamableSession(webRequest, response, body);
       }
       sendRpcError(response, 400, RpcCode.Refused, "Bad Request: no Mcp-Session-Id header; send initialize first", requestId(body));
       return;
@@ -255,14 +268,24 @@ export class VaultMcpServer {
       }
       const session = this.sessions.find("streamable", sessionId);
       if (!session) return sessionNotFound(response, null);
-      return session.transport.handleRequest(request, response);
+      return this.answer(response, await session.transport.handleRequest(toWebRequest(request, response)));
     }
     methodNotAllowed(response, "GET, POST, DELETE");
   }
 
-  private async openStreamableSession(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> {
-    const server = new SessionServer(this.deps);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+  /** A 2026-07-28 request (or one that claims to be): the SDK's modern leg answers it, errors included. */
+  private async serveModern(webRequest: Request, response: ServerResponse, body: unknown): Promise<void> {
+    const modern = this.modern;
+    if (!modern) {
+      sendRpcError(response, 503, RpcCode.Refused, "Service Unavailable: the obsmcp plugin is stopping", requestId(body));
+      return;
+    }
+    return this.answer(response, await modern.fetch(webRequest, { parsedBody: body }));
+  }
+
+  private async openStreamableSession(webRequest: Request, response: ServerResponse, body: unknown): Promise<void> {
+    const server = buildServer(this.deps, this.table);
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.sessions.add({ kind: "streamable", id, transport, server, lastUsed: Date.now() });
@@ -272,35 +295,32 @@ export class VaultMcpServer {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.remove(transport.sessionId);
     };
-    this.watchErrors(server);
     await server.connect(transport);
-    await transport.handleRequest(request, response, body);
+    const answer = await transport.handleRequest(webRequest, { parsedBody: body });
     // An initialize the SDK refused leaves a transport without a session: nothing will ever reach it again.
     if (transport.sessionId === undefined) await transport.close();
+    return this.answer(response, answer);
+  }
+
+  private answer(response: ServerResponse, answer: Response): Promise<void> {
+    return sendWebResponse(response, answer, (unread) =>
+      this.board.recordError(`closed an event stream whose client stopped reading (${mib(unread)} MiB unread, limit ${mib(MAX_UNREAD_BYTES)} MiB)`),
+    );
   }
 
   private async openLegacyStream(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const server = new SessionServer(this.deps);
-    closeWhenUnread(response, (unread) =>
+    const server = buildServer(this.deps, this.table);
+    const transport = new LegacySseTransport("/messages", response, (unread) =>
       this.board.recordError(
         `closed a legacy SSE session whose client stopped reading (${mib(unread)} MiB unread, limit ${mib(MAX_UNREAD_BYTES)} MiB)`,
       ),
     );
-    const transport = new SSEServerTransport("/messages", response);
     const id = transport.sessionId;
-    const keepAlive = setInterval(() => {
-      if (!response.writableEnded) response.write(": keepalive\n\n");
-    }, SSE_KEEP_ALIVE_MS);
-    transport.onclose = () => {
-      clearInterval(keepAlive);
-      this.sessions.remove(id);
-    };
-    this.watchErrors(server);
+    transport.onclose = () => this.sessions.remove(id);
     this.sessions.add({ kind: "sse", id, transport, server, lastUsed: Date.now() });
     try {
       await server.connect(transport);
     } catch (error) {
-      clearInterval(keepAlive);
       this.sessions.remove(id);
       throw error;
     }
@@ -318,7 +338,13 @@ export class VaultMcpServer {
     if (!session) return sessionNotFound(response, null);
     const body = await this.readJsonBody(request, response);
     if (body === undefined) return;
-    await session.transport.handlePostMessage(request, response, body);
+    const refusal = session.transport.receive(body);
+    if (refusal !== undefined) {
+      sendRpcError(response, 400, RpcCode.InvalidRequest, `Invalid Request: ${refusal}`, requestId(body));
+      return;
+    }
+    response.writeHead(202, { "content-type": "text/plain" });
+    response.end("Accepted");
   }
 
   /** Reads and parses the body; on failure answers (413 or 400) and returns undefined. */
@@ -339,10 +365,6 @@ export class VaultMcpServer {
     }
   }
 
-  private watchErrors(server: SessionServer): void {
-    server.mcp.server.onerror = (error) => this.board.recordError(`MCP transport: ${truncate(error.message, 200)}`);
-  }
-
   private answerFailure(response: ServerResponse, error: unknown): void {
     // A client that went away mid-request is not a failure of the plugin; there is nobody left to answer.
     if (response.destroyed) return;
@@ -355,10 +377,6 @@ export class VaultMcpServer {
 function headerValue(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-function isRequest(body: unknown, method: string): boolean {
-  return typeof body === "object" && body !== null && (body as { method?: unknown }).method === method && "id" in body;
 }
 
 /** The id of a single JSON-RPC request, for echoing in an error; null when there is none. */
@@ -378,8 +396,4 @@ function methodNotAllowed(response: ServerResponse, allow: string): void {
 
 function mib(bytes: number): string {
   return (bytes / (1024 * 1024)).toFixed(1);
-}
-
-function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }

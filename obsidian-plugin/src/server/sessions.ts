@@ -1,22 +1,21 @@
-// The live MCP sessions of both transports, keyed by session id. The registry owns their closing: a session leaves
+// The live 2025-era MCP sessions of both transports, keyed by session id. The registry owns their closing: a session leaves
 // it when its transport closes (client gone, DELETE, or server stop), and the oldest idle session is closed when a
 // client opens more than the cap allows, so a runaway client cannot pile up servers in Obsidian's memory.
 
-import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { SessionServer } from "./mcp";
+import type { Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import type { LegacySseTransport } from "./legacy-sse";
 
 /** The most sessions kept at once. */
 export const MAX_SESSIONS = 64;
 
 interface Transports {
-  streamable: StreamableHTTPServerTransport;
-  sse: SSEServerTransport;
+  streamable: WebStandardStreamableHTTPServerTransport;
+  sse: LegacySseTransport;
 }
 
 /** One live session of either transport kind. */
 export type Session<Kind extends keyof Transports = keyof Transports> = {
-  [K in Kind]: { kind: K; id: string; transport: Transports[K]; server: SessionServer; lastUsed: number };
+  [K in Kind]: { kind: K; id: string; transport: Transports[K]; server: Server; lastUsed: number };
 }[Kind];
 
 export class SessionRegistry {

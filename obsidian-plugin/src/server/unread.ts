@@ -1,8 +1,7 @@
-// A bound on what a client may leave unread. The legacy SSE transport writes each message straight into its
-// response, so a client that stops reading its stream while it keeps posting requests would have every answer
-// buffered in Obsidian's memory without end. Streamable HTTP streams are written by the SDK through a reader that
-// waits for the socket to drain, and one POST's answers are bounded by the SDK's batch cap, so only the legacy
-// stream needs this.
+// A bound on what a client may leave unread. Event streams (the legacy SSE transport, Streamable HTTP's GET stream,
+// a 2026-07-28 `subscriptions/listen`) are written as their messages come, without waiting for the socket, so a
+// client that stops reading its stream while it keeps posting requests would have every answer buffered in
+// Obsidian's memory without end.
 
 import type { ServerResponse } from "http";
 

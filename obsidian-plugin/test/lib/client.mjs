@@ -101,16 +101,7 @@ export function connect(url, token, { protocolVersion = "2025-11-25", timeoutMs 
       await client.notify("notifications/initialized");
       return answer.result;
     },
-    async listTools() {
-      const tools = [];
-      let cursor;
-      do {
-        const page = await client.request("tools/list", cursor ? { cursor } : {});
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
-      return tools;
-    },
+    listTools: () => listAllTools(client),
     callTool(name, args = {}) {
       return client.request("tools/call", { name, arguments: args });
     },
@@ -122,6 +113,82 @@ export function connect(url, token, { protocolVersion = "2025-11-25", timeoutMs 
     },
   };
   return client;
+}
+
+/** The 2026-07-28 revision: stateless, every request carries its `_meta` envelope and routing headers. */
+export const MODERN = "2026-07-28";
+
+/** The `_meta` envelope of a 2026-07-28 request. */
+export function envelope(protocolVersion = MODERN, clientCapabilities = {}) {
+  return {
+    "io.modelcontextprotocol/protocolVersion": protocolVersion,
+    "io.modelcontextprotocol/clientCapabilities": clientCapabilities,
+    "io.modelcontextprotocol/clientInfo": { name: "obsmcp-test", version: "0" },
+  };
+}
+
+/** The routing headers a 2026-07-28 request must carry: `Mcp-Method`, and `Mcp-Name` where the method names one. */
+export function routingHeaders(method, params) {
+  const headers = { "mcp-protocol-version": MODERN, "mcp-method": method };
+  const name = method === "resources/read" ? params?.uri : method === "tools/call" || method === "prompts/get" ? params?.name : undefined;
+  if (typeof name === "string") headers["mcp-name"] = name;
+  return headers;
+}
+
+/**
+ * A 2026-07-28 client with the same face as `connect`: `initialize()` sends `server/discover` (there is no
+ * handshake and no session), and every request is stateless. `raw` sends a body as given, with the auth header.
+ */
+export function connectModern(url, token, { timeoutMs = 30000 } = {}) {
+  let nextId = 1;
+  const auth = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  const client = {
+    sessionId: undefined,
+    protocolVersion: MODERN,
+    async raw({ method = "POST", body, headers = {}, signal } = {}) {
+      const init = {
+        method,
+        headers: { "content-type": "application/json", accept: ACCEPT_BOTH, ...auth, ...headers },
+        signal: signal ?? AbortSignal.timeout(timeoutMs),
+      };
+      for (const [name, value] of Object.entries(init.headers)) if (value === null) delete init.headers[name];
+      if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
+      return readResponse(await fetch(url, init));
+    },
+    async request(method, params = {}, { capabilities } = {}) {
+      const id = nextId++;
+      const body = { jsonrpc: "2.0", id, method, params: { ...params, _meta: { ...params._meta, ...envelope(MODERN, capabilities) } } };
+      const response = await client.raw({ body, headers: routingHeaders(method, params) });
+      const answer = response.messages.find((message) => message.id === id);
+      if (!answer) throw new Error(`${method}: HTTP ${response.status}, no answer in ${JSON.stringify(response.text).slice(0, 500)}`);
+      if (answer.error) throw new RpcError(answer.error);
+      if (response.status !== 200) throw new Error(`${method}: HTTP ${response.status}: ${response.text}`);
+      return answer.result;
+    },
+    async initialize() {
+      const result = await client.request("server/discover");
+      if (!result.supportedVersions?.includes(MODERN)) throw new Error(`server/discover offers no ${MODERN}: ${JSON.stringify(result)}`);
+      return result;
+    },
+    listTools: () => listAllTools(client),
+    callTool(name, args = {}) {
+      return client.request("tools/call", { name, arguments: args });
+    },
+    async close() {},
+  };
+  return client;
+}
+
+/** Every page of `tools/list`, through either era's client. */
+async function listAllTools(client) {
+  const tools = [];
+  let cursor;
+  do {
+    const page = await client.request("tools/list", cursor ? { cursor } : {});
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
 }
 
 /** Concatenates the text blocks of a tool result. */

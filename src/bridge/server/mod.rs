@@ -27,6 +27,7 @@ use status::status_tool;
 
 mod call;
 mod era;
+mod listen;
 mod status;
 
 /// The name of the bridge's own tool.
@@ -62,6 +63,8 @@ pub(crate) struct Server {
     traces: AtomicU64,
     /// The client's name from `initialize`, which decides its output budget.
     client: Mutex<Option<String>>,
+    /// The 2026 client's open `subscriptions/listen` streams.
+    listens: Mutex<listen::Listens>,
 }
 
 impl Server {
@@ -85,6 +88,7 @@ impl Server {
             offline,
             traces: AtomicU64::new(1),
             client: Mutex::new(None),
+            listens: Mutex::default(),
         })
     }
 
@@ -169,6 +173,10 @@ impl Server {
                 });
             }
             "tools/call" => self.start_call(id, params, era),
+            "subscriptions/listen" if era == era::Era::Modern => {
+                let opened = lock(&self.listens).open(&id, params.as_ref());
+                self.send(opened.unwrap_or_else(|refusal| refusal));
+            }
             "logging/setLevel" => {
                 self.send(jsonrpc::result(id, json!({})));
                 if let Some(params) = params {
@@ -191,6 +199,9 @@ impl Server {
                 else {
                     return;
                 };
+                if lock(&self.listens).close(request) {
+                    return;
+                }
                 let Some(in_flight) = lock(&self.in_flight).remove(&jsonrpc::id_key(request))
                 else {
                     return;
@@ -329,6 +340,10 @@ impl Server {
                         "notifications/tools/list_changed",
                         None,
                     ));
+                }
+                if changed {
+                    let tagged = lock(&self.listens).tools_changed();
+                    tagged.into_iter().for_each(|message| self.send(message));
                 }
             }
         }

@@ -152,6 +152,9 @@ impl Upstream {
             let stretch_to = started + connect_wait + timeout * PROGRESS_STRETCH;
             let answer = await_answer(answer, answer_by, progress.as_ref(), timeout, stretch_to);
             return match answer.await {
+                Some(Ok(Ok(answer))) if session.is_stateless() => {
+                    Ok(without_server_context(answer))
+                }
                 Some(Ok(Ok(answer))) => Ok(answer),
                 Some(Ok(Err(reason))) => Err(CallError::Lost(reason)),
                 Some(Err(_)) => Err(CallError::Lost("the session ended".into())),
@@ -251,6 +254,28 @@ pub(super) async fn await_answer<T>(
             () = ticked => answer_by = answer_by.max((tokio::time::Instant::now() + timeout).min(stretch_to)),
         }
     }
+}
+
+/// An answer from a 2026-07-28 upstream as a 2025 one would have given it: without `resultType: "complete"`, the
+/// cache hints and the server's identity in `_meta` (`io.modelcontextprotocol/…`). The upstream's era stays its own
+/// business: the downstream era shapes the result again for its client (`server/era.rs`), and results compare
+/// equal whichever era the upstream spoke. Any other `resultType` (a multi-round-trip request) is left as it is.
+fn without_server_context(mut answer: Value) -> Value {
+    let Some(Value::Object(result)) = answer.get_mut("result") else {
+        return answer;
+    };
+    if result.get("resultType").and_then(Value::as_str) == Some("complete") {
+        result.remove("resultType");
+        result.remove("ttlMs");
+        result.remove("cacheScope");
+    }
+    if let Some(Value::Object(meta)) = result.get_mut("_meta") {
+        meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+        if meta.is_empty() {
+            result.remove("_meta");
+        }
+    }
+    answer
 }
 
 /// The params without the downstream client's 2026-era context in `_meta` (`io.modelcontextprotocol/…`): the upstream

@@ -13,7 +13,11 @@
 //! way when the server made it resumable.
 //!
 //! A server that discovery found speaking 2026-07-28 is spoken to statelessly: no session id, no GET stream, and the
-//! method (and the tool, prompt or resource it names) repeated in the `Mcp-Method` / `Mcp-Name` headers.
+//! method (and the tool, prompt or resource it names) repeated in the `Mcp-Method` / `Mcp-Name` headers. Such a server
+//! refuses a request it will not serve with a 4xx status whose body is the JSON-RPC error: that error is the answer.
+//!
+//! Over 400 lines: a POST's whole life (send, classify the status, read the answer or its stream, resume a closed
+//! stream) reads best in one place.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -221,6 +225,16 @@ impl HttpLink {
         }
         if !status.is_success() {
             let text = response.text().await.unwrap_or_default();
+            // A 2026-07-28 server answers a request it refuses (an unknown version, a bad envelope, a method it does
+            // not have) with a 4xx status and the JSON-RPC error: that error is the answer, for the caller to read.
+            if stateless
+                && !matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN)
+                && let Some(request_id) = request_id
+                && let Some(answer) = error_answer(&text, request_id)
+            {
+                let _ = self.events.send(LinkEvent::Message(answer)).await;
+                return Ok(());
+            }
             let text: String = text.chars().take(300).collect();
             let stale = session.is_some()
                 && (status == StatusCode::NOT_FOUND
@@ -313,6 +327,14 @@ impl HttpLink {
         // A server that is gone cannot be told; the session dies with it.
         let _ = tokio::time::timeout(std::time::Duration::from_millis(300), request.send()).await;
     }
+}
+
+/// The JSON-RPC error answer to request `id` in a refusal's body, if that is what it holds.
+fn error_answer(body: &str, id: u64) -> Option<Value> {
+    let answer: Value = serde_json::from_str(body).ok()?;
+    (answer.get("id").and_then(Value::as_u64) == Some(id)
+        && answer.get("error").is_some_and(Value::is_object))
+    .then_some(answer)
 }
 
 /// The headers a 2026-07-28 request repeats from its body: the method, and for a call, prompt or read what it names
@@ -526,5 +548,18 @@ mod tests {
         );
         let list = serde_json::json!({ "method": "tools/list" });
         assert_eq!(stateless_headers(&list).len(), 1);
+    }
+
+    #[test]
+    fn a_stateless_refusal_is_an_answer_only_when_it_is_the_json_rpc_error_to_that_request() {
+        let refusal = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}"#;
+        let answer = error_answer(refusal, 7).expect("the error to request 7");
+        assert_eq!(answer["error"]["code"], -32022);
+        assert!(
+            error_answer(refusal, 8).is_none(),
+            "another request's error"
+        );
+        assert!(error_answer(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, 7).is_none());
+        assert!(error_answer("Bad Request: no session", 7).is_none());
     }
 }

@@ -285,14 +285,20 @@ impl Upstream {
         if let Some(link) = http {
             link.set_stateless(true);
         }
-        let result = match self
-            .request_on(session, "server/discover", Some(params), probe)
-            .await
-        {
-            Ok(answer) => answer.get("result").cloned(),
-            // A 2025 server drops what it does not know, or (over HTTP) refuses a request without a session.
-            Err(RequestError::NoAnswer(_) | RequestError::Rejected(_)) => None,
-            Err(error) => return Err(error.to_string()),
+        let mut asked_again = false;
+        let result = loop {
+            match self
+                .request_on(session, "server/discover", Some(params.clone()), probe)
+                .await
+            {
+                // A refusal of the version that names it among the supported ones is asked once more, as the spec
+                // asks of a client whose first choice was refused.
+                Ok(answer) if !asked_again && offers_stateless_again(&answer) => asked_again = true,
+                Ok(answer) => break answer.get("result").cloned(),
+                // A 2025 server drops what it does not know, or (over HTTP) refuses a request without a session.
+                Err(RequestError::NoAnswer(_) | RequestError::Rejected(_)) => break None,
+                Err(error) => return Err(error.to_string()),
+            }
         };
         let Some(result) = result.filter(|result| {
             result["supportedVersions"]
@@ -457,6 +463,15 @@ pub(super) const BACKOFF_CAP: Duration = Duration::from_millis(500);
 /// used instead), so this spacing is what a burst of offline reads pays per call: 50 ms made them 13 times slower
 /// than the offline index itself on the 10,000-note benchmark.
 pub(super) const MIN_SPACING: Duration = Duration::from_millis(5);
+/// Whether a discovery answer is the -32022 refusal of a protocol version that still lists 2026-07-28 as supported.
+fn offers_stateless_again(answer: &Value) -> bool {
+    answer.pointer("/error/code").and_then(Value::as_i64) == Some(-32022)
+        && answer
+            .pointer("/error/data/supported")
+            .and_then(Value::as_array)
+            .is_some_and(|versions| versions.iter().any(|version| version == STATELESS_VERSION))
+}
+
 /// How long discovery waits for a stdio server before taking it for one of the 2025 era (which may drop an unknown
 /// request without answering); `initialize` then gets the whole handshake time.
 const DISCOVERY_WAIT: Duration = Duration::from_secs(5);

@@ -427,9 +427,18 @@ async fn a_server_that_discovers_as_2026_gets_no_initialize_and_every_request_ca
         "obsmcp-bridge"
     );
     incoming
-        .answer(json!({ "resultType": "complete", "content": [] }))
+        .answer(json!({
+            "resultType": "complete",
+            "content": [],
+            "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "memory-2026" }, "vendor/mark": 1 },
+        }))
         .await;
-    assert!(call.await.unwrap().is_ok());
+    // The upstream's era marks stay upstream: the result reads as a 2025 one, and other `_meta` keys go on.
+    let answer = call.await.unwrap().unwrap();
+    assert_eq!(
+        answer["result"],
+        json!({ "content": [], "_meta": { "vendor/mark": 1 } })
+    );
     let facts = harness.upstream.facts();
     assert_eq!(facts.protocol_version.as_deref(), Some("2026-07-28"));
     assert_eq!(facts.server_name.as_deref(), Some("memory-2026"));

@@ -1,5 +1,5 @@
 //! Against `@modelcontextprotocol/server-everything` over Streamable HTTP (`--url`): a stale session answered with
-//! 400, progress forwarded with the caller's token, a slow call cut by the server's death, the catalog cache and
+//! 400 (and, by `sessions.mjs`, with 404), progress forwarded with the caller's token, a slow call cut by the server's death, the catalog cache and
 //! `tools/list_changed`, and the older Node bridge's environment variables.
 
 use std::time::{Duration, Instant};
@@ -11,23 +11,45 @@ use crate::support::{EverythingServer, TempHome, free_port, signal};
 
 #[test]
 fn a_session_the_restarted_server_answers_with_400_is_replaced_and_the_call_goes_through() {
-    let home = TempHome::new();
     let port = free_port();
-    let server = EverythingServer::start("streamableHttp", port);
-    let mut bridge = Bridge::start(&home, &["--url", &server.url()]);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let start =
+        || Box::new(EverythingServer::start("streamableHttp", port)) as Box<dyn std::any::Any>;
+    a_restart_that_forgot_the_session_costs_the_call_nothing(start, &url, 400);
+}
+
+/// A 2025-era server forgets its sessions when it restarts and answers the old one with 404 (`sessions.mjs`).
+#[test]
+fn a_session_the_restarted_server_answers_with_404_is_replaced_and_the_call_goes_through() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let start = || Box::new(crate::support::start_sessions(port)) as Box<dyn std::any::Any>;
+    a_restart_that_forgot_the_session_costs_the_call_nothing(start, &url, 404);
+}
+
+/// The bridge is frozen while the server at `url` restarts (`start` starts it; dropping stops it) and so still holds
+/// the old session when it next speaks: the server refuses that session with `status`, and the bridge opens a new
+/// session and sends the call again (the server never ran it).
+fn a_restart_that_forgot_the_session_costs_the_call_nothing(
+    start: impl Fn() -> Box<dyn std::any::Any>,
+    url: &str,
+    status: u16,
+) {
+    let home = TempHome::new();
+    let server = start();
+    let mut bridge = Bridge::start(&home, &["--url", url]);
     bridge.initialize();
-    assert!(!is_error(
-        &bridge.call_tool("echo", json!({ "message": "one" }))
-    ));
+    let first = bridge.call_tool("echo", json!({ "message": "one" }));
+    assert_eq!(text_of(&first), "Echo: one", "{first}");
     signal(bridge.guard.pid(), "STOP");
     drop(server);
-    let server = EverythingServer::start("streamableHttp", port);
+    let server = start();
     signal(bridge.guard.pid(), "CONT");
     let answer = bridge.call_tool("echo", json!({ "message": "two" }));
     assert_eq!(text_of(&answer), "Echo: two", "{answer}");
     let stderr = bridge.guard.stderr();
     assert!(
-        stderr.contains("no longer knows this session (HTTP 400)"),
+        stderr.contains(&format!("no longer knows this session (HTTP {status})")),
         "the stale session was not what was recovered from:\n{stderr}"
     );
     drop(server);
@@ -79,15 +101,7 @@ fn progress_comes_down_with_the_callers_token_and_a_slow_call_is_answered_when_t
 fn the_catalog_is_cached_for_the_next_start_and_a_changed_live_catalog_is_announced() {
     let home = TempHome::new();
     let port = free_port();
-    let server = EverythingServer::start("streamableHttp", port);
-    let url = server.url();
-    let mut first = Bridge::start(&home, &["--url", &url]);
-    first.initialize();
-    let live = first.tool_names();
-    assert!(live.contains(&"echo".to_string()));
-    first.close_stdin();
-    first.guard.wait_exit(Duration::from_secs(3)).expect("exit");
-    drop(server);
+    let (url, live) = cache_the_catalog(&home, port);
 
     // Upstream down: the cached catalog answers at once.
     let mut second = Bridge::start(&home, &["--url", &url]);
@@ -112,6 +126,38 @@ fn the_catalog_is_cached_for_the_next_start_and_a_changed_live_catalog_is_announ
         .expect("exit");
 
     // A cache that no longer matches the server: the client is told once the live catalog arrives.
+    forget_echo_in_the_cached_catalog(&home);
+    let mut third = Bridge::start(&home, &["--url", &url]);
+    third.initialize();
+    assert!(!third.tool_names().contains(&"echo".to_string()));
+    let _server = EverythingServer::start("streamableHttp", port);
+    let changed = third.wait_message(Duration::from_secs(10), |message| {
+        message["method"] == "notifications/tools/list_changed"
+    });
+    assert!(
+        changed.is_some(),
+        "no tools/list_changed after the live catalog differed"
+    );
+    assert!(third.tool_names().contains(&"echo".to_string()));
+}
+
+/// A bridge run against server-everything on `port`, so that its catalog is cached in `home`; the server is stopped
+/// again. Returns the server's URL and the tools it listed.
+fn cache_the_catalog(home: &TempHome, port: u16) -> (String, Vec<String>) {
+    let server = EverythingServer::start("streamableHttp", port);
+    let url = server.url();
+    let mut first = Bridge::start(home, &["--url", &url]);
+    first.initialize();
+    let live = first.tool_names();
+    assert!(live.contains(&"echo".to_string()));
+    first.close_stdin();
+    first.guard.wait_exit(Duration::from_secs(3)).expect("exit");
+    drop(server);
+    (url, live)
+}
+
+/// Makes the catalog cached by an earlier bridge differ from the server's: `echo` is left out of it.
+fn forget_echo_in_the_cached_catalog(home: &TempHome) {
     let cache_folder = home.path().join(".cache/obsmcp/catalogs");
     let cache_file = std::fs::read_dir(&cache_folder)
         .unwrap()
@@ -126,18 +172,58 @@ fn the_catalog_is_cached_for_the_next_start_and_a_changed_live_catalog_is_announ
         .unwrap()
         .retain(|tool| tool["name"] != "echo");
     std::fs::write(&cache_file, cache.to_string()).unwrap();
-    let mut third = Bridge::start(&home, &["--url", &url]);
-    third.initialize();
-    assert!(!third.tool_names().contains(&"echo".to_string()));
-    let _server = EverythingServer::start("streamableHttp", port);
-    let changed = third.wait_message(Duration::from_secs(10), |message| {
-        message["method"] == "notifications/tools/list_changed"
+}
+
+/// A 2026-07-28 client hears of the change on its `subscriptions/listen` stream, tagged with the stream's id, and
+/// never untagged (it did not open with `initialize`).
+#[test]
+fn a_2026_client_hears_a_changed_catalog_on_its_listen_stream_only() {
+    let home = TempHome::new();
+    let port = free_port();
+    let (url, _) = cache_the_catalog(&home, port);
+    // The cache no longer matches the server.
+    forget_echo_in_the_cached_catalog(&home);
+
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
     });
-    assert!(
-        changed.is_some(),
-        "no tools/list_changed after the live catalog differed"
+    let mut bridge = Bridge::start(&home, &["--url", &url]);
+    let listen = bridge.send_request(
+        "subscriptions/listen",
+        json!({ "notifications": { "toolsListChanged": true, "promptsListChanged": true }, "_meta": meta }),
     );
-    assert!(third.tool_names().contains(&"echo".to_string()));
+    let ack = bridge
+        .wait_message(Duration::from_secs(5), |message| {
+            message["method"] == "notifications/subscriptions/acknowledged"
+        })
+        .expect("the listen stream is acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        listen
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({ "toolsListChanged": true })
+    );
+    let server = EverythingServer::start("streamableHttp", port);
+    let changed = bridge
+        .wait_message(Duration::from_secs(10), |message| {
+            message["method"] == "notifications/tools/list_changed"
+        })
+        .expect("tools/list_changed on the listen stream");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], listen,
+        "tagged with the stream, never sent untagged to a 2026 client: {changed}"
+    );
+    bridge.drain(Duration::from_millis(300));
+    let untagged = bridge.seen.iter().find(|message| {
+        message["method"] == "notifications/tools/list_changed"
+            && message.pointer("/params/_meta/io.modelcontextprotocol~1subscriptionId")
+                != Some(&listen)
+    });
+    assert!(untagged.is_none(), "{untagged:?}");
+    drop(server);
 }
 
 #[test]

@@ -18,8 +18,9 @@ pub(super) fn median(values: &mut [u64]) -> u64 {
     values.get(values.len() / 2).copied().unwrap_or(0)
 }
 
-/// Time spent in 500-storms and the requests that reached the port meanwhile: reconnection attempts (`initialize`)
-/// and everything else (calls forwarded while a session still stood, pings).
+/// Time spent in 500-storms and the requests that reached the port meanwhile: reconnection attempts (each one a
+/// `server/discover` and, refused, an `initialize`: counted once) and everything else (calls forwarded while a
+/// session still stood, liveness probes).
 #[derive(Default)]
 pub(super) struct Storms {
     pub(super) seconds: f64,

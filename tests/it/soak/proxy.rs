@@ -218,10 +218,12 @@ async fn serve(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
             let mut client = client;
             let request = read_request(&mut client).await?;
             // Reconnection attempts are what the bridge's backoff bounds; other requests are the callers' own calls.
-            let initialize =
-                String::from_utf8_lossy(&request).contains("\"method\":\"initialize\"");
-            shared.count(if initialize {
+            // An attempt asks `server/discover` first and, refused, `initialize`: it is counted by its `initialize`.
+            let text = String::from_utf8_lossy(&request);
+            shared.count(if text.contains("\"method\":\"initialize\"") {
                 "500-storm: initialize"
+            } else if text.contains("\"method\":\"server/discover\"") {
+                "500-storm: discover"
             } else {
                 "500-storm: other"
             });

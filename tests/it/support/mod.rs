@@ -18,7 +18,9 @@ use std::time::Duration;
 pub use process::{
     ChildGuard, children_of, line_channel, process_alive, rss_kib, signal, wait_until,
 };
-pub use servers::{EverythingServer, PluginHost, start_failing, start_impostor, start_listener};
+pub use servers::{
+    EverythingServer, PluginHost, start_failing, start_impostor, start_listener, start_sessions,
+};
 
 /// The repository root.
 pub fn repo_root() -> PathBuf {

@@ -98,6 +98,15 @@ pub fn start_failing(port: u16, mode: &str, log: &Path) -> ChildGuard {
     start_listener("failing server", command)
 }
 
+/// A 2025-era MCP server with sessions on `port` (`sessions.mjs`) that forgets them when it restarts.
+pub fn start_sessions(port: u16) -> ChildGuard {
+    let mut command = Command::new("node");
+    command
+        .arg(repo_root().join("tests/it/support/sessions.mjs"))
+        .arg(port.to_string());
+    start_listener("sessions server", command)
+}
+
 /// Starts a server that prints `up` on stdout once it listens, and waits for that line.
 pub fn start_listener(name: &str, mut command: Command) -> ChildGuard {
     command.stdin(Stdio::null()).stdout(Stdio::piped());
