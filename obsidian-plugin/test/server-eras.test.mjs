@@ -54,6 +54,16 @@ describe("both protocol eras on /mcp", () => {
     assert.match(discovered.instructions ?? "", /expected_hash/);
   });
 
+  test("a 2026 client, which opens no session, counts as a connected client in the status", async () => {
+    const before = plugin.status.clients;
+    const body = request("tools/list");
+    body.params._meta["io.modelcontextprotocol/clientInfo"] = { name: "status-check", version: "1" };
+    assert.equal((await send(body, routingHeaders("tools/list"))).status, 200);
+    assert.equal(plugin.status.clients, before + 1);
+    assert.equal((await send(body, routingHeaders("tools/list"))).status, 200);
+    assert.equal(plugin.status.clients, before + 1, "the same client counts once");
+  });
+
   test("tools/list is the same in both eras and carries ttlMs, cacheScope and resultType in 2026-07-28", async () => {
     const legacy = connect(url, token);
     await legacy.initialize();

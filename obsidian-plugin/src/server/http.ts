@@ -19,25 +19,17 @@ import {
 import type { ToolDef } from "../tools/types";
 import { basePathOf, rulesFor, type HiddenSettings } from "../vault/hidden";
 import { BodyNotJson, BodyTooLarge, MAX_BODY_BYTES, parseJson, readBody } from "./body";
+import { CONNECTION_CHECK_MS, Connections, HEADERS_TIMEOUT_MS } from "./connections";
 import { challengeProof, Credentials, refuseHostOrOrigin } from "./guard";
 import { LegacySseTransport } from "./legacy-sse";
 import { buildServer, errorKind, ToolTable, truncate, type SessionDeps } from "./mcp";
 import { RpcCode, sendRpcError } from "./respond";
+import { RecentClients, RECENT_MS } from "./recent";
 import { SessionRegistry } from "./sessions";
 import { StatusBoard, type ServerStatus } from "./status";
 import { MAX_UNREAD_BYTES } from "./unread";
 import { sendWebResponse, toWebRequest } from "./web";
 
-/**
- * Open connections at most, well under the descriptors a process has (256 on a default macOS, 1024 on Linux): one
- * local program opening idle sockets must not leave Obsidian unable to open files. Past it, the oldest connection
- * that has not yet authenticated is dropped to make room; with none, the new one is refused.
- */
-export const MAX_CONNECTIONS = 128;
-/** A connection must deliver a request's headers, and authenticate, within this long, or it is closed. */
-export const HEADERS_TIMEOUT_MS = 5_000;
-/** How often Node checks for connections past the headers timeout. */
-const CONNECTION_CHECK_MS = 1_000;
 
 export interface VaultServerOptions {
   app: App;
@@ -61,13 +53,14 @@ export class VaultMcpServer {
   private hidden: HiddenSettings;
   private readonly board: StatusBoard;
   private readonly sessions: SessionRegistry;
+  private readonly recent: RecentClients;
+  private forgetting: ReturnType<typeof setInterval> | undefined;
   private readonly deps: SessionDeps;
   private readonly table: ToolTable;
   /** The 2026-07-28 leg while listening: stateless, one server instance per request. */
   private modern: McpHttpHandler | undefined;
   private readonly credentials = new Credentials();
-  /** Open sockets in the order they connected; the value says whether one of its requests authenticated. */
-  private readonly sockets = new Map<Socket, { authenticated: boolean }>();
+  private readonly connections = new Connections();
 
   constructor(options: VaultServerOptions) {
     this.port = options.port;
@@ -75,7 +68,10 @@ export class VaultMcpServer {
     this.readOnly = options.readOnly;
     this.hidden = { hiddenPaths: options.hiddenPaths, hideExcludedFiles: options.hideExcludedFiles };
     this.board = new StatusBoard(options.port, options.readOnly);
-    this.sessions = new SessionRegistry((clients) => this.board.update({ clients }));
+    // Connected clients: the 2025-era sessions, and the 2026-07-28 clients heard from lately.
+    const countClients = () => this.board.update({ clients: this.sessions.size + this.recent.size });
+    this.sessions = new SessionRegistry(countClients);
+    this.recent = new RecentClients(countClients);
     this.deps = {
       app: options.app,
       tools: options.tools,
@@ -105,8 +101,9 @@ export class VaultMcpServer {
     server.headersTimeout = HEADERS_TIMEOUT_MS;
     server.requestTimeout = 60_000;
     server.keepAliveTimeout = 5_000;
-    server.on("connection", (socket: Socket) => this.admit(socket));
+    server.on("connection", (socket: Socket) => this.connections.admit(socket));
     this.http = server;
+    this.forgetting = setInterval(() => this.recent.forgetIdle(), RECENT_MS / 4);
     this.modern = createMcpHandler(() => buildServer(this.deps, this.table), {
       legacy: "reject",
       onerror: (error) => this.board.recordError(`MCP: ${truncate(error.message, 200)}`),
@@ -134,31 +131,6 @@ export class VaultMcpServer {
     });
   }
 
-  /** Counts a new connection; past MAX_CONNECTIONS, drops the oldest unauthenticated one (or this one). */
-  private admit(socket: Socket): void {
-    if (this.sockets.size >= MAX_CONNECTIONS) {
-      let victim: Socket = socket;
-      for (const [open, state] of this.sockets) {
-        if (!state.authenticated) {
-          victim = open;
-          break;
-        }
-      }
-      victim.destroy();
-      if (victim === socket) return;
-    }
-    const state = { authenticated: false };
-    this.sockets.set(socket, state);
-    // Node's headers timeout does not cover a connection that never sends a byte: it gets this long to authenticate.
-    const deadline = setTimeout(() => {
-      if (!state.authenticated) socket.destroy();
-    }, HEADERS_TIMEOUT_MS);
-    socket.once("close", () => {
-      clearTimeout(deadline);
-      this.sockets.delete(socket);
-    });
-  }
-
   /** Stops at once: ends every session and stream, drops every connection and frees the port before returning. */
   stop(): void {
     const server = this.http;
@@ -166,6 +138,8 @@ export class VaultMcpServer {
     void this.sessions.closeAll();
     void this.modern?.close();
     this.modern = undefined;
+    clearInterval(this.forgetting);
+    this.recent.clear();
     if (server) {
       // The callback only receives "not running" when stop() comes before listening finished: nothing to free then.
       server.close(() => undefined);
@@ -225,8 +199,7 @@ export class VaultMcpServer {
       );
       return;
     }
-    const socket = this.sockets.get(request.socket);
-    if (socket) socket.authenticated = true;
+    this.connections.authenticated(request.socket);
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     const method = request.method ?? "GET";
     switch (url.pathname) {
@@ -280,6 +253,7 @@ export class VaultMcpServer {
       sendRpcError(response, 503, RpcCode.Refused, "Service Unavailable: the obsmcp plugin is stopping", requestId(body));
       return;
     }
+    this.recent.touch(body);
     return this.answer(response, await modern.fetch(webRequest, { parsedBody: body }));
   }
 

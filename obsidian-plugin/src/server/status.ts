@@ -8,7 +8,10 @@ export type ServerState = "stopped" | "starting" | "listening" | "port-in-use" |
 export interface ServerStatus {
   state: ServerState;
   port: number;
-  /** Open MCP sessions (Streamable HTTP and legacy SSE). */
+  /**
+   * Connected clients: open 2025-era sessions (Streamable HTTP and legacy SSE), and 2026-07-28 clients heard from in
+   * the last minute (they open no session).
+   */
   clients: number;
   readOnly: boolean;
   /** The most recent failure (start-up, transport or unexpected tool error), if any. */
