@@ -273,6 +273,8 @@ impl HttpLink {
             tokio::spawn(read_stream(
                 response,
                 Some(request_id),
+                // 2026-07-28 streams cannot be resumed: one that ends early loses its answer, and the call is lost.
+                !stateless,
                 self.events.clone(),
                 self.stop.clone(),
                 Arc::clone(&self.shared),
@@ -309,6 +311,7 @@ impl HttpLink {
             tokio::spawn(read_stream(
                 response,
                 None,
+                true,
                 self.events.clone(),
                 self.stop.clone(),
                 Arc::clone(&self.shared),
@@ -408,13 +411,15 @@ enum Ended {
 }
 
 /// Reads an SSE response, passing each message on. `request_id` is the request whose answer this stream carries
-/// (none for the GET stream). A stream that ends without the answer it owes (or the GET stream) is resumed when the
-/// server gave it what resuming needs (see the module note); otherwise, or when resuming fails, the end is reported:
+/// (none for the GET stream). A stream that ends without the answer it owes (or the GET stream) is resumed when it
+/// `may_resume` (the 2025 era) and the server gave it what resuming needs (see the module note); otherwise, or when
+/// resuming fails, the end is reported:
 /// a request stream closed without its answer orphans the request, one that broke ends the session, and an ended GET
 /// stream makes the supervisor check the server at once.
 async fn read_stream(
     mut response: Response,
     request_id: Option<u64>,
+    may_resume: bool,
     events: Events,
     stop: CancellationToken,
     shared: Arc<Shared>,
@@ -443,8 +448,9 @@ async fn read_stream(
             }
             return;
         }
-        let resumable = decoder.last_event_id().is_some()
-            || (request_id.is_none() && decoder.retry().is_some());
+        let resumable = may_resume
+            && (decoder.last_event_id().is_some()
+                || (request_id.is_none() && decoder.retry().is_some()));
         if resumable && resumes < MAX_RESUMES {
             resumes += 1;
             let wait = decoder.retry().unwrap_or(DEFAULT_RETRY);

@@ -17,6 +17,7 @@ use super::Plan;
 use super::bridges::BridgeKind;
 use super::direct::Direct;
 use super::figure::Figure;
+use super::modern::ModernFigures;
 use super::stats::{Throughput, median, millis, peak_rss_mb};
 use crate::support::bridge::{Bridge, is_error};
 use crate::support::{PluginHost, TempHome, fixture_vault, free_port, write_plugin_data};
@@ -42,6 +43,8 @@ pub struct BridgeFigures {
     pub rss_peak_mb: Figure,
     pub big_note: Figure,
     pub recovery_ms: Figure,
+    /// Measures 1b and 3b, with a 2026-07-28 client (obsmcp only).
+    pub modern: Option<ModernFigures>,
 }
 
 /// A temporary home with a copy of the fixture vault whose plugin settings name a free port.
@@ -60,11 +63,15 @@ impl Setup {
         Self { home, vault, port }
     }
 
-    fn host(&self) -> PluginHost {
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn host(&self) -> PluginHost {
         PluginHost::start(&self.vault, self.port, super::bridges::TOKEN, &[])
     }
 
-    fn start(&self, kind: BridgeKind) -> Bridge {
+    pub fn start(&self, kind: BridgeKind) -> Bridge {
         kind.start(&self.home, &self.vault, self.port)
     }
 }
@@ -170,6 +177,7 @@ pub fn measure(setup: &Setup, kind: BridgeKind, plan: &Plan) -> BridgeFigures {
         rss_peak_mb,
         big_note,
         recovery_ms,
+        modern: None,
     }
 }
 

@@ -14,6 +14,7 @@ mod direct;
 mod figure;
 mod machine;
 mod measures;
+mod modern;
 mod report;
 mod stats;
 mod vault;
@@ -108,10 +109,11 @@ fn suite() {
     );
 
     let setup = measures::Setup::new();
-    let bridges: Vec<measures::BridgeFigures> = BridgeKind::ALL
+    let mut bridges: Vec<measures::BridgeFigures> = BridgeKind::ALL
         .iter()
         .map(|kind| measures::measure(&setup, *kind, &plan))
         .collect();
+    bridges[0].modern = Some(modern::measure(&setup, &plan));
     let vault = vault::measure(&plan);
     let catalog_size = catalog_size();
     let rows = report::rows(&plan, &bridges, &vault, catalog_size);

@@ -288,10 +288,9 @@ fn log_messages_the_server_sends_on_its_own_come_down_to_the_client() {
     );
 }
 
-/// A server that closes a call's answer stream before the answer (`resumable.mjs`): the bridge waits the `retry:`
-/// delay it named, asks for the stream again with `Last-Event-ID`, and the answer comes on the resumed stream.
-#[test]
-fn an_answer_stream_closed_early_is_resumed_from_its_last_event_after_the_servers_retry_delay() {
+/// Starts `resumable.mjs` in `era` and a bridge `--url` to it, makes one call of its tool, and returns the answer and
+/// the server's log of requests.
+fn call_on_a_stream_closed_early(era: &str) -> (Value, Vec<Value>) {
     let home = TempHome::new();
     let port = free_port();
     let log = home.path().join("resumable.log");
@@ -299,17 +298,26 @@ fn an_answer_stream_closed_early_is_resumed_from_its_last_event_after_the_server
     command
         .arg(crate::support::repo_root().join("tests/it/support/resumable.mjs"))
         .arg(port.to_string())
-        .arg(&log);
+        .arg(&log)
+        .arg(era);
     let _server = crate::support::start_listener("resumable server", command);
     let mut bridge = Bridge::start(&home, &["--url", &format!("http://127.0.0.1:{port}/mcp")]);
     bridge.initialize();
     let answer = bridge.call_tool("slow", json!({}));
-    assert_eq!(text_of(&answer), "resumed answer", "{answer}");
-    let requests: Vec<Value> = std::fs::read_to_string(&log)
+    let requests = std::fs::read_to_string(&log)
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
+    (answer, requests)
+}
+
+/// A server that closes a call's answer stream before the answer (`resumable.mjs`): the bridge waits the `retry:`
+/// delay it named, asks for the stream again with `Last-Event-ID`, and the answer comes on the resumed stream.
+#[test]
+fn an_answer_stream_closed_early_is_resumed_from_its_last_event_after_the_servers_retry_delay() {
+    let (answer, requests) = call_on_a_stream_closed_early("2025");
+    assert_eq!(text_of(&answer), "resumed answer", "{answer}");
     let resumed = requests
         .iter()
         .find(|request| request["lastEventId"] == "call-1")
@@ -327,5 +335,33 @@ fn an_answer_stream_closed_early_is_resumed_from_its_last_event_after_the_server
     assert_eq!(
         calls, 1,
         "the call itself is never sent again: {requests:?}"
+    );
+}
+
+/// The same server in the 2026-07-28 era, where streams cannot be resumed: the call is answered as lost (its outcome
+/// is unknown), and neither resumed nor sent again.
+#[test]
+fn a_2026_answer_stream_closed_early_is_answered_as_lost_never_resumed_or_replayed() {
+    let (answer, requests) = call_on_a_stream_closed_early("2026");
+    assert!(is_error(&answer), "{answer}");
+    assert!(
+        requests
+            .iter()
+            .all(|request| request["lastEventId"].is_null()),
+        "no resumption in the 2026 era: {requests:?}"
+    );
+    let calls = requests
+        .iter()
+        .filter(|request| request["method"] == "tools/call")
+        .count();
+    assert_eq!(calls, 1, "never sent again: {requests:?}");
+    assert!(
+        requests
+            .iter()
+            .any(|request| request["method"] == "server/discover")
+            && requests
+                .iter()
+                .all(|request| request["method"] != "initialize"),
+        "the session was the stateless one: {requests:?}"
     );
 }

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// A Streamable HTTP MCP server (2025-11-25) that closes a call's answer stream before the answer, as the spec lets a
-// server do, for tests of a client's resumption:
-//   node resumable.mjs PORT LOGFILE
-// `initialize` and `tools/list` are answered with JSON. `tools/call` gets an SSE stream that sends one priming event
-// (`id: call-1`, `retry: 500`, empty data) and then ends. A GET carrying `Last-Event-ID: call-1` gets the answer as
-// event `call-2` on a stream that stays open. Any other GET gets 405. Appends one JSON line per request to LOGFILE:
-// method, MCP method, the Last-Event-ID header, and milliseconds since the call's stream was closed. Prints "up".
+// A Streamable HTTP MCP server that closes a call's answer stream before the answer, as the spec lets a 2025 server
+// do, for tests of a client's resumption:
+//   node resumable.mjs PORT LOGFILE [ERA]
+// ERA 2025 (the default): `server/discover` is unknown, `initialize` and `tools/list` are answered with JSON.
+// ERA 2026: `server/discover` offers 2026-07-28 only, so a client speaks to it statelessly, where a stream cannot be
+// resumed. Either way `tools/call` gets an SSE stream that sends one priming event (`id: call-1`, `retry: 500`, empty
+// data) and then ends, and a GET carrying `Last-Event-ID: call-1` gets the answer as event `call-2` on a stream that
+// stays open. Any other GET gets 405. Appends one JSON line per request to LOGFILE: method, MCP method, the
+// Last-Event-ID header, and milliseconds since the call's stream was closed. Prints "up".
 import fs from "node:fs";
 import http from "node:http";
 
-const [port, logFile] = process.argv.slice(2);
+const [port, logFile, era = "2025"] = process.argv.slice(2);
 const log = fs.openSync(logFile, "a");
 const SESSION = "resumable-session";
 let closedAt = null;
@@ -58,6 +60,19 @@ const server = http.createServer((request, response) => {
       return;
     }
     switch (message.method) {
+      case "server/discover":
+        if (era !== "2026") break;
+        json(response, 200, {
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            resultType: "complete",
+            supportedVersions: ["2026-07-28"],
+            capabilities: { tools: {} },
+            _meta: { "io.modelcontextprotocol/serverInfo": { name: "resumable-2026", version: "1" } },
+          },
+        });
+        return;
       case "initialize":
         json(response, 200, {
           jsonrpc: "2.0",
@@ -81,8 +96,8 @@ const server = http.createServer((request, response) => {
         json(response, 200, { jsonrpc: "2.0", id: message.id, result: {} });
         return;
       default:
-        json(response, 200, { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
     }
+    json(response, 200, { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
   });
 });
 server.listen(Number(port), "127.0.0.1", () => console.log("up"));

@@ -11,6 +11,7 @@ use super::bridges::BridgeKind;
 use super::figure::{Figure, format_number, round, thousands};
 use super::machine::Machine;
 use super::measures::BridgeFigures;
+use super::modern::ModernFigures;
 use super::vault::{VaultFigures, WORST_SEARCH};
 
 mod render;

@@ -34,6 +34,17 @@ pub fn rows(
         );
         figures
     };
+    let modern = |pick: fn(&ModernFigures) -> &Figure| {
+        bridges
+            .iter()
+            .map(|figures| {
+                figures.modern.as_ref().map_or_else(
+                    || Figure::NotApplicable("measured for obsmcp only".into()),
+                    |modern| pick(modern).clone(),
+                )
+            })
+            .collect()
+    };
     let no_offline = "no offline mode";
     let obsmcp_only = "obsmcp only (a peer adds its row-3 overhead)";
     let in_flight = plan.in_flight;
@@ -48,6 +59,15 @@ pub fn rows(
             each(|figures| &figures.initialize_ms),
         )
         .target("< 20 ms", 20.0, true),
+        Row::new(
+            "spawn_to_discover",
+            format!(
+                "1b. spawn → `server/discover` answered, a 2026-07-28 client (median of {})",
+                plan.spawns
+            ),
+            "ms",
+            modern(|figures| &figures.discover_ms),
+        ),
         Row::new(
             "tools_list_upstream_down",
             "2. `tools/list`, bridge started with the plugin down",
@@ -82,6 +102,35 @@ pub fn rows(
             each(|figures| &figures.overhead_ms),
         )
         .target("< 1 ms", 1.0, true),
+        Row::new(
+            "modern_call_latency",
+            format!(
+                "3b. the same call, a 2026-07-28 client (stateless; median of {})",
+                plan.calls
+            ),
+            "ms",
+            modern(|figures| &figures.call_ms),
+        ),
+        Row::new(
+            "modern_call_overhead",
+            "  overhead per call, paired with the direct 2025 session above",
+            "ms",
+            modern(|figures| &figures.overhead_ms),
+        )
+        .target("< 1 ms", 1.0, true),
+        Row::new(
+            "modern_direct_call",
+            "  the call straight to the plugin as one 2026-07-28 request, paired",
+            "ms",
+            modern(|figures| &figures.direct_stateless_ms),
+        )
+        .baseline(),
+        Row::new(
+            "modern_call_overhead_stateless",
+            "  overhead per call over that stateless request (what the bridge adds to what it sends the plugin)",
+            "ms",
+            modern(|figures| &figures.overhead_stateless_ms),
+        ),
         Row::new(
             "recovery",
             "4. plugin host killed, restarted on its port → first successful call",

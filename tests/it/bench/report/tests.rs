@@ -20,6 +20,7 @@ fn figures(initialize_ms: f64, recovery: Figure, big_note: Figure) -> BridgeFigu
         rss_peak_mb: Figure::value(80.0),
         big_note,
         recovery_ms: recovery,
+        modern: None,
     }
 }
 
