@@ -18,9 +18,8 @@ pub(super) fn median(values: &mut [u64]) -> u64 {
     values.get(values.len() / 2).copied().unwrap_or(0)
 }
 
-/// Time spent in 500-storms and the requests that reached the port meanwhile: reconnection attempts (each one a
-/// `server/discover` and, refused, an `initialize`: counted once) and everything else (calls forwarded while a
-/// session still stood, liveness probes).
+/// Time spent in 500-storms and the requests that reached the port meanwhile: reconnection attempts (each opens with
+/// a `server/discover`, counted once) and everything else (calls forwarded while a session still stood).
 #[derive(Default)]
 pub(super) struct Storms {
     pub(super) seconds: f64,

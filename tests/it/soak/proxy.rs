@@ -218,7 +218,8 @@ async fn serve(mut client: TcpStream, shared: &Shared) -> io::Result<()> {
             let mut client = client;
             let request = read_request(&mut client).await?;
             // Reconnection attempts are what the bridge's backoff bounds; other requests are the callers' own calls.
-            // An attempt asks `server/discover` first and, refused, `initialize`: it is counted by its `initialize`.
+            // An attempt asks `server/discover` first (and, when that is refused as a 2025 server would, `initialize`):
+            // it is counted by its discovery.
             let text = String::from_utf8_lossy(&request);
             shared.count(if text.contains("\"method\":\"initialize\"") {
                 "500-storm: initialize"
