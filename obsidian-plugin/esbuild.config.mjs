@@ -1,7 +1,8 @@
 // Builds the committed main.js from src/ and then regenerates catalog.json from the fresh bundle: the bundle is
 // hosted in-process on a throw-away vault and its live `tools/list` (read-only off) is written out, so the catalog
 // the Rust bridge embeds is exactly what the plugin serves. THIRD_PARTY_NOTICES.md is rebuilt from the packages that
-// actually ended up in the bundle. All outputs are deterministic for the same sources and lockfile.
+// actually ended up in the bundle, those that bundled packages carry inside their own files included. All outputs are
+// deterministic for the same sources and lockfile.
 import esbuild from "esbuild";
 import fs from "node:fs";
 import path from "node:path";
@@ -26,7 +27,10 @@ const result = await esbuild.build({
   metafile: true,
 });
 
-fs.writeFileSync(path.join(here, "THIRD_PARTY_NOTICES.md"), renderNotices(bundledPackages(result.metafile)));
+fs.writeFileSync(
+  path.join(here, "THIRD_PARTY_NOTICES.md"),
+  renderNotices([...new Set([...bundledPackages(result.metafile), ...vendoredPackages(result.metafile)])].sort()),
+);
 
 const { writeCatalog } = await import("./test/lib/catalog.mjs");
 await writeCatalog(path.join(here, "catalog.json"));
@@ -39,6 +43,37 @@ function bundledPackages(metafile) {
     if (match) folders.add(match[1]);
   }
   return [...folders].sort();
+}
+
+/**
+ * The packages that bundled packages carry inside their own files (the MCP SDK v2 ships ajv and others built into
+ * its dist), named by the source maps beside those files. Their license texts come from the same versions installed
+ * as devDependencies; a vendored package that is missing or of another version stops the build, since its notice
+ * would be lost.
+ */
+function vendoredPackages(metafile) {
+  const found = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    if (!input.includes("node_modules/")) continue;
+    const map = path.join(here, `${input}.map`);
+    if (!fs.existsSync(map)) continue;
+    for (const source of JSON.parse(fs.readFileSync(map, "utf8")).sources ?? []) {
+      const match = /node_modules\/\.pnpm\/((?:@[^+/]+\+)?[^@/]+)@([^_/]+)/.exec(source);
+      if (match) found.set(match[1].replace("+", "/"), match[2]);
+    }
+  }
+  return [...found].map(([name, version]) => {
+    const folder = `node_modules/${name}`;
+    const manifest = path.join(here, folder, "package.json");
+    const installed = fs.existsSync(manifest) ? JSON.parse(fs.readFileSync(manifest, "utf8")).version : undefined;
+    if (installed !== version) {
+      throw new Error(
+        `the bundle carries ${name} ${version} inside another package: add it as a devDependency at exactly that ` +
+          `version, for its license notice (found ${installed ?? "none"})`,
+      );
+    }
+    return folder;
+  });
 }
 
 /** The notices file: each bundled package's name, version, license and license text. */
