@@ -174,6 +174,7 @@ export class VaultMcpServer {
   setReadOnly(readOnly: boolean): void {
     if (readOnly === this.readOnly) return;
     this.readOnly = readOnly;
+    // A session whose stream is already gone cannot be told; its next tools/list shows the change anyway.
     for (const session of this.sessions.all()) void session.server.sendToolListChanged().catch(() => undefined);
     this.modern?.notify.toolsChanged();
     this.board.update({ readOnly });

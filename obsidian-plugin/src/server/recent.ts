@@ -14,15 +14,17 @@ export class RecentClients {
     return this.lastSeen.size;
   }
 
-  /** Notes a request from the client a 2026-07-28 body names. */
-  touch(body: unknown, now = Date.now()): void {
+  /** Notes a request from the client a 2026-07-28 body names (on every such request: nothing else is done here). */
+  touch(body: unknown): void {
     const before = this.lastSeen.size;
-    this.lastSeen.set(identity(body), now);
-    this.forgetIdle(now, before);
+    this.lastSeen.set(identity(body), Date.now());
+    if (this.lastSeen.size !== before) this.onCountChange();
   }
 
-  /** Forgets the clients idle for RECENT_MS; call it now and then. */
-  forgetIdle(now = Date.now(), before = this.lastSeen.size): void {
+  /** Forgets the clients idle for RECENT_MS; the server calls it every RECENT_MS / 4. */
+  forgetIdle(): void {
+    const before = this.lastSeen.size;
+    const now = Date.now();
     for (const [client, seen] of this.lastSeen) if (now - seen > RECENT_MS) this.lastSeen.delete(client);
     if (this.lastSeen.size !== before) this.onCountChange();
   }

@@ -28,6 +28,7 @@ export function toWebRequest(request: IncomingMessage, response: ServerResponse)
 /** Writes a web Response to `response`; `onCut` is told when a stream was closed because its client stopped reading. */
 export async function sendWebResponse(response: ServerResponse, answer: Response, onCut: (unread: number) => void): Promise<void> {
   if (response.destroyed) {
+    // Nobody is left to read it; a body that cannot be cancelled has already ended.
     await answer.body?.cancel().catch(() => undefined);
     return;
   }
@@ -48,6 +49,7 @@ export async function sendWebResponse(response: ServerResponse, answer: Response
   response.writeHead(answer.status, headers);
   response.flushHeaders();
   const reader = answer.body.getReader();
+  // The client went away: the SDK's stream is cancelled (a stream that already ended has nothing to cancel).
   const stop = () => void reader.cancel().catch(() => undefined);
   response.once("close", stop);
   try {

@@ -261,34 +261,34 @@ pub(super) async fn await_answer<T>(
 /// business: the downstream era shapes the result again for its client (`server/era.rs`), and results compare
 /// equal whichever era the upstream spoke. Any other `resultType` (a multi-round-trip request) is left as it is.
 fn without_server_context(mut answer: Value) -> Value {
-    let Some(Value::Object(result)) = answer.get_mut("result") else {
-        return answer;
-    };
-    if result.get("resultType").and_then(Value::as_str) == Some("complete") {
-        result.remove("resultType");
-        result.remove("ttlMs");
-        result.remove("cacheScope");
-    }
-    if let Some(Value::Object(meta)) = result.get_mut("_meta") {
-        meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
-        if meta.is_empty() {
-            result.remove("_meta");
+    if let Some(Value::Object(result)) = answer.get_mut("result") {
+        if result.get("resultType").and_then(Value::as_str) == Some("complete") {
+            result.remove("resultType");
+            result.remove("ttlMs");
+            result.remove("cacheScope");
         }
+        drop_protocol_meta(result);
     }
     answer
+}
+
+/// Takes the protocol's own keys (`io.modelcontextprotocol/…`) out of an object's `_meta`, and `_meta` itself when
+/// nothing else is left in it.
+fn drop_protocol_meta(object: &mut serde_json::Map<String, Value>) {
+    if let Some(Value::Object(meta)) = object.get_mut("_meta") {
+        meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+        if meta.is_empty() {
+            object.remove("_meta");
+        }
+    }
 }
 
 /// The params without the downstream client's 2026-era context in `_meta` (`io.modelcontextprotocol/…`): the upstream
 /// session is the bridge's own, opened with `initialize` (which told the server who the client is) or by discovery
 /// (whose context the bridge adds itself). Everything else in `_meta` (the progress token) goes on.
 fn without_client_context(mut params: Value) -> Value {
-    if let Some(Value::Object(meta)) = params.get_mut("_meta") {
-        meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
-        if meta.is_empty()
-            && let Some(params) = params.as_object_mut()
-        {
-            params.remove("_meta");
-        }
+    if let Some(params) = params.as_object_mut() {
+        drop_protocol_meta(params);
     }
     params
 }

@@ -232,6 +232,7 @@ impl HttpLink {
                 && let Some(request_id) = request_id
                 && let Some(answer) = error_answer(&text, request_id)
             {
+                // A closed receiver means the session is over; the caller learns that from the pending table.
                 let _ = self.events.send(LinkEvent::Message(answer)).await;
                 return Ok(());
             }

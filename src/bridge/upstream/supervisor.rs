@@ -300,11 +300,8 @@ impl Upstream {
                 Err(error) => return Err(error.to_string()),
             }
         };
-        let Some(result) = result.filter(|result| {
-            result["supportedVersions"]
-                .as_array()
-                .is_some_and(|versions| versions.iter().any(|version| version == STATELESS_VERSION))
-        }) else {
+        let Some(result) = result.filter(|result| lists_stateless(&result["supportedVersions"]))
+        else {
             if let Some(link) = http {
                 link.set_stateless(false);
             }
@@ -466,10 +463,14 @@ pub(super) const MIN_SPACING: Duration = Duration::from_millis(5);
 /// Whether a discovery answer is the -32022 refusal of a protocol version that still lists 2026-07-28 as supported.
 fn offers_stateless_again(answer: &Value) -> bool {
     answer.pointer("/error/code").and_then(Value::as_i64) == Some(-32022)
-        && answer
-            .pointer("/error/data/supported")
-            .and_then(Value::as_array)
-            .is_some_and(|versions| versions.iter().any(|version| version == STATELESS_VERSION))
+        && lists_stateless(&answer["error"]["data"]["supported"])
+}
+
+/// Whether a list of protocol versions names 2026-07-28.
+fn lists_stateless(versions: &Value) -> bool {
+    versions
+        .as_array()
+        .is_some_and(|versions| versions.iter().any(|version| version == STATELESS_VERSION))
 }
 
 /// How long discovery waits for a stdio server before taking it for one of the 2025 era (which may drop an unknown
