@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::offline::OfflineVault;
+pub(crate) use crate::offline::resources::RpcFailure;
 
 /// A boxed future, so that backends can be trait objects.
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -26,6 +27,15 @@ pub(crate) trait OfflineBackend: Send + Sync {
         tool: &'a str,
         arguments: Option<&'a Map<String, Value>>,
     ) -> BoxFuture<'a, Value>;
+
+    /// Answers a resource or completion request (`resources/list`, `resources/templates/list`, `resources/read`,
+    /// `completion/complete`) from disk: the result, or the JSON-RPC error as (code, message, data); `None` for a
+    /// method the backend does not serve.
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: Value,
+    ) -> BoxFuture<'a, Option<Result<Value, RpcFailure>>>;
 }
 
 /// The offline backend for a vault, or `None` when the folder cannot be served (the bridge then behaves as without).
@@ -72,6 +82,26 @@ impl OfflineBackend for Disk {
                     "isError": true
                 }),
             }
+        })
+    }
+
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: Value,
+    ) -> BoxFuture<'a, Option<Result<Value, RpcFailure>>> {
+        let vault = Arc::clone(&self.0);
+        let name = method.to_string();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || vault.request(&name, &params))
+                .await
+                .unwrap_or_else(|error| {
+                    Some(Err(RpcFailure {
+                        code: -32603,
+                        message: format!("Reading the vault from disk failed: {error}"),
+                        data: None,
+                    }))
+                })
         })
     }
 }

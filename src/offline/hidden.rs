@@ -270,7 +270,7 @@ fn regex_source(filter: &str) -> Option<&str> {
 }
 
 /// The one form paths and rules are compared in: NFC, then lower case (`normalize("NFC").toLowerCase()`).
-fn fold(text: &str) -> String {
+pub(crate) fn fold(text: &str) -> String {
     if text.is_ascii() {
         return text.to_ascii_lowercase();
     }

@@ -1,4 +1,5 @@
-//! Offline mode: the vault's read tools answered straight from the vault folder while Obsidian is closed.
+//! Offline mode: the vault's read tools answered straight from the vault folder while Obsidian is closed, and its
+//! resources and path completion (`resources/`, `OfflineVault::request`).
 //!
 //! The bridge calls [`OfflineVault::call_tool`] when the plugin is unreachable. Every read tool of the catalog is
 //! answered with the plugin's argument schema, result shape, limits and content hashes, so an agent cannot tell
@@ -58,6 +59,7 @@ mod links;
 mod obsidian;
 pub(crate) mod paths;
 mod regex;
+pub(crate) mod resources;
 mod sections;
 mod text;
 mod tools;
@@ -108,6 +110,8 @@ struct State {
     /// Why the hidden-path rules could not be applied at the last check: while it is set, no tool is answered.
     refused: Option<HiddenRulesError>,
     checked: Option<Instant>,
+    /// The completion candidates of a snapshot, computed on the first completion that needs them.
+    candidates: Option<(Arc<Snapshot>, Arc<Vec<resources::Candidate>>)>,
 }
 
 /// How long an index is used without checking the folder again, by default. Offline mode never writes, so only
@@ -205,6 +209,17 @@ impl OfflineVault {
         ))
     }
 
+    /// What a tool run on this snapshot may use.
+    fn context<'a>(&'a self, snapshot: &'a Snapshot) -> Context<'a> {
+        Context {
+            snapshot,
+            root: &self.root,
+            real: &self.real,
+            config_dir: &self.config_dir,
+            read_only: self.read_only,
+        }
+    }
+
     /// Answers a `tools/call` from disk: the `CallToolResult` JSON (`content`, `isError` when it failed, `_meta`
     /// marking the source), or `None` when offline mode does not know the tool.
     pub(crate) fn call_tool(&self, name: &str, arguments: Value) -> Option<Value> {
@@ -214,13 +229,7 @@ impl OfflineVault {
             Served::Disk => match self.fresh_snapshot(false) {
                 Err(refused) => Err(ToolError(refused.to_string())),
                 Ok(snapshot) => {
-                    let ctx = Context {
-                        snapshot: &snapshot,
-                        root: &self.root,
-                        real: &self.real,
-                        config_dir: &self.config_dir,
-                        read_only: self.read_only,
-                    };
+                    let ctx = self.context(&snapshot);
                     tools::run(&ctx, name, arguments)
                         .map(|output| with_skipped_notice(name, output, &snapshot.too_large))
                 }

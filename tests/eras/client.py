@@ -10,13 +10,16 @@ usage: client.py MODE OBSMCP VAULT HOST PORT TOKEN
 In one session: with Obsidian closed, the tools are listed at once and reads come from disk while writes are refused
 with a reason; with the plugin up, every tool of the catalog is called and must succeed, and the error paths (a
 missing note, bad arguments, a stale expected_hash, a path outside the vault, an unknown tool) give their errors;
-the plugin is stopped mid-session (reads from disk again) and started again (reads from the plugin again).
+the plugin is stopped mid-session (reads from disk again) and started again (reads from the plugin again). Resources are
+listed (every page), completed and read (a note and an image) on each side.
 
 Prints one JSON line with what was negotiated and seen; exits 1 with the reason when a check fails.
 """
 
 import asyncio
+import base64
 import json
+import os
 import re
 import subprocess
 import sys
@@ -24,7 +27,7 @@ import time
 
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp.types import Implementation
+from mcp.types import Implementation, ResourceTemplateReference
 
 
 class CheckFailed(Exception):
@@ -150,6 +153,39 @@ async def read_from(client, side, within_s=15.0):
         await asyncio.sleep(0.2)
 
 
+TEMPLATE = "obsidian://vault/{+path}"
+
+
+async def resources(client, vault, side):
+    """Every page of resources/list, the template, a completion and two reads, the reads answered from `side`."""
+    uris = []
+    cursor = None
+    while True:
+        page = await client.list_resources(cursor=cursor, cache_mode="bypass")
+        uris += [str(resource.uri) for resource in page.resources]
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    for wanted in ("obsidian://vault/Home.md", "obsidian://vault/Attachments/diagram.png", "obsidian://vault/Projekte/%C3%9Cber%20uns.md"):
+        if wanted not in uris:
+            fail(f"resources/list ({side}) does not list {wanted}: {uris[:30]}")
+    templates = await client.list_resource_templates(cache_mode="bypass")
+    if [template.uri_template for template in templates.resource_templates] != [TEMPLATE]:
+        fail(f"resources/templates/list ({side}): {templates}")
+    completed = await client.complete(ResourceTemplateReference(type="ref/resource", uri=TEMPLATE), {"name": "path", "value": "hom"})
+    if completed.completion.values[:1] != ["Home.md"]:
+        fail(f"completion of 'hom' ({side}): {completed.completion}")
+    note = (await client.read_resource("obsidian://vault/Home.md", cache_mode="bypass")).contents[0]
+    header = note.text.split("\n", 1)[0]
+    if not header.startswith('[lines 1-') or header.endswith(" served_from=disk") != (side == "disk"):
+        fail(f"resources/read of Home.md should come from the {side}: {header}")
+    image = (await client.read_resource("obsidian://vault/Attachments/diagram.png", cache_mode="bypass")).contents[0]
+    with open(os.path.join(vault, "Attachments", "diagram.png"), "rb") as file:
+        if image.mime_type != "image/png" or base64.b64decode(image.blob) != file.read():
+            fail(f"resources/read of the image ({side}) is not its bytes: {image.mime_type}")
+    return len(uris)
+
+
 async def main(mode, obsmcp, vault, host_script, port, token):
     host = Host(host_script, vault, port, token)
     server = StdioServerParameters(command=obsmcp, args=["bridge", "--vault", vault, "--log-level", "warn"])
@@ -172,14 +208,17 @@ async def main(mode, obsmcp, vault, host_script, port, token):
             budget = (status.structured_content or {}).get("client", {}).get("outputBudget", {}).get("for")
             if budget != "Claude Code":
                 fail(f"the budget follows the client's name: {budget}")
+            resource_count = await resources(client, vault, "disk")
 
             host.start()
             await read_from(client, "plugin")
+            await resources(client, vault, "plugin")
             await every_tool(client, listed)
             await error_paths(client)
 
             host.stop()
             await read_from(client, "disk")
+            await resources(client, vault, "disk")
             host.start()
             await read_from(client, "plugin")
             print(json.dumps({
@@ -188,6 +227,7 @@ async def main(mode, obsmcp, vault, host_script, port, token):
                 "protocolVersion": client.protocol_version,
                 "tools": len(listed),
                 "calls": len(CALLS),
+                "resources": resource_count,
             }))
     finally:
         host.stop()

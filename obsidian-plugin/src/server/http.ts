@@ -17,6 +17,7 @@ import {
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
 import type { ToolDef } from "../tools/types";
+import { FileIndex } from "../vault/file-index";
 import { basePathOf, rulesFor, type HiddenSettings } from "../vault/hidden";
 import { BodyNotJson, BodyTooLarge, MAX_BODY_BYTES, parseJson, readBody } from "./body";
 import { CONNECTION_CHECK_MS, Connections, HEADERS_TIMEOUT_MS } from "./connections";
@@ -79,6 +80,7 @@ export class VaultMcpServer {
       isReadOnly: () => this.readOnly,
       hiddenRules: () => rulesFor(this.hidden, basePathOf(options.app), options.app.vault.configDir),
       reportError: (message) => this.board.recordError(message),
+      files: new FileIndex(options.app),
     };
     this.table = new ToolTable(options.tools);
   }
@@ -103,6 +105,7 @@ export class VaultMcpServer {
     server.keepAliveTimeout = 5_000;
     server.on("connection", (socket: Socket) => this.connections.admit(socket));
     this.http = server;
+    this.deps.files.start();
     this.forgetting = setInterval(() => this.recent.forgetIdle(), RECENT_MS / 4);
     this.modern = createMcpHandler(() => buildServer(this.deps, this.table), {
       legacy: "reject",
@@ -138,6 +141,7 @@ export class VaultMcpServer {
     void this.sessions.closeAll();
     void this.modern?.close();
     this.modern = undefined;
+    this.deps.files.stop();
     clearInterval(this.forgetting);
     this.recent.clear();
     if (server) {

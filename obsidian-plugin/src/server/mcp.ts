@@ -12,13 +12,17 @@ import type { App } from "obsidian";
 import {
   ProtocolError,
   ProtocolErrorCode,
-  ResourceNotFoundError,
   Server,
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { ToolError, type ToolDef } from "../tools/types";
+import { completePath } from "../resources/complete";
+import { listPage, PATH_TEMPLATE_ENTRY } from "../resources/listing";
+import { readResource } from "../resources/read";
+import { PATH_TEMPLATE } from "../resources/uri";
+import { ToolError, type ToolContext, type ToolDef } from "../tools/types";
+import type { FileIndex } from "../vault/file-index";
 import type { HiddenRules } from "../vault/hidden";
 
 /** What a server instance needs from the plugin. */
@@ -29,6 +33,8 @@ export interface SessionDeps {
   isReadOnly(): boolean;
   /** The hidden-path rules in force now (settings and, when asked, Obsidian's excluded files). */
   hiddenRules(): HiddenRules;
+  /** The vault's files in path order, for resources and completion. */
+  files: FileIndex;
   /** Records an unexpected failure for the status line. */
   reportError(message: string): void;
 }
@@ -88,7 +94,7 @@ export class ToolTable {
 /** A new server instance for one 2025-era session or one 2026-07-28 request. */
 export function buildServer(deps: SessionDeps, table: ToolTable): Server {
   const server = new Server(deps.serverInfo, {
-    capabilities: { logging: {}, tools: { listChanged: true }, resources: {}, prompts: {} },
+    capabilities: { logging: {}, tools: { listChanged: true }, resources: {}, prompts: {}, completions: {} },
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler("tools/list", () => ({ tools: table.list(deps.isReadOnly()) }));
@@ -98,12 +104,21 @@ export function buildServer(deps: SessionDeps, table: ToolTable): Server {
     if (!entry) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
     return runTool(deps, entry, request.params.arguments, ctx.mcpReq.signal);
   });
-  // The vault is offered through tools only; empty resource and prompt lists answer clients that ask anyway
-  // instead of failing their listing with -32601, and a read or get names what it did not find.
-  server.setRequestHandler("resources/list", () => ({ resources: [] }));
-  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [] }));
-  server.setRequestHandler("resources/read", (request) => {
-    throw new ResourceNotFoundError(request.params.uri);
+  server.setRequestHandler("resources/list", (request, ctx) =>
+    listPage(contextOf(deps, ctx.mcpReq.signal), deps.files, request.params?.cursor),
+  );
+  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [PATH_TEMPLATE_ENTRY] }));
+  server.setRequestHandler("resources/read", (request, ctx) => readResource(contextOf(deps, ctx.mcpReq.signal), request.params.uri));
+  server.setRequestHandler("completion/complete", (request, ctx) => {
+    const { ref, argument } = request.params;
+    if (ref.type === "ref/prompt") throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
+    if (ref.uri !== PATH_TEMPLATE) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `no resource template ${ref.uri}: the vault's is ${PATH_TEMPLATE}`);
+    }
+    if (argument.name !== "path") {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${PATH_TEMPLATE} has one argument, path, not ${argument.name}`);
+    }
+    return { completion: completePath(contextOf(deps, ctx.mcpReq.signal), deps.files, argument.value) };
   });
   server.setRequestHandler("prompts/list", () => ({ prompts: [] }));
   server.setRequestHandler("prompts/get", (request) => {
@@ -121,8 +136,7 @@ async function runTool(deps: SessionDeps, entry: Entry, args: unknown, signal: A
   // Worded as the SDK's own McpServer words it, which the bridge's offline answers mirror.
   if (!parsed.success) return errorResult(`MCP error -32602: Input validation error: Invalid arguments for tool ${tool.name}: ${issues(parsed.error)}`);
   try {
-    const ctx = { app: deps.app, configDir: deps.app.vault.configDir, readOnly, hidden: deps.hiddenRules(), signal };
-    const output = await tool.run(parsed.data, ctx);
+    const output = await tool.run(parsed.data, contextOf(deps, signal));
     return { content: [{ type: "text", text: output.text }] };
   } catch (error) {
     if (error instanceof ToolError) return errorResult(error.message);
@@ -130,6 +144,11 @@ async function runTool(deps: SessionDeps, entry: Entry, args: unknown, signal: A
     deps.reportError(message);
     return errorResult(message);
   }
+}
+
+/** What a tool, resource read or completion of one request runs with. */
+function contextOf(deps: SessionDeps, signal: AbortSignal): ToolContext {
+  return { app: deps.app, configDir: deps.app.vault.configDir, readOnly: deps.isReadOnly(), hidden: deps.hiddenRules(), signal };
 }
 
 /** zod's issues, one per line: `message at path.to[0].field` (just the message at the root). */

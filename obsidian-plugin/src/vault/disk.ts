@@ -176,6 +176,38 @@ export function stillPinned(ctx: ToolContext, file: TFile, pinned: Pinned): bool
 
 /** Opens `file` as `readVerified` judges it and keeps it open; the caller closes the handle. */
 export async function openVerified(ctx: ToolContext, file: TFile): Promise<Pinned> {
+  const { handle, opened } = await openJudged(ctx, file);
+  try {
+    return { handle, text: await readWhole(handle), dev: opened.dev, ino: opened.ino };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/**
+ * The bytes of any file, judged as `readVerified` judges a note; a file larger than `limit` bytes is refused by
+ * `tooLarge(size)` before anything is read.
+ */
+export async function readBytesVerified(ctx: ToolContext, file: TFile, limit: number, tooLarge: (size: number) => Error): Promise<Buffer> {
+  const { handle, opened } = await openJudged(ctx, file);
+  try {
+    if (opened.size > limit) throw tooLarge(opened.size);
+    const bytes = Buffer.alloc(opened.size);
+    let done = 0;
+    while (done < opened.size) {
+      const { bytesRead } = await handle.read(bytes, done, opened.size - done, done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return bytes.subarray(0, done);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `file` opened for reading once its real location is known to be inside the vault; the caller closes it. */
+async function openJudged(ctx: ToolContext, file: TFile): Promise<{ handle: FileHandle; opened: Stats }> {
   const full = join(vaultBasePath(ctx), ...file.path.split("/"));
   let handle: FileHandle;
   try {
@@ -188,7 +220,7 @@ export async function openVerified(ctx: ToolContext, file: TFile): Promise<Pinne
     const real = opened.isFile() ? await realLocationOf(handle, full, opened) : null;
     if (real === null) throw changedWhileRead(file.path);
     if (!realLocationTest(ctx)(real)) throw outsideVault(file.path);
-    return { handle, text: await readWhole(handle), dev: opened.dev, ino: opened.ino };
+    return { handle, opened };
   } catch (error) {
     await handle.close();
     throw error;

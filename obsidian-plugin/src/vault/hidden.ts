@@ -27,7 +27,7 @@ export interface HiddenRules {
 export const NO_RULES: HiddenRules = { count: 0, hides: () => false };
 
 /** Paths and rules are compared in one form: NFC, lowercased. */
-function fold(text: string): string {
+export function fold(text: string): string {
   return text.normalize("NFC").toLowerCase();
 }
 

@@ -6,9 +6,9 @@ import type * as Real from "obsidian";
 import * as fake from "./index.cjs";
 
 declare const app: ReturnType<typeof fake.createApp>;
-type VaultPart = Pick<Real.Vault, "read" | "cachedRead" | "process" | "create" | "createFolder" | "getAbstractFileByPath" | "getFileByPath" | "getRoot" | "configDir" | "getFiles" | "getMarkdownFiles" | "getAllLoadedFiles" | "getName">;
+type VaultPart = Pick<Real.Vault, "read" | "cachedRead" | "process" | "create" | "createFolder" | "getAbstractFileByPath" | "getFileByPath" | "getRoot" | "configDir" | "getFiles" | "getMarkdownFiles" | "getAllLoadedFiles" | "getName" | "on" | "offref">;
 export const vault: VaultPart = app.vault;
-type CachePart = Pick<Real.MetadataCache, "getFileCache" | "getFirstLinkpathDest" | "resolvedLinks" | "unresolvedLinks">;
+type CachePart = Pick<Real.MetadataCache, "getFileCache" | "getFirstLinkpathDest" | "resolvedLinks" | "unresolvedLinks" | "on" | "offref">;
 export const cache: CachePart = app.metadataCache;
 type FilesPart = Pick<Real.FileManager, "processFrontMatter" | "renameFile" | "trashFile">;
 export const files: FilesPart = app.fileManager;
@@ -24,7 +24,7 @@ export const folder = (entry: InstanceType<typeof fake.TFolder>): FolderPart => 
 type Members<T, Wanted extends PropertyKey> = Exclude<Wanted, keyof T>;
 type SettingCalls = "setName" | "setDesc" | "addText" | "addTextArea" | "addToggle" | "addButton" | "descEl" | "components";
 export const settingMembers: Members<InstanceType<typeof fake.Setting>, Exclude<SettingCalls, "components">> extends never ? true : never = true;
-type PluginCalls = "loadData" | "saveData" | "addSettingTab" | "register" | "app";
+type PluginCalls = "loadData" | "saveData" | "addSettingTab" | "register" | "registerEvent" | "app";
 export const pluginMembers: Members<InstanceType<typeof fake.Plugin>, PluginCalls> extends never ? true : never = true;
 type NoticeClass = new (message: string, duration?: number) => unknown;
 export const notice: NoticeClass = fake.Notice;

@@ -26,6 +26,7 @@
 
 const { TFile, parentPath } = require("./vault.cjs");
 const { parseMarkdown, keyedRecord } = require("./markdown.cjs");
+const { Events } = require("./events.cjs");
 
 /** Obsidian's `parseLinktext`: `path` before the first `#`, `subpath` from it (with the `#`). */
 function parseLinktext(linktext) {
@@ -53,8 +54,9 @@ function joinRelative(folder, relative) {
   return segments.join("/");
 }
 
-class MetadataCache {
+class MetadataCache extends Events {
   constructor(vault) {
+    super();
     this._vault = vault;
     /** Parsed caches by path; a note missing here is parsed when first asked for. */
     this._caches = new Map();
@@ -134,8 +136,12 @@ class MetadataCache {
     return cache;
   }
 
+  /** Parses a note that changed and tells the `changed` listeners, as Obsidian does once it has re-read a note. */
   _reindex(file) {
-    this._caches.set(file.path, parseMarkdown(this._vault._textOf(file)));
+    const text = this._vault._textOf(file);
+    const cache = parseMarkdown(text);
+    this._caches.set(file.path, cache);
+    this.trigger("changed", file, text, cache);
   }
 
   /** Parses every note not parsed yet and recomputes both link maps when a change may have moved targets. */

@@ -74,6 +74,10 @@ class Component {
   register(callback) {
     this._cleanups.push(callback);
   }
+  /** Drops an event listener (`vault.on(…)`, `metadataCache.on(…)`) when the component unloads. */
+  registerEvent(ref) {
+    this.register(() => ref.e.offref(ref));
+  }
 }
 
 /** Every Notice shown in this process, oldest first, so tests can assert what the user was told. */

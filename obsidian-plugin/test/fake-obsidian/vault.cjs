@@ -24,6 +24,7 @@
 
 const fs = require("node:fs");
 const nodePath = require("node:path");
+const { Events } = require("./events.cjs");
 
 /** Obsidian's `normalizePath`: one `/` between segments, none at the ends, `/` for empty, NFC, plain spaces. */
 function normalizePath(path) {
@@ -105,8 +106,9 @@ class FileSystemAdapter {
   }
 }
 
-class Vault {
+class Vault extends Events {
   constructor(basePath, configDir) {
+    super();
     this.configDir = configDir;
     this.adapter = new FileSystemAdapter(basePath);
     /** @type {Map<string, TAbstractFile>} */
@@ -190,8 +192,11 @@ class Vault {
     file.parent = null;
   }
 
+  /** Internal observers (the metadata cache) first, then the public events Obsidian's vault triggers. */
   _notify(kind, file, oldPath) {
     for (const observer of this._observers) observer(kind, file, oldPath);
+    if (kind === "rename") this.trigger(kind, file, oldPath);
+    else this.trigger(kind, file);
   }
 
   /** Brings the tree in line with the disk at `path` (what Obsidian's file watcher does when the disk changes). */

@@ -16,6 +16,23 @@ use super::*;
 
 impl Server {
     pub(super) fn start_call(self: &Arc<Self>, id: Value, params: Option<Value>, era: Era) {
+        self.run_in_flight(id, move |server, id, slot| async move {
+            let mut answer = server.call(id, params, &slot).await;
+            if let Some(result) = answer.get_mut("result") {
+                *result = era::shaped(era, result.take(), None);
+            }
+            answer
+        });
+    }
+
+    /// Runs `work` for the request `id` in its own task, registered in flight first so that a cancellation finds it;
+    /// its answer is sent unless the request was cancelled meanwhile. A duplicate id of a request still in flight is
+    /// refused, and a panic still answers the request.
+    pub(super) fn run_in_flight<F, Work>(self: &Arc<Self>, id: Value, work: F)
+    where
+        F: FnOnce(Arc<Self>, Value, RequestSlot) -> Work + Send + 'static,
+        Work: std::future::Future<Output = Value> + Send + 'static,
+    {
         let key = jsonrpc::id_key(&id);
         let slot: RequestSlot = Arc::default();
         let server = Arc::clone(self);
@@ -37,23 +54,19 @@ impl Server {
             in_flight.insert(key.clone(), InFlight { slot, task: None });
         }
         let task = tokio::spawn(async move {
-            // A bug that panics inside one call must still answer that call, or the client waits forever.
-            let answer = AssertUnwindSafe(server.call(id.clone(), params, &task_slot))
+            // A bug that panics inside one request must still answer it, or the client waits forever.
+            let answer = AssertUnwindSafe(work(Arc::clone(&server), id.clone(), task_slot))
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|_| {
-                    tracing::error!("a tool call panicked; answered with an internal error");
+                    tracing::error!("a request panicked; answered with an internal error");
                     jsonrpc::error(
                         id,
                         jsonrpc::INTERNAL_ERROR,
-                        "obsmcp bridge failed while handling this call (a bug: see the diagnostics log)",
+                        "obsmcp bridge failed while handling this request (a bug: see the diagnostics log)",
                     )
                 });
-            let mut answer = answer;
-            if let Some(result) = answer.get_mut("result") {
-                *result = era::shaped(era, result.take(), None);
-            }
-            // Only answer if the call was not cancelled meanwhile (a cancelled request gets no response).
+            // Only answer if the request was not cancelled meanwhile (a cancelled request gets no response).
             if lock(&server.in_flight).remove(&task_key).is_some() {
                 server.send(answer);
             }

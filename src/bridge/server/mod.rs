@@ -19,7 +19,7 @@ use super::catalog::{self, Catalog, CatalogSource};
 use super::config::{BridgeConfig, UpstreamTarget};
 use super::diagnostics::{Diagnostics, Record};
 use super::jsonrpc::{self, Line, Message};
-use super::offline::OfflineBackend;
+use super::offline::{OfflineBackend, RpcFailure};
 use super::outbox::Outbox;
 use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamState};
 use crate::sync::lock;
@@ -28,6 +28,7 @@ use status::status_tool;
 mod call;
 mod era;
 mod listen;
+mod resources;
 mod status;
 
 /// The name of the bridge's own tool.
@@ -173,6 +174,9 @@ impl Server {
                 });
             }
             "tools/call" => self.start_call(id, params, era),
+            method if resources::is_passed_through(method) => {
+                self.start_passthrough(id, method.to_string(), params, era);
+            }
             "subscriptions/listen" if era == era::Era::Modern => {
                 let opened = lock(&self.listens).open(&id, params.as_ref());
                 self.send(opened.unwrap_or_else(|refusal| refusal));
@@ -251,7 +255,7 @@ impl Server {
 
     /// What the bridge offers its client, in either era.
     fn capabilities(&self) -> Value {
-        json!({ "tools": { "listChanged": true }, "logging": {} })
+        json!({ "tools": { "listChanged": true }, "resources": {}, "prompts": {}, "completions": {}, "logging": {} })
     }
 
     /// Who the bridge is.

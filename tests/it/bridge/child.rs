@@ -223,3 +223,57 @@ fn a_multi_megabyte_multibyte_argument_makes_the_round_trip_through_a_child_inta
     );
     eprintln!("8 MB round trip through a stdio child in {took:?}");
 }
+
+#[test]
+fn resources_prompts_and_completion_of_another_server_pass_through() {
+    let home = TempHome::new();
+    let mut bridge = start(&home);
+    bridge.initialize();
+    let listed = bridge.request("resources/list", json!({}));
+    let first = listed["result"]["resources"][0].clone();
+    let uri = first["uri"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no resource listed: {listed}"));
+    let read = bridge.request("resources/read", json!({ "uri": uri }));
+    assert_eq!(read["result"]["contents"][0]["uri"], uri, "{read}");
+    let templates = bridge.request("resources/templates/list", json!({}));
+    assert!(
+        !templates["result"]["resourceTemplates"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{templates}"
+    );
+    let prompts = bridge.request("prompts/list", json!({}));
+    assert!(
+        prompts["result"]["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|prompt| prompt["name"] == "completable-prompt"),
+        "{prompts}"
+    );
+    let got = bridge.request(
+        "prompts/get",
+        json!({ "name": "completable-prompt", "arguments": { "department": "Sales", "name": "Eve" } }),
+    );
+    assert_eq!(
+        got["result"]["messages"][0]["content"]["text"],
+        "Please promote Eve to the head of the Sales team.",
+        "{got}"
+    );
+    let completed = bridge.request(
+        "completion/complete",
+        json!({ "ref": { "type": "ref/prompt", "name": "completable-prompt" }, "argument": { "name": "department", "value": "S" } }),
+    );
+    assert_eq!(
+        completed["result"]["completion"]["values"],
+        json!(["Sales", "Support"]),
+        "{completed}"
+    );
+    let unknown = bridge.request("prompts/get", json!({ "name": "no-such-prompt" }));
+    assert!(
+        unknown["error"]["code"].is_i64(),
+        "the server's own error comes through: {unknown}"
+    );
+}

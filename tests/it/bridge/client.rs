@@ -60,7 +60,7 @@ fn unknown_methods_and_odd_messages_get_json_rpc_errors_and_the_session_goes_on(
     );
     bridge.initialize();
     assert_eq!(
-        bridge.request("resources/templates/list", json!({}))["error"]["code"],
+        bridge.request("no/such-method", json!({}))["error"]["code"],
         -32601
     );
     bridge.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}\n");

@@ -15,6 +15,7 @@ use crate::support::{PluginHost, TempHome, fixture_vault, free_port, node, write
 
 mod hidden;
 mod parity;
+mod resources;
 mod safety;
 mod symlinks;
 
@@ -61,6 +62,21 @@ impl Client {
         );
         answer["result"].clone()
     }
+}
+
+/// A vault of `notes` generated notes (`obsidian-plugin/test/gen-vault.mjs`, seeded), in the home.
+pub(super) fn generated_vault(home: &TempHome, notes: usize, seed: u32) -> std::path::PathBuf {
+    let vault = home.path().join("vault");
+    let (notes, seed) = (notes.to_string(), seed.to_string());
+    node(&[
+        "obsidian-plugin/test/gen-vault.mjs",
+        vault.to_str().unwrap(),
+        "--notes",
+        &notes,
+        "--seed",
+        &seed,
+    ]);
+    vault
 }
 
 /// The plugin hosted in Node on `vault`, with the tests' token.

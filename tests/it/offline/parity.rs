@@ -293,15 +293,7 @@ fn offline_results_equal_the_plugins_on_the_20mb_note() {
 #[test]
 fn offline_results_equal_the_plugins_on_a_generated_vault() {
     let home = TempHome::new();
-    let vault = home.path().join("vault");
-    node(&[
-        "obsidian-plugin/test/gen-vault.mjs",
-        vault.to_str().unwrap(),
-        "--notes",
-        "1500",
-        "--seed",
-        "7",
-    ]);
+    let vault = generated_vault(&home, 1_500, 7);
     let host = start_host(&vault);
     let mut client = Client::live(&home, &vault);
     let mut calls = vec![

@@ -12,6 +12,7 @@ use crate::support::{PluginHost, TempHome, fixture_vault, free_port, signal, wri
 
 mod eras;
 mod guards;
+mod resources;
 mod restarts;
 mod stdio;
 pub(super) const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";

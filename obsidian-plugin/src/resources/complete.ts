@@ -1,0 +1,69 @@
+// completion/complete for the path argument of the file template: the vault's files that match what the user typed
+// so far, best first, at most COMPLETION_LIMIT. Matching is on folded text (NFC, lowercased, as hidden paths are
+// compared), in tiers: the name equals the text, the name starts with it, an alias starts with it, the path starts
+// with it, the name contains it, the path or an alias contains it, and last the path contains its characters in
+// order (fuzzy). Nothing typed yet lists the most recently modified files first. The tie-breaks and the exact rules
+// are in ./README.md; the offline reader's twin is src/offline/resources/complete.rs.
+
+import type { CompleteResult } from "@modelcontextprotocol/server";
+import type { ToolContext } from "../tools/types";
+import { insideVaultChecker } from "../vault/disk";
+import type { FileIndex, IndexedFile } from "../vault/file-index";
+import { fold } from "../vault/hidden";
+import { visibleFileTest } from "./listing";
+
+/** The most values one completion returns (the protocol's own ceiling). */
+export const COMPLETION_LIMIT = 100;
+
+export function completePath(ctx: ToolContext, index: FileIndex, typed: string): CompleteResult["completion"] {
+  const query = fold(typed);
+  const visible = visibleFileTest(ctx);
+  const inside = insideVaultChecker(ctx);
+  // Aliases come from a note's text: a note whose real location is outside the vault has none.
+  const aliases = (entry: IndexedFile) => (inside(entry.file) ? index.foldedAliases(entry) : []);
+  const matches: { entry: IndexedFile; tier: number }[] = [];
+  for (const entry of index.files()) {
+    const tier = query === "" ? 0 : tierOf(entry, query, aliases);
+    if (tier > 0 || query === "") {
+      if (visible(entry)) matches.push({ entry, tier });
+    }
+  }
+  const byRecent = query === "";
+  matches.sort((a, b) => {
+    if (a.tier !== b.tier) return a.tier - b.tier;
+    if (byRecent && a.entry.file.stat.mtime !== b.entry.file.stat.mtime) return b.entry.file.stat.mtime - a.entry.file.stat.mtime;
+    const pa = a.entry.file.path;
+    const pb = b.entry.file.path;
+    if (pa.length !== pb.length) return pa.length - pb.length;
+    return pa < pb ? -1 : pa > pb ? 1 : 0;
+  });
+  return {
+    values: matches.slice(0, COMPLETION_LIMIT).map((match) => match.entry.file.path),
+    total: matches.length,
+    hasMore: matches.length > COMPLETION_LIMIT,
+  };
+}
+
+/** How well a file matches: 1 (best) to 7, or 0 for no match. */
+function tierOf(entry: IndexedFile, query: string, aliases: (entry: IndexedFile) => readonly string[]): number {
+  const { foldedName: name, foldedPath: path } = entry;
+  if (name === query) return 1;
+  if (name.startsWith(query)) return 2;
+  const known = aliases(entry);
+  if (known.some((alias) => alias.startsWith(query))) return 3;
+  if (path.startsWith(query)) return 4;
+  if (name.includes(query)) return 5;
+  if (path.includes(query) || known.some((alias) => alias.includes(query))) return 6;
+  return inOrder(query, path) ? 7 : 0;
+}
+
+/** Whether every character of `query` occurs in `text` in the same order (by code point). */
+function inOrder(query: string, text: string): boolean {
+  let at = 0;
+  for (const char of query) {
+    const found = text.indexOf(char, at);
+    if (found < 0) return false;
+    at = found + char.length;
+  }
+  return true;
+}

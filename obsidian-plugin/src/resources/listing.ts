@@ -1,0 +1,71 @@
+// resources/list and resources/templates/list: every visible file of the vault as a resource, in path order, a page
+// at a time; and the one template that names a file by its path (completed by ./complete.ts).
+
+import type { Resource, ResourceTemplateType } from "@modelcontextprotocol/server";
+import { isoTime } from "../tools/common";
+import type { ToolContext } from "../tools/types";
+import type { FileIndex, IndexedFile } from "../vault/file-index";
+import { hiddenChecker } from "../vault/hidden";
+import { isInConfigDir } from "../vault/paths";
+import { kindOf } from "./mime";
+import { PATH_TEMPLATE, uriOf } from "./uri";
+
+/** Resources per page of resources/list. */
+export const PAGE_SIZE = 500;
+
+/** The template clients offer for `@`-mentions, and complete through completion/complete. */
+export const PATH_TEMPLATE_ENTRY: ResourceTemplateType = {
+  uriTemplate: PATH_TEMPLATE,
+  name: "vault-file",
+  title: "Vault file",
+  description:
+    "A note or attachment of the vault by its vault-relative path, e.g. Projects/Plan.md or Images/chart.png " +
+    "(completion suggests paths by file name, alias and path).",
+};
+
+/** Whether a call may see this file at all: outside the config folder and not hidden. */
+export function visibleFileTest(ctx: ToolContext): (entry: IndexedFile) => boolean {
+  const hidden = hiddenChecker(ctx);
+  return (entry) => !isInConfigDir(entry.file.path, ctx) && !hidden(entry.file.path);
+}
+
+/** The resource a file is listed as. */
+export function resourceOf(entry: IndexedFile): Resource {
+  const { file } = entry;
+  return {
+    uri: uriOf(file.path),
+    name: file.path,
+    title: entry.name,
+    mimeType: kindOf(file.extension).mimeType,
+    size: file.stat.size,
+    annotations: { lastModified: isoTime(file.stat.mtime) },
+  };
+}
+
+/** One page: the files after `cursor` (the last path of the previous page) in path order. */
+export function listPage(ctx: ToolContext, index: FileIndex, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
+  const files = index.files();
+  const visible = visibleFileTest(ctx);
+  let at = cursor === undefined ? 0 : firstAfter(files, cursor);
+  const resources: Resource[] = [];
+  let last: string | undefined;
+  for (; at < files.length && resources.length < PAGE_SIZE; at++) {
+    if (!visible(files[at])) continue;
+    resources.push(resourceOf(files[at]));
+    last = files[at].file.path;
+  }
+  while (at < files.length && !visible(files[at])) at++;
+  return at < files.length && last !== undefined ? { resources, nextCursor: last } : { resources };
+}
+
+/** The index of the first file whose path sorts after `path` (binary search over the ordered files). */
+function firstAfter(files: readonly IndexedFile[], path: string): number {
+  let low = 0;
+  let high = files.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (files[middle].file.path <= path) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

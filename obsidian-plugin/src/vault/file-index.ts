@@ -1,0 +1,89 @@
+// The vault's files in path order, kept between calls so that a page of resources/list or a completion does not sort
+// the whole vault again. Obsidian's own events keep it true: a create, delete or rename drops the order (rebuilt on
+// the next use), and a note's aliases are re-read after the metadata cache reports the note changed. Hidden paths and
+// the config folder are left to each call (its rules may differ), so the index holds every file Obsidian lists.
+
+import type { App, EventRef, TFile } from "obsidian";
+import { fold } from "./hidden";
+import { frontmatterAliases } from "./links";
+
+/** A file with the folded forms that completion compares (see src/resources/README.md). */
+export interface IndexedFile {
+  file: TFile;
+  /** The note's name without ".md"; other files keep their extension. */
+  name: string;
+  foldedName: string;
+  foldedPath: string;
+}
+
+export class FileIndex {
+  private ordered: IndexedFile[] | null = null;
+  private readonly aliases = new Map<string, string[]>();
+  private refs: { from: { offref(ref: EventRef): void }; ref: EventRef }[] = [];
+
+  constructor(private readonly app: App) {}
+
+  /** Starts following Obsidian's events; `stop` undoes it. */
+  start(): void {
+    if (this.refs.length > 0) return;
+    const { vault, metadataCache } = this.app;
+    const reorder = () => {
+      this.ordered = null;
+    };
+    this.refs = [
+      { from: vault, ref: vault.on("create", reorder) },
+      {
+        from: vault,
+        ref: vault.on("delete", (file) => {
+          reorder();
+          this.aliases.delete(file.path);
+        }),
+      },
+      {
+        from: vault,
+        ref: vault.on("rename", (file, oldPath) => {
+          reorder();
+          this.aliases.delete(oldPath);
+          this.aliases.delete(file.path);
+        }),
+      },
+      { from: metadataCache, ref: metadataCache.on("changed", (file) => this.aliases.delete(file.path)) },
+    ];
+  }
+
+  stop(): void {
+    for (const { from, ref } of this.refs) from.offref(ref);
+    this.refs = [];
+    this.ordered = null;
+    this.aliases.clear();
+  }
+
+  /** Every file, sorted by path in code-unit order. */
+  files(): readonly IndexedFile[] {
+    // Without events (not started) nothing would tell the index that it is out of date: build it for this call only.
+    if (this.ordered && this.refs.length > 0) return this.ordered;
+    const ordered = this.app.vault.getFiles().map((file) => {
+      const name = file.extension.toLowerCase() === "md" ? file.basename : file.name;
+      return { file, name, foldedName: fold(name), foldedPath: fold(file.path) };
+    });
+    ordered.sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+    this.ordered = ordered;
+    return ordered;
+  }
+
+  /** A note's aliases, folded (none for other files). */
+  foldedAliases(entry: IndexedFile): readonly string[] {
+    const path = entry.file.path;
+    let known = this.aliases.get(path);
+    if (known === undefined) {
+      known = entry.file.extension.toLowerCase() === "md" ? aliasesOf(this.app, entry.file).map(fold) : [];
+      this.aliases.set(path, known);
+    }
+    return known;
+  }
+}
+
+/** The aliases in a note's frontmatter as note_metadata reports them. */
+function aliasesOf(app: App, file: TFile): string[] {
+  return frontmatterAliases(app.metadataCache.getFileCache(file)?.frontmatter);
+}

@@ -1,0 +1,286 @@
+//! The vault's files as resources, from disk (`obsidian-plugin/src/resources/`): `resources/list` a page at a time,
+//! the one file template, `resources/read` (text files as `read_note` renders them, other files as base64 blobs up to
+//! [`BLOB_LIMIT`]) and the path completion. The rules both sides follow are in
+//! `obsidian-plugin/src/resources/README.md`; `tests/it/offline/resources.rs` compares them through the bridge.
+
+mod complete;
+mod mime;
+mod uri;
+
+use std::sync::Arc;
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+use super::{OfflineVault, SOURCE_META_KEY};
+use crate::sync::lock;
+
+use crate::offline::obsidian::vault::{Entry, Snapshot};
+use crate::offline::paths::{self, clean_vault_path, is_in_config_dir, quote};
+use crate::offline::tools::{self, Context, Output, ToolError, iso_time};
+pub(crate) use complete::{Candidate, candidates, complete};
+use mime::kind_of;
+pub(crate) use uri::{PATH_TEMPLATE, URI_PREFIX, path_of, uri_of};
+
+/// Resources per page of `resources/list`.
+pub(crate) const PAGE_SIZE: usize = 500;
+
+/// The largest file `resources/read` returns as a blob.
+pub(crate) const BLOB_LIMIT: u64 = 10 * 1024 * 1024;
+
+/// JSON-RPC's invalid-params code, which resource-not-found shares in both protocol eras.
+const INVALID_PARAMS: i64 = -32602;
+
+/// A request the vault cannot answer: a JSON-RPC error.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RpcFailure {
+    pub(crate) code: i64,
+    pub(crate) message: String,
+    pub(crate) data: Option<Value>,
+}
+
+impl RpcFailure {
+    fn invalid(message: String) -> Self {
+        Self {
+            code: INVALID_PARAMS,
+            message,
+            data: None,
+        }
+    }
+
+    fn not_found(uri: &str, message: String) -> Self {
+        Self {
+            code: INVALID_PARAMS,
+            message,
+            data: Some(json!({ "uri": uri })),
+        }
+    }
+}
+
+/// One page of `resources/list`: the visible files after `cursor` in path order.
+pub(crate) fn list(snapshot: &Snapshot, config_dir: &str, cursor: Option<&str>) -> Value {
+    let files = snapshot
+        .sorted_entries
+        .iter()
+        .filter_map(|entry| match entry {
+            Entry::File(index) => Some(&snapshot.files[*index]),
+            Entry::Folder(_) => None,
+        });
+    let mut after = files
+        .filter(|file| !is_in_config_dir(&file.path, config_dir))
+        .skip_while(|file| {
+            cursor.is_some_and(|cursor| crate::offline::text::js_cmp(&file.path, cursor).is_le())
+        });
+    let page: Vec<Value> = after
+        .by_ref()
+        .take(PAGE_SIZE)
+        .map(|file| {
+            let name = if file.is_markdown() {
+                file.name().strip_suffix(".md").unwrap_or(file.name())
+            } else {
+                file.name()
+            };
+            json!({
+                "uri": uri_of(&file.path),
+                "name": file.path,
+                "title": name,
+                "mimeType": kind_of(&file.extension).0,
+                "size": file.size,
+                "annotations": { "lastModified": iso_time(file.mtime) },
+            })
+        })
+        .collect();
+    let more = after.next().is_some();
+    let mut result = json!({ "resources": page });
+    if more
+        && let Some(last) = result["resources"]
+            .as_array()
+            .and_then(|page| page.last())
+            .map(|last| last["name"].clone())
+    {
+        result["nextCursor"] = last;
+    }
+    result
+}
+
+/// `resources/templates/list`.
+pub(crate) fn templates() -> Value {
+    json!({ "resourceTemplates": [{
+        "uriTemplate": PATH_TEMPLATE,
+        "name": "vault-file",
+        "title": "Vault file",
+        "description": "A note or attachment of the vault by its vault-relative path, e.g. Projects/Plan.md or Images/chart.png \
+                        (completion suggests paths by file name, alias and path).",
+    }] })
+}
+
+/// `resources/read` of one URI.
+pub(crate) fn read(ctx: &Context<'_>, uri: &str) -> Result<Value, RpcFailure> {
+    let Some(raw) = path_of(uri) else {
+        return Err(RpcFailure::not_found(
+            uri,
+            format!(
+                "Resource not found: {uri} is not a vault file URI (they look like {URI_PREFIX}Folder/Note.md)"
+            ),
+        ));
+    };
+    let refused = |ToolError(message): ToolError| RpcFailure::invalid(format!("{uri}: {message}"));
+    let path = clean_vault_path(&raw, ctx.config_dir, "path").map_err(refused)?;
+    let Some(file) = ctx.snapshot.file(&path) else {
+        let what = if ctx.snapshot.is_folder(&path) {
+            format!("{} is a folder, not a file", quote(&path))
+        } else {
+            format!("no file {} in the vault", quote(&path))
+        };
+        return Err(RpcFailure::not_found(
+            uri,
+            format!("Resource not found: {uri} ({what})"),
+        ));
+    };
+    let (mime, text) = kind_of(&file.extension);
+    if text {
+        let output = tools::run(ctx, "read_note", json!({ "path": path })).map_err(refused)?;
+        let Output::Read { header, body } = output else {
+            unreachable!("read_note renders a read");
+        };
+        return Ok(
+            json!({ "contents": [{ "uri": uri, "mimeType": mime, "text": format!("{header}\n{body}") }] }),
+        );
+    }
+    if !file.inside {
+        return Err(refused(ToolError(format!(
+            "{} resolves (through a symlink) to a location outside the vault or inside its config folder",
+            quote(&path)
+        ))));
+    }
+    if file.size > BLOB_LIMIT {
+        return Err(RpcFailure {
+            code: INVALID_PARAMS,
+            message: format!(
+                "{path} is {:.1} MiB ({} bytes); resources/read returns files up to {:.1} MiB",
+                file.size as f64 / 1_048_576.0,
+                file.size,
+                BLOB_LIMIT as f64 / 1_048_576.0
+            ),
+            data: Some(json!({ "uri": uri, "size": file.size, "limit": BLOB_LIMIT })),
+        });
+    }
+    let bytes = paths::read_verified(&paths::full_path(ctx.root, &file.path), file.identity)
+        .map_err(|refusal| refused(refusal.into_tool_error(&file.path)))?;
+    let blob = base64::engine::general_purpose::STANDARD.encode(bytes);
+    Ok(json!({ "contents": [{ "uri": uri, "mimeType": mime, "blob": blob }] }))
+}
+
+/// `completion/complete`: the path completion of the file template; another reference or argument is refused.
+pub(crate) fn completion(
+    snapshot: &Snapshot,
+    candidates: &[Candidate],
+    params: &Value,
+) -> Result<Value, RpcFailure> {
+    let reference = &params["ref"];
+    let argument = params["argument"]["name"].as_str().unwrap_or_default();
+    let typed = params["argument"]["value"].as_str().unwrap_or_default();
+    match reference["type"].as_str() {
+        Some("ref/prompt") => Err(RpcFailure::invalid(format!(
+            "Prompt {} not found",
+            reference["name"].as_str().unwrap_or_default()
+        ))),
+        Some("ref/resource") => {
+            let template = reference["uri"].as_str().unwrap_or_default();
+            if template != PATH_TEMPLATE {
+                return Err(RpcFailure::invalid(format!(
+                    "no resource template {template}: the vault's is {PATH_TEMPLATE}"
+                )));
+            }
+            if argument != "path" {
+                return Err(RpcFailure::invalid(format!(
+                    "{PATH_TEMPLATE} has one argument, path, not {argument}"
+                )));
+            }
+            Ok(json!({ "completion": complete(snapshot, candidates, typed) }))
+        }
+        _ => Err(RpcFailure::invalid(
+            "completion/complete needs ref.type \"ref/resource\" or \"ref/prompt\"".into(),
+        )),
+    }
+}
+
+impl OfflineVault {
+    /// Answers a resource or completion request from disk (`resources/list`, `resources/templates/list`,
+    /// `resources/read`, `completion/complete`), marked as served from disk; `None` for any other method.
+    pub(crate) fn request(
+        &self,
+        method: &str,
+        params: &Value,
+    ) -> Option<Result<Value, RpcFailure>> {
+        match method {
+            "resources/list" | "resources/read" | "completion/complete" => {}
+            "resources/templates/list" => return Some(Ok(marked(templates()))),
+            // The plugin serves no prompts yet: the same empty list, and the same refusal of a name.
+            "prompts/list" => return Some(Ok(marked(json!({ "prompts": [] })))),
+            "prompts/get" => {
+                return Some(Err(RpcFailure {
+                    code: -32602,
+                    message: format!(
+                        "Prompt {} not found",
+                        params["name"].as_str().unwrap_or_default()
+                    ),
+                    data: None,
+                }));
+            }
+            _ => return None,
+        }
+        let snapshot = match self.fresh_snapshot(false) {
+            Ok(snapshot) => snapshot,
+            Err(refused) => {
+                return Some(Err(RpcFailure {
+                    code: -32603,
+                    message: refused.to_string(),
+                    data: None,
+                }));
+            }
+        };
+        let ctx = self.context(&snapshot);
+        let answer = match method {
+            "resources/list" => Ok(list(
+                &snapshot,
+                &self.config_dir,
+                params.get("cursor").and_then(Value::as_str),
+            )),
+            "resources/read" => {
+                read(&ctx, params["uri"].as_str().unwrap_or_default()).map(|mut result| {
+                    if let Some(text) = result.pointer_mut("/contents/0/text")
+                        && let Some((header, body)) =
+                            text.as_str().and_then(|text| text.split_once('\n'))
+                    {
+                        *text = json!(format!("{header} served_from=disk\n{body}"));
+                    }
+                    result
+                })
+            }
+            _ => {
+                let candidates = self.candidates(&snapshot);
+                completion(&snapshot, &candidates, params)
+            }
+        };
+        Some(answer.map(marked))
+    }
+
+    /// The completion candidates of `snapshot`, kept until the next snapshot.
+    fn candidates(&self, snapshot: &Arc<Snapshot>) -> Arc<Vec<Candidate>> {
+        if let Some((of, candidates)) = &lock(&self.state).candidates
+            && Arc::ptr_eq(of, snapshot)
+        {
+            return Arc::clone(candidates);
+        }
+        let candidates = Arc::new(candidates(snapshot, &self.config_dir));
+        lock(&self.state).candidates = Some((Arc::clone(snapshot), Arc::clone(&candidates)));
+        candidates
+    }
+}
+
+/// A resource or completion result with the mark of an answer from disk.
+fn marked(mut result: Value) -> Value {
+    result["_meta"] = json!({SOURCE_META_KEY: "disk"});
+    result
+}
