@@ -54,6 +54,11 @@ export default class ObsmcpPlugin extends Plugin implements SettingsHost {
     this.requireServer().setHidden(this.settings);
   }
 
+  async setPromptsFolder(promptsFolder: string): Promise<void> {
+    await this.saveSettings({ promptsFolder });
+    this.requireServer().setPromptsFolder(this.settings.promptsFolder);
+  }
+
   hiddenRuleCount(): number {
     return this.server ? this.server.hiddenRuleCount() : 0;
   }
@@ -71,6 +76,7 @@ export default class ObsmcpPlugin extends Plugin implements SettingsHost {
     if (this.settings.token !== before.token) server.setToken(this.settings.token);
     if (this.settings.readOnly !== before.readOnly) server.setReadOnly(this.settings.readOnly);
     server.setHidden(this.settings);
+    if (this.settings.promptsFolder !== before.promptsFolder) server.setPromptsFolder(this.settings.promptsFolder);
     if (this.settings.port !== before.port) this.announce(await server.restart(this.settings.port));
   }
 

@@ -13,7 +13,12 @@ export interface ObsmcpSettings {
   hiddenPaths: string[];
   /** Whether Obsidian's own "Excluded files" are hidden too. */
   hideExcludedFiles: boolean;
+  /** The folder whose notes are served as MCP prompts ("" for none); see src/prompts/README.md. */
+  promptsFolder: string;
 }
+
+/** Where vault prompts live unless the settings say otherwise. */
+export const DEFAULT_PROMPTS_FOLDER = "Prompts";
 
 export const DEFAULT_PORT = 22400;
 
@@ -53,7 +58,8 @@ export function mergeSettings(stored: unknown): { settings: ObsmcpSettings; data
   // user wrote is lost) and read as the strings it holds, never as "no rules" when it holds some.
   const hiddenPaths = stringList(data.hiddenPaths);
   const hideExcludedFiles = data.hideExcludedFiles === true;
-  const settings = { port, token, readOnly, hiddenPaths, hideExcludedFiles };
+  const promptsFolder = typeof data.promptsFolder === "string" ? cleanFolderSetting(data.promptsFolder) : DEFAULT_PROMPTS_FOLDER;
+  const settings = { port, token, readOnly, hiddenPaths, hideExcludedFiles, promptsFolder };
   for (const [key, value] of Object.entries({ port, token, readOnly })) {
     if (data[key] !== value) {
       data[key] = value;
@@ -61,6 +67,11 @@ export function mergeSettings(stored: unknown): { settings: ObsmcpSettings; data
     }
   }
   return { settings, data, changed };
+}
+
+/** A folder as the settings keep it: trimmed, without slashes at its ends ("" means none). */
+export function cleanFolderSetting(folder: string): string {
+  return folder.trim().replace(/^\/+|\/+$/g, "");
 }
 
 /** The strings of a stored list (a lone string counts as a list of one). */
@@ -91,6 +102,7 @@ export interface SettingsHost {
   regenerateToken(): Promise<void>;
   setReadOnly(readOnly: boolean): Promise<void>;
   setHidden(hiddenPaths: string[], hideExcludedFiles: boolean): Promise<void>;
+  setPromptsFolder(folder: string): Promise<void>;
   /** How many hidden-path rules are in force (settings plus excluded files when asked). */
   hiddenRuleCount(): number;
 }
@@ -229,6 +241,33 @@ export class ObsmcpSettingTab extends PluginSettingTab {
           showCount();
         }),
       );
+
+    let pendingFolder = this.host.settings.promptsFolder;
+    const promptsSetting = new Setting(containerEl)
+      .setName("Prompts folder")
+      .setDesc(
+        "Notes in this folder are offered to clients as prompts (slash commands in Claude Code): the note's name is the " +
+          "prompt's, frontmatter gives its description and arguments, {{argument}} is filled in and ![[embeds]] are " +
+          "inlined. Empty: no vault prompts (the built-in ones stay).",
+      );
+    promptsSetting.addText((text) =>
+      text
+        .setPlaceholder(DEFAULT_PROMPTS_FOLDER)
+        .setValue(pendingFolder)
+        .onChange((value) => {
+          pendingFolder = value;
+        }),
+    );
+    promptsSetting.addButton((button) =>
+      button.setButtonText("Apply").onClick(async () => {
+        await this.host.setPromptsFolder(cleanFolderSetting(pendingFolder));
+        new Notice(
+          this.host.settings.promptsFolder === ""
+            ? "obsmcp: vault prompts are off."
+            : `obsmcp: prompts now come from ${this.host.settings.promptsFolder}/.`,
+        );
+      }),
+    );
   }
 
   override hide(): void {

@@ -75,7 +75,7 @@ test("settings tab: live status, token copy and regenerate, read-only toggle, po
     assert.equal(statusText(tab), `Listening on 127.0.0.1:${port} · 1 client`);
 
     const settings = rows(tab);
-    assert.deepEqual([...settings.keys()], ["Status", "Port", "Token", "Read-only", "Hidden paths", "Hide Obsidian's excluded files"]);
+    assert.deepEqual([...settings.keys()], ["Status", "Port", "Token", "Read-only", "Hidden paths", "Hide Obsidian's excluded files", "Prompts folder"]);
 
     const copied = [];
     globalThis.navigator = { clipboard: { writeText: async (text) => copied.push(text) } };
@@ -172,6 +172,45 @@ test("settings tab: hidden paths apply to the next call, count their rules, and 
     assert.equal(readData(vault.dir).hideExcludedFiles, true);
     assert.match(count(), /2 rules in force/);
     assert.deepEqual(await listed(), ["Open.md"]);
+    await client.close();
+  } finally {
+    plugin.unload();
+    vault.remove();
+  }
+});
+
+/** The plugin loaded on `vault` with this token, its settings tab displayed and a client's session open. */
+async function withTab(vault, token) {
+  const port = await freePort();
+  writeSettings(vault.dir, { port, token });
+  const { plugin } = await loadPlugin({ vaultDir: vault.dir });
+  const tab = plugin.settingTabs[0];
+  tab.display();
+  const client = connect(`http://127.0.0.1:${port}/mcp`, token);
+  await client.initialize();
+  return { plugin, tab, client };
+}
+
+test("settings tab: the prompts folder is saved and serves its notes from the next request; empty turns vault prompts off", async () => {
+  const vault = tempDir();
+  for (const [folder, name] of [["Prompts", "Default one"], ["My prompts", "Mine"]]) {
+    fs.mkdirSync(`${vault.dir}/${folder}`);
+    fs.writeFileSync(`${vault.dir}/${folder}/${name}.md`, `from ${folder}\n`);
+  }
+  const { plugin, tab, client } = await withTab(vault, "e".repeat(64));
+  try {
+    const names = async () => (await client.request("prompts/list", {})).prompts.map((prompt) => prompt.name);
+    const builtins = ["daily-review", "research-topic", "summarize-note"];
+    assert.deepEqual(await names(), ["Default-one", ...builtins], "Prompts/ is the default folder");
+    const [text, apply] = rows(tab).get("Prompts folder").components;
+    text.trigger("  /My prompts/ ");
+    await apply.click();
+    assert.equal(readData(vault.dir).promptsFolder, "My prompts");
+    assert.deepEqual(await names(), ["Mine", ...builtins]);
+    text.trigger("");
+    await apply.click();
+    assert.equal(readData(vault.dir).promptsFolder, "");
+    assert.deepEqual(await names(), builtins);
     await client.close();
   } finally {
     plugin.unload();

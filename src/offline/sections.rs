@@ -26,7 +26,7 @@ fn without_cr(line: &str) -> &str {
 }
 
 /// The frontmatter's lines, fences included.
-fn frontmatter_range(lines: &[&str]) -> Option<LineRange> {
+pub(crate) fn frontmatter_range(lines: &[&str]) -> Option<LineRange> {
     if lines.is_empty() || without_cr(lines[0]) != "---" {
         return None;
     }

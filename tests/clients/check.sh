@@ -7,6 +7,7 @@
 #   codex mcp list --json              → our entry, as Codex parsed it
 #   codex app-server mcpServerStatus/list → our tools, toolsError null
 #   hermes mcp test obsidian           → "✓ Connected" and "✓ Tools discovered"
+#   hermes_tools.py (Hermes's Python)  → its list_resources, read_resource, list_prompts, get_prompt tools work
 #   gemini mcp list                    → "Disabled" in an untrusted folder, "✓ obsidian … Connected" once trusted
 #   opencode mcp list                  → "✓ obsidian connected"
 #   the companion skill: codex app-server skills/list, hermes skills list, Claude Code's ~/.claude/skills file
@@ -112,6 +113,11 @@ out="$(cd "$home" && run timeout 120 "$hermes" mcp test obsidian 2>&1 || true)"
 printf '%s\n' "$out" | grep -v '^\s*$' | sed 's/^/  | /' | head -20 || true
 if grep -q "✓ Connected" <<<"$out"; then pass "hermes mcp test obsidian: connected"; else fail "hermes mcp test obsidian: not connected"; fi
 if grep -q "✓ Tools discovered: $tools_total" <<<"$out"; then pass "hermes discovered all $tools_total tools"; else fail "hermes did not discover $tools_total tools"; fi
+if (cd "$home" && run timeout 120 "$cache/hermes/bin/python" "$here/hermes_tools.py"); then
+  pass "hermes registers the resource and prompt tools, and they work through the bridge"
+else
+  fail "hermes's resource and prompt tools"
+fi
 out="$(cd "$home" && run timeout 60 "$hermes" skills list 2>&1 || true)"
 if grep -qE "│ obsmcp +│.*enabled" <<<"$out"; then pass "hermes skills list: obsmcp, enabled"; else fail "hermes skills list has no obsmcp skill: $(grep -i obsmcp <<<"$out" || echo none)"; fi
 

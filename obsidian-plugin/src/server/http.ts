@@ -41,6 +41,7 @@ export interface VaultServerOptions {
   readOnly: boolean;
   hiddenPaths: readonly string[];
   hideExcludedFiles: boolean;
+  promptsFolder: string;
 }
 
 const ENDPOINTS_HINT = "obsmcp serves /mcp (Streamable HTTP) and /sse + /messages (legacy HTTP+SSE)";
@@ -52,6 +53,7 @@ export class VaultMcpServer {
   private token: string;
   private readOnly: boolean;
   private hidden: HiddenSettings;
+  private promptsFolder: string;
   private readonly board: StatusBoard;
   private readonly sessions: SessionRegistry;
   private readonly recent: RecentClients;
@@ -67,6 +69,7 @@ export class VaultMcpServer {
     this.port = options.port;
     this.token = options.token;
     this.readOnly = options.readOnly;
+    this.promptsFolder = options.promptsFolder;
     this.hidden = { hiddenPaths: options.hiddenPaths, hideExcludedFiles: options.hideExcludedFiles };
     this.board = new StatusBoard(options.port, options.readOnly);
     // Connected clients: the 2025-era sessions, and the 2026-07-28 clients heard from lately.
@@ -81,6 +84,7 @@ export class VaultMcpServer {
       hiddenRules: () => rulesFor(this.hidden, basePathOf(options.app), options.app.vault.configDir),
       reportError: (message) => this.board.recordError(message),
       files: new FileIndex(options.app),
+      promptsFolder: () => this.promptsFolder,
     };
     this.table = new ToolTable(options.tools);
   }
@@ -167,6 +171,11 @@ export class VaultMcpServer {
   /** Applies changed hidden-path settings; the next call of every session meets them. */
   setHidden(hidden: HiddenSettings): void {
     this.hidden = { hiddenPaths: [...hidden.hiddenPaths], hideExcludedFiles: hidden.hideExcludedFiles };
+  }
+
+  /** Serves the prompts of another folder ("" for none) from the next request on. */
+  setPromptsFolder(folder: string): void {
+    this.promptsFolder = folder;
   }
 
   /** How many hidden-path rules are in force now, for the settings tab and the status. */

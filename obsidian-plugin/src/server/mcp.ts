@@ -17,6 +17,8 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { completePromptArgument, getPrompt, listPrompts } from "../prompts/index";
+import type { PromptContext } from "../prompts/types";
 import { completePath } from "../resources/complete";
 import { listPage, PATH_TEMPLATE_ENTRY } from "../resources/listing";
 import { readResource } from "../resources/read";
@@ -35,6 +37,8 @@ export interface SessionDeps {
   hiddenRules(): HiddenRules;
   /** The vault's files in path order, for resources and completion. */
   files: FileIndex;
+  /** The settings' prompts folder ("" when vault prompts are off). */
+  promptsFolder(): string;
   /** Records an unexpected failure for the status line. */
   reportError(message: string): void;
 }
@@ -111,7 +115,9 @@ export function buildServer(deps: SessionDeps, table: ToolTable): Server {
   server.setRequestHandler("resources/read", (request, ctx) => readResource(contextOf(deps, ctx.mcpReq.signal), request.params.uri));
   server.setRequestHandler("completion/complete", (request, ctx) => {
     const { ref, argument } = request.params;
-    if (ref.type === "ref/prompt") throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
+    if (ref.type === "ref/prompt") {
+      return { completion: completePromptArgument(promptContext(deps, table, ctx.mcpReq.signal), ref.name, argument.name, argument.value) };
+    }
     if (ref.uri !== PATH_TEMPLATE) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `no resource template ${ref.uri}: the vault's is ${PATH_TEMPLATE}`);
     }
@@ -120,10 +126,10 @@ export function buildServer(deps: SessionDeps, table: ToolTable): Server {
     }
     return { completion: completePath(contextOf(deps, ctx.mcpReq.signal), deps.files, argument.value) };
   });
-  server.setRequestHandler("prompts/list", () => ({ prompts: [] }));
-  server.setRequestHandler("prompts/get", (request) => {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${request.params.name} not found`);
-  });
+  server.setRequestHandler("prompts/list", (_request, ctx) => listPrompts(promptContext(deps, table, ctx.mcpReq.signal)));
+  server.setRequestHandler("prompts/get", (request, ctx) =>
+    getPrompt(promptContext(deps, table, ctx.mcpReq.signal), request.params.name, request.params.arguments),
+  );
   server.onerror = (error) => deps.reportError(`MCP transport: ${truncate(error.message, 200)}`);
   return server;
 }
@@ -144,6 +150,22 @@ async function runTool(deps: SessionDeps, entry: Entry, args: unknown, signal: A
     deps.reportError(message);
     return errorResult(message);
   }
+}
+
+/** What a prompt of one request is built with: read tools run as a client's call would run them. */
+function promptContext(deps: SessionDeps, table: ToolTable, signal: AbortSignal): PromptContext {
+  const ctx = contextOf(deps, signal);
+  return {
+    ctx,
+    files: deps.files,
+    folder: deps.promptsFolder(),
+    async runTool(name, args) {
+      const entry = table.get(name);
+      if (!entry || isWriteTool(entry.def)) throw new Error(`a prompt may run read tools only, not ${name}`);
+      const result = await runTool(deps, entry, args, signal);
+      return { text: result.content.map((block) => (block.type === "text" ? block.text : "")).join(""), isError: result.isError === true };
+    },
+  };
 }
 
 /** What a tool, resource read or completion of one request runs with. */

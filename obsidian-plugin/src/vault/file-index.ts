@@ -71,6 +71,19 @@ export class FileIndex {
     return ordered;
   }
 
+  /** The files from the first whose path is `path` or sorts after it, in path order. */
+  *from(path: string): Generator<IndexedFile> {
+    const files = this.files();
+    let low = 0;
+    let high = files.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (files[middle].file.path < path) low = middle + 1;
+      else high = middle;
+    }
+    for (let at = low; at < files.length; at++) yield files[at];
+  }
+
   /** A note's aliases, folded (none for other files). */
   foldedAliases(entry: IndexedFile): readonly string[] {
     const path = entry.file.path;

@@ -7,13 +7,8 @@ mod complete;
 mod mime;
 mod uri;
 
-use std::sync::Arc;
-
 use base64::Engine;
 use serde_json::{Value, json};
-
-use super::{OfflineVault, SOURCE_META_KEY};
-use crate::sync::lock;
 
 use crate::offline::obsidian::vault::{Entry, Snapshot};
 use crate::offline::paths::{self, clean_vault_path, is_in_config_dir, quote};
@@ -40,7 +35,7 @@ pub(crate) struct RpcFailure {
 }
 
 impl RpcFailure {
-    fn invalid(message: String) -> Self {
+    pub(crate) fn invalid(message: String) -> Self {
         Self {
             code: INVALID_PARAMS,
             message,
@@ -171,7 +166,8 @@ pub(crate) fn read(ctx: &Context<'_>, uri: &str) -> Result<Value, RpcFailure> {
     Ok(json!({ "contents": [{ "uri": uri, "mimeType": mime, "blob": blob }] }))
 }
 
-/// `completion/complete`: the path completion of the file template; another reference or argument is refused.
+/// `completion/complete` of a resource template: the path completion of the file template; another template,
+/// argument or reference type is refused (prompts are completed by `crate::offline::prompts`).
 pub(crate) fn completion(
     snapshot: &Snapshot,
     candidates: &[Candidate],
@@ -181,10 +177,6 @@ pub(crate) fn completion(
     let argument = params["argument"]["name"].as_str().unwrap_or_default();
     let typed = params["argument"]["value"].as_str().unwrap_or_default();
     match reference["type"].as_str() {
-        Some("ref/prompt") => Err(RpcFailure::invalid(format!(
-            "Prompt {} not found",
-            reference["name"].as_str().unwrap_or_default()
-        ))),
         Some("ref/resource") => {
             let template = reference["uri"].as_str().unwrap_or_default();
             if template != PATH_TEMPLATE {
@@ -203,84 +195,4 @@ pub(crate) fn completion(
             "completion/complete needs ref.type \"ref/resource\" or \"ref/prompt\"".into(),
         )),
     }
-}
-
-impl OfflineVault {
-    /// Answers a resource or completion request from disk (`resources/list`, `resources/templates/list`,
-    /// `resources/read`, `completion/complete`), marked as served from disk; `None` for any other method.
-    pub(crate) fn request(
-        &self,
-        method: &str,
-        params: &Value,
-    ) -> Option<Result<Value, RpcFailure>> {
-        match method {
-            "resources/list" | "resources/read" | "completion/complete" => {}
-            "resources/templates/list" => return Some(Ok(marked(templates()))),
-            // The plugin serves no prompts yet: the same empty list, and the same refusal of a name.
-            "prompts/list" => return Some(Ok(marked(json!({ "prompts": [] })))),
-            "prompts/get" => {
-                return Some(Err(RpcFailure {
-                    code: -32602,
-                    message: format!(
-                        "Prompt {} not found",
-                        params["name"].as_str().unwrap_or_default()
-                    ),
-                    data: None,
-                }));
-            }
-            _ => return None,
-        }
-        let snapshot = match self.fresh_snapshot(false) {
-            Ok(snapshot) => snapshot,
-            Err(refused) => {
-                return Some(Err(RpcFailure {
-                    code: -32603,
-                    message: refused.to_string(),
-                    data: None,
-                }));
-            }
-        };
-        let ctx = self.context(&snapshot);
-        let answer = match method {
-            "resources/list" => Ok(list(
-                &snapshot,
-                &self.config_dir,
-                params.get("cursor").and_then(Value::as_str),
-            )),
-            "resources/read" => {
-                read(&ctx, params["uri"].as_str().unwrap_or_default()).map(|mut result| {
-                    if let Some(text) = result.pointer_mut("/contents/0/text")
-                        && let Some((header, body)) =
-                            text.as_str().and_then(|text| text.split_once('\n'))
-                    {
-                        *text = json!(format!("{header} served_from=disk\n{body}"));
-                    }
-                    result
-                })
-            }
-            _ => {
-                let candidates = self.candidates(&snapshot);
-                completion(&snapshot, &candidates, params)
-            }
-        };
-        Some(answer.map(marked))
-    }
-
-    /// The completion candidates of `snapshot`, kept until the next snapshot.
-    fn candidates(&self, snapshot: &Arc<Snapshot>) -> Arc<Vec<Candidate>> {
-        if let Some((of, candidates)) = &lock(&self.state).candidates
-            && Arc::ptr_eq(of, snapshot)
-        {
-            return Arc::clone(candidates);
-        }
-        let candidates = Arc::new(candidates(snapshot, &self.config_dir));
-        lock(&self.state).candidates = Some((Arc::clone(snapshot), Arc::clone(&candidates)));
-        candidates
-    }
-}
-
-/// A resource or completion result with the mark of an answer from disk.
-fn marked(mut result: Value) -> Value {
-    result["_meta"] = json!({SOURCE_META_KEY: "disk"});
-    result
 }

@@ -1,4 +1,4 @@
-//! Parity of resources and completion: `resources/list` (every page), `resources/templates/list`, `resources/read` of
+//! Parity of resources, prompts and completion: `resources/list` (every page), `resources/templates/list`, `resources/read` of
 //! every listed file and of URIs that must fail, and `completion/complete` for many typed values, through the bridge
 //! while the plugin serves the vault and again from disk, compared whole (results and errors alike). On the fixture
 //! vault (with a hidden folder, an attachment over the blob limit and names that need percent-encoding) and on a
@@ -105,6 +105,71 @@ fn run(home: &TempHome, vault: &Path, host: PluginHost, requests: &[Request]) ->
     differences
 }
 
+/// A prompts folder with a prompt of every kind: arguments and embeds, a replaced built-in, a clash of names, a hidden
+/// one, one in a subfolder, one with broken frontmatter.
+fn write_prompts(vault: &Path) {
+    let prompts = vault.join("Prompts");
+    std::fs::create_dir_all(prompts.join("Sub")).unwrap();
+    for (name, text) in [
+        (
+            "Weekly plan.md",
+            "---\ndescription: Plan the week\narguments:\n  - name: focus\n    description: The theme\n    required: true\n  - mood\n  - name: bad name\n---\n\nAround {{focus}} ({{ mood }}), {{other}} stays.\n![[Home]]\n![[Notes/Note#Nope]] ![[Missing]] ![[Secret]]\n",
+        ),
+        (
+            "summarize-note.md",
+            "---\narguments: [path]\n---\nMine: {{path}}\n",
+        ),
+        ("Sub/Deep one.md", "deep ![[Über uns|shown]]\n"),
+        ("Dup.md", "second\n"),
+        (
+            "Sub/Dup.md",
+            "first? no: Prompts/Dup.md sorts before Prompts/Sub/Dup.md\n",
+        ),
+        (
+            "Broken.md",
+            "---\narguments: [unclosed\n---\nstill a prompt\n",
+        ),
+    ] {
+        std::fs::write(prompts.join(name), text).unwrap();
+    }
+}
+
+/// Every prompt request worth comparing on the prompts of `write_prompts` and the built-ins.
+fn prompt_requests() -> Vec<Request> {
+    let mut requests = vec![request("prompts/list", json!({}))];
+    for (name, arguments) in [
+        ("Weekly-plan", json!({"focus": "launch", "mood": "calm"})),
+        ("Weekly-plan", json!({"focus": "{{mood}} ![[Home]]"})),
+        ("Weekly-plan", json!({})),
+        ("summarize-note", json!({"path": "Home"})),
+        ("Deep-one", json!({})),
+        ("Dup", json!({})),
+        ("Broken", json!({})),
+        ("research-topic", json!({"topic": "Ünïcode"})),
+        ("research-topic", json!({})),
+        ("daily-review", json!({"date": "2026-03-14"})),
+        ("daily-review", json!({"date": "1999-01-01"})),
+        ("nope", json!({})),
+    ] {
+        requests.push(request(
+            "prompts/get",
+            json!({ "name": name, "arguments": arguments }),
+        ));
+    }
+    for (name, argument, typed) in [
+        ("summarize-note", "path", "no"),
+        ("Weekly-plan", "focus", "x"),
+        ("Weekly-plan", "path", ""),
+        ("nope", "path", ""),
+    ] {
+        requests.push(request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": name}, "argument": {"name": argument, "value": typed}}),
+        ));
+    }
+    requests
+}
+
 #[test]
 fn resources_and_completion_from_disk_equal_the_plugins_on_the_fixture_vault() {
     let home = TempHome::new();
@@ -117,6 +182,7 @@ fn resources_and_completion_from_disk_equal_the_plugins_on_the_fixture_vault() {
     std::fs::write(vault.join("100% sure #1.md"), "percent\n").unwrap();
     std::fs::create_dir_all(vault.join("Private")).unwrap();
     std::fs::write(vault.join("Private/Secret.md"), "secret\n").unwrap();
+    write_prompts(&vault);
     write_plugin_data(&vault, free_port(), TOKEN);
     let data = vault.join(".obsidian/plugins/obsmcp/data.json");
     let mut settings: Value =
@@ -126,6 +192,38 @@ fn resources_and_completion_from_disk_equal_the_plugins_on_the_fixture_vault() {
     let host = start_host(&vault);
     let mut client = Client::live(&home, &vault);
     let (mut requests, uris) = list_requests(&mut client);
+    let listed = client.bridge.request("prompts/list", json!({}));
+    let names: Vec<&str> = listed["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|prompt| prompt["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Broken",
+            "Deep-one",
+            "Dup",
+            "Weekly-plan",
+            "daily-review",
+            "research-topic",
+            "summarize-note"
+        ],
+        "{listed}"
+    );
+    let weekly = client.bridge.request(
+        "prompts/get",
+        json!({"name": "Weekly-plan", "arguments": {"focus": "launch"}}),
+    );
+    let text = weekly["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("Around launch (), {{other}} stays.\n[lines 1-")
+            && text.contains("![[Missing]] ![[Secret]]"),
+        "{weekly}"
+    );
     drop(client);
     assert!(
         uris.len() >= 15,
@@ -173,12 +271,7 @@ fn resources_and_completion_from_disk_equal_the_plugins_on_the_fixture_vault() {
         "completion/complete",
         json!({"ref": {"type": "ref/resource", "uri": "obsidian://vault/{+path}"}, "argument": {"name": "folder", "value": ""}}),
     ));
-    requests.push(request(
-        "completion/complete",
-        json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "x", "value": ""}}),
-    ));
-    requests.push(request("prompts/list", json!({})));
-    requests.push(request("prompts/get", json!({"name": "nope"})));
+    requests.extend(prompt_requests());
     let count = requests.len();
     let differences = run(&home, &vault, host, &requests);
     assert_same(count, &differences);

@@ -1,0 +1,46 @@
+// prompts/list, prompts/get and the completion of prompt arguments: the built-in prompts and the vault's own (a vault
+// prompt takes the place of a built-in of the same name), sorted by name.
+
+import { ProtocolError, ProtocolErrorCode, type CompleteResult, type GetPromptResult } from "@modelcontextprotocol/server";
+import { completePath } from "../resources/complete";
+import { BUILTINS } from "./builtin";
+import type { PromptContext, PromptEntry } from "./types";
+import { renderVaultPrompt, vaultPrompts } from "./vault";
+
+/** Arguments whose values are vault files, completed like the file template's path. */
+const FILE_ARGUMENTS = new Set(["path", "note"]);
+
+export function listPrompts(p: PromptContext): { prompts: PromptEntry[] } {
+  const byName = new Map<string, PromptEntry>(BUILTINS.map((builtin) => [builtin.name, builtin]));
+  for (const [name, prompt] of vaultPrompts(p)) byName.set(name, prompt);
+  const prompts = [...byName.values()]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args }));
+  return { prompts };
+}
+
+export async function getPrompt(p: PromptContext, name: string, given: Record<string, string> | undefined): Promise<GetPromptResult> {
+  const vault = vaultPrompts(p).get(name);
+  const builtin = BUILTINS.find((each) => each.name === name);
+  const prompt = vault ?? builtin;
+  if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
+  const args = given ?? {};
+  for (const argument of prompt.arguments) {
+    if (argument.required && (args[argument.name] ?? "") === "") {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `prompt ${name} needs the argument ${argument.name}`);
+    }
+  }
+  const text = vault ? await renderVaultPrompt(p, vault, args) : await (builtin as (typeof BUILTINS)[number]).render(p, args);
+  return { description: prompt.description, messages: [{ role: "user", content: { type: "text", text } }] };
+}
+
+/** Completion of a prompt's argument: vault files for `path` and `note`, nothing for the others. */
+export function completePromptArgument(p: PromptContext, name: string, argument: string, typed: string): CompleteResult["completion"] {
+  const prompt = vaultPrompts(p).get(name) ?? BUILTINS.find((each) => each.name === name);
+  if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
+  if (!prompt.arguments.some((each) => each.name === argument)) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `prompt ${name} has no argument ${argument}`);
+  }
+  if (!FILE_ARGUMENTS.has(argument)) return { values: [], total: 0, hasMore: false };
+  return completePath(p.ctx, p.files, typed);
+}
