@@ -38,6 +38,7 @@ describe("read-only mode", () => {
       "vault_info",
       "list_files",
       "read_note",
+      "read_attachment",
       "search",
       "note_metadata",
       "outline",

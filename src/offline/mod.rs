@@ -238,6 +238,13 @@ impl OfflineVault {
             },
         };
         Some(match outcome {
+            Ok(Output::Attachment { header, block }) => {
+                let mut result = tool_result(&format!("{header} served_from=disk"), false);
+                if let Some(content) = result["content"].as_array_mut() {
+                    content.push(block);
+                }
+                result
+            }
             Ok(output) => tool_result(&mark_from_disk(output), false),
             Err(ToolError(message)) => tool_result(&message, true),
         })

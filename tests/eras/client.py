@@ -74,6 +74,7 @@ CALLS = [
     ("vault_info", {}),
     ("list_files", {"folder": "Notes"}),
     ("read_note", {"path": "Home"}),
+    ("read_attachment", {"path": "diagram.png"}),
     ("search", {"query": "Welcome"}),
     ("note_metadata", {"path": "Home"}),
     ("outline", {"path": "Home"}),

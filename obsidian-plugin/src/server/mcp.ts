@@ -143,7 +143,7 @@ async function runTool(deps: SessionDeps, entry: Entry, args: unknown, signal: A
   if (!parsed.success) return errorResult(`MCP error -32602: Input validation error: Invalid arguments for tool ${tool.name}: ${issues(parsed.error)}`);
   try {
     const output = await tool.run(parsed.data, contextOf(deps, signal));
-    return { content: [{ type: "text", text: output.text }] };
+    return { content: [{ type: "text", text: output.text }, ...(output.content ?? [])] };
   } catch (error) {
     if (error instanceof ToolError) return errorResult(error.message);
     const message = `${tool.name} failed unexpectedly (${errorKind(error)})`;

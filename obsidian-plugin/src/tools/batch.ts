@@ -76,7 +76,9 @@ export const batch = defineTool({
         const reason =
           call.tool === "batch"
             ? "batch cannot be nested"
-            : `${JSON.stringify(call.tool)} is not a read-only tool (batch runs only: ${BATCHABLE.map((t) => t.name).join(", ")})`;
+            : call.tool === "read_attachment"
+              ? "read_attachment cannot run in a batch (an image or audio does not fit a batch's text): call it on its own"
+              : `${JSON.stringify(call.tool)} is not a read-only tool (batch runs only: ${BATCHABLE.map((t) => t.name).join(", ")})`;
         results.push({ tool: call.tool, ok: false, error: reason });
         continue;
       }

@@ -1,5 +1,6 @@
 // The full tool list the server registers (and the catalog generator serializes), in the documented order.
 
+import { ATTACHMENT_TOOLS } from "./attachments";
 import { batch } from "./batch";
 import { FILE_TOOLS } from "./files";
 import { LINK_TOOLS } from "./links";
@@ -15,6 +16,7 @@ const ORDER = [
   "vault_info",
   "list_files",
   "read_note",
+  "read_attachment",
   "search",
   "note_metadata",
   "outline",
@@ -42,6 +44,7 @@ const ORDER = [
 
 const defined: ToolDef[] = [
   ...READ_TOOLS,
+  ...ATTACHMENT_TOOLS,
   ...SEARCH_TOOLS,
   ...LINK_TOOLS,
   ...TAG_TOOLS,

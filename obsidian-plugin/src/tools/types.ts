@@ -2,6 +2,7 @@
 // know the vault). A tool is plain data plus one async function, so the same definitions feed the live server and
 // the generated catalog that the Rust bridge embeds.
 
+import type { AudioContent, EmbeddedResource, ImageContent } from "@modelcontextprotocol/server";
 import type { App } from "obsidian";
 import type { z } from "zod";
 import type { HiddenRules } from "../vault/hidden";
@@ -27,9 +28,11 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-/** What a tool returns: the text shown to the agent. */
+/** What a tool returns: the text shown to the agent, and for an attachment the block that carries it. */
 export interface ToolOutput {
   text: string;
+  /** Content after the text block (read_attachment's image, audio or embedded resource). */
+  content?: (ImageContent | AudioContent | EmbeddedResource)[];
 }
 
 /** A tool definition. `input` is a zod object shape; the SDK turns it into the JSON schema with `required`. */

@@ -14,7 +14,7 @@ use crate::offline::obsidian::vault::{Entry, Snapshot};
 use crate::offline::paths::{self, clean_vault_path, is_in_config_dir, quote};
 use crate::offline::tools::{self, Context, Output, ToolError, iso_time};
 pub(crate) use complete::{Candidate, candidates, complete};
-use mime::kind_of;
+pub(crate) use mime::kind_of;
 pub(crate) use uri::{PATH_TEMPLATE, URI_PREFIX, path_of, uri_of};
 
 /// Resources per page of `resources/list`.

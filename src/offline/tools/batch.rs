@@ -101,6 +101,9 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
         if !BATCHABLE.contains(&tool.as_str()) {
             let reason = if tool == "batch" {
                 "batch cannot be nested".to_string()
+            } else if tool == "read_attachment" {
+                "read_attachment cannot run in a batch (an image or audio does not fit a batch's text): call it on its own"
+                    .to_string()
             } else {
                 format!(
                     "{} is not a read-only tool (batch runs only: {})",

@@ -151,7 +151,7 @@ mod tests {
     fn header(output: Output) -> String {
         match output {
             Output::Read { header, body } => format!("{header}\n{body}"),
-            Output::Json(_) => unreachable!(),
+            Output::Json(_) | Output::Attachment { .. } => unreachable!(),
         }
     }
 

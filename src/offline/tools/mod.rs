@@ -3,6 +3,7 @@
 //! result as served from disk happens once, in `super::OfflineVault::call_tool`.
 
 mod args;
+mod attachments;
 mod batch;
 mod common;
 mod links;
@@ -29,9 +30,11 @@ pub(crate) enum Served {
 /// Every tool of the catalog and how offline mode serves it; tools not listed are not served offline.
 pub(crate) fn served(name: &str) -> Option<Served> {
     Some(match name {
-        "vault_info" | "list_files" | "read_note" | "search" | "note_metadata" | "outline"
-        | "backlinks" | "outgoing_links" | "unresolved_links" | "orphans" | "tags"
-        | "files_by_tag" | "daily_note" | "recent_files" | "batch" => Served::Disk,
+        "vault_info" | "list_files" | "read_note" | "read_attachment" | "search"
+        | "note_metadata" | "outline" | "backlinks" | "outgoing_links" | "unresolved_links"
+        | "orphans" | "tags" | "files_by_tag" | "daily_note" | "recent_files" | "batch" => {
+            Served::Disk
+        }
         "active_note" | "create_note" | "create_daily_note" | "str_replace" | "patch_section"
         | "append" | "insert_at_line" | "set_property" | "delete_property" | "move_note"
         | "delete_note" => Served::NeedsObsidian,
@@ -77,6 +80,7 @@ pub(crate) fn run(ctx: &Context<'_>, name: &str, arguments: Value) -> Result<Out
         "vault_info" => read::vault_info(ctx),
         "list_files" => read::list_files(ctx, &args),
         "read_note" => read::read_note(ctx, &args),
+        "read_attachment" => attachments::read_attachment(ctx, &args),
         "note_metadata" => read::note_metadata(ctx, &args),
         "outline" => read::outline(ctx, &args),
         "search" => search::search(ctx, &args),

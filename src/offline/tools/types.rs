@@ -28,7 +28,15 @@ pub(crate) struct Context<'a> {
 /// What a tool produced: compact JSON, or a note read (`[lines a-b of N]` header and text).
 pub(crate) enum Output {
     Json(Value),
-    Read { header: String, body: String },
+    Read {
+        header: String,
+        body: String,
+    },
+    /// `read_attachment`: a header line, then the image, audio or embedded-resource block.
+    Attachment {
+        header: String,
+        block: Value,
+    },
 }
 
 impl Output {
@@ -37,6 +45,7 @@ impl Output {
         match self {
             Output::Json(value) => serde_json::to_string(value).unwrap_or_default(),
             Output::Read { header, body } => format!("{header}\n{body}"),
+            Output::Attachment { header, .. } => header.clone(),
         }
     }
 }

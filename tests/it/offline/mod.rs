@@ -133,6 +133,19 @@ pub(super) fn text_of(result: &Value) -> &str {
 fn compare(live: &Value, offline: &Value) -> Vec<String> {
     let offline = without_disk_marks(offline);
     let mut out = Vec::new();
+    // An attachment's image, audio or resource block follows its text block.
+    let rest = |result: &Value| {
+        result["content"]
+            .as_array()
+            .map(|content| content.iter().skip(1).cloned().collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    diff(
+        ".content[1..]",
+        &json!(rest(live)),
+        &json!(rest(&offline)),
+        &mut out,
+    );
     let live_error = live["isError"] == json!(true);
     let offline_error = offline["isError"] == json!(true);
     if live_error != offline_error {
