@@ -156,15 +156,21 @@ fn notification_method(message: &Value) -> Option<&str> {
 }
 
 /// What makes a queued notification stale when a newer one comes: the same progress token, or the same
-/// list-changed method.
+/// list-changed method on the same stream.
 fn replace_key(method: &str, message: &Value) -> Option<String> {
     match method {
         "notifications/progress" => message
             .pointer("/params/progressToken")
             .map(|token| format!("progress {token}")),
+        // Per stream: a 2026 client's listen streams (tagged with their id) and the untagged 2025 form each keep one.
         "notifications/tools/list_changed"
         | "notifications/resources/list_changed"
-        | "notifications/prompts/list_changed" => Some(method.to_string()),
+        | "notifications/prompts/list_changed" => Some(format!(
+            "{method} {}",
+            message
+                .pointer("/params/_meta/io.modelcontextprotocol~1subscriptionId")
+                .unwrap_or(&Value::Null)
+        )),
         _ => None,
     }
 }
@@ -232,6 +238,27 @@ mod tests {
             })
             .collect();
         assert_eq!(seen, ["1:3", "between", "2:1"]);
+    }
+
+    #[tokio::test]
+    async fn a_list_change_replaces_the_queued_one_of_its_own_stream_only() {
+        let outbox = Outbox::new();
+        let changed = |tag: Option<&str>| match tag {
+            Some(tag) => {
+                json!({ "jsonrpc": "2.0", "method": "notifications/resources/list_changed",
+                "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": tag } } })
+            }
+            None => json!({ "jsonrpc": "2.0", "method": "notifications/resources/list_changed" }),
+        };
+        for tag in [None, Some("a"), Some("b"), None, Some("a")] {
+            outbox.send(&changed(tag));
+        }
+        let lines = drain(&outbox).await;
+        let tags: Vec<&Value> = lines
+            .iter()
+            .map(|line| &line["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"])
+            .collect();
+        assert_eq!(tags, [&Value::Null, &json!("a"), &json!("b")]);
     }
 
     #[tokio::test]

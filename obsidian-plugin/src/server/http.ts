@@ -18,6 +18,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ToolDef } from "../tools/types";
 import { FileIndex } from "../vault/file-index";
+import { ChangeNotices } from "./changes";
 import { basePathOf, rulesFor, type HiddenSettings } from "../vault/hidden";
 import { BodyNotJson, BodyTooLarge, MAX_BODY_BYTES, parseJson, readBody } from "./body";
 import { CONNECTION_CHECK_MS, Connections, HEADERS_TIMEOUT_MS } from "./connections";
@@ -59,6 +60,8 @@ export class VaultMcpServer {
   private readonly recent: RecentClients;
   private forgetting: ReturnType<typeof setInterval> | undefined;
   private readonly deps: SessionDeps;
+  /** Resource and prompt list changes and resource updates, told to every client. */
+  private readonly notices: ChangeNotices;
   private readonly table: ToolTable;
   /** The 2026-07-28 leg while listening: stateless, one server instance per request. */
   private modern: McpHttpHandler | undefined;
@@ -87,6 +90,12 @@ export class VaultMcpServer {
       promptsFolder: () => this.promptsFolder,
     };
     this.table = new ToolTable(options.tools);
+    this.notices = new ChangeNotices(options.app, {
+      sessions: () => this.sessions.all(),
+      modern: () => this.modern,
+      hidden: () => this.deps.hiddenRules(),
+      promptsFolder: () => this.promptsFolder,
+    });
   }
 
   get status(): ServerStatus {
@@ -110,6 +119,7 @@ export class VaultMcpServer {
     server.on("connection", (socket: Socket) => this.connections.admit(socket));
     this.http = server;
     this.deps.files.start();
+    this.notices.start();
     this.forgetting = setInterval(() => this.recent.forgetIdle(), RECENT_MS / 4);
     this.modern = createMcpHandler(() => buildServer(this.deps, this.table), {
       legacy: "reject",
@@ -146,6 +156,7 @@ export class VaultMcpServer {
     void this.modern?.close();
     this.modern = undefined;
     this.deps.files.stop();
+    this.notices.stop();
     clearInterval(this.forgetting);
     this.recent.clear();
     if (server) {
@@ -171,11 +182,14 @@ export class VaultMcpServer {
   /** Applies changed hidden-path settings; the next call of every session meets them. */
   setHidden(hidden: HiddenSettings): void {
     this.hidden = { hiddenPaths: [...hidden.hiddenPaths], hideExcludedFiles: hidden.hideExcludedFiles };
+    this.notices.listsChanged();
   }
 
   /** Serves the prompts of another folder ("" for none) from the next request on. */
   setPromptsFolder(folder: string): void {
+    if (folder === this.promptsFolder) return;
     this.promptsFolder = folder;
+    this.notices.listsChanged();
   }
 
   /** How many hidden-path rules are in force now, for the settings tab and the status. */
@@ -272,11 +286,12 @@ export class VaultMcpServer {
   }
 
   private async openStreamableSession(webRequest: Request, response: ServerResponse, body: unknown): Promise<void> {
-    const server = buildServer(this.deps, this.table);
+    const subscriptions = new Set<string>();
+    const server = buildServer(this.deps, this.table, subscriptions);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.sessions.add({ kind: "streamable", id, transport, server, lastUsed: Date.now() });
+        this.sessions.add({ kind: "streamable", id, transport, server, lastUsed: Date.now(), subscriptions });
       },
       onsessionclosed: (id) => this.sessions.remove(id),
     });
@@ -297,7 +312,8 @@ export class VaultMcpServer {
   }
 
   private async openLegacyStream(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const server = buildServer(this.deps, this.table);
+    const subscriptions = new Set<string>();
+    const server = buildServer(this.deps, this.table, subscriptions);
     const transport = new LegacySseTransport("/messages", response, (unread) =>
       this.board.recordError(
         `closed a legacy SSE session whose client stopped reading (${mib(unread)} MiB unread, limit ${mib(MAX_UNREAD_BYTES)} MiB)`,
@@ -305,7 +321,7 @@ export class VaultMcpServer {
     );
     const id = transport.sessionId;
     transport.onclose = () => this.sessions.remove(id);
-    this.sessions.add({ kind: "sse", id, transport, server, lastUsed: Date.now() });
+    this.sessions.add({ kind: "sse", id, transport, server, lastUsed: Date.now(), subscriptions });
     try {
       await server.connect(transport);
     } catch (error) {

@@ -95,10 +95,19 @@ export class ToolTable {
   }
 }
 
-/** A new server instance for one 2025-era session or one 2026-07-28 request. */
-export function buildServer(deps: SessionDeps, table: ToolTable): Server {
+/**
+ * A new server instance for one 2025-era session (with the set its resource subscriptions go to) or one 2026-07-28
+ * request (none: that revision subscribes through `subscriptions/listen`).
+ */
+export function buildServer(deps: SessionDeps, table: ToolTable, subscriptions?: Set<string>): Server {
   const server = new Server(deps.serverInfo, {
-    capabilities: { logging: {}, tools: { listChanged: true }, resources: {}, prompts: {}, completions: {} },
+    capabilities: {
+      logging: {},
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+      completions: {},
+    },
     instructions: INSTRUCTIONS,
   });
   server.setRequestHandler("tools/list", () => ({ tools: table.list(deps.isReadOnly()) }));
@@ -111,6 +120,16 @@ export function buildServer(deps: SessionDeps, table: ToolTable): Server {
   server.setRequestHandler("resources/list", (request, ctx) =>
     listPage(contextOf(deps, ctx.mcpReq.signal), deps.files, request.params?.cursor),
   );
+  const subscribing = (uri: string, add: boolean) => {
+    if (!subscriptions) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "in 2026-07-28, subscribe with subscriptions/listen (resourceSubscriptions)");
+    }
+    if (add) subscriptions.add(uri);
+    else subscriptions.delete(uri);
+    return {};
+  };
+  server.setRequestHandler("resources/subscribe", (request) => subscribing(request.params.uri, true));
+  server.setRequestHandler("resources/unsubscribe", (request) => subscribing(request.params.uri, false));
   server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [PATH_TEMPLATE_ENTRY] }));
   server.setRequestHandler("resources/read", (request, ctx) => readResource(contextOf(deps, ctx.mcpReq.signal), request.params.uri));
   server.setRequestHandler("completion/complete", (request, ctx) => {

@@ -15,7 +15,15 @@ interface Transports {
 
 /** One live session of either transport kind. */
 export type Session<Kind extends keyof Transports = keyof Transports> = {
-  [K in Kind]: { kind: K; id: string; transport: Transports[K]; server: Server; lastUsed: number };
+  [K in Kind]: {
+    kind: K;
+    id: string;
+    transport: Transports[K];
+    server: Server;
+    lastUsed: number;
+    /** The resource URIs the client subscribed to (`resources/subscribe`). */
+    subscriptions: Set<string>;
+  };
 }[Kind];
 
 export class SessionRegistry {

@@ -197,12 +197,12 @@ export function resultText(result) {
 }
 
 /**
- * Opens a long-lived streaming GET (SSE) and returns `{ response, events, waitFor(predicate, ms), close() }`;
+ * Opens a long-lived event stream (a GET, or a POST such as subscriptions/listen) and returns `{ response, events, waitFor(predicate, ms), close() }`;
  * events accumulate as they arrive, comments included as `{ comment }` entries.
  */
-export async function openEventStream(url, headers, { timeoutMs = 10000 } = {}) {
+export async function openEventStream(url, headers, { timeoutMs = 10000, method = "GET", body } = {}) {
   const controller = new AbortController();
-  const response = await withTimeout(fetch(url, { headers, signal: controller.signal }), timeoutMs, `GET ${url}`);
+  const response = await withTimeout(fetch(url, { method, body, headers, signal: controller.signal }), timeoutMs, `${method} ${url}`);
   const events = [];
   const waiters = new Set();
   const notify = () => {

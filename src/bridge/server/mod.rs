@@ -7,7 +7,7 @@
 //! `initialize`, `ping` and `tools/list` are never queued behind a slow call. One writer task owns stdout. A tool
 //! call's way through is `call.rs`; the bridge's own tool, `obsidian_status`, is `status.rs`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -66,6 +66,8 @@ pub(crate) struct Server {
     client: Mutex<Option<String>>,
     /// The 2026 client's open `subscriptions/listen` streams.
     listens: Mutex<listen::Listens>,
+    /// The resource URIs the 2025 client subscribed to (`resources/subscribe`).
+    subscribed: Mutex<BTreeSet<String>>,
 }
 
 impl Server {
@@ -90,6 +92,7 @@ impl Server {
             traces: AtomicU64::new(1),
             client: Mutex::new(None),
             listens: Mutex::default(),
+            subscribed: Mutex::default(),
         })
     }
 
@@ -180,6 +183,11 @@ impl Server {
             "subscriptions/listen" if era == era::Era::Modern => {
                 let opened = lock(&self.listens).open(&id, params.as_ref());
                 self.send(opened.unwrap_or_else(|refusal| refusal));
+                self.push_subscriptions();
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                let answer = self.subscribe(id, &method, params.as_ref(), era);
+                self.send(answer);
             }
             "logging/setLevel" => {
                 self.send(jsonrpc::result(id, json!({})));
@@ -204,6 +212,7 @@ impl Server {
                     return;
                 };
                 if lock(&self.listens).close(request) {
+                    self.push_subscriptions();
                     return;
                 }
                 let Some(in_flight) = lock(&self.in_flight).remove(&jsonrpc::id_key(request))
@@ -321,7 +330,7 @@ impl Server {
     /// Applies an upstream event: a new live catalog, or a notification to pass down.
     pub(crate) fn upstream_event(&self, event: UpstreamEvent) {
         match event {
-            UpstreamEvent::Forward(notification) => self.send(notification),
+            UpstreamEvent::Forward(notification) => self.pass_notification(notification),
             UpstreamEvent::Catalog(tools) => {
                 let changed = {
                     let mut catalog = lock(&self.catalog);
@@ -346,7 +355,7 @@ impl Server {
                     ));
                 }
                 if changed {
-                    let tagged = lock(&self.listens).tools_changed();
+                    let tagged = lock(&self.listens).list_changed(listen::List::Tools);
                     tagged.into_iter().for_each(|message| self.send(message));
                 }
             }

@@ -25,8 +25,6 @@ pub(super) fn is_passed_through(method: &str) -> bool {
         "resources/list"
             | "resources/templates/list"
             | "resources/read"
-            | "resources/subscribe"
-            | "resources/unsubscribe"
             | "prompts/list"
             | "prompts/get"
             | "completion/complete"
@@ -167,4 +165,104 @@ fn shaped_answer(mut answer: Value, era: Era, ttl: Option<u64>) -> Value {
         *result = era::shaped(era, result.take(), ttl);
     }
     answer
+}
+
+impl Server {
+    /// `resources/subscribe` or `unsubscribe` of a 2025 client: kept by the bridge (which passes the union of every
+    /// subscription on to the upstream, whichever era that speaks) and answered at once. While the upstream is down
+    /// nothing could tell the bridge that a resource changed, so a subscription is refused with the reason.
+    pub(super) fn subscribe(
+        &self,
+        id: Value,
+        method: &str,
+        params: Option<&Value>,
+        era: Era,
+    ) -> Value {
+        if era == Era::Modern {
+            return jsonrpc::error(
+                id,
+                jsonrpc::METHOD_NOT_FOUND,
+                &format!(
+                    "Method not found: {method} is of the 2025 revisions; in 2026-07-28 name the URIs in subscriptions/listen (resourceSubscriptions)"
+                ),
+            );
+        }
+        if let Some(refusal) = self.refused_by_policy(method) {
+            return jsonrpc::error(id, jsonrpc::INVALID_REQUEST, &refusal);
+        }
+        let Some(uri) = params
+            .and_then(|params| params.get("uri"))
+            .and_then(Value::as_str)
+        else {
+            return jsonrpc::error(
+                id,
+                jsonrpc::INVALID_PARAMS,
+                &format!("Invalid params: {method} needs the resource's `uri`"),
+            );
+        };
+        let subscribing = method == "resources/subscribe";
+        if subscribing && self.upstream.state() != UpstreamState::Ready {
+            let who = self.config.upstream.display_name();
+            let reason = match self.config.upstream {
+                UpstreamTarget::Vault { .. } => {
+                    "Obsidian is closed (or its obsmcp plugin is off)".to_string()
+                }
+                _ => format!("{who} is not reachable"),
+            };
+            return jsonrpc::error(
+                id,
+                jsonrpc::INTERNAL_ERROR,
+                &format!(
+                    "{reason}, so nothing can say when {uri} changes: subscribe again once it is back (obsidian_status shows the connection)"
+                ),
+            );
+        }
+        {
+            let mut subscribed = lock(&self.subscribed);
+            if subscribing {
+                subscribed.insert(uri.to_string());
+            } else {
+                subscribed.remove(uri);
+            }
+        }
+        self.push_subscriptions();
+        jsonrpc::result(id, json!({}))
+    }
+
+    /// Tells the upstream every URI some client here subscribed to.
+    pub(super) fn push_subscriptions(&self) {
+        let mut uris = lock(&self.subscribed).clone();
+        uris.extend(lock(&self.listens).uris());
+        self.upstream.set_subscriptions(uris);
+    }
+
+    /// An upstream notification on its way to the client: list changes to a 2025 client that initialized and to the
+    /// listen streams that asked, `resources/updated` to whoever subscribed to that URI, anything else as it came.
+    pub(super) fn pass_notification(&self, notification: Value) {
+        let method = notification["method"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let initialized = self.initialized.load(std::sync::atomic::Ordering::Relaxed);
+        if let Some(list) = listen::List::of_notification(&method) {
+            if initialized {
+                self.send(jsonrpc::notification(&method, None));
+            }
+            let tagged = lock(&self.listens).list_changed(list);
+            tagged.into_iter().for_each(|message| self.send(message));
+            return;
+        }
+        if method == "notifications/resources/updated" {
+            let Some(uri) = notification.pointer("/params/uri").and_then(Value::as_str) else {
+                return;
+            };
+            if initialized && lock(&self.subscribed).contains(uri) {
+                self.send(jsonrpc::notification(&method, Some(json!({ "uri": uri }))));
+            }
+            let tagged = lock(&self.listens).resource_updated(uri);
+            tagged.into_iter().for_each(|message| self.send(message));
+            return;
+        }
+        self.send(notification);
+    }
 }

@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
 
 use super::link::SendError;
-use super::session::{Pending, Session, with_client_context};
+use super::session::{
+    Pending, Session, drop_protocol_meta, with_client_context, without_protocol_meta,
+};
 use super::{CallError, HTTP_HANDSHAKE_TIMEOUT, RequestSlot, Upstream, UpstreamState};
 use crate::bridge::jsonrpc;
 use crate::sync::lock;
@@ -93,7 +95,7 @@ impl Upstream {
             .as_ref()
             .and_then(|params| params.pointer("/_meta/progressToken"))
             .map(|token| ProgressWatch::new(self, token));
-        let mut message = jsonrpc::request(0, method, params.map(without_client_context));
+        let mut message = jsonrpc::request(0, method, params.map(without_protocol_meta));
         loop {
             let Some(session) = self.wait_ready(deadline).await else {
                 return Err(CallError::Unreachable(
@@ -126,7 +128,7 @@ impl Upstream {
                 let params = message.get_mut("params").map(Value::take);
                 message["params"] = with_client_context(params);
             } else if let Some(params) = message.get_mut("params") {
-                *params = without_client_context(params.take());
+                *params = without_protocol_meta(params.take());
             }
             let sent = match tokio::time::timeout_at(answer_by, session.link.send(&message)).await {
                 Ok(sent) => sent,
@@ -270,25 +272,4 @@ fn without_server_context(mut answer: Value) -> Value {
         drop_protocol_meta(result);
     }
     answer
-}
-
-/// Takes the protocol's own keys (`io.modelcontextprotocol/…`) out of an object's `_meta`, and `_meta` itself when
-/// nothing else is left in it.
-fn drop_protocol_meta(object: &mut serde_json::Map<String, Value>) {
-    if let Some(Value::Object(meta)) = object.get_mut("_meta") {
-        meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
-        if meta.is_empty() {
-            object.remove("_meta");
-        }
-    }
-}
-
-/// The params without the downstream client's 2026-era context in `_meta` (`io.modelcontextprotocol/…`): the upstream
-/// session is the bridge's own, opened with `initialize` (which told the server who the client is) or by discovery
-/// (whose context the bridge adds itself). Everything else in `_meta` (the progress token) goes on.
-fn without_client_context(mut params: Value) -> Value {
-    if let Some(params) = params.as_object_mut() {
-        drop_protocol_meta(params);
-    }
-    params
 }

@@ -16,8 +16,11 @@
 //! method (and the tool, prompt or resource it names) repeated in the `Mcp-Method` / `Mcp-Name` headers. Such a server
 //! refuses a request it will not serve with a 4xx status whose body is the JSON-RPC error: that error is the answer.
 //!
+//! A 2026-07-28 session hears the server between requests on a `subscriptions/listen` stream of its own (the lists'
+//! changes and the resources the bridge's clients subscribed to, `subscriptions.rs`), opened again when it ends.
+//!
 //! Over 400 lines: a POST's whole life (send, classify the status, read the answer or its stream, resume a closed
-//! stream) reads best in one place.
+//! stream) reads best in one place, and the listen stream is such a POST.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -26,7 +29,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use reqwest::{Response, StatusCode};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
@@ -128,6 +131,15 @@ pub(crate) struct HttpLink {
     /// Whether any request reached a server (an answer of any status, from anyone, or a connection it then dropped):
     /// not a closed port.
     answered: AtomicBool,
+    /// A 2026-07-28 session's `subscriptions/listen` stream: the URIs it asks for, and what stops the open one.
+    listen: Mutex<Listen>,
+}
+
+#[derive(Default)]
+struct Listen {
+    uris: Vec<String>,
+    stop: Option<CancellationToken>,
+    opened: u64,
 }
 
 impl HttpLink {
@@ -152,6 +164,7 @@ impl HttpLink {
             stop: CancellationToken::new(),
             stateless: AtomicBool::new(false),
             answered: AtomicBool::new(false),
+            listen: Mutex::default(),
         })
     }
 
@@ -302,10 +315,17 @@ impl HttpLink {
         Ok(())
     }
 
-    /// Opens the server's GET event stream, when it offers one (405 means it does not, which is fine). A 2026-07-28
-    /// session has none.
+    /// The resource URIs the next listen stream of a 2026-07-28 session asks for.
+    pub(crate) fn set_listen_uris(&self, uris: Vec<String>) {
+        lock(&self.listen).uris = uris;
+    }
+
+    /// Opens the server's stream of notifications: a 2025 session's GET event stream, when the server offers one (405
+    /// means it does not, which is fine); a 2026-07-28 session's `subscriptions/listen` request, in place of any
+    /// listen stream opened before. Either one ending makes the supervisor check the server and open it again.
     pub(crate) async fn open_event_stream(&self) {
         if self.stateless.load(Ordering::Relaxed) {
+            self.open_listen().await;
             return;
         }
         if let Some(response) = self.shared.event_stream(None).await {
@@ -317,6 +337,71 @@ impl HttpLink {
                 self.stop.clone(),
                 Arc::clone(&self.shared),
             ));
+        }
+    }
+
+    async fn open_listen(&self) {
+        let stop = self.stop.child_token();
+        let (uris, id) = {
+            let mut listen = lock(&self.listen);
+            if let Some(previous) = listen.stop.replace(stop.clone()) {
+                previous.cancel();
+            }
+            listen.opened += 1;
+            (
+                listen.uris.clone(),
+                format!("obsmcp-listen-{}", listen.opened),
+            )
+        };
+        let mut notifications = json!({ "toolsListChanged": true, "resourcesListChanged": true, "promptsListChanged": true });
+        if !uris.is_empty() {
+            notifications["resourceSubscriptions"] = json!(uris);
+        }
+        let message = json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "subscriptions/listen",
+            "params": super::session::with_client_context(Some(json!({ "notifications": notifications }))),
+        });
+        let (request, challenge) = self.shared.request(reqwest::Method::POST);
+        let mut request = request
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(message.to_string());
+        for (name, value) in stateless_headers(&message) {
+            request = request.header(name, value);
+        }
+        if let Some(protocol) = lock(&self.shared.protocol).clone() {
+            request = request.header(PROTOCOL_HEADER, protocol);
+        }
+        let response = tokio::select! {
+            () = stop.cancelled() => return,
+            response = request.send() => response,
+        };
+        match response {
+            Ok(response)
+                if challenge
+                    .as_ref()
+                    .is_some_and(|challenge| !challenge.is_met_by(response.headers())) =>
+            {
+                tracing::warn!("listen stream not opened: the answer is not the plugin's");
+            }
+            Ok(response) if response.status().is_success() => {
+                tokio::spawn(read_stream(
+                    response,
+                    None,
+                    false,
+                    self.events.clone(),
+                    stop,
+                    Arc::clone(&self.shared),
+                ));
+            }
+            Ok(response) => {
+                tracing::debug!("no listen stream (HTTP {})", response.status().as_u16())
+            }
+            Err(error) => {
+                tracing::debug!("listen stream failed: {}", describe_reqwest_error(&error))
+            }
         }
     }
 

@@ -20,11 +20,12 @@ mod link;
 mod memory;
 mod session;
 mod sse;
+mod subscriptions;
 mod supervisor;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -138,6 +139,8 @@ pub(crate) struct Upstream {
     server_failing: AtomicBool,
     /// Whether a catalog refresh runs, and whether another was asked for meanwhile (`REFRESH_*`).
     catalog_refresh: AtomicU8,
+    /// The resource URIs the bridge's clients subscribed to, kept on every session (`subscriptions.rs`).
+    subscriptions: Mutex<BTreeSet<String>>,
     /// In unit tests, what opens each link instead of the target (an in-memory server).
     #[cfg(test)]
     connector: Mutex<Option<tests::Connector>>,
@@ -176,6 +179,7 @@ impl Upstream {
             shutdown: CancellationToken::new(),
             server_failing: AtomicBool::new(false),
             catalog_refresh: AtomicU8::new(REFRESH_IDLE),
+            subscriptions: Mutex::default(),
             #[cfg(test)]
             connector: Mutex::new(None),
         })

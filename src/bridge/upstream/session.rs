@@ -180,6 +180,18 @@ impl Upstream {
                         )))
                         .await;
                 }
+                "notifications/resources/list_changed"
+                | "notifications/resources/updated"
+                | "notifications/prompts/list_changed" => {
+                    // A 2026 server tags what it sends on the bridge's listen stream; the bridge tags again for its own.
+                    let params = params.map(without_protocol_meta);
+                    let _ = self
+                        .events
+                        .send(UpstreamEvent::Forward(jsonrpc::notification(
+                            &method, params,
+                        )))
+                        .await;
+                }
                 _ => tracing::debug!("ignored upstream notification `{method}`"),
             },
             Message::Invalid { reason, .. } => {
@@ -325,3 +337,24 @@ pub(super) fn with_client_context(params: Option<Value>) -> Value {
 
 /// The stateless protocol revision.
 pub(super) const STATELESS_VERSION: &str = "2026-07-28";
+
+/// Takes the protocol's own keys (`io.modelcontextprotocol/…`) out of an object's `_meta`, and `_meta` itself when
+/// nothing else is left in it.
+pub(super) fn drop_protocol_meta(object: &mut serde_json::Map<String, Value>) {
+    if let Some(Value::Object(meta)) = object.get_mut("_meta") {
+        meta.retain(|key, _| !key.starts_with("io.modelcontextprotocol/"));
+        if meta.is_empty() {
+            object.remove("_meta");
+        }
+    }
+}
+
+/// An object without the protocol's own keys in its `_meta`: a request's params lose the downstream client's 2026-era
+/// context (the upstream session is the bridge's own, which states its own context), a notification's the tag of the
+/// bridge's listen stream. Everything else in `_meta` (a progress token) goes on.
+pub(super) fn without_protocol_meta(mut params: Value) -> Value {
+    if let Some(params) = params.as_object_mut() {
+        drop_protocol_meta(params);
+    }
+    params
+}

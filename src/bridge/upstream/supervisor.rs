@@ -250,6 +250,7 @@ impl Upstream {
             if let Link::Http(link) = session.link.as_ref() {
                 link.open_event_stream().await;
             }
+            upstream.resubscribe(&session).await;
             let level = lock(&upstream.log_level).clone();
             if let Some(level) = level {
                 // A server without logging refuses this; the session is still good.
@@ -319,6 +320,10 @@ impl Upstream {
         let upstream = Arc::clone(self);
         let session = session.clone();
         tokio::spawn(async move {
+            upstream.resubscribe(&session).await;
+            if let Link::Http(link) = session.link.as_ref() {
+                link.open_event_stream().await;
+            }
             upstream.report_catalog(&session, timeout).await;
         });
         Ok(true)

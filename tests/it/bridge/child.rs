@@ -277,3 +277,29 @@ fn resources_prompts_and_completion_of_another_server_pass_through() {
         "the server's own error comes through: {unknown}"
     );
 }
+
+#[test]
+fn a_subscription_reaches_a_2025_server_and_its_updates_come_back() {
+    let home = TempHome::new();
+    let mut bridge = start(&home);
+    bridge.initialize();
+    let listed = bridge.request("resources/list", json!({}));
+    let uri = listed["result"]["resources"][0]["uri"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no resource listed: {listed}"))
+        .to_string();
+    assert_eq!(
+        bridge.request("resources/subscribe", json!({ "uri": uri }))["result"],
+        json!({})
+    );
+    // The server sends an update for every subscribed resource when this tool starts its simulation.
+    let toggled = bridge.call_tool("toggle-subscriber-updates", json!({}));
+    assert!(!is_error(&toggled), "{toggled}");
+    let updated = bridge
+        .wait_message(Duration::from_secs(10), |message| {
+            message["method"] == "notifications/resources/updated"
+                && message["params"]["uri"] == uri.as_str()
+        })
+        .expect("the server's update of the subscribed resource comes through");
+    assert_eq!(updated["params"], json!({ "uri": uri }));
+}

@@ -204,7 +204,7 @@ fn a_2026_client_hears_a_changed_catalog_on_its_listen_stream_only() {
     );
     assert_eq!(
         ack["params"]["notifications"],
-        json!({ "toolsListChanged": true })
+        json!({ "toolsListChanged": true, "promptsListChanged": true })
     );
     let server = EverythingServer::start("streamableHttp", port);
     let changed = bridge

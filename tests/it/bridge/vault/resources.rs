@@ -148,3 +148,107 @@ fn the_policy_that_hides_read_note_refuses_resources_and_says_why() {
         "reads are allowed read-only: {answer}"
     );
 }
+
+/// Waits for a notification `method` (whose params satisfy `pick`) within a few seconds.
+fn heard(bridge: &mut Bridge, method: &str, pick: impl Fn(&Value) -> bool) -> Option<Value> {
+    bridge.wait_message(Duration::from_secs(5), |message| {
+        message["method"] == method && pick(&message["params"])
+    })
+}
+
+#[test]
+fn subscribed_notes_and_the_lists_are_heard_through_the_bridge_in_both_eras_and_after_a_restart() {
+    let setup = setup();
+    let mut bridge = setup.bridge(&["--connect-wait", "1"]);
+    bridge.initialize();
+    let home = "obsidian://vault/Home.md";
+    let refused = bridge.request("resources/subscribe", json!({ "uri": home }));
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Obsidian is closed"),
+        "a subscription while Obsidian is closed says why: {refused}"
+    );
+    let host = setup.host();
+    let ready = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        bridge.request("resources/subscribe", json!({ "uri": home }))["result"] == json!({})
+    });
+    assert!(ready, "subscribing works once the plugin is up");
+    let listen = bridge.send_request(
+        "subscriptions/listen",
+        modern(json!({ "notifications": { "resourcesListChanged": true, "promptsListChanged": true, "resourceSubscriptions": ["obsidian://vault/Orphan.md"] } })),
+    );
+    let ack = heard(
+        &mut bridge,
+        "notifications/subscriptions/acknowledged",
+        |_| true,
+    )
+    .expect("the listen stream is acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        listen
+    );
+    // Let the bridge's own listen stream upstream take the new filter.
+    std::thread::sleep(Duration::from_millis(500));
+
+    let appended = bridge.call_tool("append", json!({ "path": "Home", "content": "changed" }));
+    assert!(!is_error(&appended), "{appended}");
+    let updated = heard(&mut bridge, "notifications/resources/updated", |params| {
+        params["uri"] == home && params.get("_meta").is_none()
+    })
+    .expect("the 2025 client hears its note change");
+    assert_eq!(updated["params"], json!({ "uri": home }));
+    bridge.call_tool("append", json!({ "path": "Orphan", "content": "changed" }));
+    let tagged = heard(&mut bridge, "notifications/resources/updated", |params| {
+        params["uri"] == "obsidian://vault/Orphan.md"
+    })
+    .expect("the listen stream hears the note it named");
+    assert_eq!(
+        tagged["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        listen
+    );
+    bridge.call_tool(
+        "create_note",
+        json!({ "path": "Prompts/Fresh", "content": "a prompt" }),
+    );
+    assert!(
+        heard(
+            &mut bridge,
+            "notifications/resources/list_changed",
+            |params| params.get("_meta").is_none()
+        )
+        .is_some()
+    );
+    assert!(
+        heard(
+            &mut bridge,
+            "notifications/prompts/list_changed",
+            |params| params["_meta"]["io.modelcontextprotocol/subscriptionId"] == listen
+        )
+        .is_some()
+    );
+
+    // Obsidian restarts: the new session gets the subscriptions again.
+    host.stop();
+    let _back = setup.host();
+    let again = (0..100).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        let answer = bridge.call_tool(
+            "append",
+            json!({ "path": "Home", "content": "after the restart" }),
+        );
+        (!is_error(&answer)).then_some(answer)
+    });
+    assert!(again.is_some(), "the plugin is back");
+    assert!(
+        heard(
+            &mut bridge,
+            "notifications/resources/updated",
+            |params| params["uri"] == home && params.get("_meta").is_none()
+        )
+        .is_some(),
+        "the subscription survived the restart"
+    );
+}
