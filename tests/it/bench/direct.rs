@@ -95,6 +95,15 @@ impl Direct {
         answer
     }
 
+    /// Sends any request (`resources/list`, `completion/complete`…) and returns its `result` (panics on an error).
+    pub fn request(&self, method: &str, params: &Value) -> Value {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let (answer, _) = self.runtime.block_on(self.post(&message));
+        assert!(answer["result"].is_object(), "{method}: {answer}");
+        answer["result"].clone()
+    }
+
     /// `total` calls of `tool` by `in_flight` concurrent callers on this one session, each starting its next call as
     /// soon as its last one is answered.
     pub fn throughput(&self, tool: &str, total: usize, in_flight: usize) -> Throughput {

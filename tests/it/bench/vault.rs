@@ -1,4 +1,5 @@
-//! Measure 8, obsmcp only: search, backlinks and listing on a generated 10,000-note vault
+//! Measure 8, obsmcp only: search, backlinks, listing, `resources/list` and path completion on a generated 10,000-note
+//! vault
 //! (`obsidian-plugin/test/gen-vault.mjs`, deterministic), three ways in one run — straight to the plugin over HTTP,
 //! through `obsmcp bridge` to the plugin, and through `obsmcp bridge` from disk with the plugin down (offline mode).
 //! The peers have no offline mode, and through the plugin they would add only their per-call overhead (measure 3).
@@ -19,7 +20,8 @@ use super::stats::{median, millis, peak_rss_mb};
 use crate::support::bridge::Bridge;
 use crate::support::{PluginHost, TempHome, free_port, repo_root, write_plugin_data};
 
-/// One measured case: a tool call, or (`list_all`) `list_files` paged to the end.
+/// One measured case: a tool call, or (`list_all`) `list_files` paged to the end, (`resources_all`) `resources/list`
+/// paged to the end, or (`complete`) `completion/complete` of the file template's path with `arguments.value`.
 struct Case {
     label: &'static str,
     tool: &'static str,
@@ -30,7 +32,7 @@ fn cases() -> Vec<Case> {
     // Each call names the plugin's default `max_chars`: the bridge gives a call without one its client's budget, and
     // the plugin's answer it passes on must be the one the direct call gets.
     let case = |label, tool, mut arguments: Value| {
-        if tool != "list_all" {
+        if !matches!(tool, "list_all" | "resources_all" | "complete") {
             arguments["max_chars"] = json!(20_000);
         }
         Case {
@@ -67,6 +69,22 @@ fn cases() -> Vec<Case> {
             json!({"limit": 500}),
         ),
         case("list_files, whole vault (all pages)", "list_all", json!({})),
+        case("resources/list, every page", "resources_all", json!({})),
+        case(
+            "completion, \"note 1\" (name prefix)",
+            "complete",
+            json!({"value": "note 1"}),
+        ),
+        case(
+            "completion, \"hbrldg\" (letters in order)",
+            "complete",
+            json!({"value": "hbrldg"}),
+        ),
+        case(
+            "completion, nothing typed (newest first)",
+            "complete",
+            json!({"value": ""}),
+        ),
     ]
 }
 
@@ -120,8 +138,8 @@ pub fn measure(plan: &Plan) -> VaultFigures {
     let mut online = Vec::new();
     for case in &cases {
         // The first round is a warm-up, and checks that the bridge passes the plugin's answer on unchanged.
-        let from_plugin = run_case(case, |tool, arguments| direct.call(tool, arguments));
-        let through = run_case(case, |tool, arguments| call(&mut bridge, tool, arguments));
+        let from_plugin = run_case(case, |method, params| direct.request(method, params));
+        let through = run_case(case, |method, params| request(&mut bridge, method, params));
         assert_eq!(
             from_plugin, through,
             "{}: the bridge changed the plugin's answer",
@@ -130,10 +148,10 @@ pub fn measure(plan: &Plan) -> VaultFigures {
         let (mut straight, mut bridged) = (Vec::new(), Vec::new());
         for _ in 0..plan.rounds {
             straight.push(timed(|| {
-                run_case(case, |tool, arguments| direct.call(tool, arguments))
+                run_case(case, |method, params| direct.request(method, params))
             }));
             bridged.push(timed(|| {
-                run_case(case, |tool, arguments| call(&mut bridge, tool, arguments))
+                run_case(case, |method, params| request(&mut bridge, method, params))
             }));
         }
         eprintln!(
@@ -151,7 +169,11 @@ pub fn measure(plan: &Plan) -> VaultFigures {
     let started = Instant::now();
     let mut offline = BridgeKind::Obsmcp.start(&home, &vault, port);
     offline.initialize();
-    let first = call(&mut offline, "search", &json!({"query": "zqxjv absent"}));
+    let first = request(
+        &mut offline,
+        "tools/call",
+        &json!({"name": "search", "arguments": {"query": "zqxjv absent"}}),
+    );
     let offline_cold_ms = millis(started.elapsed());
     assert_eq!(
         first["_meta"]["obsmcp/source"], "disk",
@@ -160,7 +182,7 @@ pub fn measure(plan: &Plan) -> VaultFigures {
     eprintln!("[vault] offline cold (spawn -> first search answered): {offline_cold_ms:.0} ms");
     let mut figures = Vec::new();
     for (case, (pages, direct_ms, bridge_ms)) in cases.iter().zip(online) {
-        let answered = run_case(case, |tool, arguments| call(&mut offline, tool, arguments));
+        let answered = run_case(case, |method, params| request(&mut offline, method, params));
         assert_eq!(
             answered.len(),
             pages,
@@ -169,7 +191,7 @@ pub fn measure(plan: &Plan) -> VaultFigures {
         );
         let disk: Vec<f64> = (0..plan.rounds)
             .map(|_| {
-                timed(|| run_case(case, |tool, arguments| call(&mut offline, tool, arguments)))
+                timed(|| run_case(case, |method, params| request(&mut offline, method, params)))
             })
             .collect();
         eprintln!("[vault] {}: offline {:.1} ms", case.label, median(&disk));
@@ -214,13 +236,13 @@ fn generate(vault: &Path, notes: usize) -> String {
     summary.replacen(&folder, "", 1)
 }
 
-/// A tool call through a bridge; returns the `result`, which must not be a tool error.
-fn call(bridge: &mut Bridge, tool: &str, arguments: &Value) -> Value {
-    let answer = bridge.call_tool(tool, arguments.clone());
+/// A request through a bridge; returns the `result`, which must be neither an error nor a tool error.
+fn request(bridge: &mut Bridge, method: &str, params: &Value) -> Value {
+    let answer = bridge.request(method, params.clone());
     let result = answer["result"].clone();
     assert!(
         result.is_object() && result.get("isError").is_none(),
-        "{tool}: {answer}"
+        "{method}: {answer}"
     );
     result
 }
@@ -231,26 +253,65 @@ fn timed<T>(run: impl FnOnce() -> T) -> f64 {
     millis(started.elapsed())
 }
 
-/// Runs one case and returns the text of each page (one page for a plain call) without offline marks.
-fn run_case(case: &Case, mut call: impl FnMut(&str, &Value) -> Value) -> Vec<String> {
-    if case.tool != "list_all" {
-        return vec![text_of(&call(case.tool, &case.arguments))];
-    }
-    let mut pages = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let mut arguments = json!({"limit": 500, "max_chars": 200_000});
-        if let Some(cursor) = &cursor {
-            arguments["cursor"] = json!(cursor);
+/// Runs one case through `request` (a JSON-RPC method and its params, to the result) and returns the text of each
+/// page (one page for a plain call) without offline marks.
+fn run_case(case: &Case, mut request: impl FnMut(&str, &Value) -> Value) -> Vec<String> {
+    let tool = |request: &mut dyn FnMut(&str, &Value) -> Value, name: &str, arguments: &Value| {
+        text_of(&request(
+            "tools/call",
+            &json!({ "name": name, "arguments": arguments }),
+        ))
+    };
+    match case.tool {
+        "list_all" => {
+            let mut pages = Vec::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let mut arguments = json!({"limit": 500, "max_chars": 200_000});
+                if let Some(cursor) = &cursor {
+                    arguments["cursor"] = json!(cursor);
+                }
+                let page = tool(&mut request, "list_files", &arguments);
+                let listing: Value = serde_json::from_str(&page).expect("list_files answers JSON");
+                cursor = listing["next_cursor"].as_str().map(str::to_string);
+                pages.push(page);
+                if cursor.is_none() {
+                    return pages;
+                }
+            }
         }
-        let page = text_of(&call("list_files", &arguments));
-        let listing: Value = serde_json::from_str(&page).expect("list_files answers JSON");
-        cursor = listing["next_cursor"].as_str().map(str::to_string);
-        pages.push(page);
-        if cursor.is_none() {
-            return pages;
+        "resources_all" => {
+            let mut pages = Vec::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let params = cursor
+                    .as_ref()
+                    .map_or_else(|| json!({}), |cursor| json!({ "cursor": cursor }));
+                let page = without_meta(request("resources/list", &params));
+                cursor = page["nextCursor"].as_str().map(str::to_string);
+                pages.push(page.to_string());
+                if cursor.is_none() {
+                    return pages;
+                }
+            }
         }
+        "complete" => {
+            let params = json!({
+                "ref": {"type": "ref/resource", "uri": "obsidian://vault/{+path}"},
+                "argument": {"name": "path", "value": case.arguments["value"]},
+            });
+            vec![without_meta(request("completion/complete", &params)).to_string()]
+        }
+        name => vec![tool(&mut request, name, &case.arguments)],
     }
+}
+
+/// A result without its `_meta` (where offline mode marks its answers).
+fn without_meta(mut result: Value) -> Value {
+    if let Some(object) = result.as_object_mut() {
+        object.remove("_meta");
+    }
+    result
 }
 
 fn text_of(result: &Value) -> String {
