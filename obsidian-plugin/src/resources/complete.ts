@@ -19,29 +19,47 @@ export function completePath(ctx: ToolContext, index: FileIndex, typed: string):
   const query = fold(typed);
   const visible = visibleFileTest(ctx);
   const inside = insideVaultChecker(ctx);
-  // Aliases come from a note's text: a note whose real location is outside the vault has none.
-  const aliases = (entry: IndexedFile) => (inside(entry.file) ? index.foldedAliases(entry) : []);
-  const matches: { entry: IndexedFile; tier: number }[] = [];
-  for (const entry of index.files()) {
-    const tier = query === "" ? 0 : tierOf(entry, query, aliases);
-    if (tier > 0 || query === "") {
-      if (visible(entry)) matches.push({ entry, tier });
-    }
-  }
+  // Aliases come from a note's text: a note whose real location is outside the vault has none. Most notes have no
+  // aliases, so the on-disk check runs only for those that do.
+  const aliases = (entry: IndexedFile) => {
+    const known = index.foldedAliases(entry);
+    return known.length > 0 && inside(entry.file) ? known : [];
+  };
   const byRecent = query === "";
-  matches.sort((a, b) => {
+  const order = (a: Match, b: Match) => {
     if (a.tier !== b.tier) return a.tier - b.tier;
     if (byRecent && a.entry.file.stat.mtime !== b.entry.file.stat.mtime) return b.entry.file.stat.mtime - a.entry.file.stat.mtime;
     const pa = a.entry.file.path;
     const pb = b.entry.file.path;
     if (pa.length !== pb.length) return pa.length - pb.length;
     return pa < pb ? -1 : pa > pb ? 1 : 0;
-  });
-  return {
-    values: matches.slice(0, COMPLETION_LIMIT).map((match) => match.entry.file.path),
-    total: matches.length,
-    hasMore: matches.length > COMPLETION_LIMIT,
   };
+  // The best COMPLETION_LIMIT are kept in order as the files go by: a vault of 100,000 notes is never sorted whole.
+  const best: Match[] = [];
+  let total = 0;
+  for (const entry of index.files()) {
+    const tier = byRecent ? 0 : tierOf(entry, query, aliases);
+    if (tier === 0 && !byRecent) continue;
+    if (!visible(entry)) continue;
+    total += 1;
+    const match = { entry, tier };
+    if (best.length === COMPLETION_LIMIT && order(match, best[COMPLETION_LIMIT - 1]) >= 0) continue;
+    let low = 0;
+    let high = best.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (order(best[middle], match) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    best.splice(low, 0, match);
+    if (best.length > COMPLETION_LIMIT) best.pop();
+  }
+  return { values: best.map((match) => match.entry.file.path), total, hasMore: total > COMPLETION_LIMIT };
+}
+
+interface Match {
+  entry: IndexedFile;
+  tier: number;
 }
 
 /** How well a file matches: 1 (best) to 7, or 0 for no match. */

@@ -71,8 +71,9 @@ pub(crate) fn complete(snapshot: &Snapshot, candidates: &[Candidate], typed: &st
             (query.is_empty() || tier > 0).then_some((tier, candidate))
         })
         .collect();
+    let total = matches.len();
     let file = |candidate: &Candidate| &snapshot.files[candidate.file];
-    matches.sort_by(|(tier_a, a), (tier_b, b)| {
+    let order = |(tier_a, a): &(u8, &Candidate), (tier_b, b): &(u8, &Candidate)| {
         let (a, b) = (file(a), file(b));
         tier_a
             .cmp(tier_b)
@@ -85,13 +86,18 @@ pub(crate) fn complete(snapshot: &Snapshot, candidates: &[Candidate], typed: &st
             })
             .then_with(|| utf16_len(&a.path).cmp(&utf16_len(&b.path)))
             .then_with(|| js_cmp(&a.path, &b.path))
-    });
+    };
+    // Only the best COMPLETION_LIMIT are put in order: a vault of 100,000 notes is never sorted whole.
+    if matches.len() > COMPLETION_LIMIT {
+        matches.select_nth_unstable_by(COMPLETION_LIMIT - 1, order);
+        matches.truncate(COMPLETION_LIMIT);
+    }
+    matches.sort_by(order);
     let values: Vec<&str> = matches
         .iter()
-        .take(COMPLETION_LIMIT)
         .map(|(_, candidate)| file(candidate).path.as_str())
         .collect();
-    json!({ "values": values, "total": matches.len(), "hasMore": matches.len() > COMPLETION_LIMIT })
+    json!({ "values": values, "total": total, "hasMore": total > COMPLETION_LIMIT })
 }
 
 /// How well a file matches: 1 (best) to 7, or 0 for no match.
