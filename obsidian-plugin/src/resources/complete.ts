@@ -8,7 +8,7 @@
 import type { CompleteResult } from "@modelcontextprotocol/server";
 import type { ToolContext } from "../tools/types";
 import { insideVaultChecker } from "../vault/disk";
-import type { FileIndex, IndexedFile } from "../vault/file-index";
+import { letterMask, type FileIndex, type IndexedFile } from "../vault/file-index";
 import { fold } from "../vault/hidden";
 import { visibleFileTest } from "./listing";
 
@@ -37,8 +37,14 @@ export function completePath(ctx: ToolContext, index: FileIndex, typed: string):
   // The best COMPLETION_LIMIT are kept in order as the files go by: a vault of 100,000 notes is never sorted whole.
   const best: Match[] = [];
   let total = 0;
+  // Every tier but the alias ones needs each character of the query in the path: a file whose path lacks one, and
+  // that has no aliases, is passed over without a string comparison.
+  const wanted = letterMask(query);
+  // Split once per completion, not once per file.
+  const chars = Array.from(query);
   for (const entry of index.files()) {
-    const tier = byRecent ? 0 : tierOf(entry, query, aliases);
+    if ((wanted & ~entry.letters) !== 0 && index.foldedAliases(entry).length === 0) continue;
+    const tier = byRecent ? 0 : tierOf(entry, query, chars, aliases);
     if (tier === 0 && !byRecent) continue;
     if (!visible(entry)) continue;
     total += 1;
@@ -63,25 +69,27 @@ interface Match {
 }
 
 /** How well a file matches: 1 (best) to 7, or 0 for no match. */
-function tierOf(entry: IndexedFile, query: string, aliases: (entry: IndexedFile) => readonly string[]): number {
+function tierOf(entry: IndexedFile, query: string, chars: readonly string[], aliases: (entry: IndexedFile) => readonly string[]): number {
   const { foldedName: name, foldedPath: path } = entry;
+  const known = aliases(entry);
+  // The name is part of the path: without the text in the path (and with no aliases) only tier 7 is left.
+  if (known.length === 0 && !path.includes(query)) return inOrder(chars, path) ? 7 : 0;
   if (name === query) return 1;
   if (name.startsWith(query)) return 2;
-  const known = aliases(entry);
   if (known.some((alias) => alias.startsWith(query))) return 3;
   if (path.startsWith(query)) return 4;
   if (name.includes(query)) return 5;
   if (path.includes(query) || known.some((alias) => alias.includes(query))) return 6;
-  return inOrder(query, path) ? 7 : 0;
+  return inOrder(chars, path) ? 7 : 0;
 }
 
-/** Whether every character of `query` occurs in `text` in the same order (by code point). */
-function inOrder(query: string, text: string): boolean {
+/** Whether every one of `chars` (the query's code points) occurs in `text` in the same order. */
+function inOrder(chars: readonly string[], text: string): boolean {
   let at = 0;
-  for (const char of query) {
-    const found = text.indexOf(char, at);
+  for (let i = 0; i < chars.length; i++) {
+    const found = text.indexOf(chars[i], at);
     if (found < 0) return false;
-    at = found + char.length;
+    at = found + chars[i].length;
   }
   return true;
 }

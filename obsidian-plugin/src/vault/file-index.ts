@@ -14,6 +14,15 @@ export interface IndexedFile {
   name: string;
   foldedName: string;
   foldedPath: string;
+  /** The characters of the folded path, one bit per `code & 31` (see `letterMask`). */
+  letters: number;
+}
+
+/** A set of a text's characters as 32 bits, one per `code & 31`: a text lacking a bit lacks a character of it. */
+export function letterMask(text: string): number {
+  let mask = 0;
+  for (let i = 0; i < text.length; i++) mask |= 1 << (text.charCodeAt(i) & 31);
+  return mask;
 }
 
 export class FileIndex {
@@ -64,7 +73,8 @@ export class FileIndex {
     if (this.ordered && this.refs.length > 0) return this.ordered;
     const ordered = this.app.vault.getFiles().map((file) => {
       const name = file.extension.toLowerCase() === "md" ? file.basename : file.name;
-      return { file, name, foldedName: fold(name), foldedPath: fold(file.path) };
+      const foldedPath = fold(file.path);
+      return { file, name, foldedName: fold(name), foldedPath, letters: letterMask(foldedPath) };
     });
     ordered.sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
     this.ordered = ordered;
