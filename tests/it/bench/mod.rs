@@ -39,6 +39,9 @@ pub struct Plan {
     pub in_flight: usize,
     pub notes: usize,
     pub rounds: usize,
+    /// The large vault, for resources and completion only.
+    pub large_notes: usize,
+    pub large_rounds: usize,
 }
 
 impl Plan {
@@ -54,6 +57,8 @@ impl Plan {
                 in_flight: 8,
                 notes: 1000,
                 rounds: 3,
+                large_notes: 3000,
+                large_rounds: 2,
             }
         } else {
             Self {
@@ -64,6 +69,8 @@ impl Plan {
                 in_flight: 8,
                 notes: 10_000,
                 rounds: 11,
+                large_notes: 100_000,
+                large_rounds: 5,
             }
         }
     }
@@ -115,6 +122,7 @@ fn suite() {
         .collect();
     bridges[0].modern = Some(modern::measure(&setup, &plan));
     let vault = vault::measure(&plan);
+    let large = vault::measure_large(&plan);
     let catalog_size = catalog_size();
     let rows = report::rows(&plan, &bridges, &vault, catalog_size);
     let report = Report {
@@ -122,6 +130,7 @@ fn suite() {
         plan,
         rows,
         vault,
+        large,
         suite_seconds: started.elapsed().as_secs_f64(),
         command_seconds: command_seconds(),
     };

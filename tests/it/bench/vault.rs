@@ -92,6 +92,7 @@ fn cases() -> Vec<Case> {
 pub const WORST_SEARCH: &str = "search text, absent (scans all)";
 
 /// Medians of one case on each path, in ms.
+#[derive(Clone)]
 pub struct CaseFigures {
     pub label: &'static str,
     pub pages: usize,
@@ -101,6 +102,7 @@ pub struct CaseFigures {
 }
 
 /// Everything measure 8 found.
+#[derive(Clone)]
 pub struct VaultFigures {
     /// The generator's summary line.
     pub vault: String,
@@ -116,12 +118,29 @@ pub struct VaultFigures {
     pub offline_rss_mb: Option<f64>,
 }
 
+/// The cases of the large vault: what must stay fast at 100,000 notes, resources and completion.
+fn large_cases() -> Vec<Case> {
+    cases()
+        .into_iter()
+        .filter(|case| matches!(case.tool, "resources_all" | "complete"))
+        .collect()
+}
+
 /// Runs measure 8; progress goes to stderr.
 pub fn measure(plan: &Plan) -> VaultFigures {
+    measure_vault(plan.notes, plan.rounds, &cases())
+}
+
+/// Measure 8 on the large vault (100,000 notes), for resources and completion.
+pub fn measure_large(plan: &Plan) -> VaultFigures {
+    measure_vault(plan.large_notes, plan.large_rounds, &large_cases())
+}
+
+fn measure_vault(notes: usize, rounds: usize, cases: &[Case]) -> VaultFigures {
     let home = TempHome::new();
     let vault = home.path().join("Vault");
     let started = Instant::now();
-    let summary = generate(&vault, plan.notes);
+    let summary = generate(&vault, notes);
     let generate_ms = millis(started.elapsed());
     eprintln!("[vault] {summary}");
     let port = free_port();
@@ -134,9 +153,8 @@ pub fn measure(plan: &Plan) -> VaultFigures {
     let mut bridge = BridgeKind::Obsmcp.start(&home, &vault, port);
     bridge.initialize();
 
-    let cases = cases();
     let mut online = Vec::new();
-    for case in &cases {
+    for case in cases {
         // The first round is a warm-up, and checks that the bridge passes the plugin's answer on unchanged.
         let from_plugin = run_case(case, |method, params| direct.request(method, params));
         let through = run_case(case, |method, params| request(&mut bridge, method, params));
@@ -146,7 +164,7 @@ pub fn measure(plan: &Plan) -> VaultFigures {
             case.label
         );
         let (mut straight, mut bridged) = (Vec::new(), Vec::new());
-        for _ in 0..plan.rounds {
+        for _ in 0..rounds {
             straight.push(timed(|| {
                 run_case(case, |method, params| direct.request(method, params))
             }));
@@ -189,7 +207,7 @@ pub fn measure(plan: &Plan) -> VaultFigures {
             "{}: pages offline and from the plugin",
             case.label
         );
-        let disk: Vec<f64> = (0..plan.rounds)
+        let disk: Vec<f64> = (0..rounds)
             .map(|_| {
                 timed(|| run_case(case, |method, params| request(&mut offline, method, params)))
             })
@@ -207,8 +225,8 @@ pub fn measure(plan: &Plan) -> VaultFigures {
 
     VaultFigures {
         vault: summary,
-        notes: plan.notes,
-        rounds: plan.rounds,
+        notes,
+        rounds,
         generate_ms,
         host_start_ms,
         cases: figures,

@@ -96,6 +96,8 @@ pub struct Report {
     pub plan: Plan,
     pub rows: Vec<Row>,
     pub vault: VaultFigures,
+    /// The large vault: resources and completion only.
+    pub large: VaultFigures,
     /// Seconds the suite itself took (vault generation included).
     pub suite_seconds: f64,
     /// Seconds since `benches/run` started (installs and the release build included), when run through it.

@@ -35,20 +35,6 @@ impl Report {
                 measure
             })
             .collect();
-        let cases: Vec<Value> = self
-            .vault
-            .cases
-            .iter()
-            .map(|case| {
-                json!({
-                    "operation": case.label,
-                    "pages": case.pages,
-                    "plugin_direct_ms": round(case.direct_ms),
-                    "obsmcp_to_plugin_ms": round(case.bridge_ms),
-                    "obsmcp_offline_ms": round(case.offline_ms),
-                })
-            })
-            .collect();
         json!({
             "suite": "obsmcp bridge against its peers (benches/run)",
             "quick": self.plan.quick,
@@ -60,16 +46,12 @@ impl Report {
                 "in_flight": self.plan.in_flight,
                 "vault_notes": self.plan.notes,
                 "vault_rounds": self.plan.rounds,
+                "large_vault_notes": self.plan.large_notes,
+                "large_vault_rounds": self.plan.large_rounds,
             },
             "measures": measures,
-            "vault": {
-                "generated": self.vault.vault,
-                "generate_ms": round(self.vault.generate_ms),
-                "plugin_host_start_ms": round(self.vault.host_start_ms),
-                "offline_cold_ms": round(self.vault.offline_cold_ms),
-                "offline_rss_mb": self.vault.offline_rss_mb.map(round),
-                "cases": cases,
-            },
+            "vault": vault_json(&self.vault),
+            "large_vault": vault_json(&self.large),
             "wall_seconds": {
                 "suite": round(self.suite_seconds),
                 "command": self.command_seconds.map(round),
@@ -153,29 +135,63 @@ impl Report {
             out.push('\n');
         }
 
-        let vault = &self.vault;
-        out.push_str(&format!(
-            "\n## Generated vault, obsmcp only\n\n{} (generated in {:.1} s; plugin host indexed it in {:.1} s). \
-             Medians of {} rounds, ms. The peers have no offline mode.\n\n",
-            vault.vault,
-            vault.generate_ms / 1000.0,
-            vault.host_start_ms / 1000.0,
-            vault.rounds
-        ));
-        out.push_str("| operation | pages | plugin, direct HTTP | obsmcp → plugin | obsmcp offline | offline speed-up over the plugin |\n");
-        out.push_str("| --- | ---: | ---: | ---: | ---: | ---: |\n");
-        for case in &vault.cases {
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {}× |\n",
-                case.label,
-                case.pages,
-                format_number(case.direct_ms),
-                format_number(case.bridge_ms),
-                format_number(case.offline_ms),
-                format_number(case.bridge_ms / case.offline_ms.max(1e-6))
-            ));
-        }
+        vault_table(&mut out, "Generated vault, obsmcp only", &self.vault);
+        vault_table(
+            &mut out,
+            "A large generated vault: resources and completion",
+            &self.large,
+        );
         out.push_str("\n![chart](chart.svg)\n");
         out
     }
+}
+
+/// One vault's table: what it was, and each case's medians on the three paths.
+fn vault_table(out: &mut String, title: &str, vault: &VaultFigures) {
+    out.push_str(&format!(
+        "\n## {title}\n\n{} (generated in {:.1} s; plugin host indexed it in {:.1} s). \
+         Medians of {} rounds, ms. The peers have no offline mode.\n\n",
+        vault.vault,
+        vault.generate_ms / 1000.0,
+        vault.host_start_ms / 1000.0,
+        vault.rounds
+    ));
+    out.push_str("| operation | pages | plugin, direct HTTP | obsmcp → plugin | obsmcp offline | offline speed-up over the plugin |\n");
+    out.push_str("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for case in &vault.cases {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {}× |\n",
+            case.label,
+            case.pages,
+            format_number(case.direct_ms),
+            format_number(case.bridge_ms),
+            format_number(case.offline_ms),
+            format_number(case.bridge_ms / case.offline_ms.max(1e-6))
+        ));
+    }
+}
+
+/// One vault's figures as JSON.
+fn vault_json(vault: &VaultFigures) -> Value {
+    let cases: Vec<Value> = vault
+        .cases
+        .iter()
+        .map(|case| {
+            json!({
+                "operation": case.label,
+                "pages": case.pages,
+                "plugin_direct_ms": round(case.direct_ms),
+                "obsmcp_to_plugin_ms": round(case.bridge_ms),
+                "obsmcp_offline_ms": round(case.offline_ms),
+            })
+        })
+        .collect();
+    json!({
+        "generated": vault.vault,
+        "generate_ms": round(vault.generate_ms),
+        "plugin_host_start_ms": round(vault.host_start_ms),
+        "offline_cold_ms": round(vault.offline_cold_ms),
+        "offline_rss_mb": vault.offline_rss_mb.map(round),
+        "cases": cases,
+    })
 }

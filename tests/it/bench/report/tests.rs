@@ -33,6 +33,8 @@ fn report() -> Report {
         in_flight: 8,
         notes: 10,
         rounds: 1,
+        large_notes: 20,
+        large_rounds: 1,
     };
     let mut ours = figures(5.0, Figure::value(120.0), Figure::noted(800.0, "intact"));
     ours.tools_down = Figure::noted(3.0, "27 tools");
@@ -68,11 +70,24 @@ fn report() -> Report {
         offline_rss_mb: Some(20.0),
     };
     let rows = rows(&plan, &bridges, &vault, 26);
+    let large = VaultFigures {
+        vault: "generated 20 notes".into(),
+        notes: 20,
+        cases: vec![CaseFigures {
+            label: "completion, nothing typed (newest first)",
+            pages: 1,
+            direct_ms: 4.0,
+            bridge_ms: 5.0,
+            offline_ms: 6.0,
+        }],
+        ..vault.clone()
+    };
     Report {
         machine: Machine::gather(),
         plan,
         rows,
         vault,
+        large,
         suite_seconds: 1.0,
         command_seconds: None,
     }
