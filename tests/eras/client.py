@@ -11,7 +11,9 @@ In one session: with Obsidian closed, the tools are listed at once and reads com
 with a reason; with the plugin up, every tool of the catalog is called and must succeed, and the error paths (a
 missing note, bad arguments, a stale expected_hash, a path outside the vault, an unknown tool) give their errors;
 the plugin is stopped mid-session (reads from disk again) and started again (reads from the plugin again). Resources are
-listed (every page), completed and read (a note and an image) on each side.
+listed (every page), completed and read (a note and an image) on each side; a note is subscribed to (a 2025 client
+with resources/subscribe, refused with the reason while Obsidian is closed; a 2026 client on a listen stream) and its
+change is heard.
 
 Prints one JSON line with what was negotiated and seen; exits 1 with the reason when a check fails.
 """
@@ -187,11 +189,50 @@ async def resources(client, vault, side):
     return len(uris)
 
 
+async def subscriptions(client, mode, updates, side):
+    """Subscribes to Home.md and hears its change after an append (the plugin up), or is told Obsidian is closed."""
+    uri = "obsidian://vault/Home.md"
+    if mode == "legacy":
+        if side == "disk":
+            try:
+                await client.subscribe_resource(uri)
+            except MCPError as error:
+                if "Obsidian is closed" not in str(error):
+                    fail(f"a subscription while Obsidian is closed: {error}")
+                return
+            fail("a subscription while Obsidian is closed was accepted")
+        await client.subscribe_resource(uri)
+        await client.call_tool("append", {"path": "Home", "content": "a subscribed change"})
+        deadline = time.monotonic() + 10
+        while uri not in updates:
+            if time.monotonic() > deadline:
+                fail(f"no notifications/resources/updated for {uri} within 10 s (heard {updates})")
+            await asyncio.sleep(0.1)
+        await client.unsubscribe_resource(uri)
+        return
+    if side == "disk":
+        return
+    async with client.listen(resource_subscriptions=[uri]) as stream:
+        await client.call_tool("append", {"path": "Home", "content": "a listened change"})
+        event = await asyncio.wait_for(anext(aiter(stream)), 10)
+        if getattr(event, "uri", None) != uri:
+            fail(f"the listen stream gave {event!r}, not the update of {uri}")
+
+
 async def main(mode, obsmcp, vault, host_script, port, token):
     host = Host(host_script, vault, port, token)
     server = StdioServerParameters(command=obsmcp, args=["bridge", "--vault", vault, "--log-level", "warn"])
+    updates = []
+
+    async def on_message(message):
+        notification = getattr(message, "root", message)
+        if getattr(notification, "method", None) == "notifications/resources/updated":
+            updates.append(str(notification.params.uri))
+
     try:
-        async with Client(server, mode=mode, client_info=Implementation(name="claude-code", version="1")) as client:
+        async with Client(
+            server, mode=mode, client_info=Implementation(name="claude-code", version="1"), message_handler=on_message
+        ) as client:
             if mode == "auto" and client.protocol_version != "2026-07-28":
                 fail(f"auto mode negotiated {client.protocol_version}, not 2026-07-28")
             if mode == "legacy" and client.protocol_version == "2026-07-28":
@@ -210,10 +251,12 @@ async def main(mode, obsmcp, vault, host_script, port, token):
             if budget != "Claude Code":
                 fail(f"the budget follows the client's name: {budget}")
             resource_count = await resources(client, vault, "disk")
+            await subscriptions(client, mode, updates, "disk")
 
             host.start()
             await read_from(client, "plugin")
             await resources(client, vault, "plugin")
+            await subscriptions(client, mode, updates, "plugin")
             await every_tool(client, listed)
             await error_paths(client)
 
