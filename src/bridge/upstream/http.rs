@@ -400,7 +400,10 @@ impl HttpLink {
                 tracing::debug!("no listen stream (HTTP {})", response.status().as_u16())
             }
             Err(error) => {
-                tracing::debug!("listen stream failed: {}", describe_reqwest_error(&error))
+                // Not reached (a plugin in the middle of a reload): the supervisor checks the server and opens it
+                // again.
+                tracing::debug!("listen stream failed: {}", describe_reqwest_error(&error));
+                let _ = self.events.send(LinkEvent::Suspect).await;
             }
         }
     }

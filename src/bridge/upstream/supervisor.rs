@@ -408,7 +408,12 @@ impl Upstream {
             match self.request_on(session, probe, None, ping_timeout).await {
                 Ok(_) => {
                     misses = 0;
-                    if suspected && stream_reopens < 3 {
+                    if !suspected {
+                        // A whole interval passed quietly: the stream held, so a later loss is reopened again. A
+                        // 2026 session lasts as long as the bridge, and its listen stream must not go unheard for good.
+                        stream_reopens = 0;
+                    } else if stream_reopens < 3 {
+                        // At most three reopens in a row: a server that ends every stream at once is not hammered.
                         stream_reopens += 1;
                         if let Link::Http(link) = session.link.as_ref() {
                             link.open_event_stream().await;
