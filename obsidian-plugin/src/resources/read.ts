@@ -9,7 +9,7 @@ import { renderRead } from "../tools/common";
 import { ToolError, type ToolContext } from "../tools/types";
 import { readBytesVerified, readVerified } from "../vault/disk";
 import { visibleAt } from "../vault/hidden";
-import { MAX_CHARS_DEFAULT } from "../vault/limits";
+import { MAX_CHARS_DEFAULT, mib } from "../vault/limits";
 import { splitLines } from "../vault/lines";
 import { cleanVaultPath } from "../vault/paths";
 import { kindOf } from "./mime";
@@ -54,6 +54,3 @@ async function refused<T>(uri: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-function mib(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1);
-}

@@ -18,6 +18,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ToolDef } from "../tools/types";
 import { FileIndex } from "../vault/file-index";
+import { mib } from "../vault/limits";
 import { ChangeNotices } from "./changes";
 import { basePathOf, rulesFor, type HiddenSettings } from "../vault/hidden";
 import { BodyNotJson, BodyTooLarge, MAX_BODY_BYTES, parseJson, readBody } from "./body";
@@ -398,6 +399,3 @@ function methodNotAllowed(response: ServerResponse, allow: string): void {
   sendRpcError(response, 405, RpcCode.Refused, `Method not allowed here; allowed: ${allow}`, null, { allow });
 }
 
-function mib(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1);
-}

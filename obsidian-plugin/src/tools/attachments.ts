@@ -8,6 +8,7 @@ import type { ImageContent, AudioContent, EmbeddedResource } from "@modelcontext
 import { kindOf } from "../resources/mime";
 import { uriOf } from "../resources/uri";
 import { readBytesVerified } from "../vault/disk";
+import { mib } from "../vault/limits";
 import { resolveNote } from "../vault/resolve";
 import { defineTool, ToolError } from "./types";
 
@@ -19,9 +20,6 @@ const AUDIO_EXTENSIONS = new Set(["mp3", "wav", "m4a", "ogg", "flac"]);
 /** The most read_attachment returns of audio, a PDF or any other file. */
 export const FILE_LIMIT = 10 * 1024 * 1024;
 
-function mib(bytes: number): string {
-  return (bytes / (1024 * 1024)).toFixed(1);
-}
 
 export const readAttachment = defineTool({
   name: "read_attachment",

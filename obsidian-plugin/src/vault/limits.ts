@@ -88,3 +88,8 @@ export function countWithinBudget(items: unknown[], budget: number): number {
   }
   return items.length;
 }
+
+/** Bytes as MiB with one decimal, for messages about sizes and limits. */
+export function mib(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1);
+}

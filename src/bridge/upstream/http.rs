@@ -403,6 +403,7 @@ impl HttpLink {
                 // Not reached (a plugin in the middle of a reload): the supervisor checks the server and opens it
                 // again.
                 tracing::debug!("listen stream failed: {}", describe_reqwest_error(&error));
+                // A closed receiver means the session already ended, and needs no word of it.
                 let _ = self.events.send(LinkEvent::Suspect).await;
             }
         }

@@ -185,6 +185,7 @@ impl Upstream {
                 | "notifications/prompts/list_changed" => {
                     // A 2026 server tags what it sends on the bridge's listen stream; the bridge tags again for its own.
                     let params = params.map(without_protocol_meta);
+                    // A closed receiver means the bridge is shutting down.
                     let _ = self
                         .events
                         .send(UpstreamEvent::Forward(jsonrpc::notification(

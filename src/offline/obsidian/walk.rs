@@ -35,6 +35,17 @@ impl FileEntry {
     pub(crate) fn is_markdown(&self) -> bool {
         self.extension == "md"
     }
+
+    /// What a resource, a completion or a prompt calls the file: a note's name without `.md`, any other file's name
+    /// with its extension.
+    pub(crate) fn title(&self) -> &str {
+        let name = self.name();
+        if self.is_markdown() {
+            name.strip_suffix(".md").unwrap_or(name)
+        } else {
+            name
+        }
+    }
 }
 
 /// What a walk of the folder found, before any note is read.

@@ -17,11 +17,16 @@ use std::path::{Path, PathBuf};
 pub(crate) use disk::{
     FileIdentity, MAX_FILE_BYTES, RealVault, is_inside_vault_on_disk, read_verified,
 };
-pub(crate) use resolve::new_note_path;
+pub(crate) use resolve::{BytesRefusal, new_note_path};
 
 use crate::offline::tools::ToolError;
 
 const MAX_PATH_CHARS: usize = 1024;
+
+/// Bytes as MiB with one decimal, for messages about sizes and limits (`mib` in `vault/limits.ts`).
+pub(crate) fn mib(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / 1_048_576.0)
+}
 
 /// `JSON.stringify` of a string, for quoting values inside messages.
 pub(crate) fn quote(text: &str) -> String {

@@ -78,10 +78,7 @@ impl<'a> Context<'a> {
         if self.inside(path) {
             Ok(())
         } else {
-            Err(ToolError(format!(
-                "{} resolves (through a symlink) to a location outside the vault or inside its config folder",
-                quote(path)
-            )))
+            Err(outside_vault(path))
         }
     }
 
@@ -192,20 +189,44 @@ impl<'a> Context<'a> {
             return Ok(note.text.clone());
         }
         if !file.inside {
-            return Err(ToolError(format!(
-                "{} resolves (through a symlink) to a location outside the vault or inside its config folder",
-                quote(&file.path)
-            )));
+            return Err(outside_vault(&file.path));
         }
         paths::read_verified(&paths::full_path(self.root, &file.path), file.identity)
             .map(crate::offline::obsidian::vault::text_of_bytes)
             .map_err(|refusal| refusal.into_tool_error(&file.path))
     }
 
+    /// The bytes of any file (inside the vault only), refused as `TooLarge` above `limit` before anything is read.
+    pub(crate) fn bytes_of(&self, file: &FileEntry, limit: u64) -> Result<Vec<u8>, BytesRefusal> {
+        if !file.inside {
+            return Err(BytesRefusal::Refused(outside_vault(&file.path)));
+        }
+        if file.size > limit {
+            return Err(BytesRefusal::TooLarge(file.size));
+        }
+        paths::read_verified(&paths::full_path(self.root, &file.path), file.identity)
+            .map_err(|refusal| BytesRefusal::Refused(refusal.into_tool_error(&file.path)))
+    }
+
     /// The index of a file by path.
     pub(crate) fn file(&self, path: &str) -> Option<&'a FileEntry> {
         self.snapshot.file(path)
     }
+}
+
+/// Why `bytes_of` read nothing.
+pub(crate) enum BytesRefusal {
+    /// The file is this many bytes, over the caller's limit.
+    TooLarge(u64),
+    Refused(ToolError),
+}
+
+/// The refusal of a file whose real location is outside the vault (`outsideVault` in `vault/disk.ts`).
+pub(crate) fn outside_vault(path: &str) -> ToolError {
+    ToolError(format!(
+        "{} resolves (through a symlink) to a location outside the vault or inside its config folder",
+        quote(path)
+    ))
 }
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ pub(super) fn vault_prompts(ctx: &Context<'_>, folder: &str) -> Vec<VaultPrompt>
         let Some(note) = ctx.snapshot.note(&file.path) else {
             continue;
         };
-        let basename = file.name().strip_suffix(".md").unwrap_or(file.name());
+        let basename = file.title();
         let name = prompt_name(basename);
         if name.is_empty() || !seen.insert(name.clone()) {
             continue;

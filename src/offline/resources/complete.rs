@@ -37,11 +37,6 @@ pub(crate) fn candidates(snapshot: &Snapshot, config_dir: &str) -> Vec<Candidate
         .filter(|&index| !is_in_config_dir(&snapshot.files[index].path, config_dir))
         .map(|index| {
             let file = &snapshot.files[index];
-            let name = if file.is_markdown() {
-                file.name().strip_suffix(".md").unwrap_or(file.name())
-            } else {
-                file.name()
-            };
             // A note outside the vault is never read, so it has no aliases (the plugin gives it none either).
             let aliases = snapshot
                 .note(&file.path)
@@ -49,7 +44,7 @@ pub(crate) fn candidates(snapshot: &Snapshot, config_dir: &str) -> Vec<Candidate
                 .unwrap_or_default();
             Candidate {
                 file: index,
-                name: fold(name),
+                name: fold(file.title()),
                 path: fold(&file.path),
                 aliases: aliases.iter().map(|alias| fold(alias)).collect(),
             }

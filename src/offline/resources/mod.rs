@@ -11,7 +11,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 
 use crate::offline::obsidian::vault::{Entry, Snapshot};
-use crate::offline::paths::{self, clean_vault_path, is_in_config_dir, quote};
+use crate::offline::paths::{BytesRefusal, clean_vault_path, is_in_config_dir, mib, quote};
 use crate::offline::tools::{self, Context, Output, ToolError, iso_time};
 pub(crate) use complete::{Candidate, candidates, complete};
 pub(crate) use mime::kind_of;
@@ -70,15 +70,10 @@ pub(crate) fn list(snapshot: &Snapshot, config_dir: &str, cursor: Option<&str>) 
         .by_ref()
         .take(PAGE_SIZE)
         .map(|file| {
-            let name = if file.is_markdown() {
-                file.name().strip_suffix(".md").unwrap_or(file.name())
-            } else {
-                file.name()
-            };
             json!({
                 "uri": uri_of(&file.path),
                 "name": file.path,
-                "title": name,
+                "title": file.title(),
                 "mimeType": kind_of(&file.extension).0,
                 "size": file.size,
                 "annotations": { "lastModified": iso_time(file.mtime) },
@@ -142,26 +137,20 @@ pub(crate) fn read(ctx: &Context<'_>, uri: &str) -> Result<Value, RpcFailure> {
             json!({ "contents": [{ "uri": uri, "mimeType": mime, "text": format!("{header}\n{body}") }] }),
         );
     }
-    if !file.inside {
-        return Err(refused(ToolError(format!(
-            "{} resolves (through a symlink) to a location outside the vault or inside its config folder",
-            quote(&path)
-        ))));
-    }
-    if file.size > BLOB_LIMIT {
-        return Err(RpcFailure {
-            code: INVALID_PARAMS,
-            message: format!(
-                "{path} is {:.1} MiB ({} bytes); resources/read returns files up to {:.1} MiB",
-                file.size as f64 / 1_048_576.0,
-                file.size,
-                BLOB_LIMIT as f64 / 1_048_576.0
-            ),
-            data: Some(json!({ "uri": uri, "size": file.size, "limit": BLOB_LIMIT })),
-        });
-    }
-    let bytes = paths::read_verified(&paths::full_path(ctx.root, &file.path), file.identity)
-        .map_err(|refusal| refused(refusal.into_tool_error(&file.path)))?;
+    let bytes = ctx
+        .bytes_of(file, BLOB_LIMIT)
+        .map_err(|refusal| match refusal {
+            BytesRefusal::Refused(error) => refused(error),
+            BytesRefusal::TooLarge(size) => RpcFailure {
+                code: INVALID_PARAMS,
+                message: format!(
+                    "{path} is {} MiB ({size} bytes); resources/read returns files up to {} MiB",
+                    mib(size),
+                    mib(BLOB_LIMIT)
+                ),
+                data: Some(json!({ "uri": uri, "size": size, "limit": BLOB_LIMIT })),
+            },
+        })?;
     let blob = base64::engine::general_purpose::STANDARD.encode(bytes);
     Ok(json!({ "contents": [{ "uri": uri, "mimeType": mime, "blob": blob }] }))
 }

@@ -5,17 +5,13 @@ use base64::Engine;
 use serde_json::json;
 
 use super::{Args, Context, Output, ToolError};
-use crate::offline::paths::{self, quote};
+use crate::offline::paths::{BytesRefusal, mib, quote};
 use crate::offline::resources::{kind_of, uri_of};
 
 const IMAGE_EXTENSIONS: [&str; 5] = ["png", "jpg", "jpeg", "gif", "webp"];
 const IMAGE_LIMIT: u64 = 5 * 1024 * 1024;
 const AUDIO_EXTENSIONS: [&str; 5] = ["mp3", "wav", "m4a", "ogg", "flac"];
 const FILE_LIMIT: u64 = 10 * 1024 * 1024;
-
-fn mib(bytes: u64) -> String {
-    format!("{:.1}", bytes as f64 / 1_048_576.0)
-}
 
 pub(super) fn read_attachment(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
     let path = args.required_string("path", 1, usize::MAX)?;
@@ -34,23 +30,15 @@ pub(super) fn read_attachment(ctx: &Context<'_>, args: &Args<'_>) -> Result<Outp
     } else {
         (FILE_LIMIT, "files")
     };
-    if !file.inside {
-        return Err(ToolError(format!(
-            "{} resolves (through a symlink) to a location outside the vault or inside its config folder",
-            quote(&file.path)
-        )));
-    }
-    if file.size > limit {
-        return Err(ToolError(format!(
-            "{} is {} MiB ({} bytes); read_attachment returns {what} up to {} MiB",
+    let bytes = ctx.bytes_of(file, limit).map_err(|refusal| match refusal {
+        BytesRefusal::Refused(error) => error,
+        BytesRefusal::TooLarge(size) => ToolError(format!(
+            "{} is {} MiB ({size} bytes); read_attachment returns {what} up to {} MiB",
             file.path,
-            mib(file.size),
-            file.size,
+            mib(size),
             mib(limit)
-        )));
-    }
-    let bytes = paths::read_verified(&paths::full_path(ctx.root, &file.path), file.identity)
-        .map_err(|refusal| refusal.into_tool_error(&file.path))?;
+        )),
+    })?;
     let size = bytes.len();
     let data = base64::engine::general_purpose::STANDARD.encode(bytes);
     let block = if image {
