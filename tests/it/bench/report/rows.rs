@@ -90,7 +90,7 @@ pub fn rows(
         ),
         Row::new(
             "direct_call",
-            "  the same call straight to the plugin over HTTP, paired",
+            "  the same call straight to the plugin as the bridge sends it (obsmcp: one 2026-07-28 request; the peers: a 2025 session), paired",
             "ms",
             each(|figures| &figures.direct_ms),
         )
@@ -113,7 +113,7 @@ pub fn rows(
         ),
         Row::new(
             "modern_call_overhead",
-            "  overhead per call, paired with the direct 2025 session above",
+            "  overhead per call over a direct 2025 session (what the peers' overhead is measured against)",
             "ms",
             modern(|figures| &figures.overhead_ms),
         )
