@@ -20,21 +20,26 @@ export function completePath(ctx: ToolContext, index: FileIndex, typed: string):
   const visible = visibleFileTest(ctx);
   const inside = insideVaultChecker(ctx);
   // Aliases come from a note's text: a note whose real location is outside the vault has none. Most notes have no
-  // aliases, so the on-disk check runs only for those that do.
-  const aliases = (entry: IndexedFile) => {
+  // aliases, and few of those that do match, so the on-disk check runs only for an alias that matches.
+  const aliasTier = (entry: IndexedFile) => {
     const known = index.foldedAliases(entry);
-    return known.length > 0 && inside(entry.file) ? known : [];
+    if (known.length === 0) return 0;
+    const tier = known.some((alias) => alias.startsWith(query)) ? 3 : known.some((alias) => alias.includes(query)) ? 6 : 0;
+    return tier !== 0 && inside(entry.file) ? tier : 0;
   };
   const byRecent = query === "";
-  const order = (a: Match, b: Match) => {
-    if (a.tier !== b.tier) return a.tier - b.tier;
-    if (byRecent && a.entry.file.stat.mtime !== b.entry.file.stat.mtime) return b.entry.file.stat.mtime - a.entry.file.stat.mtime;
-    const pa = a.entry.file.path;
-    const pb = b.entry.file.path;
-    if (pa.length !== pb.length) return pa.length - pb.length;
-    return pa < pb ? -1 : pa > pb ? 1 : 0;
+  /** Whether `entry` at `tier` goes before `match`. */
+  const before = (tier: number, entry: IndexedFile, match: Match) => {
+    if (tier !== match.tier) return tier < match.tier;
+    const other = match.entry;
+    if (byRecent && entry.file.stat.mtime !== other.file.stat.mtime) return entry.file.stat.mtime > other.file.stat.mtime;
+    const pa = entry.file.path;
+    const pb = other.file.path;
+    if (pa.length !== pb.length) return pa.length < pb.length;
+    return pa < pb;
   };
-  // The best COMPLETION_LIMIT are kept in order as the files go by: a vault of 100,000 notes is never sorted whole.
+  // The best COMPLETION_LIMIT are kept in order as the files go by: a vault of 100,000 notes is never sorted whole,
+  // and a file that cannot enter them costs no allocation.
   const best: Match[] = [];
   let total = 0;
   // Every tier but the alias ones needs each character of the query in the path: a file whose path lacks one, and
@@ -44,20 +49,20 @@ export function completePath(ctx: ToolContext, index: FileIndex, typed: string):
   const chars = Array.from(query);
   for (const entry of index.files()) {
     if ((wanted & ~entry.letters) !== 0 && index.foldedAliases(entry).length === 0) continue;
-    const tier = byRecent ? 0 : tierOf(entry, query, chars, aliases);
+    const tier = byRecent ? 0 : tierOf(entry, query, chars, aliasTier);
     if (tier === 0 && !byRecent) continue;
     if (!visible(entry)) continue;
     total += 1;
-    const match = { entry, tier };
-    if (best.length === COMPLETION_LIMIT && order(match, best[COMPLETION_LIMIT - 1]) >= 0) continue;
+    if (best.length === COMPLETION_LIMIT && !before(tier, entry, best[COMPLETION_LIMIT - 1])) continue;
+    // Equal files do not occur (paths are unique), so the first that this one goes before is where it belongs.
     let low = 0;
     let high = best.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (order(best[middle], match) <= 0) low = middle + 1;
-      else high = middle;
+      if (before(tier, entry, best[middle])) high = middle;
+      else low = middle + 1;
     }
-    best.splice(low, 0, match);
+    best.splice(low, 0, { entry, tier });
     if (best.length > COMPLETION_LIMIT) best.pop();
   }
   return { values: best.map((match) => match.entry.file.path), total, hasMore: total > COMPLETION_LIMIT };
@@ -68,19 +73,20 @@ interface Match {
   tier: number;
 }
 
-/** How well a file matches: 1 (best) to 7, or 0 for no match. */
-function tierOf(entry: IndexedFile, query: string, chars: readonly string[], aliases: (entry: IndexedFile) => readonly string[]): number {
+/** How well a file matches: 1 (best) to 7, or 0 for no match; `aliasTier` says 3, 6 or 0 for the note's aliases. */
+function tierOf(entry: IndexedFile, query: string, chars: readonly string[], aliasTier: (entry: IndexedFile) => number): number {
   const { foldedName: name, foldedPath: path } = entry;
-  const known = aliases(entry);
-  // The name is part of the path: without the text in the path (and with no aliases) only tier 7 is left.
-  if (known.length === 0 && !path.includes(query)) return inOrder(chars, path) ? 7 : 0;
+  // The name is part of the path: without the text in the path only the aliases and tier 7 are left.
+  if (!path.includes(query)) {
+    const alias = aliasTier(entry);
+    return alias !== 0 ? alias : inOrder(chars, path) ? 7 : 0;
+  }
   if (name === query) return 1;
   if (name.startsWith(query)) return 2;
-  if (known.some((alias) => alias.startsWith(query))) return 3;
+  if (aliasTier(entry) === 3) return 3;
   if (path.startsWith(query)) return 4;
   if (name.includes(query)) return 5;
-  if (path.includes(query) || known.some((alias) => alias.includes(query))) return 6;
-  return inOrder(chars, path) ? 7 : 0;
+  return 6;
 }
 
 /** Whether every one of `chars` (the query's code points) occurs in `text` in the same order. */

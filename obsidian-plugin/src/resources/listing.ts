@@ -4,9 +4,9 @@
 import type { Resource, ResourceTemplateType } from "@modelcontextprotocol/server";
 import { isoTime } from "../tools/common";
 import type { ToolContext } from "../tools/types";
-import type { FileIndex, IndexedFile } from "../vault/file-index";
+import { firstAtOrAfter, type FileIndex, type IndexedFile } from "../vault/file-index";
 import { hiddenChecker } from "../vault/hidden";
-import { isInConfigDir } from "../vault/paths";
+import { configDirChecker } from "../vault/paths";
 import { kindOf } from "./mime";
 import { PATH_TEMPLATE, uriOf } from "./uri";
 
@@ -26,7 +26,8 @@ export const PATH_TEMPLATE_ENTRY: ResourceTemplateType = {
 /** Whether a call may see this file at all: outside the config folder and not hidden. */
 export function visibleFileTest(ctx: ToolContext): (entry: IndexedFile) => boolean {
   const hidden = hiddenChecker(ctx);
-  return (entry) => !isInConfigDir(entry.file.path, ctx) && !hidden(entry.file.path);
+  const inConfigDir = configDirChecker(ctx);
+  return (entry) => !inConfigDir(entry.file.path) && !hidden(entry.file.path);
 }
 
 /** The resource a file is listed as. */
@@ -58,14 +59,8 @@ export function listPage(ctx: ToolContext, index: FileIndex, cursor: string | un
   return at < files.length && last !== undefined ? { resources, nextCursor: last } : { resources };
 }
 
-/** The index of the first file whose path sorts after `path` (binary search over the ordered files). */
+/** The index of the first file whose path sorts after `path`. */
 function firstAfter(files: readonly IndexedFile[], path: string): number {
-  let low = 0;
-  let high = files.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (files[middle].file.path <= path) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  const at = firstAtOrAfter(files, path);
+  return files[at]?.file.path === path ? at + 1 : at;
 }

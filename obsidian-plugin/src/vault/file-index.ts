@@ -16,6 +16,9 @@ export interface IndexedFile {
   foldedPath: string;
   /** The characters of the folded path, one bit per `code & 31` (see `letterMask`). */
   letters: number;
+  /** The note's aliases, folded, once read (see `FileIndex.foldedAliases`); kept on the entry, as a lookup by path
+   * for each of 100,000 files would cost a completion more than its matching does. */
+  aliases: readonly string[] | undefined;
 }
 
 /** A set of a text's characters as 32 bits, one per `code & 31`: a text lacking a bit lacks a character of it. */
@@ -27,7 +30,6 @@ export function letterMask(text: string): number {
 
 export class FileIndex {
   private ordered: IndexedFile[] | null = null;
-  private readonly aliases = new Map<string, string[]>();
   private refs: { from: { offref(ref: EventRef): void }; ref: EventRef }[] = [];
 
   constructor(private readonly app: App) {}
@@ -41,22 +43,15 @@ export class FileIndex {
     };
     this.refs = [
       { from: vault, ref: vault.on("create", reorder) },
+      { from: vault, ref: vault.on("delete", reorder) },
+      { from: vault, ref: vault.on("rename", reorder) },
       {
-        from: vault,
-        ref: vault.on("delete", (file) => {
-          reorder();
-          this.aliases.delete(file.path);
+        from: metadataCache,
+        ref: metadataCache.on("changed", (file) => {
+          const entry = this.ordered && this.entryAt(this.ordered, file.path);
+          if (entry) entry.aliases = undefined;
         }),
       },
-      {
-        from: vault,
-        ref: vault.on("rename", (file, oldPath) => {
-          reorder();
-          this.aliases.delete(oldPath);
-          this.aliases.delete(file.path);
-        }),
-      },
-      { from: metadataCache, ref: metadataCache.on("changed", (file) => this.aliases.delete(file.path)) },
     ];
   }
 
@@ -64,7 +59,6 @@ export class FileIndex {
     for (const { from, ref } of this.refs) from.offref(ref);
     this.refs = [];
     this.ordered = null;
-    this.aliases.clear();
   }
 
   /** Every file, sorted by path in code-unit order. */
@@ -74,7 +68,7 @@ export class FileIndex {
     const ordered = this.app.vault.getFiles().map((file) => {
       const name = file.extension.toLowerCase() === "md" ? file.basename : file.name;
       const foldedPath = fold(file.path);
-      return { file, name, foldedName: fold(name), foldedPath, letters: letterMask(foldedPath) };
+      return { file, name, foldedName: fold(name), foldedPath, letters: letterMask(foldedPath), aliases: undefined };
     });
     ordered.sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
     this.ordered = ordered;
@@ -84,26 +78,31 @@ export class FileIndex {
   /** The files from the first whose path is `path` or sorts after it, in path order. */
   *from(path: string): Generator<IndexedFile> {
     const files = this.files();
-    let low = 0;
-    let high = files.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (files[middle].file.path < path) low = middle + 1;
-      else high = middle;
-    }
-    for (let at = low; at < files.length; at++) yield files[at];
+    for (let at = firstAtOrAfter(files, path); at < files.length; at++) yield files[at];
   }
 
   /** A note's aliases, folded (none for other files). */
   foldedAliases(entry: IndexedFile): readonly string[] {
-    const path = entry.file.path;
-    let known = this.aliases.get(path);
-    if (known === undefined) {
-      known = entry.file.extension.toLowerCase() === "md" ? aliasesOf(this.app, entry.file).map(fold) : [];
-      this.aliases.set(path, known);
-    }
-    return known;
+    entry.aliases ??= entry.file.extension.toLowerCase() === "md" ? aliasesOf(this.app, entry.file).map(fold) : [];
+    return entry.aliases;
   }
+
+  private entryAt(files: readonly IndexedFile[], path: string): IndexedFile | undefined {
+    const entry = files[firstAtOrAfter(files, path)];
+    return entry?.file.path === path ? entry : undefined;
+  }
+}
+
+/** The index of the first of `files` (in path order) whose path is `path` or sorts after it. */
+export function firstAtOrAfter(files: readonly IndexedFile[], path: string): number {
+  let low = 0;
+  let high = files.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (files[middle].file.path < path) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** The aliases in a note's frontmatter as note_metadata reports them. */

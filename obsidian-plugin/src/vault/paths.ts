@@ -73,12 +73,22 @@ export function cleanVaultPath(raw: string, ctx: ToolContext, what = "path"): st
  * dots and spaces dropped from each name, as Windows opens ".obsidian. /app.json" as ".obsidian/app.json".
  */
 export function isInConfigDir(path: string, ctx: ToolContext): boolean {
-  const config = ctx.configDir.replace(/^\/+|\/+$/g, "").toLowerCase();
-  // Listings ask this for every file: most paths differ from the config folder in their first character.
-  if (config === "" || path.charAt(0).toLowerCase() !== config.charAt(0)) return false;
-  const names = path.split("/");
+  return configDirChecker(ctx)(path);
+}
+
+/** `isInConfigDir` for many paths: the config folder's name is worked out once, not once per path. */
+export function configDirChecker(ctx: ToolContext): (path: string) => boolean {
   const bare = (name: string) => name.replace(/[. ]+$/, "").toLowerCase();
-  return config.split("/").every((wanted, index) => index < names.length && bare(names[index]) === bare(wanted));
+  const config = ctx.configDir.replace(/^\/+|\/+$/g, "").toLowerCase();
+  const wanted = config.split("/").map(bare);
+  const first = config.charAt(0);
+  // Listings ask this for every file: most paths differ from the config folder in their first character.
+  if (first === "") return () => false;
+  return (path) => {
+    if (path.charAt(0).toLowerCase() !== first) return false;
+    const names = path.split("/");
+    return wanted.every((name, index) => index < names.length && bare(names[index]) === name);
+  };
 }
 
 /** The parent folder of a vault path ("" for the root). */
