@@ -15,6 +15,7 @@ const WRITE_TOOL_NAMES = [
   "insert_at_line",
   "set_property",
   "delete_property",
+  "set_task",
   "move_note",
   "delete_note",
 ];
@@ -48,6 +49,7 @@ describe("read-only mode", () => {
       "orphans",
       "tags",
       "files_by_tag",
+      "tasks",
       "active_note",
       "daily_note",
       "recent_files",
@@ -62,6 +64,7 @@ describe("read-only mode", () => {
       ["append", { path: "Hub", content: "x" }],
       ["set_property", { path: "Hub", key: "a", value: 1 }],
       ["delete_note", { path: "Hub" }],
+      ["set_task", { path: "Hub", line: 1, status: "x", expected_text: "x" }],
       ["create_daily_note", { date: "2024-03-01" }],
     ]) {
       await session.fails(tool, args, /read-only/);

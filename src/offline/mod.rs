@@ -63,6 +63,7 @@ mod regex;
 mod requests;
 pub(crate) mod resources;
 mod sections;
+mod tasks;
 mod text;
 mod tools;
 

@@ -7,6 +7,7 @@ import { LINK_TOOLS } from "./links";
 import { READ_TOOLS } from "./read";
 import { SEARCH_TOOLS } from "./search";
 import { TAG_TOOLS } from "./tags";
+import { TASK_TOOLS } from "./tasks";
 import type { ToolDef } from "./types";
 import { WORKSPACE_TOOLS } from "./workspace";
 import { WRITE_TOOLS } from "./write";
@@ -26,6 +27,7 @@ const ORDER = [
   "orphans",
   "tags",
   "files_by_tag",
+  "tasks",
   "active_note",
   "daily_note",
   "recent_files",
@@ -37,6 +39,7 @@ const ORDER = [
   "insert_at_line",
   "set_property",
   "delete_property",
+  "set_task",
   "move_note",
   "delete_note",
   "batch",
@@ -48,6 +51,7 @@ const defined: ToolDef[] = [
   ...SEARCH_TOOLS,
   ...LINK_TOOLS,
   ...TAG_TOOLS,
+  ...TASK_TOOLS,
   ...WORKSPACE_TOOLS,
   ...WRITE_TOOLS,
   ...FILE_TOOLS,

@@ -1,31 +1,19 @@
 // Full-text search over the vault's Markdown notes. Notes are read with `vault.cachedRead` (Obsidian's in-memory copy)
 // a few dozen at a time, in path order, and the scan stops as soon as the page is full, so a narrow query on a
 // 10,000-note vault answers quickly. Matching is per line; the cursor names the last match returned (line and path)
-// so the next page resumes right after it even if notes were added meanwhile. Notes whose real file is outside the
-// vault are not read at all; their verdicts are cached per file, so the check costs nothing on later searches. A
-// note that is itself a symlink, or that changed on disk during the read, is read the verified way instead.
+// so the next page resumes right after it even if notes were added meanwhile. How notes are read safely (never one
+// whose real file is outside the vault; symlinks the verified way) is ../vault/many.ts.
 
 import { z } from "zod";
-import type { TFile } from "obsidian";
 import { cutChars, LIMIT_CAP, maxCharsArg, snippet, snippetAround } from "../vault/limits";
 import { splitLines } from "../vault/lines";
 import { compileLinear } from "../vault/regex";
 import { cleanVaultPath, isInConfigDir } from "../vault/paths";
-import { insideVaultChecker, isSymlinkOnDisk, readVerified } from "../vault/disk";
+import { insideVaultChecker } from "../vault/disk";
+import { READ_BATCH, readNotes } from "../vault/many";
 import { visibleChecker } from "../vault/hidden";
 import { json, pageHead } from "./common";
 import { defineTool, ToolError } from "./types";
-
-/**
- * Notes seen as a symlink, or read again from disk in the middle of a cached read: from then on they are always read
- * the verified way. Obsidian's cached copy of such a note may be an earlier target's, and a check before or after a
- * cached read cannot tell (the link can be swapped between any check and the read); a verified read opens first and
- * judges what it opened.
- */
-const distrusted = new WeakSet<TFile>();
-
-/** How many notes are read concurrently; enough to overlap disk reads without flooding memory. */
-const READ_BATCH = 48;
 
 interface Match {
   line: number;
@@ -134,33 +122,12 @@ export const search = defineTool({
       const batch = files.slice(batchStart, batchStart + READ_BATCH);
       // A note whose real file is outside the vault (a symlink, or inside a symlinked folder) is counted as
       // searched but never read, so never quoted: the offline reader does not read it either.
-      // Most notes are read from Obsidian's cache; a distrusted one (see `distrusted`) the verified way. A verified
-      // read refuses a note whose opened file is outside the vault (or gone): like any outside note, it is searched
-      // but never quoted.
-      const judged = batch.map((file: TFile) => {
-        if (!inside(file)) return null;
-        const link = isSymlinkOnDisk(ctx, file);
-        if (link === null) return null;
-        if (link) distrusted.add(file);
-        return { link: distrusted.has(file), mtime: file.stat.mtime, size: file.stat.size };
-      });
-      const texts = await Promise.all(
-        batch.map((file: TFile, b) => {
-          const judgement = judged[b];
-          if (!judgement) return null;
-          return judgement.link ? readVerified(ctx, file).catch(() => null) : ctx.app.vault.cachedRead(file);
-        }),
-      );
+      const texts = await readNotes(ctx, batch, inside);
       for (let b = 0; b < batch.length; b++) {
         const file = batch[b];
-        let text = texts[b];
+        const text = texts[b];
         searched++;
-        const before = judged[b];
-        if (text !== null && before && !before.link && (file.stat.mtime !== before.mtime || file.stat.size !== before.size)) {
-          distrusted.add(file);
-          text = await readVerified(ctx, file).catch(() => null);
-        }
-        if (text === null || !inside(file) || !matcher.mayMatch(text)) continue;
+        if (text === null || !matcher.mayMatch(text)) continue;
         const lines = splitLines(text);
         const skipThrough = resume !== null && file.path === resume.path ? resume.line : 0;
         let fileResult: FileResult | null = null;

@@ -49,7 +49,7 @@ export function frontmatterAliases(frontmatter: FrontMatterCache | undefined): s
 }
 
 /** Frontmatter tags (from `tags` / `tag`, split on commas and spaces), each with a leading "#". */
-function frontmatterTags(frontmatter: FrontMatterCache | undefined): string[] {
+export function frontmatterTags(frontmatter: FrontMatterCache | undefined): string[] {
   if (!frontmatter) return [];
   const raw = [...frontmatterList(frontmatter.tags), ...frontmatterList(frontmatter.tag)];
   return raw

@@ -60,7 +60,7 @@ pub(crate) fn frontmatter_aliases(frontmatter: Option<&Map<String, Value>>) -> V
     aliases
 }
 
-fn frontmatter_tags(frontmatter: Option<&Map<String, Value>>) -> Vec<String> {
+pub(crate) fn frontmatter_tags(frontmatter: Option<&Map<String, Value>>) -> Vec<String> {
     let Some(frontmatter) = frontmatter else {
         return Vec::new();
     };

@@ -303,6 +303,24 @@ impl Snapshot {
         self.notes.get(path)
     }
 
+    /// The readable Markdown notes in path order whose path starts with `prefix`, outside the config folder: a note
+    /// whose real file is outside the vault has no content here, so it is left out.
+    pub(crate) fn notes_under<'a>(
+        &'a self,
+        prefix: &'a str,
+        config_dir: &'a str,
+    ) -> impl Iterator<Item = (&'a FileEntry, &'a Arc<Note>)> + 'a {
+        self.sorted_notes.iter().filter_map(move |&index| {
+            let file = &self.files[index];
+            if !file.path.starts_with(prefix)
+                || crate::offline::paths::is_in_config_dir(&file.path, config_dir)
+            {
+                return None;
+            }
+            Some((file, self.note(&file.path)?))
+        })
+    }
+
     /// Markdown notes in listing order.
     pub(crate) fn markdown_files(&self) -> impl Iterator<Item = &FileEntry> {
         self.files.iter().filter(|file| file.is_markdown())

@@ -9,7 +9,6 @@ use serde_json::{Map, Value, json};
 
 use super::{Argument, Entry, tool_text};
 use crate::offline::lines::split_lines;
-use crate::offline::paths::is_in_config_dir;
 use crate::offline::sections::frontmatter_range;
 use crate::offline::text::js_trim;
 use crate::offline::tools::Context;
@@ -53,15 +52,8 @@ pub(super) fn vault_prompts(ctx: &Context<'_>, folder: &str) -> Vec<VaultPrompt>
     let prefix = format!("{folder}/");
     let mut seen = HashSet::new();
     let mut found = Vec::new();
-    for &index in &ctx.snapshot.sorted_notes {
-        let file = &ctx.snapshot.files[index];
-        if !file.path.starts_with(&prefix) || is_in_config_dir(&file.path, ctx.config_dir) {
-            continue;
-        }
-        // A note outside the vault (through a symlink) is never read, so it is no prompt either.
-        let Some(note) = ctx.snapshot.note(&file.path) else {
-            continue;
-        };
+    // A note outside the vault (through a symlink) is never read, so it is no prompt either.
+    for (file, note) in ctx.snapshot.notes_under(&prefix, ctx.config_dir) {
         let basename = file.title();
         let name = prompt_name(basename);
         if name.is_empty() || !seen.insert(name.clone()) {

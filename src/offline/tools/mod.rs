@@ -10,6 +10,7 @@ mod links;
 mod read;
 mod search;
 mod tags;
+mod tasks;
 mod types;
 mod workspace;
 
@@ -32,12 +33,11 @@ pub(crate) fn served(name: &str) -> Option<Served> {
     Some(match name {
         "vault_info" | "list_files" | "read_note" | "read_attachment" | "search"
         | "note_metadata" | "outline" | "backlinks" | "outgoing_links" | "unresolved_links"
-        | "orphans" | "tags" | "files_by_tag" | "daily_note" | "recent_files" | "batch" => {
-            Served::Disk
-        }
+        | "orphans" | "tags" | "files_by_tag" | "tasks" | "daily_note" | "recent_files"
+        | "batch" => Served::Disk,
         "active_note" | "create_note" | "create_daily_note" | "str_replace" | "patch_section"
-        | "append" | "insert_at_line" | "set_property" | "delete_property" | "move_note"
-        | "delete_note" => Served::NeedsObsidian,
+        | "append" | "insert_at_line" | "set_property" | "delete_property" | "set_task"
+        | "move_note" | "delete_note" => Served::NeedsObsidian,
         _ => return None,
     })
 }
@@ -54,6 +54,7 @@ pub(crate) fn reads_every_note(name: &str) -> bool {
             | "orphans"
             | "tags"
             | "files_by_tag"
+            | "tasks"
             | "note_metadata"
             | "outline"
             | "batch"
@@ -90,6 +91,7 @@ pub(crate) fn run(ctx: &Context<'_>, name: &str, arguments: Value) -> Result<Out
         "orphans" => links::orphans(ctx, &args),
         "tags" => tags::tags(ctx, &args),
         "files_by_tag" => tags::files_by_tag(ctx, &args),
+        "tasks" => tasks::tasks(ctx, &args),
         "recent_files" => workspace::recent_files(ctx, &args),
         "daily_note" => workspace::daily_note(ctx, &args),
         "batch" => batch::batch(ctx, &args),

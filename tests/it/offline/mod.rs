@@ -17,6 +17,7 @@ mod hidden;
 mod parity;
 mod resources;
 mod safety;
+mod structures;
 mod symlinks;
 
 /// The token the tests' plugin hosts run with.

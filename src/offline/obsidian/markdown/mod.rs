@@ -99,12 +99,14 @@ pub(crate) struct NoteMetadata {
 }
 
 impl NoteMetadata {
-    /// Keeps only what the tools read (frontmatter, links and embeds by target and line, tags, headings, blocks):
-    /// sections, list items and the links' source and display text are dropped, which roughly halves the memory
+    /// Keeps only what the tools read (frontmatter, links and embeds by target and line, tags, headings, blocks,
+    /// tasks): sections, other list items and the links' source and display text are dropped, which roughly halves the memory
     /// a large vault's index takes.
     pub(crate) fn slim(mut self) -> Self {
         self.sections = Vec::new();
-        self.list_items = Vec::new();
+        // The task items stay: `tasks` lists them from the index, as the plugin does from the metadata cache.
+        self.list_items.retain(|item| item.task.is_some());
+        self.list_items.shrink_to_fit();
         for link in self.links.iter_mut().chain(self.embeds.iter_mut()) {
             link.original = String::new();
             link.display_text = String::new();

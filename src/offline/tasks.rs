@@ -1,0 +1,164 @@
+//! Task statuses and dates (`vault/tasks.ts`): the checkbox character's status, from the Tasks plugin's own settings
+//! when the vault has them, and the due / scheduled / start / done dates in the Tasks plugin's emoji format or
+//! Dataview's inline fields. The rules are stated in `obsidian-plugin/src/tools/README.md` (tasks).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+/// A status as the Tasks plugin defines one; `kind` is its type in the results' spelling (`todo`, `done`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TaskStatus {
+    pub(crate) symbol: String,
+    pub(crate) kind: &'static str,
+}
+
+/// `DEFAULT_STATUSES`: a vault without Tasks plugin settings.
+fn default_statuses() -> Vec<TaskStatus> {
+    [
+        (" ", "todo"),
+        ("x", "done"),
+        ("X", "done"),
+        ("/", "in_progress"),
+        ("-", "cancelled"),
+    ]
+    .into_iter()
+    .map(|(symbol, kind)| TaskStatus {
+        symbol: symbol.to_string(),
+        kind,
+    })
+    .collect()
+}
+
+fn kind_of(setting: &str) -> Option<&'static str> {
+    Some(match setting {
+        "TODO" => "todo",
+        "IN_PROGRESS" => "in_progress",
+        "DONE" => "done",
+        "CANCELLED" => "cancelled",
+        "NON_TASK" => "non_task",
+        _ => return None,
+    })
+}
+
+/// `statusesFromSettings`: `statusSettings.coreStatuses`, then `customStatuses`, the first definition of a symbol
+/// winning; the defaults when they define none.
+pub(crate) fn statuses_from_settings(settings: &Value) -> Vec<TaskStatus> {
+    let mut found: Vec<TaskStatus> = Vec::new();
+    for key in ["coreStatuses", "customStatuses"] {
+        let Some(list) = settings["statusSettings"][key].as_array() else {
+            continue;
+        };
+        for item in list {
+            let (Some(symbol), Some(kind)) = (
+                item["symbol"].as_str(),
+                item["type"].as_str().and_then(kind_of),
+            ) else {
+                continue;
+            };
+            if symbol.chars().count() != 1 || found.iter().any(|status| status.symbol == symbol) {
+                continue;
+            }
+            found.push(TaskStatus {
+                symbol: symbol.to_string(),
+                kind,
+            });
+        }
+    }
+    if found.is_empty() {
+        default_statuses()
+    } else {
+        found
+    }
+}
+
+/// `statusOf`: the status's type; an unknown symbol is a task to do, as the Tasks plugin treats it.
+pub(crate) fn kind_of_symbol(statuses: &[TaskStatus], symbol: &str) -> &'static str {
+    statuses
+        .iter()
+        .find(|status| status.symbol == symbol)
+        .map_or("todo", |status| status.kind)
+}
+
+/// The dates a task may carry, in the order results list them (`DATE_FIELDS`).
+pub(crate) const DATE_FIELDS: [&str; 4] = ["due", "scheduled", "start", "done"];
+
+/// For each date field, its emoji pattern then its Dataview pattern (`DATE_PATTERNS`).
+static DATE_PATTERNS: LazyLock<Vec<[Regex; 2]>> = LazyLock::new(|| {
+    const DATE: &str = "([0-9]{4}-[0-9]{2}-[0-9]{2})";
+    let emoji = |marks: &str| {
+        Regex::new(&format!("(?:{marks})\\x{{FE0F}}? *{DATE}")).expect("a fixed pattern")
+    };
+    let dataview = |field: &str| {
+        Regex::new(&format!(r"[\[(]{field}:: *{DATE} *[\])]")).expect("a fixed pattern")
+    };
+    vec![
+        [emoji("📅|📆|🗓"), dataview("due")],
+        [emoji("⏳|⌛"), dataview("scheduled")],
+        [emoji("🛫"), dataview("start")],
+        [emoji("✅"), dataview("completion")],
+    ]
+});
+
+/// `taskDates`: each field's first date, the emoji format first, then Dataview's.
+pub(crate) fn task_dates(text: &str) -> Vec<(&'static str, String)> {
+    DATE_FIELDS
+        .iter()
+        .zip(DATE_PATTERNS.iter())
+        .filter_map(|(field, patterns)| {
+            patterns
+                .iter()
+                .find_map(|pattern| pattern.captures(text))
+                .map(|found| (*field, found[1].to_string()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn dates_in_both_formats() {
+        let dates = task_dates(
+            "Call 📅 2026-12-03 [scheduled:: 2026-12-01] ✅2026-12-04 (start:: 2026-11-30)",
+        );
+        assert_eq!(
+            dates,
+            vec![
+                ("due", "2026-12-03".to_string()),
+                ("scheduled", "2026-12-01".to_string()),
+                ("start", "2026-11-30".to_string()),
+                ("done", "2026-12-04".to_string()),
+            ]
+        );
+        assert_eq!(
+            task_dates("🗓️ 2026-12-24"),
+            vec![("due", "2026-12-24".to_string())]
+        );
+        // Arabic-Indic digits are digits to Rust's `\d`, not to JavaScript's: the pattern spells out 0-9.
+        assert!(task_dates("📅 ٢٠٢٦-١٢-٠١").is_empty());
+    }
+
+    #[test]
+    fn statuses_follow_the_tasks_plugin() {
+        let settings = json!({"statusSettings": {
+            "coreStatuses": [{"symbol": " ", "type": "TODO"}, {"symbol": "x", "type": "DONE"}],
+            "customStatuses": [{"symbol": "?", "type": "NON_TASK"}, {"symbol": "x", "type": "TODO"}, {"symbol": "ab", "type": "DONE"}],
+        }});
+        let statuses = statuses_from_settings(&settings);
+        assert_eq!(kind_of_symbol(&statuses, "x"), "done");
+        assert_eq!(kind_of_symbol(&statuses, "?"), "non_task");
+        assert_eq!(
+            kind_of_symbol(&statuses, "X"),
+            "todo",
+            "unknown symbols are to do"
+        );
+        assert_eq!(
+            kind_of_symbol(&statuses_from_settings(&Value::Null), "X"),
+            "done"
+        );
+    }
+}

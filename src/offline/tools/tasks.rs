@@ -1,0 +1,233 @@
+//! `tasks` (`tools/tasks.ts`): the index's task items, with the line's text, heading, tags and dates. `set_task`
+//! needs Obsidian.
+
+use serde_json::{Map, Value, json};
+
+use crate::offline::limits::{count_within_budget, offset_from_cursor};
+use crate::offline::links::tag_matches;
+use crate::offline::obsidian::properties::frontmatter_tags;
+use crate::offline::obsidian::vault::Note;
+use crate::offline::paths::quote;
+use crate::offline::tasks::{
+    DATE_FIELDS, TaskStatus, kind_of_symbol, statuses_from_settings, task_dates,
+};
+use crate::offline::text::{is_js_space, js_cmp, js_trim};
+use crate::offline::tools::args::invalid;
+use crate::offline::tools::{Args, Context, Output, ToolError, paged, paged_result};
+
+/// `vaultStatuses`: the Tasks plugin's data.json when present and JSON, else the defaults.
+fn vault_statuses(ctx: &Context<'_>) -> Vec<TaskStatus> {
+    let file = ctx
+        .root
+        .join(ctx.config_dir)
+        .join("plugins/obsidian-tasks-plugin/data.json");
+    let settings = std::fs::read_to_string(file)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    statuses_from_settings(&settings)
+}
+
+/// A task row, its keys in the plugin's order (optional ones only when present).
+fn tasks_of(path: &str, note: &Note, statuses: &[TaskStatus]) -> Vec<Map<String, Value>> {
+    let lines: Vec<&str> = note.text.split('\n').collect();
+    let meta = &note.meta;
+    let mut rows = Vec::new();
+    for item in &meta.list_items {
+        let Some(task) = &item.task else { continue };
+        let at = item.position.start.line;
+        let line = lines.get(at).copied().unwrap_or("");
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let boxed = format!("[{task}]");
+        let rest = line
+            .find(&boxed)
+            .map_or(line, |at| &line[at + boxed.len()..]);
+        let text = rest.trim_matches([' ', '\t']);
+        let mut row = Map::new();
+        row.insert("path".into(), json!(path));
+        row.insert("line".into(), json!(at + 1));
+        row.insert("status".into(), json!(task));
+        row.insert("type".into(), json!(kind_of_symbol(statuses, task)));
+        row.insert("text".into(), json!(text));
+        if let Some(heading) = meta
+            .headings
+            .iter()
+            .take_while(|heading| heading.position.start.line < at)
+            .last()
+        {
+            row.insert("heading".into(), json!(heading.heading));
+        }
+        for (field, date) in task_dates(text) {
+            row.insert(field.into(), json!(date));
+        }
+        let tags: Vec<&str> = meta
+            .tags
+            .iter()
+            .filter(|tag| tag.position.start.line == at)
+            .map(|tag| tag.tag.as_str())
+            .collect();
+        if !tags.is_empty() {
+            row.insert("tags".into(), json!(tags));
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// `statusFilter`: which tasks the `status` argument keeps.
+enum StatusFilter<'a> {
+    All,
+    Open,
+    Kind(&'a str),
+    Symbol(&'a str),
+}
+
+impl<'a> StatusFilter<'a> {
+    fn new(wanted: &'a str) -> Result<Self, ToolError> {
+        Ok(match wanted {
+            "all" => Self::All,
+            "open" => Self::Open,
+            "done" | "cancelled" => Self::Kind(wanted),
+            _ if wanted.chars().count() == 1 => Self::Symbol(wanted),
+            _ => {
+                return Err(ToolError(format!(
+                    "status {} is not \"open\", \"done\", \"cancelled\", \"all\" or one checkbox character",
+                    quote(wanted)
+                )));
+            }
+        })
+    }
+
+    fn passes(&self, row: &Map<String, Value>) -> bool {
+        let kind = row.get("type").and_then(Value::as_str).unwrap_or("");
+        match self {
+            Self::All => true,
+            Self::Open => matches!(kind, "todo" | "in_progress"),
+            Self::Kind(wanted) => kind == *wanted,
+            Self::Symbol(wanted) => row.get("status").and_then(Value::as_str) == Some(wanted),
+        }
+    }
+}
+
+/// A `from` / `to` argument: YYYY-MM-DD (zod's regex check, with its message).
+fn date_arg(args: &Args<'_>, key: &str) -> Result<Option<String>, ToolError> {
+    let value = args.opt_string(key, 0, usize::MAX)?;
+    if let Some(date) = &value {
+        let bytes = date.as_bytes();
+        let shaped = bytes.len() == 10
+            && bytes.iter().enumerate().all(|(i, byte)| {
+                if i == 4 || i == 7 {
+                    *byte == b'-'
+                } else {
+                    byte.is_ascii_digit()
+                }
+            });
+        if !shaped {
+            return Err(invalid(
+                "tasks",
+                key,
+                &format!("{key} must be a date as YYYY-MM-DD"),
+            ));
+        }
+    }
+    Ok(value)
+}
+
+pub(super) fn tasks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
+    let status = args.string("status", "open", 1, 20)?;
+    let path_prefix = args.string("path_prefix", "", 0, usize::MAX)?;
+    let tag = args.opt_string("tag", 0, 200)?;
+    let field = args.choice("date", &DATE_FIELDS, "due")?;
+    let from = date_arg(args, "from")?;
+    let to = date_arg(args, "to")?;
+    let sort = args.choice("sort", &["path", "date"], "path")?;
+    let limit = args.limit(100)?;
+    let cursor = args.cursor()?;
+    let max_chars = args.max_chars()?;
+
+    let filter = StatusFilter::new(&status)?;
+    let prefix = if path_prefix.is_empty() {
+        String::new()
+    } else {
+        ctx.clean(&path_prefix, "path_prefix")? + if path_prefix.ends_with('/') { "/" } else { "" }
+    };
+    let wanted_tag = tag
+        .as_ref()
+        .map(|raw| js_trim(raw).trim_start_matches('#').to_string());
+    if let (Some(raw), Some(wanted)) = (&tag, &wanted_tag)
+        && (wanted.is_empty() || wanted.contains(is_js_space))
+    {
+        return Err(ToolError(format!("tag {} is not a valid tag", quote(raw))));
+    }
+    if let (Some(from), Some(to)) = (&from, &to)
+        && from > to
+    {
+        return Err(ToolError(format!("from {from} is after to {to}")));
+    }
+    let date_of = |row: &Map<String, Value>| {
+        row.get(field.as_str())
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let in_range = |row: &Map<String, Value>| {
+        if from.is_none() && to.is_none() {
+            return true;
+        }
+        date_of(row).is_some_and(|date| {
+            from.as_ref().is_none_or(|from| &date >= from)
+                && to.as_ref().is_none_or(|to| &date <= to)
+        })
+    };
+    let statuses = vault_statuses(ctx);
+    let mut all: Vec<Map<String, Value>> = Vec::new();
+    // A note whose real file is outside the vault has no text here, so no tasks (the plugin does not read it).
+    for (file, note) in ctx.snapshot.notes_under(&prefix, ctx.config_dir) {
+        let note_tagged = wanted_tag.as_ref().is_some_and(|wanted| {
+            frontmatter_tags(note.frontmatter().as_ref())
+                .iter()
+                .any(|tag| tag_matches(tag, wanted))
+        });
+        for row in tasks_of(&file.path, note, &statuses) {
+            if !filter.passes(&row) || !in_range(&row) {
+                continue;
+            }
+            if let Some(wanted) = &wanted_tag
+                && !note_tagged
+                && !row
+                    .get("tags")
+                    .and_then(Value::as_array)
+                    .is_some_and(|tags| {
+                        tags.iter()
+                            .any(|tag| tag.as_str().is_some_and(|tag| tag_matches(tag, wanted)))
+                    })
+            {
+                continue;
+            }
+            all.push(row);
+        }
+    }
+    if sort == "date" {
+        // Stable, as the plugin's sort: the same date (or none) keeps path and line order.
+        all.sort_by(|a, b| match (date_of(a), date_of(b)) {
+            (Some(x), Some(y)) => js_cmp(&x, &y),
+            (None, None) => std::cmp::Ordering::Equal,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (Some(_), None) => std::cmp::Ordering::Less,
+        });
+    }
+    let offset = offset_from_cursor(cursor.as_deref())?;
+    let window: Vec<Value> = all
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|row| Value::Object(row.clone()))
+        .collect();
+    let count = count_within_budget(&window, max_chars.saturating_sub(200));
+    let page: Vec<Value> = window.into_iter().take(count).collect();
+    let (_, next_cursor) = paged(offset, page.len(), all.len());
+    Ok(Output::Json(paged_result(
+        args,
+        next_cursor,
+        json!({"total": all.len(), "tasks": page}),
+    )))
+}
