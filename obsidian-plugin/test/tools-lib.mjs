@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { after } from "node:test";
 import { connect, connectModern, MODERN, resultText } from "./lib/client.mjs";
 import { startHost, tempDir } from "./lib/harness.mjs";
@@ -62,17 +63,30 @@ export function sha256(text) {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-/** Writes the crafted vault into a fresh temp folder; returns `{ dir, remove }`. */
-export function makeVault({ configDir = ".obsidian" } = {}) {
+/**
+ * Writes the crafted vault into a fresh temp folder; returns `{ dir, remove }`. `fixture` names a folder of
+ * test/fixtures copied over it (a tool's own notes and settings files), `files` more files by vault path.
+ */
+export function makeVault({ configDir = ".obsidian", fixture, files = {} } = {}) {
   const temp = tempDir("obsmcp-tools-");
-  for (const [file, text] of Object.entries(NOTES)) {
-    const full = path.join(temp.dir, ...file.split("/"));
+  writeFiles(temp.dir, NOTES);
+  fs.mkdirSync(path.join(temp.dir, configDir), { recursive: true });
+  for (const [file, text] of Object.entries(CONFIG_FILES)) fs.writeFileSync(path.join(temp.dir, configDir, file), text);
+  if (fixture !== undefined) fs.cpSync(path.join(FIXTURES, fixture), temp.dir, { recursive: true });
+  writeFiles(temp.dir, files);
+  return temp;
+}
+
+/** The test fixtures folder. */
+const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures");
+
+/** Writes `files` (text by vault path) into the vault folder `dir`, creating folders. */
+function writeFiles(dir, files) {
+  for (const [file, text] of Object.entries(files)) {
+    const full = path.join(dir, ...file.split("/"));
     fs.mkdirSync(path.dirname(full), { recursive: true });
     fs.writeFileSync(full, text);
   }
-  fs.mkdirSync(path.join(temp.dir, configDir), { recursive: true });
-  for (const [file, text] of Object.entries(CONFIG_FILES)) fs.writeFileSync(path.join(temp.dir, configDir, file), text);
-  return temp;
 }
 
 /** Reads a vault file from disk (to check what a write really did). */
@@ -153,10 +167,11 @@ export async function openSession(dir, { readOnly = false, configDir, env } = {}
 /**
  * The crafted vault and a session on it for the rest of a test file (await it at the top of the file), closed and
  * removed after the file's last test: for files whose tests only read, so that one vault serves them all.
- * `prepare(dir)` may change the vault before the host starts; the other options are `openSession`'s.
+ * `fixture` and `files` are `makeVault`'s; `prepare(dir)` may change the vault before the host starts; the other options
+ * are `openSession`'s.
  */
-export async function sessionForFile({ prepare, ...sessionOptions } = {}) {
-  const vault = makeVault();
+export async function sessionForFile({ prepare, fixture, files, ...sessionOptions } = {}) {
+  const vault = makeVault({ configDir: sessionOptions.configDir, fixture, files });
   let session;
   try {
     prepare?.(vault.dir);

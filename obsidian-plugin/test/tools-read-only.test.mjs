@@ -18,6 +18,7 @@ const WRITE_TOOL_NAMES = [
   "set_task",
   "move_note",
   "delete_note",
+  "open_note",
 ];
 
 describe("read-only mode", () => {
@@ -50,9 +51,11 @@ describe("read-only mode", () => {
       "tags",
       "files_by_tag",
       "tasks",
+      "properties",
       "active_note",
       "daily_note",
       "recent_files",
+      "bookmarks",
       "batch",
     ]);
   });

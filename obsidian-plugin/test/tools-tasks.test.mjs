@@ -2,32 +2,19 @@
 // the emoji and Dataview formats, headings and tags, every filter, sort and page, and the guarded status edit that
 // changes one character and nothing else. Runs in both protocol eras (npm test).
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
-import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { describe, it } from "node:test";
 import { writeSettings } from "./lib/load-plugin.mjs";
-import { makeVault, openSession, readDisk, sha256 } from "./tools-lib.mjs";
+import { makeVault, openSession, readDisk, sessionForFile, sha256 } from "./tools-lib.mjs";
 
-const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "tasks");
 const PLAN = "Tasks/Project plan.md";
 
-describe("tasks", () => {
-  let vault;
-  let session;
-  before(async () => {
-    vault = makeVault();
-    fs.cpSync(FIXTURE, vault.dir, { recursive: true });
-    fs.mkdirSync(path.join(vault.dir, "Private"), { recursive: true });
-    fs.writeFileSync(path.join(vault.dir, "Private", "Secret tasks.md"), "- [ ] secret task\n");
-    writeSettings(vault.dir, { hiddenPaths: ["Private"] });
-    session = await openSession(vault.dir);
-  });
-  after(async () => {
-    await session?.close();
-    vault?.remove();
-  });
+const { vault, session } = await sessionForFile({
+  fixture: "tasks",
+  files: { "Private/Secret tasks.md": "- [ ] secret task\n" },
+  prepare: (dir) => writeSettings(dir, { hiddenPaths: ["Private"] }),
+});
 
+describe("tasks", () => {
   const lines = (result) => result.tasks.map((task) => `${task.path}:${task.line}`);
 
   it("lists open tasks by default with status, type, heading, dates and tags", async () => {
@@ -130,8 +117,7 @@ describe("tasks", () => {
 
 describe("set_task in read-only mode", () => {
   it("is refused and not listed", async () => {
-    const vault = makeVault();
-    fs.cpSync(FIXTURE, vault.dir, { recursive: true });
+    const vault = makeVault({ fixture: "tasks" });
     const session = await openSession(vault.dir, { readOnly: true });
     try {
       const names = (await session.client.listTools()).map((tool) => tool.name);

@@ -1,5 +1,5 @@
-//! Daily notes (`vault/daily.ts`): the core plugin's settings, the date a call names, and the note's path in
-//! moment.js's format tokens.
+//! Periodic notes (`vault/daily.ts`): the core Daily notes plugin's and the Periodic Notes plugin's settings, the
+//! date a call names and the start of its period, and the note's path in moment.js's format tokens.
 
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
@@ -57,6 +57,80 @@ pub(crate) fn daily_note_settings(ctx: &Context<'_>) -> DailySettings {
         format,
         folder,
         template: option("template").unwrap_or_default(),
+    }
+}
+
+/// `PERIOD_SETTINGS`: for each period, Periodic Notes' key, its default format and the word messages use.
+fn period_settings(period: &str) -> (&'static str, &'static str, &'static str) {
+    match period {
+        "week" => ("weekly", "gggg-[W]ww", "weekly"),
+        "month" => ("monthly", "YYYY-MM", "monthly"),
+        "quarter" => ("quarterly", "YYYY-[Q]Q", "quarterly"),
+        "year" => ("yearly", "YYYY", "yearly"),
+        _ => ("daily", "YYYY-MM-DD", "daily"),
+    }
+}
+
+/// The periods a periodic note can cover (`PERIODS`).
+pub(crate) const PERIODS: [&str; 5] = ["day", "week", "month", "quarter", "year"];
+
+/// `periodicSettings`: Periodic Notes' settings when it is enabled and has the period turned on; the core Daily
+/// notes settings for days; else its defaults. The word for the note ("daily", "weekly", …) comes with them.
+pub(crate) fn periodic_settings(ctx: &Context<'_>, period: &str) -> (DailySettings, &'static str) {
+    let (key, format, noun) = period_settings(period);
+    let enabled = read_config_json(ctx, "community-plugins.json");
+    if enabled
+        .as_array()
+        .is_some_and(|ids| ids.iter().any(|id| id == "periodic-notes"))
+    {
+        let saved = read_config_json(ctx, "plugins/periodic-notes/data.json");
+        let options = &saved[key];
+        if options.get("enabled") == Some(&Value::Bool(true)) {
+            let text = |key: &str| {
+                options
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .map(js_trim)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let chosen = text("format");
+            return (
+                DailySettings {
+                    enabled: true,
+                    format: if chosen.is_empty() {
+                        format.to_string()
+                    } else {
+                        chosen
+                    },
+                    folder: text("folder").trim_matches('/').to_string(),
+                    template: text("template"),
+                },
+                noun,
+            );
+        }
+    }
+    if period == "day" {
+        return (daily_note_settings(ctx), noun);
+    }
+    let settings = DailySettings {
+        enabled: false,
+        format: format.to_string(),
+        folder: String::new(),
+        template: String::new(),
+    };
+    (settings, noun)
+}
+
+/// `periodStart`: the first day of the period holding `day` (weeks start on Sunday, moment's default locale).
+pub(crate) fn period_start(day: Day, period: &str) -> Day {
+    let first = |month: i8| Date::new(day.year(), month, 1).unwrap_or(day);
+    match period {
+        "week" => shifted(day, -weekday(day)),
+        "month" => first(day.month()),
+        "quarter" => first((day.month() - 1) / 3 * 3 + 1),
+        "year" => first(1),
+        _ => day,
     }
 }
 
@@ -261,6 +335,23 @@ mod tests {
         assert_eq!(shifted(day("today"), -1), day("yesterday"));
         assert_eq!(shifted(day("today"), 1), day("tomorrow"));
         assert_eq!(day("  TODAY "), ZonedDateTime::now().date());
+    }
+
+    #[test]
+    fn periods_start_as_moment_starts_them() {
+        assert_eq!(period_start(day("2026-12-01"), "week"), day("2026-11-29"));
+        assert_eq!(period_start(day("2026-11-29"), "week"), day("2026-11-29"));
+        assert_eq!(period_start(day("2026-12-01"), "month"), day("2026-12-01"));
+        assert_eq!(
+            period_start(day("2026-08-31"), "quarter"),
+            day("2026-07-01")
+        );
+        assert_eq!(period_start(day("2026-08-31"), "year"), day("2026-01-01"));
+        assert_eq!(period_start(day("2026-08-31"), "day"), day("2026-08-31"));
+        assert_eq!(
+            format_day(period_start(day("2027-01-01"), "week"), "gggg-[W]ww"),
+            "2027-W01"
+        );
     }
 
     #[test]

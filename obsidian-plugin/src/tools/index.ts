@@ -1,6 +1,7 @@
 // The full tool list the server registers (and the catalog generator serializes), in the documented order.
 
 import { ATTACHMENT_TOOLS } from "./attachments";
+import { BOOKMARK_TOOLS } from "./bookmarks";
 import { batch } from "./batch";
 import { FILE_TOOLS } from "./files";
 import { LINK_TOOLS } from "./links";
@@ -8,6 +9,7 @@ import { READ_TOOLS } from "./read";
 import { SEARCH_TOOLS } from "./search";
 import { TAG_TOOLS } from "./tags";
 import { TASK_TOOLS } from "./tasks";
+import { PROPERTY_TOOLS } from "./properties";
 import type { ToolDef } from "./types";
 import { WORKSPACE_TOOLS } from "./workspace";
 import { WRITE_TOOLS } from "./write";
@@ -28,9 +30,11 @@ const ORDER = [
   "tags",
   "files_by_tag",
   "tasks",
+  "properties",
   "active_note",
   "daily_note",
   "recent_files",
+  "bookmarks",
   "create_note",
   "create_daily_note",
   "str_replace",
@@ -42,6 +46,7 @@ const ORDER = [
   "set_task",
   "move_note",
   "delete_note",
+  "open_note",
   "batch",
 ];
 
@@ -52,6 +57,8 @@ const defined: ToolDef[] = [
   ...LINK_TOOLS,
   ...TAG_TOOLS,
   ...TASK_TOOLS,
+  ...PROPERTY_TOOLS,
+  ...BOOKMARK_TOOLS,
   ...WORKSPACE_TOOLS,
   ...WRITE_TOOLS,
   ...FILE_TOOLS,

@@ -3,7 +3,7 @@
 // tag pane does, and shown in the spelling of the first note (in path order) that uses them.
 
 import { z } from "zod";
-import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor } from "../vault/limits";
+import { cursorArg, limitArg, maxCharsArg, offsetFromCursor, pageOf } from "../vault/limits";
 import { isInConfigDir } from "../vault/paths";
 import { insideVaultChecker } from "../vault/disk";
 import { noteTags, tagMatches } from "../vault/links";
@@ -85,12 +85,9 @@ export const filesByTag = defineTool({
     const all = taggedNotes(ctx)
       .map((note) => ({ path: note.path, tags: note.tags.filter((tag) => tagMatches(tag, wanted)) }))
       .filter((note) => note.tags.length > 0);
-    const offset = offsetFromCursor(args.cursor);
-    const window = all.slice(offset, offset + args.limit);
-    const page = window.slice(0, countWithinBudget(window, args.max_chars - 200));
-    const next = offset + page.length;
+    const { page, next } = pageOf(all, args, 200);
     return json({
-      ...pageHead("files_by_tag", args, next < all.length ? String(next) : null),
+      ...pageHead("files_by_tag", args, next),
       tag: `#${wanted}`,
       total: all.length,
       notes: page,

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { CachedMetadata, TFile } from "obsidian";
 import { insideVaultChecker, vaultBasePath } from "../vault/disk";
 import { visibleChecker } from "../vault/hidden";
-import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor } from "../vault/limits";
+import { cursorArg, limitArg, maxCharsArg, pageOf } from "../vault/limits";
 import { splitLines } from "../vault/lines";
 import { frontmatterTags, tagMatches } from "../vault/links";
 import { READ_BATCH, readNotes } from "../vault/many";
@@ -181,15 +181,8 @@ export const tasks = defineTool({
         return x < y ? -1 : 1;
       });
     }
-    const offset = offsetFromCursor(args.cursor);
-    const window = all.slice(offset, offset + args.limit);
-    const page = window.slice(0, countWithinBudget(window, args.max_chars - 200));
-    const next = offset + page.length;
-    return json({
-      ...pageHead("tasks", args, next < all.length ? String(next) : null),
-      total: all.length,
-      tasks: page,
-    });
+    const { page, next } = pageOf(all, args, 200);
+    return json({ ...pageHead("tasks", args, next), total: all.length, tasks: page });
   },
 });
 

@@ -1,11 +1,17 @@
-// Daily-note settings and paths. The core "Daily notes" plugin keeps its settings on its instance, which the public
+// Periodic-note settings and paths. The core "Daily notes" plugin keeps its settings on its instance, which the public
 // typings do not describe, so we read them through one narrow cast and fall back to Obsidian's own defaults
-// (format YYYY-MM-DD, vault root, no template) when the plugin is absent or has not saved settings.
+// (format YYYY-MM-DD, vault root, no template) when the plugin is absent or has not saved settings. Weekly, monthly,
+// quarterly and yearly notes (and daily ones, when it manages them) follow the community Periodic Notes plugin: its
+// settings file, `<configDir>/plugins/periodic-notes/data.json`, when the plugin is enabled
+// (`<configDir>/community-plugins.json`) and the period is turned on there; its defaults otherwise.
 
+import fs from "fs";
+import path from "path";
 import { moment } from "obsidian";
 import type { Moment } from "moment";
 import type { ToolContext } from "../tools/types";
 import { ToolError } from "../tools/types";
+import { vaultBasePath } from "./disk";
 
 /** The daily-notes settings a tool reports and honours. */
 export interface DailyNoteSettings {
@@ -55,6 +61,65 @@ export function parseDailyDate(date: string): Moment {
 export function dailyNotePath(settings: DailyNoteSettings, day: Moment): string {
   const name = day.format(settings.format);
   return (settings.folder ? `${settings.folder}/${name}` : name) + ".md";
+}
+
+/** The periods a periodic note can cover. */
+export const PERIODS = ["day", "week", "month", "quarter", "year"] as const;
+export type Period = (typeof PERIODS)[number];
+
+/** Periodic Notes' key and default format for each period, and the word results use. */
+const PERIOD_SETTINGS: Record<Period, { key: string; format: string; noun: string }> = {
+  day: { key: "daily", format: DEFAULT_DAILY_FORMAT, noun: "daily" },
+  week: { key: "weekly", format: "gggg-[W]ww", noun: "weekly" },
+  month: { key: "monthly", format: "YYYY-MM", noun: "monthly" },
+  quarter: { key: "quarterly", format: "YYYY-[Q]Q", noun: "quarterly" },
+  year: { key: "yearly", format: "YYYY", noun: "yearly" },
+};
+
+/** A period's settings and which plugin they come from. */
+export interface PeriodicSettings extends DailyNoteSettings {
+  period: Period;
+  /** "periodic-notes", "daily-notes" (the core plugin, days only) or "default" (neither has settings for it). */
+  source: string;
+  /** "daily", "weekly", …: how messages name the note. */
+  noun: string;
+}
+
+function readConfigJson(ctx: ToolContext, ...parts: string[]): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(vaultBasePath(ctx), ...ctx.configDir.split("/"), ...parts), "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** The settings that place `period`'s notes. */
+export function periodicSettings(ctx: ToolContext, period: Period): PeriodicSettings {
+  const { key, format, noun } = PERIOD_SETTINGS[period];
+  const enabledPlugins = readConfigJson(ctx, "community-plugins.json");
+  if (Array.isArray(enabledPlugins) && enabledPlugins.includes("periodic-notes")) {
+    const saved = (readConfigJson(ctx, "plugins", "periodic-notes", "data.json") as Record<string, unknown> | null)?.[key];
+    if (saved && typeof saved === "object" && (saved as { enabled?: unknown }).enabled === true) {
+      const options = saved as { format?: unknown; folder?: unknown; template?: unknown };
+      const text = (value: unknown) => (typeof value === "string" ? value.trim() : "");
+      return {
+        period,
+        source: "periodic-notes",
+        noun,
+        enabled: true,
+        format: text(options.format) || format,
+        folder: text(options.folder).replace(/^\/+|\/+$/g, ""),
+        template: text(options.template),
+      };
+    }
+  }
+  if (period === "day") return { ...dailyNoteSettings(ctx), period, source: "daily-notes", noun };
+  return { period, source: "default", noun, enabled: false, format, folder: "", template: "" };
+}
+
+/** The first day of the period holding `day` (weeks start on Sunday, as moment's default locale has them). */
+export function periodStart(day: Moment, period: Period): Moment {
+  return day.clone().startOf(period);
 }
 
 /** Fills the placeholders Obsidian's daily notes fill in a template: {{title}}, {{date}}, {{time}}, {{date:FMT}}. */

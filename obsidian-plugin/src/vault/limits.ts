@@ -89,6 +89,18 @@ export function countWithinBudget(items: unknown[], budget: number): number {
   return items.length;
 }
 
+/**
+ * One page of `all` for a tool paged by an offset cursor: at most `limit` items that fit in `max_chars` less
+ * `reserve` (what the rest of the result takes), and the cursor of the next page (null on the last one).
+ */
+export function pageOf<T>(all: T[], args: { cursor?: string; limit: number; max_chars: number }, reserve: number): { page: T[]; next: string | null } {
+  const offset = offsetFromCursor(args.cursor);
+  const window = all.slice(offset, offset + args.limit);
+  const page = window.slice(0, countWithinBudget(window, args.max_chars - reserve));
+  const next = offset + page.length;
+  return { page, next: next < all.length ? String(next) : null };
+}
+
 /** Bytes as MiB with one decimal, for messages about sizes and limits. */
 export function mib(bytes: number): string {
   return (bytes / (1024 * 1024)).toFixed(1);

@@ -7,7 +7,8 @@
 //   metadata.cjs      `MetadataCache`: link resolution, resolved/unresolved links
 //   vault.cjs         `Vault`, `TFile`, `TFolder`, `FileSystemAdapter`
 //   file-manager.cjs  `FileManager`: processFrontMatter, renameFile (links kept), trashFile
-//   workspace.cjs     `Workspace`, `MarkdownView`, `Editor` (active note and selection, recent files)
+//   workspace.cjs     `Workspace`, `WorkspaceLeaf`, `MarkdownView`, `Editor` (active note and selection, tabs a
+//                     note is opened in, recent files)
 //
 // `createApp({ vaultDir, configDir = ".obsidian" })` scans the vault folder synchronously; notes are parsed on
 // first use and the link maps built on first read (metadata.cjs, "Timing"), so every answer is complete and

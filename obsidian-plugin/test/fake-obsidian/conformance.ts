@@ -12,8 +12,10 @@ type CachePart = Pick<Real.MetadataCache, "getFileCache" | "getFirstLinkpathDest
 export const cache: CachePart = app.metadataCache;
 type FilesPart = Pick<Real.FileManager, "processFrontMatter" | "renameFile" | "trashFile">;
 export const files: FilesPart = app.fileManager;
-type WorkspacePart = Pick<Real.Workspace, "getActiveFile" | "getActiveViewOfType" | "getLastOpenFiles">;
+type WorkspacePart = Pick<Real.Workspace, "getActiveFile" | "getActiveViewOfType" | "getLastOpenFiles" | "getLeaf">;
 export const workspace: WorkspacePart = app.workspace;
+type LeafPart = Pick<Real.WorkspaceLeaf, "openFile">;
+export const leaf: LeafPart = app.workspace.getLeaf("tab");
 
 type FilePart = Pick<Real.TFile, "path" | "name" | "basename" | "extension" | "stat" | "parent">;
 export const file = (entry: InstanceType<typeof fake.TFile>): FilePart => entry;

@@ -1,5 +1,6 @@
-// The fake `Workspace`: one optional active Markdown view with an editor, set by tests rather than by a person, and
-// the list of recently opened files; only what the plugin's workspace tools read.
+// The fake `Workspace`: one optional active Markdown view with an editor, set by tests (or opened by the plugin in a
+// tab, `getLeaf().openFile`) rather than by a person, and the list of recently opened files; only what the plugin's
+// workspace tools use.
 //
 // The active note comes from the environment: `OBSMCP_TEST_ACTIVE="path"` or `"path|selection"` when the app is
 // created (see app.cjs), so a host started by Rust tests can be driven too. The selection is the first occurrence of
@@ -51,10 +52,50 @@ class MarkdownView {
   }
 }
 
+/** A tab of the main area; `openFile` shows a file in it and makes it the active view, as Obsidian does. */
+class WorkspaceLeaf {
+  constructor(workspace) {
+    this._workspace = workspace;
+    this.view = null;
+  }
+
+  /**
+   * @param {any} file
+   * @param {{ active?: boolean, eState?: { line?: number } }} [openState]
+   */
+  async openFile(file, openState = {}) {
+    const text = this._workspace._app.vault._readFresh(file);
+    let offset = 0;
+    for (let line = 0; line < (openState.eState?.line ?? 0); line++) {
+      const next = text.indexOf("\n", offset);
+      if (next < 0) break;
+      offset = next + 1;
+    }
+    this.view = new MarkdownView(file, new Editor(text, offset, offset));
+    if (openState.active !== false) this._workspace._activeView = this.view;
+    this._workspace._opened(file.path);
+  }
+}
+
 class Workspace {
   constructor(app) {
     this._app = app;
     this._activeView = null;
+    /** The main area's tabs, the active one last opened; tests read how many there are. */
+    this._leaves = [];
+  }
+
+  /**
+   * The leaf to open a file in: a new tab for `"tab"` (or `true`), else the active tab (a first one if none).
+   * @param {boolean | "tab" | "split" | "window"} [newLeaf]
+   */
+  getLeaf(newLeaf = false) {
+    if (newLeaf || this._leaves.length === 0) this._leaves.push(new WorkspaceLeaf(this));
+    return this._leaves[this._leaves.length - 1];
+  }
+
+  _opened(path) {
+    this._lastOpenFiles = [path, ...this.getLastOpenFiles().filter((p) => p !== path)];
   }
 
   getActiveFile() {
@@ -99,8 +140,8 @@ class Workspace {
     const found = selection ? text.indexOf(selection) : -1;
     const editor = found === -1 ? new Editor(text, 0, 0) : new Editor(text, found, found + selection.length);
     this._activeView = new MarkdownView(file, editor);
-    this._lastOpenFiles = [file.path, ...this.getLastOpenFiles().filter((p) => p !== file.path)];
+    this._opened(file.path);
   }
 }
 
-module.exports = { Workspace, MarkdownView };
+module.exports = { Workspace, WorkspaceLeaf, MarkdownView };

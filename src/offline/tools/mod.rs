@@ -5,8 +5,10 @@
 mod args;
 mod attachments;
 mod batch;
+mod bookmarks;
 mod common;
 mod links;
+mod properties;
 mod read;
 mod search;
 mod tags;
@@ -33,11 +35,11 @@ pub(crate) fn served(name: &str) -> Option<Served> {
     Some(match name {
         "vault_info" | "list_files" | "read_note" | "read_attachment" | "search"
         | "note_metadata" | "outline" | "backlinks" | "outgoing_links" | "unresolved_links"
-        | "orphans" | "tags" | "files_by_tag" | "tasks" | "daily_note" | "recent_files"
-        | "batch" => Served::Disk,
+        | "orphans" | "tags" | "files_by_tag" | "tasks" | "properties" | "daily_note"
+        | "recent_files" | "bookmarks" | "batch" => Served::Disk,
         "active_note" | "create_note" | "create_daily_note" | "str_replace" | "patch_section"
         | "append" | "insert_at_line" | "set_property" | "delete_property" | "set_task"
-        | "move_note" | "delete_note" => Served::NeedsObsidian,
+        | "move_note" | "delete_note" | "open_note" => Served::NeedsObsidian,
         _ => return None,
     })
 }
@@ -55,6 +57,7 @@ pub(crate) fn reads_every_note(name: &str) -> bool {
             | "tags"
             | "files_by_tag"
             | "tasks"
+            | "properties"
             | "note_metadata"
             | "outline"
             | "batch"
@@ -65,6 +68,8 @@ pub(crate) fn reads_every_note(name: &str) -> bool {
 pub(crate) fn needs_obsidian(name: &str) -> String {
     let why = if name == "active_note" {
         "it reports what is open in Obsidian's editor"
+    } else if name == "open_note" {
+        "it shows the note in Obsidian's window"
     } else {
         "writes go through Obsidian so that its index and link updates stay right"
     };
@@ -92,7 +97,9 @@ pub(crate) fn run(ctx: &Context<'_>, name: &str, arguments: Value) -> Result<Out
         "tags" => tags::tags(ctx, &args),
         "files_by_tag" => tags::files_by_tag(ctx, &args),
         "tasks" => tasks::tasks(ctx, &args),
+        "properties" => properties::properties(ctx, &args),
         "recent_files" => workspace::recent_files(ctx, &args),
+        "bookmarks" => bookmarks::bookmarks(ctx, &args),
         "daily_note" => workspace::daily_note(ctx, &args),
         "batch" => batch::batch(ctx, &args),
         other => Err(ToolError(needs_obsidian(other))),

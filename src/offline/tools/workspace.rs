@@ -3,7 +3,9 @@
 
 use serde_json::{Value, json};
 
-use crate::offline::daily::{daily_note_settings, format_day, parse_daily_date};
+use crate::offline::daily::{
+    PERIODS, format_day, parse_daily_date, period_start, periodic_settings,
+};
 use crate::offline::lines::split_lines;
 use crate::offline::paths::{is_in_config_dir, new_note_path, quote};
 use crate::offline::text::js_cmp;
@@ -59,23 +61,28 @@ fn last_open_files(ctx: &Context<'_>) -> Vec<String> {
 
 pub(super) fn daily_note(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
     let date = args.string("date", "today", 0, 40)?;
+    let period = args.choice("period", &PERIODS, "day")?;
     let max_chars = args.max_chars()?;
-    let settings = daily_note_settings(ctx);
-    let day = parse_daily_date(&date)?;
+    let (settings, noun) = periodic_settings(ctx, &period);
+    let day = period_start(parse_daily_date(&date)?, &period);
     let name = format_day(day, &settings.format);
     let raw = if settings.folder.is_empty() {
         format!("{name}.md")
     } else {
         format!("{}/{name}.md", settings.folder)
     };
-    let path = new_note_path(ctx, &raw, "daily note path")?;
+    let path = new_note_path(ctx, &raw, &format!("{noun} note path"))?;
     if ctx.snapshot.is_folder(&path) {
-        return Err(ToolError(format!("{path} is a folder, not a daily note")));
+        return Err(ToolError(format!("{path} is a folder, not a {noun} note")));
     }
     let Some(file) = ctx.file(&path) else {
+        let what = if period == "day" {
+            format_day(day, "YYYY-MM-DD")
+        } else {
+            format!("the {period} starting {}", format_day(day, "YYYY-MM-DD"))
+        };
         return Err(ToolError(format!(
-            "no daily note for {} (it would be {}); create_daily_note creates it",
-            format_day(day, "YYYY-MM-DD"),
+            "no {noun} note for {what} (it would be {}); create_daily_note creates it",
             quote(&path)
         )));
     };

@@ -41,6 +41,11 @@ fn hidden_path_calls() -> Vec<(&'static str, Value)> {
         ("recent_files", json!({"limit": 500})),
         ("recent_files", json!({"source": "opened"})),
         ("daily_note", json!({"date": "2026-03-14"})),
+        ("tasks", json!({"status": "all", "limit": 500})),
+        ("tasks", json!({"tag": "secret-tag", "status": "all"})),
+        ("properties", json!({})),
+        ("properties", json!({"name": "secretprop"})),
+        ("properties", json!({"name": "tags"})),
         (
             "batch",
             json!({"calls": [
@@ -114,7 +119,7 @@ fn hide_private_notes(vault: &Path, port: u16, token: &str) {
     let write = |path: &str, text: &str| write_into(vault, path, text);
     write(
         "Private/Secret.md",
-        "---\naliases: [Hush]\ntags: [secret-tag]\n---\n# Secret\nSECRETWORD [[Home]] [[Orphan]] #secret-inline\n",
+        "---\naliases: [Hush]\ntags: [secret-tag]\nsecretprop: SECRETWORD\n---\n# Secret\nSECRETWORD [[Home]] [[Orphan]] #secret-inline\n- [ ] SECRETWORD task\n",
     );
     write(
         "Journal/The\u{301}rapie.md",
@@ -279,6 +284,31 @@ fn offline_results_equal_the_plugins_with_hidden_paths() {
         .map(|(tool, arguments)| Call { tool, arguments })
         .collect();
     calls.extend(fixed_calls());
+    // A bookmark of a hidden path is left out (listing it as missing would show its name), so bookmarks are not in
+    // the list above, whose answers must equal those of a vault without the hidden files; here they must agree.
+    write_into(
+        &vault,
+        ".obsidian/bookmarks.json",
+        &json!({"items": [
+            {"type": "file", "path": "Home.md"},
+            {"type": "file", "path": "Private/Secret.md", "title": "SECRETWORD bookmark"},
+            {"type": "folder", "path": "Private", "title": "SECRETWORD folder"},
+            {"type": "file", "path": "private/secret.md", "title": "SECRETWORD case"},
+            {"type": "folder", "path": "Shortcut", "title": "SECRETWORD symlinked folder"},
+            {"type": "file", "path": "alias.md", "title": "SECRETWORD symlinked note"},
+            {"type": "file", "path": "Journal/Th\u{e9}rapie.md", "title": "SECRETWORD composed"},
+            {"type": "file", "path": "Archive/Note.md", "title": "SECRETWORD excluded"},
+            {"type": "group", "title": "Group", "items": [
+                {"type": "heading", "path": "Private/Secret.md", "subpath": "#Secret", "title": "SECRETWORD heading"},
+                {"type": "file", "path": "Notes/Gone.md"}
+            ]}
+        ]})
+        .to_string(),
+    );
+    calls.push(Call {
+        tool: "bookmarks",
+        arguments: json!({}),
+    });
     // The plugin hides as offline mode does: nothing private in any answer.
     for Call { tool, arguments } in &calls {
         let text = text_of(&client.call(tool, arguments)).to_string();

@@ -1,15 +1,18 @@
-//! Parity of the plugin and offline mode on Obsidian's own structures (issue-18 tools): tasks on the fixture vault
-//! with the tasks fixture (emoji and Dataview dates, custom statuses from the Tasks plugin's settings, CRLF, nested
-//! and numbered items) and on a generated 10,000-note vault, every filter and failing argument.
+//! Parity of the plugin and offline mode on Obsidian's own structures: tasks on the fixture vault with the tasks
+//! fixture (emoji and Dataview dates, custom statuses from the Tasks plugin's settings, CRLF, nested and numbered
+//! items), properties with the properties fixture (types.json, names in two spellings, lists, nested values, empty
+//! ones), periodic notes (Periodic Notes settings, its defaults, the core daily notes), bookmarks (groups, every item
+//! type, missing targets), and tasks and properties on a generated 10,000-note
+//! vault; every filter and failing argument.
 
 use super::*;
 use crate::support::{copy_dir, repo_root};
 
-/// The fixture vault with the task notes and the Tasks plugin's settings of `test/fixtures/tasks` copied in.
-fn task_vault(home: &TempHome) -> std::path::PathBuf {
+/// The fixture vault with `obsidian-plugin/test/fixtures/NAME` copied in.
+fn fixture_with(home: &TempHome, name: &str) -> std::path::PathBuf {
     let vault = fixture_vault(home);
     copy_dir(
-        &repo_root().join("obsidian-plugin/test/fixtures/tasks"),
+        &repo_root().join("obsidian-plugin/test/fixtures").join(name),
         &vault,
     );
     vault
@@ -71,15 +74,131 @@ fn task_calls() -> Vec<Call> {
 #[test]
 fn offline_tasks_equal_the_plugins_on_the_fixture_vault() {
     let home = TempHome::new();
-    let vault = task_vault(&home);
+    let vault = fixture_with(&home, "tasks");
     let host = start_host(&vault);
     let calls = task_calls();
     let (count, differences) = run_parity(&home, &vault, host, &calls);
     assert_same(count, &differences);
 }
 
+fn property_calls() -> Vec<Call> {
+    let mut calls = vec![
+        call("properties", json!({})),
+        call("properties", json!({"sort": "name"})),
+        call("properties", json!({"limit": 2})),
+        call("properties", json!({"limit": 2, "cursor": "2"})),
+        call("properties", json!({"max_chars": 300})),
+        call("properties", json!({"value": "x"})),
+        call("properties", json!({"name": "  "})),
+        call("properties", json!({"name": ""})),
+        call("properties", json!({"name": 5})),
+        call("properties", json!({"name": "status", "value": {"a": 1}})),
+        call("properties", json!({"name": "status", "value": null})),
+        call(
+            "properties",
+            json!({"name": "status", "value": "x".repeat(1001)}),
+        ),
+        call("properties", json!({"name": "nothing-has-this"})),
+        call("properties", json!({"name": "status", "value": "ACTIVE"})),
+        call("properties", json!({"name": "priority", "value": 3})),
+        call("properties", json!({"name": "priority", "value": "2"})),
+        call("properties", json!({"name": "reviewed", "value": false})),
+        call("properties", json!({"name": "rating", "value": 4.5})),
+        call(
+            "properties",
+            json!({"name": "related", "value": "[[alpha]]"}),
+        ),
+        call("properties", json!({"name": "owners", "value": "anna"})),
+        call("properties", json!({"name": "status", "cursor": "bad"})),
+        call(
+            "batch",
+            json!({"calls": [
+                {"tool": "properties", "arguments": {"name": "owners"}},
+                {"tool": "properties", "arguments": {"name": "status", "value": []}}
+            ]}),
+        ),
+    ];
+    for name in [
+        "status",
+        "STATUS",
+        "priority",
+        "due",
+        "owners",
+        "reviewed",
+        "rating",
+        "started",
+        "notes",
+        "meta",
+        "related",
+        "tags",
+        "aliases",
+        "date",
+        "attendees",
+    ] {
+        calls.push(call("properties", json!({"name": name})));
+        calls.push(call("properties", json!({"name": name, "sort": "name"})));
+    }
+    calls
+}
+
 #[test]
-fn offline_tasks_equal_the_plugins_on_a_generated_vault() {
+fn offline_properties_equal_the_plugins_on_the_fixture_vault() {
+    let home = TempHome::new();
+    let vault = fixture_with(&home, "properties");
+    let host = start_host(&vault);
+    let (count, differences) = run_parity(&home, &vault, host, &property_calls());
+    assert_same(count, &differences);
+}
+
+#[test]
+fn offline_periodic_notes_equal_the_plugins() {
+    let home = TempHome::new();
+    let vault = fixture_with(&home, "periodic");
+    let host = start_host(&vault);
+    let mut calls = Vec::new();
+    for date in [
+        "2026-11-28",
+        "2026-11-29",
+        "2026-12-06",
+        "2026-11-15",
+        "2027-01-01",
+        "2026-03-14",
+        "today",
+        "bad",
+    ] {
+        for period in ["day", "week", "month", "quarter", "year"] {
+            calls.push(call("daily_note", json!({"date": date, "period": period})));
+        }
+    }
+    calls.push(call("daily_note", json!({"period": "decade"})));
+    calls.push(call("daily_note", json!({"period": 7})));
+    calls.push(call(
+        "batch",
+        json!({"calls": [{"tool": "daily_note", "arguments": {"date": "2026-11-15", "period": "month"}}]}),
+    ));
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
+    assert_same(count, &differences);
+}
+
+#[test]
+fn offline_bookmarks_equal_the_plugins() {
+    let home = TempHome::new();
+    let vault = fixture_with(&home, "bookmarks");
+    let host = start_host(&vault);
+    let calls = vec![
+        call("bookmarks", json!({})),
+        call("bookmarks", json!({"limit": 3})),
+        call("bookmarks", json!({"limit": 3, "cursor": "3"})),
+        call("bookmarks", json!({"max_chars": 300})),
+        call("bookmarks", json!({"cursor": "x"})),
+        call("batch", json!({"calls": [{"tool": "bookmarks"}]})),
+    ];
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
+    assert_same(count, &differences);
+}
+
+#[test]
+fn offline_tasks_and_properties_equal_the_plugins_on_a_generated_vault() {
     let home = TempHome::new();
     let vault = generated_vault(&home, 10_000, 11);
     let host = start_host(&vault);
@@ -96,6 +215,19 @@ fn offline_tasks_equal_the_plugins_on_a_generated_vault() {
         big(json!({"status": "done", "sort": "date"})),
         big(json!({"path_prefix": "Projects/", "status": "all"})),
         big(json!({"tag": "todo", "status": "all"})),
+        call("properties", json!({"limit": 500, "max_chars": 400_000})),
+        call(
+            "properties",
+            json!({"name": "tags", "limit": 500, "max_chars": 400_000}),
+        ),
+        call(
+            "properties",
+            json!({"name": "status", "limit": 500, "max_chars": 400_000}),
+        ),
+        call(
+            "properties",
+            json!({"name": "status", "value": "active", "limit": 500, "max_chars": 400_000}),
+        ),
     ];
     let (count, differences) = run_parity(&home, &vault, host, &calls);
     assert_same(count, &differences);
