@@ -9,6 +9,7 @@ import { makeVault, openSession, readDisk } from "./tools-lib.mjs";
 const WRITE_TOOL_NAMES = [
   "create_note",
   "create_daily_note",
+  "create_from_template",
   "str_replace",
   "patch_section",
   "append",
@@ -16,6 +17,7 @@ const WRITE_TOOL_NAMES = [
   "set_property",
   "delete_property",
   "set_task",
+  "edit_canvas",
   "move_note",
   "delete_note",
   "open_note",
@@ -56,6 +58,8 @@ describe("read-only mode", () => {
       "daily_note",
       "recent_files",
       "bookmarks",
+      "templates",
+      "canvas",
       "batch",
     ]);
   });

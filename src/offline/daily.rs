@@ -24,7 +24,7 @@ impl DailySettings {
     }
 }
 
-fn read_config_json(ctx: &Context<'_>, name: &str) -> Value {
+pub(crate) fn read_config_json(ctx: &Context<'_>, name: &str) -> Value {
     std::fs::read_to_string(ctx.root.join(ctx.config_dir).join(name))
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())

@@ -45,6 +45,7 @@ token="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
 fresh_vault() { # NAME: a copy of the fixture vault whose plugin settings name the port and token; prints its path
   local vault="$work/$1"
   cp -r "$repo/obsidian-plugin/test/fixtures/vault" "$vault"
+  cp -r "$repo/obsidian-plugin/test/fixtures/canvas/." "$vault/" # a canvas for canvas and edit_canvas
   mkdir -p "$vault/.obsidian/plugins/obsmcp"
   printf '{"port":%s,"token":"%s","readOnly":false}\n' "$port" "$token" >"$vault/.obsidian/plugins/obsmcp/data.json"
   printf '%s' "$vault"

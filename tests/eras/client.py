@@ -92,7 +92,10 @@ CALLS = [
     ("daily_note", {"date": "2031-02-03"}),
     ("recent_files", {}),
     ("bookmarks", {}),
+    ("templates", {}),
+    ("canvas", {"path": "Boards/Plan.canvas"}),
     ("batch", {"calls": [{"tool": "read_note", "arguments": {"path": "Home"}}, {"tool": "tags"}]}),
+    ("edit_canvas", {"path": "Boards/Compact.canvas", "node": {"type": "text", "text": "hello"}}),
     ("create_note", {"path": SCRATCH, "content": "# Scratch\n\n## Log\nfirst\n- [ ] a task\n"}),
     ("set_task", {"path": SCRATCH, "line": 5, "status": "done", "expected_text": "a task"}),
     ("append", {"path": SCRATCH, "content": "appended"}),
@@ -105,6 +108,7 @@ CALLS = [
     ("delete_note", {"path": "Eras/Moved.md"}),
     ("open_note", {"path": "Home", "heading": "Home"}),
     ("create_daily_note", {"date": "2031-02-03"}),
+    ("create_from_template", {"path": "Eras/From template.md", "template": "Templates/Daily"}),
 ]
 # Tools whose honest answer on this vault may be an error result (nothing is open in the host's workspace; the daily
 # note of that date does not exist yet): they must still answer with a reason, never fail unexpectedly.

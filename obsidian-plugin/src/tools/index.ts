@@ -2,6 +2,7 @@
 
 import { ATTACHMENT_TOOLS } from "./attachments";
 import { BOOKMARK_TOOLS } from "./bookmarks";
+import { CANVAS_TOOLS } from "./canvas";
 import { batch } from "./batch";
 import { FILE_TOOLS } from "./files";
 import { LINK_TOOLS } from "./links";
@@ -9,6 +10,7 @@ import { READ_TOOLS } from "./read";
 import { SEARCH_TOOLS } from "./search";
 import { TAG_TOOLS } from "./tags";
 import { TASK_TOOLS } from "./tasks";
+import { TEMPLATE_TOOLS } from "./templates";
 import { PROPERTY_TOOLS } from "./properties";
 import type { ToolDef } from "./types";
 import { WORKSPACE_TOOLS } from "./workspace";
@@ -35,8 +37,11 @@ const ORDER = [
   "daily_note",
   "recent_files",
   "bookmarks",
+  "templates",
+  "canvas",
   "create_note",
   "create_daily_note",
+  "create_from_template",
   "str_replace",
   "patch_section",
   "append",
@@ -44,6 +49,7 @@ const ORDER = [
   "set_property",
   "delete_property",
   "set_task",
+  "edit_canvas",
   "move_note",
   "delete_note",
   "open_note",
@@ -59,6 +65,8 @@ const defined: ToolDef[] = [
   ...TASK_TOOLS,
   ...PROPERTY_TOOLS,
   ...BOOKMARK_TOOLS,
+  ...TEMPLATE_TOOLS,
+  ...CANVAS_TOOLS,
   ...WORKSPACE_TOOLS,
   ...WRITE_TOOLS,
   ...FILE_TOOLS,

@@ -16,7 +16,7 @@ import {
 } from "../vault/disk";
 import { notePathOf, resolveNote } from "../vault/resolve";
 import { visibleAt, visibleChecker } from "../vault/hidden";
-import { dailyNotePath, fillDailyTemplate, parseDailyDate, PERIODS, periodicSettings, periodStart, type Period, type PeriodicSettings } from "../vault/daily";
+import { dailyNotePath, fillTemplate, parseDailyDate, PERIODS, periodicSettings, periodStart, type Period, type PeriodicSettings } from "../vault/daily";
 import { isoTime, json, pathArg, renderRead, writeTool } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
@@ -166,7 +166,7 @@ export const createDailyNote = defineTool({
     if (settings.template !== "") {
       const template = templateFile(ctx, settings);
       const title = path.slice(path.lastIndexOf("/") + 1, -".md".length);
-      content = fillDailyTemplate(await readVerified(ctx, template), title, day, settings);
+      content = fillTemplate(await readVerified(ctx, template), title, day, settings);
     }
     await ensureParentFolders(ctx, path);
     const created = await ctx.app.vault.create(path, content);

@@ -122,13 +122,16 @@ export function periodStart(day: Moment, period: Period): Moment {
   return day.clone().startOf(period);
 }
 
-/** Fills the placeholders Obsidian's daily notes fill in a template: {{title}}, {{date}}, {{time}}, {{date:FMT}}. */
-export function fillDailyTemplate(template: string, title: string, day: Moment, settings: DailyNoteSettings): string {
+/**
+ * Fills the placeholders Obsidian's daily notes and core Templates fill in a template: {{title}}, {{date}}, {{time}},
+ * {{date:FMT}}, {{time:FMT}}; `{{date}}` takes `formats.format`, `{{time}}` `formats.timeFormat` (default HH:mm).
+ */
+export function fillTemplate(template: string, title: string, day: Moment, formats: { format: string; timeFormat?: string }): string {
   const now = moment();
   return template.replace(/\{\{\s*(date|time|title)\s*(?::([^}]*))?\}\}/gi, (_match, name: string, format?: string) => {
     const key = name.toLowerCase();
     if (key === "title") return title;
     const stamp = key === "time" ? now : day.clone().set({ hour: now.hour(), minute: now.minute() });
-    return stamp.format(format?.trim() || (key === "time" ? "HH:mm" : settings.format));
+    return stamp.format(format?.trim() || (key === "time" ? (formats.timeFormat ?? "HH:mm") : formats.format));
   });
 }

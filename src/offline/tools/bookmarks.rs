@@ -4,9 +4,9 @@
 use serde_json::{Map, Value, json};
 
 use crate::offline::hidden::HiddenRules;
-use crate::offline::limits::{count_within_budget, offset_from_cursor};
+use crate::offline::limits::offset_from_cursor;
 use crate::offline::paths::is_in_config_dir;
-use crate::offline::tools::{Args, Context, Output, ToolError, paged, paged_result};
+use crate::offline::tools::{Args, Context, Output, ToolError, hidden_path, page_of, paged_result};
 
 /// The saved items, or `None` when there is no bookmarks.json.
 fn saved_items(ctx: &Context<'_>) -> Result<Option<Vec<Value>>, ToolError> {
@@ -29,14 +29,9 @@ fn saved_items(ctx: &Context<'_>) -> Result<Option<Vec<Value>>, ToolError> {
     ))
 }
 
-/// Whether a bookmarked path is one the plugin would not show: inside the config folder, hidden by a rule, or present
-/// on disk but left out of the index (its real location is hidden).
+/// Whether a bookmarked path is one the plugin would not show: inside the config folder, or hidden.
 fn unseen(ctx: &Context<'_>, hidden: &HiddenRules, path: &str) -> bool {
-    if is_in_config_dir(path, ctx.config_dir) || hidden.hides(path) {
-        return true;
-    }
-    let listed = ctx.snapshot.file(path).is_some() || ctx.snapshot.is_folder(path);
-    !listed && std::fs::symlink_metadata(ctx.root.join(path)).is_ok()
+    is_in_config_dir(path, ctx.config_dir) || hidden_path(ctx, hidden, path)
 }
 
 /// `flatten`: a group's items in order, each group followed by what it holds.
@@ -109,10 +104,7 @@ pub(super) fn bookmarks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
     }
     let offset = offset_from_cursor(cursor.as_deref())?;
     let total = all.len();
-    let window: Vec<Value> = all.into_iter().skip(offset).take(limit).collect();
-    let count = count_within_budget(&window, max_chars.saturating_sub(300));
-    let page: Vec<Value> = window.into_iter().take(count).collect();
-    let (_, next_cursor) = paged(offset, page.len(), total);
+    let (page, next_cursor) = page_of(all, offset, limit, max_chars, 300);
     let mut body = Map::new();
     if items.is_none() {
         body.insert(

@@ -113,6 +113,40 @@ pub(crate) fn paged(offset: usize, shown: usize, total: usize) -> (bool, Value) 
     )
 }
 
+/// The plugin's `hiddenChecker` for a path named inside a file (a bookmark, a canvas node): hidden by a rule, or
+/// on disk but left out of the index because its real location is hidden. The config folder is the caller's to judge.
+pub(crate) fn hidden_path(
+    ctx: &super::Context<'_>,
+    rules: &crate::offline::hidden::HiddenRules,
+    path: &str,
+) -> bool {
+    if rules.hides(path) {
+        return true;
+    }
+    let listed = ctx.snapshot.file(path).is_some() || ctx.snapshot.is_folder(path);
+    !listed
+        && !crate::offline::paths::is_in_config_dir(path, ctx.config_dir)
+        && std::fs::symlink_metadata(ctx.root.join(path)).is_ok()
+}
+
+/// `pageOf`: one page of `all` for a tool paged by an offset cursor (at most `limit` items that fit in `max_chars`
+/// less `reserve`), and the next page's cursor (null on the last one).
+pub(crate) fn page_of(
+    all: Vec<Value>,
+    offset: usize,
+    limit: usize,
+    max_chars: usize,
+    reserve: usize,
+) -> (Vec<Value>, Value) {
+    let total = all.len();
+    let window: Vec<Value> = all.into_iter().skip(offset).take(limit).collect();
+    let count =
+        crate::offline::limits::count_within_budget(&window, max_chars.saturating_sub(reserve));
+    let page: Vec<Value> = window.into_iter().take(count).collect();
+    let (_, next) = paged(offset, page.len(), total);
+    (page, next)
+}
+
 /// A tool of the plugin's catalog (embedded in the binary, parsed once), for the schema order and defaults of its
 /// arguments.
 pub(crate) fn tool_schema(name: &str) -> Option<&'static Value> {

@@ -6,6 +6,7 @@ mod args;
 mod attachments;
 mod batch;
 mod bookmarks;
+mod canvas;
 mod common;
 mod links;
 mod properties;
@@ -13,13 +14,16 @@ mod read;
 mod search;
 mod tags;
 mod tasks;
+mod templates;
 mod types;
 mod workspace;
 
 use serde_json::Value;
 
 pub(crate) use args::Args;
-pub(crate) use common::{iso_time, led_by, paged, paged_result, render_read, tool_schema};
+pub(crate) use common::{
+    hidden_path, iso_time, led_by, page_of, paged, paged_result, render_read, tool_schema,
+};
 pub(crate) use types::{Context, Output, ToolError};
 
 /// How a tool is served offline.
@@ -36,10 +40,22 @@ pub(crate) fn served(name: &str) -> Option<Served> {
         "vault_info" | "list_files" | "read_note" | "read_attachment" | "search"
         | "note_metadata" | "outline" | "backlinks" | "outgoing_links" | "unresolved_links"
         | "orphans" | "tags" | "files_by_tag" | "tasks" | "properties" | "daily_note"
-        | "recent_files" | "bookmarks" | "batch" => Served::Disk,
-        "active_note" | "create_note" | "create_daily_note" | "str_replace" | "patch_section"
-        | "append" | "insert_at_line" | "set_property" | "delete_property" | "set_task"
-        | "move_note" | "delete_note" | "open_note" => Served::NeedsObsidian,
+        | "recent_files" | "bookmarks" | "templates" | "canvas" | "batch" => Served::Disk,
+        "active_note"
+        | "create_note"
+        | "create_daily_note"
+        | "str_replace"
+        | "patch_section"
+        | "append"
+        | "insert_at_line"
+        | "set_property"
+        | "delete_property"
+        | "set_task"
+        | "edit_canvas"
+        | "move_note"
+        | "delete_note"
+        | "open_note"
+        | "create_from_template" => Served::NeedsObsidian,
         _ => return None,
     })
 }
@@ -100,6 +116,8 @@ pub(crate) fn run(ctx: &Context<'_>, name: &str, arguments: Value) -> Result<Out
         "properties" => properties::properties(ctx, &args),
         "recent_files" => workspace::recent_files(ctx, &args),
         "bookmarks" => bookmarks::bookmarks(ctx, &args),
+        "templates" => templates::templates(ctx, &args),
+        "canvas" => canvas::canvas(ctx, &args),
         "daily_note" => workspace::daily_note(ctx, &args),
         "batch" => batch::batch(ctx, &args),
         other => Err(ToolError(needs_obsidian(other))),

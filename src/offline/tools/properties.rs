@@ -5,11 +5,11 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use crate::offline::limits::{count_within_budget, offset_from_cursor};
+use crate::offline::limits::offset_from_cursor;
 use crate::offline::paths::{is_in_config_dir, quote};
 use crate::offline::text::{js_cmp, js_trim};
 use crate::offline::tools::args::invalid;
-use crate::offline::tools::{Args, Context, Output, ToolError, paged, paged_result};
+use crate::offline::tools::{Args, Context, Output, ToolError, page_of, paged_result};
 
 /// `declaredTypes`: types.json's `types`, keyed by lower-cased name, the first spelling winning.
 fn declared_types(ctx: &Context<'_>) -> HashMap<String, String> {
@@ -131,16 +131,14 @@ fn notes_with_properties(ctx: &Context<'_>) -> Vec<(String, Map<String, Value>)>
 
 /// One page of `all` within the budget: the page and the next cursor.
 fn page(all: Vec<Value>, args: &Args<'_>) -> Result<(Vec<Value>, Value), ToolError> {
-    let limit = args.limit(200)?;
-    let cursor = args.cursor()?;
-    let max_chars = args.max_chars()?;
-    let offset = offset_from_cursor(cursor.as_deref())?;
-    let total = all.len();
-    let window: Vec<Value> = all.into_iter().skip(offset).take(limit).collect();
-    let count = count_within_budget(&window, max_chars.saturating_sub(300));
-    let shown: Vec<Value> = window.into_iter().take(count).collect();
-    let (_, next) = paged(offset, shown.len(), total);
-    Ok((shown, next))
+    let offset = offset_from_cursor(args.cursor()?.as_deref())?;
+    Ok(page_of(
+        all,
+        offset,
+        args.limit(200)?,
+        args.max_chars()?,
+        300,
+    ))
 }
 
 fn object(entries: Vec<(&str, Value)>) -> Value {

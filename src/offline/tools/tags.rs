@@ -4,12 +4,12 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use crate::offline::limits::{count_within_budget, offset_from_cursor};
+use crate::offline::limits::offset_from_cursor;
 use crate::offline::links::tag_matches;
 use crate::offline::paths::{is_in_config_dir, quote};
 use crate::offline::text::js_cmp;
 use crate::offline::text::{is_js_space, js_trim};
-use crate::offline::tools::{Args, Context, Output, ToolError, paged, paged_result};
+use crate::offline::tools::{Args, Context, Output, ToolError, page_of, paged, paged_result};
 
 /// Every Markdown note outside the config folder with its tags, in path order.
 fn tagged_notes(ctx: &Context<'_>) -> Vec<(String, Vec<String>)> {
@@ -101,16 +101,14 @@ pub(super) fn files_by_tag(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output,
         .map(|(path, tags)| json!({"path": path, "tags": tags}))
         .collect();
     let offset = offset_from_cursor(cursor.as_deref())?;
-    let window: Vec<Value> = all.iter().skip(offset).take(limit).cloned().collect();
-    let count = count_within_budget(&window, max_chars.saturating_sub(200));
-    let page: Vec<Value> = window.into_iter().take(count).collect();
-    let (_, next_cursor) = paged(offset, page.len(), all.len());
+    let total = all.len();
+    let (page, next_cursor) = page_of(all, offset, limit, max_chars, 200);
     Ok(Output::Json(paged_result(
         args,
         json!(next_cursor),
         json!({
         "tag": format!("#{wanted}"),
-        "total": all.len(),
+        "total": total,
         "notes": page,
         }),
     )))

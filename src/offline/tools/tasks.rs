@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::offline::limits::{count_within_budget, offset_from_cursor};
+use crate::offline::limits::offset_from_cursor;
 use crate::offline::links::tag_matches;
 use crate::offline::obsidian::properties::frontmatter_tags;
 use crate::offline::obsidian::vault::Note;
@@ -13,7 +13,7 @@ use crate::offline::tasks::{
 };
 use crate::offline::text::{is_js_space, js_cmp, js_trim};
 use crate::offline::tools::args::invalid;
-use crate::offline::tools::{Args, Context, Output, ToolError, paged, paged_result};
+use crate::offline::tools::{Args, Context, Output, ToolError, page_of, paged_result};
 
 /// `vaultStatuses`: the Tasks plugin's data.json when present and JSON, else the defaults.
 fn vault_statuses(ctx: &Context<'_>) -> Vec<TaskStatus> {
@@ -216,18 +216,17 @@ pub(super) fn tasks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
         });
     }
     let offset = offset_from_cursor(cursor.as_deref())?;
-    let window: Vec<Value> = all
-        .iter()
-        .skip(offset)
-        .take(limit)
-        .map(|row| Value::Object(row.clone()))
-        .collect();
-    let count = count_within_budget(&window, max_chars.saturating_sub(200));
-    let page: Vec<Value> = window.into_iter().take(count).collect();
-    let (_, next_cursor) = paged(offset, page.len(), all.len());
+    let total = all.len();
+    let (page, next_cursor) = page_of(
+        all.into_iter().map(Value::Object).collect(),
+        offset,
+        limit,
+        max_chars,
+        200,
+    );
     Ok(Output::Json(paged_result(
         args,
         next_cursor,
-        json!({"total": all.len(), "tasks": page}),
+        json!({"total": total, "tasks": page}),
     )))
 }

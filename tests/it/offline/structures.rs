@@ -2,7 +2,7 @@
 //! fixture (emoji and Dataview dates, custom statuses from the Tasks plugin's settings, CRLF, nested and numbered
 //! items), properties with the properties fixture (types.json, names in two spellings, lists, nested values, empty
 //! ones), periodic notes (Periodic Notes settings, its defaults, the core daily notes), bookmarks (groups, every item
-//! type, missing targets), and tasks and properties on a generated 10,000-note
+//! type, missing targets), canvases (groups, cut text, hidden files' nodes, paging), templates (the core plugin's settings and folder, Templater ones marked), and tasks and properties on a generated 10,000-note
 //! vault; every filter and failing argument.
 
 use super::*;
@@ -175,6 +175,74 @@ fn offline_periodic_notes_equal_the_plugins() {
     calls.push(call(
         "batch",
         json!({"calls": [{"tool": "daily_note", "arguments": {"date": "2026-11-15", "period": "month"}}]}),
+    ));
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
+    assert_same(count, &differences);
+}
+
+#[test]
+fn offline_templates_equal_the_plugins() {
+    let home = TempHome::new();
+    let vault = fixture_with(&home, "templates");
+    let host = start_host(&vault);
+    let calls = vec![
+        call("templates", json!({})),
+        call("templates", json!({"limit": 1})),
+        call("templates", json!({"limit": 1, "cursor": "1"})),
+        call("templates", json!({"max_chars": 450})),
+        call("templates", json!({"cursor": "x"})),
+        call("batch", json!({"calls": [{"tool": "templates"}]})),
+    ];
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
+    assert_same(count, &differences);
+}
+
+#[test]
+fn offline_canvases_equal_the_plugins() {
+    let home = TempHome::new();
+    let vault = fixture_with(&home, "canvas");
+    std::fs::create_dir_all(vault.join("Private")).unwrap();
+    std::fs::write(vault.join("Private/Diary.md"), "# Diary\n").unwrap();
+    std::fs::create_dir_all(vault.join(".obsidian/plugins/obsmcp")).unwrap();
+    std::fs::write(
+        vault.join(".obsidian/plugins/obsmcp/data.json"),
+        r#"{"hiddenPaths": ["Private"]}"#,
+    )
+    .unwrap();
+    let host = start_host(&vault);
+    let mut calls = Vec::new();
+    for path in [
+        "Boards/Plan.canvas",
+        "Boards/Plan",
+        "Boards/Compact.canvas",
+        "Boards/Empty.canvas",
+        "Boards/Broken.canvas",
+        "Home",
+        "Boards/Missing.canvas",
+    ] {
+        calls.push(call("canvas", json!({"path": path})));
+    }
+    for limit in [1, 2, 3, 5] {
+        calls.push(call(
+            "canvas",
+            json!({"path": "Boards/Plan.canvas", "limit": limit}),
+        ));
+        calls.push(call(
+            "canvas",
+            json!({"path": "Boards/Plan.canvas", "limit": limit, "cursor": limit.to_string()}),
+        ));
+    }
+    calls.push(call(
+        "canvas",
+        json!({"path": "Boards/Plan.canvas", "max_chars": 500}),
+    ));
+    calls.push(call(
+        "canvas",
+        json!({"path": "Boards/Plan.canvas", "max_chars": 1500}),
+    ));
+    calls.push(call(
+        "batch",
+        json!({"calls": [{"tool": "canvas", "arguments": {"path": "Boards/Compact.canvas"}}]}),
     ));
     let (count, differences) = run_parity(&home, &vault, host, &calls);
     assert_same(count, &differences);
