@@ -50,7 +50,7 @@ test("every served tool has a title, a short description, described arguments an
   const session = await openSession(vault.dir);
   try {
     const tools = await session.client.listTools();
-    assert.equal(tools.length, 36);
+    assert.equal(tools.length, 37);
     for (const tool of tools) {
       assert.ok(tool.title, `${tool.name} has a title`);
       assert.ok(tool.description.length > 20 && tool.description.length <= 300, `${tool.name} description length ${tool.description.length}`);

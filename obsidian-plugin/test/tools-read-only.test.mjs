@@ -60,6 +60,7 @@ describe("read-only mode", () => {
       "bookmarks",
       "templates",
       "canvas",
+      "bases",
       "batch",
     ]);
   });

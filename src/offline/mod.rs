@@ -50,6 +50,7 @@
 //! About 290 lines of code and 300 of unit tests (the marks, the refresh and the refusals, end to end on a vault
 //! folder).
 
+mod bases;
 mod canvas;
 mod daily;
 mod hash;

@@ -45,7 +45,8 @@ token="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
 fresh_vault() { # NAME: a copy of the fixture vault whose plugin settings name the port and token; prints its path
   local vault="$work/$1"
   cp -r "$repo/obsidian-plugin/test/fixtures/vault" "$vault"
-  cp -r "$repo/obsidian-plugin/test/fixtures/canvas/." "$vault/" # a canvas for canvas and edit_canvas
+  # A canvas for canvas and edit_canvas, a base for bases.
+  cp -r "$repo/obsidian-plugin/test/fixtures/canvas/." "$repo/obsidian-plugin/test/fixtures/bases/." "$vault/"
   mkdir -p "$vault/.obsidian/plugins/obsmcp"
   printf '{"port":%s,"token":"%s","readOnly":false}\n' "$port" "$token" >"$vault/.obsidian/plugins/obsmcp/data.json"
   printf '%s' "$vault"

@@ -94,6 +94,7 @@ CALLS = [
     ("bookmarks", {}),
     ("templates", {}),
     ("canvas", {"path": "Boards/Plan.canvas"}),
+    ("bases", {"base": "Library/Books.base"}),
     ("batch", {"calls": [{"tool": "read_note", "arguments": {"path": "Home"}}, {"tool": "tags"}]}),
     ("edit_canvas", {"path": "Boards/Compact.canvas", "node": {"type": "text", "text": "hello"}}),
     ("create_note", {"path": SCRATCH, "content": "# Scratch\n\n## Log\nfirst\n- [ ] a task\n"}),

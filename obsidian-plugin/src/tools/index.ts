@@ -1,6 +1,7 @@
 // The full tool list the server registers (and the catalog generator serializes), in the documented order.
 
 import { ATTACHMENT_TOOLS } from "./attachments";
+import { BASE_TOOLS } from "./bases";
 import { BOOKMARK_TOOLS } from "./bookmarks";
 import { CANVAS_TOOLS } from "./canvas";
 import { batch } from "./batch";
@@ -39,6 +40,7 @@ const ORDER = [
   "bookmarks",
   "templates",
   "canvas",
+  "bases",
   "create_note",
   "create_daily_note",
   "create_from_template",
@@ -67,6 +69,7 @@ const defined: ToolDef[] = [
   ...BOOKMARK_TOOLS,
   ...TEMPLATE_TOOLS,
   ...CANVAS_TOOLS,
+  ...BASE_TOOLS,
   ...WORKSPACE_TOOLS,
   ...WRITE_TOOLS,
   ...FILE_TOOLS,

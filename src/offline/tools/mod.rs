@@ -4,6 +4,7 @@
 
 mod args;
 mod attachments;
+mod bases;
 mod batch;
 mod bookmarks;
 mod canvas;
@@ -40,7 +41,7 @@ pub(crate) fn served(name: &str) -> Option<Served> {
         "vault_info" | "list_files" | "read_note" | "read_attachment" | "search"
         | "note_metadata" | "outline" | "backlinks" | "outgoing_links" | "unresolved_links"
         | "orphans" | "tags" | "files_by_tag" | "tasks" | "properties" | "daily_note"
-        | "recent_files" | "bookmarks" | "templates" | "canvas" | "batch" => Served::Disk,
+        | "recent_files" | "bookmarks" | "templates" | "canvas" | "bases" | "batch" => Served::Disk,
         "active_note"
         | "create_note"
         | "create_daily_note"
@@ -118,6 +119,7 @@ pub(crate) fn run(ctx: &Context<'_>, name: &str, arguments: Value) -> Result<Out
         "bookmarks" => bookmarks::bookmarks(ctx, &args),
         "templates" => templates::templates(ctx, &args),
         "canvas" => canvas::canvas(ctx, &args),
+        "bases" => bases::bases(ctx, &args),
         "daily_note" => workspace::daily_note(ctx, &args),
         "batch" => batch::batch(ctx, &args),
         other => Err(ToolError(needs_obsidian(other))),

@@ -1,5 +1,5 @@
-//! Measure 8, obsmcp only: search, backlinks, listing, `resources/list` and path completion on a generated 10,000-note
-//! vault
+//! Measure 8, obsmcp only: search, backlinks, listing, `resources/list`, path completion, tasks, properties and a
+//! Bases view on a generated 10,000-note vault
 //! (`obsidian-plugin/test/gen-vault.mjs`, deterministic), three ways in one run — straight to the plugin over HTTP,
 //! through `obsmcp bridge` to the plugin, and through `obsmcp bridge` from disk with the plugin down (offline mode).
 //! The peers have no offline mode, and through the plugin they would add only their per-call overhead (measure 3).
@@ -75,6 +75,23 @@ fn cases() -> Vec<Case> {
             "complete",
             json!({"value": "note 1"}),
         ),
+        case("tasks, whole vault (open, first page)", "tasks", json!({})),
+        case(
+            "tasks, done ones sorted by date",
+            "tasks",
+            json!({"status": "done", "sort": "date"}),
+        ),
+        case("properties, every name", "properties", json!({})),
+        case(
+            "properties, values of status",
+            "properties",
+            json!({"name": "status"}),
+        ),
+        case(
+            "bases, a view over every note (filter, formula, sort)",
+            "bases",
+            json!({"base": "Bench.base"}),
+        ),
         case(
             "completion, \"hbrldg\" (letters in order)",
             "complete",
@@ -142,6 +159,22 @@ fn measure_vault(notes: usize, rounds: usize, cases: &[Case]) -> VaultFigures {
     let started = Instant::now();
     let summary = generate(&vault, notes);
     let generate_ms = millis(started.elapsed());
+    // A base for the `bases` case: every note is tested against the filter, each row computes a formula.
+    let base = r#"filters:
+  and:
+    - file.ext == "md"
+    - 'file.hasTag("project") || status == "active"'
+formulas:
+  words: "file.size / 6"
+views:
+  - type: table
+    name: Active projects
+    order: [file.name, status, formula.words]
+    sort:
+      - property: file.mtime
+        direction: DESC
+"#;
+    std::fs::write(vault.join("Bench.base"), base).unwrap();
     eprintln!("[vault] {summary}");
     let port = free_port();
     write_plugin_data(&vault, port, TOKEN);

@@ -2,7 +2,7 @@
 //! fixture (emoji and Dataview dates, custom statuses from the Tasks plugin's settings, CRLF, nested and numbered
 //! items), properties with the properties fixture (types.json, names in two spellings, lists, nested values, empty
 //! ones), periodic notes (Periodic Notes settings, its defaults, the core daily notes), bookmarks (groups, every item
-//! type, missing targets), canvases (groups, cut text, hidden files' nodes, paging), templates (the core plugin's settings and folder, Templater ones marked), and tasks and properties on a generated 10,000-note
+//! type, missing targets), bases (every expression form of the subset and its refusals), canvases (groups, cut text, hidden files' nodes, paging), templates (the core plugin's settings and folder, Templater ones marked), and tasks and properties on a generated 10,000-note
 //! vault; every filter and failing argument.
 
 use super::*;
@@ -244,6 +244,126 @@ fn offline_canvases_equal_the_plugins() {
         "batch",
         json!({"calls": [{"tool": "canvas", "arguments": {"path": "Boards/Compact.canvas"}}]}),
     ));
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
+    assert_same(count, &differences);
+}
+
+#[test]
+fn offline_bases_equal_the_plugins() {
+    let home = TempHome::new();
+    let vault = fixture_with(&home, "bases");
+    std::fs::create_dir_all(vault.join("Private")).unwrap();
+    std::fs::write(
+        vault.join("Private/Secret.base"),
+        "views: [{name: Secret}]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        vault.join("Private/Hidden book.md"),
+        "---\nstatus: read\ntags: [book]\n---\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(vault.join(".obsidian/plugins/obsmcp")).unwrap();
+    std::fs::write(
+        vault.join(".obsidian/plugins/obsmcp/data.json"),
+        r#"{"hiddenPaths": ["Private"]}"#,
+    )
+    .unwrap();
+    // Every expression form of the subset, and the refusals, as one view each.
+    let mut views = String::from("views:\n");
+    for (index, filter) in [
+        "file.name.startsWith(\"D\") || file.basename.endsWith(\"ma\")",
+        "year >= 1900 && year < 1960",
+        "!(rating > 4)",
+        "-rating < -4",
+        "(year % 100) * 2 / 4 == 7.5",
+        "title.lower() == \"dune\" || author.upper().contains(\"ASIMOV\")",
+        "tags.contains(\"BOOK\")",
+        "[1, 2, 3].length == 3 && title.length > 4",
+        "file.hasTag(\"#scifi\")",
+        "file.hasTag(\"scifi\", \"nothing\")",
+        "file.hasProperty(\"PAGES\")",
+        "file.inFolder(\"/Library/\") && file.ext == \"md\"",
+        "file.hasLink(\"[[Foundation]]\")",
+        "file.size > 100",
+        "file.mtime > date(\"2020-01-01\") && file.mtime < now()",
+        "today() > date(\"2020-01-01T10:30\")",
+        "date(\"2024-13-01\") == date(\"2025-01-01\")",
+        "if(year < 1900, true) == true",
+        "note[\"status\"] == \"read\"",
+        "pages + 1 > 400",
+        "title + year == \"Dune1965\"",
+        "status != null",
+        "missing == null",
+        "year > \"1900\"",
+        "date(5)",
+        "file.hasTag()",
+        "nope(1)",
+        "title.reverse()",
+        "title +",
+        "'unterminated",
+        "title # 3",
+        "if(1)",
+        "year.length",
+        "-title",
+        "title - 1",
+    ]
+    .iter()
+    .enumerate()
+    {
+        views.push_str(&format!(
+            "  - {{name: \"v{index}\", filters: '{}', order: [file.name, title, year, formula.f], sort: [{{property: year, direction: DESC}}]}}\n",
+            filter.replace('\'', "''")
+        ));
+    }
+    std::fs::write(
+        vault.join("Library/Forms.base"),
+        format!("formulas:\n  f: 'year / 10'\n  loop: 'formula.loop + 1'\n{views}  - {{name: loop, order: [formula.loop]}}\n"),
+    )
+    .unwrap();
+    let host = start_host(&vault);
+    let mut calls = vec![
+        call("bases", json!({})),
+        call("bases", json!({"limit": 1})),
+        call("bases", json!({"view": "x"})),
+        call("bases", json!({"base": "Library/Empty.base"})),
+        call("bases", json!({"base": "Library/Broken.base"})),
+        call("bases", json!({"base": "Library/Dune"})),
+        call("bases", json!({"base": "Private/Secret.base"})),
+        call(
+            "bases",
+            json!({"base": "Library/Books.base", "view": "Nope"}),
+        ),
+        call(
+            "bases",
+            json!({"base": "Library/Books.base", "limit": 1, "cursor": "1"}),
+        ),
+        call(
+            "bases",
+            json!({"base": "Library/Forms.base", "view": "loop"}),
+        ),
+    ];
+    for name in [
+        "All books",
+        "Unread",
+        "Top rated",
+        "By status",
+        "Linked",
+        "Unsupported",
+        "Bad formula",
+        "Broken expression",
+    ] {
+        calls.push(call(
+            "bases",
+            json!({"base": "Library/Books.base", "view": name}),
+        ));
+    }
+    for index in 0..35 {
+        calls.push(call(
+            "bases",
+            json!({"base": "Library/Forms.base", "view": format!("v{index}")}),
+        ));
+    }
     let (count, differences) = run_parity(&home, &vault, host, &calls);
     assert_same(count, &differences);
 }

@@ -20,6 +20,7 @@ mod position;
 mod tests;
 
 use blocks::*;
+pub(crate) use frontmatter::parse_yaml;
 use frontmatter::*;
 use inline::*;
 pub(crate) use position::Pos;
