@@ -386,9 +386,17 @@ fn offline_bookmarks_equal_the_plugins() {
 }
 
 #[test]
-fn offline_tasks_and_properties_equal_the_plugins_on_a_generated_vault() {
+fn offline_tasks_properties_and_bases_equal_the_plugins_on_a_generated_vault() {
     let home = TempHome::new();
     let vault = generated_vault(&home, 10_000, 11);
+    std::fs::write(
+        vault.join("Generated.base"),
+        "filters: 'file.ext == \"md\"'\nformulas:\n  kb: 'file.size / 1024'\nviews:\n  - name: Projects\n    \
+         filters:\n      or:\n        - 'file.hasTag(\"project\")'\n        - 'status == \"active\" && file.hasLink(\"Hub\")'\n    \
+         order: [file.path, status, formula.kb, file.tags]\n    sort:\n      - property: status\n        direction: DESC\n    \
+         groupBy:\n      property: file.folder\n",
+    )
+    .unwrap();
     let host = start_host(&vault);
     let big = |arguments: Value| {
         let mut arguments = arguments;
@@ -415,6 +423,15 @@ fn offline_tasks_and_properties_equal_the_plugins_on_a_generated_vault() {
         call(
             "properties",
             json!({"name": "status", "value": "active", "limit": 500, "max_chars": 400_000}),
+        ),
+        call("bases", json!({})),
+        call(
+            "bases",
+            json!({"base": "Generated.base", "limit": 500, "max_chars": 400_000}),
+        ),
+        call(
+            "bases",
+            json!({"base": "Generated.base", "limit": 500, "cursor": "500", "max_chars": 400_000}),
         ),
     ];
     let (count, differences) = run_parity(&home, &vault, host, &calls);
