@@ -4,10 +4,10 @@
 // subset is refused with the expression named.
 
 import { z } from "zod";
-import { parseYaml, type TFile } from "obsidian";
+import { parseYaml, type CachedMetadata, type TFile } from "obsidian";
 import { baseOf, runView, type FileFacts } from "../vault/bases";
 import { insideVaultChecker, readVerified } from "../vault/disk";
-import { visibleChecker, visibleLinkMaps } from "../vault/hidden";
+import { visibleChecker, visibleLinkMaps, type LinkMaps } from "../vault/hidden";
 import { cursorArg, limitArg, maxCharsArg, pageOf } from "../vault/limits";
 import { noteTags } from "../vault/links";
 import { configDirChecker, parentOf } from "../vault/paths";
@@ -28,6 +28,52 @@ async function readBase(ctx: ToolContext, file: TFile) {
   return baseOf(file.path, yaml);
 }
 
+/**
+ * A file as the query sees it. Its tags and links are worked out only when an expression asks for them: most filters
+ * read a property or two, and a base is evaluated over every file of the vault.
+ */
+class VaultFile implements FileFacts {
+  readonly path: string;
+  readonly name: string;
+  readonly basename: string;
+  readonly folder: string;
+  readonly ext: string;
+  readonly size: number;
+  readonly ctime: number;
+  readonly mtime: number;
+  readonly properties: Record<string, unknown>;
+  private knownTags?: string[];
+  private knownLinks?: string[];
+
+  constructor(
+    file: TFile,
+    private readonly cache: CachedMetadata | null,
+    private readonly linkMaps: LinkMaps,
+  ) {
+    this.path = file.path;
+    this.name = file.name;
+    this.basename = file.basename;
+    this.folder = parentOf(file.path);
+    this.ext = file.extension;
+    this.size = file.stat.size;
+    this.ctime = file.stat.ctime;
+    this.mtime = file.stat.mtime;
+    this.properties = (cache?.frontmatter ?? {}) as Record<string, unknown>;
+  }
+
+  get tags(): string[] {
+    this.knownTags ??= noteTags(this.cache).map((tag) => tag.replace(/^#/, ""));
+    return this.knownTags;
+  }
+
+  get links(): string[] {
+    this.knownLinks ??= this.cache
+      ? [...Object.keys(this.linkMaps.resolved[this.path] ?? {}), ...Object.keys(this.linkMaps.unresolved[this.path] ?? {})]
+      : [];
+    return this.knownLinks;
+  }
+}
+
 /** Every visible file outside the config folder as the query sees it, in path order. */
 function vaultFacts(ctx: ToolContext): FileFacts[] {
   const visible = visibleChecker(ctx);
@@ -39,22 +85,9 @@ function vaultFacts(ctx: ToolContext): FileFacts[] {
     .filter((file) => !inConfigDir(file.path) && visible(file))
     .sort(byPath)
     .map((file) => {
-      const markdown = file.extension === "md";
       // A note whose real file is outside the vault has no properties, tags or links here (they are its content).
-      const cache = markdown && inside(file) ? ctx.app.metadataCache.getFileCache(file) : null;
-      return {
-        path: file.path,
-        name: file.name,
-        basename: file.basename,
-        folder: parentOf(file.path),
-        ext: file.extension,
-        size: file.stat.size,
-        ctime: file.stat.ctime,
-        mtime: file.stat.mtime,
-        tags: noteTags(cache).map((tag) => tag.replace(/^#/, "")),
-        links: cache ? [...Object.keys(links.resolved[file.path] ?? {}), ...Object.keys(links.unresolved[file.path] ?? {})] : [],
-        properties: (cache?.frontmatter ?? {}) as Record<string, unknown>,
-      };
+      const cache = file.extension === "md" && inside(file) ? ctx.app.metadataCache.getFileCache(file) : null;
+      return new VaultFile(file, cache, links);
     });
 }
 

@@ -131,8 +131,13 @@ function nameValue(path: string[], row: Row): Value {
   if (path.length === 1 || head === "note") {
     const key = path.length === 1 ? head : field;
     const wanted = key.toLowerCase();
-    const found = Object.keys(row.properties).find((candidate) => candidate.toLowerCase() === wanted);
-    return found === undefined ? null : toValue(row.properties[found]);
+    const properties = row.properties;
+    // The first key that matches, in key order (without copying the keys into an array for every row).
+    for (const candidate in properties) {
+      // A key spelled as asked matches without being lower-cased.
+      if (candidate === key || candidate.toLowerCase() === wanted) return toValue(properties[candidate]);
+    }
+    return null;
   }
   switch (field) {
     case "name":

@@ -94,6 +94,48 @@ function columnExpr(id: string, where: string): Expr {
   return { kind: "name", path: ["note", id] };
 }
 
+/** A file's facts with the query's time and formulas; one shape for every row, facts read only when asked for. */
+class QueryRow implements Row {
+  constructor(
+    private readonly facts: FileFacts,
+    readonly now: number,
+    readonly formula: (name: string) => Value,
+  ) {}
+  get path() {
+    return this.facts.path;
+  }
+  get name() {
+    return this.facts.name;
+  }
+  get basename() {
+    return this.facts.basename;
+  }
+  get folder() {
+    return this.facts.folder;
+  }
+  get ext() {
+    return this.facts.ext;
+  }
+  get size() {
+    return this.facts.size;
+  }
+  get ctime() {
+    return this.facts.ctime;
+  }
+  get mtime() {
+    return this.facts.mtime;
+  }
+  get tags() {
+    return this.facts.tags;
+  }
+  get links() {
+    return this.facts.links;
+  }
+  get properties() {
+    return this.facts.properties;
+  }
+}
+
 export interface ViewResult {
   columns: string[];
   rows: { path: string; group?: unknown; values: unknown[] }[];
@@ -124,22 +166,18 @@ export function runView(base: BaseFile, view: BaseView, files: FileFacts[], now:
   for (const facts of files) {
     const computing = new Set<string>();
     const cache = new Map<string, Value>();
-    const row: Row = {
-      ...facts,
-      now,
-      formula: (name) => {
-        const known = cache.get(name);
-        if (known !== undefined) return known;
-        const formula = formulas.get(name);
-        if (!formula) throw new ToolError(`unknown formula formula.${name}`);
-        if (computing.has(name)) throw new ToolError(`formula.${name} depends on itself`);
-        computing.add(name);
-        const value = evaluating(formula.expr, row, formula.source);
-        computing.delete(name);
-        cache.set(name, value);
-        return value;
-      },
-    };
+    const row: Row = new QueryRow(facts, now, (name: string): Value => {
+      const known = cache.get(name);
+      if (known !== undefined) return known;
+      const formula = formulas.get(name);
+      if (!formula) throw new ToolError(`unknown formula formula.${name}`);
+      if (computing.has(name)) throw new ToolError(`formula.${name} depends on itself`);
+      computing.add(name);
+      const value = evaluating(formula.expr, row, formula.source);
+      computing.delete(name);
+      cache.set(name, value);
+      return value;
+    });
     if (!passes.every((pass) => pass(row))) continue;
     rows.push({
       path: facts.path,
