@@ -4,11 +4,9 @@
 // built-in ones (tags, aliases, cssclasses), else inferred from the first value and said so. One tool with three
 // answers, chosen by which of `name` and `value` are given.
 
-import fs from "fs";
-import path from "path";
 import { z } from "zod";
 import type { TFile } from "obsidian";
-import { insideVaultChecker, vaultBasePath } from "../vault/disk";
+import { insideVaultChecker, readConfigJson } from "../vault/disk";
 import { visibleChecker } from "../vault/hidden";
 import { cursorArg, limitArg, maxCharsArg, pageOf } from "../vault/limits";
 import { configDirChecker } from "../vault/paths";
@@ -21,16 +19,12 @@ const BUILT_IN: Record<string, string> = { tags: "tags", aliases: "aliases", css
 /** types.json's `types`, keyed by lower-cased property name (the first spelling wins). */
 function declaredTypes(ctx: ToolContext): Map<string, string> {
   const types = new Map<string, string>();
-  try {
-    const file = path.join(vaultBasePath(ctx), ...ctx.configDir.split("/"), "types.json");
-    const declared = (JSON.parse(fs.readFileSync(file, "utf8")) as { types?: unknown }).types;
-    if (declared && typeof declared === "object" && !Array.isArray(declared)) {
-      for (const [name, type] of Object.entries(declared)) {
-        if (typeof type === "string" && !types.has(name.toLowerCase())) types.set(name.toLowerCase(), type);
-      }
+  // No types.json (a vault whose properties were never given a type) or not JSON: every type is inferred.
+  const declared = (readConfigJson(ctx, "types.json") as { types?: unknown } | null)?.types;
+  if (declared && typeof declared === "object" && !Array.isArray(declared)) {
+    for (const [name, type] of Object.entries(declared)) {
+      if (typeof type === "string" && !types.has(name.toLowerCase())) types.set(name.toLowerCase(), type);
     }
-  } catch {
-    // No types.json (a vault whose properties were never given a type) or not JSON: every type is inferred.
   }
   return types;
 }

@@ -3,11 +3,9 @@
 // that line and the dates written in the Tasks plugin's or Dataview's format (../vault/tasks.ts). `set_task` changes
 // one task's checkbox through `vault.process`, guarded by the note's hash or the task's own text.
 
-import fs from "fs";
-import path from "path";
 import { z } from "zod";
 import type { CachedMetadata, TFile } from "obsidian";
-import { insideVaultChecker, vaultBasePath } from "../vault/disk";
+import { insideVaultChecker, readConfigJson } from "../vault/disk";
 import { visibleChecker } from "../vault/hidden";
 import { cursorArg, limitArg, maxCharsArg, pageOf } from "../vault/limits";
 import { splitLines } from "../vault/lines";
@@ -25,14 +23,7 @@ const TASKS_PLUGIN = "obsidian-tasks-plugin";
 
 /** The vault's task statuses: the Tasks plugin's settings (data.json) when present and readable, else the defaults. */
 function vaultStatuses(ctx: ToolContext): TaskStatus[] {
-  let settings: unknown = null;
-  try {
-    const file = path.join(vaultBasePath(ctx), ...ctx.configDir.split("/"), "plugins", TASKS_PLUGIN, "data.json");
-    settings = JSON.parse(fs.readFileSync(file, "utf8"));
-  } catch {
-    // Absent or not JSON: the Tasks plugin itself would start from its defaults too.
-  }
-  return statusesFromSettings(settings);
+  return statusesFromSettings(readConfigJson(ctx, "plugins", TASKS_PLUGIN, "data.json"));
 }
 
 /** One task as `tasks` reports it; optional keys are left out when the task has none. */

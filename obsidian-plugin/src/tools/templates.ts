@@ -3,12 +3,10 @@
 // `{{time}}` and their `:FORMAT` forms filled as the core plugin fills them. Templater's `<% … %>` commands are never
 // run: such a template is inserted as text, and the result says so.
 
-import fs from "fs";
-import path from "path";
 import { z } from "zod";
 import { moment, TFile } from "obsidian";
 import { fillTemplate } from "../vault/daily";
-import { assertLandedInside, ensureParentFolders, insideVaultChecker, readVerified, vaultBasePath } from "../vault/disk";
+import { assertLandedInside, ensureParentFolders, insideVaultChecker, readConfigJson, readVerified } from "../vault/disk";
 import { contentHash } from "../vault/hash";
 import { visibleChecker } from "../vault/hidden";
 import { cursorArg, limitArg, maxCharsArg, pageOf } from "../vault/limits";
@@ -22,14 +20,6 @@ interface TemplateSettings {
   folder: string;
   date_format: string;
   time_format: string;
-}
-
-function readConfigJson(ctx: ToolContext, name: string): unknown {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(vaultBasePath(ctx), ...ctx.configDir.split("/"), name), "utf8"));
-  } catch {
-    return null;
-  }
 }
 
 /** The core Templates plugin's settings, its defaults filled in (no folder, YYYY-MM-DD, HH:mm). */

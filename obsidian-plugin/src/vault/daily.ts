@@ -5,13 +5,11 @@
 // settings file, `<configDir>/plugins/periodic-notes/data.json`, when the plugin is enabled
 // (`<configDir>/community-plugins.json`) and the period is turned on there; its defaults otherwise.
 
-import fs from "fs";
-import path from "path";
 import { moment } from "obsidian";
 import type { Moment } from "moment";
 import type { ToolContext } from "../tools/types";
 import { ToolError } from "../tools/types";
-import { vaultBasePath } from "./disk";
+import { readConfigJson } from "./disk";
 
 /** The daily-notes settings a tool reports and honours. */
 export interface DailyNoteSettings {
@@ -83,14 +81,6 @@ export interface PeriodicSettings extends DailyNoteSettings {
   source: string;
   /** "daily", "weekly", …: how messages name the note. */
   noun: string;
-}
-
-function readConfigJson(ctx: ToolContext, ...parts: string[]): unknown {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(vaultBasePath(ctx), ...ctx.configDir.split("/"), ...parts), "utf8"));
-  } catch {
-    return null;
-  }
 }
 
 /** The settings that place `period`'s notes. */

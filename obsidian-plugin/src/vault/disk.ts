@@ -5,7 +5,7 @@
 // between a check and the read cannot redirect it. Writes are checked here too: nothing lands in a hidden path or,
 // through a swapped-in symlink, outside the vault. The offline reader's twin is src/offline/paths/disk.rs.
 
-import { lstatSync, promises as fsp, realpathSync, statSync, type Stats } from "fs";
+import { lstatSync, promises as fsp, readFileSync, realpathSync, statSync, type Stats } from "fs";
 import type { FileHandle } from "fs/promises";
 import { dirname, join, sep } from "path";
 import { TFolder, type TFile } from "obsidian";
@@ -326,5 +326,17 @@ export async function ensureParentFolders(ctx: ToolContext, path: string): Promi
     if (existing instanceof TFolder) continue;
     if (existing) throw new ToolError(`cannot create folder ${current}: a file has that path`);
     await ctx.app.vault.createFolder(current);
+  }
+}
+
+/**
+ * A settings file of the config folder (`<configDir>/…parts`), parsed; null when it is absent or not JSON, which the
+ * callers treat as Obsidian treats a plugin that never saved settings: its defaults.
+ */
+export function readConfigJson(ctx: ToolContext, ...parts: string[]): unknown {
+  try {
+    return JSON.parse(readFileSync(join(vaultBasePath(ctx), ...ctx.configDir.split("/"), ...parts), "utf8"));
+  } catch {
+    return null;
   }
 }

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
+use crate::offline::daily::read_config_json;
 use crate::offline::limits::offset_from_cursor;
 use crate::offline::paths::{is_in_config_dir, quote};
 use crate::offline::text::{js_cmp, js_trim};
@@ -14,10 +15,7 @@ use crate::offline::tools::{Args, Context, Output, ToolError, page_of, paged_res
 /// `declaredTypes`: types.json's `types`, keyed by lower-cased name, the first spelling winning.
 fn declared_types(ctx: &Context<'_>) -> HashMap<String, String> {
     let mut types = HashMap::new();
-    let declared: Value = std::fs::read_to_string(ctx.root.join(ctx.config_dir).join("types.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(Value::Null);
+    let declared = read_config_json(ctx, "types.json");
     if let Some(map) = declared.get("types").and_then(Value::as_object) {
         for (name, kind) in map {
             if let Some(kind) = kind.as_str() {

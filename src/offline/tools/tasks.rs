@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::offline::daily::read_config_json;
 use crate::offline::limits::offset_from_cursor;
 use crate::offline::links::tag_matches;
 use crate::offline::obsidian::properties::frontmatter_tags;
@@ -17,15 +18,10 @@ use crate::offline::tools::{Args, Context, Output, ToolError, page_of, paged_res
 
 /// `vaultStatuses`: the Tasks plugin's data.json when present and JSON, else the defaults.
 fn vault_statuses(ctx: &Context<'_>) -> Vec<TaskStatus> {
-    let file = ctx
-        .root
-        .join(ctx.config_dir)
-        .join("plugins/obsidian-tasks-plugin/data.json");
-    let settings = std::fs::read_to_string(file)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(Value::Null);
-    statuses_from_settings(&settings)
+    statuses_from_settings(&read_config_json(
+        ctx,
+        "plugins/obsidian-tasks-plugin/data.json",
+    ))
 }
 
 /// A task row, its keys in the plugin's order (optional ones only when present).
