@@ -45,7 +45,7 @@ describe("bookmarks", () => {
     assert.equal(rest.bookmarks[0].title, "Reading");
   });
 
-  it("says so when the vault has no bookmarks, and refuses a broken bookmarks.json", async () => {
+  it("says so when the vault has no bookmarks, and refuses a broken or unreadable bookmarks.json", async () => {
     const file = path.join(vault.dir, ".obsidian", "bookmarks.json");
     const saved = fs.readFileSync(file, "utf8");
     try {
@@ -55,6 +55,10 @@ describe("bookmarks", () => {
       assert.match(none.note, /no bookmarks\.json/);
       fs.writeFileSync(file, "{ not json");
       await session.fails("bookmarks", {}, /bookmarks\.json is not valid JSON/);
+      fs.rmSync(file);
+      fs.mkdirSync(file);
+      await session.fails("bookmarks", {}, /bookmarks\.json cannot be read \(EISDIR\)/);
+      fs.rmdirSync(file);
     } finally {
       fs.writeFileSync(file, saved);
     }

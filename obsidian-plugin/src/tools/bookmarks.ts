@@ -24,14 +24,15 @@ interface BookmarkRow {
   missing?: true;
 }
 
-/** The saved items, or null when there is no bookmarks.json; a file that is not JSON is an error. */
+/** The saved items, or null when there is no bookmarks.json; a file that cannot be read or is not JSON is an error. */
 function savedItems(ctx: ToolContext): unknown[] | null {
   const file = path.join(vaultBasePath(ctx), ...ctx.configDir.split("/"), "bookmarks.json");
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");
-  } catch {
-    return null;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new ToolError(`${ctx.configDir}/bookmarks.json cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}), so the bookmarks cannot be listed`);
   }
   let saved: unknown;
   try {

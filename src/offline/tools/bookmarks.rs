@@ -8,11 +8,22 @@ use crate::offline::limits::offset_from_cursor;
 use crate::offline::paths::is_in_config_dir;
 use crate::offline::tools::{Args, Context, Output, ToolError, hidden_path, page_of, paged_result};
 
-/// The saved items, or `None` when there is no bookmarks.json.
+/// The saved items, or `None` when there is no bookmarks.json; one that cannot be read is an error.
 fn saved_items(ctx: &Context<'_>) -> Result<Option<Vec<Value>>, ToolError> {
-    let Ok(text) = std::fs::read_to_string(ctx.root.join(ctx.config_dir).join("bookmarks.json"))
-    else {
-        return Ok(None);
+    let text = match std::fs::read_to_string(ctx.root.join(ctx.config_dir).join("bookmarks.json")) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => {
+            let code = match error.kind() {
+                std::io::ErrorKind::PermissionDenied => "EACCES",
+                std::io::ErrorKind::IsADirectory => "EISDIR",
+                _ => "error",
+            };
+            return Err(ToolError(format!(
+                "{}/bookmarks.json cannot be read ({code}), so the bookmarks cannot be listed",
+                ctx.config_dir
+            )));
+        }
     };
     let saved: Value = serde_json::from_str(&text).map_err(|_| {
         ToolError(format!(
