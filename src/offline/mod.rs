@@ -30,7 +30,9 @@
 //!
 //! For the bridge: `call_tool` blocks (file system and CPU), so call it from `tokio::task::spawn_blocking` on an
 //! `Arc<OfflineVault>`; calls may run concurrently. The first call builds the index (about half a second for 10,000
-//! notes); it is not built at bridge start, because most bridges run while Obsidian is open and never need it.
+//! notes, five for 100,000); it is not built at bridge start, because most bridges run while Obsidian is open and
+//! never need it. The index keeps no note's text: a tool that shows one note reads it again, and text search reads
+//! the notes the word index (`words.rs`) says can match.
 //!
 //! Known differences from the plugin (everything else is compared by the parity test):
 //! - a file reached through a symlink that leads outside the vault is listed but never read, so offline it has no
@@ -68,9 +70,10 @@ mod sections;
 mod tasks;
 mod text;
 mod tools;
+mod words;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -106,6 +109,8 @@ pub(crate) struct OfflineVault {
     read_only: bool,
     refresh_interval: Duration,
     state: Mutex<State>,
+    /// The words of the notes of every snapshot (`words.rs`); written only while `state` is held.
+    words: RwLock<words::Words>,
 }
 
 /// The index and when it was last checked against the folder.
@@ -157,6 +162,7 @@ impl OfflineVault {
             read_only,
             refresh_interval: DEFAULT_REFRESH_INTERVAL,
             state: Mutex::new(State::default()),
+            words: RwLock::default(),
         })
     }
 
@@ -202,6 +208,7 @@ impl OfflineVault {
             &self.real,
             &hidden,
             state.snapshot.as_deref(),
+            &mut crate::sync::write(&self.words),
         );
         if let Some(next) = changed {
             state.snapshot = Some(Arc::new(next));
@@ -222,6 +229,7 @@ impl OfflineVault {
             real: &self.real,
             config_dir: &self.config_dir,
             read_only: self.read_only,
+            words: &self.words,
         }
     }
 
@@ -433,6 +441,30 @@ mod tests {
             "{}",
             text(&third)
         );
+    }
+
+    #[test]
+    fn search_finds_the_words_an_edit_brings_and_forgets_the_ones_it_takes() {
+        let (dir, offline) = vault(&[("a.md", "alpha beta"), ("b.md", "gamma")]);
+        let offline = offline.with_refresh_interval(Duration::ZERO);
+        let matches = |query: &str| {
+            let result = offline
+                .call_tool("search", json!({"query": query}))
+                .unwrap();
+            let parsed: Value = serde_json::from_str(text(&result)).unwrap();
+            parsed["total_matches"].as_u64().unwrap()
+        };
+        assert_eq!((matches("alpha"), matches("delta")), (1, 0));
+        // Each edit changes the size, so that it is seen even within one tick of the clock.
+        for round in 0..40 {
+            let text = format!("delta {round} and more text{}", "!".repeat(round));
+            std::fs::write(dir.path().join("a.md"), text).unwrap();
+            assert_eq!(matches("delta"), 1, "round {round}");
+        }
+        assert_eq!(matches("alpha"), 0, "the old words are gone");
+        assert_eq!(matches(&format!("delta {}", 39)), 1);
+        std::fs::remove_file(dir.path().join("a.md")).unwrap();
+        assert_eq!((matches("delta"), matches("gamma")), (0, 1));
     }
 
     #[test]

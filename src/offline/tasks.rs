@@ -7,6 +7,70 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::offline::obsidian::markdown::NoteMetadata;
+
+/// A task item as the index keeps it (what `tasks` reports of it), taken from its note when the note was read, so
+/// that listing tasks reads no note again.
+#[derive(Debug, Clone)]
+pub(crate) struct Task {
+    /// Zero-based line.
+    pub(crate) line: usize,
+    /// The checkbox character.
+    pub(crate) status: Box<str>,
+    /// The line after the checkbox, trimmed of spaces and tabs.
+    pub(crate) text: Box<str>,
+    /// The last heading above the task.
+    pub(crate) heading: Option<Box<str>>,
+    /// The tags written on the task's line.
+    pub(crate) tags: Box<[Box<str>]>,
+    /// The dates of the line (`task_dates`).
+    pub(crate) dates: Box<[(&'static str, Box<str>)]>,
+}
+
+/// The task items of a note, in document order (`tasksOf` in `tools/tasks.ts`, less what depends on the vault's
+/// settings).
+pub(crate) fn task_items(text: &str, meta: &NoteMetadata) -> Vec<Task> {
+    let mut tasks = Vec::new();
+    let mut lines: Option<Vec<&str>> = None;
+    for item in &meta.list_items {
+        let Some(task) = &item.task else { continue };
+        let lines = lines.get_or_insert_with(|| text.split('\n').collect());
+        let at = item.position.start.line;
+        let line = lines.get(at).copied().unwrap_or("");
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let boxed = format!("[{task}]");
+        let rest = line
+            .find(&boxed)
+            .map_or(line, |at| &line[at + boxed.len()..]);
+        let rest = rest.trim_matches([' ', '\t']);
+        let heading = meta
+            .headings
+            .iter()
+            .take_while(|heading| heading.position.start.line < at)
+            .last()
+            .map(|heading| heading.heading.as_str().into());
+        let tags = meta
+            .tags
+            .iter()
+            .filter(|tag| tag.position.start.line == at)
+            .map(|tag| tag.tag.as_str().into())
+            .collect();
+        let dates = task_dates(rest)
+            .into_iter()
+            .map(|(field, date)| (field, date.into_boxed_str()))
+            .collect();
+        tasks.push(Task {
+            line: at,
+            status: task.as_str().into(),
+            text: rest.into(),
+            heading,
+            tags,
+            dates,
+        });
+    }
+    tasks
+}
+
 /// A status as the Tasks plugin defines one; `kind` is its type in the results' spelling (`todo`, `done`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TaskStatus {

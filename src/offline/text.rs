@@ -58,6 +58,20 @@ pub(crate) fn js_cmp(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
+/// JavaScript's `Canonicalize` for a regex with the `i` flag and no `u` flag: the upper case of a character when it
+/// is a single character and does not turn a non-ASCII character into an ASCII one.
+pub(crate) fn js_canonicalize(c: char) -> char {
+    if c as u32 > 0xFFFF {
+        // Outside the BMP a non-unicode regex sees two surrogates, which have no case.
+        return c;
+    }
+    let mut upper = c.to_uppercase();
+    match (upper.next(), upper.next()) {
+        (Some(u), None) if !(c as u32 >= 128 && (u as u32) < 128) && u as u32 <= 0xFFFF => u,
+        _ => c,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,6 @@
-//! The in-memory index of a vault folder: its files and folders as Obsidian lists them, each note's text and
-//! metadata, and the vault-wide resolved / unresolved link maps.
+//! The in-memory index of a vault folder: its files and folders as Obsidian lists them, what the vault-wide tools
+//! read of each note (frontmatter, tags, link targets, tasks, its words in `crate::offline::words`), and the
+//! vault-wide resolved / unresolved link maps. No note's text is kept: the tools that show a note read it again.
 //!
 //! The index is built on first use and refreshed from the folder's modification times (at most once a second, see
 //! `crate::offline::DEFAULT_REFRESH_INTERVAL`): a note whose mtime and size are unchanged keeps its parsed
@@ -25,42 +26,82 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::offline::hidden::HiddenRules;
-use crate::offline::obsidian::markdown::{self, NoteMetadata};
+use crate::offline::obsidian::markdown;
 use crate::offline::obsidian::walk::{FileEntry, Listing, walk};
 use crate::offline::paths::{MAX_FILE_BYTES, RealVault};
+use crate::offline::tasks::{Task, task_items};
 use crate::offline::text::js_cmp;
+use crate::offline::words::{NoteWords, Words, words_of};
 
-/// A note's text and what the cache knows about it.
+/// What the index keeps of a note: what the vault-wide tools read (frontmatter, tags, link targets, tasks, its
+/// document in the word index). Its text and the rest of its metadata (positions, headings, blocks) are read from
+/// the file again by the tools that show one note (`Context::parsed`): keeping them for every note cost the bridge
+/// about 8 KB per note, 870 MB for 100,000.
 #[derive(Debug)]
 pub(crate) struct Note {
-    pub(crate) text: String,
-    /// The metadata, frontmatter taken out (kept as compact JSON below: a parsed map per note is large).
-    pub(crate) meta: NoteMetadata,
+    /// The frontmatter as compact JSON, when it parsed as a mapping (a parsed map per note is large).
     frontmatter: Option<Box<str>>,
     /// The note's tags as the tools report them (`noteTags`).
     pub(crate) tags: Vec<String>,
+    /// The `link` of every link, embed and frontmatter link, in that order: what link resolution reads.
+    links: Box<[Box<str>]>,
+    /// Its task items.
+    pub(crate) tasks: Box<[Task]>,
+    /// Its document in the word index (`crate::offline::words`).
+    pub(crate) doc: u32,
     mtime: i64,
     size: u64,
 }
 
-impl Note {
-    fn new(text: String, meta: NoteMetadata, file: &FileEntry) -> Note {
-        let mut meta = meta.slim();
+/// A note read and parsed (on any thread), before its words are numbered in the word index.
+pub(crate) struct ReadNote {
+    note: Note,
+    words: NoteWords,
+}
+
+impl ReadNote {
+    fn parse(text: &str, file: &FileEntry) -> ReadNote {
+        let meta = markdown::parse(text);
         let tags = crate::offline::obsidian::properties::note_tags(Some(&meta));
+        let links = meta
+            .links
+            .iter()
+            .chain(&meta.embeds)
+            .map(|link| link.link.as_str().into())
+            .chain(
+                meta.frontmatter_links
+                    .iter()
+                    .map(|link| link.link.as_str().into()),
+            )
+            .collect();
+        let tasks = task_items(text, &meta).into_boxed_slice();
         let frontmatter = meta
             .frontmatter
-            .take()
             .map(|map| Value::Object(map).to_string().into_boxed_str());
-        Note {
-            text,
-            meta,
-            frontmatter,
-            tags,
-            mtime: file.mtime,
-            size: file.size,
+        ReadNote {
+            note: Note {
+                frontmatter,
+                tags,
+                links,
+                tasks,
+                doc: 0,
+                mtime: file.mtime,
+                size: file.size,
+            },
+            words: words_of(text),
         }
     }
 
+    /// The note, its words added to `words` as a new document.
+    fn into_note(self, words: &mut Words) -> Note {
+        Note {
+            doc: words.add(&self.words),
+            ..self.note
+        }
+    }
+}
+
+impl Note {
     /// The frontmatter, when it parsed as a mapping.
     pub(crate) fn frontmatter(&self) -> Option<Map<String, Value>> {
         serde_json::from_str(self.frontmatter.as_deref()?).ok()
@@ -104,6 +145,10 @@ pub(crate) enum Entry {
     Folder(usize),
 }
 
+/// How many notes read and parsed may wait for their words to be numbered: bounds what a build holds beyond the
+/// index itself (the whole metadata of 100,000 notes is about 700 MB, and the allocator keeps what it once held).
+const READ_AHEAD: usize = 256;
+
 /// Decodes a file as Node's `readFileSync(path, "utf8")` does: invalid UTF-8 becomes U+FFFD.
 pub(crate) fn text_of_bytes(bytes: Vec<u8>) -> String {
     match String::from_utf8(bytes) {
@@ -121,6 +166,7 @@ impl Snapshot {
         real: &RealVault,
         hidden: &HiddenRules,
         previous: Option<&Snapshot>,
+        words: &mut Words,
     ) -> Option<Snapshot> {
         let listing = walk(root, real, hidden);
         if previous.is_some_and(|previous| {
@@ -128,16 +174,27 @@ impl Snapshot {
         }) {
             return None;
         }
-        Some(Self::build(root, listing, previous))
+        Some(Self::build(root, listing, previous, words))
     }
 
     /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change.
     #[cfg(test)]
     pub(crate) fn refresh(root: &Path, real: &RealVault, previous: Option<&Snapshot>) -> Snapshot {
-        Self::build(root, walk(root, real, &HiddenRules::default()), previous)
+        let mut words = Words::default();
+        Self::build(
+            root,
+            walk(root, real, &HiddenRules::default()),
+            previous,
+            &mut words,
+        )
     }
 
-    fn build(root: &Path, listing: Listing, previous: Option<&Snapshot>) -> Snapshot {
+    fn build(
+        root: &Path,
+        listing: Listing,
+        previous: Option<&Snapshot>,
+        words: &mut Words,
+    ) -> Snapshot {
         let mut snapshot = Snapshot {
             by_path: HashMap::with_capacity(listing.files.len()),
             folder_set: listing.folders.iter().cloned().collect(),
@@ -174,14 +231,29 @@ impl Snapshot {
                 None => to_read.push(index),
             }
         }
-        for (index, note) in read_notes(root, &snapshot.files, &to_read) {
-            snapshot
-                .notes
-                .insert(snapshot.files[index].path.clone(), Arc::new(note));
+        let files = &snapshot.files;
+        let notes = &mut snapshot.notes;
+        read_notes(root, files, &to_read, |index, read| {
+            notes.insert(files[index].path.clone(), Arc::new(read.into_note(words)));
             changed.push(index);
-        }
+        });
         if to_read.len() > 1000 {
             release_freed_memory();
+        }
+        if let Some(previous) = previous {
+            for (path, note) in &previous.notes {
+                if !snapshot
+                    .notes
+                    .get(path)
+                    .is_some_and(|kept| Arc::ptr_eq(kept, note))
+                {
+                    words.retire();
+                }
+            }
+        }
+        if words.wants_compaction() {
+            let live = words.doc_set(snapshot.notes.values().map(|note| note.doc));
+            words.compact(&live);
         }
 
         let same_files = previous.is_some_and(|previous| {
@@ -271,14 +343,7 @@ impl Snapshot {
         let Some(note) = self.notes.get(path) else {
             return out;
         };
-        let meta = &note.meta;
-        let references = meta
-            .links
-            .iter()
-            .map(|l| l.link.as_str())
-            .chain(meta.embeds.iter().map(|l| l.link.as_str()))
-            .chain(meta.frontmatter_links.iter().map(|l| l.link.as_str()));
-        for link in references {
+        for link in note.links.iter().map(|link| &**link) {
             let linkpath = link_path(link);
             match self.first_linkpath_dest(linkpath, path) {
                 Some(destination) => bump(&mut out.resolved, &self.files[destination].path),
@@ -435,9 +500,15 @@ fn release_freed_memory() {
     }
 }
 
-/// Reads and parses notes on the available cores; unreadable notes and notes outside the vault are skipped.
-fn read_notes(root: &Path, files: &[FileEntry], wanted: &[usize]) -> Vec<(usize, Note)> {
-    let read_one = |index: usize| -> Option<(usize, Note)> {
+/// Reads and parses notes on the available cores and hands each to `each` on this thread as it is ready (at most
+/// [`READ_AHEAD`] wait); unreadable notes and notes outside the vault are skipped.
+fn read_notes(
+    root: &Path,
+    files: &[FileEntry],
+    wanted: &[usize],
+    mut each: impl FnMut(usize, ReadNote),
+) {
+    let read_one = |index: usize| -> Option<(usize, ReadNote)> {
         let file = &files[index];
         if !file.inside {
             return None;
@@ -448,32 +519,35 @@ fn read_notes(root: &Path, files: &[FileEntry], wanted: &[usize]) -> Vec<(usize,
         )
         .ok()?;
         let text = text_of_bytes(bytes);
-        let meta = markdown::parse(&text);
-        Some((index, Note::new(text, meta, file)))
+        Some((index, ReadNote::parse(&text, file)))
     };
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
     if wanted.len() < 64 || workers == 1 {
-        return wanted.iter().filter_map(|&index| read_one(index)).collect();
+        for (index, read) in wanted.iter().filter_map(|&index| read_one(index)) {
+            each(index, read);
+        }
+        return;
     }
     let chunk = wanted.len().div_ceil(workers);
+    let (sender, receiver) = std::sync::mpsc::sync_channel(READ_AHEAD);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = wanted
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .filter_map(|&index| read_one(index))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|handle| handle.join().unwrap_or_default())
-            .collect()
-    })
+        for part in wanted.chunks(chunk) {
+            let sender = sender.clone();
+            scope.spawn(move || {
+                for read in part.iter().filter_map(|&index| read_one(index)) {
+                    if sender.send(read).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for (index, read) in receiver {
+            each(index, read);
+        }
+    });
 }
 
 #[cfg(test)]
@@ -606,16 +680,27 @@ mod tests {
         let (dir, first) = vault(&[("a.md", "[[b]]"), ("b.md", "")]);
         let real = RealVault::new(std::fs::canonicalize(dir.path()).unwrap(), ".obsidian");
         assert!(
-            Snapshot::refresh_if_changed(dir.path(), &real, &HiddenRules::default(), Some(&first))
-                .is_none()
+            Snapshot::refresh_if_changed(
+                dir.path(),
+                &real,
+                &HiddenRules::default(),
+                Some(&first),
+                &mut Words::default()
+            )
+            .is_none()
         );
         let same = Snapshot::refresh(dir.path(), &real, Some(&first));
         assert!(Arc::ptr_eq(&first.notes["a.md"], &same.notes["a.md"]));
         std::fs::write(dir.path().join("a.md"), "[[c]] and more").unwrap();
         std::fs::write(dir.path().join("c.md"), "").unwrap();
-        let changed =
-            Snapshot::refresh_if_changed(dir.path(), &real, &HiddenRules::default(), Some(&same))
-                .expect("a change is seen");
+        let changed = Snapshot::refresh_if_changed(
+            dir.path(),
+            &real,
+            &HiddenRules::default(),
+            Some(&same),
+            &mut Words::default(),
+        )
+        .expect("a change is seen");
         assert_eq!(
             changed.links["a.md"].resolved,
             vec![("c.md".to_string(), 1)]
@@ -627,7 +712,7 @@ mod tests {
         let rules: Vec<String> = rules.iter().map(|rule| rule.to_string()).collect();
         let hidden = HiddenRules::compile(&rules, &[]).unwrap();
         let real = RealVault::new(std::fs::canonicalize(dir).unwrap(), ".obsidian");
-        Snapshot::refresh_if_changed(dir, &real, &hidden, None).unwrap()
+        Snapshot::refresh_if_changed(dir, &real, &hidden, None, &mut Words::default()).unwrap()
     }
 
     #[test]

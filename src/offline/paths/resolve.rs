@@ -1,6 +1,7 @@
 //! A tool's note and folder arguments resolved as the plugin resolves them (`vault/resolve.ts` `resolveNote`,
 //! `resolveMarkdown`, `resolveFolder`, `newNotePath`): an exact path, the path plus `.md`, or a link name.
 
+use crate::offline::obsidian::markdown::NoteMetadata;
 use crate::offline::obsidian::walk::FileEntry;
 use crate::offline::paths::{self, is_in_config_dir, quote};
 use crate::offline::text::js_trim;
@@ -183,17 +184,24 @@ impl<'a> Context<'a> {
         Ok(path)
     }
 
-    /// The current text of a file: the index's copy for notes, else read from disk (inside the vault only).
+    /// The current text of a file, read from disk (inside the vault only): the index keeps no note's text.
     pub(crate) fn text_of(&self, file: &FileEntry) -> Result<String, ToolError> {
-        if let Some(note) = self.snapshot.note(&file.path) {
-            return Ok(note.text.clone());
-        }
         if !file.inside {
             return Err(outside_vault(&file.path));
         }
         paths::read_verified(&paths::full_path(self.root, &file.path), file.identity)
             .map(crate::offline::obsidian::vault::text_of_bytes)
             .map_err(|refusal| refusal.into_tool_error(&file.path))
+    }
+
+    /// A note's current text and its whole metadata, read and parsed again: for the tools that show one note's
+    /// positions, headings or blocks, which the index does not keep. `None` for a file the index has no note for
+    /// (outside the vault, unreadable, too large), as the index's own answer would be.
+    pub(crate) fn parsed(&self, file: &FileEntry) -> Option<(String, NoteMetadata)> {
+        self.snapshot.note(&file.path)?;
+        let text = self.text_of(file).ok()?;
+        let meta = crate::offline::obsidian::markdown::parse(&text);
+        Some((text, meta))
     }
 
     /// The bytes of any file (inside the vault only), refused as `TooLarge` above `limit` before anything is read.

@@ -120,10 +120,11 @@ pub(super) fn render(
 ) -> String {
     let text = ctx
         .snapshot
-        .note(&prompt.path)
-        .map(|note| note.text.as_str())
+        .file(&prompt.path)
+        .and_then(|file| ctx.parsed(file))
+        .map(|(text, _)| text)
         .unwrap_or_default();
-    let lines = split_lines(text);
+    let lines = split_lines(&text);
     let start = frontmatter_range(&lines).map_or(0, |range| range.end);
     let body = lines[start.min(lines.len())..].join("\n");
     let body = js_trim(&body);

@@ -140,6 +140,18 @@ pub(crate) fn page_of(
 ) -> (Vec<Value>, Value) {
     let total = all.len();
     let window: Vec<Value> = all.into_iter().skip(offset).take(limit).collect();
+    page_of_window(window, total, offset, max_chars, reserve)
+}
+
+/// [`page_of`] for a caller that built only the items of the window (`offset` up to `offset + limit` of `total`),
+/// so that a page costs the page and not every item.
+pub(crate) fn page_of_window(
+    window: Vec<Value>,
+    total: usize,
+    offset: usize,
+    max_chars: usize,
+    reserve: usize,
+) -> (Vec<Value>, Value) {
     let count =
         crate::offline::limits::count_within_budget(&window, max_chars.saturating_sub(reserve));
     let page: Vec<Value> = window.into_iter().take(count).collect();

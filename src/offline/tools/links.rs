@@ -54,16 +54,17 @@ pub(super) fn backlinks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
             entry.insert("path".into(), json!(source));
             entry.insert("count".into(), json!(count));
             if snippets
-                && let Some(source_note) = ctx.snapshot.note(source)
+                && let Some(file) = ctx.snapshot.file(source)
+                && let Some((source_text, source_meta)) = ctx.parsed(file)
             {
-                let lines: BTreeSet<usize> = references(&source_note.meta)
+                let lines: BTreeSet<usize> = references(&source_meta)
                     .into_iter()
                     .filter_map(|(link, _, line)| {
                         let line = line?;
                         (resolve_link(ctx, link, source).as_deref() == Some(target.as_str())).then_some(line)
                     })
                     .collect();
-                let text_lines = split_lines(&source_note.text);
+                let text_lines = split_lines(&source_text);
                 let quoted: Vec<Value> = lines
                     .into_iter()
                     .take(max_lines)
@@ -97,10 +98,9 @@ pub(super) fn outgoing_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Outpu
     let note = ctx.resolve_markdown(&path)?;
     let source = &note.file.path;
     let links: Vec<Value> = ctx
-        .snapshot
-        .note(source)
-        .map(|entry| {
-            references(&entry.meta)
+        .parsed(note.file)
+        .map(|(_, meta)| {
+            references(&meta)
                 .into_iter()
                 .map(|(link, embed, line)| {
                     json!({"link": link, "line": line.map(|l| l + 1), "embed": embed, "resolved": resolve_link(ctx, link, source)})

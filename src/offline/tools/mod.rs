@@ -23,7 +23,8 @@ use serde_json::Value;
 
 pub(crate) use args::Args;
 pub(crate) use common::{
-    hidden_path, iso_time, led_by, page_of, paged, paged_result, render_read, tool_schema,
+    hidden_path, iso_time, led_by, page_of, page_of_window, paged, paged_result, render_read,
+    tool_schema,
 };
 pub(crate) use types::{Context, Output, ToolError};
 

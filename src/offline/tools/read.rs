@@ -177,9 +177,13 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
     let limit = args.limit(200)?;
     let note = ctx.resolve_markdown(&path)?;
     let file = note.file;
-    let text = ctx.text_of(file)?;
     let entry = ctx.snapshot.note(&file.path);
-    let meta = entry.map(|n| &n.meta);
+    let parsed = ctx.parsed(file);
+    let text = match &parsed {
+        Some((text, _)) => text.clone(),
+        None => ctx.text_of(file)?,
+    };
+    let meta = parsed.as_ref().map(|(_, meta)| meta);
     let mut cut = Vec::new();
     let reference = |link: &crate::offline::obsidian::markdown::LinkRef| json!({"link": link.link, "line": link.position.start.line + 1, "resolved": resolve_link(ctx, &link.link, &file.path)});
     let links: Vec<Value> = meta
@@ -260,9 +264,8 @@ pub(super) fn outline(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
     let limit = args.limit(300)?;
     let cursor = args.cursor()?;
     let note = ctx.resolve_markdown(&path)?;
-    let headings: Vec<Value> = match ctx.snapshot.note(&note.file.path) {
-        Some(entry) => entry
-            .meta
+    let headings: Vec<Value> = match ctx.parsed(note.file) {
+        Some((_, meta)) => meta
             .headings
             .iter()
             .map(|h| json!({"level": h.level, "heading": h.heading, "line": h.position.start.line + 1}))

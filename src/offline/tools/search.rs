@@ -1,7 +1,8 @@
 //! `search` (plugin: `src/tools/search.ts`): per-line text or regex search over the notes in path order, with the
 //! plugin's cursor (`line:path` of the last match returned), per-file and total limits and character budget.
 //!
-//! The notes' text is already in memory, so a search is a scan of memory. Case-insensitive text search compares
+//! The index keeps no note's text: a text query first asks the word index (`../words.rs`) which notes can hold it
+//! and reads only those from disk; a regex reads every note. Case-insensitive text search compares
 //! lower-cased text as the plugin does; for an ASCII query on text without the two characters whose lower case is
 //! ASCII (KELVIN SIGN, LATIN CAPITAL I WITH DOT ABOVE) an ASCII-only case-insensitive byte search gives the same
 //! answer much faster. Regexes are RE2's in the plugin (RE2JS) and Rust's `regex` here (`../regex.rs`).
@@ -15,8 +16,8 @@ use crate::offline::limits::{SNIPPET_CHARS, cut_chars, json_len, snippet, snippe
 use crate::offline::lines::split_lines;
 use crate::offline::paths::quote;
 use crate::offline::regex::{first_line, translate_js_regex};
-use crate::offline::text::js_cmp;
 use crate::offline::text::utf16_len;
+use crate::offline::text::{js_canonicalize, js_cmp};
 use crate::offline::tools::{Args, Context, Output, ToolError, paged_result};
 
 /// Finds the first match in a line: its UTF-16 index.
@@ -29,20 +30,6 @@ enum Matcher {
     Folded(Regex),
     /// The line regex, and the same pattern in multi-line mode to skip notes with no match at all.
     Pattern(Regex, Option<Regex>),
-}
-
-/// JavaScript's `Canonicalize` for a regex with the `i` flag and no `u` flag: the upper case of a character when it
-/// is a single character and does not turn a non-ASCII character into an ASCII one.
-fn js_canonicalize(c: char) -> char {
-    if c as u32 > 0xFFFF {
-        // Outside the BMP a non-unicode regex sees two surrogates, which have no case.
-        return c;
-    }
-    let mut upper = c.to_uppercase();
-    match (upper.next(), upper.next()) {
-        (Some(u), None) if !(c as u32 >= 128 && (u as u32) < 128) && u as u32 <= 0xFFFF => u,
-        _ => c,
-    }
 }
 
 /// The query as a pattern matching what `new RegExp(escaped, "i")` matches.
@@ -193,6 +180,12 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         ctx.clean(&path_prefix, "path_prefix")? + if path_prefix.ends_with('/') { "/" } else { "" }
     };
     let resume = parse_cursor(cursor.as_deref())?;
+    // The notes that can hold the query (`words.rs`); a regex, or a query with no word in it, reads every note.
+    let candidates = if regex {
+        None
+    } else {
+        crate::sync::read(ctx.words).candidates(&query)
+    };
     let files = ctx
         .snapshot
         .sorted_notes
@@ -223,7 +216,18 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         let Some(note) = ctx.snapshot.note(&file.path) else {
             continue;
         };
-        let text = note.text.as_str();
+        if candidates
+            .as_ref()
+            .is_some_and(|candidates| !candidates.contains(note.doc))
+        {
+            continue;
+        }
+        // Read now: the index keeps no text. A note that cannot be read any more is passed over, as a note the
+        // index could not read is.
+        let Ok(text) = ctx.text_of(file) else {
+            continue;
+        };
+        let text = text.as_str();
         if !matcher.may_match(text) {
             continue;
         }

@@ -7,14 +7,13 @@ use crate::offline::daily::read_config_json;
 use crate::offline::limits::offset_from_cursor;
 use crate::offline::links::tag_matches;
 use crate::offline::obsidian::properties::frontmatter_tags;
-use crate::offline::obsidian::vault::Note;
 use crate::offline::paths::quote;
 use crate::offline::tasks::{
-    DATE_FIELDS, TaskStatus, kind_of_symbol, statuses_from_settings, task_dates,
+    DATE_FIELDS, Task, TaskStatus, kind_of_symbol, statuses_from_settings,
 };
 use crate::offline::text::{is_js_space, js_cmp, js_trim};
 use crate::offline::tools::args::invalid;
-use crate::offline::tools::{Args, Context, Output, ToolError, page_of, paged_result};
+use crate::offline::tools::{Args, Context, Output, ToolError, page_of_window, paged_result};
 
 /// `vaultStatuses`: the Tasks plugin's data.json when present and JSON, else the defaults.
 fn vault_statuses(ctx: &Context<'_>) -> Vec<TaskStatus> {
@@ -25,49 +24,23 @@ fn vault_statuses(ctx: &Context<'_>) -> Vec<TaskStatus> {
 }
 
 /// A task row, its keys in the plugin's order (optional ones only when present).
-fn tasks_of(path: &str, note: &Note, statuses: &[TaskStatus]) -> Vec<Map<String, Value>> {
-    let lines: Vec<&str> = note.text.split('\n').collect();
-    let meta = &note.meta;
-    let mut rows = Vec::new();
-    for item in &meta.list_items {
-        let Some(task) = &item.task else { continue };
-        let at = item.position.start.line;
-        let line = lines.get(at).copied().unwrap_or("");
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let boxed = format!("[{task}]");
-        let rest = line
-            .find(&boxed)
-            .map_or(line, |at| &line[at + boxed.len()..]);
-        let text = rest.trim_matches([' ', '\t']);
-        let mut row = Map::new();
-        row.insert("path".into(), json!(path));
-        row.insert("line".into(), json!(at + 1));
-        row.insert("status".into(), json!(task));
-        row.insert("type".into(), json!(kind_of_symbol(statuses, task)));
-        row.insert("text".into(), json!(text));
-        if let Some(heading) = meta
-            .headings
-            .iter()
-            .take_while(|heading| heading.position.start.line < at)
-            .last()
-        {
-            row.insert("heading".into(), json!(heading.heading));
-        }
-        for (field, date) in task_dates(text) {
-            row.insert(field.into(), json!(date));
-        }
-        let tags: Vec<&str> = meta
-            .tags
-            .iter()
-            .filter(|tag| tag.position.start.line == at)
-            .map(|tag| tag.tag.as_str())
-            .collect();
-        if !tags.is_empty() {
-            row.insert("tags".into(), json!(tags));
-        }
-        rows.push(row);
+fn row_of(path: &str, task: &Task, statuses: &[TaskStatus]) -> Value {
+    let mut row = Map::new();
+    row.insert("path".into(), json!(path));
+    row.insert("line".into(), json!(task.line + 1));
+    row.insert("status".into(), json!(task.status));
+    row.insert("type".into(), json!(kind_of_symbol(statuses, &task.status)));
+    row.insert("text".into(), json!(task.text));
+    if let Some(heading) = &task.heading {
+        row.insert("heading".into(), json!(heading));
     }
-    rows
+    for (field, date) in &task.dates {
+        row.insert((*field).into(), json!(date));
+    }
+    if !task.tags.is_empty() {
+        row.insert("tags".into(), json!(task.tags));
+    }
+    Value::Object(row)
 }
 
 /// `statusFilter`: which tasks the `status` argument keeps.
@@ -94,13 +67,13 @@ impl<'a> StatusFilter<'a> {
         })
     }
 
-    fn passes(&self, row: &Map<String, Value>) -> bool {
-        let kind = row.get("type").and_then(Value::as_str).unwrap_or("");
+    fn passes(&self, task: &Task, statuses: &[TaskStatus]) -> bool {
+        let kind = || kind_of_symbol(statuses, &task.status);
         match self {
             Self::All => true,
-            Self::Open => matches!(kind, "todo" | "in_progress"),
-            Self::Kind(wanted) => kind == *wanted,
-            Self::Symbol(wanted) => row.get("status").and_then(Value::as_str) == Some(wanted),
+            Self::Open => matches!(kind(), "todo" | "in_progress"),
+            Self::Kind(wanted) => kind() == *wanted,
+            Self::Symbol(wanted) => &*task.status == *wanted,
         }
     }
 }
@@ -160,51 +133,49 @@ pub(super) fn tasks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
     {
         return Err(ToolError(format!("from {from} is after to {to}")));
     }
-    let date_of = |row: &Map<String, Value>| {
-        row.get(field.as_str())
-            .and_then(Value::as_str)
-            .map(str::to_string)
+    let date_of = |task: &Task| {
+        task.dates
+            .iter()
+            .find(|(name, _)| *name == field.as_str())
+            .map(|(_, date)| date.clone())
     };
-    let in_range = |row: &Map<String, Value>| {
+    let in_range = |task: &Task| {
         if from.is_none() && to.is_none() {
             return true;
         }
-        date_of(row).is_some_and(|date| {
-            from.as_ref().is_none_or(|from| &date >= from)
-                && to.as_ref().is_none_or(|to| &date <= to)
+        date_of(task).is_some_and(|date| {
+            from.as_deref().is_none_or(|from| &*date >= from)
+                && to.as_deref().is_none_or(|to| &*date <= to)
         })
     };
     let statuses = vault_statuses(ctx);
-    let mut all: Vec<Map<String, Value>> = Vec::new();
+    let mut all: Vec<(&str, &Task)> = Vec::new();
     // A note whose real file is outside the vault has no text here, so no tasks (the plugin does not read it).
     for (file, note) in ctx.snapshot.notes_under(&prefix, ctx.config_dir) {
+        if note.tasks.is_empty() {
+            continue;
+        }
         let note_tagged = wanted_tag.as_ref().is_some_and(|wanted| {
             frontmatter_tags(note.frontmatter().as_ref())
                 .iter()
                 .any(|tag| tag_matches(tag, wanted))
         });
-        for row in tasks_of(&file.path, note, &statuses) {
-            if !filter.passes(&row) || !in_range(&row) {
+        for task in &note.tasks {
+            if !filter.passes(task, &statuses) || !in_range(task) {
                 continue;
             }
             if let Some(wanted) = &wanted_tag
                 && !note_tagged
-                && !row
-                    .get("tags")
-                    .and_then(Value::as_array)
-                    .is_some_and(|tags| {
-                        tags.iter()
-                            .any(|tag| tag.as_str().is_some_and(|tag| tag_matches(tag, wanted)))
-                    })
+                && !task.tags.iter().any(|tag| tag_matches(tag, wanted))
             {
                 continue;
             }
-            all.push(row);
+            all.push((&file.path, task));
         }
     }
     if sort == "date" {
         // Stable, as the plugin's sort: the same date (or none) keeps path and line order.
-        all.sort_by(|a, b| match (date_of(a), date_of(b)) {
+        all.sort_by(|a, b| match (date_of(a.1), date_of(b.1)) {
             (Some(x), Some(y)) => js_cmp(&x, &y),
             (None, None) => std::cmp::Ordering::Equal,
             (None, Some(_)) => std::cmp::Ordering::Greater,
@@ -213,13 +184,13 @@ pub(super) fn tasks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
     }
     let offset = offset_from_cursor(cursor.as_deref())?;
     let total = all.len();
-    let (page, next_cursor) = page_of(
-        all.into_iter().map(Value::Object).collect(),
-        offset,
-        limit,
-        max_chars,
-        200,
-    );
+    let window: Vec<Value> = all
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|(path, task)| row_of(path, task, &statuses))
+        .collect();
+    let (page, next_cursor) = page_of_window(window, total, offset, max_chars, 200);
     Ok(Output::Json(paged_result(
         args,
         next_cursor,

@@ -67,7 +67,8 @@ pub(super) fn templates(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
             if ctx
                 .snapshot
                 .note(&file.path)
-                .is_some_and(|note| note.text.contains("<%"))
+                .and_then(|_| ctx.text_of(file).ok())
+                .is_some_and(|text| text.contains("<%"))
             {
                 entry.insert("templater".into(), json!(true));
             }

@@ -23,6 +23,8 @@ pub(crate) struct Context<'a> {
     pub(crate) real: &'a paths::RealVault,
     pub(crate) config_dir: &'a str,
     pub(crate) read_only: bool,
+    /// The word index the snapshot's notes are numbered in.
+    pub(crate) words: &'a std::sync::RwLock<crate::offline::words::Words>,
 }
 
 /// What a tool produced: compact JSON, or a note read (`[lines a-b of N]` header and text).

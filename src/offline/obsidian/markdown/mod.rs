@@ -99,31 +99,6 @@ pub(crate) struct NoteMetadata {
     pub(crate) blocks: Vec<(String, Block)>,
 }
 
-impl NoteMetadata {
-    /// Keeps only what the tools read (frontmatter, links and embeds by target and line, tags, headings, blocks,
-    /// tasks): sections, other list items and the links' source and display text are dropped, which roughly halves the memory
-    /// a large vault's index takes.
-    pub(crate) fn slim(mut self) -> Self {
-        self.sections = Vec::new();
-        // The task items stay: `tasks` lists them from the index, as the plugin does from the metadata cache.
-        self.list_items.retain(|item| item.task.is_some());
-        self.list_items.shrink_to_fit();
-        for link in self.links.iter_mut().chain(self.embeds.iter_mut()) {
-            link.original = String::new();
-            link.display_text = String::new();
-        }
-        for link in &mut self.frontmatter_links {
-            link.original = String::new();
-            link.display_text = String::new();
-        }
-        self.links.shrink_to_fit();
-        self.embeds.shrink_to_fit();
-        self.tags.shrink_to_fit();
-        self.headings.shrink_to_fit();
-        self
-    }
-}
-
 /// Parses a note's text into its metadata (rules at the top of `markdown.cjs`).
 pub(crate) fn parse(content: &str) -> NoteMetadata {
     let lines = split_lines(content);

@@ -1,0 +1,405 @@
+//! The word index that narrows text search: which notes may contain a query, so that a search reads only those
+//! notes from disk instead of keeping every note's text in memory (no plugin twin: the plugin scans Obsidian's
+//! cache).
+//!
+//! A note's words are the maximal runs of alphanumeric characters of its text after JavaScript's case
+//! canonicalization (`js_canonicalize`, one character for one, so runs keep their edges). When a line contains the
+//! query (exactly, or ignoring case the way the plugin does), the canonical text contains the canonical query, so
+//! every run of the query is a word of the note (a run between two other characters of the query), the end of one
+//! (the query's first run, followed by more of the query), the start of one (its last run) or inside one (a query
+//! that is one run). The index answers with every note holding such words: a superset of the notes that match,
+//! which the search then reads and checks line by line, so results are exactly what scanning every note gives.
+//! A query with no alphanumeric character cannot be narrowed, nor can a regex: those read every note.
+//!
+//! Documents are numbered in the order they are added and never renumbered; a note that changes is added again
+//! under a new number and its old one is retired. Posting lists are ascending document numbers as LEB128 deltas,
+//! so adding a document appends to them; [`Words::compact`] drops retired numbers once they are half of all.
+//! Runs longer than [`LONG_WORD`] characters (encoded data, hashes) are not stored: their notes are kept in one list
+//! that every query which could match inside a long word includes.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::offline::text::js_canonicalize;
+
+/// FNV-1a: words are short and not chosen by an attacker who could profit from collisions (a vault's own text), and
+/// hashing them is most of the cost of adding a note.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &byte in bytes {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+type WordMap<V> = HashMap<Box<str>, V, BuildHasherDefault<WordHasher>>;
+
+/// A run longer than [`LONG_WORD`] characters (at most four bytes each).
+fn is_long(word: &str) -> bool {
+    word.len() > LONG_WORD && word.chars().nth(LONG_WORD).is_some()
+}
+
+/// The longest word stored, in characters.
+pub(crate) const LONG_WORD: usize = 48;
+
+/// A note's distinct words, ready to add: joined by NUL (which is not alphanumeric, so never inside a word).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct NoteWords {
+    joined: String,
+    has_long: bool,
+}
+
+/// Splits a text into its distinct canonical words.
+pub(crate) fn words_of(text: &str) -> NoteWords {
+    let mut canonical = String::with_capacity(text.len());
+    for c in text.chars() {
+        canonical.push(if c.is_ascii() {
+            c.to_ascii_uppercase()
+        } else {
+            js_canonicalize(c)
+        });
+    }
+    let mut seen: HashSet<&str, BuildHasherDefault<WordHasher>> = HashSet::default();
+    let mut out = NoteWords::default();
+    for run in runs(&canonical) {
+        if is_long(run.text) {
+            out.has_long = true;
+        } else if seen.insert(run.text) {
+            if !out.joined.is_empty() {
+                out.joined.push('\0');
+            }
+            out.joined.push_str(run.text);
+        }
+    }
+    out.joined.shrink_to_fit();
+    out
+}
+
+/// A maximal run of alphanumeric characters, and whether other characters of the same text surround it.
+struct Run<'a> {
+    text: &'a str,
+    after_other: bool,
+    before_other: bool,
+}
+
+fn runs(text: &str) -> Vec<Run<'_>> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (at, c) in text.char_indices() {
+        let word = if c.is_ascii() {
+            c.is_ascii_alphanumeric()
+        } else {
+            c.is_alphanumeric()
+        };
+        match (word, start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                out.push(Run {
+                    text: &text[from..at],
+                    after_other: from > 0,
+                    before_other: true,
+                });
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(from) = start {
+        out.push(Run {
+            text: &text[from..],
+            after_other: from > 0,
+            before_other: false,
+        });
+    }
+    out
+}
+
+#[derive(Debug, Default)]
+struct Postings {
+    bytes: Vec<u8>,
+    /// The last document appended plus one (0: none yet).
+    next: u32,
+}
+
+impl Postings {
+    fn push(&mut self, doc: u32) {
+        let mut delta = doc + 1 - self.next;
+        self.next = doc + 1;
+        loop {
+            let low = (delta & 0x7f) as u8;
+            delta >>= 7;
+            if delta == 0 {
+                self.bytes.push(low);
+                break;
+            }
+            self.bytes.push(low | 0x80);
+        }
+    }
+
+    fn for_each(&self, mut visit: impl FnMut(u32)) {
+        let (mut value, mut shift, mut previous) = (0u32, 0u32, 0u32);
+        for &byte in &self.bytes {
+            value |= u32::from(byte & 0x7f) << shift;
+            if byte & 0x80 != 0 {
+                shift += 7;
+                continue;
+            }
+            previous += value;
+            visit(previous - 1);
+            (value, shift) = (0, 0);
+        }
+    }
+}
+
+/// A set of document numbers.
+#[derive(Debug, Clone)]
+pub(crate) struct DocSet(Vec<u64>);
+
+impl DocSet {
+    fn empty(docs: u32) -> DocSet {
+        DocSet(vec![0; (docs as usize).div_ceil(64)])
+    }
+
+    fn insert(&mut self, doc: u32) {
+        if let Some(word) = self.0.get_mut(doc as usize / 64) {
+            *word |= 1 << (doc % 64);
+        }
+    }
+
+    /// Whether the document may hold the query.
+    pub(crate) fn contains(&self, doc: u32) -> bool {
+        self.0
+            .get(doc as usize / 64)
+            .is_some_and(|word| word & (1 << (doc % 64)) != 0)
+    }
+
+    fn intersect(&mut self, other: &DocSet) {
+        for (word, other) in self.0.iter_mut().zip(&other.0) {
+            *word &= other;
+        }
+    }
+}
+
+/// The words of every note added so far.
+#[derive(Debug, Default)]
+pub(crate) struct Words {
+    postings: WordMap<Postings>,
+    long: Postings,
+    docs: u32,
+    retired: u32,
+}
+
+impl Words {
+    /// Adds a note's words as a new document and returns its number.
+    pub(crate) fn add(&mut self, words: &NoteWords) -> u32 {
+        let doc = self.docs;
+        self.docs += 1;
+        if !words.joined.is_empty() {
+            for word in words.joined.split('\0') {
+                match self.postings.get_mut(word) {
+                    Some(postings) => postings.push(doc),
+                    None => {
+                        let mut postings = Postings::default();
+                        postings.push(doc);
+                        self.postings.insert(word.into(), postings);
+                    }
+                }
+            }
+        }
+        if words.has_long {
+            self.long.push(doc);
+        }
+        doc
+    }
+
+    /// Marks a document as no longer in use (its note changed or left the vault).
+    pub(crate) fn retire(&mut self) {
+        self.retired += 1;
+    }
+
+    /// Whether retired documents are half of all (and many): then [`Words::compact`] is worth its cost.
+    pub(crate) fn wants_compaction(&self) -> bool {
+        self.retired >= 1000 && self.retired * 2 >= self.docs
+    }
+
+    /// Drops the documents not in `live` from the posting lists; numbers stay as they are.
+    pub(crate) fn compact(&mut self, live: &DocSet) {
+        let rewrite = |postings: &Postings| {
+            let mut kept = Postings::default();
+            postings.for_each(|doc| {
+                if live.contains(doc) {
+                    kept.push(doc);
+                }
+            });
+            kept.bytes.shrink_to_fit();
+            kept
+        };
+        self.postings = self
+            .postings
+            .iter()
+            .map(|(word, postings)| (word.clone(), rewrite(postings)))
+            .filter(|(_, postings)| !postings.bytes.is_empty())
+            .collect();
+        self.long = rewrite(&self.long);
+        self.retired = 0;
+    }
+
+    /// A set of this index's documents.
+    pub(crate) fn doc_set(&self, docs: impl IntoIterator<Item = u32>) -> DocSet {
+        let mut set = DocSet::empty(self.docs);
+        for doc in docs {
+            set.insert(doc);
+        }
+        set
+    }
+
+    /// The documents that may contain `query` (compared ignoring case), or `None` when the index cannot narrow it.
+    pub(crate) fn candidates(&self, query: &str) -> Option<DocSet> {
+        let canonical: String = query.chars().map(js_canonicalize).collect();
+        let runs = runs(&canonical);
+        if runs.is_empty() {
+            return None;
+        }
+        let mut result: Option<DocSet> = None;
+        for run in &runs {
+            let set = self.docs_for(run);
+            match &mut result {
+                Some(result) => result.intersect(&set),
+                None => result = Some(set),
+            }
+        }
+        result
+    }
+
+    /// The documents holding a word that a run of the query can be part of.
+    fn docs_for(&self, run: &Run<'_>) -> DocSet {
+        let mut set = DocSet::empty(self.docs);
+        let exact = run.after_other && run.before_other;
+        if exact {
+            if let Some(postings) = self.postings.get(run.text) {
+                postings.for_each(|doc| set.insert(doc));
+            }
+            if is_long(run.text) {
+                self.long.for_each(|doc| set.insert(doc));
+            }
+            return set;
+        }
+        let fits = |word: &str| match (run.after_other, run.before_other) {
+            (true, _) => word.starts_with(run.text),
+            (false, true) => word.ends_with(run.text),
+            (false, false) => word.contains(run.text),
+        };
+        for (word, postings) in &self.postings {
+            if fits(word) {
+                postings.for_each(|doc| set.insert(doc));
+            }
+        }
+        self.long.for_each(|doc| set.insert(doc));
+        set
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(notes: &[&str]) -> Words {
+        let mut words = Words::default();
+        for note in notes {
+            words.add(&words_of(note));
+        }
+        words
+    }
+
+    fn docs(words: &Words, query: &str) -> Vec<u32> {
+        let set = words.candidates(query).expect("narrowed");
+        (0..words.docs).filter(|&doc| set.contains(doc)).collect()
+    }
+
+    #[test]
+    fn a_query_narrows_to_the_notes_that_can_hold_it() {
+        let words = index(&[
+            "The Garden method",
+            "gardening notes",
+            "a method-garden",
+            "nothing here",
+        ]);
+        assert_eq!(docs(&words, "garden"), vec![0, 1, 2], "inside a word");
+        // A word ending in "garden" and one starting with "method": note 2 has both, so it is read and checked.
+        assert_eq!(docs(&words, "garden method"), vec![0, 2]);
+        assert_eq!(docs(&words, "den met"), vec![0, 2]);
+        assert_eq!(
+            docs(&words, "garden notes"),
+            Vec::<u32>::new(),
+            "no word ends in garden in note 1"
+        );
+        assert_eq!(
+            docs(&words, " garden "),
+            vec![0, 2],
+            "the whole word, whatever is around it"
+        );
+        assert_eq!(docs(&words, "zzqx"), Vec::<u32>::new());
+        assert!(words.candidates("--").is_none(), "no word to narrow with");
+    }
+
+    #[test]
+    fn case_is_folded_as_the_plugin_folds_it() {
+        let words = index(&["ÜBER straße", "Kelvin", "\u{212A}elvin"]);
+        assert_eq!(docs(&words, "über"), vec![0]);
+        assert_eq!(docs(&words, "STRAßE"), vec![0]);
+        assert_eq!(
+            docs(&words, "kelvin"),
+            vec![1],
+            "KELVIN SIGN does not fold to K"
+        );
+    }
+
+    #[test]
+    fn long_runs_are_kept_as_possible_matches() {
+        let blob = "x".repeat(LONG_WORD + 10);
+        let words = index(&[&format!("data {blob} end"), "plain"]);
+        assert_eq!(docs(&words, "xxxx"), vec![0]);
+        assert_eq!(docs(&words, &format!(" {blob} ")), vec![0]);
+        assert_eq!(
+            docs(&words, " xxxx "),
+            Vec::<u32>::new(),
+            "an exact short word is never a long one"
+        );
+    }
+
+    #[test]
+    fn retired_documents_are_dropped_on_compaction_and_numbers_stay() {
+        let mut words = Words::default();
+        for i in 0..3000 {
+            words.add(&words_of(&format!("note {i} common")));
+        }
+        for _ in 0..2000 {
+            words.retire();
+        }
+        assert!(words.wants_compaction());
+        let live = words.doc_set(2000..3000);
+        words.compact(&live);
+        assert!(!words.wants_compaction());
+        let common = docs(&words, "common");
+        assert_eq!(common.len(), 1000);
+        assert_eq!(common[0], 2000);
+        assert_eq!(docs(&words, " 2500 "), vec![2500]);
+        assert_eq!(docs(&words, " 5 "), Vec::<u32>::new());
+        let added = words.add(&words_of("fresh common"));
+        assert_eq!(added, 3000);
+        assert!(docs(&words, "common").contains(&3000));
+    }
+}
