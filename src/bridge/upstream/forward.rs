@@ -47,9 +47,19 @@ impl Upstream {
         }
     }
 
-    /// Whether a session is up. When none is, a fresh attempt is asked for at once and awaited (bounded by `limit`):
-    /// a closed port fails it in milliseconds, and an Obsidian that just came back is used rather than the disk.
+    /// Whether a session is up, for a call that the disk can answer. While the upstream is away (an attempt failed
+    /// or the session was lost, and none has come up since), the answer is no at once: the disk answers now and a
+    /// fresh attempt is asked for beside it, so an Obsidian that came back serves the calls after it connects.
+    /// Before the first attempt has ended, that attempt is awaited (bounded by `limit`): at start, a running
+    /// Obsidian answers in milliseconds, where the disk would first build its index.
     pub(crate) async fn ready_unless_down(&self, limit: Duration) -> bool {
+        if self.away.load(Ordering::Relaxed) && self.ready_session().is_none() {
+            // A failing server is not asked again before its backoff ends.
+            if !self.server_failing.load(Ordering::Relaxed) {
+                self.wake.notify_one();
+            }
+            return false;
+        }
         let deadline = tokio::time::Instant::now() + limit;
         let mut states = self.state.subscribe();
         let mut attempt_seen = false;

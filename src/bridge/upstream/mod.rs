@@ -137,6 +137,9 @@ pub(crate) struct Upstream {
     /// Set while the last attempt failed with a server answering: calls then wait out the backoff and offline reads
     /// go to disk at once, instead of each asking for a fresh attempt.
     server_failing: AtomicBool,
+    /// Set from a failed attempt or a lost session until a session is up again: offline reads then answer from disk
+    /// at once while a fresh attempt runs beside them (`ready_unless_down`).
+    away: AtomicBool,
     /// Whether a catalog refresh runs, and whether another was asked for meanwhile (`REFRESH_*`).
     catalog_refresh: AtomicU8,
     /// The resource URIs the bridge's clients subscribed to, kept on every session (`subscriptions.rs`).
@@ -178,6 +181,7 @@ impl Upstream {
             diagnostics,
             shutdown: CancellationToken::new(),
             server_failing: AtomicBool::new(false),
+            away: AtomicBool::new(false),
             catalog_refresh: AtomicU8::new(REFRESH_IDLE),
             subscriptions: Mutex::default(),
             #[cfg(test)]
@@ -209,6 +213,13 @@ impl Upstream {
         let mut facts = lock(&self.facts);
         if let UpstreamState::Down { last_error } = &state {
             facts.last_error = Some(last_error.clone());
+        }
+        match state {
+            UpstreamState::Down { .. } => {
+                self.away.store(true, std::sync::atomic::Ordering::Relaxed)
+            }
+            UpstreamState::Ready => self.away.store(false, std::sync::atomic::Ordering::Relaxed),
+            UpstreamState::Connecting | UpstreamState::Stopped => {}
         }
         // Attempts alternate Connecting and Down every few hundred milliseconds while the server is away; "since" means
         // since the server went away, so only a change between up and not-up moves it.

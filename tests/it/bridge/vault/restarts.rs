@@ -63,17 +63,16 @@ fn started_while_obsidian_is_closed_it_answers_at_once_and_recovers_when_obsidia
     );
 
     let _host = setup.host();
-    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    // A write waits for the reconnect it asks for, so the first one after Obsidian started is done by Obsidian.
+    let answer = bridge.call_tool("create_note", json!({ "path": "New.md", "content": "x" }));
     assert!(
         !is_error(&answer),
-        "the first call after Obsidian started failed: {answer}"
+        "the first write after Obsidian started failed: {answer}"
     );
-    assert!(
-        answer["result"]
-            .get("_meta")
-            .is_none_or(|meta| meta.get("obsmcp/source").is_none()),
-        "still from disk: {answer}"
-    );
+    assert!(setup.vault.join("New.md").exists());
+    // Reads answer from disk at once while the bridge is away, and from Obsidian once it is back.
+    let answer = served_by_obsidian(&mut bridge, "read_note", json!({ "path": "Home.md" }));
+    assert!(!is_error(&answer), "{answer}");
     // The live catalog is fetched right after the handshake, beside the first calls.
     let mut status = Value::Null;
     let live = crate::support::wait_until(Duration::from_secs(5), || {
@@ -95,6 +94,24 @@ fn started_while_obsidian_is_closed_it_answers_at_once_and_recovers_when_obsidia
         bridge.invalid
     );
     eprintln!("initialize {initialized_after:?}, tools/list {listed_after:?} with Obsidian closed");
+}
+
+/// Calls a read until Obsidian, not the disk, answers it (within five seconds), and returns that answer: while the
+/// bridge is away, reads answer from disk at once and the session comes back beside them.
+fn served_by_obsidian(
+    bridge: &mut crate::support::bridge::Bridge,
+    tool: &str,
+    arguments: Value,
+) -> Value {
+    let mut answer = Value::Null;
+    let served = crate::support::wait_until(Duration::from_secs(5), || {
+        answer = bridge.call_tool(tool, arguments.clone());
+        answer["result"]
+            .get("_meta")
+            .is_none_or(|meta| meta.get("obsmcp/source").is_none())
+    });
+    assert!(served, "still answered from disk: {answer}");
+    answer
 }
 
 #[test]
@@ -204,7 +221,8 @@ fn twenty_restarts_of_obsidian_during_a_steady_stream_of_calls_leave_no_call_una
             ok += 1
         }
     }
-    let answer = bridge.call_tool("read_note", json!({ "path": "Home.md" }));
+    // Reads answer from disk while the bridge is away; the reconnect they ask for brings Obsidian back.
+    let answer = served_by_obsidian(&mut bridge, "read_note", json!({ "path": "Home.md" }));
     assert!(!is_error(&answer), "after the restarts: {answer}");
     let status = bridge.call_tool("obsidian_status", json!({}));
     let reconnects = status["result"]["structuredContent"]["reconnects"]
@@ -234,7 +252,8 @@ fn a_call_in_flight_when_obsidian_dies_is_answered_at_once() {
     let mut bridge = setup.bridge(&["--call-timeout", "30"]);
     bridge.initialize();
     let host = setup.host();
-    assert!(!is_error(&bridge.call_tool("vault_info", json!({}))));
+    let answer = served_by_obsidian(&mut bridge, "vault_info", json!({}));
+    assert!(!is_error(&answer), "{answer}");
     // Freeze the host so the call is certainly in flight, then kill it.
     signal(host.guard.pid(), "STOP");
     // A write: offline mode could answer a read from disk, and a write's lost outcome is what matters most.
@@ -263,7 +282,8 @@ fn a_plugin_restarted_while_the_bridge_was_frozen_costs_the_next_call_nothing() 
     let mut bridge = setup.bridge(&[]);
     bridge.initialize();
     let host = setup.host();
-    assert!(!is_error(&bridge.call_tool("vault_info", json!({}))));
+    let answer = served_by_obsidian(&mut bridge, "vault_info", json!({}));
+    assert!(!is_error(&answer), "{answer}");
     // Freeze the bridge across the restart: the plugin speaks 2026-07-28, so there is no session to have lost.
     signal(bridge.guard.pid(), "STOP");
     host.stop();
