@@ -41,7 +41,23 @@ pub(crate) trait OfflineBackend: Send + Sync {
 /// The offline backend for a vault, or `None` when the folder cannot be served (the bridge then behaves as without).
 pub(crate) fn backend_for_vault(vault: &Path, config_dir: &str) -> Option<Arc<dyn OfflineBackend>> {
     match OfflineVault::open(vault, Some(config_dir)) {
-        Ok(vault) => Some(Arc::new(Disk(Arc::new(vault)))),
+        Ok(vault) => {
+            let vault = match crate::offline::saved_index_folder() {
+                Some(folder) => vault.with_saved_index(&folder),
+                None => vault,
+            };
+            let vault = Arc::new(vault);
+            // With a saved index, building the index costs a walk of the folder: done now, beside the start, so
+            // that the first offline call finds it ready. Without one it waits for the first offline call, since
+            // most bridges run while Obsidian is open and never need it.
+            if vault.has_saved_index() {
+                let warming = Arc::clone(&vault);
+                let _ = std::thread::Builder::new()
+                    .name("obsmcp-index-load".into())
+                    .spawn(move || warming.prepare());
+            }
+            Some(Arc::new(Disk(vault)))
+        }
         Err(error) => {
             tracing::warn!("offline mode is off: {error}");
             None

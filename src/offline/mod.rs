@@ -30,8 +30,9 @@
 //!
 //! For the bridge: `call_tool` blocks (file system and CPU), so call it from `tokio::task::spawn_blocking` on an
 //! `Arc<OfflineVault>`; calls may run concurrently. The first call builds the index (about half a second for 10,000
-//! notes, five for 100,000); it is not built at bridge start, because most bridges run while Obsidian is open and
-//! never need it. The index keeps no note's text: a tool that shows one note reads it again, and text search reads
+//! notes, five for 100,000) and saves it (`saved.rs`); it is not built at bridge start, because most bridges run
+//! while Obsidian is open and never need it, unless a saved index makes that cheap (then the bridge loads it
+//! beside its start, `prepare`). The index keeps no note's text: a tool that shows one note reads it again, and text search reads
 //! the notes the word index (`words.rs`) says can match.
 //!
 //! Known differences from the plugin (everything else is compared by the parity test):
@@ -68,6 +69,7 @@ mod prompts;
 mod regex;
 mod requests;
 pub(crate) mod resources;
+mod saved;
 mod sections;
 mod tasks;
 mod text;
@@ -113,7 +115,9 @@ pub(crate) struct OfflineVault {
     refresh_interval: Duration,
     state: Mutex<State>,
     /// The words of the notes of every snapshot (`words.rs`); written only while `state` is held.
-    words: RwLock<words::Words>,
+    words: Arc<RwLock<words::Words>>,
+    /// Where the index is saved between bridge processes (`saved.rs`); none unless asked for.
+    saved: Option<saved::SavedIndex>,
     /// Whether a file watcher decides when the index is checked (else only the refresh interval does).
     watched: bool,
 }
@@ -137,6 +141,9 @@ struct State {
 /// edits made outside (another editor, a sync tool) can change the vault meanwhile; a second of delay for those
 /// spares a walk of the whole folder on every call of an agent's burst.
 pub(crate) const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(1);
+
+/// A check that read more notes than this saves the index before it answers (`saved.rs`).
+const SAVE_AT_ONCE_AFTER: usize = 2000;
 
 /// The `_meta` key that marks an offline result.
 pub(crate) const SOURCE_META_KEY: &str = "obsmcp/source";
@@ -171,12 +178,33 @@ impl OfflineVault {
             read_only,
             refresh_interval: DEFAULT_REFRESH_INTERVAL,
             state: Mutex::new(State::default()),
-            words: RwLock::default(),
+            words: Arc::default(),
+            saved: None,
             watched: true,
         })
     }
 
     /// Sets how long the index is trusted before the folder is checked again (zero: check on every call).
+    /// Saves the index in `folder` (obsmcp's state folder's `index`) and starts from the one saved there.
+    pub(crate) fn with_saved_index(mut self, folder: &std::path::Path) -> Self {
+        self.saved = Some(saved::SavedIndex::new(
+            folder,
+            self.real.root(),
+            &self.config_dir,
+        ));
+        self
+    }
+
+    /// Whether a saved index exists for this vault (then building the index at start is cheap).
+    pub(crate) fn has_saved_index(&self) -> bool {
+        self.saved.as_ref().is_some_and(saved::SavedIndex::exists)
+    }
+
+    /// Builds the index now (from the saved one when there is one), so that the first offline call finds it ready.
+    pub(crate) fn prepare(&self) {
+        let _ = self.fresh_snapshot(false);
+    }
+
     /// Tests of that rule run without the file watcher, which would otherwise decide first.
     #[cfg(test)]
     pub(crate) fn with_refresh_interval(mut self, interval: Duration) -> Self {
@@ -230,15 +258,37 @@ impl OfflineVault {
             }
         };
         state.refused = None;
-        let changed = Snapshot::refresh_if_changed(
-            &self.root,
-            &self.real,
-            &hidden,
-            state.snapshot.as_deref(),
-            &mut crate::sync::write(&self.words),
-        );
+        let loaded = match (&state.snapshot, &self.saved) {
+            (None, Some(saved)) => saved.load(),
+            _ => None,
+        };
+        let changed = {
+            let mut words = crate::sync::write(&self.words);
+            let previous = match loaded {
+                Some((notes, saved_words)) => {
+                    *words = saved_words;
+                    Some(Snapshot::from_saved_notes(notes))
+                }
+                None => None,
+            };
+            Snapshot::refresh_if_changed(
+                &self.root,
+                &self.real,
+                &hidden,
+                previous.as_ref().or(state.snapshot.as_deref()),
+                &mut words,
+            )
+        };
         if let Some(next) = changed {
-            state.snapshot = Some(Arc::new(next));
+            let next = Arc::new(next);
+            if let Some(saved) = &self.saved {
+                if next.notes_read > SAVE_AT_ONCE_AFTER {
+                    saved.save_now(&next, &crate::sync::read(&self.words));
+                } else {
+                    saved.save_later(Arc::clone(&next), Arc::clone(&self.words));
+                }
+            }
+            state.snapshot = Some(next);
         }
         Ok(Arc::clone(
             state
@@ -287,6 +337,11 @@ impl OfflineVault {
             Err(ToolError(message)) => tool_result(&message, true),
         })
     }
+}
+
+/// Where the bridge saves its offline indexes: `index` in obsmcp's state folder.
+pub(crate) fn saved_index_folder() -> Option<PathBuf> {
+    saved::SavedIndex::default_folder()
 }
 
 /// The key that opens a result that had to leave notes out.

@@ -11,7 +11,7 @@ use crate::offline::obsidian::markdown::NoteMetadata;
 
 /// A task item as the index keeps it (what `tasks` reports of it), taken from its note when the note was read, so
 /// that listing tasks reads no note again.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Task {
     /// Zero-based line.
     pub(crate) line: usize,
@@ -23,8 +23,8 @@ pub(crate) struct Task {
     pub(crate) heading: Option<Box<str>>,
     /// The tags written on the task's line.
     pub(crate) tags: Box<[Box<str>]>,
-    /// The dates of the line (`task_dates`).
-    pub(crate) dates: Box<[(&'static str, Box<str>)]>,
+    /// The dates of the line (`task_dates`), one per field of [`DATE_FIELDS`] in its order.
+    pub(crate) dates: [Option<Box<str>>; 4],
 }
 
 /// The task items of a note, in document order (`tasksOf` in `tools/tasks.ts`, less what depends on the vault's
@@ -55,10 +55,12 @@ pub(crate) fn task_items(text: &str, meta: &NoteMetadata) -> Vec<Task> {
             .filter(|tag| tag.position.start.line == at)
             .map(|tag| tag.tag.as_str().into())
             .collect();
-        let dates = task_dates(rest)
-            .into_iter()
-            .map(|(field, date)| (field, date.into_boxed_str()))
-            .collect();
+        let mut dates: [Option<Box<str>>; 4] = Default::default();
+        for (field, date) in task_dates(rest) {
+            if let Some(at) = DATE_FIELDS.iter().position(|known| *known == field) {
+                dates[at] = Some(date.into_boxed_str());
+            }
+        }
         tasks.push(Task {
             line: at,
             status: task.as_str().into(),

@@ -24,7 +24,7 @@ use crate::offline::text::js_canonicalize;
 
 /// FNV-1a: words are short and not chosen by an attacker who could profit from collisions (a vault's own text), and
 /// hashing them is most of the cost of adding a note.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct WordHasher(u64);
 
 impl Hasher for WordHasher {
@@ -127,7 +127,7 @@ fn runs(text: &str) -> Vec<Run<'_>> {
     out
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Postings {
     bytes: Vec<u8>,
     /// The last document appended plus one (0: none yet).
@@ -194,7 +194,7 @@ impl DocSet {
 }
 
 /// The words of every note added so far.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Words {
     postings: WordMap<Postings>,
     long: Postings,

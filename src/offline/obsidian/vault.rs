@@ -37,7 +37,7 @@ use crate::offline::words::{NoteWords, Words, words_of};
 /// document in the word index). Its text and the rest of its metadata (positions, headings, blocks) are read from
 /// the file again by the tools that show one note (`Context::parsed`): keeping them for every note cost the bridge
 /// about 8 KB per note, 870 MB for 100,000.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Note {
     /// The frontmatter as compact JSON, when it parsed as a mapping (a parsed map per note is large).
     frontmatter: Option<Box<str>>,
@@ -136,6 +136,8 @@ pub(crate) struct Snapshot {
     backlinks: HashMap<String, Vec<(String, usize)>>,
     /// Markdown notes inside the vault too large to read (`MAX_FILE_BYTES`), in listing order: listed, not indexed.
     pub(crate) too_large: Vec<String>,
+    /// How many notes this snapshot had to read (the others were kept from the previous one).
+    pub(crate) notes_read: usize,
 }
 
 /// A listing entry: a file or a folder, by index.
@@ -175,6 +177,15 @@ impl Snapshot {
             return None;
         }
         Some(Self::build(root, listing, previous, words))
+    }
+
+    /// A snapshot of saved notes only (`crate::offline::saved`): no listing, so the next refresh lists the folder
+    /// and keeps the saved notes whose file is unchanged.
+    pub(crate) fn from_saved_notes(notes: HashMap<String, Arc<Note>>) -> Snapshot {
+        Snapshot {
+            notes,
+            ..Snapshot::default()
+        }
     }
 
     /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change.
@@ -237,6 +248,7 @@ impl Snapshot {
             notes.insert(files[index].path.clone(), Arc::new(read.into_note(words)));
             changed.push(index);
         });
+        snapshot.notes_read = to_read.len();
         if to_read.len() > 1000 {
             release_freed_memory();
         }

@@ -34,8 +34,10 @@ fn row_of(path: &str, task: &Task, statuses: &[TaskStatus]) -> Value {
     if let Some(heading) = &task.heading {
         row.insert("heading".into(), json!(heading));
     }
-    for (field, date) in &task.dates {
-        row.insert((*field).into(), json!(date));
+    for (field, date) in DATE_FIELDS.iter().zip(&task.dates) {
+        if let Some(date) = date {
+            row.insert((*field).into(), json!(date));
+        }
     }
     if !task.tags.is_empty() {
         row.insert("tags".into(), json!(task.tags));
@@ -133,12 +135,11 @@ pub(super) fn tasks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
     {
         return Err(ToolError(format!("from {from} is after to {to}")));
     }
-    let date_of = |task: &Task| {
-        task.dates
-            .iter()
-            .find(|(name, _)| *name == field.as_str())
-            .map(|(_, date)| date.clone())
-    };
+    let field_at = DATE_FIELDS
+        .iter()
+        .position(|known| *known == field.as_str())
+        .unwrap_or(0);
+    let date_of = |task: &Task| task.dates[field_at].clone();
     let in_range = |task: &Task| {
         if from.is_none() && to.is_none() {
             return true;
