@@ -264,18 +264,15 @@ impl OfflineVault {
         };
         let changed = {
             let mut words = crate::sync::write(&self.words);
-            let previous = match loaded {
-                Some((notes, saved_words)) => {
-                    *words = saved_words;
-                    Some(Snapshot::from_saved_notes(notes))
-                }
-                None => None,
-            };
+            if let Some((snapshot, saved_words)) = loaded {
+                *words = saved_words;
+                state.snapshot = Some(Arc::new(snapshot));
+            }
             Snapshot::refresh_if_changed(
                 &self.root,
                 &self.real,
                 &hidden,
-                previous.as_ref().or(state.snapshot.as_deref()),
+                state.snapshot.as_deref(),
                 &mut words,
             )
         };

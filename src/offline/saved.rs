@@ -3,12 +3,14 @@
 //!
 //! Where: `<obsmcp state folder>/index/<16 hex digits>.bin` (`~/.local/state/obsmcp/` on Linux, see
 //! `Environment::state_home`), named by a hash of the vault's real path and config folder; never inside the vault.
-//! The file is written atomically and readable by its owner only (its folder too). It holds what the index keeps of each visible
-//! note (frontmatter, tags, link targets, tasks; no text) and the word index, in `postcard`'s compact encoding.
+//! The file is written atomically and readable by its owner only (its folder too). It holds the whole snapshot (the
+//! listing, what the index keeps of each visible note: frontmatter, tags, link targets, tasks, no text; the link
+//! maps and orders) and the word index, in `postcard`'s compact encoding.
 //!
 //! Trust: a saved note is used only for a file whose modification time and size are what they were when it was
-//! read (the rule Obsidian's own metadata cache uses); every other note is read again, and the link maps are
-//! computed afresh. A file of another format, of another vault, truncated or unreadable is ignored (and replaced
+//! read (the rule Obsidian's own metadata cache uses); every other note is read again. When the folder lists the
+//! same files as saved, the saved link maps are kept and only the changed notes' links resolved again; otherwise
+//! they are computed afresh. A file of another format, of another vault, truncated or unreadable is ignored (and replaced
 //! at the next save): the index is then built from the folder as if there were none.
 //!
 //! When: loaded by the first check of the folder (at bridge start when the file exists). Saved at once after a
@@ -16,7 +18,6 @@
 //! else on a thread of its own after a check that changed the index, at most once every [`SAVE_EVERY`] while
 //! changes keep coming (the last change is saved when they stop).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -25,7 +26,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
-use crate::offline::obsidian::vault::{Note, Snapshot};
+use crate::offline::obsidian::vault::Snapshot;
 use crate::offline::words::Words;
 use crate::sync::{lock, read};
 
@@ -43,7 +44,7 @@ struct Saving<'a> {
     format: u32,
     version: &'a str,
     vault: &'a str,
-    notes: Vec<(&'a str, &'a Note)>,
+    snapshot: &'a Snapshot,
     words: &'a Words,
 }
 
@@ -52,7 +53,7 @@ struct Loaded {
     format: u32,
     version: String,
     vault: String,
-    notes: Vec<(String, Note)>,
+    snapshot: Snapshot,
     words: Words,
 }
 
@@ -96,8 +97,8 @@ impl SavedIndex {
         self.file.is_file()
     }
 
-    /// The saved notes by path and their word index, when a usable file is there.
-    pub(crate) fn load(&self) -> Option<(HashMap<String, Arc<Note>>, Words)> {
+    /// The saved snapshot and its word index, when a usable file is there.
+    pub(crate) fn load(&self) -> Option<(Snapshot, Words)> {
         let size = std::fs::metadata(&self.file).ok()?.len();
         if size > LARGEST {
             tracing::warn!(file = %self.file.display(), size, "saved index too large, not read");
@@ -117,12 +118,7 @@ impl SavedIndex {
         {
             return None;
         }
-        let notes = loaded
-            .notes
-            .into_iter()
-            .map(|(path, note)| (path, Arc::new(note)))
-            .collect();
-        Some((notes, loaded.words))
+        Some((loaded.snapshot.with_lookups(), loaded.words))
     }
 
     /// Saves `snapshot` and `words` on a thread of its own, now or, when a save ran less than [`SAVE_EVERY`] ago,
@@ -173,11 +169,7 @@ fn write(file: &Path, vault: &str, snapshot: &Snapshot, words: &Words) -> Result
         format: FORMAT,
         version: env!("CARGO_PKG_VERSION"),
         vault,
-        notes: snapshot
-            .notes
-            .iter()
-            .map(|(path, note)| (path.as_str(), &**note))
-            .collect(),
+        snapshot,
         words,
     };
     let bytes = postcard::to_stdvec(&saving).map_err(|error| error.to_string())?;

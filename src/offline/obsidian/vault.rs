@@ -109,22 +109,26 @@ impl Note {
 }
 
 /// Where a note's links lead: destination path (or unresolved linkpath) and count, in first-seen order.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct NoteLinks {
     pub(crate) resolved: Vec<(String, usize)>,
     pub(crate) unresolved: Vec<(String, usize)>,
 }
 
-/// One consistent view of the vault.
-#[derive(Debug, Default)]
+/// One consistent view of the vault. Saved whole between bridge processes (`crate::offline::saved`) but for its
+/// lookup tables, which [`Snapshot::with_lookups`] rebuilds.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Snapshot {
     /// Files in the order the vault lists them.
     pub(crate) files: Vec<FileEntry>,
     /// Folders (not the root) in listing order.
     pub(crate) folders: Vec<String>,
+    #[serde(skip)]
     by_path: HashMap<String, usize>,
+    #[serde(skip)]
     folder_set: HashSet<String>,
     /// Files by lower-case name, for basename lookups.
+    #[serde(skip)]
     by_name: HashMap<String, Vec<usize>>,
     pub(crate) notes: HashMap<String, Arc<Note>>,
     pub(crate) links: HashMap<String, NoteLinks>,
@@ -137,11 +141,12 @@ pub(crate) struct Snapshot {
     /// Markdown notes inside the vault too large to read (`MAX_FILE_BYTES`), in listing order: listed, not indexed.
     pub(crate) too_large: Vec<String>,
     /// How many notes this snapshot had to read (the others were kept from the previous one).
+    #[serde(skip)]
     pub(crate) notes_read: usize,
 }
 
 /// A listing entry: a file or a folder, by index.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Entry {
     File(usize),
     Folder(usize),
@@ -179,13 +184,19 @@ impl Snapshot {
         Some(Self::build(root, listing, previous, words))
     }
 
-    /// A snapshot of saved notes only (`crate::offline::saved`): no listing, so the next refresh lists the folder
-    /// and keeps the saved notes whose file is unchanged.
-    pub(crate) fn from_saved_notes(notes: HashMap<String, Arc<Note>>) -> Snapshot {
-        Snapshot {
-            notes,
-            ..Snapshot::default()
+    /// The snapshot with its lookup tables built (they are not saved).
+    pub(crate) fn with_lookups(mut self) -> Snapshot {
+        self.by_path = HashMap::with_capacity(self.files.len());
+        self.by_name = HashMap::new();
+        for (index, file) in self.files.iter().enumerate() {
+            self.by_path.insert(file.path.clone(), index);
+            self.by_name
+                .entry(file.name().to_lowercase())
+                .or_default()
+                .push(index);
         }
+        self.folder_set = self.folders.iter().cloned().collect();
+        self
     }
 
     /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change.
@@ -207,20 +218,11 @@ impl Snapshot {
         words: &mut Words,
     ) -> Snapshot {
         let mut snapshot = Snapshot {
-            by_path: HashMap::with_capacity(listing.files.len()),
-            folder_set: listing.folders.iter().cloned().collect(),
+            files: listing.files,
             folders: listing.folders,
             ..Snapshot::default()
-        };
-        for (index, file) in listing.files.iter().enumerate() {
-            snapshot.by_path.insert(file.path.clone(), index);
-            snapshot
-                .by_name
-                .entry(file.name().to_lowercase())
-                .or_default()
-                .push(index);
         }
-        snapshot.files = listing.files;
+        .with_lookups();
 
         let mut changed: Vec<usize> = Vec::new();
         let mut to_read: Vec<usize> = Vec::new();

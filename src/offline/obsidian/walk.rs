@@ -12,7 +12,7 @@ use crate::offline::paths::{FileIdentity, RealVault};
 use crate::offline::text::js_cmp;
 
 /// One file of the vault.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FileEntry {
     pub(crate) path: String,
     pub(crate) extension: String,
