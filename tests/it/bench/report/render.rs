@@ -191,6 +191,7 @@ fn vault_json(vault: &VaultFigures) -> Value {
         "generate_ms": round(vault.generate_ms),
         "plugin_host_start_ms": round(vault.host_start_ms),
         "offline_cold_ms": round(vault.offline_cold_ms),
+        "offline_saved_ms": round(vault.offline_saved_ms),
         "offline_rss_mb": vault.offline_rss_mb.map(round),
         "cases": cases,
     })

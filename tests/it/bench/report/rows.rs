@@ -213,6 +213,12 @@ pub fn rows(
             only_obsmcp(Figure::value(vault.offline_cold_ms), no_offline),
         ),
         Row::new(
+            "offline_saved",
+            "  the next bridge: spawn → first search answered, from the saved index",
+            "ms",
+            only_obsmcp(Figure::value(vault.offline_saved_ms), no_offline),
+        ),
+        Row::new(
             "offline_rss",
             format!(
                 "  peak RSS with the offline index of {} notes",

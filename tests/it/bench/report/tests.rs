@@ -67,6 +67,7 @@ fn report() -> Report {
             offline_ms: 60.0,
         }],
         offline_cold_ms: 300.0,
+        offline_saved_ms: 100.0,
         offline_rss_mb: Some(20.0),
     };
     let rows = rows(&plan, &bridges, &vault, 26);
