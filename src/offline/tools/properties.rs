@@ -1,9 +1,11 @@
 //! `properties` (`tools/properties.ts`): property names with types and counts, one property's values, or the notes
 //! whose property has a value, from the index's frontmatter and `<configDir>/types.json`.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{Map, Value, json};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
 
 use crate::offline::daily::read_config_json;
 use crate::offline::limits::offset_from_cursor;
@@ -113,18 +115,32 @@ fn value_arg(args: &Args<'_>) -> Result<Option<Value>, ToolError> {
     }
 }
 
-/// The frontmatter of every visible Markdown note inside the vault that has any, in path order.
-fn notes_with_properties(ctx: &Context<'_>) -> Vec<(String, Map<String, Value>)> {
-    ctx.snapshot
+/// A note's frontmatter keys in order, with their values as JSON text.
+type Entries<'a> = Vec<(Cow<'a, str>, &'a RawValue)>;
+
+/// The frontmatter entries (values unparsed) of every visible Markdown note inside the vault that has any, in path
+/// order.
+fn notes_with_properties<'a>(ctx: &Context<'a>) -> Vec<(&'a str, Entries<'a>)> {
+    let snapshot = ctx.snapshot;
+    snapshot
         .sorted_notes
         .iter()
-        .map(|&index| &ctx.snapshot.files[index])
+        .map(|&index| &snapshot.files[index])
         .filter(|file| !is_in_config_dir(&file.path, ctx.config_dir))
         .filter_map(|file| {
-            let frontmatter = ctx.snapshot.note(&file.path)?.frontmatter()?;
-            (!frontmatter.is_empty()).then(|| (file.path.clone(), frontmatter))
+            let entries = snapshot.note(&file.path)?.frontmatter_entries()?;
+            (!entries.is_empty()).then_some((file.path.as_str(), entries))
         })
         .collect()
+}
+
+/// A value of the index's frontmatter JSON (which it wrote, so it parses).
+fn parsed(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
+}
+
+fn is_null(raw: &RawValue) -> bool {
+    raw.get() == "null"
 }
 
 /// One page of `all` within the budget: the page and the next cursor.
@@ -166,20 +182,20 @@ pub(super) fn properties(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
             ));
         }
         let mut order: Vec<String> = Vec::new();
-        let mut names: HashMap<String, (String, usize, Value)> = HashMap::new();
+        let mut names: HashMap<String, (String, usize, &RawValue)> = HashMap::new();
         for (_, frontmatter) in &notes {
             for (key, value) in frontmatter {
                 let folded = key.to_lowercase();
                 match names.get_mut(&folded) {
                     Some(entry) => {
                         entry.1 += 1;
-                        if entry.2.is_null() {
-                            entry.2 = value.clone();
+                        if is_null(entry.2) {
+                            entry.2 = value;
                         }
                     }
                     None => {
                         order.push(folded.clone());
-                        names.insert(folded, (key.clone(), 1, value.clone()));
+                        names.insert(folded, (key.to_string(), 1, value));
                     }
                 }
             }
@@ -190,7 +206,7 @@ pub(super) fn properties(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
                 let (spelled, count, first) =
                     names.remove(&folded).expect("every name was counted");
                 let mut entry = vec![("name", json!(spelled))];
-                entry.extend(type_of(&declared, &folded, &first));
+                entry.extend(type_of(&declared, &folded, &parsed(first)));
                 entry.push(("count", json!(count)));
                 (spelled, object(entry), count)
             })
@@ -219,18 +235,18 @@ pub(super) fn properties(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
             quote(&name)
         )));
     }
-    let having: Vec<(&str, &Value)> = notes
+    let having: Vec<(&str, Value)> = notes
         .iter()
         .filter_map(|(path, frontmatter)| {
             frontmatter
                 .iter()
                 .find(|(candidate, _)| candidate.to_lowercase() == key)
-                .map(|(_, value)| (path.as_str(), value))
+                .map(|(_, value)| (*path, parsed(value)))
         })
         .collect();
     let first = having
         .iter()
-        .map(|(_, value)| *value)
+        .map(|(_, value)| value)
         .find(|value| !value.is_null())
         .cloned()
         .unwrap_or(Value::Null);
@@ -242,7 +258,7 @@ pub(super) fn properties(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
         for (_, value) in &having {
             let items: Vec<&Value> = match value {
                 Value::Array(items) => items.iter().collect(),
-                other => vec![*other],
+                other => vec![other],
             };
             let mut seen = HashSet::new();
             for item in items {
