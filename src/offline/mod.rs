@@ -52,7 +52,7 @@
 //!   which it learns a moment after the write (well under a millisecond with inotify, up to FSEvents' latency on
 //!   macOS); without a watcher it could trust, after [`DEFAULT_REFRESH_INTERVAL`].
 //!
-//! About 290 lines of code and 300 of unit tests (the marks, the refresh and the refusals, end to end on a vault
+//! About 430 lines of code and 380 of unit tests (the marks, the refresh and the refusals, end to end on a vault
 //! folder).
 
 mod bases;

@@ -2,12 +2,13 @@
 //! read of each note (frontmatter, tags, link targets, tasks, its words in `crate::offline::words`), and the
 //! vault-wide resolved / unresolved link maps. No note's text is kept: the tools that show a note read it again.
 //!
-//! The index is built on first use and refreshed from the folder's modification times (at most once a second, see
-//! `crate::offline::DEFAULT_REFRESH_INTERVAL`): a note whose mtime and size are unchanged keeps its parsed
-//! metadata, so a refresh of an unchanged 10,000-note vault costs one directory walk and no reads. Links are
-//! re-resolved for every note only when the set of files changed; otherwise only the notes that changed are.
+//! The index is built on first use (or from the saved one, `crate::offline::saved`) and refreshed from the folder's
+//! modification times when the file watcher saw a change (`crate::offline::watch`): a note whose mtime and size are
+//! unchanged keeps what the index knows of it, so a refresh of an unchanged 10,000-note vault costs one directory
+//! walk and no reads. Links are re-resolved for every note only when the set of files changed; otherwise only the
+//! notes that changed are.
 //!
-//! About 460 lines of code and 250 of unit tests: the index and its incremental refresh are one piece of state, and
+//! About 600 lines of code and 260 of unit tests: the index and its incremental refresh are one piece of state, and
 //! the tests pin the refresh rules beside it.
 //!
 //! The listing is `walk.rs`'s. One deliberate difference from Obsidian: nothing outside the vault is read. A file
