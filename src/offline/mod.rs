@@ -559,6 +559,32 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn the_watcher_does_not_follow_a_symlink_out_of_the_vault() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("elsewhere.md"), "x").unwrap();
+        let (dir, offline) = vault(&[("a.md", "one")]);
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("linked")).unwrap();
+        let search = || {
+            offline
+                .call_tool("search", json!({"query": "one"}))
+                .unwrap()
+        };
+        let _ = search();
+        assert!(lock(&offline.state).watch.is_some());
+        let checked = lock(&offline.state).checked;
+        std::fs::write(outside.path().join("elsewhere.md"), "changed outside").unwrap();
+        std::fs::write(outside.path().join("new.md"), "new outside").unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        let _ = search();
+        assert_eq!(
+            lock(&offline.state).checked,
+            checked,
+            "a change outside the vault made the index walk it again"
+        );
+    }
+
     #[test]
     fn with_the_watcher_an_unchanged_vault_is_never_walked_and_every_change_is_seen() {
         let (dir, offline) = vault(&[("a.md", "one [[b]]"), ("b.md", "two")]);

@@ -37,19 +37,22 @@ impl Watch {
     pub(crate) fn start(root: &Path) -> Result<Watch, String> {
         let shared = Arc::new(Shared::default());
         let seen = Arc::clone(&shared);
-        let mut watcher =
-            notify::recommended_watcher(move |event: notify::Result<notify::Event>| match event {
-                Ok(event) if event.need_rescan() => {
-                    *lock(&seen.trouble) = Some(
-                        "the system dropped file-change events (too many changes at once)".into(),
-                    );
-                }
-                Ok(event) if matches!(event.kind, EventKind::Access(_)) => {}
-                Ok(_) => seen.changed.store(true, Ordering::SeqCst),
-                Err(error) => {
-                    *lock(&seen.trouble) = Some(format!("the file watcher failed: {error}"));
-                }
-            })
+        let handler = move |event: notify::Result<notify::Event>| match event {
+            Ok(event) if event.need_rescan() => {
+                *lock(&seen.trouble) =
+                    Some("the system dropped file-change events (too many changes at once)".into());
+            }
+            Ok(event) if matches!(event.kind, EventKind::Access(_)) => {}
+            Ok(_) => seen.changed.store(true, Ordering::SeqCst),
+            Err(error) => {
+                *lock(&seen.trouble) = Some(format!("the file watcher failed: {error}"));
+            }
+        };
+        // Symlinks are not followed: one leading out of the vault (to a home folder, say) would have the watcher add
+        // a watch for every folder there, and offline mode never reads outside the vault anyway; a change reached
+        // through one that leads inside is seen at its real path, which is watched too.
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let mut watcher = RecommendedWatcher::new(handler, config)
             .map_err(|error| format!("the file watcher could not start: {error}"))?;
         watcher
             .watch(root, RecursiveMode::Recursive)
