@@ -62,6 +62,9 @@ async fn serve(config: BridgeConfig) {
         }
         _ => None,
     };
+    if let Some(backend) = &offline {
+        tokio::spawn(prepare_when_away(Arc::clone(backend), upstream.watch()));
+    }
     let server = server::Server::new(
         config,
         Arc::clone(&upstream),
@@ -210,6 +213,27 @@ async fn termination() {
     {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// Readies offline mode (`OfflineBackend::prepare`) if the first connection attempt fails: Obsidian is closed, so
+/// offline calls will come. A bridge whose first attempt connects never loads the disk index unless a call needs it.
+async fn prepare_when_away(
+    backend: Arc<dyn offline::OfflineBackend>,
+    mut states: tokio::sync::watch::Receiver<upstream::UpstreamState>,
+) {
+    loop {
+        match &*states.borrow_and_update() {
+            upstream::UpstreamState::Down { .. } => {
+                backend.prepare();
+                return;
+            }
+            upstream::UpstreamState::Ready | upstream::UpstreamState::Stopped => return,
+            upstream::UpstreamState::Connecting => {}
+        }
+        if states.changed().await.is_err() {
+            return;
         }
     }
 }

@@ -21,6 +21,10 @@ pub(crate) trait OfflineBackend: Send + Sync {
     /// Whether this backend answers the tool from disk (read tools only; writes always wait for Obsidian).
     fn serves(&self, tool: &str) -> bool;
 
+    /// Gets ready for offline calls beside the bridge's work, when that is cheap: called once the upstream is
+    /// found away at start.
+    fn prepare(&self) {}
+
     /// Runs the tool and returns a `CallToolResult` JSON value with the plugin's shape, marked as served from disk.
     fn call<'a>(
         &'a self,
@@ -46,17 +50,7 @@ pub(crate) fn backend_for_vault(vault: &Path, config_dir: &str) -> Option<Arc<dy
                 Some(folder) => vault.with_saved_index(&folder),
                 None => vault,
             };
-            let vault = Arc::new(vault);
-            // With a saved index, building the index costs a walk of the folder: done now, beside the start, so
-            // that the first offline call finds it ready. Without one it waits for the first offline call, since
-            // most bridges run while Obsidian is open and never need it.
-            if vault.has_saved_index() {
-                let warming = Arc::clone(&vault);
-                let _ = std::thread::Builder::new()
-                    .name("obsmcp-index-load".into())
-                    .spawn(move || warming.prepare());
-            }
-            Some(Arc::new(Disk(vault)))
+            Some(Arc::new(Disk(Arc::new(vault))))
         }
         Err(error) => {
             tracing::warn!("offline mode is off: {error}");
@@ -72,6 +66,18 @@ struct Disk(Arc<OfflineVault>);
 impl OfflineBackend for Disk {
     fn serves(&self, tool: &str) -> bool {
         OfflineVault::serves_from_disk(tool)
+    }
+
+    /// With a saved index, building the index costs a walk of the folder: done on a thread of its own, so that
+    /// the first offline call finds it ready. Without one it waits for the first offline call (a bridge whose
+    /// Obsidian comes up never needs it, and the index of a large vault is hundreds of megabytes).
+    fn prepare(&self) {
+        if self.0.has_saved_index() {
+            let vault = Arc::clone(&self.0);
+            let _ = std::thread::Builder::new()
+                .name("obsmcp-index-load".into())
+                .spawn(move || vault.prepare());
+        }
     }
 
     fn call<'a>(

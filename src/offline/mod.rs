@@ -31,8 +31,8 @@
 //! For the bridge: `call_tool` blocks (file system and CPU), so call it from `tokio::task::spawn_blocking` on an
 //! `Arc<OfflineVault>`; calls may run concurrently. The first call builds the index (about half a second for 10,000
 //! notes, five for 100,000) and saves it (`saved.rs`); it is not built at bridge start, because most bridges run
-//! while Obsidian is open and never need it, unless a saved index makes that cheap (then the bridge loads it
-//! beside its start, `prepare`). The index keeps no note's text: a tool that shows one note reads it again, and text search reads
+//! while Obsidian is open and never need it, unless Obsidian was not reachable at start and a saved index makes it
+//! cheap (then the bridge loads it beside its start, `prepare`). The index keeps no note's text: a tool that shows one note reads it again, and text search reads
 //! the notes the word index (`words.rs`) says can match.
 //!
 //! Known differences from the plugin (everything else is compared by the parity test):

@@ -13,7 +13,8 @@
 //! they are computed afresh. A file of another format, of another vault, truncated or unreadable is ignored (and replaced
 //! at the next save): the index is then built from the folder as if there were none.
 //!
-//! When: loaded by the first check of the folder (at bridge start when the file exists). Saved at once after a
+//! When: loaded by the first check of the folder (beside the bridge's start when the file exists and the first
+//! attempt to reach Obsidian failed). Saved at once after a
 //! check that read many notes (the first build: a bridge of a short client session exits right after its call),
 //! else on a thread of its own after a check that changed the index, at most once every [`SAVE_EVERY`] while
 //! changes keep coming (the last change is saved when they stop).
