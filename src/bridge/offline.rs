@@ -74,9 +74,12 @@ impl OfflineBackend for Disk {
     fn prepare(&self) {
         if self.0.has_saved_index() {
             let vault = Arc::clone(&self.0);
-            let _ = std::thread::Builder::new()
+            let spawned = std::thread::Builder::new()
                 .name("obsmcp-index-load".into())
                 .spawn(move || vault.prepare());
+            if let Err(error) = spawned {
+                tracing::warn!(%error, "offline index not loaded at start; the first offline call loads it");
+            }
         }
     }
 

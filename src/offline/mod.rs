@@ -202,7 +202,10 @@ impl OfflineVault {
 
     /// Builds the index now (from the saved one when there is one), so that the first offline call finds it ready.
     pub(crate) fn prepare(&self) {
-        let _ = self.fresh_snapshot(false);
+        // A refusal (hidden-path rules that cannot be applied) is answered to every call that comes.
+        if let Err(refused) = self.fresh_snapshot(false) {
+            tracing::warn!(%refused, "offline index not built at start");
+        }
     }
 
     /// Tests of that rule run without the file watcher, which would otherwise decide first.
@@ -226,7 +229,10 @@ impl OfflineVault {
             // Started before the first walk, so that nothing changed during it goes unseen.
             match watch::Watch::start(&self.root) {
                 Ok(watch) => state.watch = Some(watch),
-                Err(trouble) => state.watch_trouble = Some(trouble),
+                Err(trouble) => {
+                    tracing::warn!(%trouble, "offline mode checks the vault folder every second instead");
+                    state.watch_trouble = Some(trouble);
+                }
             }
         }
         let trusted = match state

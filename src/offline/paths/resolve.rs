@@ -198,10 +198,15 @@ impl<'a> Context<'a> {
     /// positions, headings or blocks, which the index does not keep. `None` for a file the index has no note for
     /// (outside the vault, unreadable, too large), as the index's own answer would be.
     pub(crate) fn parsed(&self, file: &FileEntry) -> Option<(String, NoteMetadata)> {
-        self.snapshot.note(&file.path)?;
-        let text = self.text_of(file).ok()?;
+        let text = self.note_text(file)?;
         let meta = crate::offline::obsidian::markdown::parse(&text);
         Some((text, meta))
+    }
+
+    /// A note's current text, for a file the index has a note for (as [`Self::parsed`], without the parse).
+    pub(crate) fn note_text(&self, file: &FileEntry) -> Option<String> {
+        self.snapshot.note(&file.path)?;
+        self.text_of(file).ok()
     }
 
     /// The bytes of any file (inside the vault only), refused as `TooLarge` above `limit` before anything is read.

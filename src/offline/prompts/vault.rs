@@ -121,8 +121,7 @@ pub(super) fn render(
     let text = ctx
         .snapshot
         .file(&prompt.path)
-        .and_then(|file| ctx.parsed(file))
-        .map(|(text, _)| text)
+        .and_then(|file| ctx.note_text(file))
         .unwrap_or_default();
     let lines = split_lines(&text);
     let start = frontmatter_range(&lines).map_or(0, |range| range.end);

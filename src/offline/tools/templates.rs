@@ -64,12 +64,7 @@ pub(super) fn templates(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
             entry.insert("path".into(), json!(file.path));
             entry.insert("name".into(), json!(file.title()));
             // A template whose real file is outside the vault is listed but never read.
-            if ctx
-                .snapshot
-                .note(&file.path)
-                .and_then(|_| ctx.text_of(file).ok())
-                .is_some_and(|text| text.contains("<%"))
-            {
+            if ctx.note_text(file).is_some_and(|text| text.contains("<%")) {
                 entry.insert("templater".into(), json!(true));
             }
             all.push(Value::Object(entry));
