@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // Hosts the committed main.js under Node with the fake `obsidian` module, as Obsidian would host it, so the Rust
 // tests and outside checks can talk to the real plugin. Command line (fixed; others depend on it):
-//   node obsidian-plugin/test/host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME]
+//   node obsidian-plugin/test/host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME] [--stalls FILE]
 // Prints exactly one line `listening on N` on stdout when ready. SIGTERM or SIGINT unloads the plugin and exits 0;
 // SIGHUP unloads and loads it again in this process (a plugin reload) and prints `listening on N` again.
+// With --stalls, an event-loop delay monitor runs (Obsidian's UI thread is this one loop): each SIGUSR2 writes
+// `{"round":R,"max_ms":M}` to FILE, M being the longest the loop was held since the previous SIGUSR2, and starts over.
 import fs from "node:fs";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { loadPlugin, writeSettings } from "./lib/load-plugin.mjs";
 
-const USAGE = "usage: host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME]";
+const USAGE = "usage: host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME] [--stalls FILE]";
 
 // The plugin's own rule (isValidToken in src/settings.ts): it replaces any other token with a new one, so data.json
 // would no longer hold T and a client using T would be refused.
@@ -29,6 +32,7 @@ try {
       token: { type: "string" },
       "read-only": { type: "boolean", default: false },
       "config-dir": { type: "string", default: ".obsidian" },
+      stalls: { type: "string" },
     },
     strict: true,
   }));
@@ -85,5 +89,19 @@ process.on("SIGHUP", () => {
   plugin = undefined;
   start().catch((error) => fail(`reload failed: ${error.stack ?? error}`));
 });
+
+if (options.stalls !== undefined) {
+  const stallsFile = path.resolve(options.stalls);
+  // A 5 ms timer: a held loop shows as that timer's delay; the resolution bounds what is seen from below.
+  const delays = monitorEventLoopDelay({ resolution: 5 });
+  delays.enable();
+  let round = 0;
+  process.on("SIGUSR2", () => {
+    round += 1;
+    const maxMs = delays.count === 0 ? 0 : delays.max / 1e6;
+    fs.writeFileSync(stallsFile, `${JSON.stringify({ round, max_ms: Math.round(maxMs * 10) / 10 })}\n`);
+    delays.reset();
+  });
+}
 
 start().catch((error) => fail(`load failed: ${error.stack ?? error}`));

@@ -34,6 +34,34 @@ describe("search", () => {
     assert.equal(accents.results[0].path, "Día/Ñandú.md");
   });
 
+  it("search with rank puts the most relevant notes first, scored, and its cursor resumes in that order", async () => {
+    const ranked = await session.ok("search", { query: "needle", rank: true });
+    assert.equal(ranked.order, "relevance");
+    assert.deepEqual(
+      ranked.results.map((file) => [file.path, file.matches.map((match) => match.line)]),
+      [["Notes/Alpha.md", [5, 6]], ["Día/Ñandú.md", [2]]],
+      "two matching lines outrank one in a note of about the same length",
+    );
+    assert.ok(ranked.results[0].score > ranked.results[1].score, JSON.stringify(ranked.results));
+    assert.equal(ranked.notes_matching, 2);
+    assert.equal(ranked.notes_searched, (await session.ok("search", { query: "zzz-absent" })).notes_searched);
+    // Every note holding an "e", one match per page: pages follow the ranked order (a note's later matches come on
+    // the pages right after its first, as in path order).
+    const all = await session.ok("search", { query: "e", rank: true, limit: 500, max_per_file: 1 });
+    const scores = all.results.map((file) => file.score);
+    assert.deepEqual(scores, [...scores].sort((a, b) => b - a), "scores never rise down the list");
+    const paged = [];
+    let cursor;
+    do {
+      const page = await session.ok("search", { query: "e", rank: true, limit: 1, max_per_file: 1, cursor });
+      paged.push(...page.results.map((file) => file.path));
+      cursor = page.next_cursor ?? undefined;
+      if (cursor) assert.equal(page.continue_with.arguments.rank, true);
+    } while (cursor);
+    assert.deepEqual(paged.filter((path, i) => path !== paged[i - 1]), all.results.map((file) => file.path));
+    await session.fails("search", { query: "e", rank: true, cursor: "1:nowhere.md" }, /no longer matches.*without cursor/);
+  });
+
   it("search takes regular expressions and rejects invalid ones clearly", async () => {
     const result = await session.ok("search", { query: "^needle line \\w+$", regex: true });
     assert.equal(result.total_matches, 2);

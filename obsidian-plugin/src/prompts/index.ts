@@ -35,7 +35,7 @@ export async function getPrompt(p: PromptContext, name: string, given: Record<st
 }
 
 /** Completion of a prompt's argument: vault files for `path` and `note`, nothing for the others. */
-export function completePromptArgument(p: PromptContext, name: string, argument: string, typed: string): CompleteResult["completion"] {
+export async function completePromptArgument(p: PromptContext, name: string, argument: string, typed: string): Promise<CompleteResult["completion"]> {
   const prompt = vaultPrompts(p).get(name) ?? BUILTINS.find((each) => each.name === name);
   if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
   if (!prompt.arguments.some((each) => each.name === argument)) {

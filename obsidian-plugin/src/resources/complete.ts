@@ -9,13 +9,15 @@ import type { CompleteResult } from "@modelcontextprotocol/server";
 import type { ToolContext } from "../tools/types";
 import { insideVaultChecker } from "../vault/disk";
 import { letterMask, type FileIndex, type IndexedFile } from "../vault/file-index";
+import { Slices } from "../vault/slices";
 import { fold } from "../vault/hidden";
 import { visibleFileTest } from "./listing";
 
 /** The most values one completion returns (the protocol's own ceiling). */
 export const COMPLETION_LIMIT = 100;
 
-export function completePath(ctx: ToolContext, index: FileIndex, typed: string): CompleteResult["completion"] {
+export async function completePath(ctx: ToolContext, index: FileIndex, typed: string): Promise<CompleteResult["completion"]> {
+  const slices = new Slices(ctx.signal, "completion");
   const query = fold(typed);
   const visible = visibleFileTest(ctx);
   const inside = insideVaultChecker(ctx);
@@ -47,7 +49,8 @@ export function completePath(ctx: ToolContext, index: FileIndex, typed: string):
   const wanted = letterMask(query);
   // Split once per completion, not once per file.
   const chars = Array.from(query);
-  for (const entry of index.files()) {
+  for (const entry of await index.filesInSlices(slices)) {
+    if (slices.due()) await slices.pause();
     if ((wanted & ~entry.letters) !== 0 && index.foldedAliases(entry).length === 0) continue;
     const tier = byRecent ? 0 : tierOf(entry, query, chars, aliasTier);
     if (tier === 0 && !byRecent) continue;

@@ -5,6 +5,7 @@ import type { Resource, ResourceTemplateType } from "@modelcontextprotocol/serve
 import { isoTime } from "../tools/common";
 import type { ToolContext } from "../tools/types";
 import { firstAtOrAfter, type FileIndex, type IndexedFile } from "../vault/file-index";
+import { Slices } from "../vault/slices";
 import { hiddenChecker } from "../vault/hidden";
 import { configDirChecker } from "../vault/paths";
 import { kindOf } from "./mime";
@@ -44,18 +45,23 @@ export function resourceOf(entry: IndexedFile): Resource {
 }
 
 /** One page: the files after `cursor` (the last path of the previous page) in path order. */
-export function listPage(ctx: ToolContext, index: FileIndex, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
-  const files = index.files();
+export async function listPage(ctx: ToolContext, index: FileIndex, cursor: string | undefined): Promise<{ resources: Resource[]; nextCursor?: string }> {
+  const slices = new Slices(ctx.signal, "resources/list");
+  const files = await index.filesInSlices(slices);
   const visible = visibleFileTest(ctx);
   let at = cursor === undefined ? 0 : firstAfter(files, cursor);
   const resources: Resource[] = [];
   let last: string | undefined;
   for (; at < files.length && resources.length < PAGE_SIZE; at++) {
+    if (slices.due()) await slices.pause();
     if (!visible(files[at])) continue;
     resources.push(resourceOf(files[at]));
     last = files[at].file.path;
   }
-  while (at < files.length && !visible(files[at])) at++;
+  while (at < files.length && !visible(files[at])) {
+    if (slices.due()) await slices.pause();
+    at++;
+  }
   return at < files.length && last !== undefined ? { resources, nextCursor: last } : { resources };
 }
 

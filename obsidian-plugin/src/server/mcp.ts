@@ -132,10 +132,10 @@ export function buildServer(deps: SessionDeps, table: ToolTable, subscriptions?:
   server.setRequestHandler("resources/unsubscribe", (request) => subscribing(request.params.uri, false));
   server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [PATH_TEMPLATE_ENTRY] }));
   server.setRequestHandler("resources/read", (request, ctx) => readResource(contextOf(deps, ctx.mcpReq.signal), request.params.uri));
-  server.setRequestHandler("completion/complete", (request, ctx) => {
+  server.setRequestHandler("completion/complete", async (request, ctx) => {
     const { ref, argument } = request.params;
     if (ref.type === "ref/prompt") {
-      return { completion: completePromptArgument(promptContext(deps, table, ctx.mcpReq.signal), ref.name, argument.name, argument.value) };
+      return { completion: await completePromptArgument(promptContext(deps, table, ctx.mcpReq.signal), ref.name, argument.name, argument.value) };
     }
     if (ref.uri !== PATH_TEMPLATE) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `no resource template ${ref.uri}: the vault's is ${PATH_TEMPLATE}`);
@@ -143,7 +143,7 @@ export function buildServer(deps: SessionDeps, table: ToolTable, subscriptions?:
     if (argument.name !== "path") {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${PATH_TEMPLATE} has one argument, path, not ${argument.name}`);
     }
-    return { completion: completePath(contextOf(deps, ctx.mcpReq.signal), deps.files, argument.value) };
+    return { completion: await completePath(contextOf(deps, ctx.mcpReq.signal), deps.files, argument.value) };
   });
   server.setRequestHandler("prompts/list", (_request, ctx) => listPrompts(promptContext(deps, table, ctx.mcpReq.signal)));
   server.setRequestHandler("prompts/get", (request, ctx) =>
@@ -189,7 +189,7 @@ function promptContext(deps: SessionDeps, table: ToolTable, signal: AbortSignal)
 
 /** What a tool, resource read or completion of one request runs with. */
 function contextOf(deps: SessionDeps, signal: AbortSignal): ToolContext {
-  return { app: deps.app, configDir: deps.app.vault.configDir, readOnly: deps.isReadOnly(), hidden: deps.hiddenRules(), signal };
+  return { app: deps.app, configDir: deps.app.vault.configDir, readOnly: deps.isReadOnly(), hidden: deps.hiddenRules(), signal, files: deps.files };
 }
 
 /** zod's issues, one per line: `message at path.to[0].field` (just the message at the root). */

@@ -12,10 +12,9 @@ import { cursorArg, limitArg, maxCharsArg, pageOf } from "../vault/limits";
 import { noteTags } from "../vault/links";
 import { configDirChecker, parentOf } from "../vault/paths";
 import { resolveNote } from "../vault/resolve";
+import { Slices } from "../vault/slices";
 import { json, pageHead } from "./common";
 import { defineTool, ToolError, type ToolContext } from "./types";
-
-const byPath = (a: TFile, b: TFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 async function readBase(ctx: ToolContext, file: TFile) {
   const text = await readVerified(ctx, file);
@@ -74,21 +73,21 @@ class VaultFile implements FileFacts {
   }
 }
 
-/** Every visible file outside the config folder as the query sees it, in path order. */
-function vaultFacts(ctx: ToolContext): FileFacts[] {
+/** Every visible file outside the config folder as the query sees it, in path order, gathered in slices. */
+async function vaultFacts(ctx: ToolContext, slices: Slices): Promise<FileFacts[]> {
   const visible = visibleChecker(ctx);
   const inConfigDir = configDirChecker(ctx);
   const inside = insideVaultChecker(ctx);
   const links = visibleLinkMaps(ctx);
-  return ctx.app.vault
-    .getFiles()
-    .filter((file) => !inConfigDir(file.path) && visible(file))
-    .sort(byPath)
-    .map((file) => {
-      // A note whose real file is outside the vault has no properties, tags or links here (they are its content).
-      const cache = file.extension === "md" && inside(file) ? ctx.app.metadataCache.getFileCache(file) : null;
-      return new VaultFile(file, cache, links);
-    });
+  const files = await slices.filter(
+    (await ctx.files.filesInSlices(slices)).map((entry) => entry.file),
+    (file) => !inConfigDir(file.path) && visible(file),
+  );
+  return slices.map(files, (file) => {
+    // A note whose real file is outside the vault has no properties, tags or links here (they are its content).
+    const cache = file.extension === "md" && inside(file) ? ctx.app.metadataCache.getFileCache(file) : null;
+    return new VaultFile(file, cache, links);
+  });
 }
 
 export const bases = defineTool({
@@ -111,10 +110,11 @@ export const bases = defineTool({
       const visible = visibleChecker(ctx);
       const inConfigDir = configDirChecker(ctx);
       const inside = insideVaultChecker(ctx);
-      const files = ctx.app.vault
-        .getFiles()
-        .filter((file) => file.extension === "base" && !inConfigDir(file.path) && visible(file))
-        .sort(byPath);
+      const slices = new Slices(ctx.signal, "bases");
+      const files = await slices.filter(
+        (await ctx.files.filesInSlices(slices)).map((entry) => entry.file),
+        (file) => file.extension === "base" && !inConfigDir(file.path) && visible(file),
+      );
       const all: { path: string; views?: { name: string; type: string }[]; error?: string }[] = [];
       for (const file of files) {
         if (!inside(file)) {
@@ -138,7 +138,8 @@ export const bases = defineTool({
     if (base.views.length === 0) throw new ToolError(`${file.path} has no views`);
     const view = args.view === undefined ? base.views[0] : base.views.find((candidate) => candidate.name === args.view);
     if (!view) throw new ToolError(`${file.path} has no view ${JSON.stringify(args.view)}; its views: ${base.views.map((v) => JSON.stringify(v.name)).join(", ")}`);
-    const result = runView(base, view, vaultFacts(ctx), Date.now(), file.path);
+    const slices = new Slices(ctx.signal, "bases");
+    const result = await runView(base, view, await vaultFacts(ctx, slices), Date.now(), file.path, slices);
     const { page, next } = pageOf(result.rows, args, 400 + JSON.stringify(result.columns).length);
     return json({
       ...pageHead("bases", args, next),

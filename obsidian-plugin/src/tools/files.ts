@@ -187,7 +187,7 @@ export const moveNote = writeTool(
         if (args.expected_hash !== undefined) checkExpectedHash(from, await readVerified(ctx, file), args.expected_hash);
         const taken = ctx.app.vault.getAbstractFileByPath(to);
         if (taken && taken !== file) throw new ToolError(`${to} already exists; nothing was moved`);
-        const linking = backlinkSources(ctx, from).map((source) => source.path);
+        const linking = (await backlinkSources(ctx, from)).map((source) => source.path);
         await ensureParentFolders(ctx, to);
         await ctx.app.fileManager.renameFile(file, to);
         assertLandedInside(ctx, file.path, `moved ${from} to`);
@@ -217,7 +217,7 @@ export const deleteNote = writeTool(
           throw new ToolError(`${path} was moved or deleted by another write meanwhile; nothing was deleted`);
         }
         if (args.expected_hash !== undefined) checkExpectedHash(path, await readVerified(ctx, file), args.expected_hash);
-        const linking = backlinkSources(ctx, path).length;
+        const linking = (await backlinkSources(ctx, path)).length;
         await ctx.app.fileManager.trashFile(file);
         return json({ path, trashed: true, linking_notes: linking });
       });

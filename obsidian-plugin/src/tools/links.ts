@@ -7,11 +7,13 @@ import { z } from "zod";
 import type { CachedMetadata, ReferenceCache, TFile } from "obsidian";
 import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor, snippet } from "../vault/limits";
 import { splitLines } from "../vault/lines";
-import { isInConfigDir } from "../vault/paths";
+import { configDirChecker } from "../vault/paths";
 import { insideVaultPathChecker } from "../vault/disk";
 import { cleanFolderPath, resolveMarkdown } from "../vault/resolve";
 import { backlinkSources, resolveLink } from "../vault/links";
-import { visibleChecker, visibleLinkMaps } from "../vault/hidden";
+import { visibleLinkMaps } from "../vault/hidden";
+import { visibleNotes } from "../vault/notes";
+import { byPath, Slices } from "../vault/slices";
 import { json, pathArg, pageHead } from "./common";
 import { defineTool } from "./types";
 import type { ToolContext } from "./types";
@@ -53,7 +55,7 @@ export const backlinks = defineTool({
   annotations: READ,
   async run(args, ctx) {
     const { file } = resolveMarkdown(ctx, args.path);
-    const sources = backlinkSources(ctx, file.path);
+    const sources = await backlinkSources(ctx, file.path);
     const offset = offsetFromCursor(args.cursor);
     const window = sources.slice(offset, offset + args.limit);
     const entries = await Promise.all(
@@ -129,26 +131,29 @@ export const unresolvedLinks = defineTool({
   annotations: READ,
   async run(args, ctx) {
     const byTarget = new Map<string, { count: number; sources: string[] }>();
+    const slices = new Slices(ctx.signal, "unresolved_links");
     const inside = insideVaultPathChecker(ctx);
+    const inConfigDir = configDirChecker(ctx);
     const { unresolved } = visibleLinkMaps(ctx);
-    const sources = Object.keys(unresolved).sort();
+    const sources = await slices.sort(Object.keys(unresolved), byPath);
     for (const source of sources) {
-      if (isInConfigDir(source, ctx) || !inside(source)) continue;
-      for (const [target, count] of Object.entries(unresolved[source])) {
+      if (slices.due()) await slices.pause();
+      const targets = unresolved[source];
+      if (!targets || inConfigDir(source) || !inside(source)) continue;
+      for (const target in targets) {
         const entry = byTarget.get(target) ?? { count: 0, sources: [] };
-        entry.count += count;
+        entry.count += targets[target];
         entry.sources.push(source);
         byTarget.set(target, entry);
       }
     }
-    const all = [...byTarget.entries()]
-      .map(([link, entry]) => ({
-        link,
-        count: entry.count,
-        notes: entry.sources.length,
-        sources: entry.sources.slice(0, args.max_sources),
-      }))
-      .sort((a, b) => b.count - a.count || (a.link < b.link ? -1 : a.link > b.link ? 1 : 0));
+    const found = await slices.map([...byTarget.entries()], ([link, entry]) => ({
+      link,
+      count: entry.count,
+      notes: entry.sources.length,
+      sources: entry.sources.slice(0, args.max_sources),
+    }));
+    const all = await slices.sort(found, (a, b) => b.count - a.count || byPath(a.link, b.link));
     const offset = offsetFromCursor(args.cursor);
     const page = all.slice(offset, offset + args.limit);
     const next = offset + page.length;
@@ -175,27 +180,27 @@ export const orphans = defineTool({
   async run(args, ctx) {
     const linked = new Set<string>();
     const outgoing = new Set<string>();
+    const slices = new Slices(ctx.signal, "orphans");
     // Links held by a note whose real file is outside the vault are its content: they neither link nor count.
     const inside = insideVaultPathChecker(ctx);
     const maps = visibleLinkMaps(ctx);
-    for (const [source, targets] of Object.entries(maps.resolved)) {
-      if (!inside(source)) continue;
-      for (const target of Object.keys(targets)) {
+    for (const source in maps.resolved) {
+      if (slices.due()) await slices.pause();
+      const targets = maps.resolved[source];
+      if (!targets || !inside(source)) continue;
+      for (const target in targets) {
         if (target !== source) linked.add(target);
         outgoing.add(source);
       }
     }
-    for (const [source, targets] of Object.entries(maps.unresolved)) {
-      if (Object.keys(targets).length > 0 && inside(source)) outgoing.add(source);
+    for (const source in maps.unresolved) {
+      if (slices.due()) await slices.pause();
+      const targets = maps.unresolved[source];
+      if (targets && Object.keys(targets).length > 0 && inside(source)) outgoing.add(source);
     }
-    const prefix = cleanFolderPath(args.folder, ctx);
-    const visible = visibleChecker(ctx);
-    const all = ctx.app.vault
-      .getMarkdownFiles()
-      .filter((note) => !linked.has(note.path) && !isInConfigDir(note.path, ctx) && visible(note))
-      .filter((note) => prefix === "" || note.path.startsWith(prefix + "/"))
-      .map((note) => note.path)
-      .sort();
+    const folder = cleanFolderPath(args.folder, ctx);
+    const notes = await visibleNotes(ctx, slices, folder === "" ? "" : folder + "/");
+    const all = notes.filter((note) => !linked.has(note.path)).map((note) => note.path);
     const offset = offsetFromCursor(args.cursor);
     const page = all.slice(offset, offset + args.limit);
     const next = offset + page.length;

@@ -5,11 +5,10 @@
 // answers, chosen by which of `name` and `value` are given.
 
 import { z } from "zod";
-import type { TFile } from "obsidian";
 import { insideVaultChecker, readConfigJson } from "../vault/disk";
-import { visibleChecker } from "../vault/hidden";
 import { cursorArg, limitArg, maxCharsArg, pageOf } from "../vault/limits";
-import { configDirChecker } from "../vault/paths";
+import { visibleNotes } from "../vault/notes";
+import { Slices } from "../vault/slices";
 import { json, pageHead } from "./common";
 import { defineTool, ToolError, type ToolContext } from "./types";
 
@@ -46,17 +45,12 @@ interface NoteProperties {
   frontmatter: Record<string, unknown>;
 }
 
-/** Every visible Markdown note (real file inside the vault) with frontmatter, in path order. */
-function notesWithProperties(ctx: ToolContext): NoteProperties[] {
-  const visible = visibleChecker(ctx);
-  const inConfigDir = configDirChecker(ctx);
+/** Every visible Markdown note (real file inside the vault) with frontmatter, in path order, gathered in slices. */
+async function notesWithProperties(ctx: ToolContext, slices: Slices): Promise<NoteProperties[]> {
   const inside = insideVaultChecker(ctx);
   const notes: NoteProperties[] = [];
-  const files = ctx.app.vault
-    .getMarkdownFiles()
-    .filter((file: TFile) => !inConfigDir(file.path) && visible(file))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  for (const file of files) {
+  for (const file of await visibleNotes(ctx, slices)) {
+    if (slices.due()) await slices.pause();
     const frontmatter = ctx.app.metadataCache.getFileCache(file)?.frontmatter;
     if (!frontmatter || Object.keys(frontmatter).length === 0 || !inside(file)) continue;
     notes.push({ path: file.path, frontmatter });
@@ -103,12 +97,14 @@ export const properties = defineTool({
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, ctx) {
-    const notes = notesWithProperties(ctx);
+    const slices = new Slices(ctx.signal, "properties");
+    const notes = await notesWithProperties(ctx, slices);
     const declared = declaredTypes(ctx);
     if (args.name === undefined) {
       if (args.value !== undefined) throw new ToolError("value needs name: the property whose value to find");
       const names = new Map<string, { name: string; count: number; first: unknown }>();
       for (const note of notes) {
+        if (slices.due()) await slices.pause();
         for (const [key, value] of Object.entries(note.frontmatter)) {
           const entry = names.get(key.toLowerCase());
           if (entry) {
@@ -125,12 +121,13 @@ export const properties = defineTool({
     }
     const key = args.name.trim().toLowerCase();
     if (key === "") throw new ToolError(`name ${JSON.stringify(args.name)} is not a property name`);
-    const having = notes.map((note) => ({ path: note.path, ...valueOf(note.frontmatter, key) })).filter((note) => note.found);
+    const having = (await slices.map(notes, (note) => ({ path: note.path, ...valueOf(note.frontmatter, key) }))).filter((note) => note.found);
     const first = having.find((note) => note.value !== null)?.value ?? null;
     const type = typeOf(declared, key, first);
     if (args.value === undefined) {
       const values = new Map<string, { value: unknown; count: number }>();
       for (const note of having) {
+        if (slices.due()) await slices.pause();
         // A note counts once per distinct value; an empty property counts as null.
         const items = Array.isArray(note.value) ? note.value : [note.value ?? null];
         const seen = new Set<string>();

@@ -7,13 +7,15 @@ import type { CachedMetadata } from "obsidian";
 import { contentHash } from "../vault/hash";
 import { countWithinBudget, cursorArg, limitArg, maxCharsArg, offsetFromCursor } from "../vault/limits";
 import { splitLines } from "../vault/lines";
-import { isInConfigDir } from "../vault/paths";
+import { configDirChecker, isInConfigDir } from "../vault/paths";
 import { readVerified } from "../vault/disk";
 import { resolveFolder, resolveMarkdown, resolveNote } from "../vault/resolve";
 import { findBlock, findHeading, findHeadings, headingSectionEnd } from "../vault/sections";
 import { backlinkSources, frontmatterAliases, noteTags, resolveLink } from "../vault/links";
 import { dailyNoteSettings } from "../vault/daily";
 import { visibleChecker } from "../vault/hidden";
+import { firstAtOrAfter } from "../vault/file-index";
+import { byPath, Slices } from "../vault/slices";
 import { isoTime, json, pathArg, renderRead, pageHead } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
@@ -71,21 +73,35 @@ export const listFiles = defineTool({
   async run(args, ctx) {
     const folder = resolveFolder(ctx, args.folder);
     const extension = args.extension?.replace(/^\./, "").toLowerCase();
-    const found: TAbstractFile[] = [];
     const visible = visibleChecker(ctx);
-    const visit = (children: TAbstractFile[]) => {
-      for (const child of children) {
-        if (isInConfigDir(child.path, ctx) || !visible(child)) continue;
-        if (child instanceof TFolder) {
-          if (args.include_folders) found.push(child);
-          if (args.recursive) visit(child.children);
-        } else if (child instanceof TFile) {
-          if (extension === undefined || child.extension.toLowerCase() === extension) found.push(child);
-        }
+    const inConfigDir = configDirChecker(ctx);
+    const slices = new Slices(ctx.signal, "list_files");
+    const wanted = (file: TFile) => (extension === undefined || file.extension.toLowerCase() === extension) && !inConfigDir(file.path) && visible(file);
+    let found: TAbstractFile[] = [];
+    if (args.recursive && !args.include_folders) {
+      // Files only: the kept index is already in path order, and the folder's files are one run of it.
+      const prefix = folder.isRoot() ? "" : `${folder.path}/`;
+      const files = await ctx.files.filesInSlices(slices);
+      for (let at = firstAtOrAfter(files, prefix); at < files.length; at++) {
+        if (slices.due()) await slices.pause();
+        const { file } = files[at];
+        if (!file.path.startsWith(prefix)) break;
+        if (wanted(file)) found.push(file);
       }
-    };
-    visit(folder.children);
-    found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    } else {
+      const visit = async (children: TAbstractFile[]) => {
+        for (const child of children) {
+          if (slices.due()) await slices.pause();
+          if (child instanceof TFolder) {
+            if (inConfigDir(child.path) || !visible(child)) continue;
+            if (args.include_folders) found.push(child);
+            if (args.recursive) await visit(child.children);
+          } else if (child instanceof TFile && wanted(child)) found.push(child);
+        }
+      };
+      await visit(folder.children);
+      found = await slices.sort(found, (a, b) => byPath(a.path, b.path));
+    }
     const offset = offsetFromCursor(args.cursor);
     // Entries are built for the page only: a vault-wide listing sorts thousands of files to return a few hundred.
     const window: ListEntry[] = found
@@ -225,7 +241,7 @@ export const noteMetadata = defineTool({
       sha256: contentHash(text),
       frontmatter: cache.frontmatter ?? null,
       ...lists,
-      backlinks: backlinkSources(ctx, file.path).length,
+      backlinks: (await backlinkSources(ctx, file.path)).length,
     });
   },
 });

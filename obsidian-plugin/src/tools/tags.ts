@@ -4,10 +4,10 @@
 
 import { z } from "zod";
 import { cursorArg, limitArg, maxCharsArg, offsetFromCursor, pageOf } from "../vault/limits";
-import { isInConfigDir } from "../vault/paths";
 import { insideVaultChecker } from "../vault/disk";
 import { noteTags, tagMatches } from "../vault/links";
-import { visibleChecker } from "../vault/hidden";
+import { visibleNotes } from "../vault/notes";
+import { Slices } from "../vault/slices";
 import { json, pageHead } from "./common";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
@@ -15,17 +15,13 @@ import type { ToolContext } from "./types";
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
 /**
- * Every Markdown note outside the config folder with its tags, in path order. A note whose real file is outside the
- * vault has no tags here (its tags are its content).
+ * Every Markdown note outside the config folder with its tags, in path order, gathered in slices. A note whose real
+ * file is outside the vault has no tags here (its tags are its content).
  */
-function taggedNotes(ctx: ToolContext): { path: string; tags: string[] }[] {
+async function taggedNotes(ctx: ToolContext, slices: Slices): Promise<{ path: string; tags: string[] }[]> {
   const inside = insideVaultChecker(ctx);
-  const visible = visibleChecker(ctx);
-  return ctx.app.vault
-    .getMarkdownFiles()
-    .filter((file) => !isInConfigDir(file.path, ctx) && visible(file))
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-    .map((file) => ({ path: file.path, tags: inside(file) ? noteTags(ctx.app.metadataCache.getFileCache(file)) : [] }));
+  const notes = await visibleNotes(ctx, slices);
+  return slices.map(notes, (file) => ({ path: file.path, tags: inside(file) ? noteTags(ctx.app.metadataCache.getFileCache(file)) : [] }));
 }
 
 export const tags = defineTool({
@@ -41,7 +37,9 @@ export const tags = defineTool({
   annotations: READ,
   async run(args, ctx) {
     const counts = new Map<string, { tag: string; count: number }>();
-    for (const note of taggedNotes(ctx)) {
+    const slices = new Slices(ctx.signal, "tags");
+    for (const note of await taggedNotes(ctx, slices)) {
+      if (slices.due()) await slices.pause();
       for (const tag of note.tags) {
         const key = tag.toLowerCase();
         const entry = counts.get(key) ?? { tag, count: 0 };
@@ -54,9 +52,8 @@ export const tags = defineTool({
       const y = b.tag.toLowerCase();
       return x < y ? -1 : x > y ? 1 : 0;
     };
-    const all = [...counts.values()]
-      .filter((entry) => args.prefix === undefined || tagMatches(entry.tag, args.prefix))
-      .sort(args.sort === "name" ? byName : (a, b) => b.count - a.count || byName(a, b));
+    const kept = await slices.filter([...counts.values()], (entry) => args.prefix === undefined || tagMatches(entry.tag, args.prefix));
+    const all = await slices.sort(kept, args.sort === "name" ? byName : (a, b) => b.count - a.count || byName(a, b));
     const offset = offsetFromCursor(args.cursor);
     const page = all.slice(offset, offset + args.limit);
     const next = offset + page.length;
@@ -82,9 +79,9 @@ export const filesByTag = defineTool({
   async run(args, ctx) {
     const wanted = args.tag.trim().replace(/^#+/, "");
     if (wanted === "" || /\s/.test(wanted)) throw new ToolError(`tag ${JSON.stringify(args.tag)} is not a valid tag`);
-    const all = taggedNotes(ctx)
-      .map((note) => ({ path: note.path, tags: note.tags.filter((tag) => tagMatches(tag, wanted)) }))
-      .filter((note) => note.tags.length > 0);
+    const slices = new Slices(ctx.signal, "files_by_tag");
+    const tagged = await slices.map(await taggedNotes(ctx, slices), (note) => ({ path: note.path, tags: note.tags.filter((tag) => tagMatches(tag, wanted)) }));
+    const all = tagged.filter((note) => note.tags.length > 0);
     const { page, next } = pageOf(all, args, 200);
     return json({
       ...pageHead("files_by_tag", args, next),

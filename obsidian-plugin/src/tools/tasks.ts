@@ -6,13 +6,14 @@
 import { z } from "zod";
 import type { CachedMetadata, TFile } from "obsidian";
 import { insideVaultChecker, readConfigJson } from "../vault/disk";
-import { visibleChecker } from "../vault/hidden";
 import { cursorArg, limitArg, maxCharsArg, pageOf } from "../vault/limits";
 import { splitLines } from "../vault/lines";
 import { frontmatterTags, tagMatches } from "../vault/links";
 import { READ_BATCH, readNotes } from "../vault/many";
-import { cleanVaultPath, configDirChecker } from "../vault/paths";
+import { visibleNotes } from "../vault/notes";
+import { cleanVaultPath } from "../vault/paths";
 import { resolveMarkdown } from "../vault/resolve";
+import { Slices } from "../vault/slices";
 import { DATE_FIELDS, parseTaskLine, statusesFromSettings, statusOf, taskDates, type DateField, type TaskStatus } from "../vault/tasks";
 import { expectedHashArg, json, pageHead, pathArg, writeTool } from "./common";
 import { defineTool, ToolError, type ToolContext } from "./types";
@@ -131,19 +132,18 @@ export const tasks = defineTool({
       return date !== undefined && (args.from === undefined || date >= args.from) && (args.to === undefined || date <= args.to);
     };
     const statuses = vaultStatuses(ctx);
-    const visible = visibleChecker(ctx);
-    const inConfigDir = configDirChecker(ctx);
     const inside = insideVaultChecker(ctx);
+    const slices = new Slices(ctx.signal, "tasks");
     // Only notes Obsidian saw a task in are read.
-    const notes = ctx.app.vault
-      .getMarkdownFiles()
-      .filter((file) => file.path.startsWith(prefix) && !inConfigDir(file.path) && visible(file))
-      .map((file) => ({ file, cache: ctx.app.metadataCache.getFileCache(file) }))
-      .filter((note): note is { file: TFile; cache: CachedMetadata } => note.cache?.listItems?.some((item) => item.task !== undefined) === true)
-      .sort((a, b) => (a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0));
+    const withCache = await slices.map(await visibleNotes(ctx, slices, prefix), (file) => ({ file, cache: ctx.app.metadataCache.getFileCache(file) }));
+    const notes = await slices.filter(
+      withCache,
+      (note): note is { file: TFile; cache: CachedMetadata } => note.cache?.listItems?.some((item) => item.task !== undefined) === true,
+    );
     const all: TaskRow[] = [];
     for (let start = 0; start < notes.length; start += READ_BATCH) {
       if (ctx.signal.aborted) throw new ToolError("tasks cancelled");
+      if (slices.spent()) await slices.pause();
       const batch = notes.slice(start, start + READ_BATCH);
       const texts = await readNotes(
         ctx,
@@ -161,19 +161,20 @@ export const tasks = defineTool({
         }
       });
     }
-    if (args.sort === "date") {
-      // Stable: tasks with the same date (or none) stay in path and line order.
-      all.sort((a, b) => {
-        const x = a[field];
-        const y = b[field];
-        if (x === y) return 0;
-        if (x === undefined) return 1;
-        if (y === undefined) return -1;
-        return x < y ? -1 : 1;
-      });
-    }
-    const { page, next } = pageOf(all, args, 200);
-    return json({ ...pageHead("tasks", args, next), total: all.length, tasks: page });
+    // Stable: tasks with the same date (or none) stay in path and line order.
+    const sorted =
+      args.sort === "date"
+        ? await slices.sort(all, (a, b) => {
+            const x = a[field];
+            const y = b[field];
+            if (x === y) return 0;
+            if (x === undefined) return 1;
+            if (y === undefined) return -1;
+            return x < y ? -1 : 1;
+          })
+        : all;
+    const { page, next } = pageOf(sorted, args, 200);
+    return json({ ...pageHead("tasks", args, next), total: sorted.length, tasks: page });
   },
 });
 

@@ -5,6 +5,7 @@
 import type { AudioContent, EmbeddedResource, ImageContent } from "@modelcontextprotocol/server";
 import type { App } from "obsidian";
 import type { z } from "zod";
+import type { FileIndex } from "../vault/file-index";
 import type { HiddenRules } from "../vault/hidden";
 
 /** What every tool run may use. */
@@ -18,6 +19,8 @@ export interface ToolContext {
   hidden: HiddenRules;
   /** Aborted when the client cancels the request or the session ends. */
   signal: AbortSignal;
+  /** The vault's files in path order, kept up to date by Obsidian's events (../vault/file-index.ts). */
+  files: FileIndex;
 }
 
 /** MCP tool annotations; `readOnlyHint` is required so that policy never has to guess. */

@@ -18,6 +18,8 @@ import { notePathOf, resolveNote } from "../vault/resolve";
 import { visibleAt, visibleChecker } from "../vault/hidden";
 import { dailyNotePath, fillTemplate, parseDailyDate, PERIODS, periodicSettings, periodStart, type Period, type PeriodicSettings } from "../vault/daily";
 import { isoTime, json, pathArg, renderRead, writeTool } from "./common";
+import { visibleNotes } from "../vault/notes";
+import { byPath, Slices } from "../vault/slices";
 import { defineTool, ToolError } from "./types";
 import type { ToolContext } from "./types";
 
@@ -79,11 +81,10 @@ export const recentFiles = defineTool({
         .map((file) => ({ path: file.path, mtime: isoTime(file.stat.mtime) }));
       return json({ source: "opened", files });
     }
-    const notes = vault.getMarkdownFiles().filter((file) => !isInConfigDir(file.path, ctx) && visible(file));
-    const files = notes
-      .sort((a, b) => b.stat.mtime - a.stat.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-      .slice(0, args.limit)
-      .map((file) => ({ path: file.path, mtime: isoTime(file.stat.mtime) }));
+    const slices = new Slices(ctx.signal, "recent_files");
+    const notes = await visibleNotes(ctx, slices);
+    const newest = await slices.sort(notes, (a, b) => b.stat.mtime - a.stat.mtime || byPath(a.path, b.path));
+    const files = newest.slice(0, args.limit).map((file) => ({ path: file.path, mtime: isoTime(file.stat.mtime) }));
     return json({ truncated: notes.length > files.length, source: "modified", files, total: notes.length });
   },
 });

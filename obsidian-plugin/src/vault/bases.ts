@@ -5,6 +5,7 @@
 import { ToolError } from "../tools/types";
 import { evaluate, order, shown, truthy, type Row, type Value } from "./bases-expr";
 import { parseExpr, type Expr } from "./bases-parse";
+import type { Slices } from "./slices";
 
 export interface BaseView {
   name: string;
@@ -145,7 +146,7 @@ export interface ViewResult {
 }
 
 /** Runs a view of a base over `files` (in path order): the base's filters, the view's, sort, group and limit. */
-export function runView(base: BaseFile, view: BaseView, files: FileFacts[], now: number, where: string): ViewResult {
+export async function runView(base: BaseFile, view: BaseView, files: FileFacts[], now: number, where: string, slices: Slices): Promise<ViewResult> {
   const passes = [compileFilter(base.filters, `${where} filters`), compileFilter(view.raw.filters, `${where} view "${view.name}" filters`)];
   const formulas = new Map(Object.entries(base.formulas).map(([name, source]) => [name, { source, expr: parsed(source, `${where} formula ${name}`) }]));
   const order_ = Array.isArray(view.raw.order) ? view.raw.order : [];
@@ -164,6 +165,7 @@ export function runView(base: BaseFile, view: BaseView, files: FileFacts[], now:
 
   const rows: { path: string; group: Value; values: Value[]; keys: Value[] }[] = [];
   for (const facts of files) {
+    if (slices.due()) await slices.pause();
     const computing = new Set<string>();
     const cache = new Map<string, Value>();
     const row: Row = new QueryRow(facts, now, (name: string): Value => {
@@ -188,7 +190,7 @@ export function runView(base: BaseFile, view: BaseView, files: FileFacts[], now:
   }
   // Empty values go last in either direction; equal rows keep path order (the sort is stable).
   const by = (x: Value, y: Value, descending: boolean) => (x === null || y === null || !descending ? order(x, y) : -order(x, y));
-  rows.sort((a, b) => {
+  const sorted = await slices.sort(rows, (a, b) => {
     if (group) {
       const byGroup = by(a.group, b.group, group.descending);
       if (byGroup !== 0) return byGroup;
@@ -200,7 +202,7 @@ export function runView(base: BaseFile, view: BaseView, files: FileFacts[], now:
     return 0;
   });
   const limit = typeof view.raw.limit === "number" && view.raw.limit > 0 ? Math.floor(view.raw.limit) : rows.length;
-  const kept = rows.slice(0, limit);
+  const kept = sorted.slice(0, limit);
   const unshown = view.raw.summaries !== undefined ? ["summaries"] : [];
   return {
     columns,

@@ -7,6 +7,7 @@
 import type { CachedMetadata, FrontMatterCache, TFile } from "obsidian";
 import type { ToolContext } from "../tools/types";
 import { firstVisibleDest, hiddenChecker, visibleLinkMaps } from "./hidden";
+import { byPath, Slices } from "./slices";
 import { insideVaultPathChecker } from "./disk";
 
 /** The note a link in `sourcePath` points to, resolved as Obsidian does, or null when unresolved. */
@@ -22,16 +23,19 @@ export function resolveLink(ctx: ToolContext, link: string, sourcePath: string):
 
 /**
  * Notes other than the target itself that link to `targetPath`, with link counts, sorted by path. A note whose real
- * file is outside the vault is not a source: its links are its content, which is never read.
+ * file is outside the vault is not a source: its links are its content, which is never read. Obsidian's link map is
+ * gone through in slices (a source per note: 100,000 at 100,000 notes).
  */
-export function backlinkSources(ctx: ToolContext, targetPath: string): { path: string; count: number }[] {
+export async function backlinkSources(ctx: ToolContext, targetPath: string, slices = new Slices(ctx.signal, "backlinks")): Promise<{ path: string; count: number }[]> {
   const inside = insideVaultPathChecker(ctx);
   const sources: { path: string; count: number }[] = [];
-  for (const [source, targets] of Object.entries(visibleLinkMaps(ctx).resolved)) {
-    const count = targets[targetPath];
+  const resolved = visibleLinkMaps(ctx).resolved;
+  for (const source in resolved) {
+    if (slices.due()) await slices.pause();
+    const count = resolved[source]?.[targetPath];
     if (count && source !== targetPath && inside(source)) sources.push({ path: source, count });
   }
-  return sources.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return slices.sort(sources, (a, b) => byPath(a.path, b.path));
 }
 
 /** Splits a frontmatter list property that may be a list, a single string, or a comma-separated string. */

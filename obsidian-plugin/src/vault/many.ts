@@ -7,6 +7,7 @@
 import type { TFile } from "obsidian";
 import type { ToolContext } from "../tools/types";
 import { insideVaultChecker, isSymlinkOnDisk, readVerified } from "./disk";
+import type { Slices } from "./slices";
 
 /** Notes seen as a symlink, or read again from disk in the middle of a cached read. */
 const distrusted = new WeakSet<TFile>();
@@ -44,4 +45,26 @@ export async function readNotes(ctx: ToolContext, batch: readonly TFile[], insid
     if (texts[b] !== null && !inside(file)) texts[b] = null;
   }
   return texts;
+}
+
+/**
+ * Each of `files` with its text (null when it is not read, as `readNotes` says), in order, read a batch at a time
+ * and in slices; a caller that stops early reads no further batch.
+ */
+export async function* eachText(
+  ctx: ToolContext,
+  files: readonly TFile[],
+  slices: Slices,
+  inside = insideVaultChecker(ctx),
+): AsyncGenerator<{ file: TFile; text: string | null }> {
+  for (let batchStart = 0; batchStart < files.length; batchStart += READ_BATCH) {
+    slices.throwIfCancelled();
+    if (slices.spent()) await slices.pause();
+    const batch = files.slice(batchStart, batchStart + READ_BATCH);
+    const texts = await readNotes(ctx, batch, inside);
+    for (let b = 0; b < batch.length; b++) {
+      if (slices.due()) await slices.pause();
+      yield { file: batch[b], text: texts[b] };
+    }
+  }
 }

@@ -53,14 +53,14 @@ export function withTimeout(promise, ms, what) {
  * one, and retries with another when that port was taken in between. Returns
  * `{ port, token, url, baseUrl, child, stderr(), stop(), restart(), reload() }`.
  */
-export async function startHost({ vaultDir, port, token = newToken(), readOnly = false, configDir, timeoutMs = 15000, fdLimit }) {
+export async function startHost({ vaultDir, port, token = newToken(), readOnly = false, configDir, timeoutMs = 15000, fdLimit, stalls }) {
   if (!vaultDir) throw new Error("startHost needs a vaultDir");
   const attempts = port === undefined ? 3 : 1;
   let lastError;
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     const chosenPort = port ?? (await freePort());
     try {
-      return await spawnHost({ vaultDir, port: chosenPort, token, readOnly, configDir, timeoutMs, fdLimit });
+      return await spawnHost({ vaultDir, port: chosenPort, token, readOnly, configDir, timeoutMs, fdLimit, stalls });
     } catch (error) {
       lastError = error;
     }
@@ -69,14 +69,18 @@ export async function startHost({ vaultDir, port, token = newToken(), readOnly =
 }
 
 async function spawnHost(options) {
-  const { vaultDir, port, token, readOnly, configDir, timeoutMs, fdLimit } = options;
+  const { vaultDir, port, token, readOnly, configDir, timeoutMs, fdLimit, stalls } = options;
   const args = [hostScript, "--vault", vaultDir, "--port", String(port), "--token", token];
   if (readOnly) args.push("--read-only");
+  // `stalls` is a file for the host's event-loop delay monitor (see host.mjs); `longestStall()` reads it.
+  if (stalls) args.push("--stalls", stalls);
   if (configDir) args.push("--config-dir", configDir);
-  // `fdLimit` runs the host with that many file descriptors at most, as a desktop app may have.
+  // `fdLimit` runs the host with that many file descriptors at most, as a desktop app may have. To profile the host,
+  // OBSMCP_HOST_NODE_ARGS passes flags to its node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+  const nodeArgs = (process.env.OBSMCP_HOST_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const child =
     fdLimit === undefined
-      ? spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] })
+      ? spawn(process.execPath, [...nodeArgs, ...args], { stdio: ["ignore", "pipe", "pipe"] })
       : spawn("/bin/sh", ["-c", `ulimit -n ${Number(fdLimit)} && exec "$0" "$@"`, process.execPath, ...args], {
           stdio: ["ignore", "pipe", "pipe"],
         });
@@ -153,6 +157,25 @@ async function spawnHost(options) {
     restart: async () => {
       await stop();
       return spawnHost(options);
+    },
+    /** With `stalls`: the longest the host's event loop was held (ms) since the previous call or the start. */
+    longestStall: async () => {
+      // A report being written may be read half-way: that read counts as no report yet.
+      const report = () => {
+        try {
+          return JSON.parse(fs.readFileSync(stalls, "utf8"));
+        } catch {
+          return { round: 0 };
+        }
+      };
+      const before = report().round;
+      child.kill("SIGUSR2");
+      for (let waited = 0; waited < 5000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const now = report();
+        if (now.round > before) return now.max_ms;
+      }
+      throw new Error(`host wrote no stall report to ${stalls}; stderr:\n${stderr}`);
     },
     /** Unloads and reloads the plugin inside the same process (a plugin reload); resolves when it listens again. */
     reload: async () => {
