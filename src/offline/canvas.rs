@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::offline::limits::cut_chars;
-use crate::offline::text::js_trim;
+use crate::offline::text::{js_number, js_trim};
 use crate::offline::tools::ToolError;
 
 /// `NODE_TEXT_CHARS`.
@@ -54,15 +54,6 @@ fn num(value: Option<&Value>) -> f64 {
         .and_then(Value::as_f64)
         .filter(|n| n.is_finite())
         .unwrap_or(0.0)
-}
-
-/// A number as `JSON.stringify` writes it: integral values without a fraction.
-fn js_number(n: f64) -> Value {
-    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-        json!(n as i64)
-    } else {
-        json!(n)
-    }
 }
 
 fn text<'a>(item: &'a Map<String, Value>, key: &str) -> Option<&'a str> {

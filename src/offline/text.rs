@@ -72,6 +72,17 @@ pub(crate) fn js_canonicalize(c: char) -> char {
     }
 }
 
+/// A number as `JSON.stringify` writes it: integral values without a fraction, and null for NaN and infinities.
+pub(crate) fn js_number(n: f64) -> serde_json::Value {
+    if !n.is_finite() {
+        serde_json::Value::Null
+    } else if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+        serde_json::Value::from(n as i64)
+    } else {
+        serde_json::Value::from(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

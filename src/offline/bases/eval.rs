@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value as Json, json};
 
-use crate::offline::text::js_cmp;
+use crate::offline::text::{js_cmp, js_number};
 use crate::offline::tools::{ToolError, iso_time};
 
 use super::parse::Expr;
@@ -59,17 +59,6 @@ pub(crate) fn js_number_text(n: f64) -> String {
         format!("{}", n as i128)
     } else {
         format!("{n}")
-    }
-}
-
-/// A number as `JSON.stringify` writes it.
-pub(crate) fn js_number(n: f64) -> Json {
-    if !n.is_finite() {
-        Json::Null
-    } else if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-        json!(n as i64)
-    } else {
-        json!(n)
     }
 }
 

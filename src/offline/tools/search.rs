@@ -14,10 +14,12 @@ use serde_json::{Map, Value, json};
 
 use crate::offline::limits::{SNIPPET_CHARS, cut_chars, json_len, snippet, snippet_around};
 use crate::offline::lines::split_lines;
+use crate::offline::obsidian::walk::FileEntry;
 use crate::offline::paths::quote;
 use crate::offline::regex::{first_line, translate_js_regex};
 use crate::offline::text::utf16_len;
-use crate::offline::text::{js_canonicalize, js_cmp};
+use crate::offline::text::{js_canonicalize, js_cmp, js_number};
+use crate::offline::tools::common::led_by;
 use crate::offline::tools::{Args, Context, Output, ToolError, paged_result};
 
 /// Finds the first match in a line: its UTF-16 index.
@@ -157,11 +159,137 @@ fn parse_cursor(cursor: Option<&str>) -> Result<Option<(usize, String)>, ToolErr
     )))
 }
 
+/// What a page of results holds so far; `add_note` fills it note by note until the limit or the budget is reached.
+struct Page {
+    max_per_file: usize,
+    limit: usize,
+    context_lines: usize,
+    budget: usize,
+    results: Vec<Map<String, Value>>,
+    used: usize,
+    total: usize,
+    next: Option<String>,
+    last: Option<(String, usize)>,
+}
+
+impl Page {
+    /// Adds the matches of one note after line `skip_through`; true when the page is full (`next` then says where).
+    fn add_note(
+        &mut self,
+        matcher: &Matcher,
+        path: &str,
+        lines: &[&str],
+        skip_through: usize,
+        score: Option<f64>,
+    ) -> bool {
+        let mut entry = Map::new();
+        entry.insert("path".into(), json!(path));
+        if let Some(score) = score {
+            entry.insert("score".into(), js_number(round_score(score)));
+        }
+        let mut matches: Vec<Value> = Vec::new();
+        let mut more_in_file = false;
+        let mut full = false;
+        for i in skip_through..lines.len() {
+            let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
+            let Some(index) = matcher.find(line) else {
+                continue;
+            };
+            if matches.len() >= self.max_per_file {
+                more_in_file = true;
+                break;
+            }
+            if self.total >= self.limit {
+                full = true;
+                break;
+            }
+            let mut found = Map::new();
+            found.insert("line".into(), json!(i + 1));
+            found.insert(
+                "text".into(),
+                json!(snippet_around(line, index, SNIPPET_CHARS)),
+            );
+            if self.context_lines > 0 {
+                let around = |range: &[&str]| -> Vec<String> {
+                    range.iter().map(|l| snippet(l, SNIPPET_CHARS)).collect()
+                };
+                let before = around(&lines[i.saturating_sub(self.context_lines)..i]);
+                let after = around(&lines[i + 1..(i + 1 + self.context_lines).min(lines.len())]);
+                found.insert("before".into(), json!(before));
+                found.insert("after".into(), json!(after));
+            }
+            let found = Value::Object(found);
+            let cost = json_len(&found)
+                + if matches.is_empty() {
+                    utf16_len(path) + 40
+                } else {
+                    1
+                };
+            if self.used + cost > self.budget && self.total > 0 {
+                full = true;
+                break;
+            }
+            matches.push(found);
+            self.used += cost;
+            self.total += 1;
+            self.last = Some((path.to_string(), i + 1));
+        }
+        // The plugin pushes a note with its first match, and marks it when a match beyond max_per_file is seen.
+        if !matches.is_empty() {
+            entry.insert("matches".into(), Value::Array(matches));
+            if more_in_file {
+                entry.insert("more_in_file".into(), json!(true));
+            }
+            self.results.push(entry);
+        }
+        if full {
+            self.next = self
+                .last
+                .as_ref()
+                .map(|(path, line)| format!("{line}:{path}"));
+        }
+        full
+    }
+}
+
+/// How many lines of a text match.
+fn matching_lines(matcher: &Matcher, text: &str) -> usize {
+    if !matcher.may_match(text) {
+        return 0;
+    }
+    split_lines(text)
+        .into_iter()
+        .filter(|line| {
+            matcher
+                .find(line.strip_suffix('\r').unwrap_or(line))
+                .is_some()
+        })
+        .count()
+}
+
+/// BM25's weight of a note for the query, without the query's IDF (the same for every note): `lines` matching lines
+/// in a note of `size` bytes, against the mean size of the notes searched; k1 = 1.2, b = 0.75. The plugin's
+/// `relevance` (src/tools/search.ts) does the same operations in the same order, so scores and order agree.
+fn relevance(lines: usize, size: u64, mean_size: f64) -> f64 {
+    let ratio = if mean_size > 0.0 {
+        size as f64 / mean_size
+    } else {
+        1.0
+    };
+    (lines as f64 * 2.2) / (lines as f64 + 1.2 * (0.25 + 0.75 * ratio))
+}
+
+/// A score as results show it: three decimals (`round` is JavaScript's `Math.round` for positive numbers).
+fn round_score(score: f64) -> f64 {
+    (score * 1000.0).round() / 1000.0
+}
+
 pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
     let query = args.required_string("query", 1, 1000)?;
     let regex = args.boolean("regex", false)?;
     let case_sensitive = args.boolean("case_sensitive", false)?;
     let path_prefix = args.string("path_prefix", "", 0, usize::MAX)?;
+    let rank = args.boolean("rank", false)?;
     let context_lines = args.int("context_lines", 0, 0, 10)? as usize;
     let max_per_file = args.int("max_per_file", 10, 1, 100)? as usize;
     let limit = args.int("limit", 100, 1, 500)? as usize;
@@ -186,153 +314,130 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     } else {
         crate::sync::read(ctx.words).candidates(&query)
     };
-    let files = ctx
-        .snapshot
-        .sorted_notes
-        .iter()
-        .map(|&index| &ctx.snapshot.files[index])
-        .filter(|file| {
-            file.path.starts_with(&prefix)
-                && !crate::offline::paths::is_in_config_dir(&file.path, ctx.config_dir)
-        })
-        .filter(|file| {
-            resume
-                .as_ref()
-                .is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge())
-        });
-
-    let budget = max_chars.saturating_sub(300);
-    let mut results: Vec<Map<String, Value>> = Vec::new();
-    let mut used = 0;
-    let mut total = 0;
-    let mut searched = 0;
-    let mut next: Option<String> = None;
-    let mut last: Option<(String, usize)> = None;
-
-    'scan: for file in files {
-        searched += 1;
-        // A note whose real file is outside the vault is never read, so never quoted (the plugin reads it, then
-        // refuses to quote it).
-        let Some(note) = ctx.snapshot.note(&file.path) else {
-            continue;
-        };
+    let in_scope = |file: &&FileEntry| {
+        file.path.starts_with(&prefix)
+            && !crate::offline::paths::is_in_config_dir(&file.path, ctx.config_dir)
+    };
+    // The note's text when it can hold the query: never read for a note outside the vault (the plugin reads it,
+    // then refuses to quote it), and passed over when it cannot be read any more, as a note the index could not read.
+    let text_if_candidate = |file: &FileEntry| -> Option<String> {
+        let note = ctx.snapshot.note(&file.path)?;
         if candidates
             .as_ref()
             .is_some_and(|candidates| !candidates.contains(note.doc))
         {
-            continue;
+            return None;
         }
-        // Read now: the index keeps no text. A note that cannot be read any more is passed over, as a note the
-        // index could not read is.
-        let Ok(text) = ctx.text_of(file) else {
-            continue;
+        ctx.text_of(file).ok()
+    };
+    let skip_for = |path: &str| match &resume {
+        Some((line, resumed)) if resumed == path => *line,
+        _ => 0,
+    };
+    let mut page = Page {
+        max_per_file,
+        limit,
+        context_lines,
+        budget: max_chars.saturating_sub(300),
+        results: Vec::new(),
+        used: 0,
+        total: 0,
+        next: None,
+        last: None,
+    };
+    let head = json!({ "query": cut_chars(&query, 200) });
+
+    let notes = ctx
+        .snapshot
+        .sorted_notes
+        .iter()
+        .map(|&index| &ctx.snapshot.files[index])
+        .filter(in_scope);
+    if rank {
+        let files: Vec<&FileEntry> = notes.collect();
+        let bytes: u64 = files.iter().map(|file| file.size).sum();
+        let mean_size = if files.is_empty() {
+            0.0
+        } else {
+            bytes as f64 / files.len() as f64
         };
-        let text = text.as_str();
-        if !matcher.may_match(text) {
-            continue;
-        }
-        let lines = split_lines(text);
-        let skip_through = match &resume {
-            Some((line, path)) if *path == file.path => *line,
-            _ => 0,
+        let mut ranked: Vec<(&FileEntry, f64)> = files
+            .iter()
+            .filter_map(|file| {
+                let text = text_if_candidate(file)?;
+                let lines = matching_lines(&matcher, &text);
+                (lines > 0).then(|| (*file, relevance(lines, file.size, mean_size)))
+            })
+            .collect();
+        // Stable, from path order: equal scores stay in path order, as in the plugin.
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let start = match &resume {
+            None => 0,
+            Some((_, path)) => ranked
+                .iter()
+                .position(|(file, _)| file.path == *path)
+                .ok_or_else(|| {
+                    ToolError(format!(
+                        "the cursor's note {} no longer matches (it changed meanwhile): search again without cursor",
+                        quote(path)
+                    ))
+                })?,
         };
-        let mut file_result: Option<Map<String, Value>> = None;
-        let mut matches: Vec<Value> = Vec::new();
-        for i in skip_through..lines.len() {
-            let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
-            let Some(index) = matcher.find(line) else {
+        for (file, score) in &ranked[start..] {
+            let Ok(text) = ctx.text_of(file) else {
                 continue;
             };
-            if file_result.is_none() {
-                let mut entry = Map::new();
-                entry.insert("path".into(), json!(file.path));
-                file_result = Some(entry);
-            }
-            if matches.len() >= max_per_file {
-                file_result
-                    .as_mut()
-                    .expect("set above")
-                    .insert("more_in_file".into(), json!(true));
+            let lines = split_lines(&text);
+            if page.add_note(
+                &matcher,
+                &file.path,
+                &lines,
+                skip_for(&file.path),
+                Some(*score),
+            ) {
                 break;
             }
-            if total >= limit {
-                next = last.as_ref().map(|(path, line)| format!("{line}:{path}"));
-                flush(
-                    &mut results,
-                    file_result.take(),
-                    std::mem::take(&mut matches),
-                );
-                break 'scan;
-            }
-            let mut found = Map::new();
-            found.insert("line".into(), json!(i + 1));
-            found.insert(
-                "text".into(),
-                json!(snippet_around(line, index, SNIPPET_CHARS)),
-            );
-            if context_lines > 0 {
-                let before: Vec<String> = lines[i.saturating_sub(context_lines)..i]
-                    .iter()
-                    .map(|l| snippet(l, SNIPPET_CHARS))
-                    .collect();
-                let after: Vec<String> = lines[i + 1..(i + 1 + context_lines).min(lines.len())]
-                    .iter()
-                    .map(|l| snippet(l, SNIPPET_CHARS))
-                    .collect();
-                found.insert("before".into(), json!(before));
-                found.insert("after".into(), json!(after));
-            }
-            let found = Value::Object(found);
-            let cost = json_len(&found)
-                + if matches.is_empty() {
-                    utf16_len(&file.path) + 40
-                } else {
-                    1
-                };
-            if used + cost > budget && total > 0 {
-                next = last.as_ref().map(|(path, line)| format!("{line}:{path}"));
-                flush(
-                    &mut results,
-                    file_result.take(),
-                    std::mem::take(&mut matches),
-                );
-                break 'scan;
-            }
-            matches.push(found);
-            used += cost;
-            total += 1;
-            last = Some((file.path.clone(), i + 1));
         }
-        flush(&mut results, file_result, matches);
+        let rest = led_by(
+            head.as_object().cloned().unwrap_or_default(),
+            json!({
+                "order": "relevance",
+                "results": page.results,
+                "total_matches": page.total,
+                "notes_searched": files.len(),
+                "notes_matching": ranked.len(),
+            }),
+        );
+        return Ok(Output::Json(paged_result(args, json!(page.next), rest)));
     }
-    Ok(Output::Json(paged_result(
-        args,
-        json!(next),
-        json!({
-        "query": cut_chars(&query, 200),
-        "results": results,
-        "total_matches": total,
-        "notes_searched": searched,
-        }),
-    )))
-}
 
-/// Adds a file's result when it holds at least one match (the plugin pushes a file with its first match).
-fn flush(
-    results: &mut Vec<Map<String, Value>>,
-    entry: Option<Map<String, Value>>,
-    matches: Vec<Value>,
-) {
-    let Some(mut entry) = entry else { return };
-    if matches.is_empty() {
-        return;
+    let mut searched = 0;
+    for file in notes.filter(|file| {
+        resume
+            .as_ref()
+            .is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge())
+    }) {
+        searched += 1;
+        let Some(text) = text_if_candidate(file) else {
+            continue;
+        };
+        if !matcher.may_match(&text) {
+            continue;
+        }
+        let lines = split_lines(&text);
+        if page.add_note(&matcher, &file.path, &lines, skip_for(&file.path), None) {
+            break;
+        }
     }
-    let more = entry.remove("more_in_file");
-    entry.insert("matches".into(), Value::Array(matches));
-    if let Some(more) = more {
-        entry.insert("more_in_file".into(), more);
-    }
-    results.push(entry);
+    let rest = led_by(
+        head.as_object().cloned().unwrap_or_default(),
+        json!({
+            "results": page.results,
+            "total_matches": page.total,
+            "notes_searched": searched,
+        }),
+    );
+    Ok(Output::Json(paged_result(args, json!(page.next), rest)))
 }
 
 #[cfg(test)]
@@ -410,6 +515,33 @@ mod tests {
                 "{pattern}"
             );
         }
+    }
+
+    #[test]
+    fn relevance_grows_with_matching_lines_and_falls_with_length() {
+        let mean = 2400.0;
+        assert!(relevance(3, 2400, mean) > relevance(1, 2400, mean));
+        assert!(relevance(2, 1200, mean) > relevance(2, 4800, mean));
+        // A note of mean length with one matching line: 2.2 / (1 + 1.2), exactly 1.
+        assert_eq!(relevance(1, 2400, mean), 1.0);
+        assert_eq!(
+            relevance(1, 0, 0.0),
+            1.0,
+            "an empty vault divides by nothing"
+        );
+        // Saturates below k1 + 1.
+        assert!(relevance(10_000, 2400, mean) < 2.2);
+        assert_eq!(round_score(1.23449), 1.234);
+        assert_eq!(
+            round_score(1.2345),
+            1.235,
+            "halves round up, as Math.round does"
+        );
+        assert_eq!(
+            js_number(round_score(1.0)),
+            json!(1),
+            "written as JSON.stringify writes it"
+        );
     }
 
     #[test]

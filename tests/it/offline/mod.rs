@@ -14,6 +14,7 @@ use crate::support::bridge::Bridge;
 use crate::support::{PluginHost, TempHome, fixture_vault, free_port, node, write_plugin_data};
 
 mod hidden;
+mod index;
 mod parity;
 mod resources;
 mod safety;
@@ -131,7 +132,7 @@ pub(super) fn text_of(result: &Value) -> &str {
 }
 
 /// Compares one call's two results; returns the differences.
-fn compare(live: &Value, offline: &Value) -> Vec<String> {
+pub(super) fn compare(live: &Value, offline: &Value) -> Vec<String> {
     let offline = without_disk_marks(offline);
     let mut out = Vec::new();
     // An attachment's image, audio or resource block follows its text block.

@@ -97,6 +97,20 @@ pub(super) fn fixed_calls() -> Vec<Call> {
         call("search", json!({"query": "e", "limit": 5})),
         call("search", json!({"query": "e", "max_chars": 400})),
         call("search", json!({"query": "link", "path_prefix": "Notes/"})),
+        call("search", json!({"query": "link", "rank": true})),
+        call("search", json!({"query": "e", "rank": true, "limit": 5})),
+        call(
+            "search",
+            json!({"query": "^#+ \\w", "regex": true, "rank": true, "max_per_file": 1}),
+        ),
+        call(
+            "search",
+            json!({"query": "link", "rank": true, "path_prefix": "Notes/"}),
+        ),
+        call(
+            "search",
+            json!({"query": "e", "rank": true, "cursor": "1:nowhere.md"}),
+        ),
         call("search", json!({"query": "link", "path_prefix": "Notes"})),
         call("search", json!({"query": "link", "path_prefix": "../"})),
         call("search", json!({"query": "日本"})),
@@ -235,17 +249,24 @@ fn offline_results_equal_the_plugins_on_the_fixture_vault() {
 
     let mut calls = fixed_calls();
     calls.extend(per_note_calls(&vault, &mut client));
-    // A search cursor from the plugin must resume the same way offline.
-    let first = client.call("search", &json!({"query": "e", "limit": 4}));
-    let first: Value = serde_json::from_str(text_of(&first)).unwrap();
-    let cursor = first["next_cursor"]
-        .as_str()
-        .expect("a 4-match page of \"e\" has a next page")
-        .to_string();
-    calls.push(Call {
-        tool: "search",
-        arguments: json!({"query": "e", "limit": 4, "cursor": cursor}),
-    });
+    // A search cursor from the plugin must resume the same way offline, in path order and in ranked order.
+    for arguments in [
+        json!({"query": "e", "limit": 4}),
+        json!({"query": "e", "limit": 4, "rank": true}),
+    ] {
+        let first = client.call("search", &arguments);
+        let first: Value = serde_json::from_str(text_of(&first)).unwrap();
+        let mut arguments = arguments;
+        arguments["cursor"] = first["next_cursor"].clone();
+        assert!(
+            arguments["cursor"].is_string(),
+            "a 4-match page of \"e\" has a next page"
+        );
+        calls.push(Call {
+            tool: "search",
+            arguments,
+        });
+    }
 
     drop(client);
     let (count, differences) = run_parity(&home, &vault, host, &calls);
@@ -339,6 +360,14 @@ fn offline_results_equal_the_plugins_on_a_generated_vault() {
         call(
             "search",
             json!({"query": "^- \\[[ x]\\]", "regex": true, "limit": 500, "max_chars": 200_000}),
+        ),
+        call(
+            "search",
+            json!({"query": "harbor", "rank": true, "limit": 500, "max_chars": 200_000}),
+        ),
+        call(
+            "search",
+            json!({"query": "[[hub", "rank": true, "max_per_file": 2, "limit": 300}),
         ),
         call("recent_files", json!({"limit": 500})),
     ];

@@ -1,0 +1,156 @@
+//! Parity with the offline index in use, on a generated 10,000-note vault: a bridge with Obsidian closed builds the
+//! index and saves it in the state folder; while it runs, a note is created, one edited, one renamed and one deleted
+//! on disk, and its watcher must make the next calls see each change; then the plugin answers the parity list, and
+//! both the watched bridge and a new bridge (which reloads the saved index and checks what changed) must answer it
+//! alike, field by field.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::{
+    Call, Client, TOKEN, assert_same, call, compare, generated_vault, notes_of, text_of,
+};
+use crate::support::{PluginHost, TempHome, free_port, write_plugin_data};
+
+/// The saved index files in the home's state folder.
+fn saved_indexes(home: &TempHome) -> Vec<PathBuf> {
+    let folder = home.path().join(".local/state/obsmcp/index");
+    std::fs::read_dir(&folder)
+        .map(|entries| entries.map(|entry| entry.unwrap().path()).collect())
+        .unwrap_or_default()
+}
+
+/// The text of the first call of `tool` that contains `expected`, within five seconds: the watcher learns of a
+/// change a few milliseconds after it is made, so this is a bound on a broken watcher, not a wait for a slow one.
+fn seen(client: &mut Client, tool: &str, arguments: &Value, expected: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let text = text_of(&client.call(tool, arguments)).to_string();
+        if text.contains(expected) {
+            return text;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{tool} {arguments} never showed {expected:?}; last answer: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The calls whose answers all three sides must agree on, the changed notes' own included.
+fn calls(created: &str, edited: &str, renamed: &str, old_path: &str, deleted: &str) -> Vec<Call> {
+    let big = |mut arguments: Value| {
+        arguments["max_chars"] = json!(200_000);
+        arguments
+    };
+    let mut calls = vec![
+        call("vault_info", json!({})),
+        call("list_files", big(json!({"limit": 500}))),
+        call("list_files", big(json!({"limit": 500, "cursor": "9500"}))),
+        call("tags", json!({"limit": 500})),
+        call("unresolved_links", json!({"limit": 500, "max_sources": 50})),
+        call("orphans", json!({"limit": 500})),
+        call("backlinks", big(json!({"path": "Hub", "limit": 500}))),
+        call("search", big(json!({"query": "harbor", "limit": 500}))),
+        call("search", json!({"query": "quokkaword"})),
+        call("search", json!({"query": "wombatword"})),
+        call("search", json!({"query": "zqxjv absent"})),
+        call("search", big(json!({"query": "harbor", "rank": true, "limit": 300}))),
+        call("tasks", big(json!({"limit": 500}))),
+        call("properties", json!({"limit": 500})),
+    ];
+    for path in [created, edited, renamed, old_path, deleted] {
+        for tool in ["read_note", "note_metadata", "backlinks", "outgoing_links"] {
+            calls.push(call(tool, json!({"path": path})));
+        }
+    }
+    calls
+}
+
+/// Each call's result through `client`.
+fn answers(client: &mut Client, calls: &[Call]) -> Vec<Value> {
+    calls
+        .iter()
+        .map(|Call { tool, arguments }| client.call(tool, arguments))
+        .collect()
+}
+
+fn differences(calls: &[Call], live: &[Value], offline: &[Value], side: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for ((Call { tool, arguments }, live), offline) in calls.iter().zip(live).zip(offline) {
+        for difference in compare(live, offline) {
+            out.push(format!("{side}: {tool} {arguments}: {difference}"));
+        }
+    }
+    out
+}
+
+fn append(vault: &Path, path: &str, text: &str) {
+    let full = vault.join(path);
+    let mut content = std::fs::read_to_string(&full).unwrap();
+    content.push_str(text);
+    std::fs::write(full, content).unwrap();
+}
+
+#[test]
+fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
+    let home = TempHome::new();
+    let vault = generated_vault(&home, 10_000, 3);
+    let port = free_port();
+    write_plugin_data(&vault, port, TOKEN);
+
+    // Obsidian closed: the first bridge builds the index and, after a build this large, saves it at once.
+    let mut watched = Client::offline(&home, &vault);
+    watched.call("search", &json!({"query": "zqxjv absent"}));
+    let saved = saved_indexes(&home);
+    assert_eq!(saved.len(), 1, "one saved index: {saved:?}");
+    assert!(
+        !saved[0].starts_with(&vault),
+        "the index is never saved in the vault"
+    );
+
+    // Four changes on disk while it runs.
+    let notes = notes_of(&vault);
+    let (edited, old_path, deleted) = (&notes[100], &notes[200], &notes[300]);
+    let created = "Fresh/Arrival.md";
+    let renamed = "Moved/Renamed note.md";
+    std::fs::create_dir_all(vault.join("Fresh")).unwrap();
+    std::fs::write(
+        vault.join(created),
+        "# Arrival\n\nA quokkaword line that links [[Hub]] and #fresh-tag.\n- [ ] a new task\n",
+    )
+    .unwrap();
+    append(&vault, edited, "\nA wombatword line, and a link to [[Arrival]].\n");
+    std::fs::create_dir_all(vault.join("Moved")).unwrap();
+    std::fs::rename(vault.join(old_path), vault.join(renamed)).unwrap();
+    std::fs::remove_file(vault.join(deleted)).unwrap();
+
+    let search = |query: &str| json!({"query": query});
+    seen(&mut watched, "search", &search("quokkaword"), created);
+    seen(&mut watched, "search", &search("wombatword"), edited);
+    seen(&mut watched, "read_note", &json!({"path": renamed}), "sha256=");
+    let gone = text_of(&watched.call("read_note", &json!({"path": deleted}))).to_string();
+    assert!(gone.contains("not found"), "{gone}");
+    seen(&mut watched, "tags", &json!({"limit": 500}), "#fresh-tag");
+
+    let calls = calls(created, edited, renamed, old_path, deleted);
+    let from_watched = answers(&mut watched, &calls);
+    drop(watched);
+
+    // Obsidian open: the plugin answers the same list.
+    let host = PluginHost::start(&vault, port, TOKEN, &[]);
+    let mut live = Client::live(&home, &vault);
+    let from_plugin = answers(&mut live, &calls);
+    drop(live);
+    host.stop();
+
+    // Obsidian closed again: a new bridge starts from the saved index, which predates the changes.
+    let mut reloaded = Client::offline(&home, &vault);
+    let from_reloaded = answers(&mut reloaded, &calls);
+
+    let mut out = differences(&calls, &from_plugin, &from_watched, "watched");
+    out.extend(differences(&calls, &from_plugin, &from_reloaded, "reloaded"));
+    assert_same(calls.len() * 2, &out);
+}
