@@ -32,6 +32,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_millis(700);
 
 /// Runs the bridge until stdin closes (or SIGTERM/SIGINT).
 pub(crate) fn run(config: BridgeConfig) -> anyhow::Result<ExitCode> {
+    two_malloc_arenas();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -40,6 +41,18 @@ pub(crate) fn run(config: BridgeConfig) -> anyhow::Result<ExitCode> {
     // The stdin reader may still sit in a blocking read on some platforms; it must not hold the exit.
     runtime.shutdown_timeout(Duration::from_millis(100));
     Ok(ExitCode::SUCCESS)
+}
+
+/// At most two malloc arenas, set before any thread starts. glibc gives each thread that allocates an arena of its
+/// own (up to eight per core), and each keeps what it once held: after the offline index's build on reading threads
+/// (100,000 notes, 87 MB of live heap) the bridge held 220-240 MB; with two arenas 175 MB at the same build time,
+/// with one 141 MB but a build 60% slower (the reading threads wait for the one lock).
+fn two_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes the allocator's policy for arenas made from now on; no thread exists yet.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
 }
 
 async fn serve(config: BridgeConfig) {
@@ -65,6 +78,7 @@ async fn serve(config: BridgeConfig) {
     if let Some(backend) = &offline {
         tokio::spawn(prepare_when_away(Arc::clone(backend), upstream.watch()));
     }
+    let offline_at_exit = offline.clone();
     let server = server::Server::new(
         config,
         Arc::clone(&upstream),
@@ -88,6 +102,10 @@ async fn serve(config: BridgeConfig) {
     }
 
     server.abort_all();
+    if let Some(backend) = offline_at_exit {
+        // A save of the offline index under way is let finish (bounded inside), so the next bridge starts from it.
+        let _ = tokio::task::spawn_blocking(move || backend.finish()).await;
+    }
     // Bounded: a child that ignores SIGKILL or a server that never closes must not keep the client waiting.
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, upstream.shutdown()).await;
     let _ = tokio::time::timeout(Duration::from_millis(200), supervisor).await;

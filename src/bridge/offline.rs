@@ -11,6 +11,9 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::offline::OfflineVault;
+
+/// How long a bridge that is ending waits for the offline index's save (about half a second at 100,000 notes).
+const FINISH_SAVING: std::time::Duration = std::time::Duration::from_secs(10);
 pub(crate) use crate::offline::resources::RpcFailure;
 
 /// A boxed future, so that backends can be trait objects.
@@ -24,6 +27,9 @@ pub(crate) trait OfflineBackend: Send + Sync {
     /// Gets ready for offline calls beside the bridge's work, when that is cheap: called once the upstream is
     /// found away at start.
     fn prepare(&self) {}
+
+    /// Before the process ends: lets work that must outlive the last call (the index being saved) finish, bounded.
+    fn finish(&self) {}
 
     /// Runs the tool and returns a `CallToolResult` JSON value with the plugin's shape, marked as served from disk.
     fn call<'a>(
@@ -71,6 +77,10 @@ impl OfflineBackend for Disk {
     /// With a saved index, building the index costs a walk of the folder: done on a thread of its own, so that
     /// the first offline call finds it ready. Without one it waits for the first offline call (a bridge whose
     /// Obsidian comes up never needs it, and the index of a large vault is hundreds of megabytes).
+    fn finish(&self) {
+        self.0.finish_saving(FINISH_SAVING);
+    }
+
     fn prepare(&self) {
         if self.0.has_saved_index() {
             let vault = Arc::clone(&self.0);

@@ -142,9 +142,6 @@ struct State {
 /// spares a walk of the whole folder on every call of an agent's burst.
 pub(crate) const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(1);
 
-/// A check that read more notes than this saves the index before it answers (`saved.rs`).
-const SAVE_AT_ONCE_AFTER: usize = 2000;
-
 /// The `_meta` key that marks an offline result.
 pub(crate) const SOURCE_META_KEY: &str = "obsmcp/source";
 /// The field added last to an offline JSON result.
@@ -225,15 +222,8 @@ impl OfflineVault {
     /// it, or why the rules cannot be applied.
     fn fresh_snapshot(&self, force: bool) -> Result<Arc<Snapshot>, HiddenRulesError> {
         let mut state = lock(&self.state);
-        if self.watched && state.watch.is_none() && state.watch_trouble.is_none() {
-            // Started before the first walk, so that nothing changed during it goes unseen.
-            match watch::Watch::start(&self.root) {
-                Ok(watch) => state.watch = Some(watch),
-                Err(trouble) => {
-                    tracing::warn!(%trouble, "offline mode checks the vault folder every second instead");
-                    state.watch_trouble = Some(trouble);
-                }
-            }
+        if state.snapshot.is_some() {
+            self.start_watching(&mut state);
         }
         let trusted = match state
             .watch
@@ -264,34 +254,23 @@ impl OfflineVault {
             }
         };
         state.refused = None;
-        let loaded = match (&state.snapshot, &self.saved) {
-            (None, Some(saved)) => saved.load(),
-            _ => None,
-        };
-        let changed = {
-            let mut words = crate::sync::write(&self.words);
-            if let Some((snapshot, saved_words)) = loaded {
-                *words = saved_words;
-                state.snapshot = Some(Arc::new(snapshot));
-            }
-            Snapshot::refresh_if_changed(
-                &self.root,
-                &self.real,
-                &hidden,
-                state.snapshot.as_deref(),
-                &mut words,
-            )
-        };
-        if let Some(next) = changed {
-            let next = Arc::new(next);
-            if let Some(saved) = &self.saved {
-                if next.notes_read > SAVE_AT_ONCE_AFTER {
-                    saved.save_now(&next, &crate::sync::read(&self.words));
-                } else {
-                    saved.save_later(Arc::clone(&next), Arc::clone(&self.words));
-                }
-            }
-            state.snapshot = Some(next);
+        if state.snapshot.is_none()
+            && let Some((snapshot, saved_words)) =
+                self.saved.as_ref().and_then(saved::SavedIndex::load)
+        {
+            *crate::sync::write(&self.words) = saved_words;
+            state.snapshot = Some(Arc::new(snapshot));
+            // Watching from before the check of what changed since the save, so that nothing changed during it
+            // goes unseen.
+            self.start_watching(&mut state);
+        }
+        self.check_folder(&mut state, &hidden);
+        if self.watched && state.watch.is_none() && state.watch_trouble.is_none() {
+            // A first build reads every note with no watcher running: its own reads would flood the watcher with
+            // events (a third of the build's time at 100,000 notes). Watching from now on, one more check of the
+            // folder (a walk, no reads) sees what changed during the build.
+            self.start_watching(&mut state);
+            self.check_folder(&mut state, &hidden);
         }
         Ok(Arc::clone(
             state
@@ -299,6 +278,49 @@ impl OfflineVault {
                 .as_ref()
                 .expect("the first check builds the index"),
         ))
+    }
+
+    /// Starts the file watcher, unless it runs already, is not wanted, or could not start before.
+    fn start_watching(&self, state: &mut State) {
+        if !self.watched || state.watch.is_some() || state.watch_trouble.is_some() {
+            return;
+        }
+        match watch::Watch::start(&self.root) {
+            Ok(watch) => state.watch = Some(watch),
+            Err(trouble) => {
+                tracing::warn!(%trouble, "offline mode checks the vault folder every second instead");
+                state.watch_trouble = Some(trouble);
+            }
+        }
+    }
+
+    /// Checks the index against the folder and keeps (and saves, in the background) what changed.
+    fn check_folder(&self, state: &mut State, hidden: &HiddenRules) {
+        let changed = Snapshot::refresh_if_changed(
+            &self.root,
+            &self.real,
+            hidden,
+            state.snapshot.as_deref(),
+            &mut crate::sync::write(&self.words),
+        );
+        if let Some(next) = changed {
+            let next = Arc::new(next);
+            if let Some(saved) = &self.saved {
+                saved.save_later(Arc::clone(&next), Arc::clone(&self.words));
+            }
+            state.snapshot = Some(next);
+        }
+    }
+
+    /// Before the process ends: lets a save of the index under way (or waiting for its turn) finish, within `within`.
+    pub(crate) fn finish_saving(&self, within: Duration) {
+        if let Some(saved) = &self.saved
+            && !saved.finish(&self.words, within)
+        {
+            tracing::warn!(
+                "the offline index was still being saved at exit; the next bridge starts from the previous save"
+            );
+        }
     }
 
     /// What a tool run on this snapshot may use.

@@ -14,10 +14,10 @@
 //! at the next save): the index is then built from the folder as if there were none.
 //!
 //! When: loaded by the first check of the folder (beside the bridge's start when the file exists and the first
-//! attempt to reach Obsidian failed). Saved at once after a
-//! check that read many notes (the first build: a bridge of a short client session exits right after its call),
-//! else on a thread of its own after a check that changed the index, at most once every [`SAVE_EVERY`] while
-//! changes keep coming (the last change is saved when they stop).
+//! attempt to reach Obsidian failed). Saved on a thread of its own after a check that changed the index (the answer
+//! never waits for it), at most once every [`SAVE_EVERY`] while changes keep coming; a bridge that ends lets a save
+//! under way finish and writes the one still waiting ([`SavedIndex::finish`]), so a short client session's build is
+//! kept for the next.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,7 +32,7 @@ use crate::offline::words::Words;
 use crate::sync::{lock, read};
 
 /// Bumped whenever what is saved changes meaning.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The shortest time between two saves.
 pub(crate) const SAVE_EVERY: Duration = Duration::from_secs(20);
@@ -64,6 +64,8 @@ pub(crate) struct SavedIndex {
     /// What the file is for: the vault's real path and config folder.
     vault: String,
     saving: Arc<AtomicBool>,
+    /// True while a file is being written (`finish` waits for it).
+    writing: Arc<AtomicBool>,
     pending: Arc<Mutex<Option<Arc<Snapshot>>>>,
 }
 
@@ -80,6 +82,7 @@ impl SavedIndex {
             file: folder.join(format!("{name}.bin")),
             vault,
             saving: Arc::default(),
+            writing: Arc::default(),
             pending: Arc::default(),
         }
     }
@@ -129,13 +132,17 @@ impl SavedIndex {
         if self.saving.swap(true, Ordering::SeqCst) {
             return;
         }
+        // Set before the thread starts, so that `finish` never misses the first write.
+        self.writing.store(true, Ordering::SeqCst);
         let (file, vault) = (self.file.clone(), self.vault.clone());
         let (saving, pending) = (Arc::clone(&self.saving), Arc::clone(&self.pending));
+        let writing = Arc::clone(&self.writing);
         let spawned = std::thread::Builder::new()
             .name("obsmcp-index-save".into())
             .spawn(move || {
                 loop {
                     let Some(snapshot) = lock(&pending).take() else {
+                        writing.store(false, Ordering::SeqCst);
                         saving.store(false, Ordering::SeqCst);
                         // A snapshot handed over between the take and the store above would wait for the next
                         // change: look once more.
@@ -144,24 +151,43 @@ impl SavedIndex {
                         }
                         return;
                     };
+                    writing.store(true, Ordering::SeqCst);
                     if let Err(error) = write(&file, &vault, &snapshot, &read(&words)) {
                         tracing::warn!(file = %file.display(), %error, "offline index not saved");
                     }
+                    writing.store(false, Ordering::SeqCst);
                     drop(snapshot);
                     std::thread::sleep(SAVE_EVERY);
                 }
             });
         if spawned.is_err() {
+            self.writing.store(false, Ordering::SeqCst);
             self.saving.store(false, Ordering::SeqCst);
         }
     }
 
-    /// Saves at once, on this thread: after a build that read much of the vault, which a bridge that exits right
-    /// after its call (a short client session) would otherwise lose with its saving thread.
+    /// Saves at once, on this thread (see `finish`).
     pub(crate) fn save_now(&self, snapshot: &Snapshot, words: &Words) {
         if let Err(error) = write(&self.file, &self.vault, snapshot, words) {
             tracing::warn!(file = %self.file.display(), %error, "offline index not saved");
         }
+    }
+
+    /// Before the process ends: waits, at most `within`, for a save under way, then writes the snapshot still
+    /// waiting for its turn, if any. False when a save was still running at the end of `within` (a save cut short
+    /// leaves the previous file: every save writes beside it and renames).
+    pub(crate) fn finish(&self, words: &RwLock<Words>, within: Duration) -> bool {
+        let started = std::time::Instant::now();
+        while self.writing.load(Ordering::SeqCst) {
+            if started.elapsed() >= within {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if let Some(snapshot) = lock(&self.pending).take() {
+            self.save_now(&snapshot, &read(words));
+        }
+        true
     }
 }
 

@@ -5,6 +5,7 @@
 //! `metadata.cjs` (the index), `markdown/` ↔ `markdown.cjs`; `properties.rs` (aliases and tags from frontmatter) ↔ the
 //! plugin's own `src/vault/links.ts`.
 
+pub(crate) mod lookup;
 pub(crate) mod markdown;
 pub(crate) mod properties;
 pub(crate) mod vault;

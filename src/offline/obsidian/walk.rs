@@ -15,7 +15,6 @@ use crate::offline::text::js_cmp;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FileEntry {
     pub(crate) path: String,
-    pub(crate) extension: String,
     pub(crate) size: u64,
     pub(crate) mtime: i64,
     pub(crate) ctime: i64,
@@ -26,6 +25,11 @@ pub(crate) struct FileEntry {
 }
 
 impl FileEntry {
+    /// What follows the last `.` of the name (not a leading one), as Obsidian's `TFile.extension`.
+    pub(crate) fn extension(&self) -> &str {
+        extension_of(self.name())
+    }
+
     /// The file name, extension included.
     pub(crate) fn name(&self) -> &str {
         self.path.rsplit('/').next().unwrap_or(&self.path)
@@ -33,7 +37,7 @@ impl FileEntry {
 
     /// Whether Obsidian treats the file as a Markdown note (its extension is exactly `md`).
     pub(crate) fn is_markdown(&self) -> bool {
-        self.extension == "md"
+        self.extension() == "md"
     }
 
     /// What a resource, a completion or a prompt calls the file: a note's name without `.md`, any other file's name
@@ -86,10 +90,10 @@ pub(super) fn change_millis(metadata: &std::fs::Metadata) -> f64 {
     }
 }
 
-pub(super) fn extension_of(name: &str) -> String {
+pub(super) fn extension_of(name: &str) -> &str {
     match name.rfind('.') {
-        Some(dot) if dot > 0 => name[dot + 1..].to_string(),
-        _ => String::new(),
+        Some(dot) if dot > 0 => &name[dot + 1..],
+        _ => "",
     }
 }
 
@@ -223,7 +227,6 @@ pub(super) fn walk_folder(
         } else if metadata.is_file() {
             let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
             walk.listing.files.push(FileEntry {
-                extension: extension_of(&name),
                 size: metadata.len(),
                 mtime: js_round(millis(metadata.modified()).unwrap_or(0.0)),
                 ctime: js_round(birth.unwrap_or_else(|| change_millis(&metadata))),
@@ -231,7 +234,8 @@ pub(super) fn walk_folder(
                     .as_deref()
                     .map_or(folder_inside, |real| vault.allows(real)),
                 identity: FileIdentity::of(&metadata),
-                path,
+                // Exactly as long as it is: 100,000 paths kept with the slack of their building cost megabytes.
+                path: path.into_boxed_str().into(),
             });
         }
     }

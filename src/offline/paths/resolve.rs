@@ -144,10 +144,11 @@ impl<'a> Context<'a> {
             )));
         }
         self.assert_inside(&file.path)?;
-        if text_only && !TEXT_EXTENSIONS.contains(&file.extension.to_lowercase().as_str()) {
+        if text_only && !TEXT_EXTENSIONS.contains(&file.extension().to_lowercase().as_str()) {
             return Err(ToolError(format!(
                 "{} is not a text note (extension .{})",
-                file.path, file.extension
+                file.path,
+                file.extension()
             )));
         }
         Ok(NoteRef { file, subpath })
@@ -156,7 +157,7 @@ impl<'a> Context<'a> {
     /// `resolveMarkdown`: a note argument that must name a Markdown note.
     pub(crate) fn resolve_markdown(&self, raw: &str) -> Result<NoteRef<'a>, ToolError> {
         let note = self.resolve_note(raw, true)?;
-        if note.file.extension.to_lowercase() != "md" {
+        if note.file.extension().to_lowercase() != "md" {
             return Err(ToolError(format!(
                 "{} is not a Markdown note",
                 note.file.path

@@ -74,7 +74,7 @@ pub(crate) fn list(snapshot: &Snapshot, config_dir: &str, cursor: Option<&str>) 
                 "uri": uri_of(&file.path),
                 "name": file.path,
                 "title": file.title(),
-                "mimeType": kind_of(&file.extension).0,
+                "mimeType": kind_of(file.extension()).0,
                 "size": file.size,
                 "annotations": { "lastModified": iso_time(file.mtime) },
             })
@@ -127,7 +127,7 @@ pub(crate) fn read(ctx: &Context<'_>, uri: &str) -> Result<Value, RpcFailure> {
             format!("Resource not found: {uri} ({what})"),
         ));
     };
-    let (mime, text) = kind_of(&file.extension);
+    let (mime, text) = kind_of(file.extension());
     if text {
         let output = tools::run(ctx, "read_note", json!({ "path": path })).map_err(refused)?;
         let Output::Read { header, body } = output else {

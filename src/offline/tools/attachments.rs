@@ -16,14 +16,14 @@ const FILE_LIMIT: u64 = 10 * 1024 * 1024;
 pub(super) fn read_attachment(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
     let path = args.required_string("path", 1, usize::MAX)?;
     let file = ctx.resolve_note(&path, false)?.file;
-    let (mime, text) = kind_of(&file.extension);
+    let (mime, text) = kind_of(file.extension());
     if text {
         return Err(ToolError(format!(
             "{} is a text file: read it with read_note",
             file.path
         )));
     }
-    let extension = file.extension.to_lowercase();
+    let extension = file.extension().to_lowercase();
     let image = IMAGE_EXTENSIONS.contains(&extension.as_str());
     let (limit, what) = if image {
         (IMAGE_LIMIT, "images")

@@ -41,23 +41,22 @@ fn vault_facts(ctx: &Context<'_>) -> Vec<FileFacts> {
         .into_iter()
         .map(|file| {
             // A note whose real file is outside the vault has no properties, tags or links here.
-            let note = if file.extension == "md" {
+            let note = if file.extension() == "md" {
                 ctx.snapshot.note(&file.path)
             } else {
                 None
             };
             let name = file.name().to_string();
-            let basename = if file.extension.is_empty() {
+            let basename = if file.extension().is_empty() {
                 name.clone()
             } else {
-                name[..name.len() - file.extension.len() - 1].to_string()
+                name[..name.len() - file.extension().len() - 1].to_string()
             };
-            let links = match (note, ctx.snapshot.links.get(&file.path)) {
+            let links = match (note, ctx.snapshot.links_of(&file.path)) {
                 (Some(_), Some(links)) => links
-                    .resolved
-                    .iter()
-                    .chain(&links.unresolved)
-                    .map(|(target, _)| target.clone())
+                    .resolved()
+                    .chain(links.unresolved())
+                    .map(|(target, _)| target.to_string())
                     .collect(),
                 _ => Vec::new(),
             };
@@ -66,13 +65,13 @@ fn vault_facts(ctx: &Context<'_>) -> Vec<FileFacts> {
                 basename,
                 name,
                 folder: parent_path(&file.path).to_string(),
-                ext: file.extension.clone(),
+                ext: file.extension().to_string(),
                 size: file.size,
                 ctime: file.ctime,
                 mtime: file.mtime,
                 tags: note
                     .map(|note| {
-                        note.tags
+                        note.tags()
                             .iter()
                             .map(|tag| tag.trim_start_matches('#').to_string())
                             .collect()
@@ -103,7 +102,7 @@ pub(super) fn bases(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
             .files
             .iter()
             .filter(|file| {
-                file.extension == "base" && !is_in_config_dir(&file.path, ctx.config_dir)
+                file.extension() == "base" && !is_in_config_dir(&file.path, ctx.config_dir)
             })
             .collect();
         files.sort_by(|a, b| js_cmp(&a.path, &b.path));
@@ -127,7 +126,7 @@ pub(super) fn bases(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
         )));
     };
     let file = ctx.resolve_note(&base, true)?.file;
-    if file.extension != "base" {
+    if file.extension() != "base" {
         return Err(ToolError(format!(
             "{} is not a base (.base file)",
             file.path

@@ -15,7 +15,7 @@ pub(super) fn canvas(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     let cursor = args.cursor()?;
     let max_chars = args.max_chars()?;
     let file = ctx.resolve_note(&path, true)?.file;
-    if !file.extension.eq_ignore_ascii_case("canvas") {
+    if !file.extension().eq_ignore_ascii_case("canvas") {
         return Err(ToolError(format!(
             "{} is not a canvas (.canvas file)",
             file.path

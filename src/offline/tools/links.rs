@@ -1,7 +1,7 @@
 //! Link tools: `backlinks`, `outgoing_links`, `unresolved_links`, `orphans` (plugin: `src/tools/links.ts`; the helpers
 //! they share are in `../links.rs`, as `src/vault/links.ts`).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Value, json};
 
@@ -43,7 +43,7 @@ pub(super) fn backlinks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, To
     let max_chars = args.max_chars()?;
     let note = ctx.resolve_markdown(&path)?;
     let target = &note.file.path;
-    let sources = ctx.snapshot.backlink_sources(target);
+    let sources: Vec<(&str, usize)> = ctx.snapshot.backlink_sources(target).collect();
     let offset = offset_from_cursor(cursor.as_deref())?;
     let entries: Vec<Value> = sources
         .iter()
@@ -132,20 +132,17 @@ pub(super) fn unresolved_links(ctx: &Context<'_>, args: &Args<'_>) -> Result<Out
     let max_sources = args.int("max_sources", 5, 1, 50)? as usize;
     let limit = args.limit(100)?;
     let cursor = args.cursor()?;
-    let sources: Vec<String> = ctx
-        .snapshot
-        .sorted_notes
-        .iter()
-        .map(|&index| ctx.snapshot.files[index].path.clone())
-        .filter(|path| ctx.snapshot.links.contains_key(path))
-        .collect();
     let mut by_target: HashMap<String, (usize, Vec<String>)> = HashMap::new();
-    for source in &sources {
+    for &index in &ctx.snapshot.sorted_notes {
+        let source = &ctx.snapshot.files[index].path;
         if is_in_config_dir(source, ctx.config_dir) {
             continue;
         }
-        for (target, count) in &ctx.snapshot.links[source].unresolved {
-            let entry = by_target.entry(target.clone()).or_default();
+        let Some(links) = ctx.snapshot.links_of(source) else {
+            continue;
+        };
+        for (target, count) in links.unresolved() {
+            let entry = by_target.entry(target.to_string()).or_default();
             entry.0 += count;
             entry.1.push(source.clone());
         }
@@ -176,38 +173,38 @@ pub(super) fn orphans(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, Tool
     let folder = args.string("folder", "", 0, usize::MAX)?;
     let limit = args.limit(200)?;
     let cursor = args.cursor()?;
-    let mut linked: HashSet<&str> = HashSet::new();
-    let mut outgoing: HashSet<&str> = HashSet::new();
-    for (source, links) in &ctx.snapshot.links {
-        for (target, _) in &links.resolved {
-            if target != source {
-                linked.insert(target);
+    // By file index.
+    let files = &ctx.snapshot.files;
+    let mut linked = vec![false; files.len()];
+    let mut outgoing = vec![false; files.len()];
+    for (source, links) in ctx.snapshot.all_links() {
+        for &(target, _) in &links.resolved {
+            if target as usize != source {
+                linked[target as usize] = true;
             }
-            outgoing.insert(source);
         }
-        if !links.unresolved.is_empty() {
-            outgoing.insert(source);
-        }
+        outgoing[source] = !links.resolved.is_empty() || !links.unresolved.is_empty();
     }
     let prefix = ctx.clean_folder(&folder)?;
     let folder_prefix = format!("{prefix}/");
-    let all: Vec<String> = ctx
+    let all: Vec<usize> = ctx
         .snapshot
         .sorted_notes
         .iter()
-        .map(|&index| &ctx.snapshot.files[index])
-        .filter(|note| {
-            !linked.contains(note.path.as_str()) && !is_in_config_dir(&note.path, ctx.config_dir)
+        .copied()
+        .filter(|&index| {
+            let path = &files[index].path;
+            !linked[index]
+                && !is_in_config_dir(path, ctx.config_dir)
+                && (prefix.is_empty() || path.starts_with(&folder_prefix))
         })
-        .filter(|note| prefix.is_empty() || note.path.starts_with(&folder_prefix))
-        .map(|note| note.path.clone())
         .collect();
     let offset = offset_from_cursor(cursor.as_deref())?;
     let page: Vec<Value> = all
         .iter()
         .skip(offset)
         .take(limit)
-        .map(|path| json!({"path": path, "has_outgoing": outgoing.contains(path.as_str())}))
+        .map(|&index| json!({"path": files[index].path, "has_outgoing": outgoing[index]}))
         .collect();
     let (_, next_cursor) = paged(offset, page.len(), all.len());
     Ok(Output::Json(paged_result(

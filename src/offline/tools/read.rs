@@ -69,7 +69,7 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
                 let file = &snapshot.files[index];
                 let wanted = extension
                     .as_ref()
-                    .is_none_or(|wanted| file.extension.to_lowercase() == *wanted);
+                    .is_none_or(|wanted| file.extension().to_lowercase() == *wanted);
                 wanted.then_some((file.path.as_str(), Some(file)))
             }
         })
@@ -209,7 +209,7 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
         })
         .unwrap_or_default();
     let tags: Vec<Value> = entry
-        .map(|n| n.tags.iter().cloned().map(Value::String).collect())
+        .map(|n| n.tags().into_iter().map(|tag| json!(tag)).collect())
         .unwrap_or_default();
     let frontmatter = entry.and_then(|n| n.frontmatter());
     let mut out = Map::new();
@@ -252,7 +252,7 @@ pub(super) fn note_metadata(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output
     );
     out.insert(
         "backlinks".into(),
-        json!(ctx.snapshot.backlink_sources(&file.path).len()),
+        json!(ctx.snapshot.backlink_sources(&file.path).count()),
     );
     out.insert("truncated".into(), json!(!cut.is_empty()));
     out.insert("truncated_lists".into(), json!(cut));

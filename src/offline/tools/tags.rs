@@ -23,7 +23,7 @@ fn tagged_notes(ctx: &Context<'_>) -> Vec<(String, Vec<String>)> {
                 file.path.clone(),
                 ctx.snapshot
                     .note(&file.path)
-                    .map(|n| n.tags.clone())
+                    .map(|n| n.tags().into_iter().map(String::from).collect())
                     .unwrap_or_default(),
             )
         })

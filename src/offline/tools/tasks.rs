@@ -150,10 +150,11 @@ pub(super) fn tasks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
         })
     };
     let statuses = vault_statuses(ctx);
-    let mut all: Vec<(&str, &Task)> = Vec::new();
+    let mut all: Vec<(&str, Task)> = Vec::new();
     // A note whose real file is outside the vault has no text here, so no tasks (the plugin does not read it).
     for (file, note) in ctx.snapshot.notes_under(&prefix, ctx.config_dir) {
-        if note.tasks.is_empty() {
+        let tasks = note.tasks();
+        if tasks.is_empty() {
             continue;
         }
         let note_tagged = wanted_tag.as_ref().is_some_and(|wanted| {
@@ -161,8 +162,8 @@ pub(super) fn tasks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
                 .iter()
                 .any(|tag| tag_matches(tag, wanted))
         });
-        for task in &note.tasks {
-            if !filter.passes(task, &statuses) || !in_range(task) {
+        for task in tasks {
+            if !filter.passes(&task, &statuses) || !in_range(&task) {
                 continue;
             }
             if let Some(wanted) = &wanted_tag
@@ -176,7 +177,7 @@ pub(super) fn tasks(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
     }
     if sort == "date" {
         // Stable, as the plugin's sort: the same date (or none) keeps path and line order.
-        all.sort_by(|a, b| match (date_of(a.1), date_of(b.1)) {
+        all.sort_by(|a, b| match (date_of(&a.1), date_of(&b.1)) {
             (Some(x), Some(y)) => js_cmp(&x, &y),
             (None, None) => std::cmp::Ordering::Equal,
             (None, Some(_)) => std::cmp::Ordering::Greater,

@@ -9,9 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{
-    Call, Client, TOKEN, assert_same, call, compare, generated_vault, notes_of, text_of,
-};
+use super::{Call, Client, TOKEN, assert_same, call, compare, generated_vault, notes_of, text_of};
 use crate::support::{PluginHost, TempHome, free_port, write_plugin_data};
 
 /// The saved index files in the home's state folder.
@@ -57,7 +55,10 @@ fn calls(created: &str, edited: &str, renamed: &str, old_path: &str, deleted: &s
         call("search", json!({"query": "quokkaword"})),
         call("search", json!({"query": "wombatword"})),
         call("search", json!({"query": "zqxjv absent"})),
-        call("search", big(json!({"query": "harbor", "rank": true, "limit": 300}))),
+        call(
+            "search",
+            big(json!({"query": "harbor", "rank": true, "limit": 300})),
+        ),
         call("tasks", big(json!({"limit": 500}))),
         call("properties", json!({"limit": 500})),
     ];
@@ -101,9 +102,13 @@ fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
     let port = free_port();
     write_plugin_data(&vault, port, TOKEN);
 
-    // Obsidian closed: the first bridge builds the index and, after a build this large, saves it at once.
+    // Obsidian closed: the first bridge builds the index and saves it beside its answers.
     let mut watched = Client::offline(&home, &vault);
     watched.call("search", &json!({"query": "zqxjv absent"}));
+    let started = Instant::now();
+    while saved_indexes(&home).is_empty() && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let saved = saved_indexes(&home);
     assert_eq!(saved.len(), 1, "one saved index: {saved:?}");
     assert!(
@@ -122,7 +127,11 @@ fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
         "# Arrival\n\nA quokkaword line that links [[Hub]] and #fresh-tag.\n- [ ] a new task\n",
     )
     .unwrap();
-    append(&vault, edited, "\nA wombatword line, and a link to [[Arrival]].\n");
+    append(
+        &vault,
+        edited,
+        "\nA wombatword line, and a link to [[Arrival]].\n",
+    );
     std::fs::create_dir_all(vault.join("Moved")).unwrap();
     std::fs::rename(vault.join(old_path), vault.join(renamed)).unwrap();
     std::fs::remove_file(vault.join(deleted)).unwrap();
@@ -130,7 +139,12 @@ fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
     let search = |query: &str| json!({"query": query});
     seen(&mut watched, "search", &search("quokkaword"), created);
     seen(&mut watched, "search", &search("wombatword"), edited);
-    seen(&mut watched, "read_note", &json!({"path": renamed}), "sha256=");
+    seen(
+        &mut watched,
+        "read_note",
+        &json!({"path": renamed}),
+        "sha256=",
+    );
     let gone = text_of(&watched.call("read_note", &json!({"path": deleted}))).to_string();
     assert!(gone.contains("not found"), "{gone}");
     seen(&mut watched, "tags", &json!({"limit": 500}), "#fresh-tag");
@@ -151,6 +165,11 @@ fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
     let from_reloaded = answers(&mut reloaded, &calls);
 
     let mut out = differences(&calls, &from_plugin, &from_watched, "watched");
-    out.extend(differences(&calls, &from_plugin, &from_reloaded, "reloaded"));
+    out.extend(differences(
+        &calls,
+        &from_plugin,
+        &from_reloaded,
+        "reloaded",
+    ));
     assert_same(calls.len() * 2, &out);
 }

@@ -2,7 +2,7 @@
 //! lines to its stdin and reads every line of its stdout, checking that each one is a JSON-RPC 2.0 message.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -67,6 +67,13 @@ impl Bridge {
         let mut command = Command::new("node");
         command.args(args);
         Self::launch("node bridge", command, home, &[], false)
+    }
+
+    /// Starts any other stdio server (`program ARGS…`), for side-by-side comparisons.
+    pub fn start_program(home: &TempHome, program: &Path, args: &[&str]) -> Self {
+        let mut command = Command::new(program);
+        command.args(args);
+        Self::launch("stdio server", command, home, &[], false)
     }
 
     fn launch(
