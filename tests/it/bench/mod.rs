@@ -16,6 +16,7 @@ mod machine;
 mod measures;
 mod modern;
 mod report;
+mod scale;
 mod stats;
 mod vault;
 
@@ -42,6 +43,19 @@ pub struct Plan {
     /// The large vault, for resources and completion only.
     pub large_notes: usize,
     pub large_rounds: usize,
+    /// The vault sizes of the scale section (measure 9).
+    pub scale_sizes: Vec<usize>,
+}
+
+impl Plan {
+    /// Warm rounds per operation in the scale section: fewer at the largest size, where a peer's search takes a minute.
+    fn scale_rounds(&self, notes: usize) -> usize {
+        match (self.quick, notes) {
+            (true, _) => 2,
+            (false, notes) if notes >= 100_000 => 5,
+            (false, _) => 7,
+        }
+    }
 }
 
 impl Plan {
@@ -59,6 +73,7 @@ impl Plan {
                 rounds: 3,
                 large_notes: 3000,
                 large_rounds: 2,
+                scale_sizes: vec![300, 1000],
             }
         } else {
             Self {
@@ -71,6 +86,7 @@ impl Plan {
                 rounds: 11,
                 large_notes: 100_000,
                 large_rounds: 5,
+                scale_sizes: vec![1000, 10_000, 100_000],
             }
         }
     }
@@ -123,6 +139,7 @@ fn suite() {
     bridges[0].modern = Some(modern::measure(&setup, &plan));
     let vault = vault::measure(&plan);
     let large = vault::measure_large(&plan);
+    let scale = scale::measure(&plan.scale_sizes, |notes| plan.scale_rounds(notes));
     let catalog_size = catalog_size();
     let rows = report::rows(&plan, &bridges, &vault, catalog_size);
     let report = Report {
@@ -131,6 +148,7 @@ fn suite() {
         rows,
         vault,
         large,
+        scale,
         suite_seconds: started.elapsed().as_secs_f64(),
         command_seconds: command_seconds(),
     };

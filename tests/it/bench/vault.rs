@@ -289,7 +289,7 @@ views:
 
 /// Generates the vault with the plugin's deterministic generator; returns its summary line, less the folder's path
 /// (a temporary folder of this machine, which has no place in committed results).
-fn generate(vault: &Path, notes: usize) -> String {
+pub fn generate(vault: &Path, notes: usize) -> String {
     let output = std::process::Command::new("node")
         .arg(repo_root().join("obsidian-plugin/test/gen-vault.mjs"))
         .arg(vault)

@@ -12,10 +12,12 @@ use super::figure::{Figure, format_number, round, thousands};
 use super::machine::Machine;
 use super::measures::BridgeFigures;
 use super::modern::ModernFigures;
+use super::scale::ScaleFigures;
 use super::vault::{VaultFigures, WORST_SEARCH};
 
 mod render;
 mod rows;
+mod scale;
 #[cfg(test)]
 mod tests;
 
@@ -98,6 +100,8 @@ pub struct Report {
     pub vault: VaultFigures,
     /// The large vault: resources and completion only.
     pub large: VaultFigures,
+    /// Measure 9: the same few operations at each vault size, side by side with the filesystem servers.
+    pub scale: ScaleFigures,
     /// Seconds the suite itself took (vault generation included).
     pub suite_seconds: f64,
     /// Seconds since `benches/run` started (installs and the release build included), when run through it.

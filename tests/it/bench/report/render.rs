@@ -48,10 +48,12 @@ impl Report {
                 "vault_rounds": self.plan.rounds,
                 "large_vault_notes": self.plan.large_notes,
                 "large_vault_rounds": self.plan.large_rounds,
+                "scale_sizes": self.plan.scale_sizes,
             },
             "measures": measures,
             "vault": vault_json(&self.vault),
             "large_vault": vault_json(&self.large),
+            "scale": self.scale.json(),
             "wall_seconds": {
                 "suite": round(self.suite_seconds),
                 "command": self.command_seconds.map(round),
@@ -141,6 +143,7 @@ impl Report {
             "A large generated vault: resources and completion",
             &self.large,
         );
+        out.push_str(&self.scale.markdown());
         out.push_str("\n![chart](chart.svg)\n");
         out
     }

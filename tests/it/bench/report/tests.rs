@@ -2,6 +2,7 @@
 //! rendering (JSON, Markdown, the chart) instead of numbers.
 
 use super::*;
+use crate::bench::scale::{ScaleFigures, Side, Size};
 use crate::bench::vault::CaseFigures;
 
 fn figures(initialize_ms: f64, recovery: Figure, big_note: Figure) -> BridgeFigures {
@@ -35,6 +36,7 @@ fn report() -> Report {
         rounds: 1,
         large_notes: 20,
         large_rounds: 1,
+        scale_sizes: vec![10],
     };
     let mut ours = figures(5.0, Figure::value(120.0), Figure::noted(800.0, "intact"));
     ours.tools_down = Figure::noted(3.0, "27 tools");
@@ -83,12 +85,45 @@ fn report() -> Report {
         }],
         ..vault.clone()
     };
+    let scale = ScaleFigures {
+        sizes: vec![Size {
+            notes: 100_000,
+            summary: "generated 100000 notes".into(),
+            rounds: 5,
+            sides: vec![
+                Side {
+                    name: "obsmcp offline (Obsidian closed)".into(),
+                    first: Figure::value(2900.0),
+                    warm: vec![Figure::value(40.0), Figure::value(0.5), Figure::value(8.0)],
+                    peak_mb: Some(149.5),
+                },
+                Side {
+                    name: "obsidian-mcp 2.0.1".into(),
+                    first: Figure::Failed("no answer within 240s".into()),
+                    warm: vec![
+                        Figure::Failed("no answer within 240s".into()),
+                        Figure::value(2.0),
+                        Figure::NotApplicable("no listing tool".into()),
+                    ],
+                    peak_mb: None,
+                },
+            ],
+            stalls: vec![
+                ("tags", Figure::value(21.5)),
+                (
+                    "orphans",
+                    Figure::Failed("the host wrote no stall report".into()),
+                ),
+            ],
+        }],
+    };
     Report {
         machine: Machine::gather(),
         plan,
         rows,
         vault,
         large,
+        scale,
         suite_seconds: 1.0,
         command_seconds: None,
     }
@@ -160,8 +195,29 @@ fn every_rendering_shows_failures_and_reasons_instead_of_numbers() {
         "the 2026 client rows are obsmcp's only"
     );
 
+    let scale = &json["scale"][0];
+    assert_eq!(scale["notes"], 100_000);
+    assert_eq!(scale["sides"][0]["peak_mb"], 149.5);
+    assert_eq!(
+        scale["sides"][1]["first_search_ms"],
+        json!({ "failed": "no answer within 240s" })
+    );
+    assert_eq!(
+        scale["plugin_longest_stall_ms"]["tags"],
+        json!({ "value": 21.5 })
+    );
+
     let markdown = report.markdown();
     assert!(markdown.contains("| **never within 10 s** |"), "{markdown}");
+    assert!(
+        markdown.contains("| obsidian-mcp 2.0.1 | **no answer within 240s** | **no answer within 240s** | 2.00 ms | n/a: no listing tool | n/a |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("| orphans | **the host wrote no stall report** |"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("### 100,000 notes"), "{markdown}");
     assert!(markdown.contains("n/a: no offline mode"), "{markdown}");
 
     let svg = super::super::chart::svg(&report);
