@@ -254,23 +254,45 @@ impl OfflineVault {
             }
         };
         state.refused = None;
-        if state.snapshot.is_none()
-            && let Some((snapshot, saved_words)) =
-                self.saved.as_ref().and_then(saved::SavedIndex::load)
+        let first = state.snapshot.is_none().then(Instant::now);
+        let mut listing = None;
+        if first.is_some()
+            && let Some(saved) = self.saved.as_ref().filter(|saved| saved.exists())
         {
-            *crate::sync::write(&self.words) = saved_words;
-            state.snapshot = Some(Arc::new(snapshot));
             // Watching from before the check of what changed since the save, so that nothing changed during it
             // goes unseen.
             self.start_watching(&mut state);
+            // The saved file is decoded while the folder is walked: at 100,000 notes each takes about half the start.
+            let (loaded, walked) = std::thread::scope(|scope| {
+                let loading = scope.spawn(|| saved.load());
+                let walked = self.list(state.watch.as_ref(), &hidden);
+                (loading.join().ok().flatten(), walked)
+            });
+            match loaded {
+                Some((snapshot, saved_words)) => {
+                    *crate::sync::write(&self.words) = saved_words;
+                    state.snapshot = Some(Arc::new(snapshot));
+                }
+                // Built from the folder instead, which is done with the watcher off (below).
+                None => state.watch = None,
+            }
+            listing = Some(walked);
         }
-        self.check_folder(&mut state, &hidden);
+        self.check_folder(&mut state, &hidden, listing);
         if self.watched && state.watch.is_none() && state.watch_trouble.is_none() {
             // A first build reads every note with no watcher running: its own reads would flood the watcher with
             // events (a third of the build's time at 100,000 notes). Watching from now on, one more check of the
             // folder (a walk, no reads) sees what changed during the build.
             self.start_watching(&mut state);
-            self.check_folder(&mut state, &hidden);
+            self.check_folder(&mut state, &hidden, None);
+        }
+        if let (Some(started), Some(snapshot)) = (first, &state.snapshot) {
+            tracing::info!(
+                notes = snapshot.sorted_notes.len(),
+                read = snapshot.notes_read,
+                ms = started.elapsed().as_millis() as u64,
+                "offline index ready"
+            );
         }
         Ok(Arc::clone(
             state
@@ -285,7 +307,7 @@ impl OfflineVault {
         if !self.watched || state.watch.is_some() || state.watch_trouble.is_some() {
             return;
         }
-        match watch::Watch::start(&self.root) {
+        match watch::Watch::start(&self.root, &self.config_dir) {
             Ok(watch) => state.watch = Some(watch),
             Err(trouble) => {
                 tracing::warn!(%trouble, "offline mode checks the vault folder every second instead");
@@ -294,12 +316,30 @@ impl OfflineVault {
         }
     }
 
-    /// Checks the index against the folder and keeps (and saves, in the background) what changed.
-    fn check_folder(&self, state: &mut State, hidden: &HiddenRules) {
+    /// Walks the folder; the watcher, if any, watches each folder before it is listed (`watch.rs`).
+    fn list(&self, watch: Option<&watch::Watch>, hidden: &HiddenRules) -> obsidian::walk::Listing {
+        if let Some(watch) = watch {
+            watch.config_folders();
+        }
+        Snapshot::list(&self.root, &self.real, hidden, &|path, metadata| {
+            if let Some(watch) = watch {
+                watch.folder(path, metadata);
+            }
+        })
+    }
+
+    /// Checks the index against the folder (the walk given, or a new one) and keeps (and saves, in the background)
+    /// what changed.
+    fn check_folder(
+        &self,
+        state: &mut State,
+        hidden: &HiddenRules,
+        listing: Option<obsidian::walk::Listing>,
+    ) {
+        let listing = listing.unwrap_or_else(|| self.list(state.watch.as_ref(), hidden));
         let changed = Snapshot::refresh_if_changed(
             &self.root,
-            &self.real,
-            hidden,
+            listing,
             state.snapshot.as_deref(),
             &mut crate::sync::write(&self.words),
         );
@@ -680,6 +720,65 @@ mod tests {
             "{}",
             text(&backlinks)
         );
+    }
+
+    #[test]
+    fn the_watcher_sees_folders_made_after_start_and_rules_in_the_config_folder() {
+        let (dir, offline) = vault(&[("a.md", "one")]);
+        let search = |query: &str| {
+            offline
+                .call_tool("search", json!({"query": query}))
+                .unwrap()
+        };
+        let seen = |query: &str, expected: &str| {
+            let result = eventually(|| search(query), expected);
+            assert!(
+                text(&result).contains(expected),
+                "{query}: {}",
+                text(&result)
+            );
+        };
+        let checked = || lock(&offline.state).checked;
+        // After a change in the vault, the next call walks it (and so watches the folders it finds).
+        let walked_after = |change: &dyn Fn()| {
+            let before = checked();
+            change();
+            std::thread::sleep(Duration::from_millis(100));
+            let _ = search("one");
+            assert_ne!(checked(), before, "a change was not seen");
+        };
+        let _ = search("one");
+        assert!(lock(&offline.state).watch.is_some());
+        // Folders made while the bridge runs, two deep, then files in the deepest.
+        walked_after(&|| std::fs::create_dir_all(dir.path().join("new/deeper")).unwrap());
+        std::fs::write(dir.path().join("new/deeper/n.md"), "nested").unwrap();
+        seen("nested", r#""path":"new/deeper/n.md""#);
+        std::fs::write(dir.path().join("new/deeper/m.md"), "nested again").unwrap();
+        seen("again", r#""path":"new/deeper/m.md""#);
+        // A folder removed and made again under the same name is watched again.
+        std::fs::remove_dir_all(dir.path().join("new")).unwrap();
+        seen("nested", r#""total_matches":0"#);
+        walked_after(&|| std::fs::create_dir_all(dir.path().join("new/deeper")).unwrap());
+        std::fs::write(dir.path().join("new/deeper/o.md"), "back").unwrap();
+        seen("back", r#""path":"new/deeper/o.md""#);
+        // The hidden-path rules, in a plugin folder that did not exist at start.
+        let plugin = dir.path().join(".obsidian/plugins/obsmcp");
+        walked_after(&|| std::fs::create_dir_all(&plugin).unwrap());
+        std::fs::write(plugin.join("data.json"), r#"{"hiddenPaths":["new"]}"#).unwrap();
+        seen("back", r#""total_matches":0"#);
+        // Churn in a folder Obsidian never lists does not make the index walk the vault.
+        walked_after(&|| std::fs::create_dir(dir.path().join(".git")).unwrap());
+        let before = checked();
+        std::fs::write(dir.path().join(".git/index"), "x").unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        let _ = search("one");
+        if cfg!(target_os = "linux") {
+            assert_eq!(
+                checked(),
+                before,
+                "a write in .git made the index walk the vault"
+            );
+        }
     }
 
     #[test]

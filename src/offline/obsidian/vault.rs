@@ -292,23 +292,32 @@ pub(crate) fn text_of_bytes(bytes: Vec<u8>) -> String {
 }
 
 impl Snapshot {
-    /// Builds a fresh snapshot of what `hidden` leaves visible, reusing the notes of `previous` whose mtime and size
-    /// did not change; `None` when nothing changed at all since `previous` (the common case: it then stays in use as
-    /// it is). Rules that changed show as a changed listing, so they never leave stale visibility in use.
+    /// Builds a fresh snapshot of a listing (`list`), reusing the notes of `previous` whose mtime and size did not
+    /// change; `None` when nothing changed at all since `previous` (the common case: it then stays in use as it is).
+    /// Rules that changed show as a changed listing, so they never leave stale visibility in use.
     pub(crate) fn refresh_if_changed(
         root: &Path,
-        real: &RealVault,
-        hidden: &HiddenRules,
+        listing: Listing,
         previous: Option<&Snapshot>,
         words: &mut Words,
     ) -> Option<Snapshot> {
-        let listing = walk(root, real, hidden);
         if previous.is_some_and(|previous| {
             previous.files == listing.files && previous.folders == listing.folders
         }) {
             return None;
         }
         Some(Self::build(root, listing, previous, words))
+    }
+
+    /// Lists what `hidden` leaves visible of the folder (a walk: no note is read), for `refresh_if_changed`;
+    /// `before_listing` is told of each folder (full path, metadata) just before it is listed.
+    pub(crate) fn list(
+        root: &Path,
+        real: &RealVault,
+        hidden: &HiddenRules,
+        before_listing: &dyn Fn(&Path, &std::fs::Metadata),
+    ) -> Listing {
+        walk(root, real, hidden, before_listing)
     }
 
     /// The snapshot with its lookup tables built (they are not saved).
@@ -324,7 +333,7 @@ impl Snapshot {
         let mut words = Words::default();
         Self::build(
             root,
-            walk(root, real, &HiddenRules::default()),
+            walk(root, real, &HiddenRules::default(), &|_, _| {}),
             previous,
             &mut words,
         )
@@ -672,8 +681,10 @@ fn read_notes(
         let text = text_of_bytes(bytes);
         Some((index, ReadNote::parse(&text, file)))
     };
+    // Twice the cores: a note not in the page cache keeps its thread waiting for the disk, and the other notes
+    // in flight keep the cores busy meanwhile (a cold 100,000-note build spent half its time waiting with one each).
     let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
+        .map_or(1, |n| n.get() * 2)
         .min(8);
     if wanted.len() < 64 || workers == 1 {
         for (index, read) in wanted.iter().filter_map(|&index| read_one(index)) {
@@ -848,8 +859,7 @@ mod tests {
         assert!(
             Snapshot::refresh_if_changed(
                 dir.path(),
-                &real,
-                &HiddenRules::default(),
+                Snapshot::list(dir.path(), &real, &HiddenRules::default(), &|_, _| {}),
                 Some(&first),
                 &mut Words::default()
             )
@@ -862,8 +872,7 @@ mod tests {
         std::fs::write(dir.path().join("c.md"), "").unwrap();
         let changed = Snapshot::refresh_if_changed(
             dir.path(),
-            &real,
-            &HiddenRules::default(),
+            Snapshot::list(dir.path(), &real, &HiddenRules::default(), &|_, _| {}),
             Some(&same),
             &mut Words::default(),
         )
@@ -876,7 +885,8 @@ mod tests {
         let rules: Vec<String> = rules.iter().map(|rule| rule.to_string()).collect();
         let hidden = HiddenRules::compile(&rules, &[]).unwrap();
         let real = RealVault::new(std::fs::canonicalize(dir).unwrap(), ".obsidian");
-        Snapshot::refresh_if_changed(dir, &real, &hidden, None, &mut Words::default()).unwrap()
+        let listing = Snapshot::list(dir, &real, &hidden, &|_, _| {});
+        Snapshot::refresh_if_changed(dir, listing, None, &mut Words::default()).unwrap()
     }
 
     #[test]

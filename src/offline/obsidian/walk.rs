@@ -53,7 +53,7 @@ impl FileEntry {
 }
 
 /// What a walk of the folder found, before any note is read.
-pub(super) struct Listing {
+pub(crate) struct Listing {
     pub(super) files: Vec<FileEntry>,
     pub(super) folders: Vec<String>,
 }
@@ -122,9 +122,16 @@ pub(super) struct Walk<'a> {
     hidden: &'a HiddenRules,
     seen: HashSet<PathBuf>,
     listing: Listing,
+    /// Called with each folder (its full path and metadata) just before it is listed: the watcher's cue.
+    before_listing: &'a dyn Fn(&Path, &std::fs::Metadata),
 }
 
-pub(super) fn walk(root: &Path, real: &RealVault, hidden: &HiddenRules) -> Listing {
+pub(super) fn walk(
+    root: &Path,
+    real: &RealVault,
+    hidden: &HiddenRules,
+    before_listing: &dyn Fn(&Path, &std::fs::Metadata),
+) -> Listing {
     let mut walk = Walk {
         root,
         vault: real,
@@ -134,7 +141,11 @@ pub(super) fn walk(root: &Path, real: &RealVault, hidden: &HiddenRules) -> Listi
             files: Vec::new(),
             folders: Vec::new(),
         },
+        before_listing,
     };
+    if let Ok(metadata) = std::fs::metadata(real.root()) {
+        before_listing(real.root(), &metadata);
+    }
     walk_folder(
         &mut walk,
         "",
@@ -222,6 +233,7 @@ pub(super) fn walk_folder(
             // never entered: nothing there is read, not even a directory listing (a link to `~` would otherwise be
             // walked every time).
             if vault.allows(&real) {
+                (walk.before_listing)(&crate::offline::paths::full_path(root, &path), &metadata);
                 walk_folder(walk, &path, real, entry_real_path);
             }
         } else if metadata.is_file() {

@@ -83,7 +83,9 @@ pub(crate) fn is_inside_vault_on_disk(root: &Path, real: &RealVault, path: &str)
 pub(crate) const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Which file a path led to when the vault was listed: device and inode on Unix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub(crate) struct FileIdentity {
     device: u64,
     inode: u64,
