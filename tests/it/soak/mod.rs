@@ -6,7 +6,9 @@
 //! wrong request, stdout holds only JSON-RPC, memory stays level, and no write made with `expected_hash` lands twice.
 //! The proxy also poses as the plugin without its proof, answers everything with 500 (reconnection attempts must stay
 //! at the backoff's pace) and floods notifications while the client pauses its reading; and a note is swapped for a
-//! symlink to a file outside the vault while it is read (`swap.rs`): no read may return that file.
+//! symlink to a file outside the vault while it is read (`swap.rs`): no read may return that file. While the host is
+//! down, notes are created, edited, renamed and deleted on disk (`edits.rs`): offline answers must show each change
+//! within 0.7 s (the file watcher), and memory must stay level through them.
 //!
 //! The host is given its own config folder (`--config-dir`), so the vault's `.obsidian/plugins/obsmcp/data.json`,
 //! which the bridge reads, can name the proxy's port while the host listens on another: the bridge runs exactly as
@@ -16,12 +18,13 @@
 //! `.ci/run` runs a 60 s version, `tests/soak/run` a 5 min one. `OBSMCP_SOAK_SECS` sets the duration,
 //! `OBSMCP_SOAK_SEED` replays a run's chaos sequence (timings differ from run to run, the choices do not).
 //!
-//! Over 400 lines on purpose: the soak is one test of some 425 lines whose phases (set-up, chaos, checks, figures)
-//! share their state and read best in order; the plugin host, the callers, the proxy, the symlink swap, the run's
+//! Over 400 lines on purpose: the soak is one test of some 450 lines whose phases (set-up, chaos, checks, figures)
+//! share their state and read best in order; the plugin host, the callers, the proxy, the symlink swap, the vault edits, the run's
 //! inputs and its small measures live in their own files.
 
 mod caller;
 mod client;
+mod edits;
 mod figures;
 mod host;
 mod inputs;
@@ -42,6 +45,7 @@ use crate::support::{
 };
 use caller::{Answer, Caller, Results, WriteOutcome, classify, note_path};
 use client::Client;
+use edits::Edits;
 use figures::{Storms, median, open_files};
 use host::Host;
 use inputs::{seconds_from_env, seed, write_notes};
@@ -156,6 +160,7 @@ fn bridge_survives_a_bounded_fault_soak() {
     let mut events: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut storms = Storms::default();
     let mut swaps = Swaps::default();
+    let mut edits = Edits::default();
     let mut bridge_exited = None;
     while Instant::now() < stop_at {
         thread::sleep(
@@ -172,7 +177,10 @@ fn bridge_survives_a_bounded_fault_soak() {
         if !chaos {
             continue;
         }
-        let event = match rng.below(100) {
+        // Every fifth event edits the vault, so that each run, however short, has edits under the watcher.
+        let number: u64 = events.values().sum();
+        let pick = if number % 5 == 1 { 89 } else { rng.below(100) };
+        let event = match pick {
             0..10 => {
                 proxy.close();
                 host.end("KILL");
@@ -248,6 +256,14 @@ fn bridge_survives_a_bounded_fault_soak() {
                 thread::sleep(rng.millis(300, 1500));
                 proxy.set_mode(Mode::Pass);
                 "notification flood at a paused reader"
+            }
+            89..95 => {
+                proxy.close();
+                host.end("KILL");
+                edits.run(&vault, &client);
+                host.start();
+                proxy.open();
+                "vault edits while Obsidian is down"
             }
             _ => {
                 swaps.run(
@@ -334,6 +350,11 @@ fn bridge_survives_a_bounded_fault_soak() {
             "a read of the swapped note returned the file outside the vault: {leak}"
         ));
     }
+    for missed in &edits.missed {
+        results.failures.push(format!(
+            "an edit made on disk was not seen offline: {missed}"
+        ));
+    }
     if swaps.unanswered > 0 {
         results.failures.push(format!(
             "{} reads of the swapped note got no answer",
@@ -414,6 +435,13 @@ fn bridge_survives_a_bounded_fault_soak() {
         swaps.refused,
         swaps.leaks.len(),
         swaps.unanswered
+    );
+    eprintln!(
+        "vault edits: {} rounds, {} steps checked, each seen by a call made at most {:?} after it, {} missed",
+        edits.rounds,
+        edits.steps,
+        edits.slowest,
+        edits.missed.len()
     );
     eprintln!("proxy connections {:?}", proxy.counts());
     eprintln!("writes {:?}", write_counts);
