@@ -108,6 +108,7 @@ fn measure_size(notes: usize, rounds: usize) -> Size {
         &["--stalls", stalls_file.to_str().unwrap()],
     );
     let through = obsmcp_side(
+        // Its peak memory is the bridge's only (the report says so).
         "obsmcp through the plugin",
         &home,
         &vault,
