@@ -266,7 +266,13 @@ impl OfflineVault {
             let (loaded, walked) = std::thread::scope(|scope| {
                 let loading = scope.spawn(|| saved.load());
                 let walked = self.list(state.watch.as_ref(), &hidden);
-                (loading.join().ok().flatten(), walked)
+                let loaded = loading.join().unwrap_or_else(|_| {
+                    tracing::warn!(
+                        "decoding the saved offline index failed; it is built from the folder"
+                    );
+                    None
+                });
+                (loaded, walked)
             });
             match loaded {
                 Some((snapshot, saved_words)) => {
@@ -321,7 +327,7 @@ impl OfflineVault {
         if let Some(watch) = watch {
             watch.config_folders();
         }
-        Snapshot::list(&self.root, &self.real, hidden, &|path, metadata| {
+        obsidian::walk::walk(&self.root, &self.real, hidden, &|path, metadata| {
             if let Some(watch) = watch {
                 watch.folder(path, metadata);
             }

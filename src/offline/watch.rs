@@ -97,7 +97,8 @@ impl Watch {
 
     /// Watches a folder that a walk of the index is about to list (Linux; elsewhere the recursive watch has it).
     pub(crate) fn folder(&self, path: &Path, metadata: &std::fs::Metadata) {
-        if self.config.is_empty() || !lock(&self.shared.folders).insert(FileIdentity::of(metadata))
+        if !cfg!(target_os = "linux")
+            || !lock(&self.shared.folders).insert(FileIdentity::of(metadata))
         {
             return;
         }

@@ -28,14 +28,15 @@ use std::sync::Arc;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::offline::hidden::HiddenRules;
 use crate::offline::obsidian::lookup::Lookups;
 use crate::offline::obsidian::markdown;
-use crate::offline::obsidian::walk::{FileEntry, Listing, walk};
-use crate::offline::paths::{MAX_FILE_BYTES, RealVault};
+use crate::offline::obsidian::walk::{FileEntry, Listing};
+use crate::offline::paths::MAX_FILE_BYTES;
 use crate::offline::tasks::{Task, task_items};
 use crate::offline::text::js_cmp;
 use crate::offline::words::{NoteWords, Words, words_of};
+#[cfg(test)]
+use crate::offline::{hidden::HiddenRules, obsidian::walk::walk, paths::RealVault};
 
 /// What the index keeps of a note: what the vault-wide tools read (frontmatter, tags, link targets, tasks, its
 /// document in the word index). Its text and the rest of its metadata (positions, headings, blocks) are read from
@@ -292,7 +293,7 @@ pub(crate) fn text_of_bytes(bytes: Vec<u8>) -> String {
 }
 
 impl Snapshot {
-    /// Builds a fresh snapshot of a listing (`list`), reusing the notes of `previous` whose mtime and size did not
+    /// Builds a fresh snapshot of a listing (`walk`), reusing the notes of `previous` whose mtime and size did not
     /// change; `None` when nothing changed at all since `previous` (the common case: it then stays in use as it is).
     /// Rules that changed show as a changed listing, so they never leave stale visibility in use.
     pub(crate) fn refresh_if_changed(
@@ -307,17 +308,6 @@ impl Snapshot {
             return None;
         }
         Some(Self::build(root, listing, previous, words))
-    }
-
-    /// Lists what `hidden` leaves visible of the folder (a walk: no note is read), for `refresh_if_changed`;
-    /// `before_listing` is told of each folder (full path, metadata) just before it is listed.
-    pub(crate) fn list(
-        root: &Path,
-        real: &RealVault,
-        hidden: &HiddenRules,
-        before_listing: &dyn Fn(&Path, &std::fs::Metadata),
-    ) -> Listing {
-        walk(root, real, hidden, before_listing)
     }
 
     /// The snapshot with its lookup tables built (they are not saved).
@@ -681,10 +671,8 @@ fn read_notes(
         let text = text_of_bytes(bytes);
         Some((index, ReadNote::parse(&text, file)))
     };
-    // Twice the cores: a note not in the page cache keeps its thread waiting for the disk, and the other notes
-    // in flight keep the cores busy meanwhile (a cold 100,000-note build spent half its time waiting with one each).
     let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get() * 2)
+        .map_or(1, |n| n.get())
         .min(8);
     if wanted.len() < 64 || workers == 1 {
         for (index, read) in wanted.iter().filter_map(|&index| read_one(index)) {
@@ -859,7 +847,7 @@ mod tests {
         assert!(
             Snapshot::refresh_if_changed(
                 dir.path(),
-                Snapshot::list(dir.path(), &real, &HiddenRules::default(), &|_, _| {}),
+                walk(dir.path(), &real, &HiddenRules::default(), &|_, _| {}),
                 Some(&first),
                 &mut Words::default()
             )
@@ -872,7 +860,7 @@ mod tests {
         std::fs::write(dir.path().join("c.md"), "").unwrap();
         let changed = Snapshot::refresh_if_changed(
             dir.path(),
-            Snapshot::list(dir.path(), &real, &HiddenRules::default(), &|_, _| {}),
+            walk(dir.path(), &real, &HiddenRules::default(), &|_, _| {}),
             Some(&same),
             &mut Words::default(),
         )
@@ -885,7 +873,7 @@ mod tests {
         let rules: Vec<String> = rules.iter().map(|rule| rule.to_string()).collect();
         let hidden = HiddenRules::compile(&rules, &[]).unwrap();
         let real = RealVault::new(std::fs::canonicalize(dir).unwrap(), ".obsidian");
-        let listing = Snapshot::list(dir, &real, &hidden, &|_, _| {});
+        let listing = walk(dir, &real, &hidden, &|_, _| {});
         Snapshot::refresh_if_changed(dir, listing, None, &mut Words::default()).unwrap()
     }
 

@@ -126,7 +126,9 @@ pub(super) struct Walk<'a> {
     before_listing: &'a dyn Fn(&Path, &std::fs::Metadata),
 }
 
-pub(super) fn walk(
+/// Lists what `hidden` leaves visible of the folder (no note is read); `before_listing` is told of each folder
+/// (full path, metadata) just before it is listed.
+pub(crate) fn walk(
     root: &Path,
     real: &RealVault,
     hidden: &HiddenRules,
