@@ -767,11 +767,25 @@ mod tests {
         walked_after(&|| std::fs::create_dir_all(dir.path().join("new/deeper")).unwrap());
         std::fs::write(dir.path().join("new/deeper/o.md"), "back").unwrap();
         seen("back", r#""path":"new/deeper/o.md""#);
+        // A folder renamed, then a note inside it edited.
+        walked_after(&|| {
+            std::fs::rename(dir.path().join("new"), dir.path().join("moved")).unwrap()
+        });
+        std::fs::write(
+            dir.path().join("moved/deeper/o.md"),
+            "edited after the move",
+        )
+        .unwrap();
+        seen("edited", r#""path":"moved/deeper/o.md""#);
+        walked_after(&|| {
+            std::fs::rename(dir.path().join("moved"), dir.path().join("new")).unwrap()
+        });
+        seen("edited", r#""path":"new/deeper/o.md""#);
         // The hidden-path rules, in a plugin folder that did not exist at start.
         let plugin = dir.path().join(".obsidian/plugins/obsmcp");
         walked_after(&|| std::fs::create_dir_all(&plugin).unwrap());
         std::fs::write(plugin.join("data.json"), r#"{"hiddenPaths":["new"]}"#).unwrap();
-        seen("back", r#""total_matches":0"#);
+        seen("edited", r#""total_matches":0"#);
         // Churn in a folder Obsidian never lists does not make the index walk the vault.
         walked_after(&|| std::fs::create_dir(dir.path().join(".git")).unwrap());
         let before = checked();

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use notify::event::{EventKind, RemoveKind};
+use notify::event::{EventKind, ModifyKind, RemoveKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::offline::paths::FileIdentity;
@@ -42,7 +42,7 @@ struct Shared {
     /// Why the watcher's events cannot be relied on any more.
     trouble: Mutex<Option<String>>,
     /// The folders watched one by one (Linux), by identity (a folder made again is watched again); forgotten when
-    /// a folder is removed, whose inode may come back as another folder's.
+    /// a folder is removed (its inode may come back as another folder's) or renamed (`notify` drops its watches).
     folders: Mutex<HashSet<FileIdentity>>,
 }
 
@@ -60,7 +60,11 @@ impl Watch {
             }
             Ok(event) if matches!(event.kind, EventKind::Access(_)) => {}
             Ok(event) => {
-                if matches!(event.kind, EventKind::Remove(RemoveKind::Folder)) {
+                // `notify` drops the watches of a folder removed or renamed (and of all below it): the next walk
+                // watches every folder again. A rename names the folder's new path last.
+                let renamed_folder = matches!(event.kind, EventKind::Modify(ModifyKind::Name(_)))
+                    && event.paths.last().is_some_and(|path| path.is_dir());
+                if renamed_folder || matches!(event.kind, EventKind::Remove(RemoveKind::Folder)) {
                     lock(&seen.folders).clear();
                 }
                 seen.changed.store(true, Ordering::SeqCst);
