@@ -95,7 +95,8 @@ fn next_steps(report: &Report) -> Vec<String> {
         .iter()
         .filter(|item| item.change == Change::Removed)
     {
-        if seen.contains(&item.scope.as_str()) {
+        // obsmcp's own caches (saved offline indexes) need nobody to restart.
+        if seen.contains(&item.scope.as_str()) || item.scope == "obsmcp" {
             continue;
         }
         seen.push(&item.scope);

@@ -342,7 +342,12 @@ impl OfflineVault {
         hidden: &HiddenRules,
         listing: Option<obsidian::walk::Listing>,
     ) {
+        let walked = std::time::Instant::now();
         let listing = listing.unwrap_or_else(|| self.list(state.watch.as_ref(), hidden));
+        tracing::debug!(
+            ms = walked.elapsed().as_millis() as u64,
+            "offline index: folder listed"
+        );
         let changed = Snapshot::refresh_if_changed(
             &self.root,
             listing,

@@ -2,7 +2,8 @@
 //! this each one read and parsed the whole vault again (five seconds of CPU at 100,000 notes).
 //!
 //! Where: `<obsmcp state folder>/index/<16 hex digits>.bin` (`~/.local/state/obsmcp/` on Linux, see
-//! `Environment::state_home`), named by a hash of the vault's real path and config folder; never inside the vault.
+//! `Environment::state_home`), named by a hash of the vault's real path and config folder (the installer's
+//! `plan::saved_index`, which uninstall uses to remove it); never inside the vault.
 //! The file is written atomically and readable by its owner only (its folder too). It holds the whole snapshot (the
 //! listing, what the index keeps of each visible note: frontmatter, tags, link targets, tasks, no text; the link
 //! maps and orders) and the word index, in `postcard`'s compact encoding.
@@ -24,8 +25,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+use obsmcp_installer::plan::saved_index;
 use serde::{Deserialize, Serialize};
-use sha2::Digest;
 
 use crate::offline::obsidian::vault::Snapshot;
 use crate::offline::words::Words;
@@ -72,15 +73,9 @@ pub(crate) struct SavedIndex {
 impl SavedIndex {
     /// The saved index of this vault in `folder` (the `index` folder of obsmcp's state folder).
     pub(crate) fn new(folder: &Path, real_root: &Path, config_dir: &str) -> SavedIndex {
-        let vault = format!("{}\n{config_dir}", real_root.display());
-        let digest = sha2::Sha256::digest(vault.as_bytes());
-        let name: String = digest[..8]
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect();
         SavedIndex {
-            file: folder.join(format!("{name}.bin")),
-            vault,
+            file: saved_index::file(folder, real_root, config_dir),
+            vault: saved_index::key(real_root, config_dir),
             saving: Arc::default(),
             writing: Arc::default(),
             pending: Arc::default(),
@@ -89,11 +84,9 @@ impl SavedIndex {
 
     /// The default folder: `index` in obsmcp's state folder.
     pub(crate) fn default_folder() -> Option<PathBuf> {
-        Some(
-            obsmcp_installer::environment::Environment::from_process()?
-                .state_home()
-                .join("index"),
-        )
+        Some(saved_index::folder(
+            &obsmcp_installer::environment::Environment::from_process()?.state_home(),
+        ))
     }
 
     /// Whether a file is there (usable or not).

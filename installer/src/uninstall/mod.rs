@@ -58,6 +58,8 @@ pub struct UninstallPlan {
     pub state: State,
     /// Each skill file removed, with the client config whose entries it goes with: it stays when that write fails.
     pub skills: Vec<(PathBuf, PathBuf)>,
+    /// The bridge's saved offline indexes to delete (caches: no backup, rebuilt by the next bridge if needed).
+    pub saved_indexes: Vec<PathBuf>,
 }
 
 impl UninstallRequest<'_> {
@@ -72,6 +74,7 @@ impl UninstallPlan {
     pub fn changes_anything(&self) -> bool {
         self.files.iter().any(FileChange::is_change)
             || self.folders.iter().any(|folder| folder.exists())
+            || !self.saved_indexes.is_empty()
     }
 }
 
@@ -88,6 +91,7 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         plugin_vaults: Vec::new(),
         state: State::default(),
         skills: Vec::new(),
+        saved_indexes: Vec::new(),
     };
     let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
     let still_served = served_by_other_clients(request);
@@ -96,6 +100,9 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
     }
     if !request.keep_plugin {
         plugin::plan_plugins(request, &still_served, &mut vaults, &mut plan, &mut state);
+        if request.vaults.is_empty() && state.vaults.is_empty() && still_served.is_empty() {
+            plugin::plan_index_folder(&mut plan);
+        }
     }
     // Folders setup created go too, but only once empty: whatever else is in them is not obsmcp's.
     for folder in &state.created_dirs {
@@ -204,6 +211,24 @@ impl UninstallPlan {
                 continue;
             }
             write_change(change, &mut self.state, &mut problems);
+        }
+        for file in &self.saved_indexes {
+            match std::fs::remove_file(file) {
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                    problems.push(Problem {
+                        scope: "obsmcp".to_owned(),
+                        message: format!(
+                            "could not delete the saved offline index `{}`: {error}",
+                            file.display()
+                        ),
+                        hint: Some(
+                            "delete it by hand: it is a cache the bridge rebuilds, nothing is lost"
+                                .to_owned(),
+                        ),
+                    })
+                }
+                _ => {}
+            }
         }
         for folder in &self.folders {
             if crate::plan::state::remove_dir_if_empty(folder) || !folder.exists() {

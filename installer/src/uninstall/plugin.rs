@@ -9,6 +9,7 @@ use super::edits::{prune_operations, push_edit};
 use super::{UninstallPlan, UninstallRequest};
 use crate::obsidian::plugin::{self, PLUGIN_FILES};
 use crate::obsidian::registry;
+use crate::plan::saved_index;
 use crate::plan::state::State;
 use crate::plan::write;
 use crate::plan::{Change, FileChange, Item, Note, Problem};
@@ -123,5 +124,41 @@ fn plan_plugin_removal(
             });
         }
     }
+    let index = saved_index::file(
+        &saved_index::folder(&plan.state_home),
+        &std::fs::canonicalize(vault).unwrap_or_else(|_| vault.to_owned()),
+        config_dir,
+    );
+    plan_index_removal(plan, &scope, index);
     state.vaults.remove(vault);
+}
+
+/// Plans the removal of one saved offline index, when it exists.
+fn plan_index_removal(plan: &mut UninstallPlan, scope: &str, file: PathBuf) {
+    if file.is_file() && !plan.saved_indexes.contains(&file) {
+        plan.items.push(Item {
+            scope: scope.to_owned(),
+            subject: "saved offline index".to_owned(),
+            change: Change::Removed,
+            path: file.clone(),
+        });
+        plan.saved_indexes.push(file);
+    }
+}
+
+/// With no vault left set up: the saved indexes of vaults that moved or were set up by hand go too, and the folder.
+pub(super) fn plan_index_folder(plan: &mut UninstallPlan) {
+    let folder = saved_index::folder(&plan.state_home);
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| saved_index::is_index_file(path))
+        .collect();
+    files.sort();
+    for file in files {
+        plan_index_removal(plan, "obsmcp", file);
+    }
+    plan.folders.push(folder);
 }

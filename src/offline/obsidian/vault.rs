@@ -363,12 +363,14 @@ impl Snapshot {
                 None => to_read.push(index),
             }
         }
+        let phase = std::time::Instant::now();
         let files = &snapshot.files;
         let notes = &mut snapshot.notes;
         read_notes(root, files, &to_read, |index, read| {
             notes[index] = Some(Arc::new(read.into_note(words)));
             changed.push(index);
         });
+        let read_done = std::time::Instant::now();
         snapshot.notes_read = to_read.len();
         if to_read.len() > 1000 {
             release_freed_memory();
@@ -406,7 +408,15 @@ impl Snapshot {
             }
             _ => snapshot.resolve_all(),
         }
+        let resolved = std::time::Instant::now();
         snapshot.sort_and_invert();
+        tracing::debug!(
+            read = to_read.len(),
+            read_ms = (read_done - phase).as_millis() as u64,
+            resolve_ms = (resolved - read_done).as_millis() as u64,
+            sort_ms = resolved.elapsed().as_millis() as u64,
+            "offline index phases"
+        );
         snapshot
     }
 

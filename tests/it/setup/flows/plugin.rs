@@ -291,3 +291,95 @@ fn the_skill_is_installed_for_each_client_that_reads_skills_kept_current_and_rem
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!skill("claude-code").exists() && !skill("codex").exists());
 }
+
+/// Runs one bridge on `vault` with Obsidian closed until it has answered a search from disk, then ends it: the
+/// bridge saves its offline index on the way out.
+fn save_an_offline_index(machine: &Machine, vault: &str) {
+    use std::io::{BufRead, Write};
+    let mut bridge = machine
+        .command(&["bridge", "--vault", vault])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = bridge.stdin.take().unwrap();
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}"#,
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let mut stdout = std::io::BufReader::new(bridge.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains(r#""id":2"#) {
+        line.clear();
+        assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "the bridge ended");
+    }
+    assert!(line.contains("served_from"), "{line}");
+    drop(stdin);
+    assert!(bridge.wait().unwrap().success());
+}
+
+#[test]
+fn uninstall_removes_the_saved_offline_index_with_the_plugin() {
+    let machine = Machine::new();
+    let other = machine.home().join("Work");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(machine.vault.join("a.md"), "x marks it\n").unwrap();
+    std::fs::write(other.join("b.md"), "x too\n").unwrap();
+    let (first, second) = (
+        machine.vault.to_str().unwrap().to_owned(),
+        other.to_str().unwrap().to_owned(),
+    );
+    let run = machine.obsmcp(&[
+        "setup", "--vault", &first, "--vault", &second, "--client", "codex", "--yes",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let folder = machine.home().join(".local/state/obsmcp/index");
+    let indexes = || -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = std::fs::read_dir(&folder)
+            .map(|entries| entries.map(|entry| entry.unwrap().path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+    };
+    save_an_offline_index(&machine, &first);
+    let first_index = indexes();
+    save_an_offline_index(&machine, &second);
+    assert_eq!(indexes().len(), 2, "{:?}", indexes());
+    // A vault that moved away leaves its index behind under a name no vault has now.
+    let stray = folder.join("0123456789abcdef.bin");
+    std::fs::write(&stray, b"an index of a vault that moved").unwrap();
+
+    let run = machine.obsmcp(&["uninstall", "--vault", &second, "--yes", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut left = first_index.clone();
+    left.push(stray.clone());
+    left.sort();
+    assert_eq!(indexes(), left, "only the second vault's index goes");
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(
+        report["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|item| item["subject"] == "saved offline index" && item["change"] == "removed"),
+        "{}",
+        run.stdout
+    );
+
+    let run = machine.obsmcp(&["uninstall", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !folder.exists(),
+        "with no vault left set up, every saved index and the folder go: {:?}",
+        indexes()
+    );
+    assert!(
+        !run.stderr.contains("obsmcp: start a new session"),
+        "{}",
+        run.stderr
+    );
+}

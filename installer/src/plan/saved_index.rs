@@ -1,0 +1,57 @@
+//! Where the bridge saves a vault's offline index between its processes: `index/<16 hex digits>.bin` in obsmcp's
+//! state folder, named by a hash of the vault's real path and config folder, never inside the vault. The bridge
+//! writes it (`src/offline/saved.rs`); uninstall removes it with the vault's plugin. One function names it for both,
+//! so that uninstall finds exactly the file the bridge wrote.
+
+use std::path::{Path, PathBuf};
+
+use sha2::Digest;
+
+/// The folder of the saved indexes in obsmcp's state folder.
+pub fn folder(state_home: &Path) -> PathBuf {
+    state_home.join("index")
+}
+
+/// What a saved index is for, as written inside it: the vault's real path and its config folder.
+pub fn key(real_root: &Path, config_dir: &str) -> String {
+    format!("{}\n{config_dir}", real_root.display())
+}
+
+/// The file of the index of the vault at `real_root` (symlinks resolved) with config folder `config_dir`.
+pub fn file(folder: &Path, real_root: &Path, config_dir: &str) -> PathBuf {
+    let digest = sha2::Sha256::digest(key(real_root, config_dir).as_bytes());
+    let name: String = digest[..8]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    folder.join(format!("{name}.bin"))
+}
+
+/// Whether `path` is named as [`file`] names a saved index (uninstall removes nothing else from the folder).
+pub fn is_index_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
+        return false;
+    };
+    name.strip_suffix(".bin")
+        .is_some_and(|stem| stem.len() == 16 && stem.bytes().all(|byte| byte.is_ascii_hexdigit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_depends_on_the_vault_and_its_config_folder() {
+        let folder = Path::new("/state/index");
+        let a = file(folder, Path::new("/home/u/Notes"), ".obsidian");
+        assert_eq!(a, file(folder, Path::new("/home/u/Notes"), ".obsidian"));
+        assert_ne!(a, file(folder, Path::new("/home/u/Other"), ".obsidian"));
+        assert_ne!(a, file(folder, Path::new("/home/u/Notes"), ".config"));
+        assert!(a.starts_with(folder));
+        assert!(is_index_file(&a), "{}", a.display());
+        assert!(!is_index_file(Path::new("/state/index/notes.bin")));
+        assert!(!is_index_file(Path::new(
+            "/state/index/0123456789abcdef.tmp"
+        )));
+    }
+}
