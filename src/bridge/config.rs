@@ -86,6 +86,8 @@ pub(crate) struct BridgeConfig {
     pub(crate) log_level: tracing::Level,
     /// `--max-chars`: the `max_chars` every call gets and may ask for at most, whatever the client.
     pub(crate) max_chars: Option<u64>,
+    /// `--index-memory-mb`: the offline index's memory budget.
+    pub(crate) index_memory_mb: u64,
 }
 
 /// A flag value the bridge cannot run with.
@@ -131,6 +133,7 @@ pub(crate) struct RawConfig {
     pub(crate) log_file: Option<PathBuf>,
     pub(crate) log_level: String,
     pub(crate) max_chars: Option<u64>,
+    pub(crate) index_memory_mb: u64,
 }
 
 impl RawConfig {
@@ -211,6 +214,7 @@ impl RawConfig {
         Ok(BridgeConfig {
             upstream,
             max_chars: self.max_chars,
+            index_memory_mb: self.index_memory_mb,
             policy: self.policy,
             call_timeout: seconds("call-timeout", self.call_timeout)?,
             connect_wait: seconds("connect-wait", self.connect_wait)?,
@@ -263,6 +267,7 @@ mod tests {
             log_file: None,
             log_level: "info".into(),
             max_chars: None,
+            index_memory_mb: crate::offline::DEFAULT_MEMORY_BUDGET_MB,
         }
     }
 

@@ -71,7 +71,7 @@ async fn serve(config: BridgeConfig) {
         upstream::Upstream::new(config.upstream.clone(), events, Arc::clone(&diagnostics));
     let offline = match &config.upstream {
         config::UpstreamTarget::Vault { path, config_dir } if config.offline => {
-            offline::backend_for_vault(path, config_dir)
+            offline::backend_for_vault(path, config_dir, config.index_memory_mb)
         }
         _ => None,
     };

@@ -31,6 +31,11 @@ pub(crate) trait OfflineBackend: Send + Sync {
     /// Before the process ends: lets work that must outlive the last call (the index being saved) finish, bounded.
     fn finish(&self) {}
 
+    /// What `obsidian_status` says of the backend's index, once it has one.
+    fn describe(&self) -> Option<Value> {
+        None
+    }
+
     /// Runs the tool and returns a `CallToolResult` JSON value with the plugin's shape, marked as served from disk.
     fn call<'a>(
         &'a self,
@@ -49,9 +54,14 @@ pub(crate) trait OfflineBackend: Send + Sync {
 }
 
 /// The offline backend for a vault, or `None` when the folder cannot be served (the bridge then behaves as without).
-pub(crate) fn backend_for_vault(vault: &Path, config_dir: &str) -> Option<Arc<dyn OfflineBackend>> {
+pub(crate) fn backend_for_vault(
+    vault: &Path,
+    config_dir: &str,
+    memory_budget_mb: u64,
+) -> Option<Arc<dyn OfflineBackend>> {
     match OfflineVault::open(vault, Some(config_dir)) {
         Ok(vault) => {
+            let vault = vault.with_memory_budget_mb(memory_budget_mb);
             let vault = match crate::offline::saved_index_folder() {
                 Some(folder) => vault.with_saved_index(&folder),
                 None => vault,
@@ -79,6 +89,10 @@ impl OfflineBackend for Disk {
     /// Obsidian comes up never needs it, and the index of a large vault is hundreds of megabytes).
     fn finish(&self) {
         self.0.finish_saving(FINISH_SAVING);
+    }
+
+    fn describe(&self) -> Option<Value> {
+        self.0.describe()
     }
 
     fn prepare(&self) {

@@ -120,7 +120,13 @@ pub(crate) struct OfflineVault {
     saved: Option<saved::SavedIndex>,
     /// Whether a file watcher decides when the index is checked (else only the refresh interval does).
     watched: bool,
+    /// The index's memory budget in bytes: past it the word index is dropped and text search reads every note.
+    budget: u64,
 }
+
+/// The default memory budget of the offline index, in MiB (`obsmcp bridge --index-memory-mb`): about seven times
+/// what 100,000 generated notes take.
+pub(crate) const DEFAULT_MEMORY_BUDGET_MB: u64 = 1024;
 
 /// The index and when it was last checked against the folder.
 #[derive(Default)]
@@ -178,7 +184,33 @@ impl OfflineVault {
             words: Arc::default(),
             saved: None,
             watched: true,
+            budget: DEFAULT_MEMORY_BUDGET_MB << 20,
         })
+        .map(|vault| vault.with_memory_budget_mb(DEFAULT_MEMORY_BUDGET_MB))
+    }
+
+    /// Sets the index's memory budget, in MiB.
+    pub(crate) fn with_memory_budget_mb(mut self, megabytes: u64) -> Self {
+        self.budget = megabytes.saturating_mul(1 << 20);
+        crate::sync::write(&self.words).set_budget(self.budget);
+        self
+    }
+
+    /// What `obsidian_status` says of the index: its notes, its memory against the budget, and whether the word
+    /// index was dropped for it (`None` before the first build).
+    pub(crate) fn describe(&self) -> Option<Value> {
+        let snapshot = lock(&self.state).snapshot.clone()?;
+        let words = crate::sync::read(&self.words);
+        let held = snapshot.approx_bytes() + words.bytes();
+        Some(json!({
+            "notes": snapshot.sorted_notes.len(),
+            "approxMemoryMB": held >> 20,
+            "memoryBudgetMB": self.budget >> 20,
+            "wordIndex": match words.dropped() {
+                None => "kept: text search reads only the notes that can match".to_owned(),
+                Some(_) => index_limited_notice(self.budget),
+            },
+        }))
     }
 
     /// Sets how long the index is trusted before the folder is checked again (zero: check on every call).
@@ -274,8 +306,16 @@ impl OfflineVault {
                 });
                 (loaded, walked)
             });
+            // A word index dropped under another budget is built again under this one.
+            let loaded = loaded.filter(|(_, saved_words)| {
+                saved_words
+                    .dropped()
+                    .is_none_or(|budget| budget == self.budget)
+            });
             match loaded {
-                Some((snapshot, saved_words)) => {
+                Some((snapshot, mut saved_words)) => {
+                    saved_words.set_budget(self.budget);
+                    saved_words.keep_within_budget(snapshot.approx_bytes());
                     *crate::sync::write(&self.words) = saved_words;
                     state.snapshot = Some(Arc::new(snapshot));
                 }
@@ -396,8 +436,20 @@ impl OfflineVault {
                 Err(refused) => Err(ToolError(refused.to_string())),
                 Ok(snapshot) => {
                     let ctx = self.context(&snapshot);
+                    let limited = crate::sync::read(&self.words).dropped().is_some();
                     tools::run(&ctx, name, arguments)
                         .map(|output| with_skipped_notice(name, output, &snapshot.too_large))
+                        .map(|output| {
+                            if limited && name == "search" {
+                                with_first_field(
+                                    output,
+                                    INDEX_LIMITED_KEY,
+                                    &index_limited_notice(self.budget),
+                                )
+                            } else {
+                                output
+                            }
+                        })
                 }
             },
         };
@@ -422,6 +474,28 @@ pub(crate) fn saved_index_folder() -> Option<PathBuf> {
 
 /// The key that opens a result that had to leave notes out.
 pub(crate) const SKIPPED_KEY: &str = "skipped_notes";
+
+/// The key that opens a text search answered without the word index (the index passed its memory budget).
+pub(crate) const INDEX_LIMITED_KEY: &str = "index_limited";
+
+/// What a search says when the word index was dropped for the memory budget: slower, not cut, and how to undo it.
+fn index_limited_notice(budget: u64) -> String {
+    format!(
+        "dropped: this vault's offline index passed the bridge's memory budget of {} MB, so it keeps no word index and          text search reads every note from disk (slower; nothing is left out). Raise the budget with `--index-memory-mb`          in the client's entry, or open Obsidian",
+        budget >> 20
+    )
+}
+
+/// A JSON result with `key` as its first field.
+fn with_first_field(output: Output, key: &str, value: &str) -> Output {
+    let Output::Json(Value::Object(object)) = output else {
+        return output;
+    };
+    let mut first = serde_json::Map::new();
+    first.insert(key.into(), json!(value));
+    first.extend(object);
+    Output::Json(Value::Object(first))
+}
 
 /// Puts a notice first in a JSON result whose answer depends on every note's text, links or tags when some notes
 /// were too large to read from disk: a reader who stops early still learns the answer is incomplete.
@@ -451,10 +525,7 @@ fn with_skipped_notice(name: &str, output: Output, too_large: &[String]) -> Outp
             String::new()
         }
     );
-    let mut first = serde_json::Map::new();
-    first.insert(SKIPPED_KEY.into(), json!(notice));
-    first.extend(object);
-    Output::Json(Value::Object(first))
+    with_first_field(Output::Json(Value::Object(object)), SKIPPED_KEY, &notice)
 }
 
 /// The result text with its "served from disk" mark.
@@ -549,6 +620,76 @@ mod tests {
         );
         let plain = strip_disk_marks(&read);
         assert!(!text(&plain).contains("served_from=disk") && plain.get("_meta").is_none());
+    }
+
+    /// Issue 19: a vault whose index passes the memory budget degrades by saying so: the word index goes, every
+    /// search reads every note and finds exactly what it found with the index, and opens with a notice; status
+    /// says why.
+    #[test]
+    fn an_index_over_its_memory_budget_drops_its_word_index_and_says_so() {
+        let files: Vec<(String, String)> = (0..200)
+            .map(|i| {
+                (
+                    format!("n{i}.md"),
+                    format!("note {i} words alpha{i} shared\n"),
+                )
+            })
+            .collect();
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (_dir, roomy) = vault(&files);
+        let (_other, tight) = vault(&files);
+        let tight = tight.with_memory_budget_mb(0);
+        for query in ["shared", "alpha17", "absent"] {
+            let arguments = json!({"query": query});
+            let with_index: Value =
+                serde_json::from_str(text(&roomy.call_tool("search", arguments.clone()).unwrap()))
+                    .unwrap();
+            let without: Value =
+                serde_json::from_str(text(&tight.call_tool("search", arguments).unwrap())).unwrap();
+            let mut fields = without.as_object().unwrap().clone();
+            let (first, notice) = fields
+                .iter()
+                .next()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .unwrap();
+            assert_eq!(
+                first, INDEX_LIMITED_KEY,
+                "the notice comes first: {without}"
+            );
+            assert!(
+                notice.as_str().unwrap().contains("--index-memory-mb"),
+                "{notice}"
+            );
+            fields.remove(INDEX_LIMITED_KEY);
+            assert_eq!(
+                Value::Object(fields),
+                with_index,
+                "the same matches for {query}"
+            );
+        }
+        assert!(
+            !text(
+                &roomy
+                    .call_tool("search", json!({"query": "shared"}))
+                    .unwrap()
+            )
+            .contains(INDEX_LIMITED_KEY)
+        );
+        let status = tight.describe().unwrap();
+        assert!(
+            status["wordIndex"].as_str().unwrap().starts_with("dropped"),
+            "{status}"
+        );
+        assert_eq!(status["memoryBudgetMB"], 0);
+        let roomy = roomy.describe().unwrap();
+        assert!(
+            roomy["wordIndex"].as_str().unwrap().starts_with("kept"),
+            "{roomy}"
+        );
+        assert_eq!(roomy["notes"], 200);
     }
 
     #[test]

@@ -33,7 +33,7 @@ use crate::offline::words::Words;
 use crate::sync::{lock, read};
 
 /// Bumped whenever what is saved changes meaning.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// The shortest time between two saves.
 pub(crate) const SAVE_EVERY: Duration = Duration::from_secs(20);

@@ -200,20 +200,39 @@ pub(crate) struct Words {
     long: Postings,
     docs: u32,
     retired: u32,
+    /// About how many bytes the posting lists and their words hold (what a word costs in the table included).
+    bytes: u64,
+    /// The memory budget (bytes) the index passed, when it did: the word index was then dropped and keeps nothing,
+    /// and every text search reads every note ([`Words::candidates`] narrows nothing).
+    dropped: Option<u64>,
+    /// The budget for the whole index (the word index and the notes' metadata), when there is one.
+    #[serde(skip)]
+    budget: Option<u64>,
 }
+
+/// What one distinct word costs beyond its letters: its key's box, its posting list's header and the table's slot.
+const WORD_OVERHEAD: u64 = 64;
 
 impl Words {
     /// Adds a note's words as a new document and returns its number.
     pub(crate) fn add(&mut self, words: &NoteWords) -> u32 {
         let doc = self.docs;
         self.docs += 1;
+        if self.dropped.is_some() {
+            return doc;
+        }
         if !words.joined.is_empty() {
             for word in words.joined.split('\0') {
                 match self.postings.get_mut(word) {
-                    Some(postings) => postings.push(doc),
+                    Some(postings) => {
+                        let before = postings.bytes.len();
+                        postings.push(doc);
+                        self.bytes += (postings.bytes.len() - before) as u64;
+                    }
                     None => {
                         let mut postings = Postings::default();
                         postings.push(doc);
+                        self.bytes += WORD_OVERHEAD + (word.len() + postings.bytes.len()) as u64;
                         self.postings.insert(word.into(), postings);
                     }
                 }
@@ -223,6 +242,48 @@ impl Words {
             self.long.push(doc);
         }
         doc
+    }
+
+    /// Sets the budget for the whole index, in bytes.
+    pub(crate) fn set_budget(&mut self, budget: u64) {
+        self.budget = Some(budget);
+    }
+
+    /// With `others` bytes held beside the word index (the notes' metadata, the listing): drops the word index when
+    /// the whole passes the budget. Returns whether it is dropped.
+    pub(crate) fn keep_within_budget(&mut self, others: u64) -> bool {
+        if let Some(budget) = self.budget
+            && self.dropped.is_none()
+            && self.bytes + others > budget
+        {
+            tracing::warn!(
+                budget_mb = budget >> 20,
+                words_mb = self.bytes >> 20,
+                others_mb = others >> 20,
+                "offline index over its memory budget: the word index is dropped, text search reads every note"
+            );
+            self.drop_for(budget);
+        }
+        self.dropped.is_some()
+    }
+
+    /// About how many bytes the word index holds.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The budget the index passed, when the word index was dropped for it.
+    pub(crate) fn dropped(&self) -> Option<u64> {
+        self.dropped
+    }
+
+    /// Drops the word index because the whole index passed `budget` bytes: its memory goes back, and from now on
+    /// text search reads every note (slower, never cut).
+    pub(crate) fn drop_for(&mut self, budget: u64) {
+        self.postings = WordMap::default();
+        self.long = Postings::default();
+        self.bytes = 0;
+        self.dropped = Some(budget);
     }
 
     /// Marks a document as no longer in use (its note changed or left the vault).
@@ -255,6 +316,11 @@ impl Words {
             .collect();
         self.long = rewrite(&self.long);
         self.retired = 0;
+        self.bytes = self
+            .postings
+            .iter()
+            .map(|(word, postings)| WORD_OVERHEAD + (word.len() + postings.bytes.len()) as u64)
+            .sum();
     }
 
     /// A set of this index's documents.
@@ -268,6 +334,9 @@ impl Words {
 
     /// The documents that may contain `query` (compared ignoring case), or `None` when the index cannot narrow it.
     pub(crate) fn candidates(&self, query: &str) -> Option<DocSet> {
+        if self.dropped.is_some() {
+            return None;
+        }
         let canonical: String = query.chars().map(js_canonicalize).collect();
         let runs = runs(&canonical);
         if runs.is_empty() {

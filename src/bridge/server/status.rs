@@ -46,6 +46,7 @@ impl Server {
             "catalog": { "source": catalog.source.as_str(), "tools": catalog.tools.len() },
             "bridge": { "version": env!("CARGO_PKG_VERSION"), "pluginVersionBundled": crate::version::PLUGIN },
             "offlineMode": if self.offline.is_some() && self.config.offline { "available" } else { "not available" },
+            "offlineIndex": self.offline.as_ref().and_then(|offline| offline.describe()),
             "client": {
                 "name": lock(&self.client).clone(),
                 "outputBudget": {

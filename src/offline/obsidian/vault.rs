@@ -123,6 +123,11 @@ impl ReadNote {
 }
 
 impl Note {
+    /// About how many bytes the note holds in the index (its packed parts and its own header behind an `Arc`).
+    fn approx_bytes(&self) -> u64 {
+        (self.packed.len() + std::mem::size_of::<Note>() + 16) as u64
+    }
+
     /// The frontmatter as compact JSON, when it parsed as a mapping.
     fn frontmatter_json(&self) -> Option<&str> {
         postcard::take_from_bytes::<Option<&str>>(&self.packed)
@@ -310,6 +315,25 @@ impl Snapshot {
         Some(Self::build(root, listing, previous, words))
     }
 
+    /// About how many bytes the snapshot holds beside the word index: the listing with its lookups, link maps and
+    /// orders (a few words per file), and every note kept.
+    pub(crate) fn approx_bytes(&self) -> u64 {
+        const PER_FILE: usize = std::mem::size_of::<FileEntry>() + 96;
+        let listing: usize = self
+            .files
+            .iter()
+            .map(|file| file.path.len() + PER_FILE)
+            .sum();
+        let folders: usize = self.folders.iter().map(|folder| folder.len() + 48).sum();
+        let notes: u64 = self
+            .notes
+            .iter()
+            .flatten()
+            .map(|note| note.approx_bytes())
+            .sum();
+        (listing + folders) as u64 + notes
+    }
+
     /// The snapshot with its lookup tables built (they are not saved).
     pub(crate) fn with_lookups(mut self) -> Snapshot {
         self.lookups = Lookups::new(&self.files);
@@ -364,11 +388,16 @@ impl Snapshot {
             }
         }
         let phase = std::time::Instant::now();
+        let mut held = snapshot.approx_bytes();
+        words.keep_within_budget(held);
         let files = &snapshot.files;
         let notes = &mut snapshot.notes;
         read_notes(root, files, &to_read, |index, read| {
-            notes[index] = Some(Arc::new(read.into_note(words)));
+            let note = read.into_note(words);
+            held += note.approx_bytes();
+            notes[index] = Some(Arc::new(note));
             changed.push(index);
+            words.keep_within_budget(held);
         });
         let read_done = std::time::Instant::now();
         snapshot.notes_read = to_read.len();
