@@ -111,7 +111,8 @@ pub(crate) struct DoctorArgs {
 /// Flags of `obsmcp bridge`.
 #[derive(Debug, Args)]
 pub(crate) struct BridgeArgs {
-    /// Vault whose obsmcp plugin to connect to (port and token come from the plugin's data.json).
+    /// Vault whose obsmcp plugin to connect to (port and token come from the plugin's data.json); without it and
+    /// any other upstream, OBSMCP_VAULT, else the one vault `obsmcp setup` set up.
     #[arg(long, value_name = "PATH", conflicts_with = "url")]
     pub(crate) vault: Option<PathBuf>,
     /// The vault's config folder, when it is not `.obsidian`.
@@ -163,6 +164,10 @@ pub(crate) struct BridgeArgs {
     /// it the bridge picks a budget the client will not cut (see the README's table).
     #[arg(long, value_name = "N")]
     pub(crate) max_chars: Option<u64>,
+    /// The offline index's memory budget in MiB: past it the index keeps no word index and text search reads every
+    /// note (slower, and each search says so).
+    #[arg(long, value_name = "MB", default_value_t = crate::offline::DEFAULT_MEMORY_BUDGET_MB)]
+    pub(crate) index_memory_mb: u64,
     /// A stdio MCP server to run as the upstream, after `--`.
     #[arg(last = true, value_name = "CMD")]
     pub(crate) command: Vec<String>,

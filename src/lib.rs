@@ -17,14 +17,21 @@ mod version;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::Parser as _;
 
 use cli::{Cli, Command};
 
 /// Parses the command line, runs one command, and turns its outcome into an exit code. Errors print their whole chain
 /// on stderr; stdout belongs to the commands (and in the bridge, to MCP alone).
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // `--version` says more than clap's line: which binary this is and what the clients run.
+        Err(error) if error.kind() == clap::error::ErrorKind::DisplayVersion => {
+            return commands::version::run();
+        }
+        Err(error) => error.exit(),
+    };
     let outcome = match cli.command {
         Command::Setup(args) => commands::setup::run(args),
         Command::Doctor(args) => commands::doctor::run(args),

@@ -1,7 +1,9 @@
 // The plugin's settings: the stored model (data.json, merged over defaults, with unknown keys kept for newer
-// versions and for tools such as `obsmcp setup`) and the settings tab (port, token, read-only, live status).
+// versions and for tools such as `obsmcp setup`) and the settings tab (live status, port, token, read-only, hidden
+// paths, prompts folder, then how to connect an AI client, which lives in connect.ts).
 
 import { App, Notice, PluginSettingTab, Setting } from "obsidian";
+import { copyText, displayConnectSection } from "./connect";
 import type { ServerStatus } from "./server/status";
 
 /** What data.json holds. */
@@ -177,16 +179,7 @@ export class ObsmcpSettingTab extends PluginSettingTab {
       .setName("Token")
       .setDesc("Proves a client is allowed in. The obsmcp bridge reads it from this vault's settings and never puts it in a client's configuration; a client that connects directly sends it as a bearer token.");
     const tokenEl = tokenSetting.descEl.createDiv({ cls: "obsmcp-token", text: this.host.settings.token });
-    tokenSetting.addButton((button) =>
-      button.setButtonText("Copy").onClick(async () => {
-        try {
-          await navigator.clipboard.writeText(this.host.settings.token);
-          new Notice("obsmcp: token copied.");
-        } catch (error) {
-          new Notice(`obsmcp: could not copy the token (${(error as Error).message}); select and copy it by hand.`);
-        }
-      }),
-    );
+    tokenSetting.addButton((button) => button.setButtonText("Copy").onClick(() => copyText(this.host.settings.token, "token")));
     tokenSetting.addButton((button) =>
       button
         .setButtonText("Regenerate")
@@ -268,6 +261,8 @@ export class ObsmcpSettingTab extends PluginSettingTab {
         );
       }),
     );
+
+    displayConnectSection(containerEl, this.app);
   }
 
   override hide(): void {

@@ -1,8 +1,12 @@
 // Settings: merged over defaults with unknown keys kept, a missing or invalid token generated and saved, and the
-// settings tab (live status, port, token copy/regenerate, read-only) driving the real server in this process.
+// settings tab (live status, port, token copy/regenerate, read-only) driving the real server in this process; its
+// "Connect an AI client" section names the vault's folder, quoted for a terminal and for JSON.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { connect, openEventStream, resultText } from "./lib/client.mjs";
 import { freePort, startHost, tempDir } from "./lib/harness.mjs";
 import { dataJsonPath, loadPlugin, obsidian, writeSettings } from "./lib/load-plugin.mjs";
@@ -75,7 +79,10 @@ test("settings tab: live status, token copy and regenerate, read-only toggle, po
     assert.equal(statusText(tab), `Listening on 127.0.0.1:${port} · 1 client`);
 
     const settings = rows(tab);
-    assert.deepEqual([...settings.keys()], ["Status", "Port", "Token", "Read-only", "Hidden paths", "Hide Obsidian's excluded files", "Prompts folder"]);
+    assert.deepEqual([...settings.keys()], [
+      "Status", "Port", "Token", "Read-only", "Hidden paths", "Hide Obsidian's excluded files", "Prompts folder",
+      "Connect an AI client", "Set up with one command", "Configure a client by hand",
+    ]);
 
     const copied = [];
     globalThis.navigator = { clipboard: { writeText: async (text) => copied.push(text) } };
@@ -215,6 +222,116 @@ test("settings tab: the prompts folder is saved and serves its notes from the ne
   } finally {
     plugin.unload();
     vault.remove();
+  }
+});
+
+/** What a click on the row's Copy button puts on the clipboard. */
+async function copiedBy(setting) {
+  const copied = [];
+  globalThis.navigator = { clipboard: { writeText: async (text) => copied.push(text) } };
+  try {
+    const [copy] = setting.components;
+    await copy.click();
+  } finally {
+    delete globalThis.navigator;
+  }
+  assert.equal(copied.length, 1, "one Copy click copies one text");
+  return copied[0];
+}
+
+/** The words a POSIX shell makes of `command` (an `obsmcp …` line), found by running it with obsmcp replaced by printf. */
+function shellWords(command) {
+  assert.match(command, /^obsmcp /);
+  const printed = execFileSync("sh", ["-c", command.replace(/^obsmcp /, "printf '%s\\0' ")], { encoding: "utf8" });
+  return printed.split("\0").slice(0, -1);
+}
+
+/** The connect section of the tab of a plugin loaded on a vault in a folder named after `name`, and the vault. */
+async function connectSection(name, configDir = ".obsidian") {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), name));
+  writeSettings(dir, { port: await freePort(), token: "f".repeat(64) }, configDir);
+  const { plugin, app } = await loadPlugin({ vaultDir: dir, configDir });
+  const tab = plugin.settingTabs[0];
+  tab.display();
+  const remove = () => {
+    plugin.unload();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, app, tab, settings: rows(tab), remove };
+}
+
+test("settings tab: the setup command names this vault's folder quoted for a shell, and Copy copies exactly it", async () => {
+  // A double quote or a $ (special inside double quotes) needs single quotes, inside which a single quote is written
+  // '\''; a single quote alone is safe inside double quotes.
+  for (const [name, quoted] of [
+    [`obsmcp "My" vault `, (dir) => `'${dir}'`],
+    ["obsmcp Someone's vault ", (dir) => `"${dir}"`],
+    ["obsmcp Someone's $HOME vault ", (dir) => `'${dir.replace("'", "'\\''")}'`],
+  ]) {
+    const { dir, settings, remove } = await connectSection(name);
+    try {
+      const setup = settings.get("Set up with one command");
+      assert.ok(setup, "the connect section has a setup row");
+      const command = await copiedBy(setup);
+      assert.equal(command, `obsmcp setup --vault ${quoted(dir)}`);
+      assert.deepEqual(shellWords(command), ["setup", "--vault", dir], `a shell splits ${command} into other words`);
+      const shown = setup.descEl.textContent;
+      for (const line of [command, `npx ${command}`, `uvx ${command}`]) assert.ok(shown.includes(line), `the tab does not show ${line}: ${shown}`);
+    } finally {
+      remove();
+    }
+  }
+});
+
+test("settings tab: the client entry runs the bridge on this vault's folder, holds no token, and Copy copies exactly it", async () => {
+  const { dir, settings, remove } = await connectSection(`obsmcp "My" vault's copy `);
+  try {
+    const byHand = settings.get("Configure a client by hand");
+    assert.ok(byHand, "the connect section has a row for configuring a client by hand");
+    const entry = await copiedBy(byHand);
+    assert.deepEqual(JSON.parse(entry), { mcpServers: { obsidian: { command: "obsmcp", args: ["bridge", "--vault", dir] } } });
+    assert.ok(byHand.descEl.textContent.includes(entry), "the tab shows the entry it copies");
+    assert.ok(!entry.includes("f".repeat(64)), "the entry must not hold the token");
+    assert.match(byHand.descEl.textContent, /The token is never in it: the bridge reads it from this vault/);
+  } finally {
+    remove();
+  }
+});
+
+test("settings tab: a vault with another config folder gets --config-dir in the command and the entry", async () => {
+  const { dir, settings, remove } = await connectSection("obsmcp-config-", ".obsidian-work");
+  try {
+    const command = await copiedBy(settings.get("Set up with one command"));
+    assert.equal(command, `obsmcp setup --vault "${dir}" --config-dir ".obsidian-work"`);
+    const entry = JSON.parse(await copiedBy(settings.get("Configure a client by hand")));
+    assert.deepEqual(entry.mcpServers.obsidian.args, ["bridge", "--vault", dir, "--config-dir", ".obsidian-work"]);
+  } finally {
+    remove();
+  }
+});
+
+test("settings tab: Windows folders are double-quoted, or single-quoted where PowerShell would expand $; no folder, no command", async () => {
+  const { app, tab, remove } = await connectSection("obsmcp-windows-");
+  try {
+    for (const [folder, quoted] of [
+      ["C:\\Users\\me\\My Vault", '"C:\\Users\\me\\My Vault"'],
+      ["C:\\Users\\me\\$Money's vault", "'C:\\Users\\me\\$Money''s vault'"],
+      ["\\\\server\\share\\Notes", '"\\\\server\\share\\Notes"'],
+    ]) {
+      app.vault.adapter = new obsidian.FileSystemAdapter(folder);
+      tab.display();
+      assert.equal(await copiedBy(rows(tab).get("Set up with one command")), `obsmcp setup --vault ${quoted}`);
+      const entry = JSON.parse(await copiedBy(rows(tab).get("Configure a client by hand")));
+      assert.deepEqual(entry.mcpServers.obsidian.args, ["bridge", "--vault", folder]);
+    }
+    // Not a FileSystemAdapter: a vault that is not a folder on this computer (Obsidian's mobile adapter, say).
+    app.vault.adapter = { getName: () => "remote" };
+    tab.display();
+    const settings = rows(tab);
+    assert.ok(!settings.has("Set up with one command") && !settings.has("Configure a client by hand"), "no command without a folder");
+    assert.match(settings.get("No folder to connect").descEl.textContent, /not on a local file system/);
+  } finally {
+    remove();
   }
 });
 

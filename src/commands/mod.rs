@@ -7,3 +7,4 @@ pub(crate) mod doctor;
 pub(crate) mod setup;
 pub(crate) mod shared;
 pub(crate) mod uninstall;
+pub(crate) mod version;

@@ -40,11 +40,12 @@ pub(crate) fn execute(
 ) -> anyhow::Result<ExitCode> {
     let vaults = choose_vaults(args, environment, prompter.as_deref_mut())?;
     let clients = choose_clients(args, environment, prompter.as_deref_mut())?;
+    let (binary, install) = shared::entry_binary(environment)?;
     let request = SetupRequest {
         environment,
         vaults,
         clients,
-        binary: shared::binary()?,
+        binary,
         read_only: args.read_only,
         hide: args
             .hide
@@ -61,7 +62,7 @@ pub(crate) fn execute(
         read_only_tools: crate::assets::read_only_tools(),
         port_is_free: &shared::port_is_free,
     };
-    let plan = match prompter.as_deref_mut() {
+    let mut plan = match prompter.as_deref_mut() {
         Some(prompter) if !args.replace_existing => {
             planner::plan(&request, &mut AskToReplace { prompter })
         }
@@ -78,7 +79,19 @@ pub(crate) fn execute(
         next_steps: Vec::new(),
         diffs: Vec::new(),
     };
-    if plan.changes_anything() {
+    if let Some(install) = &install {
+        let (item, note) = shared::binary_report(install);
+        report.items.insert(0, item);
+        report.notes.insert(0, note);
+        plan.state.installed_binary = Some(install.to.clone());
+        plan.state
+            .created_dirs
+            .extend(install.folders_to_create(&environment.state_home()));
+    }
+    let binary_changes = install
+        .as_ref()
+        .is_some_and(|install| install.change != Change::Unchanged);
+    if plan.changes_anything() || binary_changes {
         shared::confirm_and_apply(
             &mut report,
             &plan.files,
@@ -86,7 +99,14 @@ pub(crate) fn execute(
             prompter,
             printer,
             ("Apply these changes?", true),
-            || plan.apply(environment),
+            || {
+                if let Some(install) = &install
+                    && let Err(problem) = shared::install_binary(install)
+                {
+                    return vec![problem];
+                }
+                plan.apply(environment)
+            },
         )?;
     }
     if report.outcome != Outcome::Cancelled && !plan.vaults.is_empty() {
@@ -102,7 +122,12 @@ pub(crate) fn execute(
             })
             .collect();
         let lookup = shared::path_lookup(environment, &request.binary);
-        report.next_steps = next_steps(&report, &plan.vaults, &working, &lookup, &request.binary);
+        report.next_steps = next_steps(
+            &report,
+            &plan.vaults,
+            &working,
+            (&lookup, &request.binary, install.is_some()),
+        );
     }
     Ok(printer.finish(&report)?)
 }
@@ -255,8 +280,7 @@ fn next_steps(
     report: &Report,
     vaults: &[obsmcp_installer::setup::VaultPlan],
     clients: &[&ClientSpec],
-    lookup: &shared::PathLookup,
-    binary: &std::path::Path,
+    (lookup, binary, installed): (&shared::PathLookup, &std::path::Path, bool),
 ) -> Vec<String> {
     // A write that failed is reported under the file's path: its client is not ready either.
     let failed = |scope: &str| {
@@ -300,9 +324,15 @@ fn next_steps(
     let mut check = format!("Run `{command} doctor` to check every link from client to vault.");
     match lookup {
         shared::PathLookup::ThisBinary => {}
-        shared::PathLookup::Nothing => check.push_str(
-            " (obsmcp is not on your PATH: `cargo install --locked --path .` in the source folder puts it there.)",
-        ),
+        shared::PathLookup::Nothing => match binary.parent() {
+            Some(folder) if installed => check.push_str(&format!(
+                " (`{}` is not on your PATH: add it to type plain `obsmcp`.)",
+                folder.display()
+            )),
+            _ => check.push_str(
+                " (obsmcp is not on your PATH: `cargo install --locked --path .` in the source folder puts it there.)",
+            ),
+        },
         shared::PathLookup::Another(other) => check.push_str(&format!(
             " (The `obsmcp` on your PATH is another binary, {}.)",
             other.display()

@@ -11,7 +11,8 @@ use anyhow::{Context as _, bail};
 use obsmcp_installer::clients::{self, CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
 use obsmcp_installer::obsidian::registry;
-use obsmcp_installer::plan::{FileChange, Problem};
+use obsmcp_installer::plan::binary::BinaryInstall;
+use obsmcp_installer::plan::{FileChange, Item, Note, Problem};
 use obsmcp_installer::setup::VaultTarget;
 
 use crate::cli::RunArgs;
@@ -28,6 +29,54 @@ pub(crate) fn binary() -> anyhow::Result<PathBuf> {
     let path =
         std::env::current_exe().context("could not find the path of the running obsmcp binary")?;
     Ok(std::fs::canonicalize(&path).unwrap_or(path))
+}
+
+/// The binary client entries run, and the copy of the running one to make first when its place would not last (a
+/// build folder, npx's or uv's cache, a temporary folder: `plan::binary`).
+pub(crate) fn entry_binary(
+    environment: &Environment,
+) -> anyhow::Result<(PathBuf, Option<BinaryInstall>)> {
+    let running = binary()?;
+    let install = obsmcp_installer::plan::binary::plan(environment, &running);
+    let entry = install
+        .as_ref()
+        .map_or_else(|| running.clone(), |install| install.to.clone());
+    Ok((entry, install))
+}
+
+/// The report's line for that copy, and the note that says why it was made.
+pub(crate) fn binary_report(install: &BinaryInstall) -> (Item, Note) {
+    let item = Item {
+        scope: "obsmcp".to_owned(),
+        subject: "binary that client entries run".to_owned(),
+        change: install.change,
+        path: install.to.clone(),
+    };
+    let note = Note {
+        scope: "obsmcp".to_owned(),
+        message: format!(
+            "client entries run `{}`, a copy of this binary: {} ({})",
+            install.to.display(),
+            install.why,
+            install.from.display()
+        ),
+    };
+    (item, note)
+}
+
+/// Copies the binary into its stable place, or says why it could not (then nothing else may be written: no entry
+/// may point at a binary that is not there).
+pub(crate) fn install_binary(install: &BinaryInstall) -> Result<(), Problem> {
+    install.apply().map_err(|error| Problem {
+        scope: "obsmcp".to_owned(),
+        message: format!(
+            "could not install obsmcp to `{}`: {error}; nothing else was changed",
+            install.to.display()
+        ),
+        hint: error.hint().or_else(|| {
+            Some("run setup with a binary installed where it lasts (`cargo install`, `pipx install obsmcp`, `npm install -g obsmcp`)".to_owned())
+        }),
+    })
 }
 
 /// What a bare `obsmcp` typed in a shell would run.

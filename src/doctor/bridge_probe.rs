@@ -24,6 +24,7 @@ const VERSION_DEADLINE: Duration = Duration::from_secs(2);
 pub(crate) async fn version_of(command: String) -> Result<String, String> {
     let run = Command::new(&command)
         .arg("--version")
+        .env(crate::version::BRIEF, "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

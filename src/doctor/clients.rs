@@ -253,6 +253,8 @@ pub(crate) struct ClientContext<'a> {
     pub(crate) obsmcp: &'a str,
     /// The `obsmcp` a shell runs, real path.
     pub(crate) on_path: Option<&'a Path>,
+    /// Home, variables and OS (where a binary would not last depends on them).
+    pub(crate) environment: &'a obsmcp_installer::environment::Environment,
 }
 
 /// The checks of one client's config.
@@ -447,11 +449,24 @@ fn binary_check(
             format!("chmod +x {}", shell_quote(command)),
         );
     }
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    let transience = obsmcp_installer::plan::binary::transience(context.environment, &real);
     match context.versions.get(command) {
-        Some(Ok(version)) if version == context.own_version => Check::ok(
-            "client.binary",
-            format!("`{command}` exists, version {version}"),
-        ),
+        Some(Ok(version)) if version == context.own_version => match transience {
+            None => Check::ok(
+                "client.binary",
+                format!("`{command}` exists, version {version}"),
+            ),
+            Some(why) => with_repair(Check::warn(
+                "client.binary",
+                format!("`{name}` runs `{command}`, which will not last: {why}"),
+                format!(
+                    "{} doctor --fix, or {reregister} (installs a copy in {} and points the entry at it)",
+                    context.obsmcp,
+                    obsmcp_installer::plan::binary::stable_path(context.environment).display()
+                ),
+            )),
+        },
         Some(Ok(version)) => with_repair(Check::warn(
             "client.binary",
             format!(

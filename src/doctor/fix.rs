@@ -179,11 +179,12 @@ fn apply_setup_plan(
         .iter()
         .filter_map(|id| installer_clients::find(id))
         .collect();
+    let (binary, install) = crate::commands::shared::entry_binary(environment)?;
     let request = SetupRequest {
         environment,
         vaults: vec![target.clone()],
         clients: specs,
-        binary: crate::commands::shared::binary()?,
+        binary,
         read_only: repairs.read_only,
         // Hidden paths are kept as they are in data.json; a repair adds none.
         hide: Vec::new(),
@@ -202,7 +203,7 @@ fn apply_setup_plan(
         clients,
         vault: &target.path,
     };
-    let plan = planner::plan(&request, &mut decisions);
+    let mut plan = planner::plan(&request, &mut decisions);
     for problem in &plan.problems {
         let hint = problem
             .hint
@@ -213,6 +214,24 @@ fn apply_setup_plan(
     }
     if !plan.changes_anything() {
         return Ok(());
+    }
+    // Entries are pointed at a copy that lasts when this binary would not (as setup does).
+    if let Some(install) = &install {
+        if let Err(problem) = crate::commands::shared::install_binary(install) {
+            outcome.failure(format!("{}: {}", problem.scope, problem.message));
+            return Ok(());
+        }
+        plan.state.installed_binary = Some(install.to.clone());
+        plan.state
+            .created_dirs
+            .extend(install.folders_to_create(&environment.state_home()));
+        if install.change != Change::Unchanged {
+            outcome.done.push(format!(
+                "obsmcp: installed this binary as `{}` ({})",
+                install.to.display(),
+                install.why
+            ));
+        }
     }
     let problems = plan.apply(environment);
     for problem in &problems {

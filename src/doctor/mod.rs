@@ -172,6 +172,9 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         ));
     }
 
+    if let Some(check) = newer_on_path(options).await {
+        machine.push(check);
+    }
     let mut sections = vec![Section {
         subject: Subject::Machine,
         checks: machine,
@@ -209,6 +212,7 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         any_entry,
         obsmcp: &options.obsmcp,
         on_path: options.on_path.as_deref(),
+        environment,
     };
     let mut probe_checks: BTreeMap<usize, Vec<Check>> =
         probe_checks
@@ -416,4 +420,30 @@ fn port_clashes(facts: &[VaultFacts], obsmcp: &str) -> Check {
             "in one of those vaults: Obsidian → Settings → obsmcp → Port, choose a free port (e.g. 22401), then `{obsmcp} setup` to update the clients"
         ),
     )
+}
+
+/// A warning when the `obsmcp` that `PATH` runs is another binary of a newer version than this one: the entries
+/// probably should run it (a user updated through npm, pip or cargo and set up with the old copy).
+async fn newer_on_path(options: &Options) -> Option<Check> {
+    let on_path = options.on_path.as_deref()?;
+    let running = crate::commands::shared::binary().ok()?;
+    if on_path == running {
+        return None;
+    }
+    let version = bridge_probe::version_of(on_path.display().to_string())
+        .await
+        .ok()?;
+    let number = version.split_whitespace().next()?;
+    if !crate::version::newer(number, env!("CARGO_PKG_VERSION")) {
+        return None;
+    }
+    Some(Check::warn(
+        "binary.path",
+        format!(
+            "the `obsmcp` on PATH, {}, is {number}, newer than this one ({})",
+            on_path.display(),
+            env!("CARGO_PKG_VERSION")
+        ),
+        "run `obsmcp setup` (the newer one) so that client entries run it".to_owned(),
+    ))
 }

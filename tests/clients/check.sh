@@ -81,6 +81,14 @@ run() {
 step "obsmcp setup on a throwaway home"
 run "$OBSMCP_BIN" setup --vault "$vault" --client claude-code --client codex --client hermes --client gemini --client opencode --yes --json > "$work/setup.json"
 port="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["vaults"][0]["port"])' "$work/setup.json")"
+# A binary in a build folder (target/) does not last: setup installs a copy in ~/.local/bin and the entries run it.
+entry_bin="$OBSMCP_BIN"
+case "$OBSMCP_BIN" in
+  */target/*)
+    entry_bin="$home/.local/bin/obsmcp"
+    if cmp -s "$entry_bin" "$OBSMCP_BIN"; then pass "setup installed the build's binary as ~/.local/bin/obsmcp"; else fail "no copy of the build in ~/.local/bin"; fi
+    ;;
+esac
 token="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["token"])' "$vault/.obsidian/plugins/obsmcp/data.json")"
 node "$repo/obsidian-plugin/test/host.mjs" --vault "$vault" --port "$port" --token "$token" > "$work/host.out" 2> "$work/host.err" &
 host_pid=$!
@@ -94,13 +102,13 @@ step "Claude Code $(run "$claude" --version 2>/dev/null | head -1)"
 out="$(cd "$home" && run timeout 90 "$claude" mcp get obsidian 2>&1 || true)"
 printf '%s\n' "$out" | sed 's/^/  | /' || true
 if grep -q "✔ Connected" <<<"$out"; then pass "claude mcp get obsidian: connected"; else fail "claude mcp get obsidian: not connected"; fi
-if grep -q -- "--vault" <<<"$out" && grep -qF "$OBSMCP_BIN" <<<"$out"; then pass "claude sees our command and args"; else fail "claude does not show our entry"; fi
+if grep -q -- "--vault" <<<"$out" && grep -qF "$entry_bin" <<<"$out"; then pass "claude sees our command and args"; else fail "claude does not show our entry"; fi
 # Claude Code lists skills only inside a session (which needs an account), so the check is the file it documents.
 if cmp -s "$home/.claude/skills/obsmcp/SKILL.md" "$repo/templates/skill/SKILL.md"; then pass "the skill is where Claude Code reads user skills (~/.claude/skills/obsmcp/SKILL.md)"; else fail "no obsmcp skill in ~/.claude/skills"; fi
 
 step "Codex $(run "$codex" --version 2>/dev/null | head -1)"
 out="$(run timeout 60 "$codex" mcp list --json 2> "$work/codex.err" || true)"
-if run python3 "$here/checks.py" codex-list "$OBSMCP_BIN" "$vault" <<<"$out"; then pass "codex mcp list --json parses our entry"; else fail "codex mcp list --json: $out $(cat "$work/codex.err")"; fi
+if run python3 "$here/checks.py" codex-list "$entry_bin" "$vault" <<<"$out"; then pass "codex mcp list --json parses our entry"; else fail "codex mcp list --json: $out $(cat "$work/codex.err")"; fi
 if (cd "$home" && run python3 "$here/checks.py" codex-app-server "$codex" obsidian "$tools_total"); then
   pass "codex app-server mcpServerStatus/list: $tools_total tools, toolsError null"
 else
@@ -149,6 +157,7 @@ if grep -q "✓ obsidian connected" <<<"$out"; then pass "opencode mcp list: con
 
 step "obsmcp uninstall, then no client knows the server"
 run "$OBSMCP_BIN" uninstall --yes > /dev/null 2> "$work/uninstall.err" || fail "obsmcp uninstall: $(cat "$work/uninstall.err")"
+if [[ "$entry_bin" == "$OBSMCP_BIN" || ! -e "$entry_bin" ]]; then pass "no copy of obsmcp left in ~/.local/bin"; else fail "uninstall left $entry_bin"; fi
 out="$(cd "$home" && run timeout 60 "$claude" mcp get obsidian 2>&1 || true)"
 if grep -q 'No MCP server' <<<"$out"; then pass "claude no longer lists obsidian"; else fail "claude still lists obsidian: $out"; fi
 if [[ ! -e "$home/.claude/skills/obsmcp" ]]; then pass "the Claude Code skill is gone"; else fail "the Claude Code skill is still there"; fi

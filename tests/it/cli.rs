@@ -42,14 +42,34 @@ fn version_names_the_binary_and_the_bundled_plugin_from_its_manifest() {
         env!("CARGO_PKG_VERSION"),
         manifest_version()
     );
+    let home = tempfile::tempdir().unwrap();
+    let obsmcp = || {
+        let mut command = obsmcp();
+        command
+            .env_clear()
+            .env("HOME", home.path())
+            .env("PATH", home.path());
+        command
+    };
     for flag in ["--version", "-V"] {
         let output = obsmcp().arg(flag).output().unwrap();
         assert!(output.status.success(), "{flag} failed");
-        assert_eq!(
-            String::from_utf8(output.stdout).unwrap(),
-            expected,
-            "{flag}"
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(text.starts_with(&expected), "{flag}: {text}");
+        // Then where obsmcp runs from (`commands/version.rs`); nothing is set up in this home.
+        let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_obsmcp")).unwrap();
+        assert!(
+            text.contains(&format!("\nbinary: {}\n", binary.display())),
+            "{text}"
         );
+        assert!(text.contains("client entries: none"), "{text}");
+        // One obsmcp asking another gets the version line alone.
+        let brief = obsmcp()
+            .arg(flag)
+            .env("OBSMCP_VERSION_BRIEF", "1")
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(brief.stdout).unwrap(), expected, "{flag}");
     }
 }
 

@@ -119,7 +119,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Claude Code",
         format: Format::Json,
         servers_key: &["mcpServers"],
-        template: include_str!("../../../templates/clients/claude-code.json"),
+        template: include_str!("../../templates/clients/claude-code.json"),
         locate: claude_code,
         claude_lock: true,
         new_file_mode: Some(0o600),
@@ -137,7 +137,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Codex",
         format: Format::Toml,
         servers_key: &["mcp_servers"],
-        template: include_str!("../../../templates/clients/codex.json"),
+        template: include_str!("../../templates/clients/codex.json"),
         locate: codex,
         claude_lock: false,
         new_file_mode: None,
@@ -150,7 +150,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Hermes Agent",
         format: Format::Yaml,
         servers_key: &["mcp_servers"],
-        template: include_str!("../../../templates/clients/hermes.json"),
+        template: include_str!("../../templates/clients/hermes.json"),
         locate: hermes,
         claude_lock: false,
         new_file_mode: None,
@@ -163,7 +163,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Claude Desktop",
         format: Format::Json,
         servers_key: &["mcpServers"],
-        template: include_str!("../../../templates/clients/claude-desktop.json"),
+        template: include_str!("../../templates/clients/claude-desktop.json"),
         locate: claude_desktop,
         claude_lock: false,
         new_file_mode: None,
@@ -176,7 +176,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Gemini CLI",
         format: Format::Jsonc,
         servers_key: &["mcpServers"],
-        template: include_str!("../../../templates/clients/gemini.json"),
+        template: include_str!("../../templates/clients/gemini.json"),
         locate: gemini,
         claude_lock: false,
         new_file_mode: None,
@@ -189,7 +189,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Cursor",
         format: Format::Jsonc,
         servers_key: &["mcpServers"],
-        template: include_str!("../../../templates/clients/cursor.json"),
+        template: include_str!("../../templates/clients/cursor.json"),
         locate: cursor,
         claude_lock: false,
         new_file_mode: None,
@@ -202,7 +202,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "VS Code",
         format: Format::Jsonc,
         servers_key: &["servers"],
-        template: include_str!("../../../templates/clients/vscode.json"),
+        template: include_str!("../../templates/clients/vscode.json"),
         locate: vscode,
         claude_lock: false,
         new_file_mode: None,
@@ -215,7 +215,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Windsurf",
         format: Format::Jsonc,
         servers_key: &["mcpServers"],
-        template: include_str!("../../../templates/clients/windsurf.json"),
+        template: include_str!("../../templates/clients/windsurf.json"),
         locate: windsurf,
         claude_lock: false,
         new_file_mode: None,
@@ -228,7 +228,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "Zed",
         format: Format::Jsonc,
         servers_key: &["context_servers"],
-        template: include_str!("../../../templates/clients/zed.json"),
+        template: include_str!("../../templates/clients/zed.json"),
         locate: zed,
         claude_lock: false,
         new_file_mode: None,
@@ -241,7 +241,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         name: "opencode",
         format: Format::Jsonc,
         servers_key: &["mcp"],
-        template: include_str!("../../../templates/clients/opencode.json"),
+        template: include_str!("../../templates/clients/opencode.json"),
         locate: opencode,
         claude_lock: false,
         new_file_mode: None,
@@ -526,6 +526,35 @@ pub fn served_vaults(
         }
     }
     served
+}
+
+/// The binaries that obsmcp entries run, each with the clients whose entries run it (configs that cannot be read
+/// count as running nothing).
+pub fn entry_binaries(
+    environment: &crate::environment::Environment,
+) -> Vec<(String, Vec<&'static str>)> {
+    let mut binaries: Vec<(String, Vec<&'static str>)> = Vec::new();
+    for client in CLIENTS.iter() {
+        let path = crate::plan::write::resolve(&client.locate(environment).config);
+        let Ok(Some(text)) = crate::plan::write::read_text(&path) else {
+            continue;
+        };
+        let Ok(servers) = read_servers(client, &text) else {
+            continue;
+        };
+        for entry in servers.values() {
+            if let EntryKind::Obsmcp { command, .. } = describe_entry(client, entry) {
+                match binaries.iter_mut().find(|(known, _)| *known == command) {
+                    Some((_, clients)) if !clients.contains(&client.name) => {
+                        clients.push(client.name)
+                    }
+                    Some(_) => {}
+                    None => binaries.push((command, vec![client.name])),
+                }
+            }
+        }
+    }
+    binaries
 }
 
 /// Whether `command args…` runs an obsmcp bridge: `bridge` first, from a program whose name holds `obsmcp`

@@ -12,7 +12,7 @@ use crate::environment::Environment;
 pub const NAME: &str = "obsmcp";
 
 /// The skill's text, as this binary installs it.
-pub const TEXT: &str = include_str!("../../../templates/skill/SKILL.md");
+pub const TEXT: &str = include_str!("../../templates/skill/SKILL.md");
 
 /// Where `client` reads the skill from, for clients that read skills from a folder.
 pub fn file(client: &ClientSpec, environment: &Environment) -> Option<PathBuf> {

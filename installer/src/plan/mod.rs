@@ -18,6 +18,7 @@ use serde_json::Value;
 use crate::document::{self, Format, Operation};
 use write::{DirectoryLock, FileError};
 
+pub mod binary;
 pub mod saved_index;
 pub mod state;
 pub mod write;

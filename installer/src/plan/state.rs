@@ -29,6 +29,9 @@ pub struct State {
     /// Folders created to hold this record itself, removed with it.
     #[serde(default)]
     pub own_dirs: BTreeSet<PathBuf>,
+    /// The copy of obsmcp setup installed because the binary it ran from would not last (`plan::binary`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub installed_binary: Option<PathBuf>,
 }
 
 impl State {
@@ -103,6 +106,7 @@ impl State {
             && self.created_dirs.is_empty()
             && self.created_containers.is_empty()
             && self.vaults.is_empty()
+            && self.installed_binary.is_none()
     }
 
     /// Forgets everything recorded about `file`.

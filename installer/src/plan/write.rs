@@ -221,6 +221,12 @@ fn replace_file(
     Ok(())
 }
 
+/// Replaces (or creates) one of obsmcp's own files atomically with exactly this mode, whatever the old file had: the
+/// binary setup installs must be executable.
+pub fn write_atomic_with_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), FileError> {
+    replace_file(path, bytes, None, Some(mode))
+}
+
 /// Removes a file obsmcp created; a missing file is fine.
 pub fn remove_file(path: &Path) -> Result<(), FileError> {
     match std::fs::remove_file(path) {

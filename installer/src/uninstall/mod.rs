@@ -60,6 +60,8 @@ pub struct UninstallPlan {
     pub skills: Vec<(PathBuf, PathBuf)>,
     /// The bridge's saved offline indexes to delete (caches: no backup, rebuilt by the next bridge if needed).
     pub saved_indexes: Vec<PathBuf>,
+    /// The copy of obsmcp that setup installed (`plan::binary`), removed with the last entry that runs it.
+    pub binary: Option<PathBuf>,
 }
 
 impl UninstallRequest<'_> {
@@ -75,6 +77,7 @@ impl UninstallPlan {
         self.files.iter().any(FileChange::is_change)
             || self.folders.iter().any(|folder| folder.exists())
             || !self.saved_indexes.is_empty()
+            || self.binary.is_some()
     }
 }
 
@@ -92,6 +95,7 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         state: State::default(),
         skills: Vec::new(),
         saved_indexes: Vec::new(),
+        binary: None,
     };
     let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
     let still_served = served_by_other_clients(request);
@@ -103,6 +107,22 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         if request.vaults.is_empty() && state.vaults.is_empty() && still_served.is_empty() {
             plugin::plan_index_folder(&mut plan);
         }
+    }
+    // The installed copy goes with the last entry: every client's entries are being removed and none is left.
+    if request.vaults.is_empty()
+        && still_served.is_empty()
+        && let Some(binary) = state
+            .installed_binary
+            .take()
+            .filter(|binary| binary.exists())
+    {
+        plan.items.push(Item {
+            scope: "obsmcp".to_owned(),
+            subject: "binary that client entries ran".to_owned(),
+            change: crate::plan::Change::Removed,
+            path: binary.clone(),
+        });
+        plan.binary = Some(binary);
     }
     // Folders setup created go too, but only once empty: whatever else is in them is not obsmcp's.
     for folder in &state.created_dirs {
@@ -211,6 +231,29 @@ impl UninstallPlan {
                 continue;
             }
             write_change(change, &mut self.state, &mut problems);
+        }
+        if let Some(binary) = &self.binary {
+            // An entry that could not be removed still runs it.
+            let removed = if problems.is_empty() {
+                crate::plan::binary::remove(binary).map_err(|error| Problem {
+                    scope: "obsmcp".to_owned(),
+                    message: error.to_string(),
+                    hint: Some(format!("delete `{}` by hand", binary.display())),
+                })
+            } else {
+                Err(Problem {
+                    scope: "obsmcp".to_owned(),
+                    message: format!(
+                        "kept `{}`: an entry that runs it could not be removed",
+                        binary.display()
+                    ),
+                    hint: Some("fix the problems above, then run uninstall again".to_owned()),
+                })
+            };
+            if let Err(problem) = removed {
+                problems.push(problem);
+                self.state.installed_binary = Some(binary.clone());
+            }
         }
         for file in &self.saved_indexes {
             match std::fs::remove_file(file) {

@@ -27,7 +27,7 @@
 const fs = require("node:fs");
 const nodePath = require("node:path");
 const moment = require("moment");
-const { Vault, TAbstractFile, TFile, TFolder, normalizePath } = require("./vault.cjs");
+const { Vault, FileSystemAdapter, TAbstractFile, TFile, TFolder, normalizePath } = require("./vault.cjs");
 const { MetadataCache } = require("./metadata.cjs");
 const { FileManager } = require("./file-manager.cjs");
 const { Workspace, MarkdownView } = require("./workspace.cjs");
@@ -109,6 +109,7 @@ function createApp({ vaultDir, configDir = ".obsidian" }) {
 
 module.exports = {
   createApp,
+  FileSystemAdapter,
   TAbstractFile,
   TFile,
   TFolder,

@@ -17,6 +17,11 @@ export const workspace: WorkspacePart = app.workspace;
 type LeafPart = Pick<Real.WorkspaceLeaf, "openFile">;
 export const leaf: LeafPart = app.workspace.getLeaf("tab");
 
+// The settings tab asks `adapter instanceof FileSystemAdapter`, so the class is exported too.
+type AdapterPart = Pick<Real.FileSystemAdapter, "getBasePath">;
+export const adapter: AdapterPart = app.vault.adapter;
+export const adapterClass: new (basePath: string) => AdapterPart = fake.FileSystemAdapter;
+
 type FilePart = Pick<Real.TFile, "path" | "name" | "basename" | "extension" | "stat" | "parent">;
 export const file = (entry: InstanceType<typeof fake.TFile>): FilePart => entry;
 type FolderPart = Pick<Real.TFolder, "path" | "name" | "children" | "isRoot">;
@@ -24,8 +29,10 @@ export const folder = (entry: InstanceType<typeof fake.TFolder>): FolderPart => 
 // Widgets chain (`setName(…): this`), which a Pick of the real class cannot express for another class: for them the
 // check is that every member the plugin calls exists (a missing one is a compile error naming it).
 type Members<T, Wanted extends PropertyKey> = Exclude<Wanted, keyof T>;
-type SettingCalls = "setName" | "setDesc" | "addText" | "addTextArea" | "addToggle" | "addButton" | "descEl" | "components";
+type SettingCalls = "setName" | "setDesc" | "setHeading" | "addText" | "addTextArea" | "addToggle" | "addButton" | "descEl" | "components";
 export const settingMembers: Members<InstanceType<typeof fake.Setting>, Exclude<SettingCalls, "components">> extends never ? true : never = true;
+type ElementCalls = "createDiv" | "createEl" | "setText" | "empty" | "toggleClass";
+export const elementMembers: Members<InstanceType<typeof fake.Setting>["descEl"], ElementCalls> extends never ? true : never = true;
 type PluginCalls = "loadData" | "saveData" | "addSettingTab" | "register" | "registerEvent" | "app";
 export const pluginMembers: Members<InstanceType<typeof fake.Plugin>, PluginCalls> extends never ? true : never = true;
 type NoticeClass = new (message: string, duration?: number) => unknown;

@@ -37,6 +37,10 @@ class FakeElement {
     this.children.push(child);
     return child;
   }
+  /** Obsidian's `createEl`: the tag is not kept either. */
+  createEl(_tag, options = {}) {
+    return this.createDiv(options);
+  }
   toggleClass(name, on) {
     const others = this.className.split(" ").filter((each) => each !== "" && each !== name);
     this.className = (on ? [...others, name] : others).join(" ");
@@ -215,6 +219,11 @@ class Setting {
   }
   setDesc(desc) {
     this.descEl.setText(desc);
+    return this;
+  }
+  /** Makes the row a section heading (Obsidian marks it with this class). */
+  setHeading() {
+    this.settingEl.toggleClass("setting-item-heading", true);
     return this;
   }
   addComponent(Kind, callback) {

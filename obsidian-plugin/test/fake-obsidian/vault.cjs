@@ -525,4 +525,4 @@ const CONFIG_DEFAULTS = {
   trashOption: "system",
 };
 
-module.exports = { Vault, TAbstractFile, TFile, TFolder, normalizePath, parentPath };
+module.exports = { Vault, FileSystemAdapter, TAbstractFile, TFile, TFolder, normalizePath, parentPath };

@@ -25,8 +25,24 @@ pub(super) const TOKEN: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978
 pub(super) const OTHER_TOKEN: &str =
     "ffffeeeeddddccccbbbbaaaa99998888777766665555444433332222111100ab";
 
+/// The binary these tests run and write into entries: a hard link of the build outside Cargo's `target/` (a build
+/// folder, which doctor rightly calls a place that does not last), made once per test process. It sits in the
+/// system's temporary folder, which the doctor runs here do not take for theirs (`Machine::command` gives them the
+/// home's own `tmp`), so it stands for a binary installed in a folder of the user's.
 pub(super) fn obsmcp_binary() -> &'static str {
-    env!("CARGO_BIN_EXE_obsmcp")
+    static LINK: std::sync::OnceLock<(tempfile::TempDir, String)> = std::sync::OnceLock::new();
+    let (_, path) = LINK.get_or_init(|| {
+        let folder = tempfile::Builder::new()
+            .prefix("obsmcp-it-bin-")
+            .tempdir()
+            .unwrap();
+        let link = std::fs::canonicalize(folder.path()).unwrap().join("obsmcp");
+        if std::fs::hard_link(env!("CARGO_BIN_EXE_obsmcp"), &link).is_err() {
+            std::fs::copy(env!("CARGO_BIN_EXE_obsmcp"), &link).unwrap();
+        }
+        (folder, link.to_str().unwrap().to_owned())
+    });
+    path
 }
 
 /// How doctor's fixes name this binary under `Machine`, whose PATH does not hold it: by its path, symlinks resolved.
@@ -138,9 +154,12 @@ impl Machine {
 
     pub(super) fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(obsmcp_binary());
+        let tmp = self.home.path().join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
         command
             .env_clear()
             .envs(self.home.env())
+            .env("TMPDIR", tmp)
             .env("PATH", self.home.path().join("bin"))
             .arg("doctor")
             .args(args);

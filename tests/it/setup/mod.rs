@@ -36,7 +36,20 @@ impl Machine {
         std::fs::create_dir_all(&vault).unwrap();
         std::fs::write(vault.join("Welcome.md"), "# Welcome\n").unwrap();
         std::fs::create_dir_all(home_path.join("bin")).unwrap();
+        std::fs::create_dir_all(home_path.join("tmp")).unwrap();
+        // The binary runs from a place that lasts, as after `cargo install` (a build folder would make setup install
+        // a copy first: `installing_from_a_build_folder…` tests that), and not on PATH.
+        let binary = home_path.join(".cargo/bin/obsmcp");
+        std::fs::create_dir_all(binary.parent().unwrap()).unwrap();
+        if std::fs::hard_link(env!("CARGO_BIN_EXE_obsmcp"), &binary).is_err() {
+            std::fs::copy(env!("CARGO_BIN_EXE_obsmcp"), &binary).unwrap();
+        }
         Self { home, vault }
+    }
+
+    /// The binary the tests run: `~/.cargo/bin/obsmcp`, a hard link of the build.
+    pub fn binary(&self) -> PathBuf {
+        self.home().join(".cargo/bin/obsmcp")
     }
 
     /// The home folder.
@@ -77,13 +90,16 @@ impl Machine {
 
     /// An `obsmcp` command that sees only this machine's environment, for tests that drive the process themselves.
     pub fn command(&self, args: &[&str]) -> std::process::Command {
-        self.command_of(Path::new(env!("CARGO_BIN_EXE_obsmcp")), args)
+        self.command_of(&self.binary(), args)
     }
 
     /// Copies the binary to `relative` under home (as `cargo install` or a move would put it there); its path.
     pub fn install_binary(&self, relative: &str) -> PathBuf {
         let path = self.home().join(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        // Never a copy onto an existing name: `~/.cargo/bin/obsmcp` is a hard link of the build, which the copy would
+        // empty.
+        let _ = std::fs::remove_file(&path);
         std::fs::copy(env!("CARGO_BIN_EXE_obsmcp"), &path).unwrap();
         path
     }
@@ -103,6 +119,9 @@ impl Machine {
             .env("PATH", home.join("bin"))
             .env("XDG_CONFIG_HOME", home.join(".config"))
             .env("XDG_STATE_HOME", home.join(".local/state"))
+            // The system's temporary folder is the home's own: the copies of the binary the tests put in other
+            // temporary folders stand for copies in lasting places (a folder in /tmp would not last).
+            .env("TMPDIR", home.join("tmp"))
             .env("NO_COLOR", "1")
             .current_dir(&home);
         command
@@ -155,6 +174,7 @@ impl Machine {
     pub fn redact(&self, text: &str) -> String {
         let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_obsmcp")).unwrap();
         let mut text = text
+            .replace(self.binary().to_str().unwrap(), "<obsmcp>")
             .replace(binary.to_str().unwrap(), "<obsmcp>")
             .replace(self.home().to_str().unwrap(), "~");
         while let Some(start) = find_token(&text) {

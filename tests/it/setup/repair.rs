@@ -6,12 +6,8 @@ use serde_json::Value;
 use super::Machine;
 
 /// The binary setup writes into entries (the running one, symlinks resolved).
-fn binary() -> String {
-    std::fs::canonicalize(env!("CARGO_BIN_EXE_obsmcp"))
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_owned()
+fn binary(machine: &Machine) -> String {
+    machine.binary().to_str().unwrap().to_owned()
 }
 
 /// A string as a JSON, TOML or YAML double-quoted scalar (the vault path has a space).
@@ -51,7 +47,7 @@ fn user_keys_in_claudes_entry_survive_replacing_a_moved_binary_and_adding_read_o
     assert_eq!(
         machine.read(".claude.json"),
         claude(
-            &binary(),
+            &binary(&machine),
             &format!(
                 "[\"bridge\", \"--vault\", {}, \"--read-only\"]",
                 quoted(&vault)
@@ -87,7 +83,7 @@ fn user_keys_in_opencodes_entry_survive_and_a_disabled_entry_stays_disabled() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         machine.read(".config/opencode/opencode.jsonc"),
-        opencode(&binary())
+        opencode(&binary(&machine))
     );
 }
 
@@ -113,7 +109,7 @@ fn user_keys_in_codex_entry_survive_replacing_an_older_binary() {
         "--replace-existing",
     ]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(machine.read(".codex/config.toml"), entry(&binary()));
+    assert_eq!(machine.read(".codex/config.toml"), entry(&binary(&machine)));
 }
 
 #[test]
@@ -143,7 +139,7 @@ fn user_keys_in_hermes_entry_survive_replacing_an_older_binary_and_adding_read_o
     assert!(edited.ends_with(tail), "{edited}");
     let config: Value = yaml_serde::from_str(&edited).unwrap();
     let entry = &config["mcp_servers"]["obsidian"];
-    assert_eq!(entry["command"], binary().as_str());
+    assert_eq!(entry["command"], binary(&machine).as_str());
     assert_eq!(
         entry["args"],
         serde_json::json!(["bridge", "--vault", vault, "--read-only"])

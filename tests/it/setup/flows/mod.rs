@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::{Machine, tree_diff, without_backups};
 
+mod binary;
 mod entries;
 mod output;
 mod plugin;

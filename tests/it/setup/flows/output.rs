@@ -193,7 +193,7 @@ fn help_names_the_clients_json_failures_are_reported_and_a_quoted_tilde_is_home(
 #[test]
 fn the_doctor_step_names_the_binary_that_ran_unless_path_runs_the_same_one() {
     let machine = Machine::new();
-    let binary = std::fs::canonicalize(env!("CARGO_BIN_EXE_obsmcp")).unwrap();
+    let binary = machine.binary();
     let binary = binary.to_str().unwrap();
     let run = machine.setup(&[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
