@@ -498,7 +498,44 @@ pub fn served_vaults(
     environment: &crate::environment::Environment,
     include: impl Fn(&ClientSpec) -> bool,
 ) -> Vec<(PathBuf, Vec<&'static str>)> {
-    let mut served: Vec<(PathBuf, Vec<&'static str>)> = Vec::new();
+    group_entries(
+        environment,
+        include,
+        |entry| match entry {
+            EntryKind::Obsmcp {
+                vault: Some(vault), ..
+            } => Some(vault),
+            _ => None,
+        },
+        |a, b| crate::plan::write::same_path(a, b),
+    )
+}
+
+/// The binaries that obsmcp entries run, each with the clients whose entries run it (configs that cannot be read
+/// count as running nothing).
+pub fn entry_binaries(
+    environment: &crate::environment::Environment,
+) -> Vec<(String, Vec<&'static str>)> {
+    group_entries(
+        environment,
+        |_| true,
+        |entry| match entry {
+            EntryKind::Obsmcp { command, .. } => Some(command),
+            EntryKind::Other { .. } => None,
+        },
+        |a, b| a == b,
+    )
+}
+
+/// The entries in the configs of the clients `include` accepts, grouped by what `key` gives (entries it gives
+/// nothing are left out; `same` says when two keys are one), each with the names of the clients that have it.
+fn group_entries<K>(
+    environment: &crate::environment::Environment,
+    include: impl Fn(&ClientSpec) -> bool,
+    key: impl Fn(EntryKind) -> Option<K>,
+    same: impl Fn(&K, &K) -> bool,
+) -> Vec<(K, Vec<&'static str>)> {
+    let mut groups: Vec<(K, Vec<&'static str>)> = Vec::new();
     for client in CLIENTS.iter().filter(|client| include(client)) {
         let path = crate::plan::write::resolve(&client.locate(environment).config);
         let Ok(Some(text)) = crate::plan::write::read_text(&path) else {
@@ -508,53 +545,17 @@ pub fn served_vaults(
             continue;
         };
         for entry in servers.values() {
-            if let EntryKind::Obsmcp {
-                vault: Some(vault), ..
-            } = describe_entry(client, entry)
-            {
-                match served
-                    .iter_mut()
-                    .find(|(known, _)| crate::plan::write::same_path(known, &vault))
-                {
-                    Some((_, clients)) if !clients.contains(&client.name) => {
-                        clients.push(client.name)
-                    }
-                    Some(_) => {}
-                    None => served.push((vault, vec![client.name])),
-                }
+            let Some(found) = key(describe_entry(client, entry)) else {
+                continue;
+            };
+            match groups.iter_mut().find(|(known, _)| same(known, &found)) {
+                Some((_, clients)) if !clients.contains(&client.name) => clients.push(client.name),
+                Some(_) => {}
+                None => groups.push((found, vec![client.name])),
             }
         }
     }
-    served
-}
-
-/// The binaries that obsmcp entries run, each with the clients whose entries run it (configs that cannot be read
-/// count as running nothing).
-pub fn entry_binaries(
-    environment: &crate::environment::Environment,
-) -> Vec<(String, Vec<&'static str>)> {
-    let mut binaries: Vec<(String, Vec<&'static str>)> = Vec::new();
-    for client in CLIENTS.iter() {
-        let path = crate::plan::write::resolve(&client.locate(environment).config);
-        let Ok(Some(text)) = crate::plan::write::read_text(&path) else {
-            continue;
-        };
-        let Ok(servers) = read_servers(client, &text) else {
-            continue;
-        };
-        for entry in servers.values() {
-            if let EntryKind::Obsmcp { command, .. } = describe_entry(client, entry) {
-                match binaries.iter_mut().find(|(known, _)| *known == command) {
-                    Some((_, clients)) if !clients.contains(&client.name) => {
-                        clients.push(client.name)
-                    }
-                    Some(_) => {}
-                    None => binaries.push((command, vec![client.name])),
-                }
-            }
-        }
-    }
-    binaries
+    groups
 }
 
 /// Whether `command args…` runs an obsmcp bridge: `bridge` first, from a program whose name holds `obsmcp`

@@ -127,6 +127,39 @@ impl Machine {
         command
     }
 
+    /// Starts `obsmcp <args>` (a bridge) on this machine, asks it one text search, and ends it once it answered
+    /// (closing its stdin, as a client does); the answer's JSON-RPC line. Obsidian is never up here, so the answer
+    /// comes from disk.
+    pub fn search_through_bridge(&self, args: &[&str], query: &str) -> String {
+        use std::io::{BufRead, Write};
+        let mut bridge = self
+            .command(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = bridge.stdin.take().unwrap();
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": query}}});
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+            call.to_string(),
+        ] {
+            writeln!(stdin, "{line}").unwrap();
+        }
+        let mut stdout = std::io::BufReader::new(bridge.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.contains(r#""id":2"#) {
+            line.clear();
+            assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "the bridge ended");
+        }
+        drop(stdin);
+        assert!(bridge.wait().unwrap().success());
+        line
+    }
+
     /// Runs `obsmcp` with extra environment variables.
     pub fn obsmcp_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
         run(self.command(args), vars)

@@ -124,36 +124,13 @@ fn a_copy_setup_made_stays_while_another_client_still_runs_it() {
 
 #[test]
 fn a_plain_bridge_serves_the_one_vault_setup_set_up() {
-    use std::io::{BufRead, Write};
     let machine = Machine::new();
     std::fs::write(machine.vault.join("Plain.md"), "found by a plain bridge\n").unwrap();
     let vault = machine.vault.to_str().unwrap().to_owned();
     let run = machine.setup(&["--vault", &vault]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let mut bridge = machine
-        .command(&["bridge"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = bridge.stdin.take().unwrap();
-    for line in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"plain bridge"}}}"#,
-    ] {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    let mut stdout = std::io::BufReader::new(bridge.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains(r#""id":2"#) {
-        line.clear();
-        assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "the bridge ended");
-    }
-    assert!(line.contains("Plain.md"), "{line}");
-    drop(stdin);
-    assert!(bridge.wait().unwrap().success());
+    let answer = machine.search_through_bridge(&["bridge"], "plain bridge");
+    assert!(answer.contains("Plain.md"), "{answer}");
 
     let second = machine.home().join("Second");
     std::fs::create_dir_all(&second).unwrap();

@@ -295,31 +295,8 @@ fn the_skill_is_installed_for_each_client_that_reads_skills_kept_current_and_rem
 /// Runs one bridge on `vault` with Obsidian closed until it has answered a search from disk, then ends it: the
 /// bridge saves its offline index on the way out.
 fn save_an_offline_index(machine: &Machine, vault: &str) {
-    use std::io::{BufRead, Write};
-    let mut bridge = machine
-        .command(&["bridge", "--vault", vault])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = bridge.stdin.take().unwrap();
-    for line in [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}"#,
-    ] {
-        writeln!(stdin, "{line}").unwrap();
-    }
-    let mut stdout = std::io::BufReader::new(bridge.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains(r#""id":2"#) {
-        line.clear();
-        assert_ne!(stdout.read_line(&mut line).unwrap(), 0, "the bridge ended");
-    }
-    assert!(line.contains("served_from"), "{line}");
-    drop(stdin);
-    assert!(bridge.wait().unwrap().success());
+    let answer = machine.search_through_bridge(&["bridge", "--vault", vault], "x");
+    assert!(answer.contains("served_from"), "{answer}");
 }
 
 #[test]
