@@ -45,6 +45,8 @@ pub struct BridgeFigures {
     pub recovery_ms: Figure,
     /// Measures 1b and 3b, with a 2026-07-28 client (obsmcp only).
     pub modern: Option<ModernFigures>,
+    /// Measures 1c and 1d, through the npm and uvx launchers (obsmcp only).
+    pub launchers: Option<super::launchers::LauncherFigures>,
 }
 
 /// A temporary home with a copy of the fixture vault whose plugin settings name a free port.
@@ -73,6 +75,20 @@ impl Setup {
 
     pub fn start(&self, kind: BridgeKind) -> Bridge {
         kind.start(&self.home, &self.vault, self.port)
+    }
+
+    /// What follows the program to run an obsmcp bridge on this setup's vault.
+    pub fn bridge_args(&self) -> Vec<String> {
+        vec![
+            "bridge".into(),
+            "--vault".into(),
+            self.vault.to_str().unwrap().into(),
+        ]
+    }
+
+    /// Starts another program as a stdio server in this setup's home (a launcher of obsmcp).
+    pub fn start_program(&self, program: &std::path::Path, args: &[&str]) -> Bridge {
+        Bridge::start_program(&self.home, program, args)
     }
 }
 
@@ -194,6 +210,7 @@ pub fn measure(setup: &Setup, kind: BridgeKind, plan: &Plan) -> BridgeFigures {
         big_note,
         recovery_ms,
         modern: None,
+        launchers: None,
     }
 }
 

@@ -12,6 +12,7 @@ mod bridges;
 mod chart;
 mod direct;
 mod figure;
+mod launchers;
 mod machine;
 mod measures;
 mod modern;
@@ -137,6 +138,7 @@ fn suite() {
         .map(|kind| measures::measure(&setup, *kind, &plan))
         .collect();
     bridges[0].modern = Some(modern::measure(&setup, &plan));
+    bridges[0].launchers = Some(launchers::measure(&setup, &plan));
     let vault = vault::measure(&plan);
     let large = vault::measure_large(&plan);
     let scale = scale::measure(&plan.scale_sizes, |notes| plan.scale_rounds(notes));

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use super::Plan;
 use super::bridges::BridgeKind;
 use super::figure::{Figure, format_number, round, thousands};
+use super::launchers::LauncherFigures;
 use super::machine::Machine;
 use super::measures::BridgeFigures;
 use super::modern::ModernFigures;

@@ -45,6 +45,23 @@ pub fn rows(
             })
             .collect()
     };
+    let launched = |pick: fn(&LauncherFigures) -> &Figure| {
+        bridges
+            .iter()
+            .map(|figures| {
+                figures.launchers.as_ref().map_or_else(
+                    || Figure::NotApplicable("measured for obsmcp only".into()),
+                    |launchers| pick(launchers).clone(),
+                )
+            })
+            .collect()
+    };
+    let node = obsmcp
+        .launchers
+        .as_ref()
+        .map_or_else(String::new, |launchers| {
+            format!(", Node {}", launchers.node)
+        });
     let no_offline = "no offline mode";
     let obsmcp_only = "obsmcp only (a peer adds its row-3 overhead)";
     let in_flight = plan.in_flight;
@@ -68,6 +85,54 @@ pub fn rows(
             "ms",
             modern(|figures| &figures.discover_ms),
         ),
+        Row::new(
+            "spawn_npm_launcher",
+            format!(
+                "1c. the same through the npm package's launcher (`npx obsmcp`{node}; median of {})",
+                plan.spawns
+            ),
+            "ms",
+            launched(|figures| &figures.npm_ms),
+        ),
+        Row::new(
+            "spawn_npm_launcher_added",
+            "  what the npm launcher adds over the bare binary (paired; Node's own start)",
+            "ms",
+            launched(|figures| &figures.npm_added_ms),
+        )
+        .target("≤ 30 ms", 30.000_1, true),
+        Row::new(
+            "spawn_npm_launcher_node22",
+            format!(
+                "1c′. the same launcher on Node 22, which replaces itself with the binary (median of {})",
+                plan.spawns
+            ),
+            "ms",
+            launched(|figures| &figures.npm22_ms),
+        ),
+        Row::new(
+            "spawn_npm_launcher_node22_added",
+            "  what it adds over the bare binary on Node 22 (paired)",
+            "ms",
+            launched(|figures| &figures.npm22_added_ms),
+        )
+        .target("≤ 30 ms", 30.000_1, true),
+        Row::new(
+            "spawn_uvx",
+            format!(
+                "1d. the same through `uvx` running the PyPI wheel from its cache (median of {})",
+                plan.spawns
+            ),
+            "ms",
+            launched(|figures| &figures.uvx_ms),
+        ),
+        Row::new(
+            "spawn_uvx_added",
+            "  what uvx adds over the bare binary (paired)",
+            "ms",
+            launched(|figures| &figures.uvx_added_ms),
+        )
+        .target("≤ 30 ms", 30.000_1, true),
         Row::new(
             "tools_list_upstream_down",
             "2. `tools/list`, bridge started with the plugin down",

@@ -22,6 +22,7 @@ fn figures(initialize_ms: f64, recovery: Figure, big_note: Figure) -> BridgeFigu
         big_note,
         recovery_ms: recovery,
         modern: None,
+        launchers: None,
     }
 }
 
