@@ -223,3 +223,61 @@ fn fixes_name_the_binary_by_its_path_unless_path_runs_the_same_one() {
         );
     }
 }
+
+/// Issue 20: after an update through another channel, the `obsmcp` on PATH can be newer than the one the entries
+/// run; doctor warns and `--version` says so. A binary the entries run from a build folder warns too.
+#[test]
+fn a_newer_obsmcp_on_path_and_an_entry_binary_that_will_not_last_are_reported() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let machine = Machine::new();
+    Machine::ready(&machine.vault, TOKEN);
+    let newer = machine.home.path().join("bin/obsmcp");
+    std::fs::write(&newer, "#!/bin/sh\necho 'obsmcp 99.0.0 (plugin 99.0.0)'\n").unwrap();
+    std::fs::set_permissions(&newer, std::fs::Permissions::from_mode(0o755)).unwrap();
+    machine.claude(json!({"obsidian": Machine::our_entry(&machine.vault)}));
+
+    let run = machine.doctor(&["--json"]);
+    assert_check(
+        &run.json(),
+        "binary.path",
+        "warn",
+        &["99.0.0", "newer than this one"],
+        &["obsmcp setup"],
+    );
+    // `command` names the subcommand `doctor` first: a fresh command with the same environment asks --version.
+    let doctor = machine.command(&[]);
+    let mut plain = std::process::Command::new(obsmcp_binary());
+    plain.arg("--version").env_clear();
+    for (name, value) in doctor.get_envs() {
+        if let Some(value) = value {
+            plain.env(name, value);
+        }
+    }
+    let output = plain.output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "on PATH: {} (obsmcp 99.0.0, newer than this binary)",
+            newer.display()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "client entries (Claude Code) run: {} (this binary)",
+            obsmcp_binary()
+        )),
+        "{text}"
+    );
+
+    // An entry that runs the build in Cargo's target folder works today and is gone after `cargo clean`.
+    machine.claude(json!({"obsidian": {"type": "stdio", "command": env!("CARGO_BIN_EXE_obsmcp"), "args": ["bridge", "--vault", machine.vault]}}));
+    let run = machine.doctor(&["--json"]);
+    assert_check(
+        &run.json(),
+        "client.binary",
+        "warn",
+        &["will not last", "build folder"],
+        &["doctor --fix", ".local/bin/obsmcp"],
+    );
+}
