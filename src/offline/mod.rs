@@ -52,8 +52,9 @@
 //!   which it learns a moment after the write (well under a millisecond with inotify, up to FSEvents' latency on
 //!   macOS); without a watcher it could trust, after [`DEFAULT_REFRESH_INTERVAL`].
 //!
-//! About 430 lines of code and 380 of unit tests (the marks, the refresh and the refusals, end to end on a vault
-//! folder).
+//! About 550 lines of code (the index's life: load, watch, refresh, save, memory budget) and 580 of unit tests (the
+//! marks, the refresh, the budget and the refusals, end to end on a vault folder), kept together because the tests
+//! drive `OfflineVault` through its private state.
 
 mod bases;
 mod canvas;
