@@ -13,6 +13,9 @@ import { byPath, type Slices } from "./slices";
 /** A file with the folded forms that completion compares (see src/resources/README.md). */
 export interface IndexedFile {
   file: TFile;
+  /** The file's path when it was indexed. Obsidian renames a `TFile` in place before its "rename" event, so the
+   * order is kept by this copy: `file.path` may already be the new path when the event comes. */
+  path: string;
   /** The note's name without ".md"; other files keep their extension. */
   name: string;
   foldedName: string;
@@ -97,11 +100,11 @@ export class FileIndex {
     }
     if (oldPath !== null) {
       const at = firstAtOrAfter(ordered, oldPath);
-      if (ordered[at]?.file.path === oldPath) ordered.splice(at, 1);
+      if (ordered[at]?.path === oldPath) ordered.splice(at, 1);
     }
     if (present) {
       const at = firstAtOrAfter(ordered, entry.path);
-      if (ordered[at]?.file.path === entry.path) ordered[at] = indexed(entry);
+      if (ordered[at]?.path === entry.path) ordered[at] = indexed(entry);
       else ordered.splice(at, 0, indexed(entry));
     }
   }
@@ -120,18 +123,18 @@ export class FileIndex {
 
   private entryAt(files: readonly IndexedFile[], path: string): IndexedFile | undefined {
     const entry = files[firstAtOrAfter(files, path)];
-    return entry?.file.path === path ? entry : undefined;
+    return entry?.path === path ? entry : undefined;
   }
 }
 
 function indexed(file: TFile): IndexedFile {
   const name = file.extension.toLowerCase() === "md" ? file.basename : file.name;
   const foldedPath = fold(file.path);
-  return { file, name, foldedName: fold(name), foldedPath, letters: letterMask(foldedPath), aliases: undefined };
+  return { file, path: file.path, name, foldedName: fold(name), foldedPath, letters: letterMask(foldedPath), aliases: undefined };
 }
 
 function byEntryPath(a: IndexedFile, b: IndexedFile): number {
-  return byPath(a.file.path, b.file.path);
+  return byPath(a.path, b.path);
 }
 
 /** The index of the first of `files` (in path order) whose path is `path` or sorts after it. */
@@ -140,7 +143,7 @@ export function firstAtOrAfter(files: readonly IndexedFile[], path: string): num
   let high = files.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (files[middle].file.path < path) low = middle + 1;
+    if (files[middle].path < path) low = middle + 1;
     else high = middle;
   }
   return low;
