@@ -88,7 +88,38 @@ pub(crate) struct BridgeConfig {
     pub(crate) max_chars: Option<u64>,
     /// `--index-memory-mb`: the offline index's memory budget.
     pub(crate) index_memory_mb: u64,
+    /// `--index-search`: when text searches are answered from the bridge's index while Obsidian is open.
+    pub(crate) index_search: IndexSearch,
 }
+
+/// When the bridge answers text searches from its own index of the vault folder while Obsidian is open (issue 19):
+/// only ever with the plugin's answer, from an index a file watcher keeps current.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum IndexSearch {
+    /// Once the index is there: a saved one is loaded at start, and a search through Obsidian slower than 300 ms
+    /// (a large vault) has it built in the background
+    Auto,
+    /// The index is built at start, so searches use it as soon as it is ready
+    Always,
+    /// Obsidian answers every search while it is open
+    Never,
+}
+
+impl IndexSearch {
+    /// The word `obsidian_status` and `--help` use.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Always => "always",
+            Self::Never => "never",
+        }
+    }
+}
+
+/// A search through Obsidian slower than this has `--index-search auto` build the index (its `--help` says 300 ms):
+/// the plugin's bound for a
+/// search (issue 19), which a vault of some tens of thousands of notes passes.
+pub(crate) const SLOW_SEARCH: Duration = Duration::from_millis(300);
 
 /// A flag value the bridge cannot run with.
 #[derive(Debug, Error)]
@@ -134,6 +165,7 @@ pub(crate) struct RawConfig {
     pub(crate) log_level: String,
     pub(crate) max_chars: Option<u64>,
     pub(crate) index_memory_mb: u64,
+    pub(crate) index_search: IndexSearch,
 }
 
 impl RawConfig {
@@ -215,6 +247,7 @@ impl RawConfig {
             upstream,
             max_chars: self.max_chars,
             index_memory_mb: self.index_memory_mb,
+            index_search: self.index_search,
             policy: self.policy,
             call_timeout: seconds("call-timeout", self.call_timeout)?,
             connect_wait: seconds("connect-wait", self.connect_wait)?,
@@ -268,6 +301,7 @@ mod tests {
             log_level: "info".into(),
             max_chars: None,
             index_memory_mb: crate::offline::DEFAULT_MEMORY_BUDGET_MB,
+            index_search: IndexSearch::Auto,
         }
     }
 

@@ -1,5 +1,6 @@
 //! The seam for offline mode (issue 6): when the upstream is a vault whose Obsidian is unreachable, a read tool call
-//! is answered from the vault folder by an [`OfflineBackend`]. The bridge owns the decision of *when* (never for
+//! is answered from the vault folder by an [`OfflineBackend`]; while it is open, a text search may be answered from
+//! the backend's index (`server/index_search.rs`, issue 19). The bridge owns the decision of *when* (never for
 //! writes, only while no session is up, only for `--vault`, not with `--no-offline`); the backend owns *how*. The
 //! backend built in is `crate::offline::OfflineVault`, which mirrors the plugin's read tools.
 
@@ -35,6 +36,32 @@ pub(crate) trait OfflineBackend: Send + Sync {
     fn describe(&self) -> Option<Value> {
         None
     }
+
+    /// Whether `tool` can ever be answered from the index while Obsidian is open (text search only).
+    fn answers_from_index(&self, _tool: &str) -> bool {
+        false
+    }
+
+    /// Whether the index answers a search now, or why not (for `obsidian_status`).
+    fn index_search_ready(&self) -> Result<(), &'static str> {
+        Err("not built")
+    }
+
+    /// Answers `tool` from the index while Obsidian is open, with the plugin's answer marked as the index's; `None`
+    /// when it cannot now (Obsidian then answers).
+    fn call_from_index<'a>(
+        &'a self,
+        _tool: &'a str,
+        _arguments: Option<&'a Map<String, Value>>,
+    ) -> BoxFuture<'a, Option<Value>> {
+        Box::pin(async { None })
+    }
+
+    /// Builds the index in the background (once), for searches while Obsidian is open.
+    fn build(&self) {}
+
+    /// Obsidian was passed a call that may have changed the vault: the index checks the folder before its next answer.
+    fn vault_may_have_changed(&self) {}
 
     /// Runs the tool and returns a `CallToolResult` JSON value with the plugin's shape, marked as served from disk.
     fn call<'a>(
@@ -84,9 +111,6 @@ impl OfflineBackend for Disk {
         OfflineVault::serves_from_disk(tool)
     }
 
-    /// With a saved index, building the index costs a walk of the folder: done on a thread of its own, so that
-    /// the first offline call finds it ready. Without one it waits for the first offline call (a bridge whose
-    /// Obsidian comes up never needs it, and the index of a large vault is hundreds of megabytes).
     fn finish(&self) {
         self.0.finish_saving(FINISH_SAVING);
     }
@@ -95,6 +119,48 @@ impl OfflineBackend for Disk {
         self.0.describe()
     }
 
+    fn answers_from_index(&self, tool: &str) -> bool {
+        tool == "search"
+    }
+
+    fn index_search_ready(&self) -> Result<(), &'static str> {
+        self.0.index_search_ready()
+    }
+
+    fn call_from_index<'a>(
+        &'a self,
+        tool: &'a str,
+        arguments: Option<&'a Map<String, Value>>,
+    ) -> BoxFuture<'a, Option<Value>> {
+        let vault = Arc::clone(&self.0);
+        let arguments = arguments
+            .cloned()
+            .map(Value::Object)
+            .unwrap_or_else(|| json!({}));
+        let search = tool == "search";
+        Box::pin(async move {
+            if !search || vault.index_search_ready().is_err() {
+                return None;
+            }
+            // A check of the folder after a change walks it (a third of a second at 100,000 notes): off the workers.
+            tokio::task::spawn_blocking(move || vault.search_from_index(arguments))
+                .await
+                .ok()
+                .flatten()
+        })
+    }
+
+    fn build(&self) {
+        self.0.build_in_background();
+    }
+
+    fn vault_may_have_changed(&self) {
+        self.0.vault_may_have_changed();
+    }
+
+    /// With a saved index, building the index costs a walk of the folder: done on a thread of its own, so that
+    /// the first offline call (or search from the index) finds it ready. Without one it waits for the first offline
+    /// call or a slow search (`build`): a small vault whose Obsidian is open never needs it.
     fn prepare(&self) {
         if self.0.has_saved_index() {
             let vault = Arc::clone(&self.0);

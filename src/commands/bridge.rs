@@ -51,6 +51,7 @@ pub(crate) fn run(args: BridgeArgs) -> anyhow::Result<ExitCode> {
         log_level: args.log_level,
         max_chars: args.max_chars,
         index_memory_mb: args.index_memory_mb,
+        index_search: args.index_search,
     };
     let config = match raw.validate(|name| std::env::var(name).ok()) {
         Ok(config) => config,

@@ -30,10 +30,15 @@
 //!
 //! For the bridge: `call_tool` blocks (file system and CPU), so call it from `tokio::task::spawn_blocking` on an
 //! `Arc<OfflineVault>`; calls may run concurrently. The first call builds the index (about half a second for 10,000
-//! notes, five for 100,000) and saves it (`saved.rs`); it is not built at bridge start, because most bridges run
-//! while Obsidian is open and never need it, unless Obsidian was not reachable at start and a saved index makes it
-//! cheap (then the bridge loads it beside its start, `prepare`). The index keeps no note's text: a tool that shows one note reads it again, and text search reads
-//! the notes the word index (`words.rs`) says can match.
+//! notes, five for 100,000) and saves it (`saved.rs`). A bridge loads a saved index beside its start (`prepare`);
+//! it builds one at start only when asked to (`--index-search always`), or in the background once a search through
+//! Obsidian was slow (`build_in_background`): most bridges run while Obsidian is open and a small vault never needs
+//! it. The index keeps no note's text: a tool that shows one note reads it again, and text search reads the notes the
+//! word index (`words.rs`) says can match.
+//!
+//! While Obsidian is open the bridge may answer `search` from the index (`search_from_index`, marked `index` instead
+//! of `disk`), only while `index_search_ready` says the answer is the plugin's; `vault_may_have_changed` has the
+//! next answer check the folder first after a call through Obsidian that may have written.
 //!
 //! Known differences from the plugin (everything else is compared by the parity test):
 //! - a file reached through a symlink that leads outside the vault is listed but never read, so offline it has no
@@ -61,6 +66,7 @@ mod canvas;
 mod daily;
 mod hash;
 mod hidden;
+mod index_search;
 mod limits;
 mod lines;
 mod links;
@@ -79,6 +85,7 @@ mod watch;
 mod words;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -123,6 +130,11 @@ pub(crate) struct OfflineVault {
     watched: bool,
     /// The index's memory budget in bytes: past it the word index is dropped and text search reads every note.
     budget: u64,
+    /// Set when the bridge passed Obsidian a call that may have changed the vault: the next call checks the folder
+    /// whatever the watcher has said so far (its event may still be on its way).
+    wrote: AtomicBool,
+    /// Whether a build asked for by [`OfflineVault::build_in_background`] runs.
+    building: Arc<AtomicBool>,
 }
 
 /// The default memory budget of the offline index, in MiB (`obsmcp bridge --index-memory-mb`): about seven times
@@ -186,6 +198,8 @@ impl OfflineVault {
             saved: None,
             watched: true,
             budget: DEFAULT_MEMORY_BUDGET_MB << 20,
+            wrote: AtomicBool::new(false),
+            building: Arc::default(),
         })
         .map(|vault| vault.with_memory_budget_mb(DEFAULT_MEMORY_BUDGET_MB))
     }
@@ -285,6 +299,7 @@ impl OfflineVault {
                 .checked
                 .is_some_and(|checked| checked.elapsed() < self.refresh_interval),
         };
+        let trusted = !self.wrote.swap(false, Ordering::SeqCst) && trusted;
         if trusted && !force {
             if let Some(refused) = &state.refused {
                 return Err(refused.clone());
@@ -470,17 +485,41 @@ impl OfflineVault {
                 }
             },
         };
-        Some(match outcome {
-            Ok(Output::Attachment { header, block }) => {
-                let mut result = tool_result(&format!("{header} served_from=disk"), false);
-                if let Some(content) = result["content"].as_array_mut() {
-                    content.push(block);
-                }
-                result
+        Some(marked(outcome, Source::Disk))
+    }
+}
+
+/// Where an answer came from, as its marks say.
+#[derive(Clone, Copy)]
+enum Source {
+    /// Offline mode: Obsidian is closed.
+    Disk,
+    /// The bridge's index while Obsidian is open (`search_from_index`).
+    Index,
+}
+
+impl Source {
+    fn word(self) -> &'static str {
+        match self {
+            Source::Disk => "disk",
+            Source::Index => "index",
+        }
+    }
+}
+
+/// A tool's outcome as a `CallToolResult` carrying the marks of where it came from.
+fn marked(outcome: Result<Output, ToolError>, source: Source) -> Value {
+    let word = source.word();
+    match outcome {
+        Ok(Output::Attachment { header, block }) => {
+            let mut result = tool_result(&format!("{header} served_from={word}"), false, source);
+            if let Some(content) = result["content"].as_array_mut() {
+                content.push(block);
             }
-            Ok(output) => tool_result(&mark_from_disk(output), false),
-            Err(ToolError(message)) => tool_result(&message, true),
-        })
+            result
+        }
+        Ok(output) => tool_result(&mark_source(output, source), false, source),
+        Err(ToolError(message)) => tool_result(&message, true, source),
     }
 }
 
@@ -545,24 +584,25 @@ fn with_skipped_notice(name: &str, output: Output, too_large: &[String]) -> Outp
     with_first_field(Output::Json(Value::Object(object)), SKIPPED_KEY, &notice)
 }
 
-/// The result text with its "served from disk" mark.
-fn mark_from_disk(output: Output) -> String {
+/// The result text with its "served from" mark.
+fn mark_source(output: Output, source: Source) -> String {
+    let word = source.word();
     match output {
         Output::Json(Value::Object(mut object)) => {
-            object.insert(SERVED_FROM_KEY.into(), json!("disk"));
+            object.insert(SERVED_FROM_KEY.into(), json!(word));
             serde_json::to_string(&Value::Object(object)).unwrap_or_default()
         }
-        Output::Read { header, body } => format!("{header} served_from=disk\n{body}"),
+        Output::Read { header, body } => format!("{header} served_from={word}\n{body}"),
         other => other.text(),
     }
 }
 
-fn tool_result(text: &str, is_error: bool) -> Value {
+fn tool_result(text: &str, is_error: bool, source: Source) -> Value {
     let mut result = json!({"content": [{"type": "text", "text": text}]});
     if is_error {
         result["isError"] = json!(true);
     }
-    result["_meta"] = json!({SOURCE_META_KEY: "disk"});
+    result["_meta"] = json!({SOURCE_META_KEY: source.word()});
     result
 }
 

@@ -193,6 +193,9 @@ impl Server {
         if let Some(answer) = self.try_offline(name, params.as_ref()).await {
             return (jsonrpc::result(id, answer), "offline", None);
         }
+        if let Some(answer) = self.try_index(name, params.as_ref()).await {
+            return (jsonrpc::result(id, answer), "index", None);
+        }
         let connect_wait = match self.config.upstream {
             // A child process needs time to start; its calls queue until the handshake is done.
             UpstreamTarget::Command { .. } => self
@@ -219,6 +222,7 @@ impl Server {
             .await
         {
             Ok(answer) => {
+                self.answered_by_obsidian(name, started.elapsed());
                 let outcome = if answer.pointer("/result/isError") == Some(&Value::Bool(true)) {
                     "tool_error"
                 } else {

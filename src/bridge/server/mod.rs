@@ -27,6 +27,7 @@ use status::status_tool;
 
 mod call;
 mod era;
+mod index_search;
 mod listen;
 mod resources;
 mod status;
@@ -68,6 +69,8 @@ pub(crate) struct Server {
     listens: Mutex<listen::Listens>,
     /// The resource URIs the 2025 client subscribed to (`resources/subscribe`).
     subscribed: Mutex<BTreeSet<String>>,
+    /// How many searches the index and Obsidian answered (`index_search.rs`).
+    index_counts: index_search::Counts,
 }
 
 impl Server {
@@ -93,6 +96,7 @@ impl Server {
             client: Mutex::new(None),
             listens: Mutex::default(),
             subscribed: Mutex::default(),
+            index_counts: index_search::Counts::default(),
         })
     }
 

@@ -47,6 +47,7 @@ impl Server {
             "bridge": { "version": env!("CARGO_PKG_VERSION"), "pluginVersionBundled": crate::version::PLUGIN },
             "offlineMode": if self.offline.is_some() && self.config.offline { "available" } else { "not available" },
             "offlineIndex": self.offline.as_ref().and_then(|offline| offline.describe()),
+            "indexSearch": self.index_search_status(),
             "client": {
                 "name": lock(&self.client).clone(),
                 "outputBudget": {

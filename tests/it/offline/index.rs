@@ -2,7 +2,8 @@
 //! index and saves it in the state folder; while it runs, a note is created, one edited, one renamed and one deleted
 //! on disk, and its watcher must make the next calls see each change; then the plugin answers the parity list, and
 //! both the watched bridge and a new bridge (which reloads the saved index and checks what changed) must answer it
-//! alike, field by field.
+//! alike, field by field. A bridge that answers searches from its index while the plugin runs must too, and must
+//! see notes created, edited, moved and deleted through Obsidian in the very next search.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -95,6 +96,85 @@ fn append(vault: &Path, path: &str, text: &str) {
     std::fs::write(full, content).unwrap();
 }
 
+/// A line of a note's text that a search can find it by (no heading).
+fn first_long_line(text: &str) -> String {
+    text.lines()
+        .find(|line| line.len() > 30 && !line.starts_with('#'))
+        .expect("a generated note has a line of prose")
+        .trim()
+        .to_string()
+}
+
+/// How many searches `edits_through_obsidian` compares.
+const EDIT_SEARCHES: usize = 8;
+
+/// Notes created, edited, moved and deleted through Obsidian (the plugin's tools, through the indexed bridge): each
+/// search right after must see the change from the index, with the plugin's answer (through `live`); the
+/// differences.
+fn edits_through_obsidian(indexed: &mut Client, live: &mut Client, vault: &Path) -> Vec<String> {
+    let notes = notes_of(vault);
+    let (edited, moved, deleted) = (&notes[400], &notes[500], &notes[600]);
+    let mut out = Vec::new();
+    let mut compare_search = |indexed: &mut Client, query: &str, expected: &str, present: bool| {
+        let arguments = json!({"query": query, "limit": 500});
+        let from_index = indexed.call("search", &arguments);
+        let from_plugin = live.call("search", &arguments);
+        if text_of(&from_index).contains(expected) != present {
+            out.push(format!(
+                "the index's search for {query:?} right after the edit {} {expected:?}: {}",
+                if present { "missed" } else { "still had" },
+                text_of(&from_index)
+            ));
+        }
+        for difference in compare(&from_plugin, &from_index) {
+            out.push(format!("after an edit: search {arguments}: {difference}"));
+        }
+    };
+    let write = |client: &mut Client, tool: &str, arguments: Value| {
+        let result = client.call(tool, &arguments);
+        assert_ne!(result["isError"], true, "{tool} {arguments}: {result}");
+    };
+    write(
+        indexed,
+        "create_note",
+        json!({"path": "Fresh/Through Obsidian.md", "content": "A platypusword line.\n"}),
+    );
+    compare_search(indexed, "platypusword", "Fresh/Through Obsidian.md", true);
+    write(
+        indexed,
+        "append",
+        json!({"path": edited, "content": "An echidnaword line."}),
+    );
+    compare_search(indexed, "echidnaword", edited, true);
+    let phrase = first_long_line(&std::fs::read_to_string(vault.join(moved)).unwrap());
+    write(
+        indexed,
+        "move_note",
+        json!({"path": moved, "new_path": "Elsewhere/Moved through Obsidian.md"}),
+    );
+    compare_search(
+        indexed,
+        &phrase,
+        "Elsewhere/Moved through Obsidian.md",
+        true,
+    );
+    compare_search(indexed, &phrase, &format!("\"{moved}\""), false);
+    let deleted_phrase = first_long_line(&std::fs::read_to_string(vault.join(deleted)).unwrap());
+    write(indexed, "delete_note", json!({"path": deleted}));
+    compare_search(indexed, &deleted_phrase, &format!("\"{deleted}\""), false);
+    // The same edits seen again a moment later (the watcher's events have all come by now).
+    std::thread::sleep(Duration::from_millis(200));
+    compare_search(indexed, "platypusword", "Fresh/Through Obsidian.md", true);
+    compare_search(indexed, "echidnaword", edited, true);
+    compare_search(
+        indexed,
+        &phrase,
+        "Elsewhere/Moved through Obsidian.md",
+        true,
+    );
+    out
+}
+
 #[test]
 fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
     let home = TempHome::new();
@@ -153,23 +233,36 @@ fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
     let from_watched = answers(&mut watched, &calls);
     drop(watched);
 
-    // Obsidian open: the plugin answers the same list.
+    // Obsidian open: the plugin answers the same list, and so does a bridge that answers searches from its index.
     let host = PluginHost::start(&vault, port, TOKEN, &[]);
     let mut live = Client::live(&home, &vault);
     let from_plugin = answers(&mut live, &calls);
-    drop(live);
+    let mut indexed = Client::indexed(&home, &vault, "always");
+    let from_indexed = answers(&mut indexed, &calls);
+    let mut out = differences(&calls, &from_plugin, &from_indexed, "indexed");
+    drop((live, indexed));
     host.stop();
 
     // Obsidian closed again: a new bridge starts from the saved index, which predates the changes.
     let mut reloaded = Client::offline(&home, &vault);
     let from_reloaded = answers(&mut reloaded, &calls);
 
-    let mut out = differences(&calls, &from_plugin, &from_watched, "watched");
+    out.extend(differences(&calls, &from_plugin, &from_watched, "watched"));
     out.extend(differences(
         &calls,
         &from_plugin,
         &from_reloaded,
         "reloaded",
     ));
-    assert_same(calls.len() * 2, &out);
+
+    // Obsidian open again: a default bridge loads the saved index, and edits through Obsidian are in its very next
+    // search.
+    drop(reloaded);
+    let host = PluginHost::start(&vault, port, TOKEN, &[]);
+    let mut live = Client::live(&home, &vault);
+    let mut indexed = Client::indexed(&home, &vault, "auto");
+    out.extend(edits_through_obsidian(&mut indexed, &mut live, &vault));
+    drop((live, indexed));
+    host.stop();
+    assert_same(calls.len() * 3 + EDIT_SEARCHES, &out);
 }

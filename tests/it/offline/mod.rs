@@ -27,13 +27,44 @@ pub(super) const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef
 /// A client's bridge on the vault, after the handshake, and where its answers must come from.
 pub(super) struct Client {
     pub(super) bridge: Bridge,
-    from_disk: bool,
+    side: Side,
+}
+
+/// Which side a client's bridge must have answered from.
+#[derive(Clone, Copy, PartialEq)]
+enum Side {
+    /// The plugin, every call (`--index-search never`).
+    Plugin,
+    /// The vault folder, every call: Obsidian is closed.
+    Disk,
+    /// The plugin, but text searches from the bridge's index (`--index-search always`, once it is ready).
+    PluginAndIndex,
 }
 
 impl Client {
     /// A bridge while the plugin runs: every answer must come from it.
     pub(super) fn live(home: &TempHome, vault: &Path) -> Self {
-        Self::start(home, vault, false)
+        Self::start(home, vault, Side::Plugin, "never")
+    }
+
+    /// A bridge while the plugin runs that answers searches from its own index (`--index-search` `when`: `always`,
+    /// or `auto` with a saved index): its answers must come from the plugin, the searches' from the index. Returns
+    /// once the index answers searches.
+    pub(super) fn indexed(home: &TempHome, vault: &Path, when: &str) -> Self {
+        let mut client = Self::start(home, vault, Side::PluginAndIndex, when);
+        let started = std::time::Instant::now();
+        loop {
+            let status = client.bridge.call_tool("obsidian_status", json!({}));
+            let index = &status["result"]["structuredContent"]["indexSearch"];
+            if index["answersSearches"] == true {
+                return client;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "the index never came to answer searches: {index}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 
     /// A bridge while Obsidian is closed (nothing listens on the plugin's port): every answer must come from disk.
@@ -41,25 +72,37 @@ impl Client {
         if !vault.join(".obsidian/plugins/obsmcp/data.json").exists() {
             write_plugin_data(vault, free_port(), TOKEN);
         }
-        Self::start(home, vault, true)
+        Self::start(home, vault, Side::Disk, "auto")
     }
 
-    fn start(home: &TempHome, vault: &Path, from_disk: bool) -> Self {
+    fn start(home: &TempHome, vault: &Path, side: Side, index_search: &str) -> Self {
         let mut bridge = Bridge::start(
             home,
-            &["--vault", vault.to_str().unwrap(), "--connect-wait", "1"],
+            &[
+                "--vault",
+                vault.to_str().unwrap(),
+                "--connect-wait",
+                "1",
+                "--index-search",
+                index_search,
+            ],
         );
         bridge.initialize();
-        Self { bridge, from_disk }
+        Self { bridge, side }
     }
 
     /// The result of one tool call.
     pub(super) fn call(&mut self, tool: &str, arguments: &Value) -> Value {
         let answer = self.bridge.call_tool(tool, arguments.clone());
-        let source = &answer["result"]["_meta"]["obsmcp/source"];
+        let source = answer["result"]["_meta"]["obsmcp/source"].as_str();
+        let expected = match self.side {
+            Side::Plugin => None,
+            Side::Disk => Some("disk"),
+            Side::PluginAndIndex if tool == "search" => Some("index"),
+            Side::PluginAndIndex => None,
+        };
         assert_eq!(
-            source == "disk",
-            self.from_disk,
+            source, expected,
             "{tool} {arguments} was answered from the wrong side: {answer}"
         );
         answer["result"].clone()
@@ -201,7 +244,7 @@ pub(super) fn compare(live: &Value, offline: &Value) -> Vec<String> {
     out
 }
 
-/// An offline result as the plugin would have sent it: without `_meta` and the `served_from` mark (the last field of
+/// An offline (or index) result as the plugin would have sent it: without `_meta` and the `served_from` mark (the last field of
 /// a JSON result, or the end of a read's header line).
 fn without_disk_marks(result: &Value) -> Value {
     let mut result = result.clone();
@@ -210,7 +253,12 @@ fn without_disk_marks(result: &Value) -> Value {
     }
     let text = text_of(&result).to_string();
     let plain = match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(mut object)) if object.get("served_from") == Some(&json!("disk")) => {
+        Ok(Value::Object(mut object))
+            if matches!(
+                object.get("served_from").and_then(Value::as_str),
+                Some("disk" | "index")
+            ) =>
+        {
             object.remove("served_from");
             Value::Object(object).to_string()
         }

@@ -1,0 +1,110 @@
+//! Text search answered from the bridge's own index while Obsidian is open (`--index-search`, issue 19). On a large
+//! vault the plugin reads every note for a search that finds little (0.7 s at 100,000 notes); the index answers it in
+//! tens of milliseconds. Its answer is the plugin's own (the parity tests compare both on a 10,000-note vault), and it
+//! is used only while it is exactly that:
+//! - the tool is the live catalog's `search`, from the plugin version this bridge mirrors;
+//! - the index is built, kept current by a file watcher it can trust, and holds its word index and every note's text
+//!   (`OfflineVault::index_search_ready`); when it is not, Obsidian answers, as without it;
+//! - after a call through Obsidian that may have changed the vault, the index checks the folder before it answers
+//!   (the watcher's event may still be on its way), so an agent's edit is in its next search.
+//!
+//! Each such answer is marked (`served_from: "index"`, `_meta` `obsmcp/source: "index"`), and `obsidian_status`
+//! says whether the index answers, why not, and how many searches each side answered.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{Server, catalog::CatalogSource};
+use crate::bridge::config::{IndexSearch, SLOW_SEARCH, UpstreamTarget};
+use crate::bridge::offline::OfflineBackend;
+use crate::bridge::policy::is_read_only;
+use crate::sync::lock;
+
+/// How many searches each side answered, for `obsidian_status`.
+#[derive(Default)]
+pub(super) struct Counts {
+    index: AtomicU64,
+    obsidian: AtomicU64,
+}
+
+impl Server {
+    /// The backend that may answer `tool` from its index while Obsidian is open, unless `--index-search never`.
+    fn index_backend(&self, tool: &str) -> Option<&Arc<dyn OfflineBackend>> {
+        if self.config.index_search == IndexSearch::Never {
+            return None;
+        }
+        self.offline_for(tool)
+            .filter(|backend| backend.answers_from_index(tool))
+    }
+
+    /// Whether Obsidian's `tool` is the one the index mirrors: in the live catalog (a plugin setting may turn it off)
+    /// of the plugin version bundled with this bridge.
+    fn mirrors_obsidian(&self, tool: &str) -> bool {
+        let version = self.upstream.facts().server_version;
+        let catalog = lock(&self.catalog);
+        catalog.source == CatalogSource::Live
+            && catalog.find(tool).is_some()
+            && version.as_deref() == Some(crate::version::PLUGIN)
+    }
+
+    /// The index's answer to a call while Obsidian is open, when it can give the plugin's.
+    pub(super) async fn try_index(&self, tool: &str, params: Option<&Value>) -> Option<Value> {
+        let backend = self.index_backend(tool)?;
+        if !self.mirrors_obsidian(tool) {
+            return None;
+        }
+        let arguments = params
+            .and_then(|params| params.get("arguments"))
+            .and_then(Value::as_object);
+        let answer = backend.call_from_index(tool, arguments).await?;
+        self.index_counts.index.fetch_add(1, Ordering::Relaxed);
+        Some(answer)
+    }
+
+    /// After Obsidian answered `tool` in `took`: a call that may have written has the index check the folder before
+    /// its next answer; a slow search has `auto` build the index.
+    pub(super) fn answered_by_obsidian(&self, tool: &str, took: Duration) {
+        let vault = matches!(self.config.upstream, UpstreamTarget::Vault { .. });
+        let Some(backend) = self
+            .offline
+            .as_ref()
+            .filter(|_| self.config.offline && vault)
+        else {
+            return;
+        };
+        let may_write = lock(&self.catalog)
+            .find(tool)
+            .is_none_or(|found| !is_read_only(found));
+        if may_write {
+            backend.vault_may_have_changed();
+        }
+        if self.index_backend(tool).is_some() {
+            self.index_counts.obsidian.fetch_add(1, Ordering::Relaxed);
+            if self.config.index_search == IndexSearch::Auto && took > SLOW_SEARCH {
+                backend.build();
+            }
+        }
+    }
+
+    /// What `obsidian_status` says of searches from the index.
+    pub(super) fn index_search_status(&self) -> Value {
+        let mode = self.config.index_search;
+        let why_not = match self.index_backend("search") {
+            _ if mode == IndexSearch::Never => Some("off (--index-search never)"),
+            None => Some("off: the bridge does not read this vault's folder"),
+            Some(backend) => backend.index_search_ready().err(),
+        };
+        json!({
+            "mode": mode.as_str(),
+            "answersSearches": why_not.is_none(),
+            "whyNot": why_not,
+            "searchesAnswered": {
+                "byIndex": self.index_counts.index.load(Ordering::Relaxed),
+                "byObsidian": self.index_counts.obsidian.load(Ordering::Relaxed),
+            },
+        })
+    }
+}
