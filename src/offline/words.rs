@@ -72,7 +72,9 @@ pub(crate) fn words_of(text: &str) -> NoteWords {
             js_canonicalize(c)
         });
     }
-    let mut seen: HashSet<&str, BuildHasherDefault<WordHasher>> = HashSet::default();
+    // Sized for a note of prose (a distinct word per dozen bytes or so), so that it is seldom grown.
+    let mut seen: HashSet<&str, BuildHasherDefault<WordHasher>> =
+        HashSet::with_capacity_and_hasher(text.len() / 12, BuildHasherDefault::default());
     let mut out = NoteWords::default();
     for run in runs(&canonical) {
         if is_long(run.text) {

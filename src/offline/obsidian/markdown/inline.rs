@@ -305,79 +305,19 @@ pub(super) fn ends_tag(c: char) -> bool {
 /// Finds links, embeds, tags and a block id in one line of body text outside code blocks.
 pub(super) fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Found) {
     let original = lines[line_number].text;
+    // Every link and embed starts at a `[`, every tag at a `#`, a block id at a `^`: most lines of prose have none,
+    // and cost no copy.
+    let has_link = original.contains('[');
+    if !has_link && !original.bytes().any(|b| matches!(b, b'#' | b'^')) {
+        return;
+    }
     let mut text = original.as_bytes().to_vec();
     mask_code_spans(&mut text);
-
-    // Like the fake, link and display text are read from the masked text (a code span inside a link is blanked).
-    let scan = String::from_utf8(text.clone()).expect("masking keeps UTF-8");
-    let bytes = scan.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let (start, is_embed, open) = if bytes[i] == b'!' && bytes[i + 1..].starts_with(b"[[") {
-            (i, true, i + 1)
-        } else {
-            (i, false, i)
-        };
-        let Some(end) = wikilink_at(bytes, open) else {
-            i += 1;
-            continue;
-        };
-        let content = &scan[open + 2..end - 2];
-        let (linktext, display) = split_wikilink(content);
-        let link = js_trim(linktext);
-        if !link.is_empty() {
-            let reference = LinkRef {
-                link: link.to_string(),
-                original: original[start..end].to_string(),
-                display_text: display.unwrap_or(linktext).to_string(),
-                position: pos(lines, line_number, start, line_number, end),
-            };
-            if is_embed {
-                found.embeds.push(reference)
-            } else {
-                found.links.push(reference)
-            }
-            mask(&mut text, start, end);
-        }
-        i = end;
-    }
-
-    let scan = String::from_utf8(text.clone()).expect("masking keeps UTF-8");
-    let bytes = scan.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let (start, is_embed, open) = if bytes[i] == b'!' && bytes.get(i + 1) == Some(&b'[') {
-            (i, true, i + 1)
-        } else {
-            (i, false, i)
-        };
-        let Some((end, label, target)) = markdown_link_at(bytes, open) else {
-            i += 1;
-            continue;
-        };
-        mask(&mut text, start, end);
-        let mut target = &scan[target.0..target.1];
-        if let Some(inner) = target.strip_prefix('<') {
-            // `slice(1, -1)`: the plain form may also start with `<` without ending in `>`.
-            let mut chars = inner.chars();
-            chars.next_back();
-            target = chars.as_str();
-        }
-        let target = js_trim(target);
-        if !target.is_empty() && !has_url_scheme(target) {
-            let reference = LinkRef {
-                link: safe_decode(target),
-                original: original[start..end].to_string(),
-                display_text: scan[label.0..label.1].to_string(),
-                position: pos(lines, line_number, start, line_number, end),
-            };
-            if is_embed {
-                found.embeds.push(reference)
-            } else {
-                found.links.push(reference)
-            }
-        }
-        i = end;
+    if has_link {
+        let masks = wikilinks(lines, line_number, &text, found);
+        apply_masks(&mut text, &masks);
+        let masks = markdown_links(lines, line_number, &text, found);
+        apply_masks(&mut text, &masks);
     }
 
     mask_bare_urls(&mut text);
@@ -420,4 +360,105 @@ pub(super) fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Fo
     {
         found.block_ids.push((id.to_string(), line_number));
     }
+}
+
+/// Blanks each range of a line (whole characters: the result stays UTF-8).
+fn apply_masks(text: &mut [u8], masks: &[(usize, usize)]) {
+    for &(start, end) in masks {
+        mask(text, start, end);
+    }
+}
+
+/// The wikilinks and wikilink embeds of a line (its code spans masked) into `found`; the ranges to mask after them.
+fn wikilinks(
+    lines: &[Line<'_>],
+    line_number: usize,
+    text: &[u8],
+    found: &mut Found,
+) -> Vec<(usize, usize)> {
+    let original = lines[line_number].text;
+    // Like the fake, link and display text are read from the masked text (a code span inside a link is blanked).
+    let scan = std::str::from_utf8(text).expect("masking keeps UTF-8");
+    let bytes = scan.as_bytes();
+    let mut masks = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let (start, is_embed, open) = if bytes[i] == b'!' && bytes[i + 1..].starts_with(b"[[") {
+            (i, true, i + 1)
+        } else {
+            (i, false, i)
+        };
+        let Some(end) = wikilink_at(bytes, open) else {
+            i += 1;
+            continue;
+        };
+        let content = &scan[open + 2..end - 2];
+        let (linktext, display) = split_wikilink(content);
+        let link = js_trim(linktext);
+        if !link.is_empty() {
+            let reference = LinkRef {
+                link: link.to_string(),
+                original: original[start..end].to_string(),
+                display_text: display.unwrap_or(linktext).to_string(),
+                position: pos(lines, line_number, start, line_number, end),
+            };
+            if is_embed {
+                found.embeds.push(reference)
+            } else {
+                found.links.push(reference)
+            }
+            masks.push((start, end));
+        }
+        i = end;
+    }
+    masks
+}
+
+/// The Markdown links and image embeds of a line (code spans and wikilinks masked) into `found`; the ranges to mask.
+fn markdown_links(
+    lines: &[Line<'_>],
+    line_number: usize,
+    text: &[u8],
+    found: &mut Found,
+) -> Vec<(usize, usize)> {
+    let original = lines[line_number].text;
+    let scan = std::str::from_utf8(text).expect("masking keeps UTF-8");
+    let bytes = scan.as_bytes();
+    let mut masks = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let (start, is_embed, open) = if bytes[i] == b'!' && bytes.get(i + 1) == Some(&b'[') {
+            (i, true, i + 1)
+        } else {
+            (i, false, i)
+        };
+        let Some((end, label, target)) = markdown_link_at(bytes, open) else {
+            i += 1;
+            continue;
+        };
+        masks.push((start, end));
+        let mut target = &scan[target.0..target.1];
+        if let Some(inner) = target.strip_prefix('<') {
+            // `slice(1, -1)`: the plain form may also start with `<` without ending in `>`.
+            let mut chars = inner.chars();
+            chars.next_back();
+            target = chars.as_str();
+        }
+        let target = js_trim(target);
+        if !target.is_empty() && !has_url_scheme(target) {
+            let reference = LinkRef {
+                link: safe_decode(target),
+                original: original[start..end].to_string(),
+                display_text: scan[label.0..label.1].to_string(),
+                position: pos(lines, line_number, start, line_number, end),
+            };
+            if is_embed {
+                found.embeds.push(reference)
+            } else {
+                found.links.push(reference)
+            }
+        }
+        i = end;
+    }
+    masks
 }
