@@ -328,8 +328,21 @@ impl OfflineVault {
             self.start_watching(&mut state);
             // The saved file is decoded while the folder is walked: at 100,000 notes each takes about half the start.
             let (loaded, walked) = std::thread::scope(|scope| {
-                let loading = scope.spawn(|| saved.load());
+                let loading = scope.spawn(|| {
+                    let started = Instant::now();
+                    let loaded = saved.load();
+                    tracing::debug!(
+                        ms = started.elapsed().as_millis() as u64,
+                        "offline index: saved index decoded"
+                    );
+                    loaded
+                });
+                let walking = Instant::now();
                 let walked = self.list(state.watch.as_ref(), &hidden);
+                tracing::debug!(
+                    ms = walking.elapsed().as_millis() as u64,
+                    "offline index: folder listed beside the decoding"
+                );
                 let loaded = loading.join().unwrap_or_else(|_| {
                     tracing::warn!(
                         "decoding the saved offline index failed; it is built from the folder"
