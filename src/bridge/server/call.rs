@@ -240,6 +240,10 @@ impl Server {
                 (jsonrpc::result(id, answer), "offline", None)
             }
             Err(error) => {
+                if matches!(error, CallError::Lost(_) | CallError::Timeout(_)) {
+                    // The call may have reached Obsidian and written.
+                    self.passed_to_obsidian(name);
+                }
                 let (outcome, text) = self.explain(&error);
                 (jsonrpc::result(id, tool_error(&text)), outcome, None)
             }

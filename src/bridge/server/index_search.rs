@@ -64,15 +64,18 @@ impl Server {
         Some(answer)
     }
 
-    /// After Obsidian answered `tool` in `took`: a call that may have written has the index check the folder before
-    /// its next answer; a slow search has `auto` build the index.
-    pub(super) fn answered_by_obsidian(&self, tool: &str, took: Duration) {
+    /// The backend of a vault upstream, whether or not it may answer while Obsidian is open.
+    fn vault_backend(&self) -> Option<&Arc<dyn OfflineBackend>> {
         let vault = matches!(self.config.upstream, UpstreamTarget::Vault { .. });
-        let Some(backend) = self
-            .offline
+        self.offline
             .as_ref()
             .filter(|_| self.config.offline && vault)
-        else {
+    }
+
+    /// After a call through Obsidian answered, was lost or timed out: one that may have written (any tool not marked
+    /// read-only) has the index check the folder before its next answer.
+    pub(super) fn passed_to_obsidian(&self, tool: &str) {
+        let Some(backend) = self.vault_backend() else {
             return;
         };
         let may_write = lock(&self.catalog)
@@ -81,7 +84,16 @@ impl Server {
         if may_write {
             backend.vault_may_have_changed();
         }
-        if self.index_backend(tool).is_some() {
+    }
+
+    /// After Obsidian answered `tool` in `took`: as [`Self::passed_to_obsidian`], and a slow search has `auto` build
+    /// the index.
+    pub(super) fn answered_by_obsidian(&self, tool: &str, took: Duration) {
+        self.passed_to_obsidian(tool);
+        let Some(backend) = self.vault_backend() else {
+            return;
+        };
+        if backend.answers_from_index(tool) {
             self.index_counts.obsidian.fetch_add(1, Ordering::Relaxed);
             if self.config.index_search == IndexSearch::Auto && took > SLOW_SEARCH {
                 backend.build();
@@ -95,7 +107,14 @@ impl Server {
         let why_not = match self.index_backend("search") {
             _ if mode == IndexSearch::Never => Some("off (--index-search never)"),
             None => Some("off: the bridge does not read this vault's folder"),
-            Some(backend) => backend.index_search_ready().err(),
+            Some(backend) => match backend.index_search_ready() {
+                // What builds it, so that the answer is something to act on.
+                Err("not built") if mode == IndexSearch::Auto => Some(
+                    "not built: a search through Obsidian slower than 300 ms has it built (a large vault), and a \
+                     saved one is loaded at start; `--index-search always` builds it at start",
+                ),
+                ready => ready.err(),
+            },
         };
         json!({
             "mode": mode.as_str(),

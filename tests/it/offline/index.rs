@@ -262,6 +262,24 @@ fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
     let mut live = Client::live(&home, &vault);
     let mut indexed = Client::indexed(&home, &vault, "auto");
     out.extend(edits_through_obsidian(&mut indexed, &mut live, &vault));
+    // Each side's `obsidian_status` counts the searches it answered, and says why the plain one never uses its index.
+    let index_status = |client: &mut Client| {
+        let status = client.bridge.call_tool("obsidian_status", json!({}));
+        status["result"]["structuredContent"]["indexSearch"].clone()
+    };
+    let indexed_status = index_status(&mut indexed);
+    assert_eq!(
+        indexed_status["searchesAnswered"],
+        json!({"byIndex": EDIT_SEARCHES, "byObsidian": 0}),
+        "{indexed_status}"
+    );
+    let live_status = index_status(&mut live);
+    assert_eq!(
+        live_status["searchesAnswered"],
+        json!({"byIndex": 0, "byObsidian": EDIT_SEARCHES}),
+        "{live_status}"
+    );
+    assert_eq!(live_status["whyNot"], "off (--index-search never)");
     drop((live, indexed));
     host.stop();
     assert_same(calls.len() * 3 + EDIT_SEARCHES, &out);
