@@ -92,18 +92,8 @@ impl OfflineVault {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::super::{OfflineVault, SOURCE_META_KEY, strip_disk_marks};
-
-    fn vault(files: &[(&str, &str)]) -> (tempfile::TempDir, OfflineVault) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let full = dir.path().join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(full, text).unwrap();
-        }
-        let offline = OfflineVault::open(dir.path(), None).unwrap();
-        (dir, offline)
-    }
+    use super::super::tests::vault;
+    use super::super::{SOURCE_META_KEY, strip_disk_marks};
 
     fn search(query: &str) -> Value {
         json!({"query": query, "limit": 500})

@@ -653,7 +653,8 @@ pub(crate) fn strip_disk_marks(result: &Value) -> Value {
 mod tests {
     use super::*;
 
-    fn vault(files: &[(&str, &str)]) -> (tempfile::TempDir, OfflineVault) {
+    /// A vault folder holding `files` (path, text), opened offline.
+    pub(super) fn vault(files: &[(&str, &str)]) -> (tempfile::TempDir, OfflineVault) {
         let dir = tempfile::tempdir().unwrap();
         for (path, text) in files {
             let full = dir.path().join(path);
