@@ -117,8 +117,7 @@ impl IndexSearch {
 }
 
 /// A search through Obsidian slower than this has `--index-search auto` build the index (its `--help` says 300 ms):
-/// the plugin's bound for a
-/// search (issue 19), which a vault of some tens of thousands of notes passes.
+/// the plugin's bound for a search (issue 19), which a vault of some tens of thousands of notes passes.
 pub(crate) const SLOW_SEARCH: Duration = Duration::from_millis(300);
 
 /// A flag value the bridge cannot run with.

@@ -44,7 +44,7 @@ pub(crate) trait OfflineBackend: Send + Sync {
 
     /// Whether the index answers a search now, or why not (for `obsidian_status`).
     fn index_search_ready(&self) -> Result<(), &'static str> {
-        Err("not built")
+        Err(crate::offline::NOT_BUILT)
     }
 
     /// Answers `tool` from the index while Obsidian is open, with the plugin's answer marked as the index's; `None`
@@ -132,16 +132,13 @@ impl OfflineBackend for Disk {
         tool: &'a str,
         arguments: Option<&'a Map<String, Value>>,
     ) -> BoxFuture<'a, Option<Value>> {
+        // Never waits: an index not ready (the usual case for a small vault) costs no copy and no thread.
+        if !self.answers_from_index(tool) || self.0.index_search_ready().is_err() {
+            return Box::pin(async { None });
+        }
         let vault = Arc::clone(&self.0);
-        let arguments = arguments
-            .cloned()
-            .map(Value::Object)
-            .unwrap_or_else(|| json!({}));
-        let search = tool == "search";
+        let arguments = owned_arguments(arguments);
         Box::pin(async move {
-            if !search || vault.index_search_ready().is_err() {
-                return None;
-            }
             // A check of the folder after a change walks it (a third of a second at 100,000 notes): off the workers.
             tokio::task::spawn_blocking(move || vault.search_from_index(arguments))
                 .await
@@ -180,10 +177,7 @@ impl OfflineBackend for Disk {
     ) -> BoxFuture<'a, Value> {
         let vault = Arc::clone(&self.0);
         let name = tool.to_string();
-        let arguments = arguments
-            .cloned()
-            .map(Value::Object)
-            .unwrap_or_else(|| json!({}));
+        let arguments = owned_arguments(arguments);
         Box::pin(async move {
             let answer =
                 tokio::task::spawn_blocking(move || vault.call_tool(&name, arguments)).await;
@@ -219,4 +213,12 @@ impl OfflineBackend for Disk {
                 })
         })
     }
+}
+
+/// A call's arguments as the blocking side takes them: owned, `{}` when there were none.
+fn owned_arguments(arguments: Option<&Map<String, Value>>) -> Value {
+    arguments
+        .cloned()
+        .map(Value::Object)
+        .unwrap_or_else(|| json!({}))
 }

@@ -10,6 +10,9 @@ use serde_json::Value;
 
 use super::{OfflineVault, Source, marked, tools};
 
+/// Why the index does not answer a search when nothing has built it yet (the bridge says then what would).
+pub(crate) const NOT_BUILT: &str = "not built";
+
 impl OfflineVault {
     /// Whether a text search can be answered from the index while Obsidian is open, with the answer the plugin would
     /// give (`search_from_index`), or why not. It never waits: an index being built or checked is not ready.
@@ -26,7 +29,7 @@ impl OfflineVault {
             return Err(if self.building.load(Ordering::SeqCst) {
                 "being built"
             } else {
-                "not built"
+                NOT_BUILT
             });
         };
         if state.refused.is_some() {

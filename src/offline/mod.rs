@@ -94,6 +94,7 @@ use serde_json::{Value, json};
 use crate::sync::lock;
 pub(crate) use hidden::hidden_rule_count;
 use hidden::{HiddenRules, HiddenRulesError};
+pub(crate) use index_search::NOT_BUILT;
 use obsidian::vault::Snapshot;
 use paths::RealVault;
 pub(crate) use tools::ToolError;

@@ -109,7 +109,7 @@ impl Server {
             None => Some("off: the bridge does not read this vault's folder"),
             Some(backend) => match backend.index_search_ready() {
                 // What builds it, so that the answer is something to act on.
-                Err("not built") if mode == IndexSearch::Auto => Some(
+                Err(crate::offline::NOT_BUILT) if mode == IndexSearch::Auto => Some(
                     "not built: a search through Obsidian slower than 300 ms has it built (a large vault), and a \
                      saved one is loaded at start; `--index-search always` builds it at start",
                 ),

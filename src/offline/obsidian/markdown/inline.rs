@@ -13,6 +13,17 @@ pub(super) struct Found {
     pub(super) block_ids: Vec<(String, usize)>,
 }
 
+impl Found {
+    /// Keeps a link, or an embed when it is one (`![[…]]`, `![…](…)`).
+    fn reference(&mut self, is_embed: bool, reference: LinkRef) {
+        if is_embed {
+            self.embeds.push(reference);
+        } else {
+            self.links.push(reference);
+        }
+    }
+}
+
 /// Replaces bytes `[from, to)` with spaces of the same byte length, so offsets in the masked text stay valid.
 pub(super) fn mask(text: &mut [u8], from: usize, to: usize) {
     text[from..to].fill(b' ');
@@ -402,11 +413,7 @@ fn wikilinks(
                 display_text: display.unwrap_or(linktext).to_string(),
                 position: pos(lines, line_number, start, line_number, end),
             };
-            if is_embed {
-                found.embeds.push(reference)
-            } else {
-                found.links.push(reference)
-            }
+            found.reference(is_embed, reference);
             masks.push((start, end));
         }
         i = end;
@@ -452,11 +459,7 @@ fn markdown_links(
                 display_text: scan[label.0..label.1].to_string(),
                 position: pos(lines, line_number, start, line_number, end),
             };
-            if is_embed {
-                found.embeds.push(reference)
-            } else {
-                found.links.push(reference)
-            }
+            found.reference(is_embed, reference);
         }
         i = end;
     }
