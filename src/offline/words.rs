@@ -131,6 +131,7 @@ fn runs(text: &str) -> Vec<Run<'_>> {
 
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Postings {
+    #[serde(with = "crate::offline::saved::raw_bytes")]
     bytes: Vec<u8>,
     /// The last document appended plus one (0: none yet).
     next: u32,

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use crate::offline::hidden::HiddenRules;
 use crate::offline::paths::{FileIdentity, RealVault};
-use crate::offline::text::js_cmp;
+use crate::offline::text::js_sort_by_key;
 
 /// One file of the vault.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -64,13 +64,16 @@ pub(super) fn millis(time: std::io::Result<SystemTime>) -> Option<f64> {
     Some(since.as_secs() as f64 * 1000.0 + f64::from(since.subsec_nanos()) / 1e6)
 }
 
-/// The vault path of `name` inside `folder` (`""` is the root).
+/// The vault path of `name` inside `folder` (`""` is the root), with no spare capacity.
 pub(super) fn join_name(folder: &str, name: &str) -> String {
     if folder.is_empty() {
-        name.to_string()
-    } else {
-        format!("{folder}/{name}")
+        return name.to_string();
     }
+    let mut path = String::with_capacity(folder.len() + 1 + name.len());
+    path.push_str(folder);
+    path.push('/');
+    path.push_str(name);
+    path
 }
 
 /// `Math.round`.
@@ -174,51 +177,34 @@ pub(super) fn walk_folder(
         // A folder that vanished or cannot be read during the scan is simply not listed.
         return;
     };
+    // Each entry by its vault path (its name is what follows `skip`); names starting with `.` and the config folder
+    // are left out before anything is asked of them.
+    let skip = if folder.is_empty() {
+        0
+    } else {
+        folder.len() + 1
+    };
     let mut entries: Vec<(String, std::fs::DirEntry)> = read
         .filter_map(Result::ok)
         .filter_map(|entry| {
-            entry
-                .file_name()
-                .into_string()
-                .ok()
-                .map(|name| (name, entry))
+            let name = entry.file_name().into_string().ok()?;
+            let path = join_name(folder, &name);
+            (!is_unlisted(&path, vault.config_dir())).then_some((path, entry))
         })
         .collect();
-    entries.sort_by(|a, b| js_cmp(&a.0, &b.0));
-    for (name, entry) in entries {
-        let path = join_name(folder, &name);
-        if is_unlisted(&path, vault.config_dir()) {
+    js_sort_by_key(&mut entries, |(path, _)| &path[skip..]);
+    let found = stat_all(&entries);
+    for ((path, _), found) in entries.into_iter().zip(found) {
+        let Some((metadata, real)) = found else {
             continue;
-        }
-        let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
-        // A plain entry is stat'ed relative to its folder (no path lookup); a symlink is followed, as Obsidian does,
-        // and judged by its real location, which must be the file it led to (a link swapped meanwhile is skipped).
-        let (metadata, real) = if is_link {
-            let (Ok(metadata), Ok(real)) = (
-                std::fs::metadata(entry.path()),
-                std::fs::canonicalize(entry.path()),
-            ) else {
-                // Dangling symlinks and files removed mid-scan are not part of the vault.
-                continue;
-            };
-            let same = std::fs::metadata(&real)
-                .is_ok_and(|there| FileIdentity::of(&there) == FileIdentity::of(&metadata));
-            if !same {
-                continue;
-            }
-            (metadata, Some(real))
-        } else {
-            match entry.metadata() {
-                Ok(metadata) => (metadata, None),
-                Err(_) => continue,
-            }
         };
+        let name = &path[skip..];
         let entry_real_path = if walk.hidden.is_empty() {
             None
         } else {
             match &real {
                 Some(real) => vault_path_of(vault, real),
-                None => real_path.as_deref().map(|folder| join_name(folder, &name)),
+                None => real_path.as_deref().map(|folder| join_name(folder, name)),
             }
         };
         let hidden = walk.hidden.hides(&path)
@@ -230,7 +216,7 @@ pub(super) fn walk_folder(
         }
         if metadata.is_dir() {
             walk.listing.folders.push(path.clone());
-            let real = real.unwrap_or_else(|| real_folder.join(&name));
+            let real = real.unwrap_or_else(|| real_folder.join(name));
             // A symlinked folder that leads outside the vault (or into its config folder) is listed by name but
             // never entered: nothing there is read, not even a directory listing (a link to `~` would otherwise be
             // walked every time).
@@ -248,9 +234,50 @@ pub(super) fn walk_folder(
                     .as_deref()
                     .map_or(folder_inside, |real| vault.allows(real)),
                 identity: FileIdentity::of(&metadata),
-                // Exactly as long as it is: 100,000 paths kept with the slack of their building cost megabytes.
-                path: path.into_boxed_str().into(),
+                // Built exactly as long as it is (`join_name`): 100,000 paths kept with slack cost megabytes.
+                path,
             });
         }
     }
+}
+
+/// Folders with more entries than this are stat'ed on two threads: half the walk of a large vault is the kernel
+/// answering one `statx` per file, and a thread costs about as much to start as 25 of them.
+const STAT_ON_TWO_THREADS: usize = 512;
+
+/// The metadata of each entry (followed, for a symlink, with its real location), `None` for one that is gone, is a
+/// dangling link or was swapped meanwhile; in the entries' order.
+fn stat_all(
+    entries: &[(String, std::fs::DirEntry)],
+) -> Vec<Option<(std::fs::Metadata, Option<PathBuf>)>> {
+    let stat = |part: &[(String, std::fs::DirEntry)]| -> Vec<_> {
+        part.iter().map(|(_, entry)| stat_entry(entry)).collect()
+    };
+    if entries.len() < STAT_ON_TWO_THREADS {
+        return stat(entries);
+    }
+    let (first, second) = entries.split_at(entries.len() / 2);
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| stat(second));
+        let mut found = stat(first);
+        // A helper that failed to start its work is replaced by this thread doing it.
+        found.extend(other.join().unwrap_or_else(|_| stat(second)));
+        found
+    })
+}
+
+/// One entry's metadata: a plain entry is stat'ed relative to its folder (no path lookup); a symlink is followed, as
+/// Obsidian does, and judged by its real location, which must be the file it led to (a link swapped meanwhile is
+/// skipped).
+fn stat_entry(entry: &std::fs::DirEntry) -> Option<(std::fs::Metadata, Option<PathBuf>)> {
+    let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
+    if !is_link {
+        return entry.metadata().ok().map(|metadata| (metadata, None));
+    }
+    // Dangling symlinks and files removed mid-scan are not part of the vault.
+    let metadata = std::fs::metadata(entry.path()).ok()?;
+    let real = std::fs::canonicalize(entry.path()).ok()?;
+    let same = std::fs::metadata(&real)
+        .is_ok_and(|there| FileIdentity::of(&there) == FileIdentity::of(&metadata));
+    same.then_some((metadata, Some(real)))
 }

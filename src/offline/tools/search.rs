@@ -314,14 +314,15 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     } else {
         crate::sync::read(ctx.words).candidates(&query)
     };
-    let in_scope = |file: &&FileEntry| {
+    let in_scope = |file: &FileEntry| {
         file.path.starts_with(&prefix)
             && !crate::offline::paths::is_in_config_dir(&file.path, ctx.config_dir)
     };
     // The note's text when it can hold the query: never read for a note outside the vault (the plugin reads it,
     // then refuses to quote it), and passed over when it cannot be read any more, as a note the index could not read.
-    let text_if_candidate = |file: &FileEntry| -> Option<String> {
-        let note = ctx.snapshot.note(&file.path)?;
+    let text_if_candidate = |index: usize, file: &FileEntry| -> Option<String> {
+        // By index, not by path: hashing every path of a large vault was most of an absent word's search.
+        let note = ctx.snapshot.note_at(index)?;
         if candidates
             .as_ref()
             .is_some_and(|candidates| !candidates.contains(note.doc))
@@ -351,11 +352,11 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         .snapshot
         .sorted_notes
         .iter()
-        .map(|&index| &ctx.snapshot.files[index])
-        .filter(in_scope);
+        .map(|&index| (index, &ctx.snapshot.files[index]))
+        .filter(|(_, file)| in_scope(file));
     if rank {
-        let files: Vec<&FileEntry> = notes.collect();
-        let bytes: u64 = files.iter().map(|file| file.size).sum();
+        let files: Vec<(usize, &FileEntry)> = notes.collect();
+        let bytes: u64 = files.iter().map(|(_, file)| file.size).sum();
         let mean_size = if files.is_empty() {
             0.0
         } else {
@@ -363,10 +364,10 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         };
         let mut ranked: Vec<(&FileEntry, f64)> = files
             .iter()
-            .filter_map(|file| {
-                let text = text_if_candidate(file)?;
+            .filter_map(|&(index, file)| {
+                let text = text_if_candidate(index, file)?;
                 let lines = matching_lines(&matcher, &text);
-                (lines > 0).then(|| (*file, relevance(lines, file.size, mean_size)))
+                (lines > 0).then(|| (file, relevance(lines, file.size, mean_size)))
             })
             .collect();
         // Stable, from path order: equal scores stay in path order, as in the plugin.
@@ -412,13 +413,13 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     }
 
     let mut searched = 0;
-    for file in notes.filter(|file| {
+    for (index, file) in notes.filter(|(_, file)| {
         resume
             .as_ref()
             .is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge())
     }) {
         searched += 1;
-        let Some(text) = text_if_candidate(file) else {
+        let Some(text) = text_if_candidate(index, file) else {
             continue;
         };
         if !matcher.may_match(&text) {

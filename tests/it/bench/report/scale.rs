@@ -10,7 +10,8 @@ impl ScaleFigures {
     pub fn markdown(&self) -> String {
         let mut out = String::from(
             "\n## Scale: the same generated vault at each size\n\nEach side on the same vault: spawn → `initialize` → \
-             the first search answered, then medians of warm calls, and the process's peak memory (VmHWM; for \
+             the first search answered (for obsmcp the median of 5 fresh bridges, each ended before the next starts; \
+             a peer once), then medians of warm calls, and the process's peak memory (VmHWM; for \
              \"through the plugin\", the bridge's alone: the plugin's share is Obsidian's, which the fake host cannot \
              stand for). \
              obsidian-mcp reads the files on every search; server-filesystem has no text search, so its name search \
