@@ -121,7 +121,14 @@ export const properties = defineTool({
     }
     const key = args.name.trim().toLowerCase();
     if (key === "") throw new ToolError(`name ${JSON.stringify(args.name)} is not a property name`);
-    const having = (await slices.map(notes, (note) => ({ path: note.path, ...valueOf(note.frontmatter, key) }))).filter((note) => note.found);
+    // One sliced pass that keeps only the notes having it: a map then a filter allocated an object per note and filtered
+    // all of them in one piece, which at 100,000 notes held the thread past 50 ms.
+    const having: { path: string; value?: unknown }[] = [];
+    for (const note of notes) {
+      if (slices.due()) await slices.pause();
+      const found = valueOf(note.frontmatter, key);
+      if (found.found) having.push({ path: note.path, value: found.value });
+    }
     const first = having.find((note) => note.value !== null)?.value ?? null;
     const type = typeOf(declared, key, first);
     if (args.value === undefined) {
@@ -149,7 +156,7 @@ export const properties = defineTool({
     const wanted = scalarText(args.value);
     const matches = (value: unknown) =>
       Array.isArray(value) ? value.some((item) => item !== null && typeof item !== "object" && scalarText(item) === wanted) : value !== null && typeof value !== "object" && scalarText(value) === wanted;
-    const all = having.filter((note) => matches(note.value)).map((note) => ({ path: note.path, value: note.value }));
+    const all = (await slices.filter(having, (note) => matches(note.value))).map((note) => ({ path: note.path, value: note.value }));
     const { page: shown, next } = pageOf(all, args, 300);
     return json({ ...pageHead("properties", args, next), property: args.name, value: args.value, total: all.length, notes: shown });
   },
