@@ -73,6 +73,7 @@ mod links;
 mod obsidian;
 pub(crate) mod paths;
 mod prompts;
+mod raw_bytes;
 mod regex;
 mod requests;
 pub(crate) mod resources;

@@ -131,7 +131,7 @@ fn runs(text: &str) -> Vec<Run<'_>> {
 
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Postings {
-    #[serde(with = "crate::offline::saved::raw_bytes")]
+    #[serde(with = "crate::offline::raw_bytes")]
     bytes: Vec<u8>,
     /// The last document appended plus one (0: none yet).
     next: u32,

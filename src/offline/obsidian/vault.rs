@@ -46,7 +46,7 @@ use crate::offline::{hidden::HiddenRules, obsidian::walk::walk, paths::RealVault
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Note {
     /// [`Packed`], encoded.
-    #[serde(with = "crate::offline::saved::raw_bytes")]
+    #[serde(with = "crate::offline::raw_bytes")]
     packed: Box<[u8]>,
     /// Whether it has task items (the tasks tool unpacks only those notes).
     has_tasks: bool,

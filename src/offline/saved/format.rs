@@ -1,59 +1,11 @@
 //! How the saved index is laid out and read: `postcard`, read from the file a piece at a time ([`Reading`]) so that
 //! loading never holds the whole file beside what it decodes (43 MB at 100,000 notes, a third of the bridge's peak),
-//! and byte fields read in one copy ([`raw_bytes`]).
+//! and byte fields read in one copy (`crate::offline::raw_bytes`).
 
 use std::io::Read;
 
 use postcard::de_flavors::Flavor;
 use serde::de::DeserializeOwned;
-
-/// `#[serde(with = "crate::offline::saved::raw_bytes")]` for a field of bytes (`Vec<u8>`, `Box<[u8]>`): written as
-/// a byte string, which `postcard` lays out exactly as a sequence of `u8` (a length, then the bytes), so files saved
-/// before still read. Read in one copy instead of one visitor call per byte: the 32 MB of packed notes and posting
-/// lists of a 100,000-note vault were a third of loading its saved index.
-pub(crate) mod raw_bytes {
-    use serde::de::{Deserializer, SeqAccess, Visitor};
-    use serde::ser::Serializer;
-
-    pub(crate) fn serialize<S: Serializer>(
-        bytes: &impl AsRef<[u8]>,
-        out: S,
-    ) -> Result<S::Ok, S::Error> {
-        out.serialize_bytes(bytes.as_ref())
-    }
-
-    pub(crate) fn deserialize<'de, D, T>(input: D) -> Result<T, D::Error>
-    where
-        D: Deserializer<'de>,
-        T: From<Vec<u8>>,
-    {
-        struct Bytes;
-        impl<'de> Visitor<'de> for Bytes {
-            type Value = Vec<u8>;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("bytes")
-            }
-
-            fn visit_bytes<E>(self, bytes: &[u8]) -> Result<Vec<u8>, E> {
-                Ok(bytes.to_vec())
-            }
-
-            fn visit_byte_buf<E>(self, bytes: Vec<u8>) -> Result<Vec<u8>, E> {
-                Ok(bytes)
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-                let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-                while let Some(byte) = seq.next_element()? {
-                    bytes.push(byte);
-                }
-                Ok(bytes)
-            }
-        }
-        input.deserialize_byte_buf(Bytes).map(T::from)
-    }
-}
 
 /// How much of the file is read at once.
 const CHUNK: usize = 256 * 1024;
@@ -173,6 +125,7 @@ impl<'de, R: Read + 'de> Flavor<'de> for Reading<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::offline::raw_bytes;
 
     #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
     struct Sample {

@@ -33,7 +33,6 @@ use crate::offline::words::Words;
 use crate::sync::{lock, read};
 
 mod format;
-pub(crate) use format::raw_bytes;
 
 /// Bumped whenever what is saved changes meaning.
 const FORMAT: u32 = 3;
