@@ -271,6 +271,14 @@ mod tests {
         lock(&offline.state).snapshot.as_ref().unwrap().notes_read
     }
 
+    /// The answers to every one of [`calls`].
+    fn answers(offline: &OfflineVault) -> Vec<String> {
+        calls()
+            .into_iter()
+            .map(|(tool, arguments)| answer(offline, tool, arguments))
+            .collect()
+    }
+
     fn calls() -> Vec<(&'static str, Value)> {
         vec![
             ("search", json!({"query": "alpha"})),
@@ -300,18 +308,12 @@ mod tests {
         }
         write(vault.path(), "b.md", "# B\nbeta");
         let first = session(vault.path(), state.path());
-        let before: Vec<String> = calls()
-            .into_iter()
-            .map(|(t, a)| answer(&first, t, a))
-            .collect();
+        let before = answers(&first);
         assert_eq!(notes_read(&first), 31);
         drop(first);
 
         let unchanged = session(vault.path(), state.path());
-        let again: Vec<String> = calls()
-            .into_iter()
-            .map(|(t, a)| answer(&unchanged, t, a))
-            .collect();
+        let again = answers(&unchanged);
         assert_eq!(
             notes_read(&unchanged),
             0,
@@ -329,16 +331,10 @@ mod tests {
         std::fs::remove_file(vault.path().join("n2.md")).unwrap();
         write(vault.path(), "new.md", "alpha again [[b]]");
         let edited = session(vault.path(), state.path());
-        let after: Vec<String> = calls()
-            .into_iter()
-            .map(|(t, a)| answer(&edited, t, a))
-            .collect();
+        let after = answers(&edited);
         assert_eq!(notes_read(&edited), 2, "the edited note and the new one");
         let fresh = OfflineVault::open(vault.path(), None).unwrap();
-        let expected: Vec<String> = calls()
-            .into_iter()
-            .map(|(t, a)| answer(&fresh, t, a))
-            .collect();
+        let expected = answers(&fresh);
         assert_eq!(
             after, expected,
             "the same answers as an index built from nothing"

@@ -225,7 +225,12 @@ fn obsmcp_side(
     let start = || {
         if cold {
             // Every saved index of this home: the only vault here is this one.
-            let _ = std::fs::remove_dir_all(home.path().join(".local/state/obsmcp/index"));
+            match std::fs::remove_dir_all(home.path().join(".local/state/obsmcp/index")) {
+                Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                    panic!("the saved index could not be removed for a cold start: {error}")
+                }
+                _ => {}
+            }
         }
         let started = Instant::now();
         let mut bridge = Bridge::start(
@@ -238,16 +243,18 @@ fn obsmcp_side(
     };
     let mut firsts = Vec::new();
     let mut bridge = loop {
-        let (first, bridge) = start();
+        let (first, mut bridge) = start();
         let failed = first.number().is_none();
         firsts.push(first);
         if failed || firsts.len() == STARTS {
             break bridge;
         }
         // Ended as a client ends its session (stdin closed), so that a save under way finishes, before the next.
-        let mut bridge = bridge;
         bridge.close_stdin();
-        bridge.guard.wait_exit(Duration::from_secs(30));
+        assert!(
+            bridge.guard.wait_exit(Duration::from_secs(30)).is_some(),
+            "{name}: a bridge did not end within 30 s of its stdin closing"
+        );
     };
     let first = match firsts
         .iter()
