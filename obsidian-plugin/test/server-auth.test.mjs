@@ -87,6 +87,19 @@ describe("Host, Origin and token checks", () => {
     assert.doesNotMatch(sse.text, /endpoint/);
   });
 
+  // Issue 34: the Host check took everything up to "]" for the name, so `[::1].evil.com` passed as `[::1]` (and the
+  // request then failed with 500). After the name only nothing or ":port" may follow.
+  test("a Host with anything but a port after the loopback name gets 403 ([::1].evil.com, [::1]evil.com)", async () => {
+    for (const hostHeader of ["[::1].evil.com", "[::1]evil.com", `[::1].evil.com:${host.port}`, "[::1]:80.evil.com", "[::1]:x", "localhost:80x"]) {
+      const withToken = await post({ host: hostHeader, authorization: `Bearer ${host.token}` });
+      assert.equal(withToken.status, 403, `Host ${hostHeader}`);
+      assert.match(JSON.parse(withToken.text).error.message, /Forbidden: Host/);
+    }
+    for (const hostHeader of ["[::1]", "[::1]:", `[::1]:${host.port}`, "localhost", "127.0.0.1:"]) {
+      assert.equal((await post({ host: hostHeader, authorization: `Bearer ${host.token}` })).status, 200, `Host ${hostHeader}`);
+    }
+  });
+
   test("a foreign or opaque Origin gets 403 on every route", async () => {
     for (const origin of ["http://evil.example", "https://evil.example:443", "null", "file://", "http://localhost.evil.test"]) {
       const response = await post({ origin, authorization: `Bearer ${host.token}` });

@@ -36,15 +36,21 @@ export function refuseHostOrOrigin(request: IncomingMessage): string | undefined
   return undefined;
 }
 
-/** The name part of a Host header (`[::1]:80` → `[::1]`), lower-cased. */
+/**
+ * The name part of a Host header (`[::1]:80` → `[::1]`), lower-cased; "" when anything but an optional `:port`
+ * follows the name, so that `[::1].evil.com` or `[::1]evil.com` is never taken for `[::1]`.
+ */
 function hostName(host: string): string {
   const lower = host.trim().toLowerCase();
+  let end: number;
   if (lower.startsWith("[")) {
     const close = lower.indexOf("]");
-    return close < 0 ? lower : lower.slice(0, close + 1);
+    end = close < 0 ? lower.length : close + 1;
+  } else {
+    const colon = lower.indexOf(":");
+    end = colon < 0 ? lower.length : colon;
   }
-  const colon = lower.indexOf(":");
-  return colon < 0 ? lower : lower.slice(0, colon);
+  return /^(?::\d*)?$/.test(lower.slice(end)) ? lower.slice(0, end) : "";
 }
 
 /** True when the request carries `Authorization: Bearer <token>`; compared in constant time. */
