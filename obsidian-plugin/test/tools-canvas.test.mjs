@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { writeSettings } from "./lib/load-plugin.mjs";
-import { readDisk, sessionForFile, sha256 } from "./tools-lib.mjs";
+import { makeVault, openSession, readDisk, sessionForFile, sha256 } from "./tools-lib.mjs";
 
 const PLAN = "Boards/Plan.canvas";
 
@@ -98,5 +98,25 @@ describe("edit_canvas", () => {
     await session.fails("edit_canvas", { path: PLAN, node: { type: "link", url: "https://x" }, expected_hash: "0".repeat(64) }, /conflict/);
     await session.fails("edit_canvas", { path: "Boards/Broken.canvas", node: { type: "text", text: "x" } }, /not valid JSON/);
     assert.equal(readDisk(vault.dir, PLAN), before);
+  });
+});
+
+// Issue 34: edit_canvas found the free spot with Math.max(...nodes), which throws a RangeError (the call's arguments
+// overflow the stack) from about 120,000 nodes on.
+describe("edit_canvas on a canvas of 150,000 nodes", () => {
+  it("adds the node right of everything instead of failing with a RangeError", { timeout: 60_000 }, async () => {
+    const count = 150_000;
+    const nodes = Array.from({ length: count }, (_, i) => ({ id: `n${i}`, type: "text", text: "x", x: i, y: (i % 7) - 3, width: 10, height: 10 }));
+    const big = makeVault({ files: { "Big.canvas": JSON.stringify({ nodes, edges: [] }) } });
+    const bigSession = await openSession(big.dir);
+    try {
+      const result = await bigSession.ok("edit_canvas", { path: "Big.canvas", node: { type: "text", text: "last" } });
+      const after = JSON.parse(readDisk(big.dir, "Big.canvas"));
+      assert.equal(after.nodes.length, count + 1);
+      assert.deepEqual(after.nodes.at(-1), { id: result.node, type: "text", text: "last", x: count - 1 + 10 + 40, y: -3, width: 400, height: 200 });
+    } finally {
+      await bigSession.close();
+      big.remove();
+    }
   });
 });

@@ -198,6 +198,45 @@ describe("write tools", () => {
   });
 });
 
+// Issue 34: line edits inserted content with splice(at, n, ...content), which throws a RangeError (the call's
+// arguments overflow the stack) once the content has about 120,000 lines.
+describe("line edits with content of 200,000 lines", () => {
+  let vault;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+  });
+
+  const many = Array.from({ length: 200_000 }, (_, i) => `line ${i}`);
+  const start = "---\nkind: big\n---\n# Top\nfirst\nsecond ^b1\n\n# End\nlast\n";
+
+  const cases = [
+    ["insert_at_line", { line: 5 }, ["---", "kind: big", "---", "# Top", ...many, "first", "second ^b1", "", "# End", "last"]],
+    ["patch_section", { target: "heading", name: "Top", operation: "append" }, ["---", "kind: big", "---", "# Top", "first", "second ^b1", ...many, "", "# End", "last"]],
+    ["patch_section", { target: "block", name: "b1", operation: "prepend" }, ["---", "kind: big", "---", "# Top", ...many, "", "first", "second ^b1", "", "# End", "last"]],
+    ["patch_section", { target: "frontmatter", operation: "replace" }, ["---", ...many, "---", "# Top", "first", "second ^b1", "", "# End", "last"]],
+  ];
+  for (const [tool, args, expected] of cases) {
+    it(`${tool} ${JSON.stringify(args)} inserts them instead of failing with a RangeError`, { timeout: 60_000 }, async () => {
+      const path = `Big ${tool} ${args.target ?? ""}.md`;
+      await session.ok("create_note", { path, content: start });
+      // Not session.ok: its failure message would quote the 2 MB of content.
+      const result = await session.call(tool, { path, ...args, content: many.join("\n") });
+      assert.ok(!result.isError, result.text.slice(0, 300));
+      const text = readDisk(vault.dir, path);
+      assert.equal(JSON.parse(result.text).sha256, sha256(text));
+      const lines = text.split("\n");
+      const differs = [...expected, ""].findIndex((line, i) => lines[i] !== line);
+      assert.ok(differs < 0 && lines.length === expected.length + 1, `${path} differs at line ${differs + 1}: ${JSON.stringify(lines.slice(Math.max(differs - 2, 0), differs + 3))}`);
+    });
+  }
+});
+
 // Issue 12, finding 5: set_property, delete_property, move_note and delete_note checked expected_hash outside the
 // atomic step, so two writers holding the same hash both succeeded, and delete_note trashed a note edited after its
 // check. Each pair below runs at once, many times over; exactly one of each pair may succeed.

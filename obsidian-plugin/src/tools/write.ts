@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
-import { editLines, linesOf, splitLines } from "../vault/lines";
+import { editLines, linesOf, replaceLines, splitLines } from "../vault/lines";
 import { withPathLocks } from "../vault/locks";
 import { assertLandedInside, ensureParentFolders, openVerified, readVerified, readWhole, stillPinned } from "../vault/disk";
 import { newNotePath, resolveMarkdown } from "../vault/resolve";
@@ -158,11 +158,9 @@ function patchHeading(lines: string[], name: string, operation: Operation, conte
   const headingLine = headings[index].line;
   const end = headingSectionEnd(headings, index, lines.length);
   const bodyEnd = lastContentLine(lines, headingLine + 1, end);
-  const out = lines.slice();
-  if (operation === "prepend") out.splice(headingLine + 1, 0, ...content);
-  else if (operation === "append") out.splice(bodyEnd, 0, ...content);
-  else out.splice(headingLine + 1, bodyEnd - (headingLine + 1), ...content);
-  return out;
+  if (operation === "prepend") return replaceLines(lines, headingLine + 1, 0, content);
+  if (operation === "append") return replaceLines(lines, bodyEnd, 0, content);
+  return replaceLines(lines, headingLine + 1, bodyEnd - (headingLine + 1), content);
 }
 
 function patchBlock(lines: string[], id: string, operation: Operation, content: string[]): string[] {
@@ -170,31 +168,25 @@ function patchBlock(lines: string[], id: string, operation: Operation, content: 
   const range = findBlock(lines, blockId);
   const isListItem = /^\s*([-*+]|\d+[.)])\s/.test(lines[range.start]);
   const separator = isListItem ? [] : [""];
-  const out = lines.slice();
-  if (operation === "prepend") out.splice(range.start, 0, ...content, ...separator);
-  else if (operation === "append") out.splice(range.end, 0, ...separator, ...content);
-  else {
-    const replacement = content.slice();
-    // Links to ^id must keep working: the id moves to the end of the replacement unless the agent wrote it.
-    if (!replacement.some((line) => new RegExp(`(^|\\s)\\^${blockId}\\s*$`).test(line))) {
-      if (replacement.length === 0) replacement.push(`^${blockId}`);
-      else replacement[replacement.length - 1] += ` ^${blockId}`;
-    }
-    out.splice(range.start, range.end - range.start, ...replacement);
+  if (operation === "prepend") return replaceLines(lines, range.start, 0, content.concat(separator));
+  if (operation === "append") return replaceLines(lines, range.end, 0, separator.concat(content));
+  const replacement = content.slice();
+  // Links to ^id must keep working: the id moves to the end of the replacement unless the agent wrote it.
+  if (!replacement.some((line) => new RegExp(`(^|\\s)\\^${blockId}\\s*$`).test(line))) {
+    if (replacement.length === 0) replacement.push(`^${blockId}`);
+    else replacement[replacement.length - 1] += ` ^${blockId}`;
   }
-  return out;
+  return replaceLines(lines, range.start, range.end - range.start, replacement);
 }
 
 function patchFrontmatter(lines: string[], operation: Operation, content: string[]): string[] {
   const range = frontmatterRange(lines);
   if (!range) return ["---", ...content, "---", ...lines];
-  const out = lines.slice();
   const bodyStart = range.start + 1;
   const bodyEnd = range.end - 1;
-  if (operation === "prepend") out.splice(bodyStart, 0, ...content);
-  else if (operation === "append") out.splice(bodyEnd, 0, ...content);
-  else out.splice(bodyStart, bodyEnd - bodyStart, ...content);
-  return out;
+  if (operation === "prepend") return replaceLines(lines, bodyStart, 0, content);
+  if (operation === "append") return replaceLines(lines, bodyEnd, 0, content);
+  return replaceLines(lines, bodyStart, bodyEnd - bodyStart, content);
 }
 
 export const patchSection = writeTool(
@@ -279,9 +271,7 @@ export const insertAtLine = writeTool(
           if (args.line > lines.length + 1) {
             throw new ToolError(`line ${args.line} is past the end: ${file.path} has ${lines.length} lines (use ${lines.length + 1} to append)`);
           }
-          const out = lines.slice();
-          out.splice(args.line - 1, 0, ...content);
-          return out;
+          return replaceLines(lines, args.line - 1, 0, content);
         }),
       );
       return json({ path: file.path, lines: splitLines(text).length, sha256 });

@@ -146,8 +146,13 @@ export function newId(canvas: CanvasJson, random: () => number = Math.random): s
 export function freeSpot(canvas: CanvasJson): { x: number; y: number } {
   const nodes = items(canvas.nodes);
   if (nodes.length === 0) return { x: 0, y: 0 };
-  const right = Math.max(...nodes.map((node) => num(node.x) + num(node.width)));
-  const top = Math.min(...nodes.map((node) => num(node.y)));
+  // A loop, not Math.max(...spread): spreading 150,000 nodes into a call overflows the stack (RangeError).
+  let right = -Infinity;
+  let top = Infinity;
+  for (const node of nodes) {
+    right = Math.max(right, num(node.x) + num(node.width));
+    top = Math.min(top, num(node.y));
+  }
   return { x: right + 40, y: top };
 }
 

@@ -26,3 +26,11 @@ export function editLines(text: string, edit: (lines: string[]) => string[]): st
 export function linesOf(content: string): string[] {
   return splitLines(content.replace(/\r\n/g, "\n"));
 }
+
+/**
+ * `lines` with `count` lines from `start` replaced by `inserted`, as a new array. Not `splice(start, count,
+ * ...inserted)`: spreading content of 150,000 lines into a call overflows the stack (RangeError).
+ */
+export function replaceLines(lines: readonly string[], start: number, count: number, inserted: readonly string[]): string[] {
+  return lines.slice(0, start).concat(inserted, lines.slice(start + count));
+}
