@@ -286,6 +286,35 @@ describe("writes that race on one note", () => {
     }
   });
 
+  // Issue 34: str_replace waited for move_note's lock, then edited the note at its new path with the hash both were
+  // given, so both succeeded. After the lock, a write refuses a note that is no longer at the path it resolved.
+  it("move_note and str_replace holding the same hash: one succeeds, and a refused edit says the note moved", async () => {
+    let waited = 0;
+    for (let round = 0; round < 20; round++) {
+      const path = `Race/Follow ${round}.md`;
+      const to = `Race/Followed ${round}.md`;
+      await session.ok("create_note", { path, content: `follow ${round} me\n` });
+      const hash = hashOf(path);
+      const [move, edit] = await Promise.all([
+        session.call("move_note", { path, new_path: to, expected_hash: hash }),
+        session.call("str_replace", { path, old_text: "me", new_text: "edited", expected_hash: hash }),
+      ]);
+      assert.deepEqual(outcomes([move, edit]), ["ok", "refused"], JSON.stringify([move, edit]));
+      if (!move.isError) {
+        // An edit that arrives once the move is done finds no note at its path; one that waited for the lock is told.
+        if (!/not found/.test(edit.text)) {
+          waited += 1;
+          assert.match(edit.text, new RegExp(`${path} was moved to ${to} by another write.*nothing was written: read the note again`));
+        }
+        assert.equal(readDisk(vault.dir, to), `follow ${round} me\n`, "the moved note is as the move found it");
+      } else {
+        assert.match(move.text, /conflict/);
+        assert.equal(readDisk(vault.dir, path), `follow ${round} edited\n`);
+      }
+    }
+    assert.ok(waited > 0, "no edit waited for the move's lock, so the race was never run");
+  });
+
   it("delete_note never trashes a note edited after the hash it was given", async () => {
     for (let round = 0; round < 20; round++) {
       const path = `Race/Delete ${round}.md`;

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { getFrontMatterInfo, parseYaml, type TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { backlinkSources } from "../vault/links";
-import { withPathLocks } from "../vault/locks";
+import { assertStillAt, withPathLocks } from "../vault/locks";
 import { cleanVaultPath } from "../vault/paths";
 import {
   assertInsideVaultOnDisk,
@@ -36,7 +36,9 @@ async function editFrontmatter(
   expectedHash: string | undefined,
   edit: (frontmatter: Record<string, unknown>) => void,
 ): Promise<string> {
-  return withPathLocks([file.path], async () => {
+  const path = file.path;
+  return withPathLocks([path], async () => {
+    assertStillAt(ctx, file, path, "nothing was written");
     // Held open as editNote holds a note: Obsidian reads and writes by path, so the frontmatter it parsed must be
     // this very note's, and its write must have reached it.
     const pinned = await openVerified(ctx, file);
@@ -181,9 +183,7 @@ export const moveNote = writeTool(
       // A case-only rename on a case-insensitive disk finds the note itself; that is allowed.
       if (existing && existing !== file) throw new ToolError(`${to} already exists; nothing was moved`);
       return withPathLocks([from, to], async () => {
-        if (file.path !== from || ctx.app.vault.getAbstractFileByPath(from) !== file) {
-          throw new ToolError(`${from} was moved or deleted by another write meanwhile; nothing was moved`);
-        }
+        assertStillAt(ctx, file, from, "nothing was moved");
         if (args.expected_hash !== undefined) checkExpectedHash(from, await readVerified(ctx, file), args.expected_hash);
         const taken = ctx.app.vault.getAbstractFileByPath(to);
         if (taken && taken !== file) throw new ToolError(`${to} already exists; nothing was moved`);
@@ -213,9 +213,7 @@ export const deleteNote = writeTool(
       const { file } = resolveNote(ctx, args.path, { textOnly: false });
       const path = file.path;
       return withPathLocks([path], async () => {
-        if (file.path !== path || ctx.app.vault.getAbstractFileByPath(path) !== file) {
-          throw new ToolError(`${path} was moved or deleted by another write meanwhile; nothing was deleted`);
-        }
+        assertStillAt(ctx, file, path, "nothing was deleted");
         if (args.expected_hash !== undefined) checkExpectedHash(path, await readVerified(ctx, file), args.expected_hash);
         const linking = (await backlinkSources(ctx, path)).length;
         await ctx.app.fileManager.trashFile(file);

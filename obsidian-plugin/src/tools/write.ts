@@ -6,7 +6,7 @@ import { z } from "zod";
 import { TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { editLines, linesOf, replaceLines, splitLines } from "../vault/lines";
-import { withPathLocks } from "../vault/locks";
+import { assertStillAt, withPathLocks } from "../vault/locks";
 import { assertLandedInside, ensureParentFolders, openVerified, readVerified, readWhole, stillPinned } from "../vault/disk";
 import { newNotePath, resolveMarkdown } from "../vault/resolve";
 import { findBlock, findHeading, findHeadings, frontmatterRange, headingSectionEnd } from "../vault/sections";
@@ -27,7 +27,9 @@ export async function editNote(
   edit: (text: string) => string,
 ): Promise<{ text: string; sha256: string }> {
   // vault.process is atomic on its own; the lock also orders it with moves, deletes and frontmatter edits.
-  const text = await withPathLocks([file.path], async () => {
+  const path = file.path;
+  const text = await withPathLocks([path], async () => {
+    assertStillAt(ctx, file, path, "nothing was written");
     // The note is opened and judged first and held open: Obsidian reads and writes by path, so what it read must be
     // this very file, and the write must have reached it, or a symlink was swapped in during the call.
     const pinned = await openVerified(ctx, file);

@@ -2,7 +2,11 @@
 // path it touches, so two agents holding the same hash cannot both succeed: the second waits for the first, then
 // reads the text the first left and is refused. Keys are lower-cased, as a case-insensitive disk (macOS, Windows)
 // holds one file for both spellings. All of it runs on Obsidian's one JavaScript thread: the lock only orders the
-// awaits between a check and the act.
+// awaits between a check and the act. A writer that waited may find its note moved or deleted by the writer before
+// it: it must not follow the note to its new path (its caller named the old one), so it checks `stillAt` first.
+
+import type { TFile } from "obsidian";
+import { ToolError, type ToolContext } from "../tools/types";
 
 const tails = new Map<string, Promise<void>>();
 
@@ -23,4 +27,19 @@ export async function withPathLocks<T>(paths: readonly string[], act: () => Prom
     release();
     for (const key of keys) if (tails.get(key) === held) tails.delete(key);
   }
+}
+
+/**
+ * Throws unless `file` is still the vault's file at `path`, the path it was resolved at: run first inside the lock,
+ * since the write that held it before may have moved or deleted the note. `nothing` ends the message ("nothing was
+ * written").
+ */
+export function assertStillAt(ctx: ToolContext, file: TFile, path: string, nothing: string): void {
+  if (file.path === path && ctx.app.vault.getAbstractFileByPath(path) === file) return;
+  if (file.path !== path && ctx.app.vault.getAbstractFileByPath(file.path) === file) {
+    throw new ToolError(
+      `${path} was moved to ${file.path} by another write while this one waited; ${nothing}: read the note again at its new path before changing it`,
+    );
+  }
+  throw new ToolError(`${path} was deleted by another write while this one waited; ${nothing}`);
 }
