@@ -8,9 +8,35 @@ import { sessionForFile } from "./tools-lib.mjs";
 
 const BOOKS = "Library/Books.base";
 
+// Expressions nested far past the bound, each of which overflowed the offline reader's stack (and aborted the bridge)
+// before parsing was bounded: a long sum, brackets, prefix operators, lists, a method chain, nested calls.
+const DEEP = 20_000;
+const HOSTILE = {
+  sum: Array(DEEP + 1).fill("1").join("+"),
+  parentheses: `${"(".repeat(DEEP)}1${")".repeat(DEEP)}`,
+  negations: `${"!".repeat(DEEP)}true`,
+  minus: `${"-".repeat(DEEP)}1`,
+  lists: `${"[".repeat(DEEP)}1${"]".repeat(DEEP)}`,
+  chain: `"a"${".lower()".repeat(DEEP)}`,
+};
+// A chain of formulas, each using the next: 60 of depth 2 pass the bound together though each alone is shallow.
+const CHAIN = 60;
+const hostileBase = [
+  "formulas:",
+  ...Array.from({ length: CHAIN }, (_, i) => `  f${i}: '${i + 1 < CHAIN ? `formula.f${i + 1} + 1` : "1"}'`),
+  "views:",
+  ...Object.entries(HOSTILE).map(([name, source]) => `  - {name: ${name}, filters: '${source}'}`),
+  "  - {name: formulas, order: [formula.f0]}",
+  "",
+].join("\n");
+
 const { session } = await sessionForFile({
   fixture: "bases",
-  files: { "Private/Secret.base": "views: [{name: Secret}]\n", "Private/Hidden book.md": "---\nstatus: read\ntags: [book]\n---\n" },
+  files: {
+    "Private/Secret.base": "views: [{name: Secret}]\n",
+    "Private/Hidden book.md": "---\nstatus: read\ntags: [book]\n---\n",
+    "Library/Deep.base": hostileBase,
+  },
   prepare: (dir) => writeSettings(dir, { hiddenPaths: ["Private"] }),
 });
 
@@ -25,6 +51,7 @@ describe("bases", () => {
       [
         [BOOKS, 8],
         ["Library/Broken.base", "Library/Broken.base is not valid YAML, so not a base; open it in Obsidian to see what is wrong"],
+        ["Library/Deep.base", Object.keys(HOSTILE).length + 1],
         ["Library/Empty.base", 0],
       ],
       "the hidden base is not listed",
@@ -76,6 +103,17 @@ describe("bases", () => {
     await session.fails("bases", { base: "Library/Dune" }, /is not a base/);
     await session.fails("bases", { base: "Private/Secret.base" }, /not found/);
     await session.fails("bases", { view: "All books" }, /view needs base/);
+  });
+
+  it("refuses expressions nested past 100 levels, naming the base and where reading stopped", async () => {
+    for (const name of Object.keys(HOSTILE)) {
+      await session.fails(
+        "bases",
+        { base: "Library/Deep.base", view: name },
+        new RegExp(`^Library/Deep\\.base view "${name}" filters: cannot read ".{200,}…": the expression nests deeper than 100 levels at character \\d+$`, "s"),
+      );
+    }
+    await session.fails("bases", { base: "Library/Deep.base", view: "formulas" }, /formula\.f\d+: the formulas it is used through nest deeper than 100 levels/);
   });
 
   it("pages the rows", async () => {

@@ -1,6 +1,8 @@
 // The syntax of the Bases expression language's subset obsmcp evaluates (./bases-expr.ts says which): tokens and a
 // precedence parser, every refusal naming the character where reading stopped (counted in UTF-16 units). The offline
-// twin is src/offline/bases/parse.rs.
+// twin is src/offline/bases/parse.rs. Both refuse an expression nested deeper than MAX_NESTING levels (brackets,
+// operands of operators, targets of methods) while parsing: a base in a synced vault is data nobody checked, and the
+// evaluator recurses once per level.
 
 import { ToolError } from "../tools/types";
 import type { Value } from "./bases-expr";
@@ -61,12 +63,33 @@ function tokenize(source: string): Token[] {
   return tokens;
 }
 
+/** How deep an expression may nest: far beyond any formula a person writes, far below what a stack holds. */
+export const MAX_NESTING = 100;
+
+const tooDeep = (at: number) => new ToolError(`the expression nests deeper than ${MAX_NESTING} levels at character ${at + 1}`);
+
+/** A node and its depth: literals and names are 1, every other node one more than its deepest child. */
+export type Node = { expr: Expr; depth: number };
+
+function node(expr: Expr, deepest: number, at: number): Node {
+  if (deepest + 1 > MAX_NESTING) throw tooDeep(at);
+  return { expr, depth: deepest + 1 };
+}
+
+const deepestOf = (nodes: Node[]) => nodes.reduce((most, each) => Math.max(most, each.depth), 0);
+
 const BINARY: Record<string, number> = { "||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, "<=": 4, ">": 4, ">=": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6 };
 
-/** Parses one expression; a ToolError names what could not be read. */
-export function parseExpr(source: string): Expr {
+/** Parses one expression and measures its depth; a ToolError names what could not be read. */
+export function parseExpr(source: string): Node {
   const tokens = tokenize(source);
   let next = 0;
+  // Brackets and prefix operators open around the token being read: each costs a level of the stack even where the
+  // tree does not deepen (`((1))`).
+  let open = 0;
+  const enter = (at: number) => {
+    if (++open > MAX_NESTING) throw tooDeep(at);
+  };
   const peek = () => tokens[next];
   const take = (text: string) => {
     const token = tokens[next];
@@ -76,39 +99,52 @@ export function parseExpr(source: string): Expr {
     next++;
   };
   const isOp = (text: string) => peek()?.type === "op" && peek().text === text;
-  const args = (): Expr[] => {
+  const args = (): Node[] => {
+    const at = peek()?.at ?? 0;
     take("(");
-    const list: Expr[] = [];
+    enter(at);
+    const list: Node[] = [];
     while (!isOp(")")) {
       list.push(binary(0));
       if (!isOp(")")) take(",");
     }
     take(")");
+    open--;
     return list;
   };
-  const primary = (): Expr => {
+  const exprs = (nodes: Node[]) => nodes.map((each) => each.expr);
+  const primary = (): Node => {
     const token = tokens[next++];
     if (!token) throw new ToolError("the expression ends too early");
-    if (token.type === "num") return { kind: "lit", value: Number(token.text) };
-    if (token.type === "str") return { kind: "lit", value: token.text };
+    if (token.type === "num") return { expr: { kind: "lit", value: Number(token.text) }, depth: 1 };
+    if (token.type === "str") return { expr: { kind: "lit", value: token.text }, depth: 1 };
     if (token.type === "op" && token.text === "(") {
+      enter(token.at);
       const inner = binary(0);
       take(")");
+      open--;
       return inner;
     }
     if (token.type === "op" && token.text === "[") {
-      const items: Expr[] = [];
+      enter(token.at);
+      const items: Node[] = [];
       while (!isOp("]")) {
         items.push(binary(0));
         if (!isOp("]")) take(",");
       }
       take("]");
-      return { kind: "list", items };
+      open--;
+      return node({ kind: "list", items: exprs(items) }, deepestOf(items), token.at);
     }
-    if (token.type === "op" && (token.text === "!" || token.text === "-")) return { kind: "unary", op: token.text, operand: postfix(primary()) };
+    if (token.type === "op" && (token.text === "!" || token.text === "-")) {
+      enter(token.at);
+      const operand = postfix(primary());
+      open--;
+      return node({ kind: "unary", op: token.text, operand: operand.expr }, operand.depth, token.at);
+    }
     if (token.type !== "id") throw new ToolError(`unexpected "${token.text}" at character ${token.at + 1}`);
-    if (token.text === "true" || token.text === "false") return { kind: "lit", value: token.text === "true" };
-    if (token.text === "null") return { kind: "lit", value: null };
+    if (token.text === "true" || token.text === "false") return { expr: { kind: "lit", value: token.text === "true" }, depth: 1 };
+    if (token.text === "null") return { expr: { kind: "lit", value: null }, depth: 1 };
     const path = [token.text];
     // A dotted name (`file.name`, `note.status`), or a call of one (`file.hasTag(…)`, `date(…)`).
     while ((path[0] === "file" || path[0] === "note" || path[0] === "formula") && path.length === 1 && isOp(".")) {
@@ -124,26 +160,36 @@ export function parseExpr(source: string): Expr {
       take("]");
       path.push(key.text);
     }
-    if (isOp("(")) return { kind: "call", callee: path, args: args() };
-    return { kind: "name", path };
+    if (isOp("(")) {
+      const list = args();
+      return node({ kind: "call", callee: path, args: exprs(list) }, deepestOf(list), token.at);
+    }
+    return { expr: { kind: "name", path }, depth: 1 };
   };
-  const postfix = (expr: Expr): Expr => {
+  const postfix = (target: Node): Node => {
     while (isOp(".")) {
+      const at = tokens[next].at;
       next++;
       const name = tokens[next++];
       if (!name || name.type !== "id") throw new ToolError('expected a method name after "."');
-      expr = isOp("(") ? { kind: "method", target: expr, name: name.text, args: args() } : { kind: "member", target: expr, name: name.text };
+      if (isOp("(")) {
+        const list = args();
+        target = node({ kind: "method", target: target.expr, name: name.text, args: exprs(list) }, Math.max(target.depth, deepestOf(list)), at);
+      } else {
+        target = node({ kind: "member", target: target.expr, name: name.text }, target.depth, at);
+      }
     }
-    return expr;
+    return target;
   };
-  const binary = (min: number): Expr => {
+  const binary = (min: number): Node => {
     let left = postfix(primary());
     for (;;) {
       const token = peek();
       const rank = token?.type === "op" ? BINARY[token.text] : undefined;
       if (rank === undefined || rank <= min) return left;
       next++;
-      left = { kind: "binary", op: token.text, left, right: binary(rank) };
+      const right = binary(rank);
+      left = node({ kind: "binary", op: token.text, left: left.expr, right: right.expr }, Math.max(left.depth, right.depth), token.at);
     }
   };
   const expr = binary(0);

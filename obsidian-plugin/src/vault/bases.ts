@@ -4,7 +4,7 @@
 
 import { ToolError } from "../tools/types";
 import { evaluate, order, shown, truthy, type Row, type Value } from "./bases-expr";
-import { parseExpr, type Expr } from "./bases-parse";
+import { MAX_NESTING, parseExpr, type Expr, type Node } from "./bases-parse";
 import type { Slices } from "./slices";
 
 export interface BaseView {
@@ -50,7 +50,7 @@ export type FileFacts = Omit<Row, "formula" | "now">;
 function compileFilter(filter: unknown, where: string): (row: Row) => boolean {
   if (filter === undefined || filter === null) return () => true;
   if (typeof filter === "string") {
-    const expr = parsed(filter, where);
+    const expr = parsed(filter, where).expr;
     return (row) => truthy(evaluating(expr, row, filter));
   }
   if (typeof filter === "object" && !Array.isArray(filter)) {
@@ -68,13 +68,28 @@ function compileFilter(filter: unknown, where: string): (row: Row) => boolean {
   throw new ToolError(`${where}: a filter is a text expression or a mapping with one key, and, or or not`);
 }
 
-function parsed(source: string, where: string): Expr {
+function parsed(source: string, where: string): Node {
   try {
     return parseExpr(source);
   } catch (error) {
-    if (error instanceof ToolError) throw new ToolError(`${where}: cannot read ${JSON.stringify(source)}: ${error.message}`);
+    if (error instanceof ToolError) throw new ToolError(`${where}: cannot read ${JSON.stringify(shownSource(source))}: ${error.message}`);
     throw error;
   }
+}
+
+/** How much of an expression a refusal quotes: a refusal of a 100 KB formula should not cost the agent 100 KB. */
+const SHOWN_SOURCE = 200;
+
+/** The expression whole up to SHOWN_SOURCE UTF-16 units, else its start (never half a surrogate pair) and "…". */
+function shownSource(source: string): string {
+  let units = 0;
+  let shown = "";
+  for (const c of source) {
+    units += c.length;
+    if (units > SHOWN_SOURCE) return `${shown}…`;
+    shown += c;
+  }
+  return shown;
 }
 
 function evaluating(expr: Expr, row: Row, source: string): Value {
@@ -148,7 +163,7 @@ export interface ViewResult {
 /** Runs a view of a base over `files` (in path order): the base's filters, the view's, sort, group and limit. */
 export async function runView(base: BaseFile, view: BaseView, files: FileFacts[], now: number, where: string, slices: Slices): Promise<ViewResult> {
   const passes = [compileFilter(base.filters, `${where} filters`), compileFilter(view.raw.filters, `${where} view "${view.name}" filters`)];
-  const formulas = new Map(Object.entries(base.formulas).map(([name, source]) => [name, { source, expr: parsed(source, `${where} formula ${name}`) }]));
+  const formulas = new Map(Object.entries(base.formulas).map(([name, source]) => [name, { source, ...parsed(source, `${where} formula ${name}`) }]));
   const order_ = Array.isArray(view.raw.order) ? view.raw.order : [];
   const columns = order_.filter((item): item is string => typeof item === "string");
   const columnExprs = columns.map((id) => columnExpr(id, `${where} view "${view.name}" order`));
@@ -166,7 +181,9 @@ export async function runView(base: BaseFile, view: BaseView, files: FileFacts[]
   const rows: { path: string; group: Value; values: Value[]; keys: Value[] }[] = [];
   for (const facts of files) {
     if (slices.due()) await slices.pause();
-    const computing = new Set<string>();
+    // The formulas being computed, with their depths: a chain whose depths add up past MAX_NESTING is refused, since
+    // each link deepens the evaluator's stack.
+    const computing = new Map<string, number>();
     const cache = new Map<string, Value>();
     const row: Row = new QueryRow(facts, now, (name: string): Value => {
       const known = cache.get(name);
@@ -174,7 +191,10 @@ export async function runView(base: BaseFile, view: BaseView, files: FileFacts[]
       const formula = formulas.get(name);
       if (!formula) throw new ToolError(`unknown formula formula.${name}`);
       if (computing.has(name)) throw new ToolError(`formula.${name} depends on itself`);
-      computing.add(name);
+      let chained = 0;
+      for (const depth of computing.values()) chained += depth;
+      if (chained + formula.depth > MAX_NESTING) throw new ToolError(`formula.${name}: the formulas it is used through nest deeper than ${MAX_NESTING} levels`);
+      computing.set(name, formula.depth);
       const value = evaluating(formula.expr, row, formula.source);
       computing.delete(name);
       cache.set(name, value);

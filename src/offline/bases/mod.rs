@@ -3,6 +3,8 @@
 
 mod eval;
 mod parse;
+#[cfg(test)]
+mod tests;
 mod value;
 
 use std::cell::RefCell;
@@ -13,7 +15,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::offline::tools::ToolError;
 
 use eval::{Row, evaluate, order, shown, truthy};
-use parse::{Expr, parse_expr};
+use parse::{Expr, MAX_NESTING, Node, parse_expr};
 use value::Value;
 
 /// A view of a base: its name, type and saved settings.
@@ -126,7 +128,7 @@ fn shape_error(where_: &str) -> ToolError {
 fn compile_filter(filter: &Json, where_: &str) -> Result<Filter, ToolError> {
     match filter {
         Json::Null => Ok(Filter::All),
-        Json::String(source) => Ok(Filter::Expr(parsed(source, where_)?, source.clone())),
+        Json::String(source) => Ok(Filter::Expr(parsed(source, where_)?.0, source.clone())),
         Json::Object(map) => {
             let mut entries = map.iter();
             let (Some((key, list)), None) = (entries.next(), entries.next()) else {
@@ -185,15 +187,34 @@ fn passes(filter: &Filter, row: &Row<'_>) -> Result<bool, ToolError> {
     })
 }
 
-fn parsed(source: &str, where_: &str) -> Result<Expr, ToolError> {
+fn parsed(source: &str, where_: &str) -> Result<Node, ToolError> {
     parse_expr(source).map_err(|error| {
         ToolError(format!(
             "{where_}: cannot read {}: {}",
-            crate::offline::paths::quote(source),
+            crate::offline::paths::quote(&shown_source(source)),
             error.0
         ))
     })
 }
+
+/// An expression as a refusal quotes it: whole up to [`SHOWN_SOURCE`] UTF-16 units, else its start and "…" (a
+/// refusal of a 100 KB formula should not cost the agent 100 KB).
+fn shown_source(source: &str) -> String {
+    let mut units = 0;
+    let mut shown = String::new();
+    for c in source.chars() {
+        units += c.len_utf16();
+        if units > SHOWN_SOURCE {
+            shown.push('…');
+            return shown;
+        }
+        shown.push(c);
+    }
+    shown
+}
+
+/// How much of an expression a refusal quotes (`SHOWN_SOURCE` in `vault/bases.ts`).
+const SHOWN_SOURCE: usize = 200;
 
 fn evaluating(expr: &Expr, row: &Row<'_>, source: &str) -> Result<Value, ToolError> {
     evaluate(expr, row).map_err(|error| {
@@ -233,11 +254,12 @@ fn descending(value: Option<&Json>) -> bool {
 }
 
 /// What evaluating a row's formulas needs: the base's formulas, those already known for the row, those being
-/// computed (a formula that needs itself is refused), and the query's time.
+/// computed with their depths (a formula that needs itself is refused, and so is a chain of formulas whose depths
+/// add up past [`MAX_NESTING`]: each link of the chain deepens the evaluator's stack), and the query's time.
 struct Env<'a> {
-    formulas: &'a HashMap<String, (String, Expr)>,
+    formulas: &'a HashMap<String, (String, Node)>,
     cache: RefCell<HashMap<String, Value>>,
-    computing: RefCell<Vec<String>>,
+    computing: RefCell<Vec<(String, usize)>>,
     now: f64,
 }
 
@@ -268,16 +290,22 @@ fn formula_value(name: &str, env: &Env<'_>, facts: &FileFacts) -> Result<Value, 
     if let Some(known) = env.cache.borrow().get(name) {
         return Ok(known.clone());
     }
-    let Some((source, expr)) = env.formulas.get(name) else {
+    let Some((source, (expr, depth))) = env.formulas.get(name) else {
         return Err(ToolError(format!("unknown formula formula.{name}")));
     };
-    if env.computing.borrow().iter().any(|open| open == name) {
+    if env.computing.borrow().iter().any(|(open, _)| open == name) {
         return Err(ToolError(format!("formula.{name} depends on itself")));
     }
-    env.computing.borrow_mut().push(name.to_string());
+    let chained: usize = env.computing.borrow().iter().map(|(_, depth)| depth).sum();
+    if chained + depth > MAX_NESTING {
+        return Err(ToolError(format!(
+            "formula.{name}: the formulas it is used through nest deeper than {MAX_NESTING} levels"
+        )));
+    }
+    env.computing.borrow_mut().push((name.to_string(), *depth));
     let formula = |inner: &str| formula_value(inner, env, facts);
     let value = evaluating(expr, &row_of(facts, &formula, env.now), source);
-    env.computing.borrow_mut().retain(|open| open != name);
+    env.computing.borrow_mut().pop();
     let value = value?;
     env.cache
         .borrow_mut()
@@ -306,7 +334,7 @@ pub(crate) fn run_view(
         view.raw.get("filters").unwrap_or(&Json::Null),
         &format!("{view_where} filters"),
     )?;
-    let mut formulas: HashMap<String, (String, Expr)> = HashMap::new();
+    let mut formulas: HashMap<String, (String, Node)> = HashMap::new();
     for (name, source) in &base.formulas {
         let expr = parsed(source, &format!("{where_} formula {name}"))?;
         formulas.insert(name.clone(), (source.clone(), expr));

@@ -1,5 +1,7 @@
 //! The Bases expression language's tokens and syntax (`vault/bases-parse.ts`): the same subset, the same refusals,
-//! positions counted in UTF-16 units as JavaScript counts them.
+//! positions counted in UTF-16 units as JavaScript counts them. Both parsers refuse an expression that nests deeper
+//! than [`MAX_NESTING`] levels (brackets, operands of operators, targets of methods): the evaluator and the tree's
+//! drop recurse once per level, and a base in a synced vault is data an agent did not write.
 
 use crate::offline::paths::quote;
 use crate::offline::tools::ToolError;
@@ -139,6 +141,38 @@ fn take_while(chars: &[char], i: &mut usize, test: impl Fn(char) -> bool) -> Str
     text
 }
 
+/// How deep an expression may nest (`MAX_NESTING` in `vault/bases-parse.ts`): far beyond any formula a person
+/// writes, far below what the evaluator's stack holds.
+pub(crate) const MAX_NESTING: usize = 100;
+
+/// The refusal of an expression nested past [`MAX_NESTING`], at the token (UTF-16 position) that went too deep.
+fn too_deep(at: usize) -> ToolError {
+    ToolError(format!(
+        "the expression nests deeper than {MAX_NESTING} levels at character {}",
+        at + 1
+    ))
+}
+
+/// A node and its depth: `Lit` and `Name` are 1, every other node one more than its deepest child.
+pub(crate) type Node = (Expr, usize);
+
+/// The node `expr` over children as deep as `deepest`, refused at `at` when that is past [`MAX_NESTING`].
+fn node(expr: Expr, deepest: usize, at: usize) -> Result<Node, ToolError> {
+    let depth = deepest + 1;
+    if depth > MAX_NESTING {
+        return Err(too_deep(at));
+    }
+    Ok((expr, depth))
+}
+
+fn deepest(nodes: &[Node]) -> usize {
+    nodes.iter().map(|(_, depth)| *depth).max().unwrap_or(0)
+}
+
+fn exprs(nodes: Vec<Node>) -> Vec<Expr> {
+    nodes.into_iter().map(|(expr, _)| expr).collect()
+}
+
 fn rank(op: &str) -> Option<u8> {
     Some(match op {
         "||" => 1,
@@ -154,6 +188,9 @@ fn rank(op: &str) -> Option<u8> {
 struct Parser {
     tokens: Vec<Token>,
     next: usize,
+    /// Brackets and prefix operators open around the token being read: each costs the parser a level of its stack
+    /// even where the tree does not deepen (`((1))`).
+    open: usize,
 }
 
 impl Parser {
@@ -180,8 +217,28 @@ impl Parser {
         }
     }
 
-    fn args(&mut self) -> Result<Vec<Expr>, ToolError> {
+    /// Enters a bracket or prefix operator at `at`; [`Parser::close`] leaves it.
+    fn open(&mut self, at: usize) -> Result<(), ToolError> {
+        self.open += 1;
+        if self.open > MAX_NESTING {
+            return Err(too_deep(at));
+        }
+        Ok(())
+    }
+
+    fn close(&mut self) {
+        self.open -= 1;
+    }
+
+    /// The UTF-16 position of the next token (the end of the text when there is none).
+    fn here(&self) -> usize {
+        self.peek().map_or(0, |token| token.at)
+    }
+
+    fn args(&mut self) -> Result<Vec<Node>, ToolError> {
+        let at = self.here();
         self.take("(")?;
+        self.open(at)?;
         let mut list = Vec::new();
         while !self.is_op(")") {
             list.push(self.binary(0)?);
@@ -190,6 +247,7 @@ impl Parser {
             }
         }
         self.take(")")?;
+        self.close();
         Ok(list)
     }
 
@@ -206,7 +264,7 @@ impl Parser {
         }
     }
 
-    fn primary(&mut self) -> Result<Expr, ToolError> {
+    fn primary(&mut self) -> Result<Node, ToolError> {
         let Some(token) = self.tokens.get(self.next).cloned() else {
             self.next += 1;
             return Err(ToolError::new("the expression ends too early"));
@@ -214,17 +272,21 @@ impl Parser {
         self.next += 1;
         match token.kind {
             Kind::Num => {
-                return Ok(Expr::Lit(Value::Num(
-                    token.text.parse().unwrap_or(f64::NAN),
-                )));
+                return Ok((
+                    Expr::Lit(Value::Num(token.text.parse().unwrap_or(f64::NAN))),
+                    1,
+                ));
             }
-            Kind::Str => return Ok(Expr::Lit(Value::Str(token.text))),
+            Kind::Str => return Ok((Expr::Lit(Value::Str(token.text)), 1)),
             Kind::Op if token.text == "(" => {
+                self.open(token.at)?;
                 let inner = self.binary(0)?;
                 self.take(")")?;
+                self.close();
                 return Ok(inner);
             }
             Kind::Op if token.text == "[" => {
+                self.open(token.at)?;
                 let mut items = Vec::new();
                 while !self.is_op("]") {
                     items.push(self.binary(0)?);
@@ -233,15 +295,17 @@ impl Parser {
                     }
                 }
                 self.take("]")?;
-                return Ok(Expr::List(items));
+                self.close();
+                let depth = deepest(&items);
+                return node(Expr::List(exprs(items)), depth, token.at);
             }
             Kind::Op if token.text == "!" || token.text == "-" => {
+                self.open(token.at)?;
                 let operand = self.primary()?;
-                let operand = self.postfix(operand)?;
-                return Ok(Expr::Unary(
-                    token.text.chars().next().unwrap_or('!'),
-                    Box::new(operand),
-                ));
+                let (operand, depth) = self.postfix(operand)?;
+                self.close();
+                let op = token.text.chars().next().unwrap_or('!');
+                return node(Expr::Unary(op, Box::new(operand)), depth, token.at);
             }
             Kind::Op => {
                 return Err(ToolError(format!(
@@ -253,9 +317,9 @@ impl Parser {
             Kind::Id => {}
         }
         match token.text.as_str() {
-            "true" => return Ok(Expr::Lit(Value::Bool(true))),
-            "false" => return Ok(Expr::Lit(Value::Bool(false))),
-            "null" => return Ok(Expr::Lit(Value::Null)),
+            "true" => return Ok((Expr::Lit(Value::Bool(true)), 1)),
+            "false" => return Ok((Expr::Lit(Value::Bool(false)), 1)),
+            "null" => return Ok((Expr::Lit(Value::Null), 1)),
             _ => {}
         }
         let mut path = vec![token.text.clone()];
@@ -282,26 +346,29 @@ impl Parser {
         }
         if self.is_op("(") {
             let args = self.args()?;
-            return Ok(Expr::Call(path, args));
+            let depth = deepest(&args);
+            return node(Expr::Call(path, exprs(args)), depth, token.at);
         }
-        Ok(Expr::Name(path))
+        Ok((Expr::Name(path), 1))
     }
 
-    fn postfix(&mut self, mut expr: Expr) -> Result<Expr, ToolError> {
+    fn postfix(&mut self, (mut expr, mut depth): Node) -> Result<Node, ToolError> {
         while self.is_op(".") {
+            let at = self.here();
             self.next += 1;
             let name = self.name_after("expected a method name after \".\"")?;
-            expr = if self.is_op("(") {
+            (expr, depth) = if self.is_op("(") {
                 let args = self.args()?;
-                Expr::Method(Box::new(expr), name, args)
+                let deepest = depth.max(deepest(&args));
+                node(Expr::Method(Box::new(expr), name, exprs(args)), deepest, at)?
             } else {
-                Expr::Member(Box::new(expr), name)
+                node(Expr::Member(Box::new(expr), name), depth, at)?
             };
         }
-        Ok(expr)
+        Ok((expr, depth))
     }
 
-    fn binary(&mut self, min: u8) -> Result<Expr, ToolError> {
+    fn binary(&mut self, min: u8) -> Result<Node, ToolError> {
         let first = self.primary()?;
         let mut left = self.postfix(first)?;
         loop {
@@ -317,17 +384,23 @@ impl Parser {
                 return Ok(left);
             };
             self.next += 1;
-            let right = self.binary(rank)?;
-            left = Expr::Binary(token.text, Box::new(left), Box::new(right));
+            let (right, right_depth) = self.binary(rank)?;
+            let (left_expr, left_depth) = left;
+            left = node(
+                Expr::Binary(token.text, Box::new(left_expr), Box::new(right)),
+                left_depth.max(right_depth),
+                token.at,
+            )?;
         }
     }
 }
 
-/// `parseExpr`.
-pub(crate) fn parse_expr(source: &str) -> Result<Expr, ToolError> {
+/// `parseExpr`: the expression and its depth.
+pub(crate) fn parse_expr(source: &str) -> Result<Node, ToolError> {
     let mut parser = Parser {
         tokens: tokenize(source)?,
         next: 0,
+        open: 0,
     };
     let expr = parser.binary(0)?;
     if let Some(token) = parser.peek() {

@@ -321,6 +321,7 @@ fn offline_bases_equal_the_plugins() {
         format!("formulas:\n  f: 'year / 10'\n  loop: 'formula.loop + 1'\n{views}  - {{name: loop, order: [formula.loop]}}\n"),
     )
     .unwrap();
+    let deep_views = deep_base_views(&vault);
     let host = start_host(&vault);
     let mut calls = vec![
         call("bases", json!({})),
@@ -364,8 +365,65 @@ fn offline_bases_equal_the_plugins() {
             json!({"base": "Library/Forms.base", "view": format!("v{index}")}),
         ));
     }
+    for view in deep_views {
+        calls.push(call(
+            "bases",
+            json!({"base": "Library/Deep.base", "view": view}),
+        ));
+    }
     let (count, differences) = run_parity(&home, &vault, host, &calls);
     assert_same(count, &differences);
+}
+
+/// Writes `Library/Deep.base`: each hostile nesting (which overflowed the offline reader's stack before parsing was
+/// bounded) just inside the bound of 100 levels and far past it, and chains of formulas that pass it together; returns
+/// its views' names. Both readers must accept and refuse the same ones with the same words.
+fn deep_base_views(vault: &std::path::Path) -> Vec<String> {
+    let forms = |n: usize| -> Vec<(&str, String)> {
+        vec![
+            ("sum", vec!["1"; n + 1].join("+")),
+            (
+                "parentheses",
+                format!("{}1{}", "(".repeat(n), ")".repeat(n)),
+            ),
+            ("negations", format!("{}true", "!".repeat(n))),
+            ("minus", format!("{}1", "-".repeat(n))),
+            ("lists", format!("{}1{}", "[".repeat(n), "]".repeat(n))),
+            ("chain", format!("\"a\"{}", ".lower()".repeat(n))),
+            (
+                "calls",
+                format!("{}1{}", "if(true,".repeat(n), ")".repeat(n)),
+            ),
+        ]
+    };
+    let mut text = String::from("formulas:\n");
+    for (prefix, length) in [("short", 40), ("long", 60)] {
+        for i in 0..length {
+            let body = if i + 1 < length {
+                format!("formula.{prefix}{} + 1", i + 1)
+            } else {
+                "1".to_string()
+            };
+            text.push_str(&format!("  {prefix}{i}: '{body}'\n"));
+        }
+    }
+    text.push_str("views:\n");
+    let mut names = Vec::new();
+    for n in [98, 99, 100, 101, 20_000] {
+        for (form, source) in forms(n) {
+            let name = format!("{form} {n}");
+            text.push_str(&format!("  - name: {name}\n    filters: '{source}'\n"));
+            names.push(name);
+        }
+    }
+    for chain in ["short0", "long0", "long30"] {
+        text.push_str(&format!(
+            "  - name: {chain}\n    order: [formula.{chain}]\n"
+        ));
+        names.push(chain.to_string());
+    }
+    std::fs::write(vault.join("Library/Deep.base"), text).unwrap();
+    names
 }
 
 #[test]
