@@ -24,7 +24,9 @@ export async function getPrompt(p: PromptContext, name: string, given: Record<st
   const builtin = BUILTINS.find((each) => each.name === name);
   const prompt = vault ?? builtin;
   if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
-  const args = given ?? {};
+  // Own properties only, in an object without a prototype: an argument named `constructor` or `toString` that was
+  // not sent is missing, as offline, not Object.prototype's function.
+  const args: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, given);
   for (const argument of prompt.arguments) {
     if (argument.required && (args[argument.name] ?? "") === "") {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `prompt ${name} needs the argument ${argument.name}`);
