@@ -11,6 +11,7 @@ import { contentHash } from "../vault/hash";
 import { visibleChecker } from "../vault/hidden";
 import { cursorArg, limitArg, maxCharsArg, pageOf } from "../vault/limits";
 import { configDirChecker } from "../vault/paths";
+import { Slices } from "../vault/slices";
 import { cleanFolderPath, newNotePath, resolveNote } from "../vault/resolve";
 import { json, pageHead, pathArg, writeTool } from "./common";
 import { defineTool, ToolError, type ToolContext } from "./types";
@@ -111,7 +112,9 @@ export const createFromTemplate = writeTool(
       if (template.extension.toLowerCase() !== "md") throw new ToolError(`${template.path} is not a Markdown note, so not a template`);
       const text = await readVerified(ctx, template);
       const title = path.slice(path.lastIndexOf("/") + 1, -".md".length);
-      const content = fillTemplate(text, title, moment(), { format: settings.date_format, timeFormat: settings.time_format });
+      const formats = { format: settings.date_format, timeFormat: settings.time_format };
+      const slices = new Slices(ctx.signal, "create_from_template");
+      const content = await fillTemplate({ path: template.path, text }, title, moment(), formats, slices);
       await ensureParentFolders(ctx, path);
       const created = await ctx.app.vault.create(path, content);
       assertLandedInside(ctx, created.path, "created");

@@ -167,7 +167,8 @@ export const createDailyNote = defineTool({
     if (settings.template !== "") {
       const template = templateFile(ctx, settings);
       const title = path.slice(path.lastIndexOf("/") + 1, -".md".length);
-      content = fillTemplate(await readVerified(ctx, template), title, day, settings);
+      const text = await readVerified(ctx, template);
+      content = await fillTemplate({ path: template.path, text }, title, day, settings, new Slices(ctx.signal, "create_daily_note"));
     }
     await ensureParentFolders(ctx, path);
     const created = await ctx.app.vault.create(path, content);
