@@ -25,15 +25,38 @@ pub(crate) fn frontmatter_text(content: &str) -> Option<&str> {
     Some(&content[from..last])
 }
 
-/// Sets `key` in an ordered list of entries the way a JavaScript object orders keys: integer-like keys first in
-/// ascending order, then the others in insertion order; assigning an existing key keeps its place.
-pub(crate) fn insert_js_key<T>(entries: &mut Vec<(String, T)>, key: String, value: T) {
-    if let Some(existing) = entries.iter_mut().find(|(k, _)| *k == key) {
-        existing.1 = value;
-        return;
+/// Entries in the order a JavaScript object keeps its keys: integer-like keys first in ascending order, then the others
+/// in insertion order; assigning an existing key keeps its place. Built in time linear in the entries (one sort at the
+/// end), so a note with 50,000 keys or block ids costs no more per key than one with ten.
+pub(crate) struct JsObject<T> {
+    entries: Vec<(String, T)>,
+    places: std::collections::HashMap<String, usize>,
+}
+
+impl<T> JsObject<T> {
+    pub(crate) fn new() -> Self {
+        JsObject {
+            entries: Vec::new(),
+            places: std::collections::HashMap::new(),
+        }
     }
-    entries.push((key, value));
-    sort_js_keys(entries);
+
+    /// Sets `key` as `object[key] = value` does.
+    pub(crate) fn insert(&mut self, key: String, value: T) {
+        match self.places.get(&key) {
+            Some(&place) => self.entries[place].1 = value,
+            None => {
+                self.places.insert(key.clone(), self.entries.len());
+                self.entries.push((key, value));
+            }
+        }
+    }
+
+    /// The entries in JavaScript's key order.
+    pub(crate) fn into_entries(mut self) -> Vec<(String, T)> {
+        sort_js_keys(&mut self.entries);
+        self.entries
+    }
 }
 
 /// Whether a property name is an array index to JavaScript (those keys come first, in numeric order).
@@ -101,8 +124,71 @@ pub(super) fn frontmatter_link(key: String, value: &str) -> Option<FrontmatterLi
 /// YAML as the plugin sees frontmatter, converted to the JSON JavaScript would hold: integral floats become
 /// integers, non-finite numbers `null`, keys strings in JavaScript key order. `None` when it does not parse.
 pub(crate) fn parse_yaml(text: &str) -> Option<Value> {
+    if flow_depth(text) > MAX_YAML_DEPTH {
+        return None;
+    }
     let value: yaml_serde::Value = yaml_serde::from_str(text).ok()?;
     Some(yaml_to_json(value))
+}
+
+/// How deep YAML may nest: `yaml_serde` refuses deeper documents (its recursion limit), so nothing that parses is
+/// turned away by the quick count below.
+const MAX_YAML_DEPTH: usize = 128;
+
+/// The deepest nesting of flow collections (`[…]`, `{…}`) in `text`, counted in one pass: brackets inside quoted
+/// scalars and comments do not count, nor do those inside a plain scalar (`a[1]`). The YAML scanner checks every
+/// open flow level at each token, so a 60,000-deep `[[[…` cost it time with the square of its length before the
+/// recursion limit refused it; counted first, it is refused at once.
+fn flow_depth(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    // Whether the last character that was not a space could start a flow node after it.
+    let mut node_may_start = true;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'\n' => node_may_start = true,
+            b' ' | b'\t' | b'\r' => {}
+            b'#' if i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' | b'\'' if node_may_start => {
+                i += 1;
+                while i < bytes.len() {
+                    match bytes[i] {
+                        b'\\' if b == b'"' => i += 1,
+                        c if c == b => {
+                            // `''` inside a single-quoted scalar is a quote, not its end.
+                            if b == b'\'' && bytes.get(i + 1) == Some(&b'\'') {
+                                i += 1;
+                            } else {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                node_may_start = false;
+            }
+            b'[' | b'{' if node_may_start => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                node_may_start = false;
+            }
+            b',' | b':' | b'-' | b'?' => node_may_start = true,
+            _ => node_may_start = false,
+        }
+        i += 1;
+    }
+    deepest
 }
 
 pub(super) fn yaml_to_json(value: yaml_serde::Value) -> Value {
@@ -130,16 +216,16 @@ pub(super) fn yaml_to_json(value: yaml_serde::Value) -> Value {
             Value::Array(items.into_iter().map(yaml_to_json).collect())
         }
         yaml_serde::Value::Mapping(mapping) => {
-            let mut entries: Vec<(String, Value)> = Vec::new();
+            let mut entries = JsObject::new();
             for (key, value) in mapping {
                 let key = match yaml_to_json(key) {
                     Value::String(s) => s,
                     Value::Null => String::new(),
                     other => other.to_string(),
                 };
-                insert_js_key(&mut entries, key, yaml_to_json(value));
+                entries.insert(key, yaml_to_json(value));
             }
-            Value::Object(entries.into_iter().collect())
+            Value::Object(entries.into_entries().into_iter().collect())
         }
         yaml_serde::Value::Tagged(tagged) => yaml_to_json(tagged.value),
     }

@@ -29,46 +29,49 @@ pub(super) fn mask(text: &mut [u8], from: usize, to: usize) {
     text[from..to].fill(b' ');
 }
 
-/// Masks inline code spans: a run of N backticks up to the next run of exactly N backticks.
+/// Masks inline code spans: a run of N backticks up to the next run of exactly N backticks. Linear in the line: the
+/// runs are listed once, and each length keeps a queue of its runs still ahead, so an opening run finds its closing
+/// one without searching the rest of the line again (a line of unmatched runs cost its length squared).
 pub(super) fn mask_code_spans(text: &mut [u8]) {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < text.len() {
         if text[i] != b'`' {
             i += 1;
             continue;
         }
-        let mut run_end = i;
-        while run_end < text.len() && text[run_end] == b'`' {
-            run_end += 1;
+        let start = i;
+        while i < text.len() && text[i] == b'`' {
+            i += 1;
         }
-        let run = run_end - i;
-        let mut search = run_end;
-        let mut close_at = None;
-        while search < text.len() {
-            let Some(next) = text[search..]
-                .iter()
-                .position(|&b| b == b'`')
-                .map(|p| p + search)
-            else {
-                break;
-            };
-            let mut next_end = next;
-            while next_end < text.len() && text[next_end] == b'`' {
-                next_end += 1;
+        runs.push((start, i));
+    }
+    if runs.is_empty() {
+        return;
+    }
+    let mut ahead: std::collections::HashMap<usize, std::collections::VecDeque<usize>> =
+        std::collections::HashMap::new();
+    for (index, (start, end)) in runs.iter().enumerate() {
+        ahead.entry(end - start).or_default().push_back(index);
+    }
+    let mut index = 0;
+    while index < runs.len() {
+        let (start, end) = runs[index];
+        let queue = ahead.get_mut(&(end - start)).expect("every run is queued");
+        queue.pop_front();
+        let Some(&close) = queue.front() else {
+            index += 1;
+            continue;
+        };
+        mask(text, start, runs[close].1);
+        // The runs inside the span are passed: drop them from their queues (each is at its queue's front by then).
+        for inside in index + 1..=close {
+            let (from, to) = runs[inside];
+            if let Some(queue) = ahead.get_mut(&(to - from)) {
+                queue.pop_front();
             }
-            if next_end - next == run {
-                close_at = Some(next_end);
-                break;
-            }
-            search = next_end;
         }
-        match close_at {
-            Some(end) => {
-                mask(text, i, end);
-                i = end;
-            }
-            None => i = run_end,
-        }
+        index = close + 1;
     }
 }
 

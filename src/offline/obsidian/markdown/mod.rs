@@ -244,17 +244,22 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
         }
     }
 
+    // List items and sections are each in line order and never overlap: the one holding a line is found by halving.
+    let mut blocks = JsObject::new();
     for (id, line) in &found.block_ids {
-        let position = if let Some(item) = items
-            .iter_mut()
-            .find(|(_, start, end)| *start <= *line && *line <= *end)
-        {
-            item.0.id = Some(id.clone());
-            item.0.position
-        } else if let Some(index) = sections
-            .iter()
-            .position(|(s, _, _)| s.position.start.line <= *line && *line <= s.position.end.line)
-        {
+        let item = items
+            .partition_point(|(_, start, _)| *start <= *line)
+            .checked_sub(1)
+            .filter(|&index| *line <= items[index].2);
+        let section = sections
+            .partition_point(|(s, _, _)| s.position.start.line <= *line)
+            .checked_sub(1)
+            .filter(|&index| *line <= sections[index].0.position.end.line);
+        let position = if let Some(item) = item {
+            let item = &mut items[item].0;
+            item.id = Some(id.clone());
+            item.position
+        } else if let Some(index) = section {
             let section = &sections[index].0;
             let alone = section.position.start.line == *line
                 && section.position.end.line == *line
@@ -273,8 +278,7 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
         } else {
             continue;
         };
-        insert_js_key(
-            &mut meta.blocks,
+        blocks.insert(
             id.to_lowercase(),
             Block {
                 id: id.clone(),
@@ -282,6 +286,7 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
             },
         );
     }
+    meta.blocks = blocks.into_entries();
 
     meta.links = found.links;
     meta.embeds = found.embeds;

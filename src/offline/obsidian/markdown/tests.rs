@@ -212,3 +212,107 @@ fn tasks_are_read_from_list_items() {
         vec![Some(" ".into()), Some("x".into()), None, Some("?".into())]
     );
 }
+
+/// The time `parse` takes on `make(n)`: the least of three runs, in seconds.
+fn parse_seconds(make: &dyn Fn(usize) -> String, n: usize) -> f64 {
+    let text = make(n);
+    (0..3)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            std::hint::black_box(parse(std::hint::black_box(&text)));
+            start.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn hostile_notes_parse_in_time_linear_in_their_size() {
+    // Each of these cost the offline index time with the square of the note's size (a 1 MB line of links took about
+    // two minutes). The growth is measured, not the time: eight times the text may take about eight times as long
+    // (sixteen allowed for noise); the square's 64 fails.
+    type Make = Box<dyn Fn(usize) -> String>;
+    let shapes: Vec<(&str, usize, Make)> = vec![
+        (
+            "wikilinks on one line",
+            4000,
+            Box::new(|n| "[[a]] ".repeat(n)),
+        ),
+        (
+            "wikilinks after accents",
+            4000,
+            Box::new(|n| "é[[a]] ".repeat(n)),
+        ),
+        (
+            "markdown links on one line",
+            4000,
+            Box::new(|n| "[a](b) ".repeat(n)),
+        ),
+        ("tags on one line", 8000, Box::new(|n| "#t ".repeat(n))),
+        ("tags after accents", 8000, Box::new(|n| "é #t ".repeat(n))),
+        (
+            "unmatched code span runs",
+            4000,
+            Box::new(|n| {
+                (1..=n)
+                    .map(|i| format!("{} x ", "`".repeat(1 + i % 7)))
+                    .collect()
+            }),
+        ),
+        (
+            "block ids",
+            4000,
+            Box::new(|n| (0..n).map(|i| format!("para ^b{i}\n\n")).collect()),
+        ),
+        (
+            "frontmatter keys",
+            2000,
+            Box::new(|n| {
+                format!(
+                    "---\n{}---\n",
+                    (0..n).map(|i| format!("k{i}: 1\n")).collect::<String>()
+                )
+            }),
+        ),
+        (
+            "frontmatter nested lists",
+            8000,
+            Box::new(|n| format!("---\na: {}1{}\n---\n", "[".repeat(n), "]".repeat(n))),
+        ),
+        (
+            "frontmatter nested maps",
+            8000,
+            Box::new(|n| format!("---\na: {}1{}\n---\n", "{a: ".repeat(n), "}".repeat(n))),
+        ),
+    ];
+    for (shape, n, make) in shapes {
+        // Warm the allocator and caches on the small size first.
+        parse_seconds(&make, n);
+        let small = parse_seconds(&make, n);
+        let large = parse_seconds(&make, 8 * n);
+        let growth = large / small;
+        assert!(
+            growth < 16.0,
+            "{shape}: 8x the text took {growth:.1}x as long ({:.1} ms -> {:.1} ms)",
+            small * 1000.0,
+            large * 1000.0
+        );
+    }
+}
+
+#[test]
+fn frontmatter_nested_past_the_yaml_limit_is_refused_as_the_yaml_reader_would() {
+    let deep = |n: usize| format!("a: {}1{}", "[".repeat(n), "]".repeat(n));
+    // The quick count turns away only what the YAML reader refuses itself (its recursion limit).
+    assert!(parse_yaml(&deep(120)).is_some());
+    assert!(yaml_serde::from_str::<yaml_serde::Value>(&deep(130)).is_err());
+    assert!(parse_yaml(&deep(130)).is_none());
+    // Brackets in quoted and plain scalars and comments are text, not nesting.
+    let text = format!(
+        "a: \"{0}\"\nb: '{0}'\nc: x{0}\n# {0}\nd: [1]\n",
+        "[".repeat(300)
+    );
+    let value = parse_yaml(&text).expect("parses");
+    assert_eq!(value["a"], json!("[".repeat(300)));
+    assert_eq!(value["c"], json!(format!("x{}", "[".repeat(300))));
+    assert_eq!(value["d"], json!([1]));
+}
