@@ -196,6 +196,70 @@ describe("a symlink swapped in during a call", () => {
   });
 });
 
+// Issue 34: with a folder swapped for a symlink during writes, 15-20 of 500 create_note calls wrote outside the vault
+// and said they succeeded: the check after the create judged a path no longer there by its nearest existing folder,
+// which by then was the real one again. A create is now judged by the file at its path: gone, elsewhere or not the
+// text written, and the call fails and says so.
+describe("a folder swapped for a symlink during creates", () => {
+  let vault;
+  let outside;
+  let session;
+  before(async () => {
+    vault = makeVault();
+    outside = tempDir("obsmcp-outside-");
+    fs.mkdirSync(path.join(vault.dir, "Flip"));
+    session = await openSession(vault.dir);
+  });
+  after(async () => {
+    await session?.close();
+    vault?.remove();
+    outside?.remove();
+  });
+
+  it("never lets a new note land outside the vault unsaid", { timeout: 120_000 }, async () => {
+    const folder = path.join(vault.dir, "Flip");
+    const swapper = startFolderSwapper(folder, outside.dir, path.join(vault.dir, "flip-away"), path.join(vault.dir, "flip-link"));
+    const results = [];
+    try {
+      for (let round = 0; round < 500; round += 1) {
+        results.push(await session.call("create_note", { path: `Flip/n${round}.md`, content: `note ${round}\n` }));
+      }
+    } finally {
+      swapper.kill("SIGKILL");
+    }
+    const silent = [];
+    let landedOutside = 0;
+    let succeeded = 0;
+    for (const [round, result] of results.entries()) {
+      if (!result.isError) succeeded += 1;
+      if (!fs.existsSync(path.join(outside.dir, `n${round}.md`))) continue;
+      landedOutside += 1;
+      if (!result.isError || !/may have gone outside the vault/.test(result.text)) silent.push(`n${round}: ${result.text.slice(0, 200)}`);
+    }
+    assert.deepEqual(silent, [], `${silent.length} of ${landedOutside} creates that landed outside the vault did not say so`);
+    assert.ok(succeeded > 0, "no create succeeded, so nothing was tested");
+  });
+});
+
+/**
+ * Starts a process that keeps replacing the folder `folder` with a symlink to `target` and back: the folder waits
+ * at `away` while the symlink (kept at `link`) stands in for it. Two renames each way, so for an instant neither is
+ * there.
+ */
+function startFolderSwapper(folder, target, away, link) {
+  const script = `
+    const fs = require("fs");
+    const [folder, target, away, link] = process.argv.slice(1);
+    fs.symlinkSync(target, link, "dir");
+    for (;;) {
+      fs.renameSync(folder, away);
+      fs.renameSync(link, folder);
+      fs.renameSync(folder, link);
+      fs.renameSync(away, folder);
+    }`;
+  return spawn(process.execPath, ["-e", script, folder, target, away, link], { stdio: "ignore" });
+}
+
 /** Starts a process that keeps replacing `note` with a symlink to `secret` and back (through `spare`, by rename). */
 function startSwapper(note, secret, spare) {
   const script = `

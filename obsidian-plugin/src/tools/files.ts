@@ -12,6 +12,7 @@ import {
   assertInsideVaultOnDisk,
   assertLandedInside,
   ensureParentFolders,
+  identityOnDisk,
   openVerified,
   readVerified,
   readWhole,
@@ -188,9 +189,12 @@ export const moveNote = writeTool(
         const taken = ctx.app.vault.getAbstractFileByPath(to);
         if (taken && taken !== file) throw new ToolError(`${to} already exists; nothing was moved`);
         const linking = (await backlinkSources(ctx, from)).map((source) => source.path);
+        // A rename keeps the file: the one at the new path must be this very one.
+        const identity = identityOnDisk(ctx, from);
+        if (identity === null) throw new ToolError(`${from} is not on disk; nothing was moved`);
         await ensureParentFolders(ctx, to);
         await ctx.app.fileManager.renameFile(file, to);
-        assertLandedInside(ctx, file.path, `moved ${from} to`);
+        await assertLandedInside(ctx, file.path, `moved ${from} to`, identity);
         // Obsidian may rewrite the moved note's own relative links, so its hash is reported afresh.
         const sha256 = file.extension.toLowerCase() === "md" ? contentHash(await readVerified(ctx, file)) : null;
         return json({ from, to: file.path, linking_notes: linking.length, sha256 });

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { moment, TFile } from "obsidian";
 import { fillTemplate } from "../vault/daily";
-import { assertLandedInside, ensureParentFolders, insideVaultChecker, readConfigJson, readVerified } from "../vault/disk";
+import { createInside, ensureParentFolders, insideVaultChecker, readConfigJson, readVerified } from "../vault/disk";
 import { contentHash } from "../vault/hash";
 import { visibleChecker } from "../vault/hidden";
 import { cursorArg, limitArg, maxCharsArg, pageOf } from "../vault/limits";
@@ -116,8 +116,7 @@ export const createFromTemplate = writeTool(
       const slices = new Slices(ctx.signal, "create_from_template");
       const content = await fillTemplate({ path: template.path, text }, title, moment(), formats, slices);
       await ensureParentFolders(ctx, path);
-      const created = await ctx.app.vault.create(path, content);
-      assertLandedInside(ctx, created.path, "created");
+      const created = await createInside(ctx, path, content);
       return json({
         path: created.path,
         template: template.path,

@@ -8,8 +8,8 @@ import { cutChars, limitArg, maxCharsArg } from "../vault/limits";
 import { splitLines } from "../vault/lines";
 import { isInConfigDir } from "../vault/paths";
 import {
-  assertLandedInside,
   assertNotHidden,
+  createInside,
   ensureParentFolders,
   insideVaultChecker,
   readVerified,
@@ -171,8 +171,7 @@ export const createDailyNote = defineTool({
       content = await fillTemplate({ path: template.path, text }, title, day, settings, new Slices(ctx.signal, "create_daily_note"));
     }
     await ensureParentFolders(ctx, path);
-    const created = await ctx.app.vault.create(path, content);
-    assertLandedInside(ctx, created.path, "created");
+    const created = await createInside(ctx, path, content);
     return renderRead(created, content, {
       start: 0,
       end: splitLines(content).length,

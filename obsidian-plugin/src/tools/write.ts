@@ -7,7 +7,7 @@ import { TFile } from "obsidian";
 import { checkExpectedHash, contentHash } from "../vault/hash";
 import { editLines, linesOf, replaceLines, splitLines } from "../vault/lines";
 import { assertStillAt, withPathLocks } from "../vault/locks";
-import { assertLandedInside, ensureParentFolders, openVerified, readVerified, readWhole, stillPinned } from "../vault/disk";
+import { createInside, ensureParentFolders, openVerified, readVerified, readWhole, stillPinned } from "../vault/disk";
 import { newNotePath, resolveMarkdown } from "../vault/resolve";
 import { findBlock, findHeading, findHeadings, frontmatterRange, headingSectionEnd } from "../vault/sections";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
@@ -90,8 +90,7 @@ export const createNote = writeTool(
         throw new ToolError(`conflict: expected_hash was given but ${path} does not exist; nothing was written`);
       }
       await ensureParentFolders(ctx, path);
-      const created = await ctx.app.vault.create(path, args.content);
-      assertLandedInside(ctx, created.path, "created");
+      const created = await createInside(ctx, path, args.content);
       return json({ path: created.path, created: true, overwritten: false, sha256: contentHash(args.content) });
     },
   }),

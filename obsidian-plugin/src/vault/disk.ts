@@ -269,16 +269,79 @@ function outsideVault(path: string): ToolError {
   );
 }
 
+/** A file's identity on disk: device and inode. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** The identity of what `path` leads to now (symlinks followed), or null when nothing is there. */
+export function identityOnDisk(ctx: ToolContext, path: string): FileIdentity | null {
+  try {
+    const { dev, ino } = statSync(join(vaultBasePath(ctx), ...path.split("/")));
+    return { dev, ino };
+  } catch {
+    return null;
+  }
+}
+
 /**
- * After a create or a move through Obsidian (which works by path): throws unless what now sits at `path` is inside
- * the vault, so that a folder swapped for a symlink during the call cannot redirect the write silently.
+ * After a create or a move through Obsidian (which works by path): throws unless the file at `path` is there, inside
+ * the vault, judged by the file opened as `readVerified` judges a note, and (for a move, which keeps the file) is
+ * `expected`. A folder on the way swapped for a symlink during the call can redirect the write outside the vault;
+ * when the folder is back, nothing is at the path, which is a failure too (judging the path by its nearest existing
+ * folder took such a create for a success).
  */
-export function assertLandedInside(ctx: ToolContext, path: string, what: string): void {
-  if (!isInsideVaultOnDisk(ctx, path)) {
+export async function assertLandedInside(
+  ctx: ToolContext,
+  path: string,
+  what: string,
+  expected?: FileIdentity,
+): Promise<void> {
+  const full = join(vaultBasePath(ctx), ...path.split("/"));
+  const failed = (why: string) =>
+    new ToolError(
+      `${what} ${JSON.stringify(path)}, but ${why} (a symlink was swapped in during the call): ` +
+        "the write may have gone outside the vault; check that folder",
+    );
+  let handle: FileHandle;
+  try {
+    handle = await fsp.open(full, "r");
+  } catch (error) {
+    throw failed(`nothing can be opened at that path now (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  try {
+    const opened = await handle.stat();
+    const real = opened.isFile() ? await realLocationOf(handle, full, opened) : null;
+    if (real === null) throw failed("what is at that path changed while it was checked");
+    if (!realLocationTest(ctx)(real)) throw failed("it now resolves outside the vault or into its config folder");
+    if (expected && (opened.dev !== expected.dev || opened.ino !== expected.ino)) {
+      throw failed("the file at that path is not the one written");
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Creates a note through Obsidian and checks, as `assertLandedInside` does, that it is where it was meant to be.
+ * Obsidian writes the file and then reads its stat by path, so a folder swapped for a symlink in between fails the
+ * create after the write went through the link: such a failure (an error from the file system) says so too.
+ */
+export async function createInside(ctx: ToolContext, path: string, content: string): Promise<TFile> {
+  let created: TFile;
+  try {
+    created = await ctx.app.vault.create(path, content);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code !== "string") throw error;
     throw new ToolError(
-      `${what} ${JSON.stringify(path)}, but it now resolves outside the vault or into its config folder (a symlink was swapped in during the call): check that folder`,
+      `could not create ${JSON.stringify(path)} (${code}); if a folder on its way was swapped for a symlink during ` +
+        "the call, the write may have gone outside the vault: check that folder",
     );
   }
+  await assertLandedInside(ctx, created.path, "created");
+  return created;
 }
 
 /** Throws unless `path` stays inside the vault on disk. */
