@@ -7,7 +7,7 @@
 //! `initialize`, `ping` and `tools/list` are never queued behind a slow call. One writer task owns stdout. A tool
 //! call's way through is `call.rs`; the bridge's own tool, `obsidian_status`, is `status.rs`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -67,8 +67,6 @@ pub(crate) struct Server {
     client: Mutex<Option<String>>,
     /// The 2026 client's open `subscriptions/listen` streams.
     listens: Mutex<listen::Listens>,
-    /// The resource URIs the 2025 client subscribed to (`resources/subscribe`).
-    subscribed: Mutex<BTreeSet<String>>,
     /// How many searches the index and Obsidian answered (`index_search.rs`).
     index_counts: index_search::Counts,
 }
@@ -95,7 +93,6 @@ impl Server {
             traces: AtomicU64::new(1),
             client: Mutex::new(None),
             listens: Mutex::default(),
-            subscribed: Mutex::default(),
             index_counts: index_search::Counts::default(),
         })
     }
@@ -187,7 +184,7 @@ impl Server {
             "subscriptions/listen" if era == era::Era::Modern => {
                 let opened = lock(&self.listens).open(&id, params.as_ref());
                 self.send(opened.unwrap_or_else(|refusal| refusal));
-                self.push_subscriptions();
+                self.push_listened();
             }
             "resources/subscribe" | "resources/unsubscribe" => {
                 let answer = self.subscribe(id, &method, params.as_ref(), era);
@@ -216,7 +213,7 @@ impl Server {
                     return;
                 };
                 if lock(&self.listens).close(request) {
-                    self.push_subscriptions();
+                    self.push_listened();
                     return;
                 }
                 let Some(in_flight) = lock(&self.in_flight).remove(&jsonrpc::id_key(request))

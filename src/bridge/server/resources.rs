@@ -217,23 +217,14 @@ impl Server {
                 ),
             );
         }
-        {
-            let mut subscribed = lock(&self.subscribed);
-            if subscribing {
-                subscribed.insert(uri.to_string());
-            } else {
-                subscribed.remove(uri);
-            }
-        }
-        self.push_subscriptions();
+        self.upstream.subscribe(uri, subscribing);
         jsonrpc::result(id, json!({}))
     }
 
-    /// Tells the upstream every URI some client here subscribed to.
-    pub(super) fn push_subscriptions(&self) {
-        let mut uris = lock(&self.subscribed).clone();
-        uris.extend(lock(&self.listens).uris());
-        self.upstream.set_subscriptions(uris);
+    /// Tells the upstream the URIs the listen streams name.
+    pub(super) fn push_listened(&self) {
+        let uris = lock(&self.listens).uris();
+        self.upstream.set_listened(uris);
     }
 
     /// An upstream notification on its way to the client: list changes to a 2025 client that initialized and to the
@@ -256,7 +247,7 @@ impl Server {
             let Some(uri) = notification.pointer("/params/uri").and_then(Value::as_str) else {
                 return;
             };
-            if initialized && lock(&self.subscribed).contains(uri) {
+            if initialized && self.upstream.is_subscribed(uri) {
                 self.send(jsonrpc::notification(&method, Some(json!({ "uri": uri }))));
             }
             let tagged = lock(&self.listens).resource_updated(uri);

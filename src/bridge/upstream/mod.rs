@@ -25,7 +25,7 @@ mod supervisor;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -143,7 +143,7 @@ pub(crate) struct Upstream {
     /// Whether a catalog refresh runs, and whether another was asked for meanwhile (`REFRESH_*`).
     catalog_refresh: AtomicU8,
     /// The resource URIs the bridge's clients subscribed to, kept on every session (`subscriptions.rs`).
-    subscriptions: Mutex<BTreeSet<String>>,
+    subscriptions: Mutex<subscriptions::Subscriptions>,
     /// In unit tests, what opens each link instead of the target (an in-memory server).
     #[cfg(test)]
     connector: Mutex<Option<tests::Connector>>,

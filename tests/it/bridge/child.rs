@@ -303,3 +303,41 @@ fn a_subscription_reaches_a_2025_server_and_its_updates_come_back() {
         .expect("the server's update of the subscribed resource comes through");
     assert_eq!(updated["params"], json!({ "uri": uri }));
 }
+
+/// The peak resident set of a live process (`VmHWM`), in KiB.
+fn peak_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the bridge runs");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/PID/status")
+}
+
+#[test]
+fn a_storm_of_subscriptions_costs_the_bridge_their_uris_not_their_square() {
+    // 4,000 subscribes in a row took the bridge to 736 MiB: each one copied every URI into a task of its own.
+    let home = TempHome::new();
+    let mut bridge = start(&home);
+    bridge.initialize();
+    // Listing waits for the server, which a subscription needs.
+    let listed = bridge.request("resources/list", json!({}));
+    assert!(listed["result"]["resources"].is_array(), "{listed}");
+    let pid = bridge.guard.pid();
+    let before = peak_kib(pid);
+    for i in 0..4000 {
+        let uri = format!("demo://resource/storm/{i:05}/{}", "x".repeat(60));
+        let answer = bridge.request("resources/subscribe", json!({ "uri": uri }));
+        assert_eq!(answer["result"], json!({}), "{answer}");
+    }
+    for i in (0..4000).step_by(2) {
+        let uri = format!("demo://resource/storm/{i:05}/{}", "x".repeat(60));
+        bridge.request("resources/unsubscribe", json!({ "uri": uri }));
+    }
+    // The bridge still answers at once, and its peak grew by about the URIs' size (~0.4 MB), not by hundreds of MB.
+    let pinged = bridge.request("ping", json!({}));
+    assert_eq!(pinged["result"], json!({}), "{pinged}");
+    std::thread::sleep(Duration::from_secs(2));
+    let grown = peak_kib(pid).saturating_sub(before);
+    assert!(grown < 24 * 1024, "the bridge's peak grew by {grown} KiB");
+}
