@@ -444,6 +444,16 @@ impl OfflineVault {
         if let Some(next) = changed {
             let next = Arc::new(next);
             if let Some(saved) = &self.saved {
+                // A note gone from the index (hidden since, or deleted) leaves the saved file at once, not at the
+                // next save, which may be a while off.
+                if let Some(previous) = state.snapshot.as_deref()
+                    && previous
+                        .files
+                        .iter()
+                        .any(|file| next.file(&file.path).is_none())
+                {
+                    saved.forget();
+                }
                 saved.save_later(Arc::clone(&next), Arc::clone(&self.words));
             }
             state.snapshot = Some(next);

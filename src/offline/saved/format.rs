@@ -7,6 +7,65 @@ use std::io::Read;
 use postcard::de_flavors::Flavor;
 use serde::de::DeserializeOwned;
 
+/// A reader or writer that keeps a CRC-32 of the bytes passing through it: the saved index ends with the checksum
+/// of everything before it.
+pub(super) struct Checked<T> {
+    inner: T,
+    crc: crc32fast::Hasher,
+}
+
+impl<T> Checked<T> {
+    pub(super) fn new(inner: T) -> Self {
+        Checked {
+            inner,
+            crc: crc32fast::Hasher::new(),
+        }
+    }
+}
+
+impl<W: std::io::Write> Checked<W> {
+    /// Writes the checksum of what was written, then flushes.
+    pub(super) fn finish(mut self) -> std::io::Result<()> {
+        let sum = self.crc.clone().finalize();
+        self.inner.write_all(&sum.to_le_bytes())?;
+        self.inner.flush()
+    }
+}
+
+impl<R: Read> Checked<R> {
+    /// Reads the checksum that follows what was read, and compares.
+    pub(super) fn verify(&mut self) -> Result<(), String> {
+        let mut saved = [0u8; 4];
+        self.inner
+            .read_exact(&mut saved)
+            .map_err(|error| format!("no checksum: {error}"))?;
+        if u32::from_le_bytes(saved) != self.crc.clone().finalize() {
+            return Err("its checksum does not match: the file changed after it was saved".into());
+        }
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Checked<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.inner.write(bytes)?;
+        self.crc.update(&bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<R: Read> Read for Checked<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        self.crc.update(&buffer[..read]);
+        Ok(read)
+    }
+}
+
 /// How much of the file is read at once.
 const CHUNK: usize = 256 * 1024;
 

@@ -4,7 +4,10 @@
 //! Where: `<obsmcp state folder>/index/<16 hex digits>.bin` (`~/.local/state/obsmcp/` on Linux, see
 //! `Environment::state_home`), named by a hash of the vault's real path and config folder (the installer's
 //! `plan::saved_index`, which uninstall uses to remove it); never inside the vault.
-//! The file is written atomically and readable by its owner only (its folder too). It holds the whole snapshot (the
+//! The file is written atomically and readable by its owner only (its folder too, whose mode every save sets again; a
+//! folder that is a symbolic link is neither written through nor read). It ends with a CRC-32 of what comes before it,
+//! checked on load: a file changed since the save, even by one byte and at the same length, is not trusted. It holds
+//! the whole snapshot (the
 //! listing, what the index keeps of each visible note: frontmatter, tags, link targets, tasks, no text; the link
 //! maps and orders) and the word index, in `postcard`'s compact encoding.
 //!
@@ -35,7 +38,10 @@ use crate::sync::{lock, read};
 mod format;
 
 /// Bumped whenever what is saved changes meaning.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
+
+/// The bytes of the checksum that ends the file.
+const CHECKSUM_BYTES: u64 = 4;
 
 /// The shortest time between two saves.
 pub(crate) const SAVE_EVERY: Duration = Duration::from_secs(20);
@@ -98,13 +104,23 @@ impl SavedIndex {
 
     /// The saved snapshot and its word index, when a usable file is there.
     pub(crate) fn load(&self) -> Option<(Snapshot, Words)> {
+        if let Err(error) = private_folder(&self.file, false) {
+            tracing::warn!(file = %self.file.display(), %error, "saved index not read");
+            return None;
+        }
         let file = std::fs::File::open(&self.file).ok()?;
         let size = file.metadata().ok()?.len();
         if size > LARGEST {
             tracing::warn!(file = %self.file.display(), size, "saved index too large, not read");
             return None;
         }
-        let loaded: Loaded = match format::decode(file, size) {
+        let Some(payload) = size.checked_sub(CHECKSUM_BYTES) else {
+            tracing::warn!(file = %self.file.display(), "saved index truncated, rebuilt");
+            return None;
+        };
+        let mut reader = format::Checked::new(file);
+        let decoded: Result<Loaded, String> = format::decode(&mut reader, payload);
+        let loaded = match decoded.and_then(|loaded| reader.verify().map(|()| loaded)) {
             Ok(loaded) => loaded,
             Err(error) => {
                 tracing::warn!(file = %self.file.display(), %error, "saved index unreadable, rebuilt");
@@ -161,6 +177,18 @@ impl SavedIndex {
         }
     }
 
+    /// Removes the saved file now (it holds notes gone from the vault or hidden since); the next save writes it again
+    /// without them.
+    pub(crate) fn forget(&self) {
+        match std::fs::remove_file(&self.file) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                tracing::warn!(file = %self.file.display(), %error, "saved index not removed");
+            }
+        }
+    }
+
     /// Saves at once, on this thread (see `finish`).
     pub(crate) fn save_now(&self, snapshot: &Snapshot, words: &Words) {
         if let Err(error) = write(&self.file, &self.vault, snapshot, words) {
@@ -196,9 +224,9 @@ fn write(file: &Path, vault: &str, snapshot: &Snapshot, words: &Words) -> Result
     };
     // Encoded straight into the file: at 100,000 notes the encoding is 75 MB that need not be held at once.
     write_private(file, |out| {
-        postcard::to_io(&saving, out)
-            .map(drop)
-            .map_err(std::io::Error::other)
+        let mut checked = format::Checked::new(out);
+        postcard::to_io(&saving, &mut checked).map_err(std::io::Error::other)?;
+        checked.finish()
     })
     .map_err(|error| error.to_string())
 }
@@ -210,12 +238,7 @@ fn write_private(
     fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use std::io::Write;
-    let folder = file.parent().unwrap_or(Path::new("."));
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(folder)?;
+    let folder = private_folder(file, true)?;
     let temporary = folder.join(format!(
         ".{}.{}.tmp",
         file.file_name().unwrap_or_default().to_string_lossy(),
@@ -238,6 +261,34 @@ fn write_private(
             Err(error)
         }
     }
+}
+
+/// The folder of `file`, made private (created when `create`): refused when it is a symbolic link (a save would
+/// land wherever it points) or not a folder; its mode set to the owner's only, whatever it was.
+fn private_folder(file: &Path, create: bool) -> std::io::Result<&Path> {
+    let folder = file.parent().unwrap_or(Path::new("."));
+    if create {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(folder)?;
+    }
+    let metadata = std::fs::symlink_metadata(folder)?;
+    if metadata.file_type().is_symlink() || !metadata.is_dir() {
+        return Err(std::io::Error::other(format!(
+            "{} is a symbolic link or not a folder; move it aside so that obsmcp can keep its own",
+            folder.display()
+        )));
+    }
+    #[cfg(unix)]
+    if create {
+        use std::os::unix::fs::PermissionsExt;
+        if metadata.permissions().mode() & 0o777 != 0o700 {
+            std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o700))?;
+        }
+    }
+    Ok(folder)
 }
 
 #[cfg(test)]
@@ -382,6 +433,119 @@ mod tests {
         assert_eq!(
             answer(&elsewhere, "search", json!({"query": "alpha"})),
             answer(&next, "search", json!({"query": "alpha"}))
+        );
+    }
+
+    use std::time::Duration;
+
+    fn saved_file(offline: &OfflineVault) -> std::path::PathBuf {
+        offline.saved.as_ref().unwrap().file.clone()
+    }
+
+    /// Waits up to five seconds for `done`.
+    fn wait_for(done: impl Fn() -> bool) -> bool {
+        let started = std::time::Instant::now();
+        while !done() {
+            if started.elapsed() > std::time::Duration::from_secs(5) {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        true
+    }
+
+    #[test]
+    fn a_same_length_edit_inside_the_saved_file_is_not_trusted() {
+        let vault = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        write(vault.path(), "a.md", "---\ntags: [alphatag]\n---\nx");
+        write(vault.path(), "b.md", "beta");
+        let first = session(vault.path(), state.path());
+        let tags = answer(&first, "tags", json!({}));
+        let file = saved_file(&first);
+        drop(first);
+        let mut bytes = std::fs::read(&file).unwrap();
+        let at = bytes
+            .windows(8)
+            .position(|window| window == b"alphatag")
+            .expect("the tag is saved");
+        bytes[at..at + 8].copy_from_slice(b"omegatag");
+        std::fs::write(&file, &bytes).unwrap();
+        let next = session(vault.path(), state.path());
+        assert_eq!(
+            answer(&next, "tags", json!({})),
+            tags,
+            "the edit is not believed"
+        );
+        assert_eq!(
+            notes_read(&next),
+            2,
+            "the index was built from the notes again"
+        );
+    }
+
+    #[test]
+    fn a_note_hidden_after_a_save_leaves_the_saved_file_at_once() {
+        let vault = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        write(vault.path(), "Private/secret.md", "zebrafinch");
+        write(vault.path(), "a.md", "alpha");
+        let offline = session(vault.path(), state.path()).with_refresh_interval(Duration::ZERO);
+        answer(&offline, "search", json!({"query": "alpha"}));
+        let file = saved_file(&offline);
+        let holds_secret = || {
+            std::fs::read(&file)
+                .map(|bytes| {
+                    bytes
+                        .windows(10)
+                        .any(|window| window.eq_ignore_ascii_case(b"zebrafinch"))
+                })
+                .unwrap_or(false)
+        };
+        assert!(wait_for(holds_secret), "the first save holds the note");
+        write(
+            vault.path(),
+            ".obsidian/plugins/obsmcp/data.json",
+            r#"{"hiddenPaths": ["Private"]}"#,
+        );
+        let found = answer(&offline, "search", json!({"query": "zebrafinch"}));
+        assert!(found.contains(r#""total_matches":0"#), "{found}");
+        assert!(
+            !holds_secret(),
+            "the hidden note's words left the saved file with the check"
+        );
+        drop(offline);
+        assert!(!holds_secret(), "and the next save has none of them");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_index_folder_is_kept_private_and_never_written_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let vault = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        write(vault.path(), "a.md", "alpha");
+        // A folder someone opened to everyone is made the owner's again by the next save.
+        let folder = state.path().join("index");
+        std::fs::create_dir(&folder).unwrap();
+        let state = folder.clone();
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let offline = session(vault.path(), &state);
+        answer(&offline, "search", json!({"query": "alpha"}));
+        drop(offline);
+        let mode = std::fs::metadata(&folder).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        // A folder that is a link to elsewhere is neither written through nor read.
+        std::fs::remove_dir_all(&folder).unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), &folder).unwrap();
+        let offline = session(vault.path(), &state);
+        answer(&offline, "search", json!({"query": "alpha"}));
+        drop(offline);
+        assert_eq!(
+            std::fs::read_dir(elsewhere.path()).unwrap().count(),
+            0,
+            "nothing written through the link"
         );
     }
 }
