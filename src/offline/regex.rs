@@ -4,6 +4,52 @@
 //! differs between RE2 (ASCII `\d \w \s \b`) and Rust (Unicode) are rewritten. Obsidian's own excluded-files filters
 //! run on JavaScript's engine, whose `\s` is Unicode: [`translate_javascript_regex`] is for those.
 
+/// Why a pattern uses syntax that neither reader's engine has, in the words both readers give
+/// (`unsupportedSyntax` in `vault/regex.ts`): the engines' own messages for these differ (RE2JS: "invalid named
+/// capture", `regex`: "look-around … is not supported"), and an agent should get one answer whichever reader
+/// serves it.
+pub(crate) fn unsupported_syntax(pattern: &str) -> Option<&'static str> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    let mut in_class = false;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => {
+                if !in_class && chars.get(i + 1).is_some_and(|c| ('1'..='9').contains(c)) {
+                    return Some(BACKREFERENCE);
+                }
+                i += 1;
+            }
+            '[' if !in_class => {
+                in_class = true;
+                // A `]` right after `[` or `[^` is a member of the class, not its end.
+                if chars.get(i + 1) == Some(&'^') {
+                    i += 1;
+                }
+                if chars.get(i + 1) == Some(&']') {
+                    i += 1;
+                }
+            }
+            ']' if in_class => in_class = false,
+            '(' if !in_class => {
+                let rest: String = chars[i + 1..chars.len().min(i + 4)].iter().collect();
+                if ["?=", "?!", "?<=", "?<!"]
+                    .iter()
+                    .any(|open| rest.starts_with(open))
+                {
+                    return Some(LOOK_AROUND);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+const LOOK_AROUND: &str = "look-around ((?=, (?!, (?<=, (?<!) is not supported: patterns are RE2 syntax, which matches in linear time";
+const BACKREFERENCE: &str = "backreferences (\\1 to \\9) are not supported: patterns are RE2 syntax, which matches in linear time";
+
 /// The last non-blank line of an error message (the `regex` crate explains its errors over several lines).
 pub(crate) fn first_line(text: &str) -> String {
     text.lines()

@@ -36,8 +36,40 @@ export function leadingLiteral(source: string): string | null {
   return literal.length >= 2 ? literal : null;
 }
 
+const LOOK_AROUND = "look-around ((?=, (?!, (?<=, (?<!) is not supported: patterns are RE2 syntax, which matches in linear time";
+const BACKREFERENCE = "backreferences (\\1 to \\9) are not supported: patterns are RE2 syntax, which matches in linear time";
+
+/**
+ * Why a pattern uses syntax neither reader's engine has, in the words both readers give (`unsupported_syntax` in
+ * src/offline/regex.rs): the engines' own messages for these differ, and an agent should get one answer whichever
+ * reader serves it.
+ */
+export function unsupportedSyntax(source: string): string | null {
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      if (!inClass && /[1-9]/.test(source[i + 1] ?? "")) return BACKREFERENCE;
+      i++;
+    } else if (c === "[" && !inClass) {
+      inClass = true;
+      // A `]` right after `[` or `[^` is a member of the class, not its end.
+      if (source[i + 1] === "^") i++;
+      if (source[i + 1] === "]") i++;
+    } else if (c === "]" && inClass) {
+      inClass = false;
+    } else if (c === "(" && !inClass) {
+      const rest = source.slice(i + 1, i + 4);
+      if (["?=", "?!", "?<=", "?<!"].some((open) => rest.startsWith(open))) return LOOK_AROUND;
+    }
+  }
+  return null;
+}
+
 /** Compiles an agent's pattern; a pattern RE2 refuses is a `ToolError` naming it. */
 export function compileLinear(source: string, caseSensitive: boolean): LinearRegex {
+  const unsupported = unsupportedSyntax(source);
+  if (unsupported !== null) throw new ToolError(`invalid regular expression ${JSON.stringify(source)}: ${unsupported}`);
   const flags = caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE;
   let line: RE2JS;
   let whole: RE2JS;

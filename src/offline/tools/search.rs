@@ -61,6 +61,12 @@ fn js_ignore_case_pattern(query: &str) -> String {
 impl Matcher {
     fn new(query: &str, regex: bool, case_sensitive: bool) -> Result<Self, ToolError> {
         if regex {
+            if let Some(reason) = crate::offline::regex::unsupported_syntax(query) {
+                return Err(ToolError(format!(
+                    "invalid regular expression {}: {reason}",
+                    quote(query)
+                )));
+            }
             let pattern = translate_js_regex(query);
             let built = regex::RegexBuilder::new(&pattern)
                 .case_insensitive(!case_sensitive)

@@ -215,7 +215,10 @@ pub(super) fn compare(live: &Value, offline: &Value) -> Vec<String> {
                 out.push(format!("validation error: live {a:?} / offline {b:?}"));
             }
         } else if a.starts_with(bad_regex) {
-            if a.split(": ").next() != b.split(": ").next() {
+            // Syntax neither engine has (look-around, backreferences) is refused in the same words by both.
+            let shared =
+                a.contains("patterns are RE2 syntax") || b.contains("patterns are RE2 syntax");
+            if (shared && a != b) || a.split(": ").next() != b.split(": ").next() {
                 out.push(format!("regex error: live {a:?} / offline {b:?}"));
             }
         } else if a != b {

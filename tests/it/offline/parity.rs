@@ -90,6 +90,10 @@ pub(super) fn fixed_calls() -> Vec<Call> {
         ),
         call("search", json!({"query": "^#+ \\w", "regex": true})),
         call("search", json!({"query": "(", "regex": true})),
+        call("search", json!({"query": "(?<=a)b", "regex": true})),
+        call("search", json!({"query": "x(?!y)", "regex": true})),
+        call("search", json!({"query": "(l)\\1", "regex": true})),
+        call("search", json!({"query": "[(?=]ink", "regex": true})),
         call(
             "search",
             json!({"query": "link", "context_lines": 2, "max_per_file": 1}),
