@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::client::Client;
 use super::figures::short;
+use super::hostile::{DEEP_BASE, DEEP_VIEWS, LINKS_WORD};
 use super::rng::Rng;
 
 /// The outcome of one caller's calls.
@@ -138,6 +139,7 @@ impl Caller {
                         }
                     }
                 }
+                93..96 => self.ask_about_hostile_files(&id, rng.below(100), &mut results),
                 _ => {
                     if let Some(answer) = self.call(&id, "ping", json!({}), &mut results) {
                         if answer["result"] == json!({}) {
@@ -153,6 +155,48 @@ impl Caller {
             thread::sleep(rng.millis(0, 80));
         }
         results
+    }
+
+    /// A view of the deeply nested base (refused with the bound, by the plugin or from disk) or a search for the word
+    /// of the note of 40,000 links (found): either way answered within the bound, and the bridge alive.
+    fn ask_about_hostile_files(&self, id: &str, pick: u64, results: &mut Results) {
+        let (params, kind) = if pick % 2 == 0 {
+            let view = DEEP_VIEWS[(pick / 2) as usize % DEEP_VIEWS.len()];
+            let arguments = json!({ "base": DEEP_BASE, "view": view });
+            (
+                json!({ "name": "bases", "arguments": arguments }),
+                "hostile base",
+            )
+        } else {
+            let arguments = json!({ "query": LINKS_WORD });
+            (
+                json!({ "name": "search", "arguments": arguments }),
+                "hostile note search",
+            )
+        };
+        let Some(answer) = self.call(id, "tools/call", params, results) else {
+            return;
+        };
+        let expected = match classify(&answer) {
+            Answer::Ok(text, _) => kind == "hostile note search" && text.contains("Links.md"),
+            Answer::ToolError(error, text) => {
+                let refused =
+                    kind == "hostile base" && text.contains("nests deeper than 100 levels");
+                refused
+                    || matches!(
+                        error.as_str(),
+                        "unreachable" | "lost" | "timeout" | "rejected"
+                    )
+            }
+            Answer::Protocol(_) => false,
+        };
+        if expected {
+            *results.ok.entry(kind).or_default() += 1;
+        } else {
+            results
+                .failures
+                .push(format!("{id}: {kind} answered {}", short(&answer)));
+        }
     }
 
     /// One request; `None` (with the failure recorded) when it was not answered within the bound.

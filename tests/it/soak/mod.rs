@@ -27,6 +27,7 @@ mod client;
 mod edits;
 mod figures;
 mod host;
+mod hostile;
 mod inputs;
 mod proxy;
 pub(crate) mod rng;
@@ -75,6 +76,7 @@ fn bridge_survives_a_bounded_fault_soak() {
     let home = TempHome::new();
     let vault = fixture_vault(&home);
     write_notes(&vault);
+    hostile::write_hostile_files(&vault);
     let host_port = free_port();
     let proxy = ChaosProxy::new(free_port(), host_port, seed ^ 0xC4A0_5EED);
     write_plugin_data(&vault, proxy.port, TOKEN);
@@ -161,6 +163,7 @@ fn bridge_survives_a_bounded_fault_soak() {
     let mut storms = Storms::default();
     let mut swaps = Swaps::default();
     let mut edits = Edits::default();
+    let mut subscription_storms = hostile::SubscriptionStorms::default();
     let mut bridge_exited = None;
     while Instant::now() < stop_at {
         thread::sleep(
@@ -179,7 +182,12 @@ fn bridge_survives_a_bounded_fault_soak() {
         }
         // Every fifth event edits the vault, so that each run, however short, has edits under the watcher.
         let number: u64 = events.values().sum();
-        let pick = if number % 5 == 1 { 89 } else { rng.below(100) };
+        // Every fifth event from the fourth on is a subscription storm, likewise.
+        let pick = match number % 5 {
+            1 => 89,
+            3 => 95,
+            _ => rng.below(100),
+        };
         let event = match pick {
             0..10 => {
                 proxy.close();
@@ -264,6 +272,10 @@ fn bridge_survives_a_bounded_fault_soak() {
                 host.start();
                 proxy.open();
                 "vault edits while Obsidian is down"
+            }
+            95..98 => {
+                subscription_storms.run(&client, bridge_pid);
+                "subscription storm"
             }
             _ => {
                 swaps.run(
@@ -436,6 +448,19 @@ fn bridge_survives_a_bounded_fault_soak() {
         swaps.leaks.len(),
         swaps.unanswered
     );
+    eprintln!(
+        "subscription storms: {}, requests answered {}, unanswered {}, VmRSS KiB after each {:?}",
+        subscription_storms.storms,
+        subscription_storms.answered,
+        subscription_storms.unanswered,
+        subscription_storms.rss_after
+    );
+    if subscription_storms.unanswered > 0 {
+        results.failures.push(format!(
+            "{} subscription requests of the storms were not answered",
+            subscription_storms.unanswered
+        ));
+    }
     eprintln!(
         "vault edits: {} rounds, {} steps checked, each seen by a call made at most {:?} after it, {} missed",
         edits.rounds,
