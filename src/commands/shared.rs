@@ -32,16 +32,30 @@ pub(crate) fn binary() -> anyhow::Result<PathBuf> {
 }
 
 /// The binary client entries run, and the copy of the running one to make first when its place would not last (a
-/// build folder, npx's or uv's cache, a temporary folder: `plan::binary`).
+/// build folder, npx's or uv's cache, a temporary folder: `plan::binary`). When the copy's place holds something that
+/// is not obsmcp's, the run is refused as a [`UsageError`] whose hint says how to free it: entries may neither run
+/// a binary that will not last nor have the user's file replaced under them.
 pub(crate) fn entry_binary(
     environment: &Environment,
 ) -> anyhow::Result<(PathBuf, Option<BinaryInstall>)> {
     let running = binary()?;
-    let install = obsmcp_installer::plan::binary::plan(environment, &running);
-    let entry = install
-        .as_ref()
-        .map_or_else(|| running.clone(), |install| install.to.clone());
-    Ok((entry, install))
+    match obsmcp_installer::plan::binary::plan(environment, &running) {
+        None => Ok((running, None)),
+        Some(Ok(install)) => Ok((install.to.clone(), Some(install))),
+        Some(Err(occupied)) => {
+            let why = obsmcp_installer::plan::binary::transience(environment, &running)
+                .map(|why| format!(" ({why})"))
+                .unwrap_or_default();
+            Err(UsageError {
+                message: format!(
+                    "client entries need a copy of this obsmcp where it lasts{why}, but {occupied}; it was left \
+                     as it is and nothing was changed"
+                ),
+                hint: occupied.hint(),
+            }
+            .into())
+        }
+    }
 }
 
 /// The report's line for that copy, and the note that says why it was made.

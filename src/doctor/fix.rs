@@ -179,7 +179,19 @@ fn apply_setup_plan(
         .iter()
         .filter_map(|id| installer_clients::find(id))
         .collect();
-    let (binary, install) = crate::commands::shared::entry_binary(environment)?;
+    // A copy setup would refuse to make (the user's own file where it goes) is refused here too, with setup's hint.
+    let (binary, install) = match crate::commands::shared::entry_binary(environment) {
+        Ok(found) => found,
+        Err(error) => match error.downcast::<crate::commands::shared::UsageError>() {
+            Ok(refusal) => {
+                outcome
+                    .failed
+                    .push(Check::fail("fix.failed", refusal.message, refusal.hint));
+                return Ok(());
+            }
+            Err(error) => return Err(error),
+        },
+    };
     let request = SetupRequest {
         environment,
         vaults: vec![target.clone()],

@@ -10,6 +10,11 @@
 //! outside the home folder. The copy is atomic (a temporary file in the same folder, synced, renamed), so a bridge that
 //! runs the old copy keeps running it; setup's record remembers the copy so that `uninstall` removes it with the last
 //! entry.
+//!
+//! The stable path may hold something of the user's: their own script, or a link to their own tool (pipx puts one
+//! there). Setup replaces, and uninstall removes, only an obsmcp build there ([`occupant`]), told by the [`MARKER`]
+//! every build carries: it is read, never run, since running an unknown file to ask its version would run whatever it
+//! is. Anything else is refused ([`Occupied`]) with a hint to move it aside; a link is never ours, as setup makes none.
 
 use std::path::{Path, PathBuf};
 
@@ -113,26 +118,136 @@ pub struct BinaryInstall {
     pub to: PathBuf,
     /// Why the running binary's place does not do.
     pub why: Transience,
-    /// Added (nothing there), updated (another build there) or unchanged (the same bytes there).
+    /// Added (nothing there), updated (another obsmcp build there) or unchanged (the same bytes there).
     pub change: Change,
 }
 
+/// Bytes every obsmcp build carries, by which setup and uninstall tell an obsmcp binary at the stable path from a file
+/// of the user's without running it. Its random tail keeps it out of anything that is not obsmcp.
+pub static MARKER: &[u8] = b"obsmcp-binary-marker/5c1f0e9a3d7b4f629b8ea4d2c7e1f036";
+
+/// Whether `bytes` (a whole file) carry the [`MARKER`], that is, are an obsmcp build.
+pub fn carries_marker(bytes: &[u8]) -> bool {
+    // Through `black_box` the compiler cannot fold the marker into the comparison's instructions: its bytes stay whole
+    // in every build, and this search (which setup always links) is what puts them there.
+    let marker: &[u8] = std::hint::black_box(MARKER);
+    let Some((&first, rest)) = marker.split_first() else {
+        return false;
+    };
+    let mut from = 0;
+    while let Some(offset) = bytes[from..].iter().position(|&byte| byte == first) {
+        let at = from + offset;
+        if bytes[at + 1..].starts_with(rest) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
+/// Why the stable path holds something that is not obsmcp's to replace or remove.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Occupied {
+    /// A symbolic link: setup copies and never links, so it points at something of the user's.
+    #[error("`{path}` is a symbolic link to `{target}`, which setup did not make")]
+    Symlink { path: PathBuf, target: PathBuf },
+    /// A folder or another kind of entry that is not a file.
+    #[error("`{path}` is not a file")]
+    NotAFile { path: PathBuf },
+    /// A file without the marker: a script or program of the user's.
+    #[error("`{path}` is not an obsmcp binary (it lacks the marker every obsmcp build carries)")]
+    NotObsmcp { path: PathBuf },
+    /// A file that could not be read, so could not be told apart.
+    #[error("`{path}` could not be read to tell whether it is obsmcp: {source}")]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl Occupied {
+    /// The path that is taken.
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Symlink { path, .. }
+            | Self::NotAFile { path }
+            | Self::NotObsmcp { path }
+            | Self::Unreadable { path, .. } => path,
+        }
+    }
+
+    /// What the user can do: free the path, or run an obsmcp that needs no copy.
+    pub fn hint(&self) -> String {
+        let path = self.path().display();
+        format!(
+            "move `{path}` aside (rename it, to `{path}.mine` say) and run this again, or run an obsmcp installed \
+             where it lasts (`cargo install obsmcp`, `pipx install obsmcp`, `npm install -g obsmcp`), which needs no copy"
+        )
+    }
+}
+
+/// What is at `path`, read and never run: nothing (`None`), or the bytes of a file that may be replaced or removed (an
+/// obsmcp build), or why it may not.
+pub fn occupant(path: &Path) -> Result<Option<Vec<u8>>, Occupied> {
+    let Some(bytes) = read_file_there(path)? else {
+        return Ok(None);
+    };
+    if !carries_marker(&bytes) {
+        return Err(Occupied::NotObsmcp {
+            path: path.to_owned(),
+        });
+    }
+    Ok(Some(bytes))
+}
+
+/// The bytes of the plain file at `path` (`None`: nothing there), refusing a link, a folder or an unreadable file.
+fn read_file_there(path: &Path) -> Result<Option<Vec<u8>>, Occupied> {
+    let unreadable = |source| Occupied::Unreadable {
+        path: path.to_owned(),
+        source,
+    };
+    let metadata = match std::fs::symlink_metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(unreadable(source)),
+    };
+    if metadata.file_type().is_symlink() {
+        return Err(Occupied::Symlink {
+            path: path.to_owned(),
+            target: std::fs::read_link(path).map_err(unreadable)?,
+        });
+    }
+    if !metadata.is_file() {
+        return Err(Occupied::NotAFile {
+            path: path.to_owned(),
+        });
+    }
+    std::fs::read(path).map(Some).map_err(unreadable)
+}
+
 /// What client entries should run for `running` (the real path of this binary): `None` when it can stay where it
-/// is, else the copy to make. An unreadable running binary is planned as an update and fails when applied.
-pub fn plan(environment: &Environment, running: &Path) -> Option<BinaryInstall> {
+/// is, else the copy to make, or why the stable path may not take it. An unreadable running binary is planned as an
+/// update and fails when applied.
+pub fn plan(environment: &Environment, running: &Path) -> Option<Result<BinaryInstall, Occupied>> {
     let why = transience(environment, running)?;
     let to = stable_path(environment);
-    let change = match (std::fs::read(&to), std::fs::read(running)) {
-        (Err(_), _) => Change::Added,
-        (Ok(there), Ok(here)) if there == here => Change::Unchanged,
-        (Ok(_), _) => Change::Updated,
+    let change = match read_file_there(&to) {
+        Err(occupied) => return Some(Err(occupied)),
+        Ok(None) => Change::Added,
+        // The same bytes as this build are obsmcp by construction; compared first, it spares the marker search.
+        Ok(Some(there)) if std::fs::read(running).is_ok_and(|here| here == there) => {
+            Change::Unchanged
+        }
+        Ok(Some(there)) if carries_marker(&there) => Change::Updated,
+        Ok(Some(_)) => return Some(Err(Occupied::NotObsmcp { path: to })),
     };
-    Some(BinaryInstall {
+    Some(Ok(BinaryInstall {
         from: running.to_owned(),
         to,
         why,
         change,
-    })
+    }))
 }
 
 impl BinaryInstall {
@@ -279,13 +394,16 @@ mod tests {
         std::fs::create_dir_all(root.join("target/debug")).unwrap();
         std::fs::write(root.join("target/CACHEDIR.TAG"), "").unwrap();
         let running = root.join("target/debug/obsmcp");
-        std::fs::write(&running, b"build one").unwrap();
+        let build = |name: &str| [name.as_bytes(), MARKER].concat();
+        std::fs::write(&running, build("build one")).unwrap();
 
-        let install = plan(&environment, &running).expect("a build folder does not last");
+        let install = plan(&environment, &running)
+            .expect("a build folder does not last")
+            .unwrap();
         assert_eq!(install.to, home.join(".local/bin/obsmcp"));
         assert_eq!(install.change, Change::Added);
         install.apply().unwrap();
-        assert_eq!(std::fs::read(&install.to).unwrap(), b"build one");
+        assert_eq!(std::fs::read(&install.to).unwrap(), build("build one"));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -293,19 +411,78 @@ mod tests {
             assert_eq!(mode & 0o777, 0o755);
         }
         assert_eq!(
-            plan(&environment, &running).unwrap().change,
+            plan(&environment, &running).unwrap().unwrap().change,
             Change::Unchanged
         );
-        std::fs::write(&running, b"build two").unwrap();
-        let update = plan(&environment, &running).unwrap();
+        std::fs::write(&running, build("build two")).unwrap();
+        let update = plan(&environment, &running).unwrap().unwrap();
         assert_eq!(update.change, Change::Updated);
         update.apply().unwrap();
-        assert_eq!(std::fs::read(&update.to).unwrap(), b"build two");
+        assert_eq!(std::fs::read(&update.to).unwrap(), build("build two"));
         remove(&update.to).unwrap();
         assert!(!update.to.exists());
         assert!(
             plan(&environment, &update.to).is_none(),
             "a copy under home lasts"
         );
+    }
+
+    #[test]
+    fn the_marker_is_found_anywhere_in_a_file_and_only_whole() {
+        assert!(carries_marker(MARKER));
+        assert!(carries_marker(
+            &[b"\x7fELF".as_slice(), MARKER, b"tail"].concat()
+        ));
+        // A near miss just before the real marker must not hide it.
+        let near_miss = &MARKER[..MARKER.len() - 1];
+        assert!(carries_marker(&[near_miss, MARKER].concat()));
+        assert!(!carries_marker(near_miss));
+        assert!(!carries_marker(b"#!/bin/sh\nexec my-tool \"$@\"\n"));
+        assert!(!carries_marker(b""));
+    }
+
+    #[test]
+    fn regression_a_file_of_the_users_at_the_stable_path_is_refused_not_replaced() {
+        let root = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(root.path()).unwrap();
+        let home = root.join("home");
+        let environment = environment(&home);
+        std::fs::create_dir_all(root.join("target/debug")).unwrap();
+        std::fs::write(root.join("target/CACHEDIR.TAG"), "").unwrap();
+        let running = root.join("target/debug/obsmcp");
+        std::fs::write(&running, [b"this build".as_slice(), MARKER].concat()).unwrap();
+        let stable = stable_path(&environment);
+        std::fs::create_dir_all(stable.parent().unwrap()).unwrap();
+
+        let script = b"#!/bin/sh\nexec my-obsidian-tool \"$@\"\n";
+        std::fs::write(&stable, script).unwrap();
+        let refusal = plan(&environment, &running).unwrap().unwrap_err();
+        assert!(
+            matches!(&refusal, Occupied::NotObsmcp { path } if *path == stable),
+            "{refusal:?}"
+        );
+        assert!(refusal.hint().contains("aside"), "{}", refusal.hint());
+        assert!(matches!(occupant(&stable), Err(Occupied::NotObsmcp { .. })));
+        assert_eq!(std::fs::read(&stable).unwrap(), script);
+
+        #[cfg(unix)]
+        {
+            // Even a link to this very build: the user made it, and the copy would write through it.
+            std::fs::remove_file(&stable).unwrap();
+            std::os::unix::fs::symlink(&running, &stable).unwrap();
+            let refusal = plan(&environment, &running).unwrap().unwrap_err();
+            assert!(
+                matches!(&refusal, Occupied::Symlink { target, .. } if *target == running),
+                "{refusal:?}"
+            );
+            assert!(matches!(occupant(&stable), Err(Occupied::Symlink { .. })));
+            std::fs::remove_file(&stable).unwrap();
+        }
+
+        std::fs::create_dir(&stable).unwrap();
+        assert!(matches!(
+            plan(&environment, &running).unwrap(),
+            Err(Occupied::NotAFile { .. })
+        ));
     }
 }

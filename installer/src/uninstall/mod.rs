@@ -108,21 +108,30 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
             plugin::plan_index_folder(&mut plan);
         }
     }
-    // The installed copy goes with the last entry: every client's entries are being removed and none is left.
+    // The installed copy goes with the last entry: every client's entries are being removed and none is left. Only
+    // an obsmcp build goes: the user may have put their own file or link there since, and that is theirs.
     if request.vaults.is_empty()
         && still_served.is_empty()
-        && let Some(binary) = state
-            .installed_binary
-            .take()
-            .filter(|binary| binary.exists())
+        && let Some(binary) = state.installed_binary.take()
     {
-        plan.items.push(Item {
-            scope: "obsmcp".to_owned(),
-            subject: "binary that client entries ran".to_owned(),
-            change: crate::plan::Change::Removed,
-            path: binary.clone(),
-        });
-        plan.binary = Some(binary);
+        match crate::plan::binary::occupant(&binary) {
+            Ok(None) => {}
+            Ok(Some(_)) => {
+                plan.items.push(Item {
+                    scope: "obsmcp".to_owned(),
+                    subject: "binary that client entries ran".to_owned(),
+                    change: crate::plan::Change::Removed,
+                    path: binary.clone(),
+                });
+                plan.binary = Some(binary);
+            }
+            Err(occupied) => plan.notes.push(Note {
+                scope: "obsmcp".to_owned(),
+                message: format!(
+                    "{occupied}: kept, since it is no longer the copy of obsmcp setup installed there"
+                ),
+            }),
+        }
     }
     // Folders setup created go too, but only once empty: whatever else is in them is not obsmcp's.
     for folder in &state.created_dirs {

@@ -1,7 +1,8 @@
 //! Where client entries find obsmcp (issue 20): run from a build folder (as `cargo run` and these tests' own build
 //! are), setup installs a copy in `~/.local/bin` and the entries run that copy; a second run changes nothing, a dry
 //! run copies nothing, `--version` says what the entries run, a plain `obsmcp bridge` finds the vault setup set up,
-//! and uninstall removes the copy with the last entry.
+//! and uninstall removes the copy with the last entry. What the user keeps at that path themselves (a script, a link
+//! to their own tool) is neither replaced by setup or `doctor --fix` nor removed by uninstall (issue 34).
 
 use std::path::Path;
 
@@ -140,4 +141,224 @@ fn a_plain_bridge_serves_the_one_vault_setup_set_up() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("set up several"), "{}", run.stderr);
     assert!(run.stderr.contains("OBSMCP_VAULT"), "{}", run.stderr);
+}
+
+/// A script of the user's own, where setup would put its copy.
+const USER_SCRIPT: &str = "#!/bin/sh\n# my own wrapper\nexec my-obsidian-tool \"$@\"\n";
+
+/// Writes `content` at `path` as an executable file.
+fn write_executable(path: &Path, content: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+/// Asserts that a run was refused for the file at the stable path, with the hint that frees it.
+fn assert_refused_for(run: &super::super::Run, what: &str) {
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains(what), "{}", run.stderr);
+    assert!(run.stderr.contains("nothing was changed"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("hint: move `") && run.stderr.contains("aside"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn the_build_carries_the_marker_by_which_setup_knows_its_own_copies() {
+    let bytes = std::fs::read(build()).unwrap();
+    let marker = obsmcp_installer::plan::binary::MARKER;
+    assert!(
+        bytes.windows(marker.len()).any(|window| window == marker),
+        "the built obsmcp lacks its marker: setup would refuse to update its own copies"
+    );
+}
+
+#[test]
+fn regression_setup_refuses_to_replace_a_users_script_at_the_stable_path_and_uninstall_keeps_it() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let stable = machine.home().join(".local/bin/obsmcp");
+    write_executable(&stable, USER_SCRIPT.as_bytes());
+    let before = machine.tree();
+
+    let dry = machine.obsmcp_at(
+        build(),
+        &["setup", "--vault", &vault, "--client", "codex", "--dry-run"],
+    );
+    assert_refused_for(&dry, "is not an obsmcp binary");
+    let run = machine.obsmcp_at(
+        build(),
+        &[
+            "setup", "--vault", &vault, "--client", "codex", "--yes", "--json",
+        ],
+    );
+    assert_refused_for(&run, "is not an obsmcp binary");
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["outcome"], "failed", "{}", run.stdout);
+    assert!(
+        report["hint"].as_str().unwrap().contains("aside"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        tree_diff(&before, &machine.tree()),
+        Vec::<String>::new(),
+        "a refused setup writes nothing"
+    );
+
+    // A setup from a binary that lasts needs no copy and leaves the script alone; uninstall then must not take it.
+    let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "codex", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = machine.obsmcp_at(build(), &["uninstall", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&stable).unwrap(), USER_SCRIPT);
+}
+
+#[cfg(unix)]
+#[test]
+fn regression_setup_refuses_to_write_through_a_symlink_at_the_stable_path() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let stable = machine.home().join(".local/bin/obsmcp");
+    let tool = machine.home().join("tools/my-obsmcp");
+    write_executable(&tool, USER_SCRIPT.as_bytes());
+    std::fs::create_dir_all(stable.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&tool, &stable).unwrap();
+
+    let run = machine.obsmcp_at(
+        build(),
+        &["setup", "--vault", &vault, "--client", "codex", "--yes"],
+    );
+    assert_refused_for(&run, "is a symbolic link to");
+    assert_eq!(std::fs::read_link(&stable).unwrap(), tool);
+    assert_eq!(std::fs::read_to_string(&tool).unwrap(), USER_SCRIPT);
+    assert!(!machine.home().join(".codex/config.toml").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn regression_uninstall_keeps_what_the_user_put_where_setups_copy_was() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let stable = machine.home().join(".local/bin/obsmcp");
+    let setup = ["setup", "--vault", &vault, "--client", "codex", "--yes"];
+    let tool = machine.home().join("tools/my-obsmcp");
+    write_executable(&tool, USER_SCRIPT.as_bytes());
+
+    for replace in [
+        // The user's own script in place of setup's copy.
+        |stable: &Path, _tool: &Path| write_executable(stable, USER_SCRIPT.as_bytes()),
+        // A link to their own tool in its place.
+        |stable: &Path, tool: &Path| std::os::unix::fs::symlink(tool, stable).unwrap(),
+    ] {
+        let run = machine.obsmcp_at(build(), &setup);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(stable.is_file(), "setup installed its copy");
+        std::fs::remove_file(&stable).unwrap();
+        replace(&stable, &tool);
+        let before = std::fs::symlink_metadata(&stable).unwrap().file_type();
+
+        let run = machine.obsmcp_at(build(), &["uninstall", "--yes"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stderr.contains(": kept, since"), "{}", run.stderr);
+        assert_eq!(
+            std::fs::symlink_metadata(&stable).unwrap().file_type(),
+            before
+        );
+        assert_eq!(std::fs::read_to_string(&stable).unwrap(), USER_SCRIPT);
+        // The record may stay for `~/.local/bin`, which setup created and the user's file now keeps.
+        let record =
+            std::fs::read_to_string(machine.home().join(".local/state/obsmcp/installed.json"))
+                .unwrap_or_default();
+        assert!(
+            !record.contains("installed_binary"),
+            "the record forgets the copy it no longer owns: {record}"
+        );
+        std::fs::remove_file(&stable).unwrap();
+    }
+}
+
+#[test]
+fn an_older_obsmcp_copy_setup_put_there_is_still_updated_and_removed() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let stable = machine.home().join(".local/bin/obsmcp");
+    let setup = [
+        "setup", "--vault", &vault, "--client", "codex", "--yes", "--json",
+    ];
+    let run = machine.obsmcp_at(build(), &setup);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // An older build stands in for the copy: other bytes, the same marker.
+    let mut older = std::fs::read(&stable).unwrap();
+    older.extend_from_slice(b"an older build");
+    write_executable(&stable, &older);
+
+    let run = machine.obsmcp_at(build(), &setup);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let item = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["subject"] == "binary that client entries run")
+        .unwrap_or_else(|| panic!("no binary item: {}", run.stdout));
+    assert_eq!(item["change"], "updated", "{}", run.stdout);
+    assert_eq!(
+        std::fs::read(&stable).unwrap(),
+        std::fs::read(build()).unwrap()
+    );
+
+    let run = machine.obsmcp_at(build(), &["uninstall", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!stable.exists(), "the copy goes with the last entry");
+}
+
+#[test]
+fn regression_doctor_fix_refuses_to_replace_a_users_script_at_the_stable_path() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let stable = machine.home().join(".local/bin/obsmcp");
+    let run = machine.obsmcp(&["setup", "--vault", &vault, "--client", "codex", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The entry runs the build in Cargo's `target/`: doctor's fix would copy it where it lasts.
+    let config = machine.read(".codex/config.toml").replace(
+        machine.binary().to_str().unwrap(),
+        build().to_str().unwrap(),
+    );
+    machine.write(".codex/config.toml", &config);
+    write_executable(&stable, USER_SCRIPT.as_bytes());
+
+    let run = machine.obsmcp_at(build(), &["doctor", "--fix", "--json"]);
+    let report: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}\n{}", run.stdout, run.stderr));
+    let refusal = report["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|section| section["checks"].as_array().unwrap())
+        .find(|check| check["id"] == "fix.failed")
+        .unwrap_or_else(|| panic!("no failed fix: {report:#}"));
+    assert!(
+        refusal["finding"]
+            .as_str()
+            .unwrap()
+            .contains("is not an obsmcp binary"),
+        "{refusal:#}"
+    );
+    assert!(
+        refusal["fix"].as_str().unwrap().contains("aside"),
+        "{refusal:#}"
+    );
+    assert_eq!(std::fs::read_to_string(&stable).unwrap(), USER_SCRIPT);
+    assert_eq!(
+        machine.read(".codex/config.toml"),
+        config,
+        "the entry is not pointed at a copy that was not made"
+    );
 }
