@@ -562,7 +562,7 @@ pub(crate) const INDEX_LIMITED_KEY: &str = "index_limited";
 /// What a search says when the word index was dropped for the memory budget: slower, not cut, and how to undo it.
 fn index_limited_notice(budget: u64) -> String {
     format!(
-        "dropped: this vault's offline index passed the bridge's memory budget of {} MB, so it keeps no word index and          text search reads every note from disk (slower; nothing is left out). Raise the budget with `--index-memory-mb`          in the client's entry, or open Obsidian",
+        "dropped: this vault's offline index passed the bridge's memory budget of {} MB, so it keeps no word index and text search reads every note from disk (slower; nothing is left out). Raise the budget with `--index-memory-mb` in the client's entry, or open Obsidian",
         budget >> 20
     )
 }
