@@ -160,7 +160,7 @@ impl Caller {
     /// A view of the deeply nested base (refused with the bound, by the plugin or from disk) or a search for the word
     /// of the note of 40,000 links (found): either way answered within the bound, and the bridge alive.
     fn ask_about_hostile_files(&self, id: &str, pick: u64, results: &mut Results) {
-        let (params, kind) = if pick % 2 == 0 {
+        let (params, kind) = if pick.is_multiple_of(2) {
             let view = DEEP_VIEWS[(pick / 2) as usize % DEEP_VIEWS.len()];
             let arguments = json!({ "base": DEEP_BASE, "view": view });
             (

@@ -65,8 +65,7 @@ pub(super) fn mask_code_spans(text: &mut [u8]) {
         };
         mask(text, start, runs[close].1);
         // The runs inside the span are passed: drop them from their queues (each is at its queue's front by then).
-        for inside in index + 1..=close {
-            let (from, to) = runs[inside];
+        for &(from, to) in &runs[index + 1..=close] {
             if let Some(queue) = ahead.get_mut(&(to - from)) {
                 queue.pop_front();
             }
