@@ -91,6 +91,17 @@ pub struct FileChange {
     pub new_mode: Option<u32>,
     /// Where the file's one backup goes (see [`write::backup_path`] and [`write::vault_backup_path`]).
     pub backup: PathBuf,
+    /// The permission bits the existing file is given ([`FileChange::private`]); `None` keeps its mode.
+    pub mode: Option<ModeChange>,
+}
+
+/// An existing file's permission bits, before and after (planned on Unix only: elsewhere there are none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModeChange {
+    /// The bits now, e.g. 0o644.
+    pub from: u32,
+    /// The bits wanted, e.g. 0o600.
+    pub to: u32,
 }
 
 /// A document edit: format, operations, and whether an empty result means the file goes.
@@ -178,6 +189,7 @@ impl FileChange {
             claude_lock,
             new_mode,
             backup: write::backup_path(path),
+            mode: None,
         })
     }
 
@@ -194,7 +206,8 @@ impl FileChange {
 
     /// The change, unless it would rewrite an existing read-only file.
     pub(crate) fn writable(self) -> Result<Self, PlanFileError> {
-        if self.is_change()
+        // A mode change alone is no write: the owner may change a read-only file's mode.
+        if self.changes_content()
             && self.before.is_some()
             && std::fs::metadata(&self.path).is_ok_and(|metadata| metadata.permissions().readonly())
         {
@@ -223,17 +236,56 @@ impl FileChange {
             claude_lock: false,
             new_mode: None,
             backup: write::backup_path(path),
+            mode: None,
         })
+    }
+
+    /// The change, plus taking group and others' permissions off the existing file if it has any, for a file that
+    /// holds a secret (the plugin's token): a later run repairs a mode the first could not keep, and says so.
+    pub fn private(self) -> Self {
+        let mode = self
+            .before
+            .as_ref()
+            .and_then(|_| write::mode_of(&self.path))
+            .filter(|mode| mode & 0o077 != 0)
+            .map(|from| ModeChange {
+                from,
+                to: from & !0o077,
+            });
+        Self { mode, ..self }
     }
 
     /// Whether applying it changes anything.
     pub fn is_change(&self) -> bool {
+        self.changes_content() || self.mode.is_some()
+    }
+
+    /// Whether applying it writes or removes the file (not only changes its mode).
+    pub fn changes_content(&self) -> bool {
         self.before != self.after
     }
 
-    /// The change as a unified diff (binary or huge content is summarised).
+    /// The change as a unified diff (binary or huge content is summarised), after git's `old mode`/`new mode` lines
+    /// when the mode changes.
     pub fn diff(&self) -> String {
         let name = self.path.display().to_string();
+        let Some(mode) = self.mode else {
+            return self.content_diff(&name);
+        };
+        let header = format!(
+            "old mode {:o}\nnew mode {:o}\n",
+            0o100_000 | mode.from,
+            0o100_000 | mode.to
+        );
+        if self.changes_content() {
+            header + &self.content_diff(&name)
+        } else {
+            format!("{header}--- {name}\n+++ {name}\n")
+        }
+    }
+
+    fn content_diff(&self, name: &str) -> String {
+        let name = name.to_owned();
         let text = |bytes: &Option<Vec<u8>>| {
             bytes
                 .as_deref()
@@ -274,7 +326,11 @@ impl FileChange {
     /// Writes the planned content. Under Claude's lock the file is read again, and the edit redone if Claude
     /// changed it since planning.
     pub fn apply(&self) -> Result<(), ApplyError> {
-        if !self.is_change() {
+        // The mode first: the backup copied below, and the new content, then never exist with the old, too open mode.
+        if let Some(mode) = self.mode {
+            write::set_mode(&self.path, mode.to)?;
+        }
+        if !self.changes_content() {
             return Ok(());
         }
         let _lock = if self.claude_lock {
@@ -438,6 +494,55 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_private_file_others_can_read_is_a_change_of_mode_alone_and_only_once() {
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("data.json");
+        let text = "{\"mcpServers\": {\"obsidian\": {\"command\": \"/o\"}}}";
+        std::fs::write(&path, text).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let change = FileChange::edit(&path, add_entry(), false, None)
+            .unwrap()
+            .private();
+        assert!(!change.changes_content());
+        assert!(change.is_change());
+        assert_eq!(
+            change.mode,
+            Some(ModeChange {
+                from: 0o644,
+                to: 0o600
+            })
+        );
+        assert!(
+            change
+                .diff()
+                .starts_with("old mode 100644\nnew mode 100600\n--- "),
+            "{}",
+            change.diff()
+        );
+        change.apply().unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        assert!(
+            !write::backup_path(&path).exists(),
+            "a mode alone needs no backup"
+        );
+        let again = FileChange::edit(&path, add_entry(), false, None)
+            .unwrap()
+            .private();
+        assert!(!again.is_change());
+
+        // A read-only file keeps its owner's bits: made private, not writable.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let read_only = FileChange::planned(&path, add_entry(), false, None)
+            .unwrap()
+            .private();
+        assert_eq!(read_only.mode.map(|mode| mode.to), Some(0o400));
+    }
+
     #[test]
     fn diffs_are_unified_with_headers() {
         let change = FileChange {
@@ -448,6 +553,7 @@ mod tests {
             claude_lock: false,
             new_mode: None,
             backup: PathBuf::from("/h/config.toml.obsmcp-backup"),
+            mode: None,
         };
         assert_eq!(
             change.diff(),

@@ -227,6 +227,33 @@ pub fn write_atomic_with_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<()
     replace_file(path, bytes, None, Some(mode))
 }
 
+/// The permission bits of `path` (Unix; `None` elsewhere, or when it cannot be read).
+pub fn mode_of(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::metadata(path).ok()?.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// Sets the permission bits of `path` (Unix; elsewhere there are none to set).
+pub fn set_mode(path: &Path, mode: u32) -> Result<(), FileError> {
+    match permissions_with_mode(mode) {
+        Some(permissions) => {
+            std::fs::set_permissions(path, permissions).map_err(|source| FileError::Write {
+                path: path.to_owned(),
+                source,
+            })
+        }
+        None => Ok(()),
+    }
+}
+
 /// Removes a file obsmcp created; a missing file is fine.
 pub fn remove_file(path: &Path) -> Result<(), FileError> {
     match std::fs::remove_file(path) {

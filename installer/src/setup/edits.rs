@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use super::SetupPlan;
 use crate::document::{self, KeyPath, Operation};
 use crate::plan::write;
-use crate::plan::{Change, FileChange, Item, PlanFileError, Problem, TextEdit};
+use crate::plan::{Change, FileChange, Item, Note, PlanFileError, Problem, TextEdit};
 
 /// Edits gathered per file, so several vaults' entries in one client file become one write.
 #[derive(Default)]
@@ -30,6 +30,8 @@ struct Pending {
     item: Option<(String, String)>,
     /// A file inside a vault: its backup goes to obsmcp's state folder, not beside it.
     vault_file: bool,
+    /// A file that holds a secret: an existing one others can read is made private ([`FileChange::private`]).
+    private: bool,
 }
 
 enum PendingKind {
@@ -65,6 +67,7 @@ impl Edits {
             containers,
             item: None,
             vault_file: false,
+            private: false,
         });
     }
 
@@ -77,7 +80,16 @@ impl Edits {
             containers: Vec::new(),
             item: Some((scope.to_owned(), subject.to_owned())),
             vault_file: true,
+            private: false,
         });
+    }
+
+    /// [`Edits::edit`] of a file that holds a secret: it is also made private when others can read it.
+    pub(super) fn edit_private(&mut self, path: &Path, edit: TextEdit, scope: &str, subject: &str) {
+        self.edit(path, edit, scope, subject);
+        if let Some(pending) = self.pending.last_mut() {
+            pending.private = true;
+        }
     }
 
     pub(super) fn replace(
@@ -96,6 +108,7 @@ impl Edits {
             containers: Vec::new(),
             item: Some((scope.to_owned(), subject.to_owned())),
             vault_file: true,
+            private: false,
         });
     }
 
@@ -120,6 +133,10 @@ impl Edits {
                 },
                 false => change,
             });
+            let planned = planned.map(|change| match pending.private {
+                true => change.private(),
+                false => change,
+            });
             let change = match planned {
                 Ok(change) => change,
                 Err(error) => {
@@ -137,6 +154,18 @@ impl Edits {
             };
             if change.is_change() {
                 record_creation(&change, &pending.containers, plan);
+            }
+            if let (Some(mode), Some((scope, _))) = (change.mode, &pending.item) {
+                plan.notes.push(Note {
+                    scope: scope.clone(),
+                    message: format!(
+                        "`{}` could be read by other users of this machine (mode {:04o}), and it holds a secret: \
+                         its mode becomes {:04o}",
+                        change.path.display(),
+                        mode.from,
+                        mode.to
+                    ),
+                });
             }
             if let Some((scope, subject)) = pending.item {
                 let state = match (&change.before, change.is_change()) {

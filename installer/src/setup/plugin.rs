@@ -130,7 +130,8 @@ pub(super) fn plan_plugin(
         remove_if_empty: false,
     };
     if existing_text.is_some() {
-        edits.edit(&data_path, data_edit, scope, "data.json (port and token)");
+        // The token is a secret: an existing data.json others can read (copied in, synced, restored) is made private.
+        edits.edit_private(&data_path, data_edit, scope, "data.json (port and token)");
     } else {
         let text = serde_json::to_string_pretty(&initial).expect("data.json serialises") + "\n";
         // The token is a secret: a new data.json is private to its owner.

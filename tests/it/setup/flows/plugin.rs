@@ -1,6 +1,7 @@
 //! What setup puts in the vault and beside the clients, and when uninstall takes it away: existing plugin data kept
 //! over an upgrade, the plugin kept while another client still uses the vault, no backup left after `doctor --fix`,
-//! hidden-path rules added to the plugin's settings, and the skill for each client that reads skills.
+//! hidden-path rules added to the plugin's settings, the skill for each client that reads skills, and a `data.json`
+//! others could read made private again.
 
 use super::*;
 
@@ -48,6 +49,65 @@ fn existing_plugin_data_keeps_its_token_and_port_and_upgrade_replaces_the_files(
         run.stdout.contains("claude-code-mcp"),
         "the older plugin is mentioned"
     );
+}
+
+/// Issue 34: a second setup left a `data.json` other users could read (it holds the token) and said "nothing changed",
+/// while doctor reported the mode. Setup now plans the mode fix like any change: shown by `--dry-run`, applied, reported.
+#[cfg(unix)]
+#[test]
+fn regression_a_second_setup_makes_a_world_readable_data_json_private_and_says_so() {
+    use std::os::unix::fs::PermissionsExt;
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let setup = [
+        "setup", "--vault", &vault, "--client", "codex", "--yes", "--json",
+    ];
+    let data = machine.vault.join(".obsidian/plugins/obsmcp/data.json");
+    let mode = || std::fs::metadata(&data).unwrap().permissions().mode() & 0o777;
+    let run = machine.obsmcp(&setup);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(mode(), 0o600, "a new data.json is private");
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let content = std::fs::read(&data).unwrap();
+
+    let dry = machine.obsmcp(&["setup", "--vault", &vault, "--client", "codex", "--dry-run"]);
+    assert_eq!(dry.code, 0, "{}", dry.stderr);
+    assert!(
+        dry.stdout.contains("old mode 100644\nnew mode 100600\n"),
+        "{}",
+        dry.stdout
+    );
+    assert!(dry.stderr.contains("mode 0644"), "{}", dry.stderr);
+    assert_eq!(mode(), 0o644, "a dry run changes nothing");
+
+    let run = machine.obsmcp(&setup);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["outcome"], "changed", "{}", run.stdout);
+    let item = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["subject"] == "data.json (port and token)")
+        .unwrap_or_else(|| panic!("no data.json item: {}", run.stdout));
+    assert_eq!(item["change"], "updated", "{}", run.stdout);
+    assert!(
+        report["notes"]
+            .to_string()
+            .contains("its mode becomes 0600"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(mode(), 0o600);
+    assert_eq!(
+        std::fs::read(&data).unwrap(),
+        content,
+        "only the mode changed"
+    );
+
+    let again = machine.obsmcp(&setup);
+    let report: Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(report["outcome"], "already-configured", "{}", again.stdout);
 }
 
 /// Issue 13, problem 3: `uninstall --client hermes` removed the plugin from the vault, and Claude Code and Codex were
