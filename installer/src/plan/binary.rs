@@ -131,18 +131,7 @@ pub fn carries_marker(bytes: &[u8]) -> bool {
     // Through `black_box` the compiler cannot fold the marker into the comparison's instructions: its bytes stay whole
     // in every build, and this search (which setup always links) is what puts them there.
     let marker: &[u8] = std::hint::black_box(MARKER);
-    let Some((&first, rest)) = marker.split_first() else {
-        return false;
-    };
-    let mut from = 0;
-    while let Some(offset) = bytes[from..].iter().position(|&byte| byte == first) {
-        let at = from + offset;
-        if bytes[at + 1..].starts_with(rest) {
-            return true;
-        }
-        from = at + 1;
-    }
-    false
+    bytes.windows(marker.len()).any(|window| window == marker)
 }
 
 /// Why the stable path holds something that is not obsmcp's to replace or remove.
@@ -232,15 +221,13 @@ fn read_file_there(path: &Path) -> Result<Option<Vec<u8>>, Occupied> {
 pub fn plan(environment: &Environment, running: &Path) -> Option<Result<BinaryInstall, Occupied>> {
     let why = transience(environment, running)?;
     let to = stable_path(environment);
-    let change = match read_file_there(&to) {
+    let change = match occupant(&to) {
         Err(occupied) => return Some(Err(occupied)),
         Ok(None) => Change::Added,
-        // The same bytes as this build are obsmcp by construction; compared first, it spares the marker search.
         Ok(Some(there)) if std::fs::read(running).is_ok_and(|here| here == there) => {
             Change::Unchanged
         }
-        Ok(Some(there)) if carries_marker(&there) => Change::Updated,
-        Ok(Some(_)) => return Some(Err(Occupied::NotObsmcp { path: to })),
+        Ok(Some(_)) => Change::Updated,
     };
     Some(Ok(BinaryInstall {
         from: running.to_owned(),
@@ -385,15 +372,25 @@ mod tests {
         assert_eq!(transience(&environment, &home.join("bin/obsmcp")), None);
     }
 
-    #[test]
-    fn the_copy_is_planned_as_added_updated_or_unchanged_and_lands_executable() {
-        let root = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(root.path()).unwrap();
+    /// A home inside a temporary folder and a binary in a Cargo build folder beside it (which does not last):
+    /// the folder's guard, the home, its environment and the binary's path (not written yet).
+    fn build_folder() -> (tempfile::TempDir, PathBuf, Environment, PathBuf) {
+        let guard = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(guard.path()).unwrap();
         let home = root.join("home");
-        let environment = environment(&home);
         std::fs::create_dir_all(root.join("target/debug")).unwrap();
         std::fs::write(root.join("target/CACHEDIR.TAG"), "").unwrap();
-        let running = root.join("target/debug/obsmcp");
+        (
+            guard,
+            home.clone(),
+            environment(&home),
+            root.join("target/debug/obsmcp"),
+        )
+    }
+
+    #[test]
+    fn the_copy_is_planned_as_added_updated_or_unchanged_and_lands_executable() {
+        let (_root, home, environment, running) = build_folder();
         let build = |name: &str| [name.as_bytes(), MARKER].concat();
         std::fs::write(&running, build("build one")).unwrap();
 
@@ -443,13 +440,7 @@ mod tests {
 
     #[test]
     fn regression_a_file_of_the_users_at_the_stable_path_is_refused_not_replaced() {
-        let root = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(root.path()).unwrap();
-        let home = root.join("home");
-        let environment = environment(&home);
-        std::fs::create_dir_all(root.join("target/debug")).unwrap();
-        std::fs::write(root.join("target/CACHEDIR.TAG"), "").unwrap();
-        let running = root.join("target/debug/obsmcp");
+        let (_root, _, environment, running) = build_folder();
         std::fs::write(&running, [b"this build".as_slice(), MARKER].concat()).unwrap();
         let stable = stable_path(&environment);
         std::fs::create_dir_all(stable.parent().unwrap()).unwrap();

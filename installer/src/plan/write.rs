@@ -236,6 +236,7 @@ pub fn mode_of(path: &Path) -> Option<u32> {
     }
     #[cfg(not(unix))]
     {
+        // Files have no permission bits here: the path is not needed.
         let _ = path;
         None
     }

@@ -280,8 +280,11 @@ export function identityOnDisk(ctx: ToolContext, path: string): FileIdentity | n
   try {
     const { dev, ino } = statSync(join(vaultBasePath(ctx), ...path.split("/")));
     return { dev, ino };
-  } catch {
-    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    // Anything else (no permission, an I/O error) is not "nothing there": say what it was.
+    throw new ToolError(`${path} cannot be examined on disk (${code ?? String(error)})`);
   }
 }
 
