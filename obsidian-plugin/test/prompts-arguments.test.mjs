@@ -51,12 +51,23 @@ describe("prompt arguments named constructor, toString, __proto__", () => {
 
   it("optional ones that were not sent are empty, never Object's functions", async () => {
     const result = await get({ constructor: "c" });
-    assert.equal(result.messages[0].content.text, "c=c t= p= h=");
+    assert.equal(result.messages[0].content.text, "c=c t= p={{__proto__}} h=");
   });
 
-  // A `__proto__` the client sends never reaches the plugin: the SDK's request schema (zod) drops that key.
   it("the values sent are the ones filled in", async () => {
     const result = await get({ constructor: "c", toString: "t", hasOwnProperty: "h" });
-    assert.equal(result.messages[0].content.text, "c=c t=t p= h=h");
+    assert.equal(result.messages[0].content.text, "c=c t=t p={{__proto__}} h=h");
+  });
+
+  // A `__proto__` the client sends never reaches the plugin (the SDK's request schema, zod, drops that key), while the
+  // offline reader would fill it in: both readers leave it out of the declared arguments, so it is text like any
+  // undeclared {{name}}.
+  it("declares no argument named __proto__", async () => {
+    const { prompts } = await session.client.request("prompts/list", {});
+    const proto = prompts.find((prompt) => prompt.name === "Proto");
+    assert.deepEqual(
+      proto.arguments.map((argument) => argument.name),
+      ["constructor", "toString", "hasOwnProperty"],
+    );
   });
 });

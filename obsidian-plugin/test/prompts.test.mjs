@@ -1,6 +1,6 @@
 // Prompts through the real main.js (src/prompts/): the vault's prompts folder (names, frontmatter arguments,
-// {{argument}} and ![[embeds]] in one pass, hidden notes and name clashes), the built-in prompts a vault prompt can
-// replace, prompt argument completion, and the folder setting. Runs in both protocol eras (npm test).
+// {{argument}} and ![[embeds]] in one pass, hidden notes and name clashes), the built-in prompts a vault note can
+// never replace, prompt argument completion, and the folder setting. Runs in both protocol eras (npm test).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -74,23 +74,26 @@ describe("vault prompts", () => {
     vault?.remove();
   });
 
-  it("prompts/list names every visible note of the folder and the built-ins, sorted; a vault prompt replaces a built-in", async () => {
+  it("prompts/list names every visible note of the folder and the built-ins, sorted; a note named like a built-in is listed beside it, marked", async () => {
     const { prompts } = await client.request("prompts/list", {});
     assert.deepEqual(
       prompts.map((prompt) => prompt.name),
-      ["Deep-one", "Dup", "Inject", "Weekly-plan", "daily-review", "research-topic", "summarize-note"],
+      ["Deep-one", "Dup", "Inject", "Weekly-plan", "daily-review", "research-topic", "summarize-note", "vault-summarize-note"],
     );
     const weekly = prompts.find((prompt) => prompt.name === "Weekly-plan");
     assert.deepEqual(weekly, {
       name: "Weekly-plan",
-      title: "Weekly plan",
+      title: "Weekly plan (vault)",
       description: "Plan the week",
       arguments: [
         { name: "focus", description: "What the week is about", required: true },
         { name: "mood", required: false },
       ],
     });
-    const own = prompts.find((prompt) => prompt.name === "summarize-note");
+    const builtin = prompts.find((prompt) => prompt.name === "summarize-note");
+    assert.equal(builtin.title, "Summarize a note", "the built-in keeps its name and place");
+    const own = prompts.find((prompt) => prompt.name === "vault-summarize-note");
+    assert.equal(own.title, "summarize-note (vault)");
     assert.equal(own.description, "Prompt from the vault note Prompts/summarize-note.md");
     assert.deepEqual(own.arguments, [{ name: "path", required: false }]);
   });
@@ -120,8 +123,10 @@ describe("vault prompts", () => {
     }
     const first = await client.request("prompts/get", { name: "Dup" });
     assert.equal(textOf(first), "the first Dup", "the first note in path order wins a name");
-    const own = await client.request("prompts/get", { name: "summarize-note", arguments: { path: "Hub" } });
+    const own = await client.request("prompts/get", { name: "vault-summarize-note", arguments: { path: "Hub" } });
     assert.equal(textOf(own), "My own summary of Hub.");
+    const builtin = await client.request("prompts/get", { name: "summarize-note", arguments: { path: "Hub" } });
+    assert.notEqual(textOf(builtin), "My own summary of Hub.", "a vault note never answers for the built-in");
   });
 
   it("built-in prompts are built from the read tools' own answers", async () => {

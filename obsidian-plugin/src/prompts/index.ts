@@ -1,5 +1,5 @@
 // prompts/list, prompts/get and the completion of prompt arguments: the built-in prompts and the vault's own (a vault
-// prompt takes the place of a built-in of the same name), sorted by name.
+// note named like a built-in is listed as "vault-NAME" beside it, never in its place), sorted by name.
 
 import { ProtocolError, ProtocolErrorCode, type CompleteResult, type GetPromptResult } from "@modelcontextprotocol/server";
 import { completePath } from "../resources/complete";
@@ -11,18 +11,16 @@ import { renderVaultPrompt, vaultPrompts } from "./vault";
 const FILE_ARGUMENTS = new Set(["path", "note"]);
 
 export function listPrompts(p: PromptContext): { prompts: PromptEntry[] } {
-  const byName = new Map<string, PromptEntry>(BUILTINS.map((builtin) => [builtin.name, builtin]));
-  for (const [name, prompt] of vaultPrompts(p)) byName.set(name, prompt);
-  const prompts = [...byName.values()]
+  const prompts = [...BUILTINS, ...vaultPrompts(p).values()]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args }));
   return { prompts };
 }
 
 export async function getPrompt(p: PromptContext, name: string, given: Record<string, string> | undefined): Promise<GetPromptResult> {
-  const vault = vaultPrompts(p).get(name);
   const builtin = BUILTINS.find((each) => each.name === name);
-  const prompt = vault ?? builtin;
+  const vault = builtin ? undefined : vaultPrompts(p).get(name);
+  const prompt = builtin ?? vault;
   if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
   // Own properties only, in an object without a prototype: an argument named `constructor` or `toString` that was
   // not sent is missing, as offline, not Object.prototype's function.
@@ -38,7 +36,7 @@ export async function getPrompt(p: PromptContext, name: string, given: Record<st
 
 /** Completion of a prompt's argument: vault files for `path` and `note`, nothing for the others. */
 export async function completePromptArgument(p: PromptContext, name: string, argument: string, typed: string): Promise<CompleteResult["completion"]> {
-  const prompt = vaultPrompts(p).get(name) ?? BUILTINS.find((each) => each.name === name);
+  const prompt = BUILTINS.find((each) => each.name === name) ?? vaultPrompts(p).get(name);
   if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} not found`);
   if (!prompt.arguments.some((each) => each.name === argument)) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `prompt ${name} has no argument ${argument}`);

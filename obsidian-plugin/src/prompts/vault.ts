@@ -1,6 +1,7 @@
 // Vault prompts: the Markdown notes inside the prompts folder (subfolders included), each one prompt. Its name is the
-// note's name with every run of characters other than A–Z a–z 0–9 _ . - made one "-"; the first note in path order
-// wins a name. Frontmatter gives `description` and `arguments` (names, or {name, description, required}); the text
+// note's name with every run of characters other than A–Z a–z 0–9 _ . - made one "-", and "vault-" before it when
+// that is a built-in's name (a note an agent can write must never take a built-in's place unseen); the first note in
+// path order wins a name. Its title ends in " (vault)", so a person choosing a prompt sees where it comes from. Frontmatter gives `description` and `arguments` (names, or {name, description, required}); the text
 // is the note after its frontmatter, trimmed, with {{argument}} filled in and up to MAX_EMBEDS `![[embeds]]`
 // replaced by what read_note gives for them. One pass: nothing filled in or inlined is scanned again. The offline
 // reader's twin is src/offline/prompts.rs; the rules are in ./README.md.
@@ -11,7 +12,13 @@ import { hiddenChecker } from "../vault/hidden";
 import { splitLines } from "../vault/lines";
 import { isInConfigDir } from "../vault/paths";
 import { frontmatterRange } from "../vault/sections";
+import { BUILTINS } from "./builtin";
 import { ARGUMENT_NAME, type PromptArgument, type PromptContext, type PromptEntry } from "./types";
+
+/** What a vault prompt's name gets before it when the note's name is a built-in's. */
+export const VAULT_PREFIX = "vault-";
+
+const BUILTIN_NAMES = new Set(BUILTINS.map((builtin) => builtin.name));
 
 /** The most embeds one prompt inlines; later ones stay as written. */
 export const MAX_EMBEDS = 10;
@@ -39,12 +46,13 @@ export function vaultPrompts(p: PromptContext): Map<string, VaultPrompt> {
     const { file } = entry;
     if (!file.path.startsWith(prefix)) break;
     if (file.extension !== "md" || isInConfigDir(file.path, p.ctx) || hidden(file.path) || !inside(file)) continue;
-    const name = promptName(file.basename);
-    if (name === "" || found.has(name)) continue;
+    const own = promptName(file.basename);
+    const name = BUILTIN_NAMES.has(own) ? `${VAULT_PREFIX}${own}` : own;
+    if (own === "" || found.has(name)) continue;
     const frontmatter = p.ctx.app.metadataCache.getFileCache(file)?.frontmatter ?? {};
     found.set(name, {
       name,
-      title: file.basename,
+      title: `${file.basename} (vault)`,
       description: typeof frontmatter.description === "string" ? frontmatter.description : `Prompt from the vault note ${file.path}`,
       arguments: argumentsOf(frontmatter.arguments),
       file,
@@ -61,7 +69,8 @@ function argumentsOf(value: unknown): PromptArgument[] {
   for (const item of value) {
     const record = typeof item === "object" && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : null;
     const name = typeof item === "string" ? item : typeof record?.name === "string" ? record.name : undefined;
-    if (name === undefined || !ARGUMENT_NAME.test(name) || seen.has(name)) continue;
+    // `__proto__` is no argument: a client's request parser drops that key, so it could never be given.
+    if (name === undefined || !ARGUMENT_NAME.test(name) || name === "__proto__" || seen.has(name)) continue;
     seen.add(name);
     const required = record?.required === true;
     parsed.push(typeof record?.description === "string" ? { name, description: record.description, required } : { name, required });

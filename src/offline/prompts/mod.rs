@@ -58,7 +58,7 @@ impl Entry {
     }
 }
 
-/// A prompt by name: the vault's, else the built-in one.
+/// A prompt by name: a built-in, else the vault's.
 enum Found<'a> {
     Vault(VaultPrompt),
     Builtin(&'a builtin::Builtin),
@@ -74,29 +74,27 @@ impl Found<'_> {
 }
 
 fn find(ctx: &Context<'_>, folder: &str, name: &str) -> Option<Found<'static>> {
-    if let Some(prompt) = vault_prompts(ctx, folder)
+    if let Some(builtin) = BUILTINS.iter().find(|builtin| builtin.name == name) {
+        return Some(Found::Builtin(builtin));
+    }
+    vault_prompts(ctx, folder)
         .into_iter()
         .find(|prompt| prompt.entry.name == name)
-    {
-        return Some(Found::Vault(prompt));
-    }
-    BUILTINS
-        .iter()
-        .find(|builtin| builtin.name == name)
-        .map(Found::Builtin)
+        .map(Found::Vault)
 }
 
 fn not_found(name: &str) -> RpcFailure {
     RpcFailure::invalid(format!("Prompt {name} not found"))
 }
 
-/// `prompts/list`: the built-ins and the vault's prompts (a vault prompt replaces a built-in), sorted by name.
+/// `prompts/list`: the built-ins and the vault's prompts (named apart from the built-ins), sorted by name.
 pub(crate) fn list(ctx: &Context<'_>, folder: &str) -> Value {
     let mut entries: Vec<Entry> = BUILTINS.iter().map(builtin::Builtin::entry).collect();
-    for prompt in vault_prompts(ctx, folder) {
-        entries.retain(|entry| entry.name != prompt.entry.name);
-        entries.push(prompt.entry);
-    }
+    entries.extend(
+        vault_prompts(ctx, folder)
+            .into_iter()
+            .map(|prompt| prompt.entry),
+    );
     entries.sort_by(|a, b| crate::offline::text::js_cmp(&a.name, &b.name));
     json!({ "prompts": entries.iter().map(Entry::to_json).collect::<Vec<_>>() })
 }

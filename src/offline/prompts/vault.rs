@@ -44,7 +44,12 @@ fn prompt_name(basename: &str) -> String {
     name.trim_matches('-').to_string()
 }
 
-/// The vault's prompts, from the notes under `folder` in path order; the first note wins a name.
+/// What a vault prompt's name gets before it when the note's name is a built-in's (`VAULT_PREFIX`).
+const VAULT_PREFIX: &str = "vault-";
+
+/// The vault's prompts, from the notes under `folder` in path order; the first note wins a name. A note named like a
+/// built-in is "vault-NAME" (a note an agent can write never takes a built-in's place unseen), and every title ends
+/// in " (vault)".
 pub(super) fn vault_prompts(ctx: &Context<'_>, folder: &str) -> Vec<VaultPrompt> {
     if folder.is_empty() {
         return Vec::new();
@@ -55,8 +60,16 @@ pub(super) fn vault_prompts(ctx: &Context<'_>, folder: &str) -> Vec<VaultPrompt>
     // A note outside the vault (through a symlink) is never read, so it is no prompt either.
     for (file, note) in ctx.snapshot.notes_under(&prefix, ctx.config_dir) {
         let basename = file.title();
-        let name = prompt_name(basename);
-        if name.is_empty() || !seen.insert(name.clone()) {
+        let own = prompt_name(basename);
+        let name = if super::builtin::BUILTINS
+            .iter()
+            .any(|builtin| builtin.name == own)
+        {
+            format!("{VAULT_PREFIX}{own}")
+        } else {
+            own.clone()
+        };
+        if own.is_empty() || !seen.insert(name.clone()) {
             continue;
         }
         let frontmatter = note.frontmatter().unwrap_or_default();
@@ -67,7 +80,7 @@ pub(super) fn vault_prompts(ctx: &Context<'_>, folder: &str) -> Vec<VaultPrompt>
         found.push(VaultPrompt {
             entry: Entry {
                 name,
-                title: basename.to_string(),
+                title: format!("{basename} (vault)"),
                 description,
                 arguments: arguments_of(&frontmatter),
             },
@@ -97,7 +110,8 @@ fn arguments_of(frontmatter: &Map<String, Value>) -> Vec<Argument> {
             && name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'));
-        if !valid || !seen.insert(name.to_string()) {
+        // `__proto__` is no argument: a client's request parser (the plugin's zod) drops that key.
+        if !valid || name == "__proto__" || !seen.insert(name.to_string()) {
             continue;
         }
         parsed.push(Argument {

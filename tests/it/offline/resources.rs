@@ -105,8 +105,9 @@ fn run(home: &TempHome, vault: &Path, host: PluginHost, requests: &[Request]) ->
     differences
 }
 
-/// A prompts folder with a prompt of every kind: arguments and embeds, a replaced built-in, a clash of names, a hidden
-/// one, one in a subfolder, one with broken frontmatter.
+/// A prompts folder with a prompt of every kind: arguments and embeds, one named like a built-in (listed beside it as
+/// `vault-…`), a clash of names, a hidden one, one in a subfolder, one with broken frontmatter, one declaring
+/// `__proto__`.
 fn write_prompts(vault: &Path) {
     let prompts = vault.join("Prompts");
     std::fs::create_dir_all(prompts.join("Sub")).unwrap();
@@ -129,6 +130,10 @@ fn write_prompts(vault: &Path) {
             "Broken.md",
             "---\narguments: [unclosed\n---\nstill a prompt\n",
         ),
+        (
+            "Proto.md",
+            "---\narguments: [__proto__, ok]\n---\n{{__proto__}} {{ok}}\n",
+        ),
     ] {
         std::fs::write(prompts.join(name), text).unwrap();
     }
@@ -142,6 +147,8 @@ fn prompt_requests() -> Vec<Request> {
         ("Weekly-plan", json!({"focus": "{{mood}} ![[Home]]"})),
         ("Weekly-plan", json!({})),
         ("summarize-note", json!({"path": "Home"})),
+        ("vault-summarize-note", json!({"path": "Home"})),
+        ("Proto", json!({"__proto__": "p", "ok": "k"})),
         ("Deep-one", json!({})),
         ("Dup", json!({})),
         ("Broken", json!({})),
@@ -205,10 +212,12 @@ fn resources_and_completion_from_disk_equal_the_plugins_on_the_fixture_vault() {
             "Broken",
             "Deep-one",
             "Dup",
+            "Proto",
             "Weekly-plan",
             "daily-review",
             "research-topic",
-            "summarize-note"
+            "summarize-note",
+            "vault-summarize-note"
         ],
         "{listed}"
     );
