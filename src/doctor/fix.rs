@@ -104,6 +104,7 @@ pub(crate) fn apply(
     clients: &[ClientConfig],
 ) -> FixOutcome {
     let mut by_vault: BTreeMap<(PathBuf, String), VaultRepairs> = BTreeMap::new();
+    let mut kept: Vec<(PathBuf, String)> = Vec::new();
     for repair in report
         .checks()
         .filter(|check| check.status >= Status::Warn)
@@ -115,6 +116,9 @@ pub(crate) fn apply(
                 by_vault
                     .entry((vault.clone(), config_dir.clone()))
                     .or_default();
+            }
+            Repair::KeptCopies { vault, config_dir } => {
+                kept.push((vault.clone(), config_dir.clone()))
             }
             Repair::PluginData { vault, config_dir } => {
                 by_vault
@@ -139,6 +143,13 @@ pub(crate) fn apply(
     }
     let taken = ports_in_use(report);
     let mut outcome = FixOutcome::default();
+    for (vault, config_dir) in kept {
+        match crate::doctor::vault::repair_kept_copies(&vault, &config_dir) {
+            Ok(Some(done)) => outcome.done.push(done),
+            Ok(None) => {}
+            Err(error) => outcome.failure(format!("{error:#}")),
+        }
+    }
     for ((vault, config_dir), repairs) in by_vault {
         if repairs.data {
             match repair_data(environment, &vault, &config_dir, &taken) {

@@ -36,6 +36,12 @@ pub(crate) enum Repair {
         vault: std::path::PathBuf,
         config_dir: String,
     },
+    /// Put the text kept from before an interrupted edit beside each note that may be cut, and clear the kept folder
+    /// (`vault/kept.rs`).
+    KeptCopies {
+        vault: std::path::PathBuf,
+        config_dir: String,
+    },
     /// Write obsmcp's entry in one client's config, or point an existing one (`server`, with its `args`) at this
     /// binary.
     RegisterEntry {

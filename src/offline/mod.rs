@@ -93,6 +93,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::sync::lock;
+pub(crate) use hash::content_hash;
 pub(crate) use hidden::hidden_rule_count;
 use hidden::{HiddenRules, HiddenRulesError};
 pub(crate) use index_search::NOT_BUILT;

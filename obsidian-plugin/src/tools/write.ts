@@ -8,6 +8,7 @@ import { checkExpectedHash, contentHash } from "../vault/hash";
 import { editLines, linesOf, replaceLines, splitLines } from "../vault/lines";
 import { assertStillAt, withPathLocks } from "../vault/locks";
 import { createInside, ensureParentFolders, openVerified, readVerified, readWhole, stillPinned } from "../vault/disk";
+import { keepBefore, type Kept, recordAfter, release } from "../vault/kept";
 import { newNotePath, resolveMarkdown } from "../vault/resolve";
 import { findBlock, findHeading, findHeadings, frontmatterRange, headingSectionEnd } from "../vault/sections";
 import { expectedHashArg, json, pathArg, writeTool } from "./common";
@@ -28,31 +29,39 @@ export async function editNote(
 ): Promise<{ text: string; sha256: string }> {
   // vault.process is atomic on its own; the lock also orders it with moves, deletes and frontmatter edits.
   const path = file.path;
-  const text = await withPathLocks([path], async () => {
+  return withPathLocks([path], async () => {
     assertStillAt(ctx, file, path, "nothing was written");
     // The note is opened and judged first and held open: Obsidian reads and writes by path, so what it read must be
     // this very file, and the write must have reached it, or a symlink was swapped in during the call.
     const pinned = await openVerified(ctx, file);
+    let kept: Kept | null = null;
     try {
+      // A large note's text is kept until the edit is verified: Obsidian writes in place, and a crash mid-write can cut
+      // the note (vault/kept.ts).
+      kept = await keepBefore(ctx, path, pinned.text, contentHash(pinned.text));
+      let sha256 = "";
       const written = await ctx.app.vault.process(file, (current) => {
         // Same text is not enough: a file made to hold the same text could have been swapped in.
         if (current !== pinned.text || !stillPinned(ctx, file, pinned)) {
           throw new ToolError(`${file.path} changed while it was being edited (or a file was swapped in for it); nothing was written: retry`);
         }
         checkExpectedHash(file.path, current, expectedHash);
-        return edit(current);
+        const next = edit(current);
+        sha256 = contentHash(next);
+        if (kept) recordAfter(kept, sha256);
+        return next;
       });
       if ((await readWhole(pinned.handle)) !== written) {
         throw new ToolError(
           `${file.path}: the edit did not reach the note (a symlink was swapped in for it during the call, so the write may have gone to the file it points to); the note is unchanged`,
         );
       }
-      return written;
+      return { text: written, sha256: sha256 === "" ? contentHash(written) : sha256 };
     } finally {
+      if (kept) await release(kept);
       await pinned.handle.close();
     }
   });
-  return { text, sha256: contentHash(text) };
 }
 
 export const createNote = writeTool(

@@ -1,5 +1,6 @@
 //! Checks of one vault: its folder and config dir, the plugin's files against the bundled version, its enablement,
-//! `data.json`, other plugins that want the same port, and then what answers on that port.
+//! `data.json`, other plugins that want the same port, edits of large notes that were interrupted (`kept.rs`), and
+//! then what answers on that port.
 //!
 //! The file checks are synchronous and cheap; the network part is split off ([`VaultFacts::port_and_token`]) so the
 //! caller can probe every vault at once and come back with the answers ([`network_checks`], in `network.rs`).
@@ -7,6 +8,7 @@
 //! Over 400 lines: the file checks of one vault, in the order the report shows them; the network checks are
 //! `network.rs`.
 
+mod kept;
 mod network;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ use serde_json::Value;
 use crate::assets::BUNDLE;
 use crate::doctor::plugin_probe::Answer;
 use crate::doctor::report::{Check, Repair};
+pub(crate) use kept::repair as repair_kept_copies;
 pub(crate) use network::network_checks;
 
 /// Ports that belong to other Obsidian plugins users run beside ours.
@@ -111,6 +114,9 @@ pub(crate) fn file_checks(target: VaultTarget, obsmcp: &str) -> VaultFacts {
             .checks
             .push(port_rivals(&vault, &config_dir, data.port));
     }
+    facts
+        .checks
+        .extend(kept::interrupted_edits(&vault, &config_dir));
     facts.should_be_listening = files_ok && enabled_ok && facts.data.is_some();
     facts
 }

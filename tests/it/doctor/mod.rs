@@ -15,6 +15,7 @@ use crate::support::{ChildGuard, PluginHost, TempHome, free_port, repo_root};
 
 mod binaries;
 mod entries;
+mod kept;
 mod output;
 mod plugin;
 mod projects;
