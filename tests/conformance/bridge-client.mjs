@@ -5,6 +5,8 @@
 // as an AI client would, and makes the calls the scenario asks of a client; the suite's server judges what the bridge
 // sent upstream. Exits 0 when every call was answered without error.
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -25,7 +27,12 @@ if (!url || !(scenario in CALLS)) {
   process.exit(2);
 }
 
-const bridge = spawn(binary, ["bridge", "--url", url, "--log-level", "warn"], { stdio: ["pipe", "pipe", "inherit"] });
+// Each run gets a home of its own: the bridge caches a URL's catalog and lists it at once on the next start, and the
+// suite's servers reuse ports, so a shared cache let a scenario be answered from another one's catalog before the
+// bridge had spoken to its server at all.
+const home = mkdtempSync(path.join(os.tmpdir(), "obsmcp-conformance-"));
+const env = { ...process.env, HOME: home, XDG_CACHE_HOME: path.join(home, "cache"), XDG_STATE_HOME: path.join(home, "state"), XDG_CONFIG_HOME: path.join(home, "config") };
+const bridge = spawn(binary, ["bridge", "--url", url, "--log-level", "warn"], { stdio: ["pipe", "pipe", "inherit"], env });
 const waiting = new Map();
 readline.createInterface({ input: bridge.stdout }).on("line", (line) => {
   const message = JSON.parse(line);
@@ -56,4 +63,5 @@ for (const [name, args] of CALLS[scenario]) {
 }
 bridge.stdin.end();
 await new Promise((resolve) => bridge.on("exit", resolve));
+rmSync(home, { recursive: true, force: true });
 process.exit(failed ? 1 : 0);
