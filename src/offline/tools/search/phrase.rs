@@ -1,18 +1,18 @@
-//! `search` (plugin: `src/tools/search.ts`): per-line text or regex search over the notes in path order, with the
-//! plugin's cursor (`line:path` of the last match returned), per-file and total limits and character budget.
+//! `search` in phrase mode (plugin: `src/tools/search-phrase.ts`): per-line text or regex search over the notes in path
+//! order, with the plugin's cursor (`line:path` of the last match returned), per-file and total limits and character
+//! budget; and the matcher word mode uses for its words, phrases and regexes.
 //!
 //! The index keeps no note's text: a text query first asks the word index (`../words.rs`) which notes can hold it
 //! and reads only those from disk; a regex reads every note. Case-insensitive text search compares
 //! lower-cased text as the plugin does; for an ASCII query on text without the two characters whose lower case is
 //! ASCII (KELVIN SIGN, LATIN CAPITAL I WITH DOT ABOVE) an ASCII-only case-insensitive byte search gives the same
 //! answer much faster. Regexes are RE2's in the plugin (RE2JS) and Rust's `regex` here (`../regex.rs`).
-//!
-//! About 330 lines of code and 90 of unit tests, kept beside the matcher they pin.
 
 use regex::Regex;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 
-use crate::offline::limits::{SNIPPET_CHARS, cut_chars, json_len, snippet, snippet_around};
+use super::page::{Page, parse_cursor};
+use crate::offline::limits::cut_chars;
 use crate::offline::lines::split_lines;
 use crate::offline::obsidian::walk::FileEntry;
 use crate::offline::paths::quote;
@@ -23,7 +23,7 @@ use crate::offline::tools::common::led_by;
 use crate::offline::tools::{Args, Context, Output, ToolError, paged_result};
 
 /// Finds the first match in a line: its UTF-16 index.
-enum Matcher {
+pub(super) enum Matcher {
     Exact(String),
     /// An ASCII query ignoring case: `(?i-u)` on bytes folds ASCII letters only, exactly as a JavaScript regex with
     /// the `i` flag and no `u` flag does (it never folds a non-ASCII character to an ASCII one).
@@ -59,39 +59,14 @@ fn js_ignore_case_pattern(query: &str) -> String {
 }
 
 impl Matcher {
-    fn new(query: &str, regex: bool, case_sensitive: bool) -> Result<Self, ToolError> {
+    pub(super) fn new(query: &str, regex: bool, case_sensitive: bool) -> Result<Self, ToolError> {
         if regex {
-            if let Some(reason) = crate::offline::regex::unsupported_syntax(query) {
-                return Err(ToolError(format!(
+            return Self::pattern(query, case_sensitive).map_err(|reason| {
+                ToolError(format!(
                     "invalid regular expression {}: {reason}",
                     quote(query)
-                )));
-            }
-            let pattern = translate_js_regex(query);
-            let built = regex::RegexBuilder::new(&pattern)
-                .case_insensitive(!case_sensitive)
-                .build();
-            // A match inside one line is a match of the whole text in multi-line mode (`^`, `$` and `\b` see a
-            // line break as a line edge), so a note the whole-text test rejects has no matching line. Not for
-            // `\A` / `\z`, which mean the line's edges when tested per line.
-            let whole = (!query.contains("\\A") && !query.contains("\\z"))
-                .then(|| {
-                    regex::RegexBuilder::new(&pattern)
-                        .case_insensitive(!case_sensitive)
-                        .multi_line(true)
-                        .build()
-                        .ok()
-                })
-                .flatten();
-            return built
-                .map(|line| Matcher::Pattern(line, whole))
-                .map_err(|error| {
-                    ToolError(format!(
-                        "invalid regular expression {}: {}",
-                        quote(query),
-                        first_line(&error.to_string())
-                    ))
-                });
+                ))
+            });
         }
         if case_sensitive {
             return Ok(Matcher::Exact(query.to_string()));
@@ -115,8 +90,56 @@ impl Matcher {
             .map_err(failed)
     }
 
+    /// A regex as both readers run it, or why it cannot be used.
+    pub(super) fn pattern(query: &str, case_sensitive: bool) -> Result<Self, String> {
+        if let Some(reason) = crate::offline::regex::unsupported_syntax(query) {
+            return Err(reason.to_string());
+        }
+        let pattern = translate_js_regex(query);
+        let built = regex::RegexBuilder::new(&pattern)
+            .case_insensitive(!case_sensitive)
+            .build();
+        // A match inside one line is a match of the whole text in multi-line mode (`^`, `$` and `\b` see a line
+        // break as a line edge), so a note the whole-text test rejects has no matching line. Not for `\A` / `\z`,
+        // which mean the line's edges when tested per line.
+        let whole = (!query.contains("\\A") && !query.contains("\\z"))
+            .then(|| {
+                regex::RegexBuilder::new(&pattern)
+                    .case_insensitive(!case_sensitive)
+                    .multi_line(true)
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        built
+            .map(|line| Matcher::Pattern(line, whole))
+            .map_err(|error| first_line(&error.to_string()))
+    }
+
+    /// Whether a text holds a match: for a literal anywhere in it, for a regex in one of its lines.
+    pub(super) fn matches(&self, text: &str) -> bool {
+        match self {
+            Matcher::Pattern(..) => {
+                self.may_match(text)
+                    && split_lines(text)
+                        .iter()
+                        .any(|line| self.find(line.strip_suffix('\r').unwrap_or(line)).is_some())
+            }
+            _ => self.may_match(text),
+        }
+    }
+
+    /// How many times a literal occurs in a text, without overlaps, left to right.
+    pub(super) fn count(&self, text: &str) -> usize {
+        match self {
+            Matcher::Exact(query) => text.matches(query.as_str()).count(),
+            Matcher::AsciiFold(regex) => regex.find_iter(text.as_bytes()).count(),
+            Matcher::Folded(regex) | Matcher::Pattern(regex, _) => regex.find_iter(text).count(),
+        }
+    }
+
     /// Whether the whole text can hold a match: false only when no line of it can.
-    fn may_match(&self, text: &str) -> bool {
+    pub(super) fn may_match(&self, text: &str) -> bool {
         match self {
             Matcher::Exact(query) => text.contains(query.as_str()),
             Matcher::AsciiFold(regex) => regex.is_match(text.as_bytes()),
@@ -128,7 +151,7 @@ impl Matcher {
         }
     }
 
-    fn find(&self, line: &str) -> Option<usize> {
+    pub(super) fn find(&self, line: &str) -> Option<usize> {
         let start = match self {
             Matcher::Exact(query) => line.find(query.as_str()),
             Matcher::AsciiFold(regex) => regex.find(line.as_bytes()).map(|found| found.start()),
@@ -137,124 +160,6 @@ impl Matcher {
             }
         }?;
         Some(utf16_len(&line[..start]))
-    }
-}
-
-/// Decodes the `line:path` cursor.
-fn parse_cursor(cursor: Option<&str>) -> Result<Option<(usize, String)>, ToolError> {
-    let Some(cursor) = cursor.filter(|c| !c.is_empty()) else {
-        return Ok(None);
-    };
-    let invalid = || {
-        ToolError(format!(
-            "invalid cursor {}: pass next_cursor from the previous result unchanged",
-            quote(cursor)
-        ))
-    };
-    let (line, path) = cursor.split_once(':').ok_or_else(invalid)?;
-    if line.is_empty()
-        || line.len() > 9
-        || !line.bytes().all(|b| b.is_ascii_digit())
-        || path.is_empty()
-    {
-        return Err(invalid());
-    }
-    Ok(Some((
-        line.parse().map_err(|_| invalid())?,
-        path.to_string(),
-    )))
-}
-
-/// What a page of results holds so far; `add_note` fills it note by note until the limit or the budget is reached.
-struct Page {
-    max_per_file: usize,
-    limit: usize,
-    context_lines: usize,
-    budget: usize,
-    results: Vec<Map<String, Value>>,
-    used: usize,
-    total: usize,
-    next: Option<String>,
-    last: Option<(String, usize)>,
-}
-
-impl Page {
-    /// Adds the matches of one note after line `skip_through`; true when the page is full (`next` then says where).
-    fn add_note(
-        &mut self,
-        matcher: &Matcher,
-        path: &str,
-        lines: &[&str],
-        skip_through: usize,
-        score: Option<f64>,
-    ) -> bool {
-        let mut entry = Map::new();
-        entry.insert("path".into(), json!(path));
-        if let Some(score) = score {
-            entry.insert("score".into(), js_number(round_score(score)));
-        }
-        let mut matches: Vec<Value> = Vec::new();
-        let mut more_in_file = false;
-        let mut full = false;
-        for i in skip_through..lines.len() {
-            let line = lines[i].strip_suffix('\r').unwrap_or(lines[i]);
-            let Some(index) = matcher.find(line) else {
-                continue;
-            };
-            if matches.len() >= self.max_per_file {
-                more_in_file = true;
-                break;
-            }
-            if self.total >= self.limit {
-                full = true;
-                break;
-            }
-            let mut found = Map::new();
-            found.insert("line".into(), json!(i + 1));
-            found.insert(
-                "text".into(),
-                json!(snippet_around(line, index, SNIPPET_CHARS)),
-            );
-            if self.context_lines > 0 {
-                let around = |range: &[&str]| -> Vec<String> {
-                    range.iter().map(|l| snippet(l, SNIPPET_CHARS)).collect()
-                };
-                let before = around(&lines[i.saturating_sub(self.context_lines)..i]);
-                let after = around(&lines[i + 1..(i + 1 + self.context_lines).min(lines.len())]);
-                found.insert("before".into(), json!(before));
-                found.insert("after".into(), json!(after));
-            }
-            let found = Value::Object(found);
-            let cost = json_len(&found)
-                + if matches.is_empty() {
-                    utf16_len(path) + 40
-                } else {
-                    1
-                };
-            if self.used + cost > self.budget && self.total > 0 {
-                full = true;
-                break;
-            }
-            matches.push(found);
-            self.used += cost;
-            self.total += 1;
-            self.last = Some((path.to_string(), i + 1));
-        }
-        // The plugin pushes a note with its first match, and marks it when a match beyond max_per_file is seen.
-        if !matches.is_empty() {
-            entry.insert("matches".into(), Value::Array(matches));
-            if more_in_file {
-                entry.insert("more_in_file".into(), json!(true));
-            }
-            self.results.push(entry);
-        }
-        if full {
-            self.next = self
-                .last
-                .as_ref()
-                .map(|(path, line)| format!("{line}:{path}"));
-        }
-        full
     }
 }
 
@@ -276,7 +181,7 @@ fn matching_lines(matcher: &Matcher, text: &str) -> usize {
 /// BM25's weight of a note for the query, without the query's IDF (the same for every note): `lines` matching lines
 /// in a note of `size` bytes, against the mean size of the notes searched; k1 = 1.2, b = 0.75. The plugin's
 /// `relevance` (src/tools/search.ts) does the same operations in the same order, so scores and order agree.
-fn relevance(lines: usize, size: u64, mean_size: f64) -> f64 {
+pub(super) fn relevance(lines: usize, size: u64, mean_size: f64) -> f64 {
     let ratio = if mean_size > 0.0 {
         size as f64 / mean_size
     } else {
@@ -286,7 +191,7 @@ fn relevance(lines: usize, size: u64, mean_size: f64) -> f64 {
 }
 
 /// A score as results show it: three decimals (`round` is JavaScript's `Math.round` for positive numbers).
-fn round_score(score: f64) -> f64 {
+pub(super) fn round_score(score: f64) -> f64 {
     (score * 1000.0).round() / 1000.0
 }
 
@@ -341,18 +246,8 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         Some((line, resumed)) if resumed == path => *line,
         _ => 0,
     };
-    let mut page = Page {
-        max_per_file,
-        limit,
-        context_lines,
-        budget: max_chars.saturating_sub(300),
-        results: Vec::new(),
-        used: 0,
-        total: 0,
-        next: None,
-        last: None,
-    };
-    let head = json!({ "query": cut_chars(&query, 200) });
+    let mut page = Page::new(max_per_file, limit, context_lines, max_chars);
+    let head = json!({ "query": cut_chars(&query, 200), "mode": "phrase" });
 
     let notes = ctx
         .snapshot
@@ -395,13 +290,11 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
                 continue;
             };
             let lines = split_lines(&text);
-            if page.add_note(
-                &matcher,
-                &file.path,
-                &lines,
-                skip_for(&file.path),
-                Some(*score),
-            ) {
+            let mut entry = Map::new();
+            entry.insert("path".into(), json!(file.path));
+            entry.insert("score".into(), js_number(round_score(*score)));
+            let find = |line: &str| matcher.find(line);
+            if page.add_note(find, &file.path, &lines, skip_for(&file.path), entry) {
                 break;
             }
         }
@@ -432,7 +325,10 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
             continue;
         }
         let lines = split_lines(&text);
-        if page.add_note(&matcher, &file.path, &lines, skip_for(&file.path), None) {
+        let mut entry = Map::new();
+        entry.insert("path".into(), json!(file.path));
+        let find = |line: &str| matcher.find(line);
+        if page.add_note(find, &file.path, &lines, skip_for(&file.path), entry) {
             break;
         }
     }

@@ -1,0 +1,183 @@
+//! Word mode end to end on small vaults: what matches, what each result shows, ranking and pages. Parity with the
+//! plugin is pinned on whole vaults in `tests/it/offline/parity.rs`.
+
+use serde_json::{Value, json};
+
+use crate::offline::strip_disk_marks;
+use crate::offline::tests::vault;
+
+fn search(files: &[(&str, &str)], arguments: Value) -> Value {
+    let (_dir, offline) = vault(files);
+    let result = strip_disk_marks(&offline.call_tool("search", arguments).unwrap());
+    let text = result["content"][0]["text"].as_str().unwrap();
+    serde_json::from_str(text).unwrap_or_else(|_| json!({ "error": text }))
+}
+
+fn paths(result: &Value) -> Vec<&str> {
+    result["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{result}"))
+        .iter()
+        .map(|note| note["path"].as_str().unwrap())
+        .collect()
+}
+
+const NOTES: [(&str, &str); 4] = [
+    (
+        "Offsite.md",
+        "# Q3 offsite\nWe agreed on the pricing.\n\nThe decision was unanimous.\n",
+    ),
+    (
+        "Pricing/Tiers.md",
+        "---\naliases: [Plans]\ntags: [money]\n---\nThree tiers.\n- [ ] call the bank\n- [x] email Ann\n",
+    ),
+    (
+        "Staging.md",
+        "## Deploy\nHow to deploy the staging server.\n#ops/deploy\n",
+    ),
+    ("Other.md", "Nothing of note.\n"),
+];
+
+#[test]
+fn several_words_match_anywhere_in_a_note_in_any_order() {
+    let result = search(&NOTES, json!({"query": "decision offsite pricing"}));
+    assert_eq!(paths(&result), ["Offsite.md"]);
+    assert_eq!(result["mode"], "words");
+    assert_eq!(result["match"], "all");
+    assert_eq!(result["terms"], json!(["decision", "offsite", "pricing"]));
+    let note = &result["results"][0];
+    assert_eq!(note["terms_matched"], 3);
+    let lines: Vec<i64> = note["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["line"].as_i64().unwrap())
+        .collect();
+    assert_eq!(lines, [1, 2, 4], "every line holding a term, and no other");
+    // Today's phrase search finds nothing for the same words.
+    let phrase = search(
+        &NOTES,
+        json!({"query": "decision offsite pricing", "mode": "phrase"}),
+    );
+    assert_eq!(phrase["results"], json!([]));
+    assert_eq!(phrase["mode"], "phrase");
+}
+
+#[test]
+fn a_path_match_alone_comes_without_lines_and_pages_on() {
+    let result = search(&NOTES, json!({"query": "pricing", "limit": 1}));
+    assert_eq!(paths(&result), ["Offsite.md"]);
+    assert_eq!(result["next_cursor"], "2:Offsite.md");
+    let next = search(
+        &NOTES,
+        json!({"query": "pricing", "limit": 1, "cursor": "2:Offsite.md"}),
+    );
+    assert_eq!(paths(&next), ["Pricing/Tiers.md"]);
+    assert_eq!(
+        next["results"][0]["matches"],
+        json!([]),
+        "matched by its folder's name"
+    );
+    assert_eq!(next["next_cursor"], Value::Null, "nothing after it");
+    let both = search(
+        &NOTES,
+        json!({"query": "pricing OR deploy", "limit": 1, "cursor": "2:Offsite.md"}),
+    );
+    assert_eq!(both["next_cursor"], "0:Pricing/Tiers.md");
+    let last = search(
+        &NOTES,
+        json!({"query": "pricing OR deploy", "cursor": "0:Pricing/Tiers.md"}),
+    );
+    assert_eq!(
+        paths(&last),
+        ["Staging.md"],
+        "resuming after a note without lines skips it"
+    );
+}
+
+#[test]
+fn operators_look_where_they_say() {
+    let found = |query: &str| {
+        paths(&search(&NOTES, json!({"query": query})))
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(found("deploy -path:Staging"), Vec::<String>::new());
+    assert_eq!(found("file:Staging.md"), ["Staging.md"]);
+    assert_eq!(found("content:pricing"), ["Offsite.md"]);
+    assert_eq!(
+        found("tag:ops"),
+        ["Staging.md"],
+        "a nested tag matches its parent"
+    );
+    assert_eq!(found("tag:#OPS/deploy"), ["Staging.md"]);
+    assert_eq!(found("tag:op"), Vec::<String>::new());
+    assert_eq!(found("[aliases:plans]"), ["Pricing/Tiers.md"]);
+    assert_eq!(found("[tags]"), ["Pricing/Tiers.md"]);
+    assert_eq!(found("task-todo:bank"), ["Pricing/Tiers.md"]);
+    assert_eq!(found("task-done:bank"), Vec::<String>::new());
+    assert_eq!(found("task-done:ann"), ["Pricing/Tiers.md"]);
+    assert_eq!(found("line:(agreed pricing)"), ["Offsite.md"]);
+    assert_eq!(found("line:(agreed decision)"), Vec::<String>::new());
+    assert_eq!(found("block:(pricing agreed)"), ["Offsite.md"]);
+    assert_eq!(found("section:(offsite unanimous)"), ["Offsite.md"]);
+    assert_eq!(
+        found("\"the staging server\" OR nothing"),
+        ["Other.md", "Staging.md"]
+    );
+    assert_eq!(found("/^three/"), ["Pricing/Tiers.md"]);
+    assert_eq!(found("match-case:three"), Vec::<String>::new());
+    assert_eq!(found("-e"), Vec::<String>::new(), "every note holds an e");
+}
+
+#[test]
+fn ranking_weighs_titles_and_matches_any_word() {
+    let files = [
+        ("Deploy.md", "How we ship.\n"),
+        (
+            "Notes.md",
+            "We deploy on Fridays and deploy again on Mondays.\n",
+        ),
+        ("Misc.md", "Unrelated text about staging.\n"),
+    ];
+    let result = search(
+        &files,
+        json!({"query": "how do we deploy staging", "rank": true}),
+    );
+    assert_eq!(result["match"], "any");
+    assert_eq!(result["order"], "relevance");
+    let found = paths(&result);
+    assert_eq!(
+        found[0], "Deploy.md",
+        "the title weighs three times: {found:?}"
+    );
+    assert_eq!(found.len(), 3, "any of the words is enough: {found:?}");
+    let scores: Vec<f64> = result["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["score"].as_f64().unwrap())
+        .collect();
+    assert!(
+        scores.windows(2).all(|pair| pair[0] >= pair[1]),
+        "{scores:?}"
+    );
+    assert_eq!(result["notes_matching"], 3);
+    let all = search(
+        &files,
+        json!({"query": "deploy fridays", "rank": true, "match": "all"}),
+    );
+    assert_eq!(paths(&all), ["Notes.md"]);
+}
+
+#[test]
+fn bad_syntax_is_refused_with_its_position() {
+    let result = search(&NOTES, json!({"query": "pricing (tiers"}));
+    assert_eq!(
+        result["error"],
+        "invalid query: the parenthesis at position 9 is never closed; pass mode \"phrase\" to search for the text as written"
+    );
+    let phrase = search(&NOTES, json!({"query": "pricing (tiers", "mode": "phrase"}));
+    assert_eq!(phrase["results"], json!([]));
+}
