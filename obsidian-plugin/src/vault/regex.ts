@@ -68,8 +68,18 @@ export function unsupportedSyntax(source: string): string | null {
 
 /** Compiles an agent's pattern; a pattern RE2 refuses is a `ToolError` naming it. */
 export function compileLinear(source: string, caseSensitive: boolean): LinearRegex {
+  const compiled = tryCompileLinear(source, caseSensitive);
+  if (typeof compiled === "string") throw new ToolError(`invalid regular expression ${JSON.stringify(source)}: ${compiled}`);
+  return compiled;
+}
+
+/**
+ * Compiles an agent's pattern, or says why it cannot be used: `unsupportedSyntax`'s words, else RE2JS's own. Word-mode
+ * search puts the reason in a message of its own (the pattern's position in the query).
+ */
+export function tryCompileLinear(source: string, caseSensitive: boolean): LinearRegex | string {
   const unsupported = unsupportedSyntax(source);
-  if (unsupported !== null) throw new ToolError(`invalid regular expression ${JSON.stringify(source)}: ${unsupported}`);
+  if (unsupported !== null) return unsupported;
   const flags = caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE;
   let line: RE2JS;
   let whole: RE2JS;
@@ -79,7 +89,7 @@ export function compileLinear(source: string, caseSensitive: boolean): LinearReg
     // as a line edge); not for `\A` and `\z`, which mean the line's edges when tested per line.
     whole = RE2JS.compile(source, flags | RE2JS.MULTILINE);
   } catch (error) {
-    throw new ToolError(`invalid regular expression ${JSON.stringify(source)}: ${(error as Error).message}`);
+    return (error as Error).message;
   }
   const literal = leadingLiteral(source);
   // The literal holds no character with a meaning in a V8 pattern, so it needs no escaping.
