@@ -134,7 +134,7 @@ describe("vault prompts", () => {
     assert.match(textOf(research), /^Find out what my Obsidian vault says about "beta"\. Use the obsmcp tools/);
     const review = await client.request("prompts/get", { name: "daily-review", arguments: { date: "2024-01-05" } });
     const daily = await session.call("daily_note", { date: "2024-01-05" });
-    const tasks = await session.text("search", { query: "- [ ]", limit: 50, max_per_file: 20 });
+    const tasks = await session.text("search", { query: "- [ ]", mode: "phrase", limit: 50, max_per_file: 20 });
     assert.equal(
       textOf(review),
       "Review my day with me from my Obsidian vault: what got done, what is still open, and what to carry over to " +

@@ -1,6 +1,7 @@
 // The search tool through the real main.js, on the crafted vault of tools-lib.mjs: plain and regular-expression
-// queries, context lines, path prefixes, limits and the cursor, and patterns that must run in linear time
-// (src/tools/search.ts).
+// queries, context lines, path prefixes, limits and the cursor (in phrase mode, and in word mode where a plain word
+// behaves alike), and patterns that must run in linear time (src/tools/search-phrase.ts; word mode's own rules are
+// in tools-search-words.test.mjs).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -28,14 +29,14 @@ describe("search", () => {
       before: ["Also [[Hub#Section two]] and an embed ![[Hub]]."],
       after: ["needle line two"],
     });
-    const literal = await session.ok("search", { query: "[[hub|THE HUB]]." });
+    const literal = await session.ok("search", { query: "[[hub|THE HUB]].", mode: "phrase" });
     assert.deepEqual(literal.results.map((file) => [file.path, file.matches[0].line]), [["Notes/Sub/Gamma note.md", 1]], "regex characters are literal in text mode");
     const accents = await session.ok("search", { query: "CAFÉ" });
     assert.equal(accents.results[0].path, "Día/Ñandú.md");
   });
 
-  it("search with rank puts the most relevant notes first, scored, and its cursor resumes in that order", async () => {
-    const ranked = await session.ok("search", { query: "needle", rank: true });
+  it("search in phrase mode with rank puts the most relevant notes first, scored, and its cursor resumes in that order", async () => {
+    const ranked = await session.ok("search", { query: "needle", mode: "phrase", rank: true });
     assert.equal(ranked.order, "relevance");
     assert.deepEqual(
       ranked.results.map((file) => [file.path, file.matches.map((match) => match.line)]),
@@ -44,22 +45,22 @@ describe("search", () => {
     );
     assert.ok(ranked.results[0].score > ranked.results[1].score, JSON.stringify(ranked.results));
     assert.equal(ranked.notes_matching, 2);
-    assert.equal(ranked.notes_searched, (await session.ok("search", { query: "zzz-absent" })).notes_searched);
+    assert.equal(ranked.notes_searched, (await session.ok("search", { query: "zzz-absent", mode: "phrase" })).notes_searched);
     // Every note holding an "e", one match per page: pages follow the ranked order (a note's later matches come on
     // the pages right after its first, as in path order).
-    const all = await session.ok("search", { query: "e", rank: true, limit: 500, max_per_file: 1 });
+    const all = await session.ok("search", { query: "e", mode: "phrase", rank: true, limit: 500, max_per_file: 1 });
     const scores = all.results.map((file) => file.score);
     assert.deepEqual(scores, [...scores].sort((a, b) => b - a), "scores never rise down the list");
     const paged = [];
     let cursor;
     do {
-      const page = await session.ok("search", { query: "e", rank: true, limit: 1, max_per_file: 1, cursor });
+      const page = await session.ok("search", { query: "e", mode: "phrase", rank: true, limit: 1, max_per_file: 1, cursor });
       paged.push(...page.results.map((file) => file.path));
       cursor = page.next_cursor ?? undefined;
       if (cursor) assert.equal(page.continue_with.arguments.rank, true);
     } while (cursor);
     assert.deepEqual(paged.filter((path, i) => path !== paged[i - 1]), all.results.map((file) => file.path));
-    await session.fails("search", { query: "e", rank: true, cursor: "1:nowhere.md" }, /no longer matches.*without cursor/);
+    await session.fails("search", { query: "e", mode: "phrase", rank: true, cursor: "1:nowhere.md" }, /no longer matches.*without cursor/);
   });
 
   it("search takes regular expressions and rejects invalid ones clearly", async () => {
@@ -75,34 +76,36 @@ describe("search", () => {
     const anchored = await session.ok("search", { query: "^needle line two$", regex: true });
     assert.deepEqual(anchored.results.map((file) => [file.path, file.matches[0].line]), [["Notes/Alpha.md", 6]]);
     await session.fails("search", { query: "(unclosed", regex: true }, /invalid regular expression/);
-    await session.fails("search", { query: "line one\nneedle" }, /one line at a time/);
+    await session.fails("search", { query: "line one\nneedle", mode: "phrase" }, /one line at a time/);
     for (const fine of ["(ab)+", "[(a+)]+", "\\(a+\\)+", "(a{2})+", "(?:Needle|needle) line", "(a+)+$"]) {
       await session.ok("search", { query: fine, regex: true });
     }
   });
 
-  it("search limits matches per note and in total, and the cursor resumes after the last match", async () => {
-    const perFile = await session.ok("search", { query: "e", max_per_file: 1 });
-    for (const file of perFile.results) assert.equal(file.matches.length, 1);
-    assert.ok(perFile.results.some((file) => file.more_in_file === true));
+  for (const mode of ["phrase", "words"]) {
+    it(`search in ${mode} mode limits matches per note and in total, and the cursor resumes after the last match`, async () => {
+      const perFile = await session.ok("search", { query: "e", mode, max_per_file: 1 });
+      for (const file of perFile.results) assert.equal(file.matches.length, 1);
+      assert.ok(perFile.results.some((file) => file.more_in_file === true));
 
-    const everything = await session.ok("search", { query: "e", max_per_file: 100, limit: 500 });
-    const flat = (result) => result.results.flatMap((file) => file.matches.map((match) => `${file.path}:${match.line}`));
-    const expected = flat(everything);
-    assert.ok(expected.length > 10);
-    const paged = [];
-    let cursor;
-    for (let guard = 0; guard < 50; guard++) {
-      const page = await session.ok("search", { query: "e", max_per_file: 100, limit: 4, ...(cursor ? { cursor } : {}) });
-      assert.ok(page.total_matches <= 4);
-      paged.push(...flat(page));
-      cursor = page.next_cursor;
-      if (!cursor) break;
-      assert.equal(page.truncated, true);
-    }
-    assert.deepEqual(paged, expected);
-    await session.fails("search", { query: "e", cursor: "garbage" }, /invalid cursor/);
-  });
+      const everything = await session.ok("search", { query: "e", mode, max_per_file: 100, limit: 500 });
+      const flat = (result) => result.results.flatMap((file) => file.matches.map((match) => `${file.path}:${match.line}`));
+      const expected = flat(everything);
+      assert.ok(expected.length > 10);
+      const paged = [];
+      let cursor;
+      for (let guard = 0; guard < 50; guard++) {
+        const page = await session.ok("search", { query: "e", mode, max_per_file: 100, limit: 4, ...(cursor ? { cursor } : {}) });
+        assert.ok(page.total_matches <= 4);
+        paged.push(...flat(page));
+        cursor = page.next_cursor;
+        if (!cursor) break;
+        assert.equal(page.truncated, true);
+      }
+      assert.deepEqual(paged, expected);
+      await session.fails("search", { query: "e", mode, cursor: "garbage" }, /invalid cursor/);
+    });
+  }
 });
 
 describe("regular expressions from agents", () => {

@@ -24,7 +24,7 @@ export const BUILTINS: readonly Builtin[] = [
     async render(p, args) {
       const date = args.date === undefined || args.date === "" ? "today" : args.date;
       const daily = await p.runTool("daily_note", { date });
-      const tasks = await p.runTool("search", { query: "- [ ]", limit: 50, max_per_file: 20 });
+      const tasks = await p.runTool("search", { query: "- [ ]", mode: "phrase", limit: 50, max_per_file: 20 });
       return (
         "Review my day with me from my Obsidian vault: what got done, what is still open, and what to carry over to " +
         "tomorrow. My daily note and my open tasks follow.\n\n" +
