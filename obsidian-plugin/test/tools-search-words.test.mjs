@@ -276,7 +276,7 @@ describe("search in word mode: what a result shows", () => {
       "notes_searched",
       "notes_matching",
     ]);
-    assert.deepEqual(Object.keys(ranked.results[0]), ["path", "score", "terms_matched", "matches"]);
+    assert.deepEqual(Object.keys(ranked.results.find((note) => !note.more_in_file)), ["path", "score", "terms_matched", "matches"]);
     const phrase = await session.ok("search", { query: "e", path_prefix: "W/", mode: "phrase" });
     assert.deepEqual(Object.keys(phrase), ["truncated", "next_cursor", "query", "mode", "results", "total_matches", "notes_searched"]);
     assert.equal(phrase.mode, "phrase");
@@ -418,8 +418,10 @@ describe("search in word mode: pages", () => {
 describe("search in word mode: ranking", () => {
   const size = (path) => Buffer.byteLength(FILES[path], "utf8");
   const mean = (size("R/Apple.md") + size("R/Fruit.md") + size("R/Other.md")) / 3;
-  const norm = (path) => 1.2 * (0.25 + 0.75 * (size(path) / mean));
-  const part = (idf, wtf, path) => (idf * (wtf * 2.2)) / (wtf + norm(path));
+  const norm = (path) => 0.25 + 0.75 * (size(path) / mean);
+  // wtf = 3·title + 2·aliases + 2·headings + text / norm, each counted at word starts; then BM25's k1 = 2.
+  const wtf = (path, title, aliases, headings, text) => 3 * title + 2 * aliases + 2 * headings + text / norm(path);
+  const part = (idf, weighted) => (idf * (weighted * 3)) / (weighted + 2);
   const round = (score) => Math.round(score * 1000) / 1000;
   const ranked = async (query, extra = {}) => {
     const result = await session.ok("search", { query, path_prefix: "R/", rank: true, ...extra });
@@ -427,14 +429,14 @@ describe("search in word mode: ranking", () => {
   };
 
   it("weighs the title ×3, aliases ×2, headings ×2 and the text ×1, with BM25's IDF and length norm", async () => {
-    // apple: Apple 3·1 (title) + 1 (text) = 4; Fruit 2·1 (alias) + 2·1 (heading) + 3 (text) = 7; in 2 notes of 3.
+    // apple: Apple's title once and its text once; Fruit's alias, heading and text ("[Apple", "# Apple", "An apple")
+    // at word starts; in 2 notes of 3.
     const idf = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
-    const apple = part(idf, 4, "R/Apple.md");
-    const fruit = part(idf, 7, "R/Fruit.md");
-    assert.ok(apple > fruit, "the short note with the title wins");
+    const apple = part(idf, wtf("R/Apple.md", 1, 0, 0, 1));
+    const fruit = part(idf, wtf("R/Fruit.md", 0, 1, 1, 3));
     assert.deepEqual(await ranked("apple"), [
-      ["R/Apple.md", round(apple)],
       ["R/Fruit.md", round(fruit)],
+      ["R/Apple.md", round(apple)],
     ]);
     // day: Fruit's text once, in 1 note of 3; summed after apple, in the terms' order.
     const dayIdf = Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5));
@@ -445,22 +447,37 @@ describe("search in word mode: ranking", () => {
     assert.deepEqual(
       result.results.map((note) => [note.path, note.score, note.terms_matched]),
       [
-        ["R/Fruit.md", round(fruit + part(dayIdf, 1, "R/Fruit.md")), 2],
+        ["R/Fruit.md", round(fruit + part(dayIdf, wtf("R/Fruit.md", 0, 0, 0, 1))), 2],
         ["R/Apple.md", round(apple), 1],
       ],
     );
   });
 
-  it("counts occurrences without overlaps, each term with its own case rule; regexes are not scored", async () => {
+  it("counts occurrences at word starts without overlaps, each term with its own case rule; regexes are not scored", async () => {
     const once = Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5));
-    assert.deepEqual(await ranked("aa"), [["R/Other.md", round(part(once, 2, "R/Other.md"))]], "aaaa holds aa twice");
-    // match-case:Apple: Apple's title (3); Fruit's alias (2), heading (2) and text twice ("An apple" is lower case).
+    // "aaaa" holds "aa" twice without overlaps, but the second does not start a word.
+    assert.deepEqual(await ranked("aa"), [["R/Other.md", round(part(once, wtf("R/Other.md", 0, 0, 0, 1)))]]);
+    // match-case:Apple: Apple's title; Fruit's alias, heading and text twice ("An apple" is lower case).
     const idf = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
     assert.deepEqual(await ranked("match-case:Apple"), [
-      ["R/Apple.md", round(part(idf, 3, "R/Apple.md"))],
-      ["R/Fruit.md", round(part(idf, 6, "R/Fruit.md"))],
+      ["R/Fruit.md", round(part(idf, wtf("R/Fruit.md", 0, 1, 1, 2)))],
+      ["R/Apple.md", round(part(idf, wtf("R/Apple.md", 1, 0, 0, 0)))],
     ]);
     assert.deepEqual(await ranked("/pie/"), [["R/Apple.md", 0]]);
+    // "ple" inside "apple" matches the note but is not counted: it does not start a word.
+    assert.deepEqual(await ranked("ple"), [["R/Apple.md", 0], ["R/Fruit.md", 0]]);
+  });
+
+  it("shows the lines of the rarer terms: not of one in more than half the notes, unless all are", async () => {
+    // "a" is in all three notes of R/ (Apple's "apple", Fruit's "aliases", Other's "nothing here aaaa").
+    const result = await session.ok("search", { query: "a day", path_prefix: "R/", rank: true });
+    const fruit = result.results.find((note) => note.path === "R/Fruit.md");
+    assert.deepEqual(fruit.matches.map((match) => match.line), [5], "only the line holding \"day\"");
+    assert.equal(fruit.terms_matched, 2);
+    const alone = await session.ok("search", { query: "a", path_prefix: "R/", rank: true });
+    assert.ok(alone.results.find((note) => note.path === "R/Fruit.md").matches.length > 1);
+    const unranked = await session.ok("search", { query: "a day", path_prefix: "R/" });
+    assert.ok(unranked.results.find((note) => note.path === "R/Fruit.md").matches.length > 1);
   });
 
   it("equal scores keep path order", async () => {

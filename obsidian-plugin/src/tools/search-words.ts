@@ -15,7 +15,7 @@ import { visibleNotes } from "../vault/notes";
 import { cleanVaultPath } from "../vault/paths";
 import { lineFinder, NoteView, qualifies, queryTerms, termsMatched } from "../vault/query/match";
 import { parseQuery, type ParsedQuery } from "../vault/query/parse";
-import { inverseFrequencies, noteScore, orderKey, weightedCounts } from "../vault/query/rank";
+import { inverseFrequencies, lengthNorm, noteScore, orderKey, weightedCounts } from "../vault/query/rank";
 import { Slices } from "../vault/slices";
 import { json, pageHead } from "./common";
 import { parseCursor, roundScore, SearchPage, type NoteHead, type SearchArgs } from "./search-page";
@@ -50,9 +50,9 @@ export async function searchWords(args: SearchArgs, ctx: ToolContext): Promise<T
   const viewOf = (file: TFile, text: string) => new NoteView(file.path, text, () => ctx.app.metadataCache.getFileCache(file));
 
   /** Adds a matching note to the page: its lines holding a term after the cursor's, or the note alone; true when full. */
-  const add = (note: NoteView, noteHead: NoteHead): boolean => {
+  const add = (note: NoteView, noteHead: NoteHead, shown: readonly number[] = terms): boolean => {
     noteHead.terms_matched = termsMatched(query, terms, note);
-    const find = lineFinder(query, terms, note);
+    const find = lineFinder(query, shown, note);
     const skip = resume !== null && resume.path === note.path ? resume.line : null;
     const first = note.lines().findIndex((line) => find(line) >= 0);
     // The page quotes the lines as read (context lines lose one final `\r` there, as in phrase mode).
@@ -63,7 +63,7 @@ export async function searchWords(args: SearchArgs, ctx: ToolContext): Promise<T
 
   if (args.rank) {
     const files = await visibleNotes(ctx, slices, prefix);
-    const ranked = await rankNotes({ query, any, terms, viewOf }, slices, files, (batch) => eachText(ctx, batch, slices, inside));
+    const { ranked, shown } = await rankNotes({ query, any, terms, viewOf }, slices, files, (batch) => eachText(ctx, batch, slices, inside));
     let at = 0;
     if (resume !== null) {
       at = ranked.findIndex((note) => note.file.path === resume.path);
@@ -74,7 +74,7 @@ export async function searchWords(args: SearchArgs, ctx: ToolContext): Promise<T
       const { file, score } = ranked[at];
       const [text] = await readNotes(ctx, [file], inside);
       if (text === null || text === undefined) continue;
-      if (add(viewOf(file, text), { path: file.path, score: roundScore(score) })) break;
+      if (add(viewOf(file, text), { path: file.path, score: roundScore(score) }, shown)) break;
     }
     return json({
       ...pageHead("search", args, page.next),
@@ -106,14 +106,16 @@ export async function searchWords(args: SearchArgs, ctx: ToolContext): Promise<T
 
 /**
  * The notes that match, most relevant first (equal order keys in path order), with their scores. `read` gives each
- * note's text (null when it is not read): such a note counts in N and in the mean size but holds no term.
+ * note's text (null when it is not read): such a note counts in N and in the mean size but holds no term. Also the
+ * terms whose lines the results show: not those in more than half the notes in scope (`the`, `how`), which would show
+ * nearly every line, unless every scored term is that common.
  */
 async function rankNotes(
   asked: Asked,
   slices: Slices,
   files: readonly TFile[],
   read: (files: readonly TFile[]) => AsyncGenerator<{ file: TFile; text: string | null }>,
-): Promise<{ file: TFile; score: number; key: number }[]> {
+): Promise<{ ranked: { file: TFile; score: number; key: number }[]; shown: number[] }> {
   const { query, any, terms, viewOf } = asked;
   const scored = terms.filter((at) => query.atoms[at].kind !== "regex");
   let bytes = 0;
@@ -127,16 +129,22 @@ async function rankNotes(
   for await (const { file, text } of read(files)) {
     if (text === null) continue;
     const note = viewOf(file, text);
-    const wtf = weightedCounts(query, scored, note);
+    const wtf = weightedCounts(query, scored, note, lengthNorm(file.stat.size, meanSize));
     for (let i = 0; i < wtf.length; i++) if (wtf[i] > 0) documents[i]++;
     if (qualifies(query, any, note)) matching.push({ file, wtf });
     if (slices.spent()) await slices.pause();
   }
   const idf = inverseFrequencies(files.length, documents);
   const withScores = await slices.map(matching, ({ file, wtf }) => {
-    const score = noteScore(idf, wtf, file.stat.size, meanSize);
+    const score = noteScore(idf, wtf);
     return { file, score, key: orderKey(score) };
   });
   // Already in path order, and the sort is stable: equal keys stay so.
-  return slices.sort(withScores, (a, b) => b.key - a.key);
+  const ranked = await slices.sort(withScores, (a, b) => b.key - a.key);
+  const common = (at: number) => {
+    const index = scored.indexOf(at);
+    return index >= 0 && documents[index] * 2 > files.length;
+  };
+  const shown = scored.length > 0 && scored.every(common) ? [...terms] : terms.filter((at) => !common(at));
+  return { ranked, shown };
 }

@@ -12,8 +12,22 @@ export interface TextMatcher {
   find(line: string): number;
   /** Whether a text holds a match: a literal anywhere in it, a regex in one of its lines. */
   matches(text: string): boolean;
-  /** How many times a literal occurs in a text, without overlaps, left to right (0 for a regex: never scored). */
+  /**
+   * How many times a literal occurs in a text at the start of a word (see `startsWord`), matches found without
+   * overlaps, left to right: what ranking counts (0 for a regex: never scored).
+   */
   count(text: string): number;
+}
+
+const WORD_CHARACTER = /[\p{Alphabetic}\p{N}]/u;
+
+/** Whether a match at UTF-16 index `at` starts a word: the text's start, or after a character that is neither alphabetic nor numeric. */
+export function startsWord(text: string, at: number): boolean {
+  if (at === 0) return true;
+  const low = text.charCodeAt(at - 1);
+  const high = at >= 2 ? text.charCodeAt(at - 2) : 0;
+  const before = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff ? text.slice(at - 2, at) : text[at - 1];
+  return !WORD_CHARACTER.test(before);
 }
 
 /**
@@ -33,7 +47,9 @@ export function literalMatcher(literal: string, caseSensitive: boolean): TextMat
       matches: (text) => text.includes(literal),
       count(text) {
         let count = 0;
-        for (let at = text.indexOf(literal); at >= 0; at = text.indexOf(literal, at + literal.length)) count++;
+        for (let at = text.indexOf(literal); at >= 0; at = text.indexOf(literal, at + literal.length)) {
+          if (startsWord(text, at)) count++;
+        }
         return count;
       },
     };
@@ -49,7 +65,9 @@ export function literalMatcher(literal: string, caseSensitive: boolean): TextMat
     count(text) {
       every.lastIndex = 0;
       let count = 0;
-      while (every.exec(text) !== null) count++;
+      for (let found = every.exec(text); found !== null; found = every.exec(text)) {
+        if (startsWord(text, found.index)) count++;
+      }
       return count;
     },
   };

@@ -222,7 +222,7 @@ class Parser {
 
   /**
    * Reads from the opening character here up to the closing `close`, `\close` standing for `close` (and `\\` for
-   * `\` when `unescapeBackslash`); null when it is never closed.
+   * `\` when `unescapeBackslash`, any other `\x` kept as written); null when it is never closed.
    */
   private delimited(close: string, unescapeBackslash: boolean): string | null {
     let text = "";
@@ -234,8 +234,10 @@ class Parser {
         return text;
       }
       const next = this.query[at + 1];
-      if (c === "\\" && next !== undefined && (next === close || (unescapeBackslash && next === "\\"))) {
-        text += next;
+      // A backslash and the character after it are read as a pair, so `\\` before the closing character never
+      // escapes it; only `\close` (and `\\` when unescapeBackslash) lose their backslash.
+      if (c === "\\" && next !== undefined) {
+        text += next === close || (unescapeBackslash && next === "\\") ? next : c + next;
         at += 2;
         continue;
       }

@@ -155,13 +155,17 @@ fn words_search(
         _ => None,
     };
     // Adds a matching note to the page; true when the page is full.
-    let add = |page: &mut Page, path: &str, text: &str, mut entry: Map<String, Value>| {
+    let add = |page: &mut Page,
+               shown: &[usize],
+               path: &str,
+               text: &str,
+               mut entry: Map<String, Value>| {
         let view = NoteView::new(path, text);
         entry.insert(
             "terms_matched".into(),
             json!(note::terms_matched(parsed, &terms, &view)),
         );
-        let find = |line: &str| note::hit(parsed, &terms, line);
+        let find = |line: &str| note::hit(parsed, shown, line);
         if view.lines().iter().any(|line| find(line).is_some()) {
             page.add_note(
                 find,
@@ -178,7 +182,7 @@ fn words_search(
     };
 
     if asked.rank {
-        let ranked = rank_notes(ctx, asked, parsed, &notes, &sets);
+        let (ranked, shown) = rank_notes(ctx, asked, parsed, &notes, &sets);
         let mut start = 0;
         if let Some((_, path)) = &asked.resume {
             start = ranked.iter().position(|(file, _)| file.path == *path).ok_or_else(|| {
@@ -194,7 +198,7 @@ fn words_search(
             };
             let mut entry = note::entry(&file.path);
             entry.insert("score".into(), js_number(phrase::round_score(*score)));
-            if add(&mut page, &file.path, &text, entry) {
+            if add(&mut page, &shown, &file.path, &text, entry) {
                 break;
             }
         }
@@ -233,7 +237,13 @@ fn words_search(
         if !note::qualifies(parsed, asked.any, &NoteView::new(&file.path, &text)) {
             continue;
         }
-        if add(&mut page, &file.path, &text, note::entry(&file.path)) {
+        if add(
+            &mut page,
+            &terms,
+            &file.path,
+            &text,
+            note::entry(&file.path),
+        ) {
             break;
         }
     }
@@ -248,17 +258,23 @@ fn words_search(
     Ok((json!(page.next), rest))
 }
 
-/// The notes that match, most relevant first (equal keys in path order), with their scores.
+/// A ranked note and its score.
+type Ranked<'c> = (&'c FileEntry, f64);
+
+/// The notes that match, most relevant first (equal keys in path order), with their scores; and the terms whose lines
+/// the results show: not those in more than half the notes in scope (`the`, `how`), which would show nearly every line,
+/// unless every scored term is that common.
 fn rank_notes<'c>(
     ctx: &Context<'_>,
     asked: &Asked,
     parsed: &Query,
     notes: &[(usize, &'c FileEntry)],
     sets: &[Option<DocSet>],
-) -> Vec<(&'c FileEntry, f64)> {
+) -> (Vec<Ranked<'c>>, Vec<usize>) {
     let terms = note::terms(parsed);
     let scored: Vec<usize> = terms
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&at| parsed.atoms[at].kind != AtomKind::Regex)
         .collect();
     let bytes: u64 = notes.iter().map(|(_, file)| file.size).sum();
@@ -283,7 +299,8 @@ fn rank_notes<'c>(
                 continue;
             };
             let view = NoteView::new(&file.path, &text);
-            let wtf = rank::weighted_counts(parsed, &scored, &view);
+            let norm = rank::length_norm(file.size, mean_size);
+            let wtf = rank::weighted_counts(parsed, &scored, &view, norm);
             if may_match && note::qualifies(parsed, asked.any, &view) {
                 matching.push((file, wtf.clone()));
             }
@@ -300,9 +317,19 @@ fn rank_notes<'c>(
     let idf = rank::idf(notes.len(), &df);
     let mut ranked: Vec<(&FileEntry, f64)> = matching
         .into_iter()
-        .map(|(file, wtf)| (file, rank::score(&idf, &wtf, file.size, mean_size)))
+        .map(|(file, wtf)| (file, rank::score(&idf, &wtf)))
         .collect();
     // Stable, from path order: equal keys stay in path order, as in the plugin.
     ranked.sort_by_key(|(_, score)| std::cmp::Reverse(rank::order_key(*score)));
-    ranked
+    let common = |at: usize| {
+        scored
+            .iter()
+            .position(|&scored| scored == at)
+            .is_some_and(|index| df[index] * 2 > notes.len())
+    };
+    let mut shown: Vec<usize> = terms.iter().copied().filter(|&at| !common(at)).collect();
+    if !scored.is_empty() && scored.iter().all(|&at| common(at)) {
+        shown = terms;
+    }
+    (ranked, shown)
 }

@@ -28,7 +28,6 @@ enum Texts<'a> {
     /// The note's path or its text.
     Note,
     One(&'a str),
-    Values(&'a [String]),
 }
 
 impl<'t> NoteView<'t> {
@@ -171,7 +170,6 @@ fn atom_matches(atom: &Atom, note: &NoteView<'_>, texts: Texts<'_>) -> bool {
     match texts {
         Texts::Note => atom.matcher.matches(note.path) || atom.matcher.matches(note.text),
         Texts::One(text) => atom.matcher.matches(text),
-        Texts::Values(values) => values.iter().any(|value| atom.matcher.matches(value)),
     }
 }
 
@@ -197,7 +195,10 @@ fn eval(query: &Query, node: &Node, note: &NoteView<'_>, texts: Texts<'_>) -> bo
         Node::Property(name, value) => match (note.property(name), value) {
             (None, _) => false,
             (Some(_), None) => true,
-            (Some(values), Some(value)) => eval(query, value, note, Texts::Values(&values)),
+            // Item by item: one value (or one item of a list) must match the whole value query.
+            (Some(values), Some(value)) => values
+                .iter()
+                .any(|item| eval(query, value, note, Texts::One(item))),
         },
     }
 }
@@ -266,10 +267,10 @@ pub(super) fn terms(query: &Query) -> Vec<usize> {
             Node::Not(node) => walk(query, node, !negated, out),
             Node::Atom(at) => {
                 let atom = &query.atoms[*at];
-                let seen = out.iter().any(|&other| {
-                    let other = &query.atoms[other];
-                    other.written == atom.written && other.case_sensitive == atom.case_sensitive
-                });
+                // Once per written text: the first one's case rule stands.
+                let seen = out
+                    .iter()
+                    .any(|&other| query.atoms[other].written == atom.written);
                 if !negated && !seen {
                     out.push(*at);
                 }

@@ -129,12 +129,28 @@ impl Matcher {
         }
     }
 
-    /// How many times a literal occurs in a text, without overlaps, left to right.
-    pub(super) fn count(&self, text: &str) -> usize {
+    /// How many times a literal occurs in a text at the start of a word (the text's start, or after a character that
+    /// is neither alphabetic nor numeric), matches found without overlaps, left to right: what ranking counts.
+    pub(super) fn count_word_starts(&self, text: &str) -> usize {
+        let starts_word = |at: usize| {
+            text[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_alphabetic() || c.is_numeric()))
+        };
         match self {
-            Matcher::Exact(query) => text.matches(query.as_str()).count(),
-            Matcher::AsciiFold(regex) => regex.find_iter(text.as_bytes()).count(),
-            Matcher::Folded(regex) | Matcher::Pattern(regex, _) => regex.find_iter(text).count(),
+            Matcher::Exact(query) => text
+                .match_indices(query.as_str())
+                .filter(|(at, _)| starts_word(*at))
+                .count(),
+            Matcher::AsciiFold(regex) => regex
+                .find_iter(text.as_bytes())
+                .filter(|found| starts_word(found.start()))
+                .count(),
+            Matcher::Folded(regex) | Matcher::Pattern(regex, _) => regex
+                .find_iter(text)
+                .filter(|found| starts_word(found.start()))
+                .count(),
         }
     }
 

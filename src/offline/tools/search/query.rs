@@ -57,7 +57,6 @@ pub(super) struct Atom {
     pub(super) written: String,
     /// What it looks for: the word, the phrase unescaped, or the pattern.
     pub(super) text: String,
-    pub(super) case_sensitive: bool,
     pub(super) matcher: Matcher,
 }
 
@@ -267,18 +266,21 @@ impl Parser {
 
     fn primary(&mut self, in_bracket: bool) -> Result<Node, ToolError> {
         match self.peek() {
-            Some('(') => self.group(),
+            Some('(') => self.group(in_bracket),
             Some('"') => self.phrase(),
             Some('/') => self.regex(),
-            Some('[') if !in_bracket => self.property(),
+            // `[[` starts a link's text, never a property (no property name starts with `[`).
+            Some('[') if !in_bracket && self.chars.get(self.at + 1) != Some(&'[') => {
+                self.property()
+            }
             _ => self.word_or_operator(in_bracket),
         }
     }
 
-    fn group(&mut self) -> Result<Node, ToolError> {
+    fn group(&mut self, in_bracket: bool) -> Result<Node, ToolError> {
         let open = self.at;
         self.at += 1;
-        let inner = self.or(false)?;
+        let inner = self.or(in_bracket)?;
         self.skip_space();
         if self.peek() != Some(')') {
             return Err(invalid(format!(
@@ -305,10 +307,14 @@ impl Parser {
                 self.at = at + 1;
                 return Some(text);
             }
+            // A backslash and the character after it are read as a pair, so `\\` before the closing character never
+            // escapes it; only `\close` (and `\\` in a phrase) lose their backslash.
             if c == '\\'
                 && let Some(&next) = self.chars.get(at + 1)
-                && (next == close || (unescape_backslash && next == '\\'))
             {
+                if next != close && !(unescape_backslash && next == '\\') {
+                    text.push(c);
+                }
                 text.push(next);
                 at += 2;
                 continue;
@@ -369,7 +375,6 @@ impl Parser {
             kind,
             written,
             text,
-            case_sensitive: self.case_sensitive,
             matcher,
         });
         Node::Atom(self.atoms.len() - 1)
@@ -404,7 +409,8 @@ impl Parser {
                 self.case_sensitive = name == "match-case";
                 let operand = self.primary(in_bracket);
                 self.case_sensitive = outer;
-                operand?
+                // Wrapped, so that `match: "any"` keeps it required as the operator it is.
+                Node::And(vec![operand?])
             }
             "tag" => {
                 if matches!(self.peek(), Some('(' | '/')) {
@@ -573,12 +579,21 @@ mod tests {
         );
         assert_eq!(shape("[a:x]y"), "(and [a x] y)");
         assert_eq!(shape("[a:]"), "[a]");
-        let cased = parse("match-case:Rust rust ignore-case:(X)", true).unwrap();
-        let rules: Vec<bool> = cased.atoms.iter().map(|atom| atom.case_sensitive).collect();
-        assert_eq!(rules, [true, true, false]);
-        let cased = parse("match-case:Rust rust", false).unwrap();
-        let rules: Vec<bool> = cased.atoms.iter().map(|atom| atom.case_sensitive).collect();
-        assert_eq!(rules, [true, false]);
+        assert_eq!(shape("[[hub"), "[[hub", "a link's text is a word");
+        // Whether each atom finds its text in upper case: the case rule it was given.
+        let finds_upper = |query: &str, case_sensitive: bool| -> Vec<bool> {
+            let parsed = parse(query, case_sensitive).unwrap();
+            parsed
+                .atoms
+                .iter()
+                .map(|atom| atom.matcher.find(&atom.text.to_uppercase()).is_some())
+                .collect()
+        };
+        assert_eq!(
+            finds_upper("match-case:Rust rust ignore-case:(X)", true),
+            [false, false, true]
+        );
+        assert_eq!(finds_upper("match-case:Rust rust", false), [false, true]);
     }
 
     #[test]

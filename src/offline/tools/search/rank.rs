@@ -1,23 +1,39 @@
-//! BM25 over terms for word mode (plugin: `src/vault/query/rank.ts`; the formula is in
-//! `obsidian-plugin/src/tools/README.md`, search): each scored term's occurrences weighted by field (title ×3,
-//! aliases ×2, headings ×2, text ×1), its IDF over the notes in scope, and the note's size against the mean. Both
-//! readers do the same operations in the same order, so scores and order agree.
+//! BM25F over terms for word mode (plugin: `src/vault/query/rank.ts`; the formula is in
+//! `obsidian-plugin/src/tools/README.md`, search): each scored term's occurrences at word starts weighted by field
+//! (title ×3, aliases ×2, headings ×2, and the text ×1 against the note's size relative to the mean), saturated with
+//! k1 = 2, times its IDF over the notes in scope. Both readers do the same operations in the same order, so scores
+//! and order agree.
 
 use super::note::NoteView;
 use super::query::Query;
 
-/// The weighted occurrences of each scored term in a note.
-pub(super) fn weighted_counts(query: &Query, scored: &[usize], note: &NoteView<'_>) -> Vec<f64> {
+/// How much the text's own occurrences count for a note of `size` bytes: `0.25 + 0.75·size/mean`, the divisor.
+pub(super) fn length_norm(size: u64, mean_size: f64) -> f64 {
+    let ratio = if mean_size > 0.0 {
+        size as f64 / mean_size
+    } else {
+        1.0
+    };
+    0.25 + 0.75 * ratio
+}
+
+/// The weighted occurrences (`wtf`) of each scored term in a note: `3·title + 2·aliases + 2·headings + text / norm`.
+pub(super) fn weighted_counts(
+    query: &Query,
+    scored: &[usize],
+    note: &NoteView<'_>,
+    norm: f64,
+) -> Vec<f64> {
     let (aliases, headings) = (note.aliases(), note.headings());
     scored
         .iter()
         .map(|&at| {
             let matcher = &query.atoms[at].matcher;
-            let count = |text: &str| matcher.count(text) as f64;
+            let count = |text: &str| matcher.count_word_starts(text) as f64;
             3.0 * count(note.title())
                 + 2.0 * count(&aliases)
                 + 2.0 * count(&headings)
-                + count(note.text)
+                + count(note.text) / norm
         })
         .collect()
 }
@@ -26,7 +42,7 @@ pub(super) fn weighted_counts(query: &Query, scored: &[usize], note: &NoteView<'
 pub(super) fn title_counts(query: &Query, scored: &[usize], title: &str) -> Vec<f64> {
     scored
         .iter()
-        .map(|&at| 3.0 * query.atoms[at].matcher.count(title) as f64)
+        .map(|&at| 3.0 * query.atoms[at].matcher.count_word_starts(title) as f64)
         .collect()
 }
 
@@ -40,17 +56,11 @@ pub(super) fn idf(notes: usize, df: &[usize]) -> Vec<f64> {
         .collect()
 }
 
-/// A note's score: `Σ idf · wtf·2.2 / (wtf + norm)`, `norm = 1.2·(0.25 + 0.75·size/mean)`, in the terms' order.
-pub(super) fn score(idf: &[f64], wtf: &[f64], size: u64, mean_size: f64) -> f64 {
-    let ratio = if mean_size > 0.0 {
-        size as f64 / mean_size
-    } else {
-        1.0
-    };
-    let norm = 1.2 * (0.25 + 0.75 * ratio);
+/// A note's score: `Σ idf · wtf·3 / (wtf + 2)` in the terms' order (BM25's saturation with k1 = 2).
+pub(super) fn score(idf: &[f64], wtf: &[f64]) -> f64 {
     let mut sum = 0.0;
     for (idf, wtf) in idf.iter().zip(wtf) {
-        sum += idf * (wtf * 2.2) / (wtf + norm);
+        sum += idf * (wtf * 3.0) / (wtf + 2.0);
     }
     sum
 }
@@ -67,26 +77,36 @@ mod tests {
 
     #[test]
     fn scores_follow_the_formula_by_hand() {
-        // Two notes of 100 bytes and 300 bytes (mean 200); a term in one of three notes.
+        // A term in one of three notes.
         let idf = idf(3, &[1]);
         assert!((idf[0] - (1.0f64 + 2.5 / 1.5).ln()).abs() < 1e-12);
-        let short = score(&idf, &[1.0], 100, 200.0);
-        let long = score(&idf, &[1.0], 300, 200.0);
-        let by_hand = idf[0] * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * 0.5));
-        assert!((short - by_hand).abs() < 1e-12);
+        // Once in the text of a note half the mean size, and of one 1.5 times it.
+        let (short, long) = (length_norm(100, 200.0), length_norm(300, 200.0));
+        assert_eq!(short, 0.625);
+        let by_hand = idf[0] * (1.0 / 0.625 * 3.0) / (1.0 / 0.625 + 2.0);
+        assert!((score(&idf, &[1.0 / short]) - by_hand).abs() < 1e-12);
         assert!(
-            short > long,
-            "a shorter note ranks higher for the same count"
+            score(&idf, &[1.0 / short]) > score(&idf, &[1.0 / long]),
+            "a shorter note ranks higher"
         );
         assert!(
-            score(&idf, &[3.0], 100, 200.0) > short,
+            score(&idf, &[3.0]) > score(&idf, &[1.0 / short]),
             "a title hit (×3) outweighs one in the text"
         );
-        assert_eq!(score(&idf, &[0.0], 100, 200.0), 0.0);
+        assert!(
+            score(&idf, &[1000.0]) < 3.0 * idf[0],
+            "saturates below k1 + 1"
+        );
+        assert_eq!(score(&idf, &[0.0]), 0.0);
         assert_eq!(order_key(1.234_567_4), 1_234_567);
         assert!(
             super::idf(10, &[10])[0] > 0.0,
             "a term in every note still counts a little"
+        );
+        assert_eq!(
+            length_norm(5, 0.0),
+            1.0,
+            "an empty vault divides by nothing"
         );
     }
 }

@@ -181,3 +181,32 @@ fn bad_syntax_is_refused_with_its_position() {
     let phrase = search(&NOTES, json!({"query": "pricing (tiers", "mode": "phrase"}));
     assert_eq!(phrase["results"], json!([]));
 }
+
+#[test]
+fn ranked_results_show_the_lines_of_the_rarer_terms() {
+    let files = [
+        ("a.md", "the start\nthe harbor at dawn\nthe end\n"),
+        ("b.md", "the only line\n"),
+        ("c.md", "the other note\n"),
+    ];
+    let result = search(&files, json!({"query": "the harbor", "rank": true}));
+    assert_eq!(paths(&result)[0], "a.md");
+    let lines: Vec<i64> = result["results"][0]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["line"].as_i64().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [2],
+        "`the` is in every note: its lines are not shown"
+    );
+    assert_eq!(result["results"][0]["terms_matched"], 2);
+    // When every term is that common, their lines are shown.
+    let common = search(&files, json!({"query": "the", "rank": true}));
+    assert_eq!(common["results"][0]["matches"].as_array().unwrap().len(), 3);
+    // Without rank, every term's lines.
+    let all = search(&files, json!({"query": "the harbor"}));
+    assert_eq!(all["results"][0]["matches"].as_array().unwrap().len(), 3);
+}
