@@ -58,7 +58,9 @@ const INSTRUCTIONS =
   "then read only what you need (outline, then read_note with a heading or line range; several reads in one batch), " +
   "and make a result's continue_with call when it says truncated. Paths are vault-relative; [[links]] and note names " +
   "work too. Every edit takes expected_hash, the sha256 of your last read, so a note changed meanwhile is never " +
-  "overwritten; on a conflict, read again and redo the edit.";
+  "overwritten; on a conflict, read again and redo the edit. search speaks Obsidian's syntax: words that must all " +
+  'occur anywhere in a note, "an exact phrase", OR, -excluded, tag:#x, path:Folder, line:(a b), [status:done]; with ' +
+  "rank: true the most relevant notes come first and any of the words may match.";
 
 /** A tool as the server dispatches it: its definition, its listed form and its argument parser. */
 interface Entry {

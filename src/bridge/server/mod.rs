@@ -282,7 +282,9 @@ impl Server {
                  continue_with call when it says truncated. Every edit takes expected_hash, the sha256 of your last read, so \
                  a note changed meanwhile is never overwritten; on a conflict, read again and redo the edit. When Obsidian \
                  is closed, reads come from disk (served_from=disk) and writes say Obsidian must be open: ask the user to \
-                 open it, then retry; obsidian_status shows the connection."
+                 open it, then retry; obsidian_status shows the connection. search speaks Obsidian's syntax: words that \
+                 must all occur anywhere in a note, \"an exact phrase\", OR, -excluded, tag:#x, path:Folder, line:(a b), \
+                 [status:done]; with rank: true the most relevant notes come first and any of the words may match."
             }
             _ => "A bridge to an MCP server; `obsidian_status` tells the connection state.",
         }

@@ -77,7 +77,7 @@ fn daily_review(ctx: &Context<'_>, given: &dyn Fn(&str) -> String) -> Result<Str
     let tasks = tool_text(
         ctx,
         "search",
-        json!({ "query": "- [ ]", "limit": 50, "max_per_file": 20 }),
+        json!({ "query": "- [ ]", "mode": "phrase", "limit": 50, "max_per_file": 20 }),
     )
     .unwrap_or_else(|error| error);
     Ok(format!(
