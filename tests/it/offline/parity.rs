@@ -122,6 +122,122 @@ pub(super) fn fixed_calls() -> Vec<Call> {
         call("search", json!({"query": "secret"})),
         call("search", json!({"query": "link", "cursor": "nonsense"})),
         call("search", json!({"query": ""})),
+        // Word mode (issue 35): every operator, the errors and their positions, quoting and case.
+        call("search", json!({"query": "fixture small keep"})),
+        call("search", json!({"query": "anna bernd", "context_lines": 1})),
+        call("search", json!({"query": "\"the fixture\" -small"})),
+        call("search", json!({"query": "meeting OR über team"})),
+        call(
+            "search",
+            json!({"query": "(meeting OR home) -(decisions action)"}),
+        ),
+        call("search", json!({"query": "file:note path:Archive"})),
+        call("search", json!({"query": "file:.md -path:Notes/"})),
+        call("search", json!({"query": "content:2026 -file:2026"})),
+        call("search", json!({"query": "tag:#projekt"})),
+        call(
+            "search",
+            json!({"query": "tag:status tag:\"nested/deeper\""}),
+        ),
+        call("search", json!({"query": "tag:日本語 OR tag:todo"})),
+        call(
+            "search",
+            json!({"query": "line:(anna bernd) OR line:(write generator)"}),
+        ),
+        call(
+            "search",
+            json!({"query": "block:(keep small) block:(decisions small)"}),
+        ),
+        call("search", json!({"query": "section:(decisions fixture)"})),
+        call("search", json!({"query": "section:(welcome links)"})),
+        call(
+            "search",
+            json!({"query": "task:generator task-todo:write -task-done:write"}),
+        ),
+        call("search", json!({"query": "task-done:commit"})),
+        call("search", json!({"query": "[status]"})),
+        call("search", json!({"query": "[status:active] [rating:4]"})),
+        call("search", json!({"query": "[aliases:start OR about]"})),
+        call(
+            "search",
+            json!({"query": "[attendees:\"Bernd\"] [tags:meet]"}),
+        ),
+        call("search", json!({"query": "/^- \\[[ x]\\]/ write"})),
+        call("search", json!({"query": "/20\\d\\d-\\d\\d/ -daily"})),
+        call(
+            "search",
+            json!({"query": "match-case:Anna match-case:anna"}),
+        ),
+        call(
+            "search",
+            json!({"query": "match-case:Anna ignore-case:BERND", "case_sensitive": true}),
+        ),
+        call("search", json!({"query": "Anna", "case_sensitive": true})),
+        call("search", json!({"query": "[[hub"})),
+        call("search", json!({"query": "wir sind team", "match": "any"})),
+        call("search", json!({"query": "team über -tag:projekt"})),
+        call("search", json!({"query": "-e"})),
+        call("search", json!({"query": "e", "limit": 3})),
+        call(
+            "search",
+            json!({"query": "e", "limit": 3, "cursor": "0:Daily/2026-03-14.md"}),
+        ),
+        call(
+            "search",
+            json!({"query": "note", "limit": 2, "cursor": "3:Home.md"}),
+        ),
+        call("search", json!({"query": "e", "max_chars": 300})),
+        call(
+            "search",
+            json!({"query": "fixture meeting team home", "rank": true}),
+        ),
+        call(
+            "search",
+            json!({"query": "how do we keep the fixture small", "rank": true}),
+        ),
+        call(
+            "search",
+            json!({"query": "start welcome", "rank": true, "match": "all"}),
+        ),
+        call(
+            "search",
+            json!({"query": "decisions tag:meeting", "rank": true}),
+        ),
+        call(
+            "search",
+            json!({"query": "team anna", "rank": true, "limit": 2}),
+        ),
+        call(
+            "search",
+            json!({"query": "team anna", "rank": true, "limit": 2, "cursor": "1:Projekte/Über uns.md"}),
+        ),
+        call(
+            "search",
+            json!({"query": "Team", "rank": true, "case_sensitive": true}),
+        ),
+        call("search", json!({"query": "link", "mode": "phrase"})),
+        call(
+            "search",
+            json!({"query": "link", "mode": "phrase", "rank": true}),
+        ),
+        call("search", json!({"query": "x", "mode": "sentence"})),
+        call("search", json!({"query": "x", "match": "some"})),
+        call("search", json!({"query": "a \"b c"})),
+        call("search", json!({"query": "😀 /x"})),
+        call("search", json!({"query": "(a b"})),
+        call("search", json!({"query": "a) b"})),
+        call("search", json!({"query": "OR a"})),
+        call("search", json!({"query": "a OR OR b"})),
+        call("search", json!({"query": "a -"})),
+        call("search", json!({"query": "file: x"})),
+        call("search", json!({"query": "a ()"})),
+        call("search", json!({"query": "[status"})),
+        call("search", json!({"query": "[ ]"})),
+        call("search", json!({"query": "tag:(a)"})),
+        call("search", json!({"query": "\"\""})),
+        call("search", json!({"query": "//"})),
+        call("search", json!({"query": "x /(?<=a)b/"})),
+        call("search", json!({"query": "  \t "})),
         call("tags", json!({})),
         call("tags", json!({"sort": "name"})),
         call("tags", json!({"prefix": "todo"})),
@@ -373,6 +489,22 @@ fn offline_results_equal_the_plugins_on_a_generated_vault() {
             "search",
             json!({"query": "[[hub", "rank": true, "max_per_file": 2, "limit": 300}),
         ),
+        call(
+            "search",
+            json!({"query": "harbor lantern -hub", "limit": 500, "max_chars": 200_000}),
+        ),
+        call(
+            "search",
+            json!({"query": "harbor lantern OR tag:area", "rank": true, "limit": 500, "max_chars": 200_000}),
+        ),
+        call(
+            "search",
+            json!({"query": "line:(harbor hub) section:(harbor)", "limit": 500, "max_chars": 200_000}),
+        ),
+        call(
+            "search",
+            json!({"query": "how is the harbor linked to the hub", "rank": true, "limit": 50}),
+        ),
         call("recent_files", json!({"limit": 500})),
     ];
     let tags = client.call("tags", &json!({"limit": 500}));
@@ -399,4 +531,46 @@ fn offline_results_equal_the_plugins_on_a_generated_vault() {
     let (count, differences) = run_parity(&home, &vault, host, &calls);
     assert_same(count, &differences);
     eprintln!("parity on a generated vault: {count} calls, no difference");
+}
+
+#[test]
+fn word_search_equals_the_plugins_on_10000_generated_notes() {
+    let home = TempHome::new();
+    let vault = generated_vault(&home, 10_000, 11);
+    let host = start_host(&vault);
+    let wide = |query: &str, more: Value| {
+        let mut arguments = json!({"query": query, "limit": 500, "max_chars": 200_000});
+        for (key, value) in more.as_object().unwrap() {
+            arguments[key] = value.clone();
+        }
+        call("search", arguments)
+    };
+    let calls = vec![
+        wide("harbor lantern", json!({})),
+        wide("harbor lantern -quartz", json!({"max_per_file": 1})),
+        wide(
+            "\"river stone\" OR (ember glacier)",
+            json!({"max_per_file": 1}),
+        ),
+        wide("tag:status -tag:status/done path:Projects", json!({})),
+        wide("line:(harbor lantern) [tags:meeting]", json!({})),
+        wide("section:(summit orbit) task-todo:market", json!({})),
+        wide("/ledger \\d+/ café", json!({})),
+        wide("zürich kraków łódź", json!({"rank": true})),
+        wide(
+            "how does the harbor lantern guide the glacier",
+            json!({"rank": true, "max_per_file": 1}),
+        ),
+        wide(
+            "Hub index everything",
+            json!({"rank": true, "match": "all"}),
+        ),
+        wide(
+            "meadow",
+            json!({"rank": true, "limit": 50, "cursor": "1:Hub.md"}),
+        ),
+    ];
+    let (count, differences) = run_parity(&home, &vault, host, &calls);
+    assert_same(count, &differences);
+    eprintln!("word search parity on 10,000 generated notes: {count} calls, no difference");
 }
