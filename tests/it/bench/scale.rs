@@ -66,7 +66,12 @@ fn stall_cases() -> Vec<(&'static str, &'static str, Value)> {
         (
             "search, ranked",
             "search",
-            json!({"query": "harbor", "rank": true}),
+            json!({"query": "harbor", "mode": "phrase", "rank": true}),
+        ),
+        (
+            "search, words ranked (BM25)",
+            "search",
+            json!({"query": "how does the harbor lantern guide the glacier", "rank": true}),
         ),
         ("tags", "tags", json!({})),
         ("orphans", "orphans", json!({})),

@@ -45,12 +45,27 @@ fn cases() -> Vec<Case> {
         case(
             "search text, common word",
             "search",
-            json!({"query": "harbor"}),
+            json!({"query": "harbor", "mode": "phrase"}),
         ),
         case(
             "search text, absent (scans all)",
             "search",
-            json!({"query": "zqxjv absent"}),
+            json!({"query": "zqxjv absent", "mode": "phrase"}),
+        ),
+        case(
+            "search words, three anywhere in a note",
+            "search",
+            json!({"query": "harbor lantern quartz"}),
+        ),
+        case(
+            "search words, ranked question (BM25)",
+            "search",
+            json!({"query": "how does the harbor lantern guide the glacier", "rank": true}),
+        ),
+        case(
+            "search words, operators",
+            "search",
+            json!({"query": "tag:status -tag:status/done line:(river stone)"}),
         ),
         case(
             "search regex, common",
