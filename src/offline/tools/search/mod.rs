@@ -160,7 +160,7 @@ fn words_search(
                path: &str,
                text: &str,
                mut entry: Map<String, Value>| {
-        let view = NoteView::new(path, text);
+        let view = NoteView::new(path, text, ctx.snapshot.note(path).map(|note| &**note));
         entry.insert(
             "terms_matched".into(),
             json!(note::terms_matched(parsed, &terms, &view)),
@@ -234,7 +234,11 @@ fn words_search(
         let Ok(text) = ctx.text_of(file) else {
             continue;
         };
-        if !note::qualifies(parsed, asked.any, &NoteView::new(&file.path, &text)) {
+        if !note::qualifies(
+            parsed,
+            asked.any,
+            &NoteView::new(&file.path, &text, Some(indexed)),
+        ) {
             continue;
         }
         if add(
@@ -298,9 +302,10 @@ fn rank_notes<'c>(
             let Ok(text) = ctx.text_of(file) else {
                 continue;
             };
-            let view = NoteView::new(&file.path, &text);
+            let view = NoteView::new(&file.path, &text, Some(indexed));
             let norm = rank::length_norm(file.size, mean_size);
-            let wtf = rank::weighted_counts(parsed, &scored, &view, norm);
+            let in_text = |at: usize| holds(at, true);
+            let wtf = rank::weighted_counts(parsed, &scored, &view, norm, in_text);
             if may_match && note::qualifies(parsed, asked.any, &view) {
                 matching.push((file, wtf.clone()));
             }

@@ -10,15 +10,19 @@ use crate::offline::lines::split_lines;
 use crate::offline::links::tag_matches;
 use crate::offline::obsidian::markdown::{self, NoteMetadata};
 use crate::offline::obsidian::properties::{frontmatter_aliases, note_tags};
+use crate::offline::obsidian::vault::Note;
 
 use super::query::{Atom, AtomKind, Field, Node, Query, Scope};
 
-/// A note as a query sees it.
+/// A note as a query sees it. What the index keeps of it (frontmatter, tags, tasks) is taken from there; the text is
+/// parsed again only for what the index does not keep (sections, headings).
 pub(super) struct NoteView<'t> {
     pub(super) path: &'t str,
     pub(super) text: &'t str,
+    indexed: Option<&'t Note>,
     lines: OnceCell<Vec<&'t str>>,
     meta: OnceCell<NoteMetadata>,
+    frontmatter: OnceCell<Option<Map<String, Value>>>,
     tags: OnceCell<Vec<String>>,
 }
 
@@ -31,14 +35,25 @@ enum Texts<'a> {
 }
 
 impl<'t> NoteView<'t> {
-    pub(super) fn new(path: &'t str, text: &'t str) -> Self {
+    pub(super) fn new(path: &'t str, text: &'t str, indexed: Option<&'t Note>) -> Self {
         NoteView {
             path,
             text,
+            indexed,
             lines: OnceCell::new(),
             meta: OnceCell::new(),
+            frontmatter: OnceCell::new(),
             tags: OnceCell::new(),
         }
+    }
+
+    fn frontmatter(&self) -> Option<&Map<String, Value>> {
+        self.frontmatter
+            .get_or_init(|| match self.indexed {
+                Some(note) => note.frontmatter(),
+                None => self.meta().frontmatter.clone(),
+            })
+            .as_ref()
     }
 
     /// The lines, each without its `\r`.
@@ -67,7 +82,7 @@ impl<'t> NoteView<'t> {
 
     /// The aliases joined by a line break, as ranking weighs them.
     pub(super) fn aliases(&self) -> String {
-        frontmatter_aliases(self.meta().frontmatter.as_ref()).join("\n")
+        frontmatter_aliases(self.frontmatter()).join("\n")
     }
 
     /// The headings' text joined by a line break, as ranking weighs them.
@@ -116,28 +131,52 @@ impl<'t> NoteView<'t> {
                 }
                 units
             }
-            Scope::Task | Scope::TaskTodo | Scope::TaskDone => self
-                .meta()
-                .list_items
-                .iter()
-                .filter(|item| match (&item.task, scope) {
-                    (None, _) => false,
-                    (Some(_), Scope::Task) => true,
-                    (Some(status), Scope::TaskTodo) => status == " ",
-                    (Some(status), _) => status != " ",
-                })
-                .map(|item| self.join(item.position.start.line, item.position.start.line + 1))
-                .collect(),
+            Scope::Task | Scope::TaskTodo | Scope::TaskDone => {
+                let tasks: Vec<(usize, String)> = match self.indexed {
+                    Some(note) => note
+                        .tasks()
+                        .into_iter()
+                        .map(|task| (task.line, task.status.to_string()))
+                        .collect(),
+                    None => self
+                        .meta()
+                        .list_items
+                        .iter()
+                        .filter_map(|item| Some((item.position.start.line, item.task.clone()?)))
+                        .collect(),
+                };
+                tasks
+                    .into_iter()
+                    .filter(|(_, status)| match scope {
+                        Scope::Task => true,
+                        Scope::TaskTodo => status == " ",
+                        _ => status != " ",
+                    })
+                    .map(|(line, _)| self.join(line, line + 1))
+                    .collect()
+            }
         }
     }
 
+    /// Whether a line that may be a heading (ATX: at most three spaces, then `#`) holds a match of `holds`: when none
+    /// does, no heading of the note can, and the text need not be parsed for its headings.
+    pub(super) fn heading_may_hold(&self, holds: impl Fn(&str) -> bool) -> bool {
+        self.lines().iter().any(|line| {
+            let unindented = line.trim_start_matches(' ');
+            line.len() - unindented.len() <= 3 && unindented.starts_with('#') && holds(line)
+        })
+    }
+
     fn tags(&self) -> &[String] {
-        self.tags.get_or_init(|| note_tags(Some(self.meta())))
+        self.tags.get_or_init(|| match self.indexed {
+            Some(note) => note.tags().into_iter().map(str::to_string).collect(),
+            None => note_tags(Some(self.meta())),
+        })
     }
 
     /// The values of the properties named `name` (ignoring case), as the text a value query tests.
     fn property(&self, name: &str) -> Option<Vec<String>> {
-        let frontmatter = self.meta().frontmatter.as_ref()?;
+        let frontmatter = self.frontmatter()?;
         let wanted = name.to_lowercase();
         let mut found = false;
         let mut values = Vec::new();

@@ -18,22 +18,45 @@ pub(super) fn length_norm(size: u64, mean_size: f64) -> f64 {
 }
 
 /// The weighted occurrences (`wtf`) of each scored term in a note: `3·title + 2·aliases + 2·headings + text / norm`.
+/// `in_text(at)` is false for a term the word index says the text cannot hold (its count there is 0, unread); the
+/// headings are parsed only when a heading line holds a term.
 pub(super) fn weighted_counts(
     query: &Query,
     scored: &[usize],
     note: &NoteView<'_>,
     norm: f64,
+    in_text: impl Fn(usize) -> bool,
 ) -> Vec<f64> {
-    let (aliases, headings) = (note.aliases(), note.headings());
-    scored
+    let count = |at: usize, text: &str| query.atoms[at].matcher.count_word_starts(text) as f64;
+    let text: Vec<f64> = scored
         .iter()
         .map(|&at| {
-            let matcher = &query.atoms[at].matcher;
-            let count = |text: &str| matcher.count_word_starts(text) as f64;
-            3.0 * count(note.title())
-                + 2.0 * count(&aliases)
-                + 2.0 * count(&headings)
-                + count(note.text) / norm
+            if in_text(at) {
+                count(at, note.text)
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let aliases = note.aliases();
+    let headings = if text.iter().any(|&count| count > 0.0)
+        && note.heading_may_hold(|line| {
+            scored
+                .iter()
+                .any(|&at| query.atoms[at].matcher.find(line).is_some())
+        }) {
+        note.headings()
+    } else {
+        String::new()
+    };
+    scored
+        .iter()
+        .zip(text)
+        .map(|(&at, text)| {
+            3.0 * count(at, note.title())
+                + 2.0 * count(at, &aliases)
+                + 2.0 * count(at, &headings)
+                + text / norm
         })
         .collect()
 }
