@@ -60,6 +60,18 @@ fn calls(created: &str, edited: &str, renamed: &str, old_path: &str, deleted: &s
             "search",
             big(json!({"query": "harbor", "rank": true, "limit": 300})),
         ),
+        call(
+            "search",
+            big(json!({"query": "harbor", "mode": "phrase", "rank": true, "limit": 300})),
+        ),
+        call(
+            "search",
+            big(json!({"query": "harbor lantern -tag:idea line:(river OR stone)", "limit": 500})),
+        ),
+        call(
+            "search",
+            big(json!({"query": "how does the harbor lantern guide the quokkaword", "rank": true, "limit": 300})),
+        ),
         call("tasks", big(json!({"limit": 500}))),
         call("properties", json!({"limit": 500})),
     ];
@@ -116,7 +128,9 @@ fn edits_through_obsidian(indexed: &mut Client, live: &mut Client, vault: &Path)
     let (edited, moved, deleted) = (&notes[400], &notes[500], &notes[600]);
     let mut out = Vec::new();
     let mut compare_search = |indexed: &mut Client, query: &str, expected: &str, present: bool| {
-        let arguments = json!({"query": query, "limit": 500});
+        // A whole line is looked for as written (phrase mode); a single word in word mode, the default.
+        let mode = if query.contains(' ') { "phrase" } else { "words" };
+        let arguments = json!({"query": query, "limit": 500, "mode": mode});
         let from_index = indexed.call("search", &arguments);
         let from_plugin = live.call("search", &arguments);
         if text_of(&from_index).contains(expected) != present {
