@@ -16,7 +16,7 @@ const FILES = {
   "W/Meeting notes.md": "# Weekly meeting\nAnna and Bernd met.\nWe agreed on the pricing.\n\n## Decisions\nThe decision was unanimous.\n#work/ops\n",
   "W/Plain.md": 'Nothing of note here.\nRust and rust.\nC:\\path\\to and/or http://x.org say "hi" [[Hub]]\n',
   "W/CRLF.md": "first line\r\nsecond line\r\n",
-  // Ranking by hand: "apple" is in Apple's title and text, in Fruit's aliases, heading and text (three times).
+  // Ranking by hand: "apple" is in Apple's title and text, in Fruit's aliases and text (three times, one a heading).
   "R/Apple.md": "apple pie\n",
   "R/Fruit.md": "---\naliases: [Apple tree]\n---\n# Apple harvest\nAn apple a day.\n",
   "R/Other.md": "nothing here aaaa\n",
@@ -419,8 +419,8 @@ describe("search in word mode: ranking", () => {
   const size = (path) => Buffer.byteLength(FILES[path], "utf8");
   const mean = (size("R/Apple.md") + size("R/Fruit.md") + size("R/Other.md")) / 3;
   const norm = (path) => 0.25 + 0.75 * (size(path) / mean);
-  // wtf = 3·title + 2·aliases + 2·headings + text / norm, each counted at word starts; then BM25's k1 = 2.
-  const wtf = (path, title, aliases, headings, text) => 3 * title + 2 * aliases + 2 * headings + text / norm(path);
+  // wtf = title + aliases + text / norm, each counted at word starts; then BM25's k1 = 2. (A heading is text.)
+  const wtf = (path, title, aliases, text) => title + aliases + text / norm(path);
   const part = (idf, weighted) => (idf * (weighted * 3)) / (weighted + 2);
   const round = (score) => Math.round(score * 1000) / 1000;
   const ranked = async (query, extra = {}) => {
@@ -428,15 +428,16 @@ describe("search in word mode: ranking", () => {
     return result.results.map((note) => [note.path, note.score]);
   };
 
-  it("weighs the title ×3, aliases ×2, headings ×2 and the text ×1, with BM25's IDF and length norm", async () => {
-    // apple: Apple's title once and its text once; Fruit's alias, heading and text ("[Apple", "# Apple", "An apple")
-    // at word starts; in 2 notes of 3.
+  it("adds the title's and the aliases' counts to the text's, with BM25's IDF and length norm", async () => {
+    // apple: Apple's title once and its text once; Fruit's alias and text ("[Apple", "# Apple", "An apple") at word
+    // starts; in 2 notes of 3.
     const idf = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
-    const apple = part(idf, wtf("R/Apple.md", 1, 0, 0, 1));
-    const fruit = part(idf, wtf("R/Fruit.md", 0, 1, 1, 3));
+    const apple = part(idf, wtf("R/Apple.md", 1, 0, 1));
+    const fruit = part(idf, wtf("R/Fruit.md", 0, 1, 3));
+    assert.ok(apple > fruit, "the short note with the word in its title and text wins");
     assert.deepEqual(await ranked("apple"), [
-      ["R/Fruit.md", round(fruit)],
       ["R/Apple.md", round(apple)],
+      ["R/Fruit.md", round(fruit)],
     ]);
     // day: Fruit's text once, in 1 note of 3; summed after apple, in the terms' order.
     const dayIdf = Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5));
@@ -447,7 +448,7 @@ describe("search in word mode: ranking", () => {
     assert.deepEqual(
       result.results.map((note) => [note.path, note.score, note.terms_matched]),
       [
-        ["R/Fruit.md", round(fruit + part(dayIdf, wtf("R/Fruit.md", 0, 0, 0, 1))), 2],
+        ["R/Fruit.md", round(fruit + part(dayIdf, wtf("R/Fruit.md", 0, 0, 1))), 2],
         ["R/Apple.md", round(apple), 1],
       ],
     );
@@ -456,12 +457,12 @@ describe("search in word mode: ranking", () => {
   it("counts occurrences at word starts without overlaps, each term with its own case rule; regexes are not scored", async () => {
     const once = Math.log(1 + (3 - 1 + 0.5) / (1 + 0.5));
     // "aaaa" holds "aa" twice without overlaps, but the second does not start a word.
-    assert.deepEqual(await ranked("aa"), [["R/Other.md", round(part(once, wtf("R/Other.md", 0, 0, 0, 1)))]]);
-    // match-case:Apple: Apple's title; Fruit's alias, heading and text twice ("An apple" is lower case).
+    assert.deepEqual(await ranked("aa"), [["R/Other.md", round(part(once, wtf("R/Other.md", 0, 0, 1)))]]);
+    // match-case:Apple: Apple's title; Fruit's alias and text twice ("An apple" is lower case).
     const idf = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
     assert.deepEqual(await ranked("match-case:Apple"), [
-      ["R/Fruit.md", round(part(idf, wtf("R/Fruit.md", 0, 1, 1, 2)))],
-      ["R/Apple.md", round(part(idf, wtf("R/Apple.md", 1, 0, 0, 0)))],
+      ["R/Fruit.md", round(part(idf, wtf("R/Fruit.md", 0, 1, 2)))],
+      ["R/Apple.md", round(part(idf, wtf("R/Apple.md", 1, 0, 0)))],
     ]);
     assert.deepEqual(await ranked("/pie/"), [["R/Apple.md", 0]]);
     // "ple" inside "apple" matches the note but is not counted: it does not start a word.

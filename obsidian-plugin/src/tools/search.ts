@@ -44,7 +44,7 @@ export const search = defineTool({
       .boolean()
       .default(false)
       .describe(
-        "Most relevant notes first, each with a score (BM25: terms in the title, aliases and headings weigh more), " +
+        "Most relevant notes first, each with a score (BM25; a word in the title or an alias counts once more), " +
           "instead of path order; any of the words then matches. Every note is searched before the first page (default false).",
       ),
     match: z

@@ -54,11 +54,6 @@ export class NoteView {
     return frontmatterAliases(this.cache?.frontmatter).join("\n");
   }
 
-  /** The headings' text joined by a line break, as ranking weighs them. */
-  headings(): string {
-    return (this.cache?.headings ?? []).map((heading) => heading.heading).join("\n");
-  }
-
   /** The tags as note_metadata lists them. */
   tags(): string[] {
     this.tagList ??= noteTags(this.cache);

@@ -1,8 +1,8 @@
 // BM25F over terms for word-mode search (the formula: ../../tools/README.md, search; the offline reader's twin is
-// src/offline/tools/search/rank.rs): each scored term's occurrences at word starts weighted by where they stand
-// (title ×3, aliases ×2, headings ×2, the text ×1 against the note's size relative to the mean), saturated with k1 = 2,
-// times its IDF over the notes in scope. Both readers do the same floating-point operations in the same order, so they
-// give the same scores and the same order.
+// src/offline/tools/search/rank.rs): each scored term's occurrences at word starts in the title and the aliases (each
+// counted in full) and in the text (against the note's size relative to the mean), saturated with k1 = 2, times its
+// IDF over the notes in scope. Both readers do the same floating-point operations in the same order, so they give the
+// same scores and the same order.
 
 import type { NoteView } from "./match";
 import type { ParsedQuery } from "./parse";
@@ -13,17 +13,13 @@ export function lengthNorm(size: number, meanSize: number): number {
   return 0.25 + 0.75 * ratio;
 }
 
-/**
- * The weighted occurrences (`wtf`) of each scored term (atom indexes, in the terms' order) in a note, counted at word
- * starts: `3·title + 2·aliases + 2·headings + text / norm`.
- */
+/** The weighted occurrences (`wtf`) of each scored term (atom indexes, in the terms' order) in a note, counted at word starts: `title + aliases + text / norm`. */
 export function weightedCounts(query: ParsedQuery, scored: readonly number[], note: NoteView, norm: number): number[] {
   const title = note.title();
   const aliases = note.aliases();
-  const headings = note.headings();
   return scored.map((at) => {
     const matcher = query.atoms[at].matcher;
-    return 3 * matcher.count(title) + 2 * matcher.count(aliases) + 2 * matcher.count(headings) + matcher.count(note.text) / norm;
+    return matcher.count(title) + matcher.count(aliases) + matcher.count(note.text) / norm;
   });
 }
 

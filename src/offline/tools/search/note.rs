@@ -85,17 +85,6 @@ impl<'t> NoteView<'t> {
         frontmatter_aliases(self.frontmatter()).join("\n")
     }
 
-    /// The headings' text joined by a line break, as ranking weighs them.
-    pub(super) fn headings(&self) -> String {
-        let headings: Vec<&str> = self
-            .meta()
-            .headings
-            .iter()
-            .map(|heading| heading.heading.as_str())
-            .collect();
-        headings.join("\n")
-    }
-
     fn join(&self, from: usize, to: usize) -> String {
         let lines = self.lines();
         lines[from.min(lines.len())..to.min(lines.len())].join("\n")
@@ -156,15 +145,6 @@ impl<'t> NoteView<'t> {
                     .collect()
             }
         }
-    }
-
-    /// Whether a line that may be a heading (ATX: at most three spaces, then `#`) holds a match of `holds`: when none
-    /// does, no heading of the note can, and the text need not be parsed for its headings.
-    pub(super) fn heading_may_hold(&self, holds: impl Fn(&str) -> bool) -> bool {
-        self.lines().iter().any(|line| {
-            let unindented = line.trim_start_matches(' ');
-            line.len() - unindented.len() <= 3 && unindented.starts_with('#') && holds(line)
-        })
     }
 
     fn tags(&self) -> &[String] {

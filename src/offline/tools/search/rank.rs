@@ -1,6 +1,6 @@
 //! BM25F over terms for word mode (plugin: `src/vault/query/rank.ts`; the formula is in
-//! `obsidian-plugin/src/tools/README.md`, search): each scored term's occurrences at word starts weighted by field
-//! (title ×3, aliases ×2, headings ×2, and the text ×1 against the note's size relative to the mean), saturated with
+//! `obsidian-plugin/src/tools/README.md`, search): each scored term's occurrences at word starts in the title and the
+//! aliases (each counted in full) and in the text (against the note's size relative to the mean), saturated with
 //! k1 = 2, times its IDF over the notes in scope. Both readers do the same operations in the same order, so scores
 //! and order agree.
 
@@ -17,9 +17,8 @@ pub(super) fn length_norm(size: u64, mean_size: f64) -> f64 {
     0.25 + 0.75 * ratio
 }
 
-/// The weighted occurrences (`wtf`) of each scored term in a note: `3·title + 2·aliases + 2·headings + text / norm`.
-/// `in_text(at)` is false for a term the word index says the text cannot hold (its count there is 0, unread); the
-/// headings are parsed only when a heading line holds a term.
+/// The weighted occurrences (`wtf`) of each scored term in a note: `title + aliases + text / norm`. `in_text(at)` is
+/// false for a term the word index says the text cannot hold (its count there is 0, unread).
 pub(super) fn weighted_counts(
     query: &Query,
     scored: &[usize],
@@ -28,35 +27,16 @@ pub(super) fn weighted_counts(
     in_text: impl Fn(usize) -> bool,
 ) -> Vec<f64> {
     let count = |at: usize, text: &str| query.atoms[at].matcher.count_word_starts(text) as f64;
-    let text: Vec<f64> = scored
+    let aliases = note.aliases();
+    scored
         .iter()
         .map(|&at| {
-            if in_text(at) {
+            let text = if in_text(at) {
                 count(at, note.text)
             } else {
                 0.0
-            }
-        })
-        .collect();
-    let aliases = note.aliases();
-    let headings = if text.iter().any(|&count| count > 0.0)
-        && note.heading_may_hold(|line| {
-            scored
-                .iter()
-                .any(|&at| query.atoms[at].matcher.find(line).is_some())
-        }) {
-        note.headings()
-    } else {
-        String::new()
-    };
-    scored
-        .iter()
-        .zip(text)
-        .map(|(&at, text)| {
-            3.0 * count(at, note.title())
-                + 2.0 * count(at, &aliases)
-                + 2.0 * count(at, &headings)
-                + text / norm
+            };
+            count(at, note.title()) + count(at, &aliases) + text / norm
         })
         .collect()
 }
@@ -65,7 +45,7 @@ pub(super) fn weighted_counts(
 pub(super) fn title_counts(query: &Query, scored: &[usize], title: &str) -> Vec<f64> {
     scored
         .iter()
-        .map(|&at| 3.0 * query.atoms[at].matcher.count_word_starts(title) as f64)
+        .map(|&at| query.atoms[at].matcher.count_word_starts(title) as f64)
         .collect()
 }
 
@@ -113,8 +93,8 @@ mod tests {
             "a shorter note ranks higher"
         );
         assert!(
-            score(&idf, &[3.0]) > score(&idf, &[1.0 / short]),
-            "a title hit (×3) outweighs one in the text"
+            score(&idf, &[1.0 + 1.0 / long]) > score(&idf, &[1.0 / short]),
+            "a word in the title counts on top of the text's"
         );
         assert!(
             score(&idf, &[1000.0]) < 3.0 * idf[0],

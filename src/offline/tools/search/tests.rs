@@ -150,7 +150,7 @@ fn ranking_weighs_titles_and_matches_any_word() {
     let found = paths(&result);
     assert_eq!(
         found[0], "Deploy.md",
-        "the title weighs three times: {found:?}"
+        "a word in the title counts once more: {found:?}"
     );
     assert_eq!(found.len(), 3, "any of the words is enough: {found:?}");
     let scores: Vec<f64> = result["results"]
