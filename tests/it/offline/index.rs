@@ -70,7 +70,9 @@ fn calls(created: &str, edited: &str, renamed: &str, old_path: &str, deleted: &s
         ),
         call(
             "search",
-            big(json!({"query": "how does the harbor lantern guide the quokkaword", "rank": true, "limit": 300})),
+            big(
+                json!({"query": "how does the harbor lantern guide the quokkaword", "rank": true, "limit": 300}),
+            ),
         ),
         call("tasks", big(json!({"limit": 500}))),
         call("properties", json!({"limit": 500})),
@@ -129,7 +131,11 @@ fn edits_through_obsidian(indexed: &mut Client, live: &mut Client, vault: &Path)
     let mut out = Vec::new();
     let mut compare_search = |indexed: &mut Client, query: &str, expected: &str, present: bool| {
         // A whole line is looked for as written (phrase mode); a single word in word mode, the default.
-        let mode = if query.contains(' ') { "phrase" } else { "words" };
+        let mode = if query.contains(' ') {
+            "phrase"
+        } else {
+            "words"
+        };
         let arguments = json!({"query": query, "limit": 500, "mode": mode});
         let from_index = indexed.call("search", &arguments);
         let from_plugin = live.call("search", &arguments);
