@@ -254,6 +254,18 @@ describe("search in word mode: refusals", () => {
   });
 });
 
+describe("search in word mode: a question's punctuation", () => {
+  it("looks for a word without the , ; : ! ? . that end it, unless it is nothing else", async () => {
+    const plain = await session.ok("search", { query: "deploy staging", path_prefix: "W/" });
+    const punctuated = await session.ok("search", { query: "deploy, staging?", path_prefix: "W/" });
+    assert.ok(plain.results.length > 0);
+    assert.deepEqual(punctuated.results, plain.results);
+    assert.deepEqual(punctuated.terms, ["deploy,", "staging?"], "terms are listed as written");
+    const dots = await session.ok("search", { query: "...", path_prefix: "W/", mode: "words" });
+    assert.equal(dots.terms[0], "...");
+  });
+});
+
 describe("search in word mode: what a result shows", () => {
   it("the head and each note keep the documented key order", async () => {
     const words = await session.ok("search", { query: "e", path_prefix: "W/", max_per_file: 1 });

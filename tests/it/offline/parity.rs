@@ -124,6 +124,10 @@ pub(super) fn fixed_calls() -> Vec<Call> {
         call("search", json!({"query": ""})),
         // Word mode (issue 35): every operator, the errors and their positions, quoting and case.
         call("search", json!({"query": "fixture small keep"})),
+        call(
+            "search",
+            json!({"query": "fixture, small? keep. ... team:", "rank": true}),
+        ),
         call("search", json!({"query": "anna bernd", "context_lines": 1})),
         call("search", json!({"query": "\"the fixture\" -small"})),
         call("search", json!({"query": "meeting OR über team"})),

@@ -11,6 +11,15 @@ import { literalMatcher, regexMatcher, type TextMatcher } from "./matcher";
 
 export type AtomKind = "word" | "phrase" | "regex";
 
+/**
+ * A word as it is looked for: without the sentence punctuation (`, ; : ! ? .`) that ends it in a question ("build,"
+ * finds "build"), unless the word is nothing else.
+ */
+export function withoutTrailingPunctuation(word: string): string {
+  const text = word.replace(/[,;:!?.]+$/, "");
+  return text === "" ? word : text;
+}
+
 /** A word, phrase or regex of the query. */
 export interface Atom {
   kind: AtomKind;
@@ -277,7 +286,8 @@ class Parser {
     const name = OPERATORS.find((operator) => word.startsWith(`${operator}:`));
     if (name === undefined) {
       this.at = end;
-      return this.pushAtom("word", start, word, literalMatcher(word, this.caseSensitive));
+      const text = withoutTrailingPunctuation(word);
+      return this.pushAtom("word", start, text, literalMatcher(text, this.caseSensitive));
     }
     this.at = start + name.length + 1;
     if (this.nothingAfter(inBracket)) throw invalid(`${name}: at position ${start + 1} needs a term after it`);

@@ -389,7 +389,13 @@ impl Parser {
             .find(|name| word.starts_with(*name) && word[name.len()..].starts_with(':'));
         let Some(&name) = operator else {
             self.at = end;
-            return self.atom(AtomKind::Word, start, word);
+            // Without the sentence punctuation that ends it in a question ("build," finds "build"), unless the word is
+            // nothing else.
+            let text = match word.trim_end_matches([',', ';', ':', '!', '?', '.']) {
+                "" => word.clone(),
+                text => text.to_string(),
+            };
+            return self.atom(AtomKind::Word, start, text);
         };
         self.at = start + name.chars().count() + 1;
         if self
@@ -580,6 +586,19 @@ mod tests {
         assert_eq!(shape("[a:x]y"), "(and [a x] y)");
         assert_eq!(shape("[a:]"), "[a]");
         assert_eq!(shape("[[hub"), "[[hub", "a link's text is a word");
+        let texts = |query: &str| -> Vec<String> {
+            parse(query, false)
+                .unwrap()
+                .atoms
+                .into_iter()
+                .map(|atom| atom.text)
+                .collect()
+        };
+        assert_eq!(
+            texts("build, now? crates.io. e.g. ... c++ file:x,"),
+            ["build", "now", "crates.io", "e.g", "...", "c++", "x"],
+            "a word's closing punctuation is not looked for"
+        );
         // Whether each atom finds its text in upper case: the case rule it was given.
         let finds_upper = |query: &str, case_sensitive: bool| -> Vec<bool> {
             let parsed = parse(query, case_sensitive).unwrap();
