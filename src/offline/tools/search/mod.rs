@@ -21,7 +21,6 @@ use crate::offline::lines::split_lines;
 use crate::offline::obsidian::walk::FileEntry;
 use crate::offline::paths::quote;
 use crate::offline::text::{js_cmp, js_number};
-use crate::offline::tools::common::led_by;
 use crate::offline::tools::{Args, Context, Output, ToolError, paged_result};
 use crate::offline::words::DocSet;
 
@@ -202,16 +201,7 @@ fn words_search(
                 break;
             }
         }
-        let rest = led_by(
-            head,
-            json!({
-                "results": page.results,
-                "total_matches": page.total,
-                "notes_searched": notes.len(),
-                "notes_matching": ranked.len(),
-            }),
-        );
-        return Ok((json!(page.next), rest));
+        return Ok(page.finish(head, notes.len(), Some(ranked.len())));
     }
 
     let mut searched = 0;
@@ -251,15 +241,7 @@ fn words_search(
             break;
         }
     }
-    let rest = led_by(
-        head,
-        json!({
-            "results": page.results,
-            "total_matches": page.total,
-            "notes_searched": searched,
-        }),
-    );
-    Ok((json!(page.next), rest))
+    Ok(page.finish(head, searched, None))
 }
 
 /// A ranked note and its score.

@@ -7,6 +7,7 @@ use crate::offline::limits::{SNIPPET_CHARS, json_len, snippet, snippet_around};
 use crate::offline::paths::quote;
 use crate::offline::text::utf16_len;
 use crate::offline::tools::ToolError;
+use crate::offline::tools::common::led_by;
 
 /// Decodes the `line:path` cursor.
 pub(super) fn parse_cursor(cursor: Option<&str>) -> Result<Option<(usize, String)>, ToolError> {
@@ -79,6 +80,25 @@ impl Page {
         self.total += 1;
         self.last = Some((path.to_string(), 0));
         false
+    }
+
+    /// The result's `next_cursor`, and its fields after `head`: the results, `total_matches`, `notes_searched` and,
+    /// when ranked, `notes_matching`.
+    pub(super) fn finish(
+        self,
+        head: Map<String, Value>,
+        searched: usize,
+        matching: Option<usize>,
+    ) -> (Value, Value) {
+        let mut rest = json!({
+            "results": self.results,
+            "total_matches": self.total,
+            "notes_searched": searched,
+        });
+        if let Some(matching) = matching {
+            rest["notes_matching"] = json!(matching);
+        }
+        (json!(self.next), led_by(head, rest))
     }
 
     fn full(&mut self) -> bool {

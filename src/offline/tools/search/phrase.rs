@@ -19,7 +19,6 @@ use crate::offline::paths::quote;
 use crate::offline::regex::{first_line, translate_js_regex};
 use crate::offline::text::utf16_len;
 use crate::offline::text::{js_canonicalize, js_cmp, js_number};
-use crate::offline::tools::common::led_by;
 use crate::offline::tools::{Args, Context, Output, ToolError, paged_result};
 
 /// Finds the first match in a line: its UTF-16 index.
@@ -263,7 +262,9 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         _ => 0,
     };
     let mut page = Page::new(max_per_file, limit, context_lines, max_chars);
-    let head = json!({ "query": cut_chars(&query, 200), "mode": "phrase" });
+    let mut head = Map::new();
+    head.insert("query".into(), json!(cut_chars(&query, 200)));
+    head.insert("mode".into(), json!("phrase"));
 
     let notes = ctx
         .snapshot
@@ -306,25 +307,17 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
                 continue;
             };
             let lines = split_lines(&text);
-            let mut entry = Map::new();
-            entry.insert("path".into(), json!(file.path));
+            let mut entry = super::note::entry(&file.path);
             entry.insert("score".into(), js_number(round_score(*score)));
             let find = |line: &str| matcher.find(line);
             if page.add_note(find, &file.path, &lines, skip_for(&file.path), entry) {
                 break;
             }
         }
-        let rest = led_by(
-            head.as_object().cloned().unwrap_or_default(),
-            json!({
-                "order": "relevance",
-                "results": page.results,
-                "total_matches": page.total,
-                "notes_searched": files.len(),
-                "notes_matching": ranked.len(),
-            }),
-        );
-        return Ok(Output::Json(paged_result(args, json!(page.next), rest)));
+        let mut head = head;
+        head.insert("order".into(), json!("relevance"));
+        let (next, rest) = page.finish(head, files.len(), Some(ranked.len()));
+        return Ok(Output::Json(paged_result(args, next, rest)));
     }
 
     let mut searched = 0;
@@ -341,22 +334,14 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
             continue;
         }
         let lines = split_lines(&text);
-        let mut entry = Map::new();
-        entry.insert("path".into(), json!(file.path));
         let find = |line: &str| matcher.find(line);
+        let entry = super::note::entry(&file.path);
         if page.add_note(find, &file.path, &lines, skip_for(&file.path), entry) {
             break;
         }
     }
-    let rest = led_by(
-        head.as_object().cloned().unwrap_or_default(),
-        json!({
-            "results": page.results,
-            "total_matches": page.total,
-            "notes_searched": searched,
-        }),
-    );
-    Ok(Output::Json(paged_result(args, json!(page.next), rest)))
+    let (next, rest) = page.finish(head, searched, None);
+    Ok(Output::Json(paged_result(args, next, rest)))
 }
 
 #[cfg(test)]
