@@ -195,7 +195,7 @@ fn words_search(
             let Ok(text) = ctx.text_of(file) else {
                 continue;
             };
-            let mut entry = note::entry(&file.path);
+            let mut entry = page::entry(&file.path);
             entry.insert("score".into(), js_number(phrase::round_score(*score)));
             if add(&mut page, &shown, &file.path, &text, entry) {
                 break;
@@ -236,7 +236,7 @@ fn words_search(
             &terms,
             &file.path,
             &text,
-            note::entry(&file.path),
+            page::entry(&file.path),
         ) {
             break;
         }

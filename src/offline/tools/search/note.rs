@@ -319,10 +319,3 @@ pub(super) fn hit(query: &Query, terms: &[usize], line: &str) -> Option<usize> {
         .iter()
         .find_map(|&at| query.atoms[at].matcher.find(line))
 }
-
-/// The note's entry head: its path.
-pub(super) fn entry(path: &str) -> Map<String, Value> {
-    let mut entry = Map::new();
-    entry.insert("path".into(), Value::String(path.to_string()));
-    entry
-}

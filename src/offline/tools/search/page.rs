@@ -180,3 +180,10 @@ impl Page {
         false
     }
 }
+
+/// The note's entry head: its path.
+pub(super) fn entry(path: &str) -> Map<String, Value> {
+    let mut entry = Map::new();
+    entry.insert("path".into(), Value::String(path.to_string()));
+    entry
+}

@@ -307,7 +307,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
                 continue;
             };
             let lines = split_lines(&text);
-            let mut entry = super::note::entry(&file.path);
+            let mut entry = super::page::entry(&file.path);
             entry.insert("score".into(), js_number(round_score(*score)));
             let find = |line: &str| matcher.find(line);
             if page.add_note(find, &file.path, &lines, skip_for(&file.path), entry) {
@@ -335,7 +335,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         }
         let lines = split_lines(&text);
         let find = |line: &str| matcher.find(line);
-        let entry = super::note::entry(&file.path);
+        let entry = super::page::entry(&file.path);
         if page.add_note(find, &file.path, &lines, skip_for(&file.path), entry) {
             break;
         }
