@@ -52,6 +52,24 @@ export function readBody(request: IncomingMessage, limit = MAX_BODY_BYTES): Prom
   });
 }
 
+/** How long the rest of a refused upload is still read and dropped before the connection is closed. */
+export const DISCARD_MS = 2_000;
+
+/**
+ * Reads and drops the rest of a refused upload for at most `ms`, then closes the connection if the upload goes on.
+ * Closing at once while the client still sends makes the kernel answer with a reset, which can destroy the 413 before
+ * the client reads it (RFC 9112, section 9.6): the client then sees only a broken connection. An upload that ends in
+ * time leaves the connection usable; one that never ends costs `ms` of reading, never memory.
+ */
+export function discardRest(request: IncomingMessage, ms = DISCARD_MS): void {
+  const timer = setTimeout(() => request.destroy(), ms);
+  timer.unref?.();
+  const stop = () => clearTimeout(timer);
+  request.once("end", stop);
+  request.once("close", stop);
+  request.resume();
+}
+
 /** Parses a body as JSON; empty bodies and invalid UTF-8 are refused too. */
 export function parseJson(bytes: Buffer): unknown {
   if (bytes.length === 0) throw new BodyNotJson("the request body is empty");

@@ -21,7 +21,7 @@ import { FileIndex } from "../vault/file-index";
 import { mib } from "../vault/limits";
 import { ChangeNotices } from "./changes";
 import { basePathOf, rulesFor, type HiddenSettings } from "../vault/hidden";
-import { BodyNotJson, BodyTooLarge, MAX_BODY_BYTES, parseJson, readBody } from "./body";
+import { BodyNotJson, BodyTooLarge, discardRest, MAX_BODY_BYTES, parseJson, readBody } from "./body";
 import { CONNECTION_CHECK_MS, Connections, HEADERS_TIMEOUT_MS } from "./connections";
 import { challengeProof, Credentials, refuseHostOrOrigin } from "./guard";
 import { LegacySseTransport } from "./legacy-sse";
@@ -358,8 +358,9 @@ export class VaultMcpServer {
       return parseJson(await readBody(request, MAX_BODY_BYTES));
     } catch (error) {
       if (error instanceof BodyTooLarge) {
-        // Closing the connection stops the rest of an oversized upload instead of reading it to the end.
-        sendRpcError(response, 413, RpcCode.Refused, `Payload Too Large: ${error.message}`, null, { connection: "close" });
+        // The rest of the upload is read and dropped for a moment, so that the 413 reaches the client (see discardRest).
+        sendRpcError(response, 413, RpcCode.Refused, `Payload Too Large: ${error.message}`);
+        discardRest(request);
         return undefined;
       }
       if (error instanceof BodyNotJson) {
