@@ -75,8 +75,21 @@ test('the build matrix names each target by the os and cpu Node reports on it', 
     assert.equal(entry.os, osOf[rest.join('-')], `${entry.target}: os`);
     assert.equal(entry.cpu, cpuOf[arch], `${entry.target}: cpu`);
   }
-  const wheelTargets = matrix('wheels').map((entry) => entry.target);
-  assert.deepEqual(wheelTargets.sort(), builds.map((entry) => entry.target).sort(), 'every platform gets a wheel, and only those');
+});
+
+test('PyPI: the build job of each platform wraps its binary into a wheel, which attest and pypi take', () => {
+  const build = job('build');
+  assert.match(build, /bash packaging\/build --binary "target\/\$TARGET\/release\/\$EXECUTABLE" /, 'the build job runs packaging/build on its binary');
+  assert.match(build, /mv "packages\/obsmcp-\$VERSION"-py3-none-\*\.whl wheel\//, 'the build job moves the wheel packaging/build wrote');
+  assert.match(build, /name: wheel-\$\{\{ matrix\.target \}\}\n\s+path: wheel\/\*\.whl/, 'the build job uploads wheel-<target>');
+  const packagingBuild = read('packaging/build');
+  assert.match(packagingBuild, /"\$here\/pypi\/wheel\.py" --binary "\$binary"/, 'packaging/build writes the wheel from its binary');
+  assert.match(packagingBuild, /^artifact "wheel" /m, 'packaging/build prints the wheel line');
+  for (const name of ['attest', 'pypi']) {
+    assert.match(job(name), /pattern: wheel-\*/, `the ${name} job takes every wheel-<target>`);
+  }
+  // One binary per platform, tested by CI: no job compiles again for the wheel.
+  assert.doesNotMatch(workflow, /maturin/i, `${WORKFLOW} builds no wheel with maturin`);
 });
 
 test('npm: the platform packages the workflow publishes are the launcher optionalDependencies and what bin/obsmcp.js loads', () => {
@@ -125,8 +138,8 @@ test('the release files and packages are the ones README.md Install section name
   // The registries' names: npm's launcher, the wheel's distribution (from pyproject.toml) and the crate.
   const pyproject = read('pyproject.toml');
   const distribution = pyproject.match(/^\[project\][^[]*?^name\s*=\s*"([^"]+)"/m)?.[1];
-  assert.ok(distribution, 'pyproject.toml has no [project] name: maturin names the wheels after it');
-  assert.match(pyproject, /^bindings\s*=\s*"bin"/m, 'pyproject.toml builds the binary as a script (bindings = "bin")');
+  assert.ok(distribution, 'pyproject.toml has no [project] name: the wheel is named after it');
+  assert.match(pyproject, /^bindings\s*=\s*"bin"/m, 'pyproject.toml builds the binary as a script from the sources too (bindings = "bin")');
   const crate = read('Cargo.toml').match(/^\[package\]\s*\nname\s*=\s*"([^"]+)"/m)?.[1];
   for (const command of [`npx ${launcher.name} setup`, `uvx ${distribution} setup`, `pipx install ${distribution}`, `cargo install --locked ${crate}`]) {
     assert.ok(section.includes(command), `README.md Install does not say \`${command}\``);
