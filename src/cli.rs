@@ -37,7 +37,8 @@ pub(crate) enum Command {
 /// Flags of `obsmcp setup`.
 #[derive(Debug, Args)]
 pub(crate) struct SetupArgs {
-    /// Vault folder to set up (repeatable); without it, vaults come from Obsidian's registry.
+    /// Vault folder to set up (repeatable), also one that moved or was renamed (its entries follow it); without it,
+    /// the vaults set up before, where they are now, or on a first run every vault in Obsidian's registry.
     #[arg(long, value_name = "PATH")]
     pub(crate) vault: Vec<PathBuf>,
     /// The vault's config folder, when it is not `.obsidian`.
@@ -180,7 +181,8 @@ pub(crate) struct BridgeArgs {
 /// Flags of `obsmcp uninstall`.
 #[derive(Debug, Args)]
 pub(crate) struct UninstallArgs {
-    /// Vault to remove the plugin from (repeatable); without it, every vault setup touched.
+    /// Vault to remove the plugin from (repeatable), at its place now when it moved; without it, every vault setup
+    /// touched.
     #[arg(long, value_name = "PATH")]
     pub(crate) vault: Vec<PathBuf>,
     /// The vault's config folder, when it is not `.obsidian`.

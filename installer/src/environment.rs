@@ -155,6 +155,19 @@ impl Environment {
     }
 }
 
+/// Quotes a word for a POSIX shell when it needs it, so a printed command can be pasted as is.
+pub fn shell_quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@%,~".contains(c))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! `obsmcp setup`: choose vaults and clients (asking on a terminal, from flags otherwise), plan every change with the
 //! installer library, show it, confirm it, apply it, and say what to do next.
 //!
-//! About 310 lines of code and 190 of unit tests.
+//! Its unit tests, with scripted answers, are in `setup_tests.rs`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +10,7 @@ use obsmcp_installer::clients::{CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
 use obsmcp_installer::obsidian::registry;
 use obsmcp_installer::plan::Change;
+use obsmcp_installer::plan::moves;
 use obsmcp_installer::setup::{self as planner, FixedDecisions, SetupRequest, VaultTarget};
 
 use crate::cli::SetupArgs;
@@ -78,15 +79,20 @@ pub(crate) fn execute(
         problems: plan.problems.clone(),
         next_steps: Vec::new(),
         diffs: Vec::new(),
+        remaining: Vec::new(),
     };
     if let Some(install) = &install {
         let (item, note) = shared::binary_report(install);
         report.items.insert(0, item);
         report.notes.insert(0, note);
         plan.state.installed_binary = Some(install.to.clone());
+        let state_home = environment.state_home();
         plan.state
             .created_dirs
-            .extend(install.folders_to_create(&environment.state_home()));
+            .extend(install.folders_to_create(&state_home));
+        plan.state
+            .own_dirs
+            .extend(install.own_folders_to_create(&state_home));
     }
     let binary_changes = install
         .as_ref()
@@ -122,12 +128,7 @@ pub(crate) fn execute(
             })
             .collect();
         let lookup = shared::path_lookup(environment, &request.binary);
-        report.next_steps = next_steps(
-            &report,
-            &plan.vaults,
-            &working,
-            (&lookup, &request.binary, install.is_some()),
-        );
+        report.next_steps = next_steps(&report, &plan.vaults, &working, (&lookup, &request.binary));
     }
     Ok(printer.finish(&report)?)
 }
@@ -148,24 +149,21 @@ fn choose_vaults(
     for error in &errors {
         crate::ui::stderr_line(format_args!("warning: {error}"));
     }
-    let found: Vec<_> = registered
+    let found: Vec<PathBuf> = registered
         .into_iter()
-        .filter(|vault| vault.path.is_dir())
+        .map(|vault| vault.path)
+        .filter(|path| path.is_dir())
         .collect();
-    if found.is_empty() {
-        // Run again (after an update, or from an installed copy) with no vault Obsidian lists: the vaults an earlier
-        // setup set up are the ones meant.
-        let known: Vec<(PathBuf, String)> = obsmcp_installer::plan::state::State::load(environment)
-            .vaults
-            .into_iter()
-            .filter(|(path, _)| path.is_dir())
-            .collect();
-        if !known.is_empty() {
-            return known
-                .iter()
-                .map(|(path, config_dir)| shared::vault_target(environment, path, Some(config_dir)))
-                .collect();
+    // A run after an earlier setup means the vaults set up then, where they are now: a vault Obsidian lists that was
+    // never chosen is not set up without asking.
+    let earlier = earlier_vaults(environment, &found);
+    let mut offered = found.clone();
+    for (path, _) in &earlier {
+        if !offered.contains(path) {
+            offered.push(path.clone());
         }
+    }
+    if offered.is_empty() {
         if let Some(prompter) = prompter {
             let answer =
                 prompter.input("No vault is listed by Obsidian. Vault folder to set up")?;
@@ -184,21 +182,26 @@ fn choose_vaults(
     }
     let chosen: Vec<PathBuf> = match prompter {
         Some(prompter) => {
-            let labels: Vec<String> = found
+            let (registered, _) = registry::discover(environment);
+            let is_open = |path: &PathBuf| {
+                registered
+                    .iter()
+                    .any(|vault| vault.open && &vault.path == path)
+            };
+            let labels: Vec<String> = offered
                 .iter()
-                .map(|vault| {
-                    let open = if vault.open { "  (open)" } else { "" };
-                    format!(
-                        "{}  {}{open}",
-                        registry::vault_name(&vault.path),
-                        vault.path.display()
-                    )
+                .map(|path| {
+                    let open = if is_open(path) { "  (open)" } else { "" };
+                    format!("{}  {}{open}", registry::vault_name(path), path.display())
                 })
                 .collect();
-            let any_open = found.iter().any(|vault| vault.open);
-            let checked: Vec<bool> = found
+            let any_open = offered.iter().any(is_open);
+            let checked: Vec<bool> = offered
                 .iter()
-                .map(|vault| found.len() == 1 || vault.open || !any_open)
+                .map(|path| match earlier.is_empty() {
+                    false => earlier.iter().any(|(known, _)| known == path),
+                    true => offered.len() == 1 || is_open(path) || !any_open,
+                })
                 .collect();
             let picked = prompter.select(
                 "Vaults to connect (space toggles, enter confirms)",
@@ -207,10 +210,34 @@ fn choose_vaults(
             )?;
             picked
                 .into_iter()
-                .map(|index| found[index].path.clone())
+                .map(|index| offered[index].clone())
                 .collect()
         }
-        None => found.iter().map(|vault| vault.path.clone()).collect(),
+        None if earlier.is_empty() => found,
+        None => {
+            let others: Vec<String> = found
+                .iter()
+                .filter(|path| !earlier.iter().any(|(known, _)| known == *path))
+                .map(|path| registry::vault_name(path))
+                .collect();
+            if !others.is_empty() {
+                crate::ui::stderr_line(format_args!(
+                    "note: set up again the vaults set up before; Obsidian also lists {}, which stay as they are \
+                     (add one with --vault PATH)",
+                    others.join(", ")
+                ));
+            }
+            return earlier
+                .iter()
+                .map(|(path, config_dir)| {
+                    shared::vault_target(
+                        environment,
+                        path,
+                        args.config_dir.as_deref().or(Some(config_dir)),
+                    )
+                })
+                .collect();
+        }
     };
     if chosen.is_empty() {
         return Err(UsageError {
@@ -223,6 +250,33 @@ fn choose_vaults(
         .iter()
         .map(|path| shared::vault_target(environment, path, args.config_dir.as_deref()))
         .collect()
+}
+
+/// The vaults an earlier setup set up (its record and the clients' entries), each where it is now, with its config
+/// folder: one that moved or was renamed is found among `found` (see `obsmcp_installer::plan::moves`).
+fn earlier_vaults(environment: &Environment, found: &[PathBuf]) -> Vec<(PathBuf, String)> {
+    let state = obsmcp_installer::plan::state::State::load(environment);
+    let mut places: Vec<PathBuf> = state.vaults.keys().cloned().collect();
+    for (vault, _) in obsmcp_installer::clients::served_vaults(environment, |_| true) {
+        places.push(vault);
+    }
+    let candidates: Vec<(PathBuf, String)> = found
+        .iter()
+        .map(|path| (path.clone(), registry::config_dir(path, None).0))
+        .collect();
+    let found_moves = moves::find(environment, &state, &candidates);
+    let mut earlier: Vec<(PathBuf, String)> = Vec::new();
+    for place in places {
+        let now = match found_moves.iter().find(|moved| moved.from == place) {
+            Some(moved) => moved.to.clone(),
+            None if place.is_dir() => std::fs::canonicalize(&place).unwrap_or(place.clone()),
+            None => continue,
+        };
+        if !earlier.iter().any(|(known, _)| *known == now) {
+            earlier.push((now, moves::config_dir_of(&state, &place)));
+        }
+    }
+    earlier
 }
 
 fn choose_clients(
@@ -280,7 +334,7 @@ fn next_steps(
     report: &Report,
     vaults: &[obsmcp_installer::setup::VaultPlan],
     clients: &[&ClientSpec],
-    (lookup, binary, installed): (&shared::PathLookup, &std::path::Path, bool),
+    (lookup, binary): (&shared::PathLookup, &std::path::Path),
 ) -> Vec<String> {
     // A write that failed is reported under the file's path: its client is not ready either.
     let failed = |scope: &str| {
@@ -324,15 +378,15 @@ fn next_steps(
     let mut check = format!("Run `{command} doctor` to check every link from client to vault.");
     match lookup {
         shared::PathLookup::ThisBinary => {}
-        shared::PathLookup::Nothing => match binary.parent() {
-            Some(folder) if installed => check.push_str(&format!(
-                " (`{}` is not on your PATH: add it to type plain `obsmcp`.)",
-                folder.display()
-            )),
-            _ => check.push_str(
-                " (obsmcp is not on your PATH: `cargo install --locked --path .` in the source folder puts it there.)",
-            ),
-        },
+        // Wherever the entries' binary lives (the copy setup made, an unpacked archive), its folder is what to add.
+        shared::PathLookup::Nothing => {
+            if let Some(folder) = binary.parent() {
+                check.push_str(&format!(
+                    " (`{}` is not on your PATH: add it to type plain `obsmcp`.)",
+                    folder.display()
+                ));
+            }
+        }
         shared::PathLookup::Another(other) => check.push_str(&format!(
             " (The `obsmcp` on your PATH is another binary, {}.)",
             other.display()
@@ -343,196 +397,5 @@ fn next_steps(
 }
 
 #[cfg(test)]
-mod tests {
-    use obsmcp_installer::environment::Os;
-
-    use super::*;
-    use crate::ui::prompt::scripted::Scripted;
-
-    fn args() -> SetupArgs {
-        SetupArgs {
-            vault: Vec::new(),
-            config_dir: None,
-            client: Vec::new(),
-            run: crate::cli::RunArgs {
-                yes: false,
-                dry_run: false,
-                json: false,
-            },
-            read_only: false,
-            replace_existing: false,
-            no_claude_permissions: false,
-            hide: Vec::new(),
-            hide_excluded_files: false,
-            no_skill: false,
-            always_load: false,
-        }
-    }
-
-    struct Home {
-        dir: tempfile::TempDir,
-        first: PathBuf,
-        second: PathBuf,
-    }
-
-    /// A home with two registered vaults (the second open) and Codex installed.
-    fn home() -> Home {
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        let (first, second) = (root.join("Archive"), root.join("Daily"));
-        std::fs::create_dir_all(&first).unwrap();
-        std::fs::create_dir_all(&second).unwrap();
-        std::fs::create_dir_all(root.join(".codex")).unwrap();
-        let registry = serde_json::json!({"vaults": {"a": {"path": first, "ts": 1}, "b": {"path": second, "ts": 2, "open": true}}});
-        std::fs::create_dir_all(root.join(".config/obsidian")).unwrap();
-        std::fs::write(
-            root.join(".config/obsidian/obsidian.json"),
-            registry.to_string(),
-        )
-        .unwrap();
-        Home { dir, first, second }
-    }
-
-    fn environment(home: &Home) -> Environment {
-        Environment::new(Os::Linux, std::fs::canonicalize(home.dir.path()).unwrap())
-    }
-
-    fn run(
-        args: &SetupArgs,
-        environment: &Environment,
-        prompter: &mut Scripted,
-    ) -> (ExitCode, String, String) {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let mut printer = Printer {
-            out: &mut out,
-            err: &mut err,
-            json: false,
-            body_shown: false,
-            problems_shown: 0,
-        };
-        let code = execute(args, environment, Some(prompter), &mut printer).unwrap();
-        (
-            code,
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-        )
-    }
-
-    fn codex_index() -> usize {
-        CLIENTS
-            .iter()
-            .position(|client| client.id == "codex")
-            .unwrap()
-    }
-
-    #[test]
-    fn guided_run_offers_vaults_and_detected_clients_then_shows_the_diff_and_asks() {
-        let home = home();
-        let environment = environment(&home);
-        let mut prompter = Scripted::default();
-        prompter.selections.extend([vec![1], vec![codex_index()]]);
-        prompter.confirmations.push_back(true);
-        let (code, out, err) = run(&args(), &environment, &mut prompter);
-        assert_eq!(code, ExitCode::SUCCESS, "{err}");
-        let vault_question = &prompter.asked[0];
-        assert!(
-            vault_question.contains("Archive")
-                && vault_question.contains("Daily")
-                && vault_question.contains("(open)")
-        );
-        assert!(
-            vault_question.ends_with("[false, true]"),
-            "the open vault starts selected: {vault_question}"
-        );
-        let client_question = &prompter.asked[1];
-        let checked: Vec<bool> = CLIENTS.iter().map(|client| client.id == "codex").collect();
-        assert!(
-            client_question.ends_with(&format!("{checked:?}")),
-            "only the detected client starts selected: {client_question}"
-        );
-        assert_eq!(prompter.asked[2], "Apply these changes?");
-        assert!(
-            out.contains("+[mcp_servers.obsidian]"),
-            "the diff is shown before the question: {out}"
-        );
-        assert!(err.contains("Trust author and enable plugins"), "{err}");
-        let codex = std::fs::read_to_string(environment.home().join(".codex/config.toml")).unwrap();
-        assert!(
-            codex.contains(home.second.to_str().unwrap())
-                && !codex.contains(home.first.to_str().unwrap())
-        );
-    }
-
-    #[test]
-    fn with_no_vault_listed_the_guided_run_asks_for_a_folder() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(dir.path()).unwrap();
-        std::fs::create_dir_all(root.join("Notes")).unwrap();
-        std::fs::create_dir_all(root.join(".codex")).unwrap();
-        let environment = Environment::new(Os::Linux, &root);
-        let mut prompter = Scripted::default();
-        prompter
-            .inputs
-            .push_back(format!("{}\n", root.join("Notes").display()));
-        prompter.selections.push_back(vec![codex_index()]);
-        prompter.confirmations.push_back(true);
-        let (code, _, err) = run(&args(), &environment, &mut prompter);
-        assert_eq!(code, ExitCode::SUCCESS, "{err}");
-        assert!(prompter.asked[0].starts_with("No vault is listed by Obsidian"));
-        assert!(
-            root.join("Notes/.obsidian/plugins/obsmcp/main.js")
-                .is_file()
-        );
-    }
-
-    #[test]
-    fn saying_no_at_the_confirmation_writes_nothing() {
-        let home = home();
-        let environment = environment(&home);
-        let mut prompter = Scripted::default();
-        prompter
-            .selections
-            .extend([vec![0, 1], vec![codex_index()]]);
-        prompter.confirmations.push_back(false);
-        let (code, _, err) = run(&args(), &environment, &mut prompter);
-        assert_eq!(code, ExitCode::SUCCESS);
-        assert!(err.contains("Cancelled: nothing was written."), "{err}");
-        assert!(!environment.home().join(".codex/config.toml").exists());
-        assert!(!home.first.join(".obsidian").exists());
-    }
-
-    #[test]
-    fn a_foreign_entry_is_replaced_only_when_the_user_agrees() {
-        for (agree, expected) in [(true, "obsidian"), (false, "obsidian-daily")] {
-            let home = home();
-            let environment = environment(&home);
-            let config = environment.home().join(".codex/config.toml");
-            std::fs::write(&config, "[mcp_servers.obsidian]\ncommand = \"npx\"\nargs = [\"mcp-remote\", \"http://localhost:22360/sse\"]\n").unwrap();
-            let mut prompter = Scripted::default();
-            prompter.selections.extend([vec![1], vec![codex_index()]]);
-            prompter.confirmations.extend([agree, true]);
-            let (code, _, err) = run(&args(), &environment, &mut prompter);
-            assert_eq!(code, ExitCode::SUCCESS, "{err}");
-            assert!(
-                prompter.asked[2].contains("npx mcp-remote http://localhost:22360/sse"),
-                "{:?}",
-                prompter.asked
-            );
-            let text = std::fs::read_to_string(&config).unwrap();
-            let value = obsmcp_installer::document::read_value(
-                obsmcp_installer::document::Format::Toml,
-                &text,
-            )
-            .unwrap();
-            assert_eq!(
-                value["mcp_servers"][expected]["args"][0], "bridge",
-                "{text}"
-            );
-            assert_eq!(
-                value["mcp_servers"]["obsidian"]["command"] == "npx",
-                !agree,
-                "{text}"
-            );
-        }
-    }
-}
+#[path = "setup_tests.rs"]
+mod tests;

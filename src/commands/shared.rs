@@ -12,6 +12,7 @@ use obsmcp_installer::clients::{self, CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
 use obsmcp_installer::obsidian::registry;
 use obsmcp_installer::plan::binary::BinaryInstall;
+use obsmcp_installer::plan::binary::transience;
 use obsmcp_installer::plan::{FileChange, Item, Note, Problem};
 use obsmcp_installer::setup::VaultTarget;
 
@@ -112,24 +113,37 @@ pub(crate) fn path_lookup(environment: &Environment, binary: &Path) -> PathLooku
     } else {
         (&["obsmcp"], ':')
     };
+    // What npx and uvx put on PATH for the run they start is gone when it ends: a shell later will not find it there.
     let found = environment
         .var("PATH")
         .unwrap_or_default()
         .split(separator)
         .filter(|folder| !folder.is_empty())
         .flat_map(|folder| names.iter().map(move |name| Path::new(folder).join(name)))
-        .find(|candidate| candidate.is_file());
+        .filter(|candidate| candidate.is_file())
+        .map(|found| std::fs::canonicalize(&found).unwrap_or(found))
+        .find(|real| real == binary || transience(environment, real).is_none());
     match found {
         None => PathLookup::Nothing,
-        Some(found) => {
-            let real = std::fs::canonicalize(&found).unwrap_or(found);
-            if real == binary {
-                PathLookup::ThisBinary
-            } else {
-                PathLookup::Another(real)
-            }
-        }
+        Some(real) if real == binary || is_npm_launcher_of(&real, binary) => PathLookup::ThisBinary,
+        Some(real) => PathLookup::Another(real),
     }
+}
+
+/// Whether `launcher` is the npm package's `obsmcp.js` that runs `binary` (a global npm install puts that launcher on
+/// PATH and the binary in a platform package beside it, in the same `node_modules`).
+fn is_npm_launcher_of(launcher: &Path, binary: &Path) -> bool {
+    let node_modules = |path: &Path| {
+        path.ancestors()
+            .find(|folder| {
+                folder
+                    .file_name()
+                    .is_some_and(|name| name == "node_modules")
+            })
+            .map(Path::to_owned)
+    };
+    launcher.file_name().is_some_and(|name| name == "obsmcp.js")
+        && node_modules(launcher).is_some_and(|folder| Some(folder) == node_modules(binary))
 }
 
 /// How to type `binary` in a shell: `obsmcp` when `PATH` runs it, its full path (quoted if it has spaces) otherwise.
@@ -220,6 +234,7 @@ pub(crate) fn vault_target(
         config_dir,
         config_dir_source,
         open,
+        moved_from: Vec::new(),
     })
 }
 
@@ -380,5 +395,51 @@ mod tests {
         let found = path(second.display().to_string());
         assert_eq!(path_lookup(&found, &running), PathLookup::ThisBinary);
         assert_eq!(command_for(&PathLookup::ThisBinary, &running), "obsmcp");
+    }
+
+    /// Issue 36, item 5: npx's launcher on PATH for the child is not what a shell finds later, and a global npm
+    /// install's launcher runs this very binary.
+    #[test]
+    fn path_lookup_skips_npx_and_uvx_folders_and_knows_the_npm_launcher() {
+        let folder = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(folder.path()).unwrap();
+        let npx = root.join(".npm/_npx/1a2b/node_modules/.bin");
+        let uvx = root.join(".cache/uv/archive-v0/x/bin");
+        let local = root.join(".local/bin");
+        for dir in [&npx, &uvx, &local] {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join("obsmcp"), "").unwrap();
+        }
+        std::fs::write(
+            root.join(".cache/uv/CACHEDIR.TAG"),
+            "Signature: 8a477f597d28d172789f06886806bc55",
+        )
+        .unwrap();
+        let installed = local.join("obsmcp");
+        let path = |value: String| Environment::new(Os::Linux, &root).with_var("PATH", value);
+        let launched = path(format!("{}:{}", npx.display(), uvx.display()));
+        assert_eq!(path_lookup(&launched, &installed), PathLookup::Nothing);
+        let with_local = path(format!(
+            "{}:{}:{}",
+            npx.display(),
+            uvx.display(),
+            local.display()
+        ));
+        assert_eq!(path_lookup(&with_local, &installed), PathLookup::ThisBinary);
+
+        let global = root.join("prefix/lib/node_modules");
+        let launcher = global.join("obsmcp/bin/obsmcp.js");
+        let binary = global.join("@obsmcp/linux-x64/bin/obsmcp");
+        for file in [&launcher, &binary] {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, "").unwrap();
+        }
+        let bin = root.join("prefix/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::os::unix::fs::symlink(&launcher, bin.join("obsmcp")).unwrap();
+        assert_eq!(
+            path_lookup(&path(bin.display().to_string()), &binary),
+            PathLookup::ThisBinary
+        );
     }
 }

@@ -66,6 +66,7 @@ pub(crate) fn execute(
         problems: plan.problems.clone(),
         next_steps: Vec::new(),
         diffs: Vec::new(),
+        remaining: Vec::new(),
     };
     if plan.changes_anything() {
         let files = plan.files.clone();
@@ -80,6 +81,7 @@ pub(crate) fn execute(
         )?;
         if applied {
             report.next_steps = next_steps(&report);
+            report.remaining = remaining(environment);
         }
     }
     Ok(printer.finish(&report)?)
@@ -111,6 +113,21 @@ fn next_steps(report: &Report) -> Vec<String> {
         }
     }
     steps
+}
+
+/// What obsmcp still serves after a partial uninstall: each vault with the clients whose entries use it.
+fn remaining(environment: &Environment) -> Vec<String> {
+    obsmcp_installer::clients::served_vaults(environment, |_| true)
+        .into_iter()
+        .map(|(vault, clients)| {
+            format!(
+                "vault {} ({}): {}",
+                obsmcp_installer::obsidian::registry::vault_name(&vault),
+                vault.display(),
+                clients.join(", ")
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

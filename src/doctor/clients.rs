@@ -255,6 +255,8 @@ pub(crate) struct ClientContext<'a> {
     pub(crate) on_path: Option<&'a Path>,
     /// Home, variables and OS (where a binary would not last depends on them).
     pub(crate) environment: &'a obsmcp_installer::environment::Environment,
+    /// Vaults found at a new place since setup (`doctor::moved`).
+    pub(crate) moves: &'a [obsmcp_installer::plan::moves::Move],
 }
 
 /// The checks of one client's config.
@@ -383,11 +385,19 @@ fn entry_checks(
             format!("`{name}` names the vault by a relative path `{}`: clients start servers in another folder", path.display()),
             reregister.clone(),
         )),
-        Some(path) if !path.is_dir() => checks.push(Check::fail(
-            "client.entry",
-            format!("`{name}` points at vault `{}`, which does not exist", path.display()),
-            format!("{} setup --client {} --vault <the vault's folder> (then remove `{name}` if the vault is gone)", context.obsmcp, client.id),
-        )),
+        Some(path) if !path.is_dir() => {
+            let check = Check::fail(
+                "client.entry",
+                format!("`{name}` points at vault `{}`, which does not exist", path.display()),
+                super::moved::fix(context.obsmcp, context.environment, context.moves, path),
+            );
+            // Found at its new place: `--fix` re-points the entry there, as the printed command does.
+            let moved = super::moved::new_place(context.moves, path).filter(|_| !client.project);
+            checks.push(match moved {
+                Some(moved) => check.with_repair(register(&moved.to)),
+                None => check,
+            });
+        }
         Some(path) if entry.disabled() => checks.push(Check::fail(
             "client.entry",
             format!("`{name}` (vault `{}`) is switched off in this config", path.display()),
@@ -395,7 +405,10 @@ fn entry_checks(
         )),
         Some(path) => checks.push(Check::ok("client.entry", format!("`{name}` → vault `{}`", path.display()))),
     }
-    let repair = vault.as_deref().filter(|_| !client.project).map(register);
+    // A vault found at its new place is repaired there.
+    let repair = vault.as_deref().filter(|_| !client.project).map(|vault| {
+        register(super::moved::new_place(context.moves, vault).map_or(vault, |moved| &moved.to))
+    });
     checks.push(binary_check(entry, context, repair, &reregister));
     checks.extend(timeout_checks(client, entry));
     checks

@@ -240,14 +240,19 @@ fn apply_setup_plan(
     }
     // Entries are pointed at a copy that lasts when this binary would not (as setup does).
     if let Some(install) = &install {
+        // The folders the copy makes, seen before it makes them: afterwards they exist and none would be recorded.
+        let state_home = environment.state_home();
+        let (created, own) = (
+            install.folders_to_create(&state_home),
+            install.own_folders_to_create(&state_home),
+        );
         if let Err(problem) = crate::commands::shared::install_binary(install) {
             outcome.failure(format!("{}: {}", problem.scope, problem.message));
             return Ok(());
         }
         plan.state.installed_binary = Some(install.to.clone());
-        plan.state
-            .created_dirs
-            .extend(install.folders_to_create(&environment.state_home()));
+        plan.state.created_dirs.extend(created);
+        plan.state.own_dirs.extend(own);
         if install.change != Change::Unchanged {
             outcome.done.push(format!(
                 "obsmcp: installed this binary as `{}` ({})",

@@ -14,6 +14,7 @@ pub(crate) mod bundle;
 pub(crate) mod clients;
 pub(crate) mod fix;
 pub(crate) mod gates;
+pub(crate) mod moved;
 pub(crate) mod plugin_probe;
 pub(crate) mod print;
 pub(crate) mod report;
@@ -110,9 +111,14 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
     }
     let mut machine = Vec::new();
     let targets = vault_targets(environment, options, &clients, &mut machine);
+    let found_moves = moved::find(environment);
     let facts: Vec<VaultFacts> = targets
         .into_iter()
-        .map(|target| vault::file_checks(target, &options.obsmcp))
+        .map(|target| {
+            let gone_fix = (!target.path.is_dir())
+                .then(|| moved::fix(&options.obsmcp, environment, &found_moves, &target.path));
+            vault::file_checks(target, &options.obsmcp, gone_fix)
+        })
         .collect();
 
     let probes = facts.iter().map(|facts| async move {
@@ -213,6 +219,7 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         obsmcp: &options.obsmcp,
         on_path: options.on_path.as_deref(),
         environment,
+        moves: &found_moves,
     };
     let mut probe_checks: BTreeMap<usize, Vec<Check>> =
         probe_checks

@@ -1,5 +1,7 @@
 //! Questions for the guided run, behind a small trait: `dialoguer` on a terminal, scripted answers in tests.
 
+use std::path::Path;
+
 use obsmcp_installer::clients::ClientSpec;
 use obsmcp_installer::setup::Decisions;
 
@@ -63,6 +65,15 @@ impl Decisions for AskToReplace<'_> {
         let question = format!(
             "{}: the server `{name}` runs {existing}. Replace it with obsmcp?",
             client.name
+        );
+        self.prompter.confirm(&question, false).unwrap_or(false)
+    }
+
+    fn same_vault(&mut self, gone: &Path, here: &Path) -> bool {
+        let question = format!(
+            "obsmcp was set up for a vault at {}, which is gone. Is {} that vault, moved or renamed?",
+            gone.display(),
+            here.display()
         );
         self.prompter.confirm(&question, false).unwrap_or(false)
     }

@@ -57,6 +57,9 @@ pub(crate) struct Report {
     pub(crate) next_steps: Vec<String>,
     /// The planned diffs (with `--dry-run`).
     pub(crate) diffs: Vec<FileDiff>,
+    /// After uninstalling some clients or vaults: what obsmcp still serves, one `vault (clients)` each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) remaining: Vec<String>,
 }
 
 /// The diffs of every change in a plan, with the plugin's token hidden: diffs get pasted into issues and chats.
@@ -99,6 +102,10 @@ pub(crate) fn summarised(diffs: &[FileDiff]) -> Vec<FileDiff> {
 /// The plugin files whose content comes from this binary (main.js is already shown as a size).
 const BUNDLED: [&str; 2] = ["manifest.json", "styles.css"];
 
+/// A line longer than this holding permission rules (a settings file that keeps its `allow` list on one line) is
+/// folded to its count.
+const LONG_RULE_LINE: usize = 200;
+
 fn summarise(diff: &FileDiff) -> String {
     let path = std::path::Path::new(&diff.path);
     let bundled = path
@@ -107,17 +114,24 @@ fn summarise(diff: &FileDiff) -> String {
         && path
             .file_name()
             .is_some_and(|name| BUNDLED.iter().any(|bundled| name == *bundled));
-    if bundled {
+    // The companion skill is the same text in every client that reads skills from a folder.
+    let skill = path.ends_with("skills/obsmcp/SKILL.md");
+    if bundled || skill {
         let lines = diff
             .diff
             .lines()
             .filter(|line| line.starts_with('+') && !line.starts_with("+++"))
             .count();
         let header: String = diff.diff.split_inclusive('\n').take(2).collect();
-        return format!(
-            "{header}@@ the plugin's bundled {} ({lines} lines; --dry-run shows them) @@\n",
-            path.file_name().unwrap_or_default().to_string_lossy()
-        );
+        let what = if skill {
+            "companion skill SKILL.md".to_owned()
+        } else {
+            format!(
+                "plugin's bundled {}",
+                path.file_name().unwrap_or_default().to_string_lossy()
+            )
+        };
+        return format!("{header}@@ the {what} ({lines} lines; --dry-run shows them) @@\n");
     }
     let mut out = String::with_capacity(diff.diff.len());
     let mut rules: Vec<&str> = Vec::new();
@@ -134,6 +148,19 @@ fn summarise(diff: &FileDiff) -> String {
         rules.clear();
     };
     for line in diff.diff.split_inclusive('\n') {
+        let changed = (line.starts_with('+') || line.starts_with('-'))
+            && !line.starts_with("+++")
+            && !line.starts_with("---");
+        let on_one_line = line.matches("\"mcp__").count();
+        if changed && line.len() > LONG_RULE_LINE && on_one_line > 3 {
+            flush(&mut rules, &mut out);
+            out.push_str(&format!(
+                "{}    … a line of {} characters with {on_one_line} permission rules (--dry-run shows it)\n",
+                &line[..1],
+                line.trim_end().len() - 1
+            ));
+            continue;
+        }
         let rule = (line.starts_with('+') || line.starts_with('-'))
             && !line.starts_with("+++")
             && !line.starts_with("---")
@@ -301,6 +328,11 @@ impl Printer<'_> {
     fn print_ending(&mut self, report: &Report) -> std::io::Result<()> {
         let err = &mut *self.err;
         let summary = match (report.command, report.outcome) {
+            (_, Outcome::AlreadyConfigured | Outcome::NothingToRemove)
+                if !report.problems.is_empty() =>
+            {
+                "Nothing changed: the errors above stand in the way."
+            }
             ("setup", Outcome::AlreadyConfigured) => {
                 "obsmcp is already configured: nothing changed."
             }
@@ -312,9 +344,17 @@ impl Printer<'_> {
                 "Done, except for the errors above."
             }
             ("setup", Outcome::Changed) => "obsmcp is set up.",
+            (_, Outcome::Changed) if !report.remaining.is_empty() => {
+                "Removed what is listed above; obsmcp stays set up for the rest:"
+            }
             (_, Outcome::Changed) => "obsmcp is uninstalled.",
         };
         writeln!(err, "{summary}")?;
+        if report.outcome == Outcome::Changed && report.problems.is_empty() {
+            for remaining in &report.remaining {
+                writeln!(err, "  {remaining}")?;
+            }
+        }
         if !report.next_steps.is_empty() {
             writeln!(err, "Next:")?;
             for (number, step) in report.next_steps.iter().enumerate() {
@@ -408,5 +448,54 @@ mod tests {
             shown[1].diff
         );
         assert_eq!(shown[2].diff, entry.diff, "other diffs are shown whole");
+    }
+
+    /// Issue 36, item 6: the skill, the same in three clients, took 135 lines of the preview, and a settings file that
+    /// keeps its rules on one line showed a line of 1,604 characters.
+    #[test]
+    fn the_preview_folds_the_skill_and_a_long_line_of_rules() {
+        let body: String = (0..45)
+            .map(|line| format!("+skill line {line}\n"))
+            .collect();
+        let skill = diff(
+            "/h/.claude/skills/obsmcp/SKILL.md",
+            &format!(
+                "--- /dev/null\n+++ /h/.claude/skills/obsmcp/SKILL.md\n@@ -0,0 +1,45 @@\n{body}"
+            ),
+        );
+        let rules: Vec<String> = (0..23)
+            .map(|tool| format!("\"mcp__obsidian__tool_{tool}\""))
+            .collect();
+        let settings = diff(
+            "/h/.claude/settings.json",
+            &format!(
+                "--- a\n+++ b\n@@ -1,3 +1,3 @@\n {{\n-  \"permissions\": {{\"allow\": [\"Bash(ls)\"]}}\n+  \"permissions\": {{\"allow\": [\"Bash(ls)\", {}]}}\n }}\n",
+                rules.join(", ")
+            ),
+        );
+        let shown = summarised(&[skill, settings]);
+        assert_eq!(
+            shown[0].diff,
+            "--- /dev/null\n+++ /h/.claude/skills/obsmcp/SKILL.md\n@@ the companion skill SKILL.md (45 lines; --dry-run shows them) @@\n"
+        );
+        assert!(
+            shown[1]
+                .diff
+                .contains("with 23 permission rules (--dry-run shows it)"),
+            "{}",
+            shown[1].diff
+        );
+        assert!(
+            shown[1]
+                .diff
+                .contains("-  \"permissions\": {\"allow\": [\"Bash(ls)\"]}"),
+            "{}",
+            shown[1].diff
+        );
+        assert!(
+            shown[1].diff.lines().all(|line| line.len() < 120),
+            "{}",
+            shown[1].diff
+        );
     }
 }

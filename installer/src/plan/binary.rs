@@ -57,6 +57,11 @@ impl std::fmt::Display for Transience {
 
 /// Whether `binary` (a real path, symlinks resolved) lives where it will not last, and why.
 pub fn transience(environment: &Environment, binary: &Path) -> Option<Transience> {
+    // A tool pipx or `uv tool` installed lasts until the user uninstalls it, whatever tag its folder carries (uv marks
+    // its tools folder as a cache); its link on PATH is the package manager's.
+    if in_tool_folder(binary) {
+        return None;
+    }
     for folder in binary.ancestors().skip(1) {
         if folder.join("CACHEDIR.TAG").is_file() {
             let is_target = folder.file_name().is_some_and(|name| name == "target")
@@ -83,6 +88,18 @@ pub fn transience(environment: &Environment, binary: &Path) -> Option<Transience
         return Some(Transience::Temporary);
     }
     None
+}
+
+/// Whether `binary` is in a folder where pipx or `uv tool` keeps an installed tool: `…/pipx/venvs/<tool>/…` or
+/// `…/uv/tools/<tool>/…` (also `.local/pipx` and `%APPDATA%\uv` on other systems).
+fn in_tool_folder(binary: &Path) -> bool {
+    let parts: Vec<&std::ffi::OsStr> = binary.components().map(|part| part.as_os_str()).collect();
+    parts.windows(3).any(|window| {
+        let [owner, kind, _tool] = window else {
+            return false;
+        };
+        (*owner == "pipx" && *kind == "venvs") || (*owner == "uv" && *kind == "tools")
+    })
 }
 
 /// The system's temporary folder as this environment names it (symlinks resolved: macOS's `/tmp` is `/private/tmp`).
@@ -239,7 +256,7 @@ pub fn plan(environment: &Environment, running: &Path) -> Option<Result<BinaryIn
 
 impl BinaryInstall {
     /// The folders the copy creates (outermost first), for setup's record: uninstall removes them once empty. Those
-    /// that also hold obsmcp's state folder (`~/.local`) are left out: the record goes with that folder's own.
+    /// that also hold obsmcp's state folder (`~/.local`) are left out: see [`Self::own_folders_to_create`].
     pub fn folders_to_create(&self, state_home: &Path) -> Vec<PathBuf> {
         let mut missing: Vec<PathBuf> = self
             .to
@@ -251,6 +268,18 @@ impl BinaryInstall {
             .collect();
         missing.reverse();
         missing
+    }
+
+    /// The missing folders above the copy that also hold obsmcp's state folder (`~/.local` for `~/.local/bin` and
+    /// `~/.local/state/obsmcp`): obsmcp's own, removed with its record (`State::own_dirs`) once nothing is left.
+    pub fn own_folders_to_create(&self, state_home: &Path) -> Vec<PathBuf> {
+        self.to
+            .ancestors()
+            .skip(1)
+            .take_while(|folder| !folder.as_os_str().is_empty() && !folder.exists())
+            .filter(|folder| state_home.starts_with(folder))
+            .map(Path::to_owned)
+            .collect()
     }
 
     /// Copies the binary into place atomically, executable; nothing when it is there already.
@@ -356,6 +385,37 @@ mod tests {
                 lasting.display()
             );
         }
+    }
+
+    /// Issue 36, item 4: uv marks its tools folder as a cache, and pipx's may sit under a tagged folder too; a tool
+    /// either installed lasts, and setup then runs it where it is instead of copying it over their link.
+    #[test]
+    fn tools_pipx_and_uv_installed_last_even_under_a_cache_tag() {
+        let root = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(root.path()).unwrap();
+        let home = root.join("home");
+        let environment = environment(&home);
+        let tag = "Signature: 8a477f597d28d172789f06886806bc55";
+        for tagged in [".local/share/uv/tools", ".local/share/pipx"] {
+            std::fs::create_dir_all(home.join(tagged)).unwrap();
+            std::fs::write(home.join(tagged).join("CACHEDIR.TAG"), tag).unwrap();
+        }
+        for tool in [
+            home.join(".local/share/uv/tools/obsmcp/bin/obsmcp"),
+            home.join(".local/share/pipx/venvs/obsmcp/bin/obsmcp"),
+        ] {
+            assert_eq!(transience(&environment, &tool), None, "{}", tool.display());
+        }
+        // uv's own cache, where uvx runs tools from, is still a cache.
+        std::fs::create_dir_all(home.join(".cache/uv")).unwrap();
+        std::fs::write(home.join(".cache/uv/CACHEDIR.TAG"), tag).unwrap();
+        assert!(matches!(
+            transience(
+                &environment,
+                &home.join(".cache/uv/archive-v0/x/bin/obsmcp")
+            ),
+            Some(Transience::Cache(_))
+        ));
     }
 
     #[test]

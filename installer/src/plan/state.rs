@@ -32,6 +32,34 @@ pub struct State {
     /// The copy of obsmcp setup installed because the binary it ran from would not last (`plan::binary`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub installed_binary: Option<PathBuf>,
+    /// What tells each vault in `vaults` apart once it has moved or been renamed (`setup::moves`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub identities: BTreeMap<PathBuf, VaultIdentity>,
+}
+
+/// What identifies a vault wherever its folder goes: the digest of its plugin token (the token moves with the vault's
+/// `data.json`; the token itself is a secret and is not stored here) and Obsidian's id for it (Obsidian keeps the id
+/// when it renames or moves a vault itself).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VaultIdentity {
+    /// The first 16 hex digits of the SHA-256 of the plugin token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// Obsidian's registry id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub obsidian_id: Option<String>,
+}
+
+impl VaultIdentity {
+    /// The digest recorded for `token`.
+    pub fn digest(token: &str) -> String {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(token.as_bytes())
+            .iter()
+            .take(8)
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
+    }
 }
 
 impl State {
@@ -107,6 +135,35 @@ impl State {
             && self.created_containers.is_empty()
             && self.vaults.is_empty()
             && self.installed_binary.is_none()
+    }
+
+    /// A vault that moved from `from` to `to`: every path recorded under `from` (files and folders setup created,
+    /// containers, the vault itself) now lives under `to`, and its identity is known at both places.
+    pub fn move_vault(&mut self, from: &Path, to: &Path) {
+        let moved = |path: &Path| match path.strip_prefix(from) {
+            Ok(rest) if rest.as_os_str().is_empty() => to.to_owned(),
+            Ok(rest) => to.join(rest),
+            Err(_) => path.to_owned(),
+        };
+        self.created_files = self.created_files.iter().map(|path| moved(path)).collect();
+        self.created_dirs = self.created_dirs.iter().map(|path| moved(path)).collect();
+        self.created_containers = std::mem::take(&mut self.created_containers)
+            .into_iter()
+            .map(|(path, containers)| (moved(&path), containers))
+            .collect();
+        if let Some(config_dir) = self.vaults.remove(from) {
+            self.vaults.insert(to.to_owned(), config_dir);
+        }
+        // The old place keeps its identity too: entries in clients this run does not touch may still name it.
+        if let Some(identity) = self.identities.get(from).cloned() {
+            self.identities.insert(to.to_owned(), identity);
+        }
+    }
+
+    /// Forgets a vault: its config folder and its identity.
+    pub fn forget_vault(&mut self, vault: &Path) {
+        self.vaults.remove(vault);
+        self.identities.remove(vault);
     }
 
     /// Forgets everything recorded about `file`.

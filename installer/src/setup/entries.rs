@@ -5,7 +5,7 @@
 //! clients not being set up re-pointed at this binary when theirs is gone.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -27,6 +27,11 @@ enum Slot {
     /// ours, re-pointed in place at this binary.
     OursElsewhere {
         command: String,
+    },
+    /// obsmcp's entry for this vault at a place it has since left (a move or a rename): still ours, re-pointed in
+    /// place at the vault's new place.
+    OursMoved {
+        from: PathBuf,
     },
     /// obsmcp's entry for another vault, whatever binary it runs: that vault's name, never taken.
     OtherVault,
@@ -65,24 +70,34 @@ pub(super) fn repoint_broken_entries(
             else {
                 continue;
             };
-            if !write::same_path(&entry_vault, &vault.path) || Path::new(&command).is_file() {
+            let moved = is_former_place(vault, &entry_vault);
+            let binary_exists = Path::new(&command).is_file();
+            if !(moved || write::same_path(&entry_vault, &vault.path) && !binary_exists) {
                 continue;
             }
-            notes.push(Note {
-                scope: client.name.to_owned(),
-                message: format!(
+            let message = if moved {
+                format!(
+                    "re-pointed `{name}` from `{}` to the vault's new place",
+                    entry_vault.display()
+                )
+            } else {
+                format!(
                     "re-pointed `{name}` from `{command}`, which is gone, to `{}`",
                     request.binary.display()
-                ),
+                )
+            };
+            notes.push(Note {
+                scope: client.name.to_owned(),
+                message,
             });
-            // Only the binary changes: the entry keeps its own `--read-only`, whatever this run was asked.
-            let wanted = bridge_entry(
-                client,
-                &request.binary,
-                &vault.path,
-                &vault.config_dir,
-                read_only,
-            );
+            // Only what is broken changes: the entry keeps its own `--read-only`, whatever this run was asked, and
+            // its own binary while that exists.
+            let binary = if binary_exists {
+                PathBuf::from(&command)
+            } else {
+                request.binary.clone()
+            };
+            let wanted = bridge_entry(client, &binary, &vault.path, &vault.config_dir, read_only);
             for operation in update_own_entry(client, &client.entry_path(name), &wanted) {
                 edits.add_operation(
                     &path,
@@ -95,6 +110,14 @@ pub(super) fn repoint_broken_entries(
             }
         }
     }
+}
+
+/// Whether `place` is where `vault` was set up before it moved or was renamed.
+fn is_former_place(vault: &VaultTarget, place: &Path) -> bool {
+    vault
+        .moved_from
+        .iter()
+        .any(|former| write::same_path(former, place))
 }
 
 /// The entry a client gets for a vault.
@@ -156,6 +179,10 @@ fn slot(
                 Slot::OursElsewhere { command }
             }
         }
+        EntryKind::Obsmcp {
+            vault: Some(entry_vault),
+            ..
+        } if is_former_place(vault, &entry_vault) => Slot::OursMoved { from: entry_vault },
         EntryKind::Obsmcp { vault: Some(_), .. } => Slot::OtherVault,
         EntryKind::Obsmcp { command, .. } => {
             Slot::Foreign(format!("obsmcp (`{command}`) with another upstream"))
@@ -190,6 +217,7 @@ pub(super) fn choose_name(
     };
     let mut existing = own(|slot| matches!(slot, Slot::Ours));
     existing.extend(own(|slot| matches!(slot, Slot::OursElsewhere { .. })));
+    existing.extend(own(|slot| matches!(slot, Slot::OursMoved { .. })));
     let defaults = [SERVER_NAME.to_owned(), format!("{SERVER_NAME}-{slug}")].into_iter();
     let numbered = (2..).map(|number| format!("{SERVER_NAME}-{slug}-{number}"));
     let mut declined: Vec<(String, String, String)> = Vec::new();
@@ -262,6 +290,16 @@ pub(super) fn plan_entry(
             });
             update_own_entry(client, &path, &entry)
         }
+        Slot::OursMoved { from } => {
+            notes.push(Note {
+                scope: client.name.to_owned(),
+                message: format!(
+                    "re-pointed `{name}` from `{}` to the vault's new place",
+                    from.display()
+                ),
+            });
+            update_own_entry(client, &path, &entry)
+        }
         // Nothing of another program's entry is kept, not even its `env`: the older Node bridge's entry sets
         // `OBSIDIAN_MCP_URL`, which `obsmcp bridge` also reads and, beside `--vault`, refuses to start with.
         Slot::Foreign(_) => vec![Operation::Replace {
@@ -288,7 +326,7 @@ pub(super) fn plan_entry(
     for other in client_file.servers.keys().filter(|other| *other != name) {
         if matches!(
             slot(request, vault, client_file, other),
-            Slot::Ours | Slot::OursElsewhere { .. }
+            Slot::Ours | Slot::OursElsewhere { .. } | Slot::OursMoved { .. }
         ) {
             notes.push(Note {
                 scope: client.name.to_owned(),

@@ -11,7 +11,7 @@
 //! and `edits` gathers the edits per file and turns them into planned changes.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -19,6 +19,8 @@ use crate::clients::{ClientSpec, skill};
 use crate::environment::Environment;
 use crate::obsidian::plugin::PluginBundle;
 use crate::obsidian::registry::{self, ConfigDirSource};
+use crate::plan::moves::{self, Move};
+use crate::plan::saved_index;
 use crate::plan::state::State;
 use crate::plan::write;
 use crate::plan::{FileChange, Item, Note, Problem};
@@ -52,6 +54,9 @@ pub struct VaultTarget {
     pub config_dir_source: ConfigDirSource,
     /// Whether Obsidian has it open (from the registry).
     pub open: bool,
+    /// Places this vault was set up at before, now gone (a move or a rename): [`plan`] fills it, and the vault's
+    /// entries there are re-pointed in place under their names.
+    pub moved_from: Vec<PathBuf>,
 }
 
 /// What setup is asked to do.
@@ -90,6 +95,12 @@ pub struct SetupRequest<'a> {
 pub trait Decisions {
     /// Whether to replace `existing`, an entry named `name` in `client` that runs something else.
     fn replace_existing(&mut self, client: &ClientSpec, name: &str, existing: &str) -> bool;
+
+    /// Whether the vault at `here` is the one obsmcp set up at `gone`, which no longer exists, when nothing recorded
+    /// says so. Without someone to ask: no.
+    fn same_vault(&mut self, _gone: &Path, _here: &Path) -> bool {
+        false
+    }
 }
 
 /// A fixed answer to every question (`--replace-existing`, or no).
@@ -140,6 +151,8 @@ pub struct SetupPlan {
     /// Files whose change only makes sense with another's: (the file, the file it needs written first), as Claude
     /// Code's permission rules need its entry.
     pub needs: Vec<(PathBuf, PathBuf)>,
+    /// Vaults found at a new place: their backups and records follow them when the plan is applied.
+    pub moves: Vec<Move>,
 }
 
 impl SetupPlan {
@@ -155,6 +168,22 @@ impl SetupPlan {
         let mut state = self.state.clone();
         // Backups go under the state folder before the record is first saved: the folders they make are obsmcp's too.
         state.claim_own_dirs(environment);
+        // A moved vault's backups follow it first: the writes below then keep them as the files' first backups.
+        let state_home = environment.state_home();
+        for moved in &self.moves {
+            moves::move_backups(&state_home, &moved.from, &moved.to);
+            let config_dir = self
+                .vaults
+                .iter()
+                .find(|vault| vault.path == moved.to)
+                .map_or(crate::obsidian::plugin_data::DEFAULT_CONFIG_DIR, |vault| {
+                    &vault.config_dir
+                });
+            let index =
+                saved_index::file(&saved_index::folder(&state_home), &moved.from, config_dir);
+            // A cache named after the old place: the bridge builds one for the new place.
+            let _ = std::fs::remove_file(index);
+        }
         let vault_of = |change: &FileChange| {
             self.vaults
                 .iter()
@@ -201,9 +230,10 @@ impl SetupPlan {
         {
             write_change(change, &mut state, &mut problems);
         }
-        // Only when a client's write failed can a vault be left without an entry; the configs then say which.
-        let served =
-            (!problems.is_empty()).then(|| crate::clients::served_vaults(environment, |_| true));
+        // Only when a client's file could not be planned or written can a vault be left without an entry; the configs
+        // then say which.
+        let served = (!problems.is_empty() || !self.problems.is_empty())
+            .then(|| crate::clients::served_vaults(environment, |_| true));
         let mut unserved: Vec<&VaultPlan> = Vec::new();
         for change in &self.files {
             let Some(vault) = vault_of(change) else {
@@ -227,6 +257,12 @@ impl SetupPlan {
             match original.vaults.get(&vault.path) {
                 Some(config_dir) => state.vaults.insert(vault.path.clone(), config_dir.clone()),
                 None => state.vaults.remove(&vault.path),
+            };
+            match original.identities.get(&vault.path) {
+                Some(identity) => state
+                    .identities
+                    .insert(vault.path.clone(), identity.clone()),
+                None => state.identities.remove(&vault.path),
             };
             problems.push(Problem {
                 scope: format!("vault {}", vault.name),
@@ -262,13 +298,16 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
         state: State::load(request.environment),
         created_dirs: Vec::new(),
         needs: Vec::new(),
+        moves: Vec::new(),
     };
     let mut edits = Edits::default();
     let client_files = read_clients(request, &mut plan);
     let mut taken_ports = ports_in_use_by_other_vaults(request);
     let mut taken_names = BTreeSet::new();
+    let vaults = follow_moves(request, decisions, &mut plan);
+    let (registered, _) = registry::discover(request.environment);
 
-    for vault in &request.vaults {
+    for vault in &vaults {
         let scope = format!("vault {}", registry::vault_name(&vault.path));
         let Some(port) = plan_plugin(
             request,
@@ -311,6 +350,11 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
             }
         }
         repoint_broken_entries(request, vault, &mut edits, &mut plan.notes);
+        let identity = plan.state.identities.entry(vault.path.clone()).or_default();
+        identity.obsidian_id = registered
+            .iter()
+            .find(|known| write::same_path(&known.path, &vault.path))
+            .map(|known| known.id.clone());
         plan.vaults.push(VaultPlan {
             name: registry::vault_name(&vault.path),
             path: vault.path.clone(),
@@ -324,6 +368,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
             .vaults
             .insert(vault.path.clone(), vault.config_dir.clone());
     }
+    name_dead_entries(request, &plan.moves, &mut plan.notes);
     if request.skill && !plan.vaults.is_empty() {
         for client_file in &client_files {
             let client = client_file.client;
@@ -354,4 +399,84 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
         plan.items.insert(at, item);
     }
     plan
+}
+
+/// The vaults to set up, each with the places it was set up at before when it moved or was renamed since: found
+/// from what setup recorded, or, for a vault setup did not know, asked. Each move is noted and the record follows it.
+fn follow_moves(
+    request: &SetupRequest<'_>,
+    decisions: &mut dyn Decisions,
+    plan: &mut SetupPlan,
+) -> Vec<VaultTarget> {
+    let candidates: Vec<(PathBuf, String)> = request
+        .vaults
+        .iter()
+        .map(|vault| (vault.path.clone(), vault.config_dir.clone()))
+        .collect();
+    let mut found = moves::find(request.environment, &plan.state, &candidates);
+    for gone in moves::gone_places(request.environment, &plan.state) {
+        if found.iter().any(|moved| moved.from == gone) {
+            continue;
+        }
+        let unknown = request.vaults.iter().find(|vault| {
+            !plan.state.vaults.contains_key(&vault.path)
+                && !found.iter().any(|moved| moved.to == vault.path)
+                && decisions.same_vault(&gone, &vault.path)
+        });
+        if let Some(vault) = unknown {
+            found.push(Move {
+                from: gone,
+                to: vault.path.clone(),
+                by: "your answer",
+            });
+        }
+    }
+    for moved in &found {
+        plan.notes.push(Note {
+            scope: format!("vault {}", registry::vault_name(&moved.to)),
+            message: format!(
+                "{}: its entries follow it under their names",
+                moved.describe()
+            ),
+        });
+        plan.state.move_vault(&moved.from, &moved.to);
+    }
+    let vaults = request
+        .vaults
+        .iter()
+        .map(|vault| VaultTarget {
+            moved_from: found
+                .iter()
+                .filter(|moved| moved.to == vault.path)
+                .map(|moved| moved.from.clone())
+                .collect(),
+            ..vault.clone()
+        })
+        .collect();
+    plan.moves = found;
+    vaults
+}
+
+/// Names obsmcp's entries for vaults that are gone and were not found elsewhere, with the commands that mend them.
+fn name_dead_entries(request: &SetupRequest<'_>, found: &[Move], notes: &mut Vec<Note>) {
+    let served = crate::clients::served_vaults(request.environment, |_| true);
+    for (vault, clients) in served {
+        if !vault.is_absolute()
+            || vault.is_dir()
+            || found
+                .iter()
+                .any(|moved| write::same_path(&moved.from, &vault))
+        {
+            continue;
+        }
+        notes.push(Note {
+            scope: clients.join(", "),
+            message: format!(
+                "an obsmcp entry serves `{}`, which is gone: if that vault moved, `obsmcp setup --vault <its new folder>` \
+                 re-points it; if it is gone for good, `obsmcp uninstall --vault {}` removes it",
+                vault.display(),
+                crate::environment::shell_quote(&vault.to_string_lossy())
+            ),
+        });
+    }
 }

@@ -14,6 +14,7 @@ use crate::document::{self, Operation, key_path};
 use crate::obsidian::plugin;
 use crate::obsidian::plugin_data::{self, DEFAULT_CONFIG_DIR, DEFAULT_PORT};
 use crate::obsidian::registry::{self, ConfigDirSource};
+use crate::plan::state::VaultIdentity;
 use crate::plan::write;
 use crate::plan::{Note, Problem, TextEdit};
 
@@ -97,6 +98,12 @@ pub(super) fn plan_plugin(
         .and_then(Value::as_str)
         .filter(|token| !token.is_empty())
         .map_or_else(plugin::new_token, str::to_owned);
+    // What recognises this vault once it moves or is renamed (`plan::moves`).
+    plan.state
+        .identities
+        .entry(vault.path.clone())
+        .or_default()
+        .token = Some(VaultIdentity::digest(&token));
     let mut initial = Template::parse(request.data_template).render(&BTreeMap::from([
         ("port", json!(port)),
         ("token", json!(token)),

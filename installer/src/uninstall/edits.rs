@@ -10,7 +10,6 @@ use serde_json::Value;
 use super::UninstallPlan;
 use crate::document::{self, KeyPath, Operation};
 use crate::plan::state::State;
-use crate::plan::write;
 use crate::plan::{FileChange, Problem, TextEdit};
 
 /// Removal of the containers setup created in `path`, deepest first.
@@ -49,10 +48,13 @@ pub(super) fn push_edit(
         Ok(mut change) => {
             if change.is_change() {
                 forget_emptied(state, &change);
-                // A vault file's backup is in the state folder; one beside it is from an older obsmcp.
-                let in_state = write::vault_backup_path(&plan.state_home, path);
-                if in_state.exists() {
-                    change.backup = in_state;
+                // A vault file's backup is in the state folder (under the vault's old place if it moved); one beside
+                // it is from an older obsmcp; a backup made now never goes into the vault, which sync would spread.
+                if plan.is_vault_file(path) {
+                    let in_state = plan.vault_backup(path);
+                    if in_state.exists() || !change.backup.exists() {
+                        change.backup = in_state;
+                    }
                 }
                 let backup = restore_from_backup(&mut change, format);
                 plan.files.push(change);

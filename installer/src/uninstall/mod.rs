@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::clients::ClientSpec;
 use crate::environment::Environment;
 use crate::obsidian::registry;
+use crate::plan::moves::{self, Move};
 use crate::plan::state::State;
 use crate::plan::write;
 use crate::plan::{FileChange, Item, Note, Problem};
@@ -62,6 +63,8 @@ pub struct UninstallPlan {
     pub saved_indexes: Vec<PathBuf>,
     /// The copy of obsmcp that setup installed (`plan::binary`), removed with the last entry that runs it.
     pub binary: Option<PathBuf>,
+    /// Vaults found at a new place since setup: their entries at the old place go, and the plugin at the new one.
+    pub moves: Vec<Move>,
 }
 
 impl UninstallRequest<'_> {
@@ -84,6 +87,27 @@ impl UninstallPlan {
 /// Plans uninstall.
 pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
     let mut state = State::load(request.environment);
+    let found = find_moves(request, &state);
+    // A vault named at its new place also means its entries at the old one.
+    let mut wanted = request.vaults.clone();
+    if !wanted.is_empty() {
+        for moved in &found {
+            if wanted
+                .iter()
+                .any(|vault| write::same_path(vault, &moved.to))
+            {
+                wanted.push(moved.from.clone());
+            }
+        }
+    }
+    let request = &UninstallRequest {
+        environment: request.environment,
+        clients: request.clients.clone(),
+        vaults: wanted,
+        config_dir: request.config_dir.clone(),
+        keep_plugin: request.keep_plugin,
+        read_only_tools: request.read_only_tools.clone(),
+    };
     let mut plan = UninstallPlan {
         items: Vec::new(),
         files: Vec::new(),
@@ -96,11 +120,45 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         skills: Vec::new(),
         saved_indexes: Vec::new(),
         binary: None,
+        moves: Vec::new(),
     };
     let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
-    let still_served = served_by_other_clients(request);
+    // Entries of other clients at a moved vault's old place still use it at its new one.
+    let mut still_served = served_by_other_clients(request);
+    at_new_places(&mut still_served, &found);
     for client in &request.clients {
         clients::plan_client(request, client, &mut plan, &mut state, &mut vaults);
+    }
+    // The plugin, the record and the backups of a vault that moved are at its new place.
+    for moved in found {
+        if !request.wants(&moved.from) {
+            continue;
+        }
+        let config_dir = vaults
+            .remove(&moved.from)
+            .unwrap_or_else(|| moves::config_dir_of(&state, &moved.from));
+        vaults.insert(moved.to.clone(), config_dir.clone());
+        state.move_vault(&moved.from, &moved.to);
+        plan.notes.push(Note {
+            scope: format!("vault {}", registry::vault_name(&moved.to)),
+            message: moved.describe(),
+        });
+        plugin::plan_moved_index_removal(&mut plan, &moved.from, &config_dir);
+        plan.moves.push(moved);
+    }
+    // A vault that is gone and was not found: its plugin, wherever the folder went, is out of reach.
+    for gone in vaults
+        .keys()
+        .filter(|vault| vault.is_absolute() && !vault.is_dir())
+    {
+        plan.notes.push(Note {
+            scope: format!("vault {}", registry::vault_name(gone)),
+            message: format!(
+                "`{}` is gone: if the vault moved or was renamed, `obsmcp uninstall --vault <its folder now>` removes \
+                 the plugin there too",
+                gone.display()
+            ),
+        });
     }
     if !request.keep_plugin {
         plugin::plan_plugins(request, &still_served, &mut vaults, &mut plan, &mut state);
@@ -133,17 +191,78 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
             }),
         }
     }
-    // Folders setup created go too, but only once empty: whatever else is in them is not obsmcp's.
-    for folder in &state.created_dirs {
-        if request.vaults.is_empty() || vaults.keys().any(|vault| folder.starts_with(vault)) {
-            plan.folders.push(folder.clone());
-        }
-    }
+    // Folders setup created go too, but only once empty: whatever else is in them is not obsmcp's, and an empty one
+    // holds nothing of obsmcp's either (a skill's folder after a vault's last entry went, say).
+    plan.folders.extend(state.created_dirs.iter().cloned());
     plan.folders
         .sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
     plan.folders.dedup();
     plan.state = state;
     plan
+}
+
+/// Vaults that moved since setup, found among the named ones and those Obsidian lists.
+fn find_moves(request: &UninstallRequest<'_>, state: &State) -> Vec<Move> {
+    let mut candidates: Vec<(PathBuf, String)> = request
+        .vaults
+        .iter()
+        .map(|vault| {
+            let config_dir = request
+                .config_dir
+                .clone()
+                .unwrap_or_else(|| registry::config_dir(vault, None).0);
+            (vault.clone(), config_dir)
+        })
+        .collect();
+    let (registered, _) = registry::discover(request.environment);
+    for vault in registered {
+        if !candidates.iter().any(|(known, _)| *known == vault.path) {
+            let config_dir = registry::config_dir(&vault.path, None).0;
+            candidates.push((vault.path, config_dir));
+        }
+    }
+    moves::find(request.environment, state, &candidates)
+}
+
+impl UninstallPlan {
+    /// Where the backup of a vault file is in the state folder: under the vault's place now or, for a vault that
+    /// moved since setup, under its old place; a new backup goes under its place now.
+    fn vault_backup(&self, path: &Path) -> PathBuf {
+        let here = write::vault_backup_path(&self.state_home, path);
+        if here.exists() {
+            return here;
+        }
+        self.moves
+            .iter()
+            .filter_map(|moved| {
+                let rest = path.strip_prefix(&moved.to).ok()?;
+                Some(write::vault_backup_path(
+                    &self.state_home,
+                    &moved.from.join(rest),
+                ))
+            })
+            .find(|backup| backup.exists())
+            .unwrap_or(here)
+    }
+
+    /// Whether `path` is inside the config folder of a vault whose plugin this plan removes.
+    fn is_vault_file(&self, path: &Path) -> bool {
+        self.plugin_vaults
+            .iter()
+            .any(|(vault, config_dir)| path.starts_with(vault.join(config_dir)))
+    }
+}
+
+/// Served vaults named at a place the vault has left, renamed to where it is now.
+fn at_new_places(served: &mut [(PathBuf, Vec<&'static str>)], found: &[Move]) {
+    for (vault, _) in served {
+        if let Some(moved) = found
+            .iter()
+            .find(|moved| write::same_path(&moved.from, vault))
+        {
+            *vault = moved.to.clone();
+        }
+    }
 }
 
 /// The vaults that obsmcp entries of clients not being uninstalled still serve, with those clients' names.
@@ -168,8 +287,15 @@ impl UninstallPlan {
                 .iter()
                 .find(|(vault, config_dir)| {
                     let config = vault.join(config_dir);
+                    let former = self
+                        .moves
+                        .iter()
+                        .filter(|moved| moved.to == *vault)
+                        .map(|moved| moved.from.join(config_dir));
                     path.starts_with(&config)
-                        || path.starts_with(write::vault_backup_folder(&state_home, &config))
+                        || std::iter::once(config.clone()).chain(former).any(|config| {
+                            path.starts_with(write::vault_backup_folder(&state_home, &config))
+                        })
                 })
                 .cloned()
         };
@@ -212,7 +338,10 @@ impl UninstallPlan {
         let served = if problems.is_empty() {
             Vec::new()
         } else {
-            crate::clients::served_vaults(environment, |_| true)
+            // An entry left at a moved vault's old place still uses the plugin at its new one.
+            let mut served = crate::clients::served_vaults(environment, |_| true);
+            at_new_places(&mut served, &self.moves);
+            served
         };
         let mut kept: Vec<PathBuf> = Vec::new();
         for change in &self.files {

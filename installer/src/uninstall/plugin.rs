@@ -77,7 +77,7 @@ fn plan_plugin_removal(
                     plan.files.push(change);
                     removed_any = true;
                     // The plugin's own file goes, so its backup (a data.json holds the token) has nothing to restore.
-                    let backup = write::vault_backup_path(&plan.state_home, &path);
+                    let backup = plan.vault_backup(&path);
                     if backup.exists()
                         && let Ok(change) = FileChange::replace(&backup, None)
                     {
@@ -130,7 +130,14 @@ fn plan_plugin_removal(
         config_dir,
     );
     plan_index_removal(plan, &scope, index);
-    state.vaults.remove(vault);
+    state.forget_vault(vault);
+}
+
+/// Plans the removal of the saved offline index a moved vault had at its old place.
+pub(super) fn plan_moved_index_removal(plan: &mut UninstallPlan, from: &Path, config_dir: &str) {
+    let index = saved_index::file(&saved_index::folder(&plan.state_home), from, config_dir);
+    // Scoped to obsmcp: a cache needs nobody to reload anything, and the old place names no vault any more.
+    plan_index_removal(plan, "obsmcp", index);
 }
 
 /// Plans the removal of one saved offline index, when it exists.

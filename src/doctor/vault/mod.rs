@@ -13,6 +13,7 @@ mod network;
 
 use std::path::{Path, PathBuf};
 
+pub(crate) use obsmcp_installer::environment::shell_quote;
 use obsmcp_installer::obsidian::plugin_data::{self, PLUGIN_ID, PluginData, PluginDataError};
 use serde_json::Value;
 
@@ -62,8 +63,13 @@ impl VaultFacts {
     }
 }
 
-/// Runs the file checks of one vault; `obsmcp` is how the running binary is typed in a shell, for the fixes.
-pub(crate) fn file_checks(target: VaultTarget, obsmcp: &str) -> VaultFacts {
+/// Runs the file checks of one vault; `obsmcp` is how the running binary is typed in a shell, for the fixes, and
+/// `gone_fix` the fix when the folder is gone (`doctor::moved`).
+pub(crate) fn file_checks(
+    target: VaultTarget,
+    obsmcp: &str,
+    gone_fix: Option<String>,
+) -> VaultFacts {
     let mut facts = VaultFacts {
         target,
         checks: Vec::new(),
@@ -80,7 +86,9 @@ pub(crate) fn file_checks(target: VaultTarget, obsmcp: &str) -> VaultFacts {
         facts.checks.push(Check::fail(
             "vault.folder",
             format!("the vault folder `{}` does not exist", vault.display()),
-            format!("point the client entry at the vault's real folder, e.g. `{setup}` with the right path"),
+            gone_fix.unwrap_or_else(|| {
+                format!("point the client entry at the vault's real folder, e.g. `{setup}` with the right path")
+            }),
         ));
         return facts;
     }
@@ -130,19 +138,6 @@ fn setup_command(obsmcp: &str, vault: &Path, config_dir: &str) -> String {
         command.push_str(&format!(" --config-dir {}", shell_quote(config_dir)));
     }
     command
-}
-
-/// Quotes a word for a POSIX shell when it needs it, so a printed fix can be pasted as is.
-pub(crate) fn shell_quote(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@%,~".contains(c))
-    {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
 }
 
 fn read_manifest_version(vault: &Path, config_dir: &str) -> Option<String> {

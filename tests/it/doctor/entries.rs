@@ -253,7 +253,7 @@ fn an_entry_for_a_vault_that_is_gone_fails_at_the_entry_and_the_vault() {
         "client.entry",
         "fail",
         &["Moved away", "does not exist"],
-        &["--vault <the vault's folder>"],
+        &["--vault <its folder now> --client claude-code", "uninstall --vault '"],
     );
     assert_check(
         &report,

@@ -1,8 +1,10 @@
 //! `obsmcp setup` and `obsmcp uninstall` through the real binary on temporary homes: realistic client files in,
 //! byte-exact checks out (second runs change nothing, uninstall restores), and snapshots of output and edited files.
 
+mod broken_config;
 mod edits;
 mod flows;
+mod moves;
 mod repair;
 mod sequences;
 
@@ -81,6 +83,23 @@ impl Machine {
         self.write(".codex/config.toml", include_str!("fixtures/config.toml"));
         self.write(".hermes/config.yaml", include_str!("fixtures/config.yaml"));
         self
+    }
+
+    /// Writes Obsidian's vault list with these (id, folder) pairs, as Obsidian keeps it.
+    pub fn register_vaults(&self, vaults: &[(&str, &Path)]) {
+        let listed: serde_json::Map<String, serde_json::Value> = vaults
+            .iter()
+            .map(|(id, path)| {
+                (
+                    (*id).to_owned(),
+                    serde_json::json!({ "path": path, "ts": 1 }),
+                )
+            })
+            .collect();
+        self.write(
+            ".config/obsidian/obsidian.json",
+            serde_json::to_string(&serde_json::json!({ "vaults": listed })).unwrap(),
+        );
     }
 
     /// Runs `obsmcp` with only this machine's environment (no terminal: stdin is empty).

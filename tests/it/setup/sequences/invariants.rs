@@ -5,8 +5,8 @@
 use super::*;
 
 impl Sequence {
-    /// The obsmcp entries of one client, as (name, command).
-    pub(super) fn entries(&self, client: &str) -> Vec<(String, String)> {
+    /// The obsmcp entries of one client for the vault, at its place now or at one it left, as (name, command, vault).
+    pub(super) fn entries(&self, client: &str) -> Vec<(String, String, PathBuf)> {
         let spec = clients::find(client).unwrap();
         let file = self.file_of(client);
         let Ok(text) = std::fs::read_to_string(&file) else {
@@ -22,7 +22,9 @@ impl Sequence {
                     command,
                     vault: Some(vault),
                     ..
-                } if same(&vault, &self.machine.vault) => Some((name.clone(), command)),
+                } if same(&vault, &self.machine.vault) || self.former.contains(&vault) => {
+                    Some((name.clone(), command, vault))
+                }
                 _ => None,
             })
             .collect()
@@ -46,7 +48,7 @@ impl Sequence {
                     entries.len()
                 ));
             }
-            if let Some((name, command)) = entries.first() {
+            if let Some((name, command, vault)) = entries.first() {
                 served = true;
                 if name != "obsidian" {
                     self.fail(format!(
@@ -56,6 +58,12 @@ impl Sequence {
                 if commands_exist && !Path::new(command).is_file() {
                     self.fail(format!(
                         "{client}'s entry runs `{command}`, which does not exist"
+                    ));
+                }
+                if commands_exist && !same(vault, &self.machine.vault) {
+                    self.fail(format!(
+                        "{client}'s entry still names `{}`, a place the vault left",
+                        vault.display()
                     ));
                 }
             }
@@ -104,7 +112,20 @@ impl Sequence {
         if self.machine.vault.join(".obsidian").exists() {
             self.fail("the config folder setup created in the vault is still there".to_owned());
         }
-        // Nothing else is left: what differs is files clients rewrote, and the backups of those (they hold the file as it was, which the rewritten file no longer does).
+        // The vault goes back where it was and Obsidian's list with it: what differs then is obsmcp's.
+        let last_place = self.machine.vault.clone();
+        if last_place != self.first_place {
+            std::fs::rename(&last_place, &self.first_place).unwrap();
+            self.machine.vault = self.first_place.clone();
+        }
+        self.machine
+            .register_vaults(&[(VAULT_ID, &self.first_place)]);
+        for place in self.former.iter().chain([&last_place]) {
+            // The folders the moves made, now empty; `remove_dir` leaves any other.
+            let _ = std::fs::remove_dir(place.parent().unwrap());
+        }
+        // Nothing else is left, `~/.local` included: what differs is files clients rewrote, and the backups of those (they
+        // hold the file as it was, which the rewritten file no longer does).
         let home = self.machine.home();
         let explained = |line: &String| {
             let path = line
@@ -119,7 +140,6 @@ impl Sequence {
                     .rewritten
                     .iter()
                     .any(|file| obsmcp_installer::plan::write::backup_path(file) == full)
-                || [".local", ".local/state", ".local/state/obsmcp"].contains(&path)
         };
         let left: Vec<String> = super::tree_diff(&self.tree, &self.machine.tree())
             .into_iter()

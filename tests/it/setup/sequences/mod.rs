@@ -1,9 +1,9 @@
 //! Issue 13: sequences of what users really do, generated from a seed and run with the real binary on temporary
 //! homes: setup from one copy of the binary or another, for a subset of clients; uninstall of a subset; `doctor --fix`;
 //! the binary moved away or deleted; a client rewriting its own file (new keys, another layout, as Claude Code does);
-//! a config made unwritable for a step. After every step the invariants hold:
-//! - at most one obsmcp entry per client for the vault, always named `obsidian`;
-//! - after setup or `doctor --fix`, every entry's command exists;
+//! a config made unwritable for a step; the vault moved or renamed (issue 36). After every step the invariants hold:
+//! - at most one obsmcp entry per client for the vault (at its place now or one it left), always named `obsidian`;
+//! - after setup or `doctor --fix`, every entry's command exists and every entry names the vault's place now;
 //! - the plugin is in the vault exactly when some client's obsmcp entry serves it;
 //! - a refused or failed write leaves that file and its backup byte for byte as they were;
 //!
@@ -54,8 +54,16 @@ struct Sequence {
     rewritten: BTreeSet<PathBuf>,
     /// Every file under home before the first step.
     tree: std::collections::BTreeMap<PathBuf, Option<Vec<u8>>>,
+    /// Where the vault was before its first move, and the places it has left since (entries may still name them).
+    first_place: PathBuf,
+    former: Vec<PathBuf>,
+    /// How many times the vault moved, for fresh names.
+    moves: usize,
     log: Vec<String>,
 }
+
+/// Obsidian's id for the sequences' vault.
+const VAULT_ID: &str = "5e0c1d2e3f405162";
 
 impl Sequence {
     fn new(seed: u64) -> Self {
@@ -76,9 +84,15 @@ impl Sequence {
                 (path, bytes)
             })
             .collect();
+        // Obsidian lists the vault, as it does once the vault was opened; a move updates the list (`steps.rs`).
+        machine.register_vaults(&[(VAULT_ID, &machine.vault)]);
         let tree = machine.tree();
+        let first_place = machine.vault.clone();
         Self {
             tree,
+            first_place,
+            former: Vec::new(),
+            moves: 0,
             bin,
             machine,
             rng: Rng::new(seed),

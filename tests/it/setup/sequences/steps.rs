@@ -32,6 +32,36 @@ impl Sequence {
         self.log.push(format!("{client} rewrites its file"));
     }
 
+    /// The vault moves to another folder or is renamed, and Obsidian's list follows: a rename in Obsidian keeps the
+    /// vault's id, a move in a file manager then "Open folder as vault" adds a new one. The entries now name a place
+    /// the vault left, until setup or `doctor --fix` re-points them.
+    fn vault_moves(&mut self) {
+        self.moves += 1;
+        let home = self.machine.home();
+        let new = if self.rng.below(2) == 0 {
+            home.join(format!("Moved {}/My Notes", self.moves))
+        } else {
+            home.join(format!("Vaults/Renamed {}", self.moves))
+        };
+        std::fs::create_dir_all(new.parent().unwrap()).unwrap();
+        std::fs::rename(&self.machine.vault, &new).unwrap();
+        let old = std::mem::replace(&mut self.machine.vault, new.clone());
+        if self.rng.below(2) == 0 {
+            self.machine.register_vaults(&[(VAULT_ID, &new)]);
+            self.log
+                .push(format!("rename the vault in Obsidian to {}", new.display()));
+        } else {
+            self.machine
+                .register_vaults(&[(VAULT_ID, &old), ("7f6e5d4c3b2a1908", &new)]);
+            self.log.push(format!(
+                "move the vault to {} and open it there",
+                new.display()
+            ));
+        }
+        self.former.push(old);
+        self.check(false);
+    }
+
     /// One step with `client`'s file made unwritable: the run may fail for it, but must leave it and its backup as
     /// they were.
     fn while_unwritable(&mut self, client: &'static str, step: impl FnOnce(&mut Self) -> Run) {
@@ -102,7 +132,8 @@ impl Sequence {
                 }
                 self.check(false);
             }
-            77..90 => {
+            77..84 => self.vault_moves(),
+            84..90 => {
                 let client = CLIENTS[self.rng.below(3) as usize].0;
                 self.client_rewrites(client);
                 self.check(false);
