@@ -141,7 +141,8 @@ pub(crate) struct BridgeArgs {
     /// Seconds a tool call may take before it is answered with an error.
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub(crate) call_timeout: f64,
-    /// Seconds a call waits for a down upstream before it is answered with an error.
+    /// Seconds a call waits for a down upstream before it is answered with an error (at once when the upstream has
+    /// been away for over a second and refuses a fresh attempt).
     #[arg(long, value_name = "SECONDS", default_value_t = 3.0)]
     pub(crate) connect_wait: f64,
     /// Milliseconds `tools/list` may wait for an upstream when no catalog is known (older bridge's variable).

@@ -1,5 +1,5 @@
 //! `obsidian_status`, the bridge's own tool: what it is connected to and how (state and since when, the upstream and
-//! its server, the last error, reconnects), where the tool list came from, whether offline mode can answer, and the
+//! its server, why it is not connected or the error that ended its last outage, reconnects), where the tool list came from, whether offline mode can answer, and the
 //! client's output budget. It never shows what hidden-path rules hide, only how many there are.
 
 use std::time::UNIX_EPOCH;
@@ -42,6 +42,10 @@ impl Server {
             "transport": facts.transport,
             "server": { "name": facts.server_name, "version": facts.server_version, "protocolVersion": facts.protocol_version },
             "lastError": facts.last_error,
+            "previousError": facts.previous_error.as_ref().map(|(message, at)| json!({
+                "message": message,
+                "atUnix": at.duration_since(UNIX_EPOCH).ok().map(|at| at.as_secs()),
+            })),
             "reconnects": facts.reconnects,
             "catalog": { "source": catalog.source.as_str(), "tools": catalog.tools.len() },
             "bridge": { "version": env!("CARGO_PKG_VERSION"), "pluginVersionBundled": crate::version::PLUGIN },
@@ -68,7 +72,7 @@ pub(super) fn status_tool() -> Value {
         "name": STATUS_TOOL,
         "title": "Obsidian connection status",
         "description": "Reports whether the obsmcp bridge is connected to Obsidian (or its upstream MCP server): connection \
-                        state, upstream address and server version, the last error, how often it reconnected, and where the \
+                        state, upstream address and server version, why it is not connected (or the error that ended its last outage), how often it reconnected, and where the \
                         tool list came from. Use it when vault tools fail.",
         "inputSchema": { "type": "object", "properties": {}, "additionalProperties": false },
         "annotations": { "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false },

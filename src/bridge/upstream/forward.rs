@@ -18,6 +18,10 @@ use super::{CallError, HTTP_HANDSHAKE_TIMEOUT, RequestSlot, Upstream, UpstreamSt
 use crate::bridge::jsonrpc;
 use crate::sync::lock;
 
+/// How long an outage may last before a call stops waiting for it once a fresh attempt fails: longer than a plugin
+/// takes to reload (the port is closed for well under a second), shorter than the default `--connect-wait`.
+pub(crate) const OUTAGE_GRACE: Duration = Duration::from_secs(1);
+
 impl Upstream {
     pub(super) fn ready_session(&self) -> Option<Session> {
         lock(&self.current)
@@ -26,16 +30,32 @@ impl Upstream {
             .cloned()
     }
 
-    /// Waits until a session is ready or `deadline` passes.
+    /// Waits until a session is ready or `deadline` passes. An outage older than [`OUTAGE_GRACE`] ends the wait as
+    /// soon as an attempt made after the call arrived fails too (or at once, for a server answering with failures,
+    /// which is not asked again before its backoff ends): Obsidian is closed, and the caller is told now instead of
+    /// after the whole wait. A younger outage (a plugin reloading, Obsidian restarting) is waited out.
     pub(super) async fn wait_ready(&self, deadline: tokio::time::Instant) -> Option<Session> {
+        // An attempt already under way when the call arrived may have begun before Obsidian was back.
+        let begun_before = self.attempt_begun.load(Ordering::SeqCst);
         let mut states = self.state.subscribe();
         loop {
             let state = states.borrow_and_update().clone();
             if let Some(session) = self.ready_session() {
                 return Some(session);
             }
+            let long_away = || {
+                self.away.load(Ordering::Relaxed)
+                    && lock(&self.away_since).elapsed() >= OUTAGE_GRACE
+            };
             match state {
                 UpstreamState::Stopped => return None,
+                UpstreamState::Down { .. }
+                    if long_away()
+                        && (self.attempt_failed.load(Ordering::SeqCst) > begun_before
+                            || self.server_failing.load(Ordering::Relaxed)) =>
+                {
+                    return None;
+                }
                 // Skip the rest of the backoff: someone is waiting.
                 UpstreamState::Down { .. } => self.wake.notify_one(),
                 UpstreamState::Connecting | UpstreamState::Ready => {}

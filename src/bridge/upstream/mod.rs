@@ -107,8 +107,13 @@ pub(crate) struct Facts {
     pub(crate) protocol_version: Option<String>,
     /// The transport of the last session.
     pub(crate) transport: Option<&'static str>,
-    /// The last error seen, kept after recovery.
+    /// Why the upstream is not connected now; `None` while a session is up.
     pub(crate) last_error: Option<String>,
+    /// The error that ended the last outage, with when it was seen: kept after recovery, apart from `last_error`, so a
+    /// connected bridge never reads as failing.
+    pub(crate) previous_error: Option<(String, SystemTime)>,
+    /// When `last_error` was seen.
+    last_error_at: Option<SystemTime>,
     /// Sessions established after the first one.
     pub(crate) reconnects: u64,
     /// When the state last changed.
@@ -140,6 +145,13 @@ pub(crate) struct Upstream {
     /// Set from a failed attempt or a lost session until a session is up again: offline reads then answer from disk
     /// at once while a fresh attempt runs beside them (`ready_unless_down`).
     away: AtomicBool,
+    /// Since when no session has been up (the bridge's start before the first one), on tokio's clock: a call stops
+    /// waiting for a connection once an outage this old refuses a fresh attempt (`wait_ready`).
+    away_since: Mutex<tokio::time::Instant>,
+    /// The number of the latest connection attempt begun, and of the latest that failed: a waiting call tells by them
+    /// an attempt begun after it arrived.
+    attempt_begun: AtomicU64,
+    attempt_failed: AtomicU64,
     /// Whether a catalog refresh runs, and whether another was asked for meanwhile (`REFRESH_*`).
     catalog_refresh: AtomicU8,
     /// The resource URIs the bridge's clients subscribed to, kept on every session (`subscriptions.rs`).
@@ -182,6 +194,9 @@ impl Upstream {
             shutdown: CancellationToken::new(),
             server_failing: AtomicBool::new(false),
             away: AtomicBool::new(false),
+            away_since: Mutex::new(tokio::time::Instant::now()),
+            attempt_begun: AtomicU64::new(0),
+            attempt_failed: AtomicU64::new(0),
             catalog_refresh: AtomicU8::new(REFRESH_IDLE),
             subscriptions: Mutex::default(),
             #[cfg(test)]
@@ -211,8 +226,18 @@ impl Upstream {
 
     fn set_state(&self, state: UpstreamState) {
         let mut facts = lock(&self.facts);
-        if let UpstreamState::Down { last_error } = &state {
-            facts.last_error = Some(last_error.clone());
+        match &state {
+            UpstreamState::Down { last_error } => {
+                facts.last_error = Some(last_error.clone());
+                facts.last_error_at = Some(SystemTime::now());
+            }
+            UpstreamState::Ready => {
+                if let Some(error) = facts.last_error.take() {
+                    let at = facts.last_error_at.take().unwrap_or_else(SystemTime::now);
+                    facts.previous_error = Some((error, at));
+                }
+            }
+            UpstreamState::Connecting | UpstreamState::Stopped => {}
         }
         match state {
             UpstreamState::Down { .. } => {
@@ -226,6 +251,9 @@ impl Upstream {
         let was_ready = *self.state.borrow() == UpstreamState::Ready;
         if was_ready != (state == UpstreamState::Ready) {
             facts.since = Some(SystemTime::now());
+            if was_ready {
+                *lock(&self.away_since) = tokio::time::Instant::now();
+            }
         }
         drop(facts);
         self.state.send_replace(state);

@@ -30,6 +30,7 @@ impl Upstream {
         while !self.shutdown.is_cancelled() {
             self.set_state(UpstreamState::Connecting);
             generation += 1;
+            self.attempt_begun.store(generation, Ordering::SeqCst);
             // Tokio's clock, as every timer here: the spacing below is measured from it.
             let started = tokio::time::Instant::now();
             let established = tokio::select! {
@@ -77,6 +78,8 @@ impl Upstream {
                     tracing::debug!("upstream connection attempt failed: {}", failed.reason);
                     self.server_failing
                         .store(failed.server_answered, Ordering::Relaxed);
+                    // Before the state changes, so a call woken by the change sees this attempt.
+                    self.attempt_failed.store(generation, Ordering::SeqCst);
                     self.set_state(UpstreamState::Down {
                         last_error: failed.reason,
                     });

@@ -123,7 +123,12 @@ impl Harness {
     /// A supervisor whose first attempts fail as `failures` says, and whose later ones connect to [`serve`] as a
     /// 2025-era server.
     fn start(failures: Vec<AttemptFailed>) -> Self {
-        Self::start_serving(failures, false)
+        Self::start_serving(failures.into_iter().map(Some).collect(), false)
+    }
+
+    /// A supervisor whose attempts go as `script` says (`None` connects, `Some` fails), and connect after it.
+    fn start_script(script: Vec<Option<AttemptFailed>>) -> Self {
+        Self::start_serving(script, false)
     }
 
     /// The same, connecting to a server that speaks 2026-07-28 when discovered.
@@ -131,7 +136,7 @@ impl Harness {
         Self::start_serving(Vec::new(), true)
     }
 
-    fn start_serving(failures: Vec<AttemptFailed>, stateless: bool) -> Self {
+    fn start_serving(script: Vec<Option<AttemptFailed>>, stateless: bool) -> Self {
         let log = tempfile::tempdir().unwrap();
         let diagnostics = Arc::new(Diagnostics::open(Some(log.path().join("log.jsonl"))));
         let (events, mut catalog) = mpsc::channel(16);
@@ -144,10 +149,10 @@ impl Harness {
         let (test, incoming) = mpsc::unbounded_channel();
         let attempts = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&attempts);
-        let failures = Mutex::new(VecDeque::from(failures));
+        let script = Mutex::new(VecDeque::from(script));
         let connector: Connector = Box::new(move |events| {
             counted.fetch_add(1, Ordering::SeqCst);
-            if let Some(failed) = lock(&failures).pop_front() {
+            if let Some(Some(failed)) = lock(&script).pop_front() {
                 return Err(failed);
             }
             let (sent, received) = mpsc::unbounded_channel();
@@ -346,10 +351,7 @@ async fn progress_never_holds_a_call_past_ten_timeouts() {
 
 #[tokio::test(start_paused = true)]
 async fn a_waiting_call_cuts_the_backoff_short() {
-    let refused = (0..5)
-        .map(|_| AttemptFailed::from("connection refused".to_string()))
-        .collect();
-    let mut harness = Harness::start(refused);
+    let mut harness = Harness::start(refused(5));
     let started = Instant::now();
     let call = harness.call(read_call(), secs(3.0), secs(60.0));
     harness.next().await.answer(json!({ "content": [] })).await;
@@ -360,6 +362,78 @@ async fn a_waiting_call_cuts_the_backoff_short() {
         started.elapsed() < secs(0.1),
         "connected after {:?}",
         started.elapsed()
+    );
+}
+
+fn refused(count: usize) -> Vec<AttemptFailed> {
+    (0..count)
+        .map(|_| AttemptFailed::from("connection refused".to_string()))
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_while_obsidian_has_long_been_closed_is_answered_after_one_fresh_attempt() {
+    let harness = Harness::start(refused(1_000));
+    // Obsidian closed for a while: the supervisor backs off to one attempt every 500 ms.
+    tokio::time::sleep(secs(5.0)).await;
+    let before = harness.attempts();
+    let started = Instant::now();
+    let outcome = harness
+        .call(read_call(), secs(3.0), secs(60.0))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&outcome, Err(CallError::Unreachable(reason)) if reason == "connection refused"),
+        "{outcome:?}"
+    );
+    assert!(
+        started.elapsed() < secs(0.1),
+        "answered after {:?}, not once a fresh attempt was refused",
+        started.elapsed()
+    );
+    assert!(
+        harness.attempts() > before,
+        "the call asked for an attempt of its own"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_during_a_brief_outage_waits_for_the_reconnect() {
+    // Up, then the session is lost (a plugin reloading) and the port refuses three times before it listens again.
+    let mut script = vec![None];
+    script.extend(refused(3).into_iter().map(Some));
+    let mut harness = Harness::start_script(script);
+    let first = harness.call(read_call(), secs(3.0), secs(60.0));
+    let incoming = harness.next().await;
+    let id = incoming.message["id"].clone();
+    let events = incoming.arrived();
+    let answer = json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [] } });
+    events.send(LinkEvent::Message(answer)).await.unwrap();
+    assert!(first.await.unwrap().is_ok());
+    events
+        .send(LinkEvent::Closed("the plugin is reloading".into()))
+        .await
+        .unwrap();
+    tokio::time::sleep(secs(0.001)).await;
+    let started = Instant::now();
+    let call = harness.call(read_call(), secs(3.0), secs(60.0));
+    harness.next().await.answer(json!({ "content": [] })).await;
+    assert!(call.await.unwrap().is_ok(), "a reload was waited out");
+    assert!(started.elapsed() < secs(1.0), "{:?}", started.elapsed());
+    assert_eq!(harness.attempts(), 5);
+}
+
+#[tokio::test(start_paused = true)]
+async fn status_facts_carry_no_error_while_connected_and_keep_the_last_outages_apart() {
+    let mut harness = Harness::start(refused(2));
+    let call = harness.call(read_call(), secs(3.0), secs(60.0));
+    harness.next().await.answer(json!({ "content": [] })).await;
+    assert!(call.await.unwrap().is_ok());
+    let facts = harness.upstream.facts();
+    assert_eq!(facts.last_error, None, "connected: nothing is failing");
+    assert_eq!(
+        facts.previous_error.map(|(message, _)| message).as_deref(),
+        Some("connection refused")
     );
 }
 

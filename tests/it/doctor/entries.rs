@@ -253,7 +253,10 @@ fn an_entry_for_a_vault_that_is_gone_fails_at_the_entry_and_the_vault() {
         "client.entry",
         "fail",
         &["Moved away", "does not exist"],
-        &["--vault <its folder now> --client claude-code", "uninstall --vault '"],
+        &[
+            "--vault <its folder now> --client claude-code",
+            "uninstall --vault '",
+        ],
     );
     assert_check(
         &report,

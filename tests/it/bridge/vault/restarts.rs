@@ -43,10 +43,8 @@ fn started_while_obsidian_is_closed_it_answers_at_once_and_recovers_when_obsidia
         text_of(&answer).contains("Obsidian is not reachable"),
         "{answer}"
     );
-    assert!(
-        waited >= Duration::from_millis(900) && waited < Duration::from_secs(3),
-        "answered after {waited:?}"
-    );
+    // At most the connect wait: an outage younger than a second (here, the bridge's start) may be a plugin reloading.
+    assert!(waited < Duration::from_secs(3), "answered after {waited:?}");
     assert!(!setup.vault.join("New.md").exists());
     // Reads are served from the vault folder meanwhile, marked as such, without the wait.
     let called = Instant::now();
@@ -115,6 +113,38 @@ fn served_by_obsidian(
 }
 
 #[test]
+fn a_write_while_obsidian_has_long_been_closed_is_refused_without_waiting_out_the_connect_wait() {
+    let setup = setup();
+    let mut bridge = setup.bridge(&["--connect-wait", "20"]);
+    bridge.initialize();
+    // Closed for longer than a plugin takes to reload: the port refusing a fresh attempt is the answer.
+    std::thread::sleep(Duration::from_millis(1500));
+    let called = Instant::now();
+    let answer = bridge.call_tool("create_note", json!({ "path": "New.md", "content": "x" }));
+    let waited = called.elapsed();
+    assert!(
+        is_error(&answer) && text_of(&answer).contains("Obsidian is not reachable"),
+        "{answer}"
+    );
+    assert!(
+        waited < Duration::from_secs(10),
+        "answered after {waited:?}: the whole --connect-wait of 20 s"
+    );
+    assert!(!setup.vault.join("New.md").exists());
+    // Once Obsidian is back, obsidian_status names no error, only the one that ended the outage.
+    let _host = setup.host();
+    let mut status = Value::Null;
+    let connected = crate::support::wait_until(Duration::from_secs(10), || {
+        status =
+            bridge.call_tool("obsidian_status", json!({}))["result"]["structuredContent"].take();
+        status["state"] == "connected"
+    });
+    assert!(connected, "{status}");
+    assert_eq!(status["lastError"], Value::Null, "{status}");
+    assert!(status["previousError"]["message"].is_string(), "{status}");
+}
+
+#[test]
 fn without_offline_mode_a_read_says_obsidian_is_not_reachable_within_the_connect_wait() {
     let setup = setup();
     let mut bridge = setup.bridge(&["--connect-wait", "1", "--no-offline"]);
@@ -127,10 +157,7 @@ fn without_offline_mode_a_read_says_obsidian_is_not_reachable_within_the_connect
         "{answer}"
     );
     assert!(text_of(&answer).contains("reconnect"), "{answer}");
-    assert!(
-        waited >= Duration::from_millis(900) && waited < Duration::from_secs(3),
-        "answered after {waited:?}"
-    );
+    assert!(waited < Duration::from_secs(3), "answered after {waited:?}");
 }
 
 #[test]
