@@ -389,6 +389,17 @@ fn next_steps(
         }
         shared::PathLookup::Another(other) => check.push_str(&format!(
             " (The `obsmcp` on your PATH is another binary, {}.)",
+        // The manager's link folder is the one to add, and the manager has a command that adds it.
+        shared::PathLookup::ManagerLink { link, manager } => {
+            if let Some(folder) = link.parent() {
+                check.push_str(&format!(
+                    " (`{}`, where {} linked obsmcp, is not on your PATH: `{}` adds it, to type plain `obsmcp`.)",
+                    folder.display(),
+                    manager.name(),
+                    manager.path_command()
+                ));
+            }
+        }
             other.display()
         )),
     }

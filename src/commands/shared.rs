@@ -103,6 +103,11 @@ pub(crate) enum PathLookup {
     Nothing,
     /// Another binary, at this path.
     Another(PathBuf),
+    /// Nothing, but pipx or `uv tool` keeps the binary and linked it at `link`, in a folder that is not on PATH.
+    ManagerLink {
+        link: PathBuf,
+        manager: obsmcp_installer::plan::tool_install::ToolManager,
+    },
 }
 
 /// Searches `PATH` for `obsmcp` the way a shell does (first match wins) and says whether it is `binary`.
@@ -123,8 +128,14 @@ pub(crate) fn path_lookup(environment: &Environment, binary: &Path) -> PathLooku
         .filter(|candidate| candidate.is_file())
         .map(|found| std::fs::canonicalize(&found).unwrap_or(found))
         .find(|real| real == binary || transience(environment, real).is_none());
+    let managed = || {
+        use obsmcp_installer::plan::tool_install;
+        let manager = tool_install::manager_of(binary)?;
+        let link = tool_install::link_to(environment, manager, binary)?;
+        Some(PathLookup::ManagerLink { link, manager })
+    };
     match found {
-        None => PathLookup::Nothing,
+        None => managed().unwrap_or(PathLookup::Nothing),
         Some(real) if real == binary || is_npm_launcher_of(&real, binary) => PathLookup::ThisBinary,
         Some(real) => PathLookup::Another(real),
     }
@@ -148,10 +159,12 @@ fn is_npm_launcher_of(launcher: &Path, binary: &Path) -> bool {
 
 /// How to type `binary` in a shell: `obsmcp` when `PATH` runs it, its full path (quoted if it has spaces) otherwise.
 pub(crate) fn command_for(lookup: &PathLookup, binary: &Path) -> String {
-    if *lookup == PathLookup::ThisBinary {
-        return "obsmcp".to_owned();
-    }
-    let shown = binary.display().to_string();
+    let shown = match lookup {
+        PathLookup::ThisBinary => return "obsmcp".to_owned(),
+        // The manager's link is what lasts across its upgrades, and what the user will find on PATH once it is there.
+        PathLookup::ManagerLink { link, .. } => link.display().to_string(),
+        PathLookup::Nothing | PathLookup::Another(_) => binary.display().to_string(),
+    };
     if shown.contains(char::is_whitespace) {
         format!("\"{shown}\"")
     } else {
@@ -174,7 +187,7 @@ pub(crate) fn obsmcp_on_path(environment: &Environment) -> Option<PathBuf> {
     match path_lookup(environment, &binary) {
         PathLookup::ThisBinary => Some(binary),
         PathLookup::Another(other) => Some(other),
-        PathLookup::Nothing => None,
+        PathLookup::Nothing | PathLookup::ManagerLink { .. } => None,
     }
 }
 

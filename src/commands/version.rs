@@ -57,6 +57,12 @@ fn whereabouts(environment: &Environment, running: &Path) -> Vec<String> {
     match shared::path_lookup(environment, running) {
         shared::PathLookup::ThisBinary => lines.push("on PATH: this binary".to_owned()),
         shared::PathLookup::Nothing => lines.push("on PATH: no obsmcp".to_owned()),
+        shared::PathLookup::ManagerLink { link, manager } => lines.push(format!(
+            "on PATH: no obsmcp ({} linked this binary at {}; `{}` puts its folder on PATH)",
+            manager.name(),
+            link.display(),
+            manager.path_command()
+        )),
         shared::PathLookup::Another(other) => {
             let verdict = match version_of(&other) {
                 Some(version) if crate::version::newer(&version, own) => {

@@ -59,7 +59,7 @@ impl std::fmt::Display for Transience {
 pub fn transience(environment: &Environment, binary: &Path) -> Option<Transience> {
     // A tool pipx or `uv tool` installed lasts until the user uninstalls it, whatever tag its folder carries (uv marks
     // its tools folder as a cache); its link on PATH is the package manager's.
-    if in_tool_folder(binary) {
+    if super::tool_install::manager_of(binary).is_some() {
         return None;
     }
     for folder in binary.ancestors().skip(1) {
@@ -88,18 +88,6 @@ pub fn transience(environment: &Environment, binary: &Path) -> Option<Transience
         return Some(Transience::Temporary);
     }
     None
-}
-
-/// Whether `binary` is in a folder where pipx or `uv tool` keeps an installed tool: `…/pipx/venvs/<tool>/…` or
-/// `…/uv/tools/<tool>/…` (also `.local/pipx` and `%APPDATA%\uv` on other systems).
-fn in_tool_folder(binary: &Path) -> bool {
-    let parts: Vec<&std::ffi::OsStr> = binary.components().map(|part| part.as_os_str()).collect();
-    parts.windows(3).any(|window| {
-        let [owner, kind, _tool] = window else {
-            return false;
-        };
-        (*owner == "pipx" && *kind == "venvs") || (*owner == "uv" && *kind == "tools")
-    })
 }
 
 /// The system's temporary folder as this environment names it (symlinks resolved: macOS's `/tmp` is `/private/tmp`).

@@ -22,6 +22,7 @@ pub mod binary;
 pub mod moves;
 pub mod saved_index;
 pub mod state;
+pub mod tool_install;
 pub mod write;
 
 /// What happens to one thing setup manages.
