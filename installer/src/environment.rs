@@ -155,6 +155,70 @@ impl Environment {
     }
 }
 
+/// A path's real location (`std::fs::canonicalize`: absolute, symlinks followed), spelled as people and clients
+/// write it. On Windows canonicalize answers in the verbatim form (`\\?\C:\Users\me\Vault`), which client
+/// entries, reports and comparisons with Obsidian's registry would then carry; the plain form is used whenever it
+/// names the same file.
+pub fn real_path(path: impl AsRef<Path>) -> std::io::Result<PathBuf> {
+    let real = std::fs::canonicalize(path)?;
+    if cfg!(windows)
+        && let Some(plain) = real.to_str().and_then(plain_windows_spelling)
+    {
+        return Ok(PathBuf::from(plain));
+    }
+    Ok(real)
+}
+
+/// `\\?\C:\x` as `C:\x` and `\\?\UNC\server\share\x` as `\\server\share\x`; `None` for any other form, and when
+/// only the verbatim form reaches the file: a path of 260 characters or more (MAX_PATH), or a name that Windows
+/// reads otherwise when it is parsed (a device name such as `NUL.md`, a trailing dot or space, `.` or `..`).
+fn plain_windows_spelling(verbatim: &str) -> Option<String> {
+    let plain = if let Some(rest) = verbatim.strip_prefix(r"\\?\UNC\") {
+        format!(r"\\{rest}")
+    } else {
+        let rest = verbatim.strip_prefix(r"\\?\")?;
+        let bytes = rest.as_bytes();
+        if !(bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && &bytes[1..3] == b":\\") {
+            return None;
+        }
+        rest.to_owned()
+    };
+    let names_parse_back = plain
+        .split('\\')
+        .skip(if plain.starts_with(r"\\") { 4 } else { 1 })
+        .filter(|name| !name.is_empty())
+        .all(|name| {
+            name != "."
+                && name != ".."
+                && !name.ends_with(['.', ' '])
+                && !name.contains('/')
+                && !is_device_name(name)
+        });
+    (plain.encode_utf16().count() < 260 && names_parse_back).then_some(plain)
+}
+
+/// Whether Windows opens a name as a device: CON, PRN, AUX, NUL, COM1-9 or LPT1-9 (with ¹ ² ³ as digits), before
+/// any extension and trailing spaces.
+fn is_device_name(name: &str) -> bool {
+    let stem = name
+        .split(['.', ':'])
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(' ')
+        .to_ascii_uppercase();
+    let port = stem
+        .strip_prefix("COM")
+        .or_else(|| stem.strip_prefix("LPT"));
+    matches!(stem.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || port.is_some_and(|digit| {
+            let mut chars = digit.chars();
+            matches!(
+                (chars.next(), chars.next()),
+                (Some('1'..='9' | '¹' | '²' | '³'), None)
+            )
+        })
+}
+
 /// Quotes a word for a POSIX shell when it needs it, so a printed command can be pasted as is.
 pub fn shell_quote(word: &str) -> String {
     if !word.is_empty()
@@ -189,6 +253,39 @@ mod tests {
             environment.xdg_config_home(),
             PathBuf::from("/home/me/.config")
         );
+    }
+
+    #[test]
+    fn verbatim_windows_paths_are_spelled_plainly_when_that_names_the_same_file() {
+        assert_eq!(
+            plain_windows_spelling(r"\\?\C:\Users\me\Documents\My Vault").as_deref(),
+            Some(r"C:\Users\me\Documents\My Vault")
+        );
+        assert_eq!(
+            plain_windows_spelling(r"\\?\UNC\nas\share\Vault").as_deref(),
+            Some(r"\\nas\share\Vault")
+        );
+        assert_eq!(plain_windows_spelling(r"\\?\C:\").as_deref(), Some(r"C:\"));
+        for verbatim in [
+            r"C:\Users\me",
+            r"\\?\Volume{0a1b2c3d-0000-0000-0000-100000000000}\Vault",
+            r"\\?\C:\Users\me\NUL.md",
+            r"\\?\C:\Users\me\com1\x",
+            r"\\?\C:\Users\me\trailing.",
+            r"\\?\C:\Users\me\trailing ",
+        ] {
+            assert_eq!(plain_windows_spelling(verbatim), None, "{verbatim}");
+        }
+        let long = format!(r"\\?\C:\{}", "x".repeat(300));
+        assert_eq!(plain_windows_spelling(&long), None);
+    }
+
+    #[test]
+    fn real_path_resolves_symlinks_and_leaves_other_systems_paths_as_they_are() {
+        let folder = tempfile::tempdir().unwrap();
+        let real = real_path(folder.path()).unwrap();
+        assert_eq!(real, std::fs::canonicalize(folder.path()).unwrap());
+        assert!(real_path(folder.path().join("missing")).is_err());
     }
 
     #[test]

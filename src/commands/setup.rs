@@ -269,7 +269,9 @@ fn earlier_vaults(environment: &Environment, found: &[PathBuf]) -> Vec<(PathBuf,
     for place in places {
         let now = match found_moves.iter().find(|moved| moved.from == place) {
             Some(moved) => moved.to.clone(),
-            None if place.is_dir() => std::fs::canonicalize(&place).unwrap_or(place.clone()),
+            None if place.is_dir() => {
+                obsmcp_installer::environment::real_path(&place).unwrap_or(place.clone())
+            }
             None => continue,
         };
         if !earlier.iter().any(|(known, _)| *known == now) {

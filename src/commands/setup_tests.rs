@@ -34,7 +34,7 @@ struct Home {
 /// A home with two registered vaults (the second open) and Codex installed.
 fn home() -> Home {
     let dir = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let root = obsmcp_installer::environment::real_path(dir.path()).unwrap();
     let (first, second) = (root.join("Archive"), root.join("Daily"));
     std::fs::create_dir_all(&first).unwrap();
     std::fs::create_dir_all(&second).unwrap();
@@ -50,7 +50,10 @@ fn home() -> Home {
 }
 
 fn environment(home: &Home) -> Environment {
-    Environment::new(Os::Linux, std::fs::canonicalize(home.dir.path()).unwrap())
+    Environment::new(
+        Os::Linux,
+        obsmcp_installer::environment::real_path(home.dir.path()).unwrap(),
+    )
 }
 
 fn run(
@@ -122,7 +125,7 @@ fn guided_run_offers_vaults_and_detected_clients_then_shows_the_diff_and_asks() 
 #[test]
 fn with_no_vault_listed_the_guided_run_asks_for_a_folder() {
     let dir = tempfile::tempdir().unwrap();
-    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let root = obsmcp_installer::environment::real_path(dir.path()).unwrap();
     std::fs::create_dir_all(root.join("Notes")).unwrap();
     std::fs::create_dir_all(root.join(".codex")).unwrap();
     let environment = Environment::new(Os::Linux, &root);

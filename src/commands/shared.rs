@@ -29,7 +29,7 @@ pub(crate) fn environment() -> anyhow::Result<Environment> {
 pub(crate) fn binary() -> anyhow::Result<PathBuf> {
     let path =
         std::env::current_exe().context("could not find the path of the running obsmcp binary")?;
-    Ok(std::fs::canonicalize(&path).unwrap_or(path))
+    Ok(obsmcp_installer::environment::real_path(&path).unwrap_or(path))
 }
 
 /// The binary client entries run, and the copy of the running one to make first when its place would not last (a
@@ -126,7 +126,7 @@ pub(crate) fn path_lookup(environment: &Environment, binary: &Path) -> PathLooku
         .filter(|folder| !folder.is_empty())
         .flat_map(|folder| names.iter().map(move |name| Path::new(folder).join(name)))
         .filter(|candidate| candidate.is_file())
-        .map(|found| std::fs::canonicalize(&found).unwrap_or(found))
+        .map(|found| obsmcp_installer::environment::real_path(&found).unwrap_or(found))
         .find(|real| real == binary || transience(environment, real).is_none());
     let managed = || {
         use obsmcp_installer::plan::tool_install;
@@ -236,7 +236,7 @@ pub(crate) fn vault_target(
     if !absolute.is_dir() {
         bail!("the vault folder `{}` does not exist", absolute.display());
     }
-    let absolute = std::fs::canonicalize(&absolute).unwrap_or(absolute);
+    let absolute = obsmcp_installer::environment::real_path(&absolute).unwrap_or(absolute);
     let (registered, _) = registry::discover(environment);
     let open = registered
         .iter()
@@ -382,7 +382,7 @@ mod tests {
     #[test]
     fn path_lookup_tells_this_binary_from_another_and_from_none() {
         let folder = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(folder.path()).unwrap();
+        let root = obsmcp_installer::environment::real_path(folder.path()).unwrap();
         let (first, second) = (root.join("first"), root.join("build dir"));
         for dir in [&first, &second] {
             std::fs::create_dir_all(dir).unwrap();
@@ -415,7 +415,7 @@ mod tests {
     #[test]
     fn path_lookup_skips_npx_and_uvx_folders_and_knows_the_npm_launcher() {
         let folder = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(folder.path()).unwrap();
+        let root = obsmcp_installer::environment::real_path(folder.path()).unwrap();
         let npx = root.join(".npm/_npx/1a2b/node_modules/.bin");
         let uvx = root.join(".cache/uv/archive-v0/x/bin");
         let local = root.join(".local/bin");

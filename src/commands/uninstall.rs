@@ -45,7 +45,7 @@ pub(crate) fn execute(
         .iter()
         .map(|path| {
             let absolute = shared::absolute_folder(environment, path)?;
-            Ok(std::fs::canonicalize(&absolute).unwrap_or(absolute))
+            Ok(obsmcp_installer::environment::real_path(&absolute).unwrap_or(absolute))
         })
         .collect::<anyhow::Result<Vec<PathBuf>>>()?;
     let request = UninstallRequest {
@@ -140,7 +140,7 @@ mod tests {
     #[test]
     fn uninstall_asks_and_a_no_keeps_everything() {
         let home = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(home.path()).unwrap();
+        let root = obsmcp_installer::environment::real_path(home.path()).unwrap();
         let original = "[mcp_servers.obsidian]\ncommand = \"/usr/bin/obsmcp\"\nargs = [\"bridge\", \"--vault\", \"/v\"]\n";
         std::fs::create_dir_all(root.join(".codex")).unwrap();
         std::fs::write(root.join(".codex/config.toml"), original).unwrap();

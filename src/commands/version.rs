@@ -38,7 +38,7 @@ fn whereabouts(environment: &Environment, running: &Path) -> Vec<String> {
     }
     for (command, clients) in entries {
         let path = Path::new(&command);
-        let real = std::fs::canonicalize(path).ok();
+        let real = obsmcp_installer::environment::real_path(path).ok();
         let what = if real.as_deref() == Some(running) {
             "this binary".to_owned()
         } else if !path.is_file() {

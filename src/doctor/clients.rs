@@ -462,7 +462,7 @@ fn binary_check(
             format!("chmod +x {}", shell_quote(command)),
         );
     }
-    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    let real = obsmcp_installer::environment::real_path(path).unwrap_or_else(|_| path.to_owned());
     let transience = obsmcp_installer::plan::binary::transience(context.environment, &real);
     match context.versions.get(command) {
         Some(Ok(version)) if version == context.own_version => match transience {
@@ -552,7 +552,7 @@ fn keep_rank(entry: &ServerEntry, on_path: Option<&Path>) -> u8 {
     let Some(command) = entry.command.as_deref() else {
         return 4;
     };
-    let real = std::fs::canonicalize(command).ok();
+    let real = obsmcp_installer::environment::real_path(command).ok();
     match real {
         Some(real) if on_path == Some(real.as_path()) => 0,
         Some(real) if !real.components().any(|part| part.as_os_str() == "target") => 1,
@@ -599,7 +599,8 @@ fn conflicts(
         let Some(vault) = entry.flag("--vault") else {
             continue;
         };
-        let key = std::fs::canonicalize(vault).unwrap_or_else(|_| PathBuf::from(vault));
+        let key = obsmcp_installer::environment::real_path(vault)
+            .unwrap_or_else(|_| PathBuf::from(vault));
         by_vault.entry(key).or_default().push(entry);
     }
     for (vault, mut same) in by_vault.into_iter().filter(|(_, same)| same.len() > 1) {

@@ -297,7 +297,9 @@ impl Decisions for OnlyOurOwnEntries<'_> {
     fn replace_existing(&mut self, client: &ClientSpec, name: &str, _existing: &str) -> bool {
         let same_vault = |path: &str| {
             let path = Path::new(path);
-            path == self.vault || std::fs::canonicalize(path).is_ok_and(|real| real == self.vault)
+            path == self.vault
+                || obsmcp_installer::environment::real_path(path)
+                    .is_ok_and(|real| real == self.vault)
         };
         self.clients
             .iter()

@@ -176,7 +176,8 @@ fn disabled_in_project(context: &GateContext<'_>) -> Vec<String> {
     };
     let mut found = Vec::new();
     for folder in super::sources::project_ancestors(context.cwd) {
-        let real = std::fs::canonicalize(&folder).unwrap_or_else(|_| folder.clone());
+        let real =
+            obsmcp_installer::environment::real_path(&folder).unwrap_or_else(|_| folder.clone());
         let Some(project) = projects.get(real.to_string_lossy().as_ref()) else {
             continue;
         };
@@ -238,7 +239,9 @@ fn gemini(context: &GateContext<'_>) -> Vec<Check> {
     let rules = read_jsonc(&rules_file)
         .and_then(|rules| rules.as_object().cloned())
         .unwrap_or_default();
-    let real = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    let real = |path: &Path| {
+        obsmcp_installer::environment::real_path(path).unwrap_or_else(|_| path.to_owned())
+    };
     let cwd = real(context.cwd);
     let verdict = rules
         .iter()
@@ -315,7 +318,8 @@ fn claude_project_approval(context: &GateContext<'_>) -> Vec<Check> {
         .join(".claude.json");
     if let Some(project) = read_json(&user_file).and_then(|file| {
         let projects = file.get("projects")?.as_object()?.clone();
-        let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
+        let real =
+            obsmcp_installer::environment::real_path(root).unwrap_or_else(|_| root.to_owned());
         projects
             .get(&real.to_string_lossy().into_owned())
             .or_else(|| projects.get(&root.to_string_lossy().into_owned()))
@@ -373,7 +377,8 @@ fn codex_project_trust(context: &GateContext<'_>) -> Vec<Check> {
         .ok()
         .and_then(|text| document::read_value(Format::Toml, &text).ok())
         .and_then(|config| config.get("projects").cloned());
-    let real = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_owned());
+    let real =
+        obsmcp_installer::environment::real_path(project).unwrap_or_else(|_| project.to_owned());
     let trusted = [project.to_path_buf(), real].iter().any(|key| {
         projects
             .as_ref()

@@ -278,9 +278,12 @@ fn vault_targets(
     };
     let mut targets: Vec<VaultTarget> = Vec::new();
     let add = |target: VaultTarget, targets: &mut Vec<VaultTarget>| {
-        let key = std::fs::canonicalize(&target.path).unwrap_or_else(|_| target.path.clone());
+        let key = obsmcp_installer::environment::real_path(&target.path)
+            .unwrap_or_else(|_| target.path.clone());
         if !targets.iter().any(|known| {
-            std::fs::canonicalize(&known.path).unwrap_or_else(|_| known.path.clone()) == key
+            obsmcp_installer::environment::real_path(&known.path)
+                .unwrap_or_else(|_| known.path.clone())
+                == key
         }) {
             targets.push(target);
         }

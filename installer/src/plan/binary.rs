@@ -82,8 +82,8 @@ pub fn transience(environment: &Environment, binary: &Path) -> Option<Transience
         return Some(Transience::Npx);
     }
     let temporary = temporary_folder(environment);
-    let home =
-        std::fs::canonicalize(environment.home()).unwrap_or_else(|_| environment.home().to_owned());
+    let home = crate::environment::real_path(environment.home())
+        .unwrap_or_else(|_| environment.home().to_owned());
     if binary.starts_with(&temporary) && !binary.starts_with(&home) {
         return Some(Transience::Temporary);
     }
@@ -99,7 +99,7 @@ fn temporary_folder(environment: &Environment) -> PathBuf {
             Os::Windows => environment.local_app_data().join("Temp"),
             Os::Linux | Os::MacOs => PathBuf::from("/tmp"),
         });
-    std::fs::canonicalize(&named).unwrap_or(named)
+    crate::environment::real_path(&named).unwrap_or(named)
 }
 
 /// The platform's user binary folder's `obsmcp`: where a binary that would not last is installed.
@@ -327,7 +327,7 @@ mod tests {
     #[test]
     fn build_folders_caches_and_npx_do_not_last_and_other_places_do() {
         let root = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(root.path()).unwrap();
+        let root = crate::environment::real_path(root.path()).unwrap();
         let home = root.join("home");
         let environment = environment(&home);
         let project = root.join("project");
@@ -380,7 +380,7 @@ mod tests {
     #[test]
     fn tools_pipx_and_uv_installed_last_even_under_a_cache_tag() {
         let root = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(root.path()).unwrap();
+        let root = crate::environment::real_path(root.path()).unwrap();
         let home = root.join("home");
         let environment = environment(&home);
         let tag = "Signature: 8a477f597d28d172789f06886806bc55";
@@ -409,7 +409,7 @@ mod tests {
     #[test]
     fn the_temporary_folder_does_not_last_unless_home_is_inside_it() {
         let root = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(root.path()).unwrap();
+        let root = crate::environment::real_path(root.path()).unwrap();
         let home = root.join("home");
         let environment =
             Environment::new(Os::Linux, &home).with_var("TMPDIR", root.to_str().unwrap());
@@ -424,7 +424,7 @@ mod tests {
     /// the folder's guard, the home, its environment and the binary's path (not written yet).
     fn build_folder() -> (tempfile::TempDir, PathBuf, Environment, PathBuf) {
         let guard = tempfile::tempdir().unwrap();
-        let root = std::fs::canonicalize(guard.path()).unwrap();
+        let root = crate::environment::real_path(guard.path()).unwrap();
         let home = root.join("home");
         std::fs::create_dir_all(root.join("target/debug")).unwrap();
         std::fs::write(root.join("target/CACHEDIR.TAG"), "").unwrap();

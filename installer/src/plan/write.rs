@@ -101,7 +101,7 @@ pub fn read_text(path: &Path) -> Result<Option<String>, FileError> {
 /// Whether two paths name the same file or folder: equal as written, or once both are resolved.
 pub fn same_path(a: &Path, b: &Path) -> bool {
     a == b
-        || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
+        || matches!((crate::environment::real_path(a), crate::environment::real_path(b)), (Ok(a), Ok(b)) if a == b)
 }
 
 /// Where the one backup of a client's file `path` goes: beside it.

@@ -126,7 +126,7 @@ fn plan_plugin_removal(
     }
     let index = saved_index::file(
         &saved_index::folder(&plan.state_home),
-        &std::fs::canonicalize(vault).unwrap_or_else(|_| vault.to_owned()),
+        &crate::environment::real_path(vault).unwrap_or_else(|_| vault.to_owned()),
         config_dir,
     );
     plan_index_removal(plan, &scope, index);

@@ -227,8 +227,8 @@ fn place_beside(vault: &Path, config_dir: &str, note: &str, copy: &Path) -> anyh
         let parent = full.parent().unwrap_or(vault);
         std::fs::create_dir_all(parent)?;
         // A folder on the way may be a link: the new note goes only where the folder really is inside the vault.
-        let real_vault = std::fs::canonicalize(vault)?;
-        let real_parent = std::fs::canonicalize(parent)?;
+        let real_vault = obsmcp_installer::environment::real_path(vault)?;
+        let real_parent = obsmcp_installer::environment::real_path(parent)?;
         if !real_parent.starts_with(&real_vault)
             || real_parent.starts_with(real_vault.join(config_dir))
         {
