@@ -108,6 +108,13 @@ pub(super) fn is_unlisted(path: &str, config_dir: &str) -> bool {
     in_config || path.split('/').any(|segment| segment.starts_with('.'))
 }
 
+/// Whether this system opens an entry of that name as a device, not as the file or folder a vault synced from
+/// another system holds under it: on Windows, `NUL.md`, `con.txt` or a folder `aux` (reading `CON` waits on the
+/// console, `COM1` on a serial port), so there such an entry is not part of the vault, as for Obsidian there.
+fn is_device_here(name: &str) -> bool {
+    cfg!(windows) && crate::offline::paths::is_windows_device_name(name)
+}
+
 /// The vault path of a real location inside the vault; `None` outside it (or for a name that is not UTF-8).
 pub(super) fn vault_path_of(vault: &RealVault, real: &Path) -> Option<String> {
     let below = real.strip_prefix(vault.root()).ok()?;
@@ -189,7 +196,8 @@ pub(super) fn walk_folder(
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
             let path = join_name(folder, &name);
-            (!is_unlisted(&path, vault.config_dir())).then_some((path, entry))
+            (!is_unlisted(&path, vault.config_dir()) && !is_device_here(&name))
+                .then_some((path, entry))
         })
         .collect();
     js_sort_by_key(&mut entries, |(path, _)| &path[skip..]);
@@ -280,4 +288,56 @@ fn stat_entry(entry: &std::fs::DirEntry) -> Option<(std::fs::Metadata, Option<Pa
     let same = std::fs::metadata(&real)
         .is_ok_and(|there| FileIdentity::of(&there) == FileIdentity::of(&metadata));
     same.then_some((metadata, Some(real)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file Windows cannot open under its own name: created through the verbatim form (`\\?\`) there, as a sync
+    /// tool would.
+    fn create_anywhere(path: &Path) {
+        #[cfg(windows)]
+        let path = &PathBuf::from(format!(r"\\?\{}", path.display()));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "# device name\n").unwrap();
+    }
+
+    #[test]
+    fn device_names_are_vault_entries_only_where_the_system_reads_them_as_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for path in [
+            "NUL.md",
+            "Notes/con.txt",
+            "aux/inside.md",
+            "COM1.md",
+            "Notes/Plain.md",
+        ] {
+            create_anywhere(&root.join(path));
+        }
+        let real = RealVault::new(root.clone(), ".obsidian");
+        let listing = walk(&root, &real, &HiddenRules::default(), &|_, _| {});
+        let files: Vec<&str> = listing
+            .files
+            .iter()
+            .map(|file| file.path.as_str())
+            .collect();
+        if cfg!(windows) {
+            assert_eq!(files, ["Notes/Plain.md"]);
+            assert_eq!(listing.folders, ["Notes"]);
+        } else {
+            assert_eq!(
+                files,
+                [
+                    "COM1.md",
+                    "NUL.md",
+                    "Notes/Plain.md",
+                    "Notes/con.txt",
+                    "aux/inside.md"
+                ]
+            );
+            assert_eq!(listing.folders, ["Notes", "aux"]);
+        }
+    }
 }

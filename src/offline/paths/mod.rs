@@ -126,7 +126,7 @@ fn starts_with_drive(text: &str) -> bool {
 /// Microsoft since 2023, MicrosoftDocs/win32#1731). COM0 and LPT0 are accepted: Windows opens them as plain files,
 /// and Microsoft, after listing them in 2022, removed them in 2025 as never reserved (MicrosoftDocs/win32#2008).
 /// The plugin's `isWindowsDeviceName` applies the same rule.
-fn is_windows_device_name(name: &str) -> bool {
+pub(crate) fn is_windows_device_name(name: &str) -> bool {
     let stem = name
         .split(['.', ':'])
         .next()
