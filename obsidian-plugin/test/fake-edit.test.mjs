@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const { createApp } = require("./fake-obsidian/app.cjs");
+const { createIndexedApp } = require("./fake-obsidian/app.cjs");
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/vault", import.meta.url));
 
@@ -33,7 +33,7 @@ function linkTotals(app) {
 
 test("renameFile moves a note and rewrites wikilinks, embeds, markdown links and property links to it", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const before = linkTotals(app);
   const homeBefore = read(dir, "Home.md");
   const note = app.vault.getFileByPath("Notes/Meeting notes 2026.md");
@@ -65,7 +65,7 @@ test("renameFile moves a note and rewrites wikilinks, embeds, markdown links and
 
 test("renameFile keeps link text that stays valid and disambiguates names that become shared", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const homeBefore = read(dir, "Home.md");
   await app.fileManager.renameFile(app.vault.getFileByPath("Orphan links out.md"), "Archive/Orphan links out.md");
   assert.equal(read(dir, "Home.md"), homeBefore, "[[Orphan links out]] still resolves by its unique name");
@@ -86,7 +86,7 @@ test("renameFile writes the links it must change in the vault's newLinkFormat", 
     const dir = copyVault(t);
     const settings = JSON.parse(read(dir, ".obsidian/app.json"));
     fs.writeFileSync(path.join(dir, ".obsidian", "app.json"), JSON.stringify({ ...settings, newLinkFormat: format }));
-    const app = createApp({ vaultDir: dir });
+    const app = await createIndexedApp({ vaultDir: dir });
     await app.fileManager.renameFile(app.vault.getFileByPath("Projekte/Über uns.md"), "Archive/Über uns.md");
     assert.ok(read(dir, "Notes/Tables.md").includes(`| Team | ${fromNotes} |`), format);
     assert.ok(read(dir, "Home.md").includes("- Heading with alias: [[Archive/Über uns#Team|the team]]"), format);
@@ -97,7 +97,7 @@ test("renameFile writes the links it must change in the vault's newLinkFormat", 
 
 test("renameFile on a folder rewrites links to everything inside it", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const before = linkTotals(app);
   await app.vault.createFolder("Old");
   await app.fileManager.renameFile(app.vault.getFolderByPath("Archive"), "Old/Archive");
@@ -110,7 +110,7 @@ test("renameFile on a folder rewrites links to everything inside it", async (t) 
 
 test("renameFile to a taken path or a missing folder fails and changes nothing", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const homeBefore = read(dir, "Home.md");
   const note = app.vault.getFileByPath("Orphan links out.md");
   await assert.rejects(app.fileManager.renameFile(note, "Home.md"), /already exists/);
@@ -121,7 +121,7 @@ test("renameFile to a taken path or a missing folder fails and changes nothing",
 
 test("processFrontMatter edits properties and keeps the body byte for byte", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const before = read(dir, "Home.md");
   const bodyStart = before.indexOf("---\n", 4) + 4;
   await app.fileManager.processFrontMatter(app.vault.getFileByPath("Home.md"), (frontmatter) => {
@@ -142,7 +142,7 @@ test("processFrontMatter edits properties and keeps the body byte for byte", asy
 
 test("processFrontMatter creates frontmatter where there is none, and removes it when emptied", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const file = app.vault.getFileByPath("Orphan.md");
   const before = read(dir, "Orphan.md");
   await app.fileManager.processFrontMatter(file, (frontmatter) => {
@@ -163,7 +163,7 @@ test("processFrontMatter creates frontmatter where there is none, and removes it
 
 test("processFrontMatter keeps CRLF notes CRLF and a missing final newline missing", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const before = read(dir, "Windows CRLF.md");
   await app.fileManager.processFrontMatter(app.vault.getFileByPath("Windows CRLF.md"), (frontmatter) => {
     frontmatter.status = "done";
@@ -181,7 +181,7 @@ test("processFrontMatter keeps CRLF notes CRLF and a missing final newline missi
 
 test("processFrontMatter that changes nothing leaves comments and styling alone", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const text = "---\n# a comment\ntitle:   'quoted'\n---\nBody\n";
   const file = await app.vault.create("Commented.md", text);
   await app.fileManager.processFrontMatter(file, (frontmatter) => {
@@ -195,7 +195,7 @@ test("processFrontMatter that changes nothing leaves comments and styling alone"
 
 test("processFrontMatter on invalid YAML throws and writes nothing", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const before = read(dir, "Invalid frontmatter.md");
   let called = false;
   await assert.rejects(

@@ -11,11 +11,11 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const { createApp } = require("./fake-obsidian/app.cjs");
+const { createIndexedApp } = require("./fake-obsidian/app.cjs");
 const { parseLinktext, getLinkpath } = require("./fake-obsidian/metadata.cjs");
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/vault", import.meta.url));
-const app = createApp({ vaultDir: FIXTURE });
+const app = await createIndexedApp({ vaultDir: FIXTURE });
 
 function copyVault(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "obsmcp-fake-links-"));

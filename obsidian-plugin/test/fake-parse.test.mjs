@@ -9,11 +9,11 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const { createApp } = require("./fake-obsidian/app.cjs");
+const { createIndexedApp } = require("./fake-obsidian/app.cjs");
 const { parseMarkdown, getFrontMatterInfo } = require("./fake-obsidian/markdown.cjs");
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/vault", import.meta.url));
-const app = createApp({ vaultDir: FIXTURE });
+const app = await createIndexedApp({ vaultDir: FIXTURE });
 
 function cacheOf(vaultPath) {
   const file = app.vault.getFileByPath(vaultPath);

@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const { createApp, TFile, TFolder, MarkdownView, moment } = require("./fake-obsidian/app.cjs");
+const { createApp, createIndexedApp, TFile, TFolder, MarkdownView, moment } = require("./fake-obsidian/app.cjs");
 const { normalizePath } = require("./fake-obsidian/vault.cjs");
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/vault", import.meta.url));
@@ -23,9 +23,9 @@ function copyVault(t) {
   return dir;
 }
 
-test("the file list leaves out the config folder and dot-folders and mirrors the disk", (t) => {
+test("the file list leaves out the config folder and dot-folders and mirrors the disk", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const paths = app.vault.getFiles().map((file) => file.path);
   assert.ok(paths.includes("Attachments/diagram.png"));
   assert.ok(paths.includes("Projekte/Über uns.md"));
@@ -57,7 +57,7 @@ test("the file list leaves out the config folder and dot-folders and mirrors the
 
 test("read, cachedRead and external edits picked up lazily", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const file = app.vault.getFileByPath("Orphan.md");
   const onDisk = fs.readFileSync(path.join(dir, "Orphan.md"), "utf8");
   assert.equal(await app.vault.read(file), onDisk);
@@ -84,7 +84,7 @@ test("read, cachedRead and external edits picked up lazily", async (t) => {
 
 test("create: new notes are indexed at once; existing paths and missing folders are refused", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const file = await app.vault.create("Notes/New.md", "# New\n\nSee [[Orphan]] #fresh\n");
   assert.equal(file.path, "Notes/New.md");
   assert.equal(fs.readFileSync(path.join(dir, "Notes/New.md"), "utf8"), "# New\n\nSee [[Orphan]] #fresh\n");
@@ -112,7 +112,7 @@ test("create: new notes are indexed at once; existing paths and missing folders 
 
 test("a note created later turns an unresolved link into a resolved one", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   assert.equal(app.metadataCache.unresolvedLinks["Home.md"]["Missing note"], 2);
   await app.vault.create("Missing note.md", "now here");
   assert.equal(app.metadataCache.unresolvedLinks["Home.md"]["Missing note"], undefined);
@@ -121,7 +121,7 @@ test("a note created later turns an unresolved link into a resolved one", async 
 
 test("process writes through and updates the cache; a failing callback writes nothing", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const file = app.vault.getFileByPath("Orphan.md");
 
   await app.vault.process(file, () => "# Orphan\n\nNow [[Home]].\n");
@@ -144,7 +144,7 @@ test("process writes through and updates the cache; a failing callback writes no
 
 test("process is atomic: concurrent read-modify-writes lose nothing", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const file = app.vault.getFileByPath("Empty.md");
   await Promise.all(Array.from({ length: 25 }, (_, i) => app.vault.process(file, (text) => `${text}line ${i}\n`)));
   const lines = (await app.vault.read(file)).trim().split("\n");
@@ -154,7 +154,7 @@ test("process is atomic: concurrent read-modify-writes lose nothing", async (t) 
 
 test("delete, trash and rename keep the tree, the link maps and the disk in step", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
 
   await app.vault.delete(app.vault.getFileByPath("Orphan links out.md"));
   assert.ok(!fs.existsSync(path.join(dir, "Orphan links out.md")));
@@ -188,9 +188,9 @@ test("delete, trash and rename keep the tree, the link maps and the disk in step
   assert.ok(app.metadataCache.getFileCache(app.vault.getFileByPath("Projects/Über uns.md")), "the cache moved along");
 });
 
-test("getConfig reads app.json and falls back to Obsidian's defaults", (t) => {
+test("getConfig reads app.json and falls back to Obsidian's defaults", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   assert.equal(app.vault.getConfig("trashOption"), "local");
   assert.equal(app.vault.getConfig("newLinkFormat"), "shortest");
   assert.equal(app.vault.getConfig("useMarkdownLinks"), false);
@@ -199,9 +199,9 @@ test("getConfig reads app.json and falls back to Obsidian's defaults", (t) => {
   assert.equal(app.vault.getConfig("trashOption"), "system");
 });
 
-test("daily notes settings come from daily-notes.json and core-plugins.json", (t) => {
+test("daily notes settings come from daily-notes.json and core-plugins.json", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const plugin = app.internalPlugins.getPluginById("daily-notes");
   assert.equal(plugin.enabled, true);
   assert.deepEqual(plugin.instance.options, { format: "YYYY-MM-DD", folder: "Daily", template: "Templates/Daily" });
@@ -216,9 +216,9 @@ test("daily notes settings come from daily-notes.json and core-plugins.json", (t
   assert.deepEqual(app.internalPlugins.getPluginById("daily-notes").instance.options, {});
 });
 
-test("OBSMCP_TEST_ACTIVE sets the active note, its selection and the recent files at startup", (t) => {
+test("OBSMCP_TEST_ACTIVE sets the active note, its selection and the recent files at startup", async (t) => {
   const dir = copyVault(t);
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   assert.equal(app.workspace.getActiveFile(), null, "no active note without the variable");
   assert.equal(app.workspace.getActiveViewOfType(MarkdownView), null);
 
@@ -261,10 +261,10 @@ test("createApp refuses a missing vault folder", () => {
   assert.throws(() => createApp({}), /vaultDir is required/);
 });
 
-test("a renamed config folder is honoured: hidden from the vault, read for settings", (t) => {
+test("a renamed config folder is honoured: hidden from the vault, read for settings", async (t) => {
   const dir = copyVault(t);
   fs.renameSync(path.join(dir, ".obsidian"), path.join(dir, "_config"));
-  const app = createApp({ vaultDir: dir, configDir: "_config" });
+  const app = await createIndexedApp({ vaultDir: dir, configDir: "_config" });
   assert.equal(app.vault.configDir, "_config");
   assert.equal(app.vault.getAbstractFileByPath("_config/app.json"), null);
   assert.ok(!app.vault.getFiles().some((file) => file.path.startsWith("_config/")));
@@ -272,7 +272,7 @@ test("a renamed config folder is honoured: hidden from the vault, read for setti
   assert.equal(app.internalPlugins.getPluginById("daily-notes").instance.options.folder, "Daily");
 });
 
-test("symlinks are followed as Obsidian does, and a symlink loop cannot hang the scan", (t) => {
+test("symlinks are followed as Obsidian does, and a symlink loop cannot hang the scan", async (t) => {
   const dir = copyVault(t);
   const outside = fs.mkdtempSync(path.join(os.tmpdir(), "obsmcp-fake-outside-"));
   t.after(() => fs.rmSync(outside, { recursive: true, force: true }));
@@ -280,7 +280,7 @@ test("symlinks are followed as Obsidian does, and a symlink loop cannot hang the
   fs.symlinkSync(outside, path.join(dir, "Linked"));
   fs.symlinkSync(dir, path.join(dir, "Notes", "Loop"));
   fs.symlinkSync(path.join(dir, "nowhere"), path.join(dir, "Dangling.md"));
-  const app = createApp({ vaultDir: dir });
+  const app = await createIndexedApp({ vaultDir: dir });
   const linked = app.vault.getFileByPath("Linked/Secret.md");
   assert.ok(linked, "a symlinked folder is part of the vault (the plugin must check real paths itself)");
   assert.equal(fs.realpathSync(app.vault.adapter.getFullPath(linked.path)), fs.realpathSync(path.join(outside, "Secret.md")));

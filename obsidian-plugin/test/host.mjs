@@ -2,7 +2,10 @@
 // Hosts the committed main.js under Node with the fake `obsidian` module, as Obsidian would host it, so the Rust
 // tests and outside checks can talk to the real plugin. Command line (fixed; others depend on it):
 //   node obsidian-plugin/test/host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME] [--stalls FILE]
-// Prints exactly one line `listening on N` on stdout when ready. SIGTERM or SIGINT unloads the plugin and exits 0;
+//                                      [--index-hold N]
+// Prints exactly one line `listening on N` on stdout when the plugin listens, which is, as in Obsidian, before the
+// metadata cache is complete: the fake indexes the vault in the background (fake-obsidian/metadata.cjs, "Timing").
+// With --index-hold, that indexing pauses after N notes until a line `resume-indexing` comes on stdin. SIGTERM or SIGINT unloads the plugin and exits 0;
 // SIGHUP unloads and loads it again in this process (a plugin reload) and prints `listening on N` again.
 // With --stalls, an event-loop delay monitor runs (Obsidian's UI thread is this one loop): each SIGUSR2 writes
 // `{"round":R,"max_ms":M}` to FILE, M being the longest the loop was held since the previous SIGUSR2, and starts over.
@@ -12,7 +15,8 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { loadPlugin, writeSettings } from "./lib/load-plugin.mjs";
 
-const USAGE = "usage: host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME] [--stalls FILE]";
+const USAGE =
+  "usage: host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME] [--stalls FILE] [--index-hold N]";
 
 // The plugin's own rule (isValidToken in src/settings.ts): it replaces any other token with a new one, so data.json
 // would no longer hold T and a client using T would be refused.
@@ -33,6 +37,7 @@ try {
       "read-only": { type: "boolean", default: false },
       "config-dir": { type: "string", default: ".obsidian" },
       stalls: { type: "string" },
+      "index-hold": { type: "string" },
     },
     strict: true,
   }));
@@ -49,6 +54,11 @@ if (!options.vault) fail("--vault DIR is required");
 const vaultDir = path.resolve(options.vault);
 if (!fs.statSync(vaultDir, { throwIfNoEntry: false })?.isDirectory()) fail(`vault folder ${vaultDir} does not exist`);
 const configDir = options["config-dir"];
+let indexHold;
+if (options["index-hold"] !== undefined) {
+  indexHold = Number(options["index-hold"]);
+  if (!Number.isInteger(indexHold) || indexHold < 0) fail(`--index-hold ${options["index-hold"]} is not a number of notes`);
+}
 
 // Obsidian keeps port and token in data.json; the command line stands in for what setup would have written there.
 const settings = { readOnly: options["read-only"] };
@@ -61,9 +71,10 @@ if (options.token !== undefined) settings.token = options.token;
 writeSettings(vaultDir, settings, configDir);
 
 let plugin;
+let app;
 
 async function start() {
-  ({ plugin } = await loadPlugin({ vaultDir, configDir }));
+  ({ plugin, app } = await loadPlugin({ vaultDir, configDir, indexHold }));
   const status = plugin.status;
   if (status.state !== "listening") {
     process.stderr.write(`host: plugin did not start: ${status.lastError ?? status.state}\n`);
@@ -102,6 +113,23 @@ if (options.stalls !== undefined) {
     fs.writeFileSync(stallsFile, `${JSON.stringify({ round, max_ms: Math.round(maxMs * 10) / 10 })}\n`);
     delays.reset();
   });
+}
+
+if (indexHold !== undefined) {
+  let pending = "";
+  process.stdin.setEncoding("utf8");
+  process.stdin.on("data", (chunk) => {
+    pending += chunk;
+    let newline;
+    while ((newline = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, newline).trim();
+      pending = pending.slice(newline + 1);
+      if (line === "resume-indexing") app?.metadataCache._resumeIndexing();
+      else process.stderr.write(`host: unknown command on stdin: ${JSON.stringify(line)}\n`);
+    }
+  });
+  // The test that holds indexing owns stdin; its end must not keep the host alive, nor stop it.
+  process.stdin.on("end", () => undefined);
 }
 
 start().catch((error) => fail(`load failed: ${error.stack ?? error}`));

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { generateVault } from "./gen-vault.mjs";
 import { connect, resultText } from "./lib/client.mjs";
-import { startHost, tempDir } from "./lib/harness.mjs";
+import { startHost, tempDir, untilIndexed } from "./lib/harness.mjs";
 
 const { dir: root, remove } = tempDir("obsmcp-slices-");
 after(remove);
@@ -20,6 +20,8 @@ const host = await startHost({ vaultDir, stalls, timeoutMs: 60000 });
 after(() => host.stop());
 const client = connect(host.url, host.token, { timeoutMs: 120000 });
 await client.initialize();
+// The host listens while Obsidian (the fake) still indexes; what is measured here is the tools on a complete cache.
+await untilIndexed(client);
 const pinger = connect(host.url, host.token, { timeoutMs: 120000 });
 await pinger.initialize();
 

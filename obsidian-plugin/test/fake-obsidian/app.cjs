@@ -1,18 +1,21 @@
 // The fake Obsidian app: the one stand-in this project allows, so the plugin's real `main.js` can run under Node.
 //
-// It follows the official typings (npm `obsidian` 1.13.1, checked by conformance.ts) and holds only the members the
-// plugin calls or its tests read, and what those need, backed by a real vault folder. The rules for each part live
+// It follows the official typings (npm `obsidian` 1.13.1): every member the plugin calls carries the typings' own
+// type in JSDoc, and conformance.ts checks them (`npm run typecheck`). It holds only the members the plugin calls or
+// its tests read, and what those need, backed by a real vault folder. The rules for each part live
 // at the top of its file:
 //   markdown.cjs      how a note becomes `CachedMetadata` (frontmatter, links, embeds, tags, headings, blocks…)
-//   metadata.cjs      `MetadataCache`: link resolution, resolved/unresolved links
+//   metadata.cjs      `MetadataCache`: link resolution, resolved/unresolved links, when they are built
+//   indexer.cjs       the startup indexing, in slices, that ends with `resolved`
 //   vault.cjs         `Vault`, `TFile`, `TFolder`, `FileSystemAdapter`
 //   file-manager.cjs  `FileManager`: processFrontMatter, renameFile (links kept), trashFile
 //   workspace.cjs     `Workspace`, `WorkspaceLeaf`, `MarkdownView`, `Editor` (active note and selection, tabs a
 //                     note is opened in, recent files)
 //
-// `createApp({ vaultDir, configDir = ".obsidian" })` scans the vault folder synchronously; notes are parsed on
-// first use and the link maps built on first read (metadata.cjs, "Timing"), so every answer is complete and
-// startup costs only the scan.
+// `createApp({ vaultDir, configDir = ".obsidian", indexHold })` scans the vault folder synchronously and returns
+// the app as Obsidian's startup leaves it to plugins: the file list complete, the metadata cache still empty. On the
+// next turns of the event loop the workspace's layout becomes ready (`workspace.onLayoutReady`) and the cache
+// indexes every note in slices, then fires `resolved` (metadata.cjs, "Timing"; `indexHold` pauses it).
 //
 // Environment: `OBSMCP_TEST_ACTIVE="path"` or `"path|selection"` sets the active note when the app is created.
 //
@@ -26,12 +29,18 @@
 
 const fs = require("node:fs");
 const nodePath = require("node:path");
+/** Obsidian re-exports the moment package; so does the fake, the same version. @type {typeof import("obsidian").moment} */
 const moment = require("moment");
 const { Vault, FileSystemAdapter, TAbstractFile, TFile, TFolder, normalizePath } = require("./vault.cjs");
 const { MetadataCache } = require("./metadata.cjs");
 const { FileManager } = require("./file-manager.cjs");
 const { Workspace, MarkdownView } = require("./workspace.cjs");
-const { parseYaml, getFrontMatterInfo } = require("./markdown.cjs");
+const markdown = require("./markdown.cjs");
+
+/** Obsidian's `parseYaml` (markdown.cjs), under the typings' type. @type {typeof import("obsidian").parseYaml} */
+const parseYaml = markdown.parseYaml;
+/** Obsidian's `getFrontMatterInfo` (markdown.cjs), typed. @type {typeof import("obsidian").getFrontMatterInfo} */
+const getFrontMatterInfo = markdown.getFrontMatterInfo;
 
 /** Core plugins that Obsidian enables in a new vault (those the plugin may ask about). */
 const DEFAULT_CORE_PLUGINS = { "daily-notes": true, "file-explorer": true, "global-search": true, backlink: true };
@@ -85,10 +94,10 @@ class App {
 }
 
 /**
- * Builds an app over `vaultDir`, fully indexed; see the header for the environment it reads.
- * @param {{ vaultDir: string, configDir?: string }} options
+ * Builds an app over `vaultDir`, its metadata indexed in the background; see the header.
+ * @param {{ vaultDir: string, configDir?: string, indexHold?: number }} options
  */
-function createApp({ vaultDir, configDir = ".obsidian" }) {
+function createApp({ vaultDir, configDir = ".obsidian", indexHold }) {
   if (!vaultDir) throw new Error("createApp: vaultDir is required");
   const base = nodePath.resolve(vaultDir);
   if (!fs.statSync(base).isDirectory()) throw new Error(`createApp: not a folder: ${vaultDir}`);
@@ -104,11 +113,32 @@ function createApp({ vaultDir, configDir = ".obsidian" }) {
     if (!file) throw new Error(`OBSMCP_TEST_ACTIVE names a file that is not in the vault: ${path}`);
     app.workspace._setActive(file.path, selection);
   }
+  app.metadataCache._startIndexing(indexHold);
+  app.workspace._startLayout();
   return app;
+}
+
+/** Resolves with `app` once its startup indexing has fired `resolved` (at once if it has). For tests, not Obsidian's. */
+function whenResolved(app) {
+  const cache = app.metadataCache;
+  if (cache._progress().resolved) return Promise.resolve(app);
+  return new Promise((resolve) => {
+    const ref = cache.on("resolved", () => {
+      cache.offref(ref);
+      resolve(app);
+    });
+  });
+}
+
+/** `createApp`, resolved once its startup indexing is done. For tests, not Obsidian's. */
+function createIndexedApp(options) {
+  return whenResolved(createApp(options));
 }
 
 module.exports = {
   createApp,
+  createIndexedApp,
+  whenResolved,
   FileSystemAdapter,
   TAbstractFile,
   TFile,

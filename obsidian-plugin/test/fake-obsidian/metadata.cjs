@@ -12,29 +12,42 @@
 //
 // Resolved and unresolved links: every link, embed and frontmatter link of every Markdown note counts, after
 // `getLinkpath` (the subpath is dropped): `resolvedLinks[source][destination path]` or
-// `unresolvedLinks[source][linkpath as written]`. Every Markdown note has an entry in both, `{}` when empty.
+// `unresolvedLinks[source][linkpath as written]`. Every indexed Markdown note has an entry in both, `{}` when empty.
 // A self-link (`[[#Heading]]`) counts as a resolved link to the note itself.
 //
-// Timing: the cache is updated before a vault write's promise resolves (Obsidian does it a little later). Renames
-// move the cache entry without parsing the note again, as in Obsidian.
-// Obsidian indexes in the background at startup; the fake instead parses a note the first time anything asks
-// for it, and builds `resolvedLinks` / `unresolvedLinks` the first time either is read (again after a create,
-// delete or rename, which can change what other notes' links resolve to). Either way every answer is complete:
-// nothing is ever returned half-indexed, and starting on a 10,000-note vault costs only the folder scan.
+// Timing, as Obsidian does it (the typings: `changed` "when a file has been indexed", `resolve` "when a file has
+// been resolved", `resolved` "when all files has been resolved ... each time files get modified after the initial
+// load"):
+//  - When the app is created the cache is empty: no note has a file cache (`getFileCache` gives null) or an entry
+//    in the link maps. Indexing starts on the next turn of the event loop (./indexer.cjs) and works in slices of a
+//    few milliseconds, yielding between them so that requests are served meanwhile, as Obsidian's window stays
+//    responsive while it indexes. Each note is parsed (`changed`, with its text and cache) and its links resolved
+//    (`resolve`); when the last note is done, `resolved` fires once. Nothing is ever built on a read.
+//  - After that, an edit is indexed before the write's promise resolves (Obsidian does it a few milliseconds
+//    later); a create, delete or rename re-resolves the notes whose links name that file (they may now lead
+//    elsewhere); renames move the cache entry without parsing the note again, as in Obsidian. Each burst of changes
+//    is followed by one `resolved` on the next turn of the loop.
+//  - `createApp({ indexHold: N })` pauses the startup indexing after N notes until `_resumeIndexing()`, so that a
+//    test can call the plugin at a known point of Obsidian's startup without depending on the clock.
 
 "use strict";
 
 const { TFile, parentPath } = require("./vault.cjs");
 const { parseMarkdown, keyedRecord } = require("./markdown.cjs");
 const { Events } = require("./events.cjs");
+const { Indexer } = require("./indexer.cjs");
 
-/** Obsidian's `parseLinktext`: `path` before the first `#`, `subpath` from it (with the `#`). */
+/**
+ * Obsidian's `parseLinktext`: `path` before the first `#`, `subpath` from it (with the `#`).
+ * @type {typeof import("obsidian").parseLinktext}
+ */
 function parseLinktext(linktext) {
   const hash = linktext.indexOf("#");
   if (hash === -1) return { path: linktext, subpath: "" };
   return { path: linktext.slice(0, hash), subpath: linktext.slice(hash) };
 }
 
+/** @type {typeof import("obsidian").getLinkpath} */
 function getLinkpath(linktext) {
   return parseLinktext(linktext).path;
 }
@@ -58,33 +71,45 @@ class MetadataCache extends Events {
   constructor(vault) {
     super();
     this._vault = vault;
-    /** Parsed caches by path; a note missing here is parsed when first asked for. */
+    /** Parsed caches by path: only notes indexed so far. */
     this._caches = new Map();
     /** Files by lower-case name (with extension), for basename lookups. */
     this._byName = new Map();
-    this._resolvedLinks = keyedRecord();
-    this._unresolvedLinks = keyedRecord();
-    /** Set when a create, delete or rename may have changed what other notes' links resolve to. */
-    this._resolvedStale = true;
+    /** @type {import("obsidian").MetadataCache["resolvedLinks"]} */
+    this.resolvedLinks = keyedRecord();
+    /** @type {import("obsidian").MetadataCache["unresolvedLinks"]} */
+    this.unresolvedLinks = keyedRecord();
+    /** Which notes' links name a file, by `linkKey`: the notes to re-resolve when such a file comes or goes. */
+    this._linkers = new Map();
+    /** The keys each indexed note's links have, to take it out of `_linkers` again. */
+    this._keysOf = new Map();
+    /** Answers of `getFirstLinkpathDest` during the startup pass (see `_resolveFile`); dropped on every change. */
+    this._memo = new Map();
+    this._indexer = new Indexer(this);
+    this._resolvedScheduled = false;
     vault._observers.push((kind, file, oldPath) => this._onVaultChange(kind, file, oldPath));
   }
 
-  get resolvedLinks() {
-    this._ensureResolved();
-    return this._resolvedLinks;
-  }
-
-  get unresolvedLinks() {
-    this._ensureResolved();
-    return this._unresolvedLinks;
-  }
-
-  /** Builds the name index; notes themselves are parsed on first use (see "Timing" above). */
+  /** Builds the name index, synchronously, from the vault's file list; notes are indexed later (`_startIndexing`). */
   _build() {
     this._caches.clear();
     this._byName.clear();
     for (const file of this._vault.getFiles()) this._addName(file);
-    this._resolvedStale = true;
+  }
+
+  /** Starts the startup indexing (see "Timing"); `hold` pauses it after that many notes. */
+  _startIndexing(hold) {
+    this._indexer.start(hold);
+  }
+
+  /** Lets a held startup indexing go on. */
+  _resumeIndexing() {
+    this._indexer.resume();
+  }
+
+  /** How far the startup indexing is: notes indexed, notes to index, and whether `resolved` has fired. */
+  _progress() {
+    return this._indexer.progress();
   }
 
   _addName(file) {
@@ -104,63 +129,81 @@ class MetadataCache extends Events {
 
   _onVaultChange(kind, file, oldPath) {
     if (!(file instanceof TFile)) return;
+    if (kind !== "modify") this._memo.clear();
     if (kind === "create") {
       this._addName(file);
-      if (file.extension === "md") this._reindex(file);
-      this._resolvedStale = true;
+      if (file.extension === "md") this._index(file);
+      this._resolveLinkersOf(linkKeyOfFile(file.name, file.extension));
     } else if (kind === "modify") {
       if (file.extension !== "md") return;
-      this._reindex(file);
-      if (!this._resolvedStale) this._resolveFile(file);
+      this._index(file);
     } else if (kind === "delete") {
       this._removeName(file, file.name);
-      this._caches.delete(file.path);
-      this._resolvedStale = true;
+      const previous = this._caches.get(file.path) ?? null;
+      this._forget(file.path);
+      if (file.extension === "md") this.trigger("deleted", file, previous);
+      this._resolveLinkersOf(linkKeyOfFile(file.name, file.extension));
     } else if (kind === "rename") {
-      this._removeName(file, oldPath.slice(oldPath.lastIndexOf("/") + 1));
+      const oldName = oldPath.slice(oldPath.lastIndexOf("/") + 1);
+      this._removeName(file, oldName);
       this._addName(file);
       const cache = this._caches.get(oldPath);
-      this._caches.delete(oldPath);
-      if (cache && file.extension === "md") this._caches.set(file.path, cache);
-      this._resolvedStale = true;
+      this._forget(oldPath);
+      if (cache && file.extension === "md") {
+        this._caches.set(file.path, cache);
+        this._resolveFile(file);
+      }
+      this._resolveLinkersOf(linkKeyOfFile(oldName, file.extension));
+      this._resolveLinkersOf(linkKeyOfFile(file.name, file.extension));
+    }
+    this._scheduleResolved();
+  }
+
+  /** Drops everything kept about the note at `path`. */
+  _forget(path) {
+    this._caches.delete(path);
+    delete this.resolvedLinks[path];
+    delete this.unresolvedLinks[path];
+    for (const key of this._keysOf.get(path) ?? []) this._linkers.get(key)?.delete(path);
+    this._keysOf.delete(path);
+  }
+
+  /** Re-resolves every indexed note whose links name a file with this key. */
+  _resolveLinkersOf(key) {
+    for (const path of [...(this._linkers.get(key) ?? [])]) {
+      const source = this._vault._indexedFile(path);
+      if (source && this._caches.has(path)) this._resolveFile(source);
     }
   }
 
-  /** The parsed cache of a note, parsing it now if it has not been yet. */
-  _cacheFor(file) {
-    let cache = this._caches.get(file.path);
-    if (!cache) {
-      cache = parseMarkdown(this._vault._textOf(file));
-      this._caches.set(file.path, cache);
-    }
-    return cache;
+  /** After-load changes end with one `resolved`, on the next turn of the loop (the startup pass fires its own). */
+  _scheduleResolved() {
+    if (!this._indexer.progress().resolved || this._resolvedScheduled) return;
+    this._resolvedScheduled = true;
+    setImmediate(() => {
+      this._resolvedScheduled = false;
+      this.trigger("resolved");
+    });
   }
 
-  /** Parses a note that changed and tells the `changed` listeners, as Obsidian does once it has re-read a note. */
-  _reindex(file) {
+  /** Parses a note, tells the `changed` listeners, then resolves its links (`resolve`), as Obsidian does. */
+  _index(file) {
     const text = this._vault._textOf(file);
     const cache = parseMarkdown(text);
     this._caches.set(file.path, cache);
     this.trigger("changed", file, text, cache);
+    this._resolveFile(file);
   }
 
-  /** Parses every note not parsed yet and recomputes both link maps when a change may have moved targets. */
-  _ensureResolved() {
-    if (!this._resolvedStale) return;
-    this._resolvedLinks = keyedRecord();
-    this._unresolvedLinks = keyedRecord();
-    // Within one pass the answer depends only on the linkpath and the source's folder; thousands of notes link
-    // the same few hubs, so remembering answers saves most lookups.
-    const memo = new Map();
-    for (const file of this._vault.getMarkdownFiles()) this._resolveFile(file, memo);
-    this._resolvedStale = false;
-  }
-
-  _resolveFile(file, memo) {
+  _resolveFile(file) {
     const resolved = keyedRecord();
     const unresolved = keyedRecord();
     const folder = parentPath(file.path);
-    for (const reference of referencesOf(this._cacheFor(file))) {
+    const keys = new Set();
+    // While the startup pass runs the answer depends only on the linkpath and the source's folder; thousands of
+    // notes link the same few hubs, so remembering answers saves most lookups. Any create, delete or rename clears it.
+    const memo = this._indexer.progress().resolved ? null : this._memo;
+    for (const reference of referencesOf(this._caches.get(file.path))) {
       const linkpath = getLinkpath(reference.link);
       let destination;
       // A self-link depends on the note itself, not only on its folder, so it bypasses the memo.
@@ -174,20 +217,31 @@ class MetadataCache extends Events {
       } else {
         destination = this.getFirstLinkpathDest(linkpath, file.path);
       }
+      if (linkpath !== "") keys.add(linkKey(linkpath));
       if (destination) resolved[destination.path] = (resolved[destination.path] ?? 0) + 1;
       else unresolved[linkpath] = (unresolved[linkpath] ?? 0) + 1;
     }
-    this._resolvedLinks[file.path] = resolved;
-    this._unresolvedLinks[file.path] = unresolved;
+    for (const key of this._keysOf.get(file.path) ?? []) if (!keys.has(key)) this._linkers.get(key)?.delete(file.path);
+    for (const key of keys) {
+      if (!this._linkers.has(key)) this._linkers.set(key, new Set());
+      this._linkers.get(key).add(file.path);
+    }
+    this._keysOf.set(file.path, [...keys]);
+    this.resolvedLinks[file.path] = resolved;
+    this.unresolvedLinks[file.path] = unresolved;
+    this.trigger("resolve", file);
   }
 
+  /** @type {import("obsidian").MetadataCache["getFileCache"]} */
   getFileCache(file) {
-    // Looked up by path, as Obsidian's `getCache(file.path)`: a file object that is stale (deleted) has no cache.
+    // Looked up by path, as Obsidian's `getCache(file.path)`: a file object that is stale (deleted) has no cache,
+    // nor has a note not indexed yet.
     const indexed = file ? this._vault.getFileByPath(file.path) : null;
     if (!indexed || indexed.extension !== "md") return null;
-    return this._cacheFor(indexed);
+    return this._caches.get(indexed.path) ?? null;
   }
 
+  /** @type {import("obsidian").MetadataCache["getFirstLinkpathDest"]} */
   getFirstLinkpathDest(linkpath, sourcePath) {
     if (linkpath === "") return this._vault._indexedFile(sourcePath);
     const path = linkpath.startsWith("/") ? linkpath.replace(/^\/+/, "") : linkpath;
@@ -217,7 +271,10 @@ class MetadataCache extends Events {
     return best;
   }
 
-  /** Obsidian's "shortest" linktext: the name when it is unique in the vault, else the full path. */
+  /**
+   * Obsidian's "shortest" linktext: the name when it is unique in the vault, else the full path.
+   * @type {import("obsidian").MetadataCache["fileToLinktext"]}
+   */
   fileToLinktext(file, sourcePath, omitMdExtension = true) {
     const dropMd = omitMdExtension && file.extension === "md";
     const unique = (this._byName.get(file.name.toLowerCase()) ?? []).length === 1;
@@ -237,6 +294,18 @@ function matchesLinkpath(file, lowerLinkpath) {
   if (file.extension !== "md") return false;
   const withoutMd = full.slice(0, -3);
   return withoutMd === lowerLinkpath || withoutMd.endsWith(`/${lowerLinkpath}`);
+}
+
+/** What a link names, for `_linkers`: its last segment, lower-cased, without a final `.md`. */
+function linkKey(linkpath) {
+  const name = linkpath.slice(linkpath.lastIndexOf("/") + 1).toLowerCase();
+  return name.endsWith(".md") ? name.slice(0, -3) : name;
+}
+
+/** The `linkKey` every link that can reach this file has. */
+function linkKeyOfFile(name, extension) {
+  const lower = name.toLowerCase();
+  return extension === "md" ? lower.slice(0, -3) : lower;
 }
 
 /** Every link-like reference of a note, in the order Obsidian counts them. */

@@ -23,24 +23,33 @@ class FakeElement {
     this._text = String(value);
     this.children = [];
   }
+  /** @type {HTMLElement["setText"]} */
   setText(value) {
     this.textContent = value;
     return this;
   }
+  /** @type {HTMLElement["empty"]} */
   empty() {
     this.children = [];
     this._text = "";
   }
-  /** Obsidian's `createDiv`; the widgets make their elements with it too, as no test looks at a tag. */
+  /**
+   * Obsidian's `createDiv`; the widgets make their elements with it too, as no test looks at a tag.
+   * @type {HTMLElement["createDiv"]}
+   */
   createDiv(options = {}) {
     const child = new FakeElement(options);
     this.children.push(child);
     return child;
   }
-  /** Obsidian's `createEl`: the tag is not kept either. */
+  /**
+   * Obsidian's `createEl`: the tag is not kept either.
+   * @type {HTMLElement["createEl"]}
+   */
   createEl(_tag, options = {}) {
     return this.createDiv(options);
   }
+  /** @type {HTMLElement["toggleClass"]} */
   toggleClass(name, on) {
     const others = this.className.split(" ").filter((each) => each !== "" && each !== name);
     this.className = (on ? [...others, name] : others).join(" ");
@@ -60,6 +69,7 @@ class Component {
     this._loaded = false;
     this._cleanups = [];
   }
+  /** @type {import("obsidian").Component["load"]} */
   load() {
     if (this._loaded) return undefined;
     this._loaded = true;
@@ -67,18 +77,25 @@ class Component {
     // Real Obsidian ignores the value; returning onload's promise lets the host know when loading has finished.
     return result;
   }
+  /** @type {import("obsidian").Component["onload"]} */
   onload() {}
+  /** @type {import("obsidian").Component["unload"]} */
   unload() {
     if (!this._loaded) return;
     this._loaded = false;
     for (const cleanup of this._cleanups.splice(0).reverse()) cleanup();
     this.onunload();
   }
+  /** @type {import("obsidian").Component["onunload"]} */
   onunload() {}
+  /** @type {import("obsidian").Component["register"]} */
   register(callback) {
     this._cleanups.push(callback);
   }
-  /** Drops an event listener (`vault.on(…)`, `metadataCache.on(…)`) when the component unloads. */
+  /**
+   * Drops an event listener (`vault.on(…)`, `metadataCache.on(…)`) when the component unloads.
+   * @type {import("obsidian").Component["registerEvent"]}
+   */
   registerEvent(ref) {
     this.register(() => ref.e.offref(ref));
   }
@@ -88,6 +105,7 @@ class Component {
 const shownNotices = [];
 
 class Notice {
+  /** @param {string | DocumentFragment} message */
   constructor(message) {
     this.message = String(message);
     shownNotices.push(this);
@@ -98,7 +116,9 @@ class Notice {
 class Plugin extends Component {
   constructor(app, manifest) {
     super();
+    /** @type {import("obsidian").Plugin["app"]} */
     this.app = app;
+    /** @type {import("obsidian").Plugin["manifest"]} */
     this.manifest = manifest;
     this.settingTabs = [];
   }
@@ -106,6 +126,7 @@ class Plugin extends Component {
     const dir = this.manifest.dir ?? path.posix.join(this.app.vault.configDir, "plugins", this.manifest.id);
     return path.join(this.app.vault.adapter.basePath, dir, "data.json");
   }
+  /** @type {import("obsidian").Plugin["loadData"]} */
   async loadData() {
     try {
       return JSON.parse(await fs.promises.readFile(this.dataPath(), "utf8"));
@@ -114,11 +135,13 @@ class Plugin extends Component {
       throw error;
     }
   }
+  /** @type {import("obsidian").Plugin["saveData"]} */
   async saveData(data) {
     const file = this.dataPath();
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     await fs.promises.writeFile(file, JSON.stringify(data, null, 2));
   }
+  /** @type {import("obsidian").Plugin["addSettingTab"]} */
   addSettingTab(tab) {
     this.settingTabs.push(tab);
     this.register(() => {
@@ -130,10 +153,14 @@ class Plugin extends Component {
 /** The settings tab a plugin extends (`display` fills `containerEl`; `hide` empties it, as Obsidian's does). */
 class PluginSettingTab {
   constructor(app) {
+    /** @type {import("obsidian").PluginSettingTab["app"]} */
     this.app = app;
+    /** @type {import("obsidian").PluginSettingTab["containerEl"]} */
     this.containerEl = new FakeElement();
   }
+  /** @type {import("obsidian").PluginSettingTab["display"]} */
   display() {}
+  /** @type {import("obsidian").PluginSettingTab["hide"]} */
   hide() {
     this.containerEl.empty();
   }
@@ -142,15 +169,28 @@ class PluginSettingTab {
 // The widgets a Setting row can hold; tests drive them through `trigger` and `click`. A text field's placeholder and
 // a button's warning style are for people to see, and no test reads them, so they are accepted and not kept.
 
+/**
+ * What text fields and toggles share; `T` is the value's type (string, boolean), as in the typings'
+ * `AbstractTextComponent` and `ToggleComponent`.
+ * @template T
+ */
 class ValueComponent {
   constructor() {
     this.value = undefined;
     this.changeHandler = undefined;
   }
+  /**
+   * @param {T} value
+   * @returns {this}
+   */
   setValue(value) {
     this.value = value;
     return this;
   }
+  /**
+   * @param {(value: T) => any} callback
+   * @returns {this}
+   */
   onChange(callback) {
     this.changeHandler = callback;
     return this;
@@ -162,17 +202,25 @@ class ValueComponent {
   }
 }
 
-/** A text field, or a text area (the same to a test). */
+/**
+ * A text field, or a text area (the same to a test).
+ * @extends {ValueComponent<string>}
+ */
 class TextComponent extends ValueComponent {
   constructor() {
     super();
     this.value = "";
   }
+  /**
+   * Chains as the typings' `TextComponent` does (its `this`, which an indexed type would fix to the real class).
+   * @returns {this}
+   */
   setPlaceholder() {
     return this;
   }
 }
 
+/** @extends {ValueComponent<boolean>} */
 class ToggleComponent extends ValueComponent {
   constructor() {
     super();
@@ -182,16 +230,31 @@ class ToggleComponent extends ValueComponent {
 
 class ButtonComponent {
   constructor(containerEl) {
-    this.el = containerEl.createDiv();
+    /** @type {import("obsidian").ButtonComponent["buttonEl"]} */
+    this.buttonEl = containerEl.createDiv();
     this.clickHandler = undefined;
   }
+  /**
+   * Chains as the typings' `ButtonComponent` does (its `this`, which an indexed type would fix to the real class).
+   * @param {Parameters<import("obsidian").ButtonComponent["setButtonText"]>[0]} text
+   * @returns {this}
+   */
   setButtonText(text) {
-    this.el.setText(text);
+    this.buttonEl.setText(text);
     return this;
   }
+  /**
+   * Chains as the typings' `ButtonComponent` does (its `this`, which an indexed type would fix to the real class).
+   * @returns {this}
+   */
   setWarning() {
     return this;
   }
+  /**
+   * Chains as the typings' `ButtonComponent` does (its `this`, which an indexed type would fix to the real class).
+   * @param {Parameters<import("obsidian").ButtonComponent["onClick"]>[0]} callback
+   * @returns {this}
+   */
   onClick(callback) {
     this.clickHandler = callback;
     return this;
@@ -205,23 +268,41 @@ class ButtonComponent {
 /** One row of a settings tab: name, description and controls. */
 class Setting {
   constructor(containerEl) {
+    /** @type {import("obsidian").Setting["settingEl"]} */
     this.settingEl = containerEl.createDiv({ cls: "setting-item" });
+    /** @type {import("obsidian").Setting["infoEl"]} */
     this.infoEl = this.settingEl.createDiv({ cls: "setting-item-info" });
+    /** @type {import("obsidian").Setting["nameEl"]} */
     this.nameEl = this.infoEl.createDiv({ cls: "setting-item-name" });
+    /** @type {import("obsidian").Setting["descEl"]} */
     this.descEl = this.infoEl.createDiv({ cls: "setting-item-description" });
+    /** @type {import("obsidian").Setting["controlEl"]} */
     this.controlEl = this.settingEl.createDiv({ cls: "setting-item-control" });
     this.components = [];
     this.settingEl.setting = this;
   }
+  /**
+   * Chains as the typings' `Setting` does.
+   * @param {Parameters<import("obsidian").Setting["setName"]>[0]} name
+   * @returns {this}
+   */
   setName(name) {
     this.nameEl.setText(name);
     return this;
   }
+  /**
+   * Chains as the typings' `Setting` does.
+   * @param {Parameters<import("obsidian").Setting["setDesc"]>[0]} desc
+   * @returns {this}
+   */
   setDesc(desc) {
     this.descEl.setText(desc);
     return this;
   }
-  /** Makes the row a section heading (Obsidian marks it with this class). */
+  /**
+   * Makes the row a section heading (Obsidian marks it with this class).
+   * @returns {this}
+   */
   setHeading() {
     this.settingEl.toggleClass("setting-item-heading", true);
     return this;
@@ -232,18 +313,38 @@ class Setting {
     callback(component);
     return this;
   }
+  /**
+   * Chains as the typings' `Setting` does.
+   * @param {Parameters<import("obsidian").Setting["addText"]>[0]} callback
+   * @returns {this}
+   */
   addText(callback) {
     return this.addComponent(TextComponent, callback);
   }
+  /**
+   * Chains as the typings' `Setting` does.
+   * @param {Parameters<import("obsidian").Setting["addTextArea"]>[0]} callback
+   * @returns {this}
+   */
   addTextArea(callback) {
     return this.addComponent(TextComponent, callback);
   }
+  /**
+   * Chains as the typings' `Setting` does.
+   * @param {Parameters<import("obsidian").Setting["addToggle"]>[0]} callback
+   * @returns {this}
+   */
   addToggle(callback) {
     return this.addComponent(ToggleComponent, callback);
   }
+  /**
+   * Chains as the typings' `Setting` does.
+   * @param {Parameters<import("obsidian").Setting["addButton"]>[0]} callback
+   * @returns {this}
+   */
   addButton(callback) {
     return this.addComponent(ButtonComponent, callback);
   }
 }
 
-module.exports = { Plugin, PluginSettingTab, Setting, Notice, shownNotices };
+module.exports = { Plugin, PluginSettingTab, Setting, TextComponent, ToggleComponent, ButtonComponent, Notice, shownNotices };

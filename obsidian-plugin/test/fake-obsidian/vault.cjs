@@ -26,7 +26,10 @@ const fs = require("node:fs");
 const nodePath = require("node:path");
 const { Events } = require("./events.cjs");
 
-/** Obsidian's `normalizePath`: one `/` between segments, none at the ends, `/` for empty, NFC, plain spaces. */
+/**
+ * Obsidian's `normalizePath`: one `/` between segments, none at the ends, `/` for empty, NFC, plain spaces.
+ * @type {typeof import("obsidian").normalizePath}
+ */
 function normalizePath(path) {
   let normalized = String(path).replace(/([\\/])+/g, "/").replace(/(^\/+|\/+$)/g, "");
   if (normalized === "") normalized = "/";
@@ -42,13 +45,22 @@ function parentPath(path) {
   return slash === -1 ? "/" : path.slice(0, slash);
 }
 
+// The members below carry the official typings' types (checked by conformance.ts); the fake objects stored in them
+// stand in for the real ones, which is what the plugin sees.
 class TAbstractFile {
   constructor(vault, path) {
+    /** @type {import("obsidian").TAbstractFile["vault"]} */
     this.vault = vault;
+    /** @type {import("obsidian").TAbstractFile["parent"]} */
     this.parent = null;
+    /** @type {import("obsidian").TAbstractFile["path"]} */
+    this.path = "";
+    /** @type {import("obsidian").TAbstractFile["name"]} */
+    this.name = "";
     this._setPath(path);
   }
 
+  /** @param {string} path */
   _setPath(path) {
     this.path = path;
     this.name = path === "/" ? "" : baseName(path);
@@ -58,12 +70,25 @@ class TAbstractFile {
 class TFile extends TAbstractFile {
   constructor(vault, path) {
     super(vault, path);
-    /** Set by the vault from the file on disk (`statOf`); declared here so the typings' `stat` is visible. */
+    /** @type {import("obsidian").TFile["basename"]} */
+    this.basename = "";
+    /** @type {import("obsidian").TFile["extension"]} */
+    this.extension = "";
+    this._splitName();
+    /**
+     * Set by the vault from the file on disk (`statOf`).
+     * @type {import("obsidian").TFile["stat"]}
+     */
     this.stat = { ctime: 0, mtime: 0, size: 0 };
   }
 
+  /** @param {string} path */
   _setPath(path) {
     super._setPath(path);
+    this._splitName();
+  }
+
+  _splitName() {
     const dot = this.name.lastIndexOf(".");
     this.basename = dot > 0 ? this.name.slice(0, dot) : this.name;
     this.extension = dot > 0 ? this.name.slice(dot + 1) : "";
@@ -73,9 +98,11 @@ class TFile extends TAbstractFile {
 class TFolder extends TAbstractFile {
   constructor(vault, path) {
     super(vault, path);
+    /** @type {import("obsidian").TFolder["children"]} */
     this.children = [];
   }
 
+  /** @type {import("obsidian").TFolder["isRoot"]} */
   isRoot() {
     return this.path === "/";
   }
@@ -93,23 +120,33 @@ class FileSystemAdapter {
     this.basePath = basePath;
   }
 
+  /** @type {import("obsidian").FileSystemAdapter["getName"]} */
   getName() {
     return nodePath.basename(this.basePath);
   }
 
+  /** @type {import("obsidian").FileSystemAdapter["getBasePath"]} */
   getBasePath() {
     return this.basePath;
   }
 
+  /** @type {import("obsidian").FileSystemAdapter["getFullPath"]} */
   getFullPath(normalizedPath) {
     return normalizedPath === "/" ? this.basePath : nodePath.join(this.basePath, normalizedPath);
   }
 }
 
 class Vault extends Events {
+
   constructor(basePath, configDir) {
     super();
+    /** @type {import("obsidian").Vault["configDir"]} */
     this.configDir = configDir;
+    /**
+     * The desktop adapter; typed as the typings type `vault.adapter` (a DataAdapter) and checked as a
+     * FileSystemAdapter by conformance.ts.
+     * @type {import("obsidian").DataAdapter & FileSystemAdapter}
+     */
     this.adapter = new FileSystemAdapter(basePath);
     /** @type {Map<string, TAbstractFile>} */
     this._files = new Map();
@@ -259,14 +296,17 @@ class Vault extends Events {
     return candidate;
   }
 
+  /** @type {import("obsidian").Vault["getName"]} */
   getName() {
     return this.adapter.getName();
   }
 
+  /** @type {import("obsidian").Vault["getRoot"]} */
   getRoot() {
     return this._root;
   }
 
+  /** @type {import("obsidian").Vault["getAbstractFileByPath"]} */
   getAbstractFileByPath(path) {
     if (path === "") return this._root;
     const known = this._files.get(path);
@@ -297,28 +337,34 @@ class Vault extends Events {
     return file instanceof TFile ? file : null;
   }
 
+  /** @type {import("obsidian").Vault["getFileByPath"]} */
   getFileByPath(path) {
     const file = this.getAbstractFileByPath(path);
     return file instanceof TFile ? file : null;
   }
 
+  /** @type {import("obsidian").Vault["getFolderByPath"]} */
   getFolderByPath(path) {
     const folder = this.getAbstractFileByPath(path);
     return folder instanceof TFolder ? folder : null;
   }
 
+  /** @type {import("obsidian").Vault["getAllLoadedFiles"]} */
   getAllLoadedFiles() {
     return [...this._files.values()];
   }
 
+  /** @type {import("obsidian").Vault["getFiles"]} */
   getFiles() {
     return [...this._files.values()].filter((file) => file instanceof TFile);
   }
 
+  /** @type {import("obsidian").Vault["getMarkdownFiles"]} */
   getMarkdownFiles() {
     return this.getFiles().filter((file) => file.extension === "md");
   }
 
+  /** @type {typeof import("obsidian").Vault.recurseChildren} */
   static recurseChildren(root, callback) {
     const stack = [root];
     while (stack.length) {
@@ -352,6 +398,7 @@ class Vault extends Events {
     }
   }
 
+  /** @type {import("obsidian").Vault["create"]} */
   async create(path, data) {
     const normalized = normalizePath(path);
     this._checkWritableTarget(normalized);
@@ -366,6 +413,7 @@ class Vault extends Events {
     return file;
   }
 
+  /** @type {import("obsidian").Vault["createFolder"]} */
   async createFolder(path) {
     const normalized = normalizePath(path);
     this._checkWritableTarget(normalized);
@@ -421,6 +469,7 @@ class Vault extends Events {
     if (this._files.get(file.path) !== file) throw new Error(`File does not exist: ${file.path}`);
   }
 
+  /** @type {import("obsidian").Vault["read"]} */
   async read(file) {
     this._assertLive(file);
     // Obsidian's read is an asynchronous disk read: other requests run before it returns, which is what lets two
@@ -431,6 +480,7 @@ class Vault extends Events {
     return this._accept(file, full, content);
   }
 
+  /** @type {import("obsidian").Vault["cachedRead"]} */
   async cachedRead(file) {
     this._assertLive(file);
     const cached = this._contents.get(file.path);
@@ -446,6 +496,7 @@ class Vault extends Events {
     return this._readFresh(file);
   }
 
+  /** @type {import("obsidian").Vault["process"]} */
   async process(file, fn) {
     this._assertLive(file);
     const full = this.adapter.getFullPath(file.path);
@@ -458,6 +509,7 @@ class Vault extends Events {
     return data;
   }
 
+  /** @type {import("obsidian").Vault["delete"]} */
   async delete(file, force) {
     this._assertLive(file);
     if (file instanceof TFolder && file.isRoot()) throw new Error("Cannot delete the vault root.");
@@ -472,7 +524,10 @@ class Vault extends Events {
     this._removeTree(file);
   }
 
-  /** Obsidian's `trash(file, system)` without its `system`: no desktop trash can be reached from here. */
+  /**
+   * Obsidian's `trash(file, system)` without its `system`: no desktop trash can be reached from here.
+   * @type {import("obsidian").Vault["trash"]}
+   */
   async trash(file) {
     this._assertLive(file);
     if (file instanceof TFolder && file.isRoot()) throw new Error("Cannot trash the vault root.");
@@ -482,6 +537,7 @@ class Vault extends Events {
     this._removeTree(file);
   }
 
+  /** @type {import("obsidian").Vault["rename"]} */
   async rename(file, newPath) {
     this._assertLive(file);
     const normalized = normalizePath(newPath);

@@ -33,11 +33,15 @@ class Editor {
     this._to = to;
   }
 
+  /** @type {import("obsidian").Editor["getSelection"]} */
   getSelection() {
     return this._text.slice(this._from, this._to);
   }
 
-  /** `from` / `anchor` is where the selection starts, `to` / `head` (the default) where it ends. */
+  /**
+   * `from` / `anchor` is where the selection starts, `to` / `head` (the default) where it ends.
+   * @type {import("obsidian").Editor["getCursor"]}
+   */
   getCursor(which = "head") {
     const offset = which === "from" || which === "anchor" ? this._from : this._to;
     return offsetToPosition(this._text, offset);
@@ -47,7 +51,9 @@ class Editor {
 /** The view of an open note: its file and its editor. */
 class MarkdownView {
   constructor(file, editor) {
+    /** @type {import("obsidian").MarkdownView["file"]} */
     this.file = file;
+    /** @type {import("obsidian").MarkdownView["editor"]} */
     this.editor = editor;
   }
 }
@@ -60,8 +66,7 @@ class WorkspaceLeaf {
   }
 
   /**
-   * @param {any} file
-   * @param {{ active?: boolean, eState?: { line?: number } }} [openState]
+   * @type {import("obsidian").WorkspaceLeaf["openFile"]}
    */
   async openFile(file, openState = {}) {
     const text = this._workspace._app.vault._readFresh(file);
@@ -83,11 +88,36 @@ class Workspace {
     this._activeView = null;
     /** The main area's tabs, the active one last opened; tests read how many there are. */
     this._leaves = [];
+    /**
+     * Set once the layout is restored (Obsidian does it after loading plugins, while the cache still indexes).
+     * @type {import("obsidian").Workspace["layoutReady"]}
+     */
+    this.layoutReady = false;
+    this._layoutCallbacks = [];
+  }
+
+  /** Makes the layout ready on the next turn of the loop, after the plugins' `onload` began (see app.cjs). */
+  _startLayout() {
+    setImmediate(() => {
+      this.layoutReady = true;
+      for (const callback of this._layoutCallbacks.splice(0)) callback();
+    });
+  }
+
+  /**
+   * Runs `callback` at once when the layout is ready, else when it becomes ready.
+   * @type {import("obsidian").Workspace["onLayoutReady"]}
+   */
+  onLayoutReady(callback) {
+    if (this.layoutReady) callback();
+    else this._layoutCallbacks.push(callback);
   }
 
   /**
    * The leaf to open a file in: a new tab for `"tab"` (or `true`), else the active tab (a first one if none).
-   * @param {boolean | "tab" | "split" | "window"} [newLeaf]
+   * Typed by parameter: the typings' overloads cannot be given to one function.
+   * @param {boolean | import("obsidian").PaneType} [newLeaf]
+   * @returns {import("obsidian").WorkspaceLeaf}
    */
   getLeaf(newLeaf = false) {
     if (newLeaf || this._leaves.length === 0) this._leaves.push(new WorkspaceLeaf(this));
@@ -98,14 +128,13 @@ class Workspace {
     this._lastOpenFiles = [path, ...this.getLastOpenFiles().filter((p) => p !== path)];
   }
 
+  /** @type {import("obsidian").Workspace["getActiveFile"]} */
   getActiveFile() {
     return this._activeView?.file ?? null;
   }
 
   /**
-   * @template T
-   * @param {abstract new (...args: any[]) => T} type
-   * @returns {T | null}
+   * @type {import("obsidian").Workspace["getActiveViewOfType"]}
    */
   getActiveViewOfType(type) {
     const view = this._activeView;
@@ -115,6 +144,7 @@ class Workspace {
   /**
    * Paths of recently opened files, newest first. Obsidian keeps this list in `<configDir>/workspace.json` under
    * `lastOpenFiles` and puts a file in front when it is opened; the fake does the same.
+   * @type {import("obsidian").Workspace["getLastOpenFiles"]}
    */
   getLastOpenFiles() {
     if (this._lastOpenFiles === undefined) {

@@ -53,14 +53,14 @@ export function withTimeout(promise, ms, what) {
  * one, and retries with another when that port was taken in between. Returns
  * `{ port, token, url, baseUrl, child, stderr(), stop(), restart(), reload() }`.
  */
-export async function startHost({ vaultDir, port, token = newToken(), readOnly = false, configDir, timeoutMs = 15000, fdLimit, stalls }) {
+export async function startHost({ vaultDir, port, token = newToken(), readOnly = false, configDir, timeoutMs = 15000, fdLimit, stalls, indexHold }) {
   if (!vaultDir) throw new Error("startHost needs a vaultDir");
   const attempts = port === undefined ? 3 : 1;
   let lastError;
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     const chosenPort = port ?? (await freePort());
     try {
-      return await spawnHost({ vaultDir, port: chosenPort, token, readOnly, configDir, timeoutMs, fdLimit, stalls });
+      return await spawnHost({ vaultDir, port: chosenPort, token, readOnly, configDir, timeoutMs, fdLimit, stalls, indexHold });
     } catch (error) {
       lastError = error;
     }
@@ -69,20 +69,23 @@ export async function startHost({ vaultDir, port, token = newToken(), readOnly =
 }
 
 async function spawnHost(options) {
-  const { vaultDir, port, token, readOnly, configDir, timeoutMs, fdLimit, stalls } = options;
+  const { vaultDir, port, token, readOnly, configDir, timeoutMs, fdLimit, stalls, indexHold } = options;
   const args = [hostScript, "--vault", vaultDir, "--port", String(port), "--token", token];
   if (readOnly) args.push("--read-only");
   // `stalls` is a file for the host's event-loop delay monitor (see host.mjs); `longestStall()` reads it.
   if (stalls) args.push("--stalls", stalls);
   if (configDir) args.push("--config-dir", configDir);
+  // `indexHold` pauses the fake's startup indexing after that many notes; `resumeIndexing()` lets it go on.
+  if (indexHold !== undefined) args.push("--index-hold", String(indexHold));
+  const stdin = indexHold === undefined ? "ignore" : "pipe";
   // `fdLimit` runs the host with that many file descriptors at most, as a desktop app may have. To profile the host,
   // OBSMCP_HOST_NODE_ARGS passes flags to its node (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
   const nodeArgs = (process.env.OBSMCP_HOST_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const child =
     fdLimit === undefined
-      ? spawn(process.execPath, [...nodeArgs, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+      ? spawn(process.execPath, [...nodeArgs, ...args], { stdio: [stdin, "pipe", "pipe"] })
       : spawn("/bin/sh", ["-c", `ulimit -n ${Number(fdLimit)} && exec "$0" "$@"`, process.execPath, ...args], {
-          stdio: ["ignore", "pipe", "pipe"],
+          stdio: [stdin, "pipe", "pipe"],
         });
   liveChildren.add(child);
   let stderr = "";
@@ -177,10 +180,29 @@ async function spawnHost(options) {
       }
       throw new Error(`host wrote no stall report to ${stalls}; stderr:\n${stderr}`);
     },
+    /** With `indexHold`: lets the held startup indexing go on. */
+    resumeIndexing: () => {
+      child.stdin.write("resume-indexing\n");
+    },
     /** Unloads and reloads the plugin inside the same process (a plugin reload); resolves when it listens again. */
     reload: async () => {
       child.kill("SIGHUP");
       await expectListening("it was listening again after reload");
     },
   };
+}
+
+/**
+ * Waits (bounded) until Obsidian's metadata cache is complete, as a client would see it: `vault_info` answers with
+ * an `indexing` key first until then. For tests that need complete answers from a large vault at once.
+ */
+export async function untilIndexed(client, timeoutMs = 60000) {
+  const started = performance.now();
+  for (;;) {
+    const result = await client.callTool("vault_info", {});
+    const text = result.content?.[0]?.text ?? "";
+    if (!text.startsWith('{"indexing":')) return Math.round(performance.now() - started);
+    if (performance.now() - started > timeoutMs) throw new Error(`still indexing after ${timeoutMs} ms: ${text.slice(0, 200)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

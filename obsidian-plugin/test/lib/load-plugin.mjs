@@ -49,11 +49,13 @@ export function evaluateBundle(mainJs = path.join(pluginDir, "main.js")) {
 }
 
 /**
- * Creates an app over `vaultDir`, constructs the plugin and loads it. Resolves once onload has finished; the caller
- * owns the returned plugin and must call `unload()`.
+ * Creates an app over `vaultDir`, constructs the plugin and loads it. Resolves once onload has finished (the cache
+ * may still be indexing: `obsidian.whenResolved(app)` waits for it); the caller owns the returned plugin and must
+ * call `unload()`.
  */
-export async function loadPlugin({ vaultDir, configDir = ".obsidian", app, mainJs } = {}) {
-  const theApp = app ?? (await obsidian.createApp({ vaultDir, configDir }));
+export async function loadPlugin({ vaultDir, configDir = ".obsidian", app, mainJs, indexHold } = {}) {
+  // As in Obsidian, the plugin loads while the metadata cache is still indexing (see fake-obsidian/metadata.cjs).
+  const theApp = app ?? obsidian.createApp({ vaultDir, configDir, indexHold });
   const PluginClass = evaluateBundle(mainJs);
   const plugin = new PluginClass(theApp, readManifest(configDir));
   await plugin.load();
