@@ -112,7 +112,8 @@ export interface SettingsHost {
 /** One line saying what the server is doing, for the settings tab. */
 export function describeStatus(status: ServerStatus): string {
   const clients = `${status.clients} ${status.clients === 1 ? "client" : "clients"}`;
-  const mode = status.readOnly ? " · read-only" : "";
+  const indexing = status.indexing && !status.indexing.resolved ? ` · Obsidian indexing ${status.indexing.done} of ${status.indexing.total} notes` : "";
+  const mode = `${status.readOnly ? " · read-only" : ""}${indexing}`;
   switch (status.state) {
     case "listening":
       return `Listening on 127.0.0.1:${status.port} · ${clients}${mode}`;

@@ -18,6 +18,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ToolDef } from "../tools/types";
 import { FileIndex } from "../vault/file-index";
+import { IndexReadiness } from "../vault/indexing";
 import { mib } from "../vault/limits";
 import { ChangeNotices } from "./changes";
 import { basePathOf, rulesFor, type HiddenSettings } from "../vault/hidden";
@@ -75,7 +76,7 @@ export class VaultMcpServer {
     this.readOnly = options.readOnly;
     this.promptsFolder = options.promptsFolder;
     this.hidden = { hiddenPaths: options.hiddenPaths, hideExcludedFiles: options.hideExcludedFiles };
-    this.board = new StatusBoard(options.port, options.readOnly);
+    this.board = new StatusBoard(options.port, options.readOnly, () => ({ indexing: this.deps.indexing.state() }));
     // Connected clients: the 2025-era sessions, and the 2026-07-28 clients heard from lately.
     const countClients = () => this.board.update({ clients: this.sessions.size + this.recent.size });
     this.sessions = new SessionRegistry(countClients);
@@ -89,6 +90,8 @@ export class VaultMcpServer {
       reportError: (message) => this.board.recordError(message),
       files: new FileIndex(options.app),
       promptsFolder: () => this.promptsFolder,
+      // The settings tab and the host hear when the cache becomes complete through the status.
+      indexing: new IndexReadiness(options.app, () => this.board.update({})),
     };
     this.table = new ToolTable(options.tools);
     this.notices = new ChangeNotices(options.app, {
@@ -120,6 +123,7 @@ export class VaultMcpServer {
     server.on("connection", (socket: Socket) => this.connections.admit(socket));
     this.http = server;
     this.deps.files.start();
+    this.deps.indexing.start();
     this.notices.start();
     this.forgetting = setInterval(() => this.recent.forgetIdle(), RECENT_MS / 4);
     this.modern = createMcpHandler(() => buildServer(this.deps, this.table), {
@@ -157,6 +161,7 @@ export class VaultMcpServer {
     void this.modern?.close();
     this.modern = undefined;
     this.deps.files.stop();
+    this.deps.indexing.stop();
     this.notices.stop();
     clearInterval(this.forgetting);
     this.recent.clear();

@@ -23,9 +23,10 @@ import { completePath } from "../resources/complete";
 import { listPage, PATH_TEMPLATE_ENTRY } from "../resources/listing";
 import { readResource } from "../resources/read";
 import { PATH_TEMPLATE } from "../resources/uri";
-import { ToolError, type ToolContext, type ToolDef } from "../tools/types";
+import { ToolError, type CacheUse, type ToolContext, type ToolDef } from "../tools/types";
 import type { FileIndex } from "../vault/file-index";
 import type { HiddenRules } from "../vault/hidden";
+import { INDEX_WAIT_MS, indexingNotice, type IndexingState, type IndexReadiness } from "../vault/indexing";
 
 /** What a server instance needs from the plugin. */
 export interface SessionDeps {
@@ -41,6 +42,8 @@ export interface SessionDeps {
   promptsFolder(): string;
   /** Records an unexpected failure for the status line. */
   reportError(message: string): void;
+  /** Whether Obsidian's metadata cache is complete, and how far its indexing is. */
+  indexing: IndexReadiness;
 }
 
 /** Whether a tool may run while the plugin is read-only. */
@@ -162,15 +165,44 @@ async function runTool(deps: SessionDeps, entry: Entry, args: unknown, signal: A
   const parsed = entry.parser.safeParse(args ?? {});
   // Worded as the SDK's own McpServer words it, which the bridge's offline answers mirror.
   if (!parsed.success) return errorResult(`MCP error -32602: Input validation error: Invalid arguments for tool ${tool.name}: ${issues(parsed.error)}`);
+  // The state when the tool starts is what its answer reflects, even if indexing ends while it runs.
+  const incomplete = tool.cache ? await incompleteIndex(deps.indexing, tool.cache, signal) : undefined;
+  if (incomplete && tool.cache === "refuse") return errorResult(indexingRefusal(tool.name, incomplete));
   try {
     const output = await tool.run(parsed.data, contextOf(deps, signal));
-    return { content: [{ type: "text", text: output.text }, ...(output.content ?? [])] };
+    const text = incomplete ? withIndexingNotice(output.text, incomplete) : output.text;
+    return { content: [{ type: "text", text }, ...(output.content ?? [])] };
   } catch (error) {
     if (error instanceof ToolError) return errorResult(error.message);
     const message = `${tool.name} failed unexpectedly (${errorKind(error)})`;
     deps.reportError(message);
     return errorResult(message);
   }
+}
+
+/** The indexing state when the cache is not complete (after the tool's wait), `undefined` when it is. */
+async function incompleteIndex(indexing: IndexReadiness, use: CacheUse, signal: AbortSignal): Promise<IndexingState | undefined> {
+  if (indexing.resolved) return undefined;
+  if (use !== "report" && (await indexing.waitResolved(INDEX_WAIT_MS, signal))) return undefined;
+  const state = indexing.state();
+  return state.resolved ? undefined : state;
+}
+
+/**
+ * A result with the indexing state at its start, where a client that cuts the end still shows it: the first key of
+ * a JSON object, else a first line.
+ */
+export function withIndexingNotice(text: string, state: IndexingState): string {
+  const notice = JSON.stringify(indexingNotice(state));
+  if (text.startsWith("{")) return `{"indexing":${notice}${text === "{}" ? "" : ","}${text.slice(1)}`;
+  return `indexing: ${notice}\n${text}`;
+}
+
+function indexingRefusal(name: string, state: IndexingState): string {
+  return (
+    `${name} is refused for now: Obsidian is still indexing this vault (${state.done} of ${state.total} notes), and ` +
+    "done now it would miss links in notes not indexed yet; nothing was changed. Call again in a few seconds."
+  );
 }
 
 /** What a prompt of one request is built with: read tools run as a client's call would run them. */

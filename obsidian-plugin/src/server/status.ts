@@ -14,6 +14,8 @@ export interface ServerStatus {
    */
   clients: number;
   readOnly: boolean;
+  /** Obsidian's metadata indexing: `resolved` once the cache is complete, else how many notes of how many are done. */
+  indexing?: { resolved: boolean; done: number; total: number };
   /** The most recent failure (start-up, transport or unexpected tool error), if any. */
   lastError?: string;
   lastErrorAt?: number;
@@ -26,12 +28,17 @@ export class StatusBoard {
   private current: ServerStatus;
   private readonly listeners = new Set<Listener>();
 
-  constructor(port: number, readOnly: boolean) {
+  /** `live` adds what is read when asked rather than kept (Obsidian's indexing). */
+  constructor(
+    port: number,
+    readOnly: boolean,
+    private readonly live: () => Partial<ServerStatus> = () => ({}),
+  ) {
     this.current = { state: "stopped", port, clients: 0, readOnly };
   }
 
   get status(): ServerStatus {
-    return { ...this.current };
+    return { ...this.current, ...this.live() };
   }
 
   update(change: Partial<ServerStatus>): void {

@@ -92,6 +92,7 @@ async function vaultFacts(ctx: ToolContext, slices: Slices): Promise<FileFacts[]
 
 export const bases = defineTool({
   name: "bases",
+  cache: "wait",
   title: "Bases",
   description:
     "Without base: the vault's .base files and their views. With base: one view's rows (its filters, sort, group and " +

@@ -39,6 +39,7 @@ function describeIssues(error: z.ZodError): string {
 
 export const batch = defineTool({
   name: "batch",
+  cache: "wait",
   title: "Batch read",
   description:
     `Run up to ${MAX_BATCH_CALLS} read-only tool calls in order in one request. Results come back in order, each with ` +

@@ -165,6 +165,7 @@ function destinationPath(ctx: ToolContext, file: TFile, raw: string): string {
 export const moveNote = writeTool(
   defineTool({
     name: "move_note",
+    cache: "refuse",
     title: "Move or rename note",
     description:
       "Move or rename a note (or other file) through Obsidian, which updates links to it. Missing folders are created; " +
@@ -206,6 +207,7 @@ export const moveNote = writeTool(
 export const deleteNote = writeTool(
   defineTool({
     name: "delete_note",
+    cache: "wait",
     title: "Delete note",
     description: "Move a note (or other file) to the trash, as Obsidian's delete does (system or vault trash per settings).",
     input: {

@@ -42,6 +42,7 @@ function linkingLines(ctx: ToolContext, source: TFile, target: TFile): number[] 
 
 export const backlinks = defineTool({
   name: "backlinks",
+  cache: "wait",
   title: "Backlinks",
   description: "Notes that link to a note (resolved links, embeds included), with the linking lines as snippets.",
   input: {
@@ -83,6 +84,7 @@ export const backlinks = defineTool({
 
 export const outgoingLinks = defineTool({
   name: "outgoing_links",
+  cache: "wait",
   title: "Outgoing links",
   description:
     "A note's links, embeds and frontmatter links in order, each with its 1-based line (null in frontmatter) and the " +
@@ -119,6 +121,7 @@ export const outgoingLinks = defineTool({
 
 export const unresolvedLinks = defineTool({
   name: "unresolved_links",
+  cache: "wait",
   title: "Unresolved links",
   description:
     "Link targets across the vault that resolve to no note, most-linked first, each with its total count and the notes " +
@@ -167,6 +170,7 @@ export const unresolvedLinks = defineTool({
 
 export const orphans = defineTool({
   name: "orphans",
+  cache: "wait",
   title: "Orphan notes",
   description:
     "Markdown notes no other note links to (by resolved link or embed), sorted by path; has_outgoing says whether " +

@@ -79,6 +79,7 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export const properties = defineTool({
   name: "properties",
+  cache: "wait",
   title: "Properties",
   description:
     "Frontmatter properties across the vault. Without name: every property with its type and note count. With " +

@@ -24,6 +24,7 @@ const READ = { readOnlyHint: true, openWorldHint: false } as const;
 
 export const vaultInfo = defineTool({
   name: "vault_info",
+  cache: "report",
   title: "Vault info",
   description: "Vault name, counts of notes, files and folders, config folder, read-only state and daily-note settings.",
   input: {},
@@ -189,6 +190,7 @@ function capped<T>(items: T[], limit: number, name: string, cut: string[]): T[] 
 
 export const noteMetadata = defineTool({
   name: "note_metadata",
+  cache: "wait",
   title: "Note metadata",
   description:
     "A note's frontmatter, tags, aliases, headings, links, embeds, block ids, backlink count, size, dates and sha256, " +
@@ -248,6 +250,7 @@ export const noteMetadata = defineTool({
 
 export const outline = defineTool({
   name: "outline",
+  cache: "wait",
   title: "Outline",
   description: "A note's headings in order, with level and 1-based line, for reading or patching one section.",
   input: {

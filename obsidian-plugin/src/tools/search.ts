@@ -11,6 +11,7 @@ import { defineTool } from "./types";
 
 export const search = defineTool({
   name: "search",
+  cache: "wait",
   title: "Search notes",
   description:
     "Search Markdown notes with Obsidian's search syntax (see query): each matching note with the lines holding the " +

@@ -26,6 +26,7 @@ async function taggedNotes(ctx: ToolContext, slices: Slices): Promise<{ path: st
 
 export const tags = defineTool({
   name: "tags",
+  cache: "wait",
   title: "Tags",
   description: "All tags in the vault (frontmatter and inline) with how many notes carry each.",
   input: {
@@ -67,6 +68,7 @@ export const tags = defineTool({
 
 export const filesByTag = defineTool({
   name: "files_by_tag",
+  cache: "wait",
   title: "Notes by tag",
   description: "Notes carrying a tag or a tag nested under it (#a finds #a and #a/b), sorted by path, with their matching tags.",
   input: {

@@ -96,6 +96,7 @@ const dateArg = (what: string) =>
 
 export const tasks = defineTool({
   name: "tasks",
+  cache: "wait",
   title: "Tasks",
   description:
     "Tasks (checkbox items) in the vault, a folder or a note: status character and type, text, path, 1-based line, " +

@@ -38,6 +38,14 @@ export interface ToolOutput {
   content?: (ImageContent | AudioContent | EmbeddedResource)[];
 }
 
+/**
+ * How a tool's answer depends on Obsidian's metadata cache while Obsidian is still indexing (../vault/indexing.ts):
+ * `wait` waits up to INDEX_WAIT_MS for it, then answers with the indexing state at the start of its result;
+ * `report` answers at once, with the state at the start; `refuse` waits, then refuses (a write that would be done
+ * wrong on an incomplete cache, such as a move that must update every link). Absent: the cache plays no part.
+ */
+export type CacheUse = "wait" | "report" | "refuse";
+
 /** A tool definition. `input` is a zod object shape; the SDK turns it into the JSON schema with `required`. */
 export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
@@ -45,6 +53,7 @@ export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   description: string;
   input: Shape;
   annotations: ToolAnnotations;
+  cache?: CacheUse;
   run(args: z.infer<z.ZodObject<Shape>>, ctx: ToolContext): Promise<ToolOutput>;
 }
 

@@ -204,6 +204,7 @@ function lineOfSubpath(ctx: ToolContext, file: TFile, subpath: string): number {
 export const openNote = writeTool(
   defineTool({
     name: "open_note",
+    cache: "wait",
     title: "Open in Obsidian",
     description:
       "Show a note (or any vault file) to the user in Obsidian: in the current tab or a new one, optionally at a heading, " +
