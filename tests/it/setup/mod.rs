@@ -4,6 +4,7 @@
 mod broken_config;
 mod edits;
 mod flows;
+mod managed;
 mod moves;
 mod repair;
 mod sequences;
