@@ -64,6 +64,34 @@ pub(crate) struct PluginInfo {
     pub(crate) tools: usize,
     /// Whether every listed tool is read-only (the plugin hides write tools in read-only mode).
     pub(crate) read_only: bool,
+    /// How far Obsidian's metadata indexing was, from `vault_info`.
+    pub(crate) index: IndexState,
+}
+
+/// Obsidian's metadata cache as the plugin reports it: after Obsidian starts it is incomplete until Obsidian has
+/// indexed every note, and `vault_info` (like every tool that depends on it) starts with `indexing` until then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum IndexState {
+    /// Complete: Obsidian fired `resolved`.
+    Resolved,
+    /// Still indexing: `done` of `total` notes.
+    Indexing { done: u64, total: u64 },
+    /// `vault_info` did not answer in a way that tells.
+    Unknown,
+}
+
+/// What a `vault_info` text says of Obsidian's index (no `indexing` object first: complete).
+fn index_of_vault_info(text: Option<&str>) -> IndexState {
+    let Some(info) = text.and_then(|text| serde_json::from_str::<Value>(text).ok()) else {
+        return IndexState::Unknown;
+    };
+    match info.get("indexing") {
+        None => IndexState::Resolved,
+        Some(indexing) => match (indexing["done"].as_u64(), indexing["total"].as_u64()) {
+            (Some(done), Some(total)) => IndexState::Indexing { done, total },
+            _ => IndexState::Unknown,
+        },
+    }
 }
 
 /// Asks what answers on `127.0.0.1:port`, using `token` for the MCP handshake.
@@ -179,6 +207,10 @@ impl Handshake {
             .and_then(Value::as_str)
             .map(str::to_owned);
         let outcome = self.list_tools().await;
+        let index = match outcome {
+            Ok(_) => self.index_state().await,
+            Err(_) => IndexState::Unknown,
+        };
         self.close().await;
         match outcome {
             Ok((tools, read_only)) => Answer::Plugin(PluginInfo {
@@ -186,6 +218,7 @@ impl Handshake {
                 protocol_version: self.protocol.unwrap_or_default(),
                 tools,
                 read_only,
+                index,
             }),
             Err(detail) => Answer::HandshakeFailed { version, detail },
         }
@@ -249,6 +282,22 @@ impl Handshake {
             }
         }
         Err("tools/list kept returning more pages".to_owned())
+    }
+
+    /// Asks `vault_info`, which answers at once and starts with `indexing` while Obsidian's cache is incomplete.
+    async fn index_state(&mut self) -> IndexState {
+        let request = json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call",
+                             "params": {"name": "vault_info", "arguments": {}}});
+        let Ok(reply) = self.post(&request).await else {
+            return IndexState::Unknown;
+        };
+        let text = reply
+            .message
+            .as_ref()
+            .filter(|_| reply.proven)
+            .and_then(|message| message.pointer("/result/content/0/text"))
+            .and_then(Value::as_str);
+        index_of_vault_info(text)
     }
 
     /// Ends the session so the plugin does not keep it; the report is already known, so a failure here is ignored.

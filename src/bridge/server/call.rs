@@ -107,7 +107,8 @@ impl Server {
         };
         if name == STATUS_TOOL {
             record("ok", None);
-            return jsonrpc::result(id, self.status_result(&self.budget(params.as_ref())));
+            let index = self.obsidian_index(slot).await;
+            return jsonrpc::result(id, self.status_result(&self.budget(params.as_ref()), index));
         }
         let refusal = {
             let catalog = lock(&self.catalog);

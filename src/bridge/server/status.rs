@@ -1,18 +1,48 @@
 //! `obsidian_status`, the bridge's own tool: what it is connected to and how (state and since when, the upstream and
 //! its server, why it is not connected or the error that ended its last outage, reconnects), where the tool list came from, whether offline mode can answer, and the
 //! client's output budget. It never shows what hidden-path rules hide, only how many there are.
+//!
+//! With a vault's plugin connected it also says how far Obsidian's metadata indexing is: after Obsidian starts, its
+//! cache is incomplete until it fires `resolved`, and the plugin's cache-bound tools say so at the start of their
+//! results. The bridge learns it the way a client would, from the plugin's `vault_info`, which starts with an
+//! `indexing` object until then.
 
-use std::time::UNIX_EPOCH;
+use std::time::{Duration, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use super::{STATUS_TOOL, Server};
+use super::{RequestSlot, STATUS_TOOL, Server, UpstreamState};
 use crate::bridge::budget::Budget;
 use crate::bridge::config::{UpstreamTarget, redacted};
 use crate::sync::lock;
 
+/// How long `obsidian_status` waits for the plugin's `vault_info`; the status never waits longer on Obsidian.
+const INDEX_ASK_TIMEOUT: Duration = Duration::from_millis(1500);
+
 impl Server {
-    pub(super) fn status_result(&self, budget: &Budget) -> Value {
+    /// How far Obsidian's metadata indexing is, asked of the plugin: `null` unless a vault's plugin is connected now.
+    pub(super) async fn obsidian_index(&self, slot: &RequestSlot) -> Value {
+        if !self.fits_budgets() || !matches!(self.upstream.state(), UpstreamState::Ready) {
+            return Value::Null;
+        }
+        let params = json!({ "name": "vault_info", "arguments": {} });
+        match self
+            .upstream
+            .forward(
+                "tools/call",
+                Some(params),
+                Duration::ZERO,
+                INDEX_ASK_TIMEOUT,
+                slot,
+            )
+            .await
+        {
+            Ok(answer) => index_state(&answer),
+            Err(error) => json!({ "state": "unknown", "why": error.to_string() }),
+        }
+    }
+
+    pub(super) fn status_result(&self, budget: &Budget, obsidian_index: Value) -> Value {
         let facts = self.upstream.facts();
         let state = self.upstream.state();
         let catalog = lock(&self.catalog);
@@ -41,6 +71,7 @@ impl Server {
             "upstream": upstream,
             "transport": facts.transport,
             "server": { "name": facts.server_name, "version": facts.server_version, "protocolVersion": facts.protocol_version },
+            "obsidianIndex": obsidian_index,
             "lastError": facts.last_error,
             "previousError": facts.previous_error.as_ref().map(|(message, at)| json!({
                 "message": message,
@@ -66,6 +97,28 @@ impl Server {
         json!({ "content": [{ "type": "text", "text": text }], "structuredContent": report })
     }
 }
+/// `{"state":"resolved"}`, or `{"state":"indexing","done":N,"total":M,"hint":…}`, from the plugin's `vault_info` answer.
+fn index_state(answer: &Value) -> Value {
+    let text = answer
+        .pointer("/result/content/0/text")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if answer.pointer("/result/isError") == Some(&Value::Bool(true)) {
+        return json!({ "state": "unknown", "why": text });
+    }
+    let info: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    match info.get("indexing") {
+        Some(indexing) => json!({
+            "state": "indexing",
+            "done": indexing["done"],
+            "total": indexing["total"],
+            "hint": "Obsidian is still indexing this vault after starting: links, tags, properties and tasks are \
+                     incomplete until it is done, and the plugin's results say so at their start; call again in a few seconds",
+        }),
+        None => json!({ "state": "resolved" }),
+    }
+}
+
 /// The bridge's own tool.
 pub(super) fn status_tool() -> Value {
     json!({

@@ -3,6 +3,7 @@
 //! impostor), our plugin refusing the token, or our plugin working, with its version, protocol and tools.
 
 use super::*;
+use crate::doctor::plugin_probe::IndexState;
 
 /// Turns what answered on the port into the `obsidian.*` checks.
 pub(crate) fn network_checks(
@@ -116,8 +117,16 @@ pub(crate) fn network_checks(
             } else {
                 "read-write"
             };
+            // Obsidian indexing after a start is no fault: it is said, and the check stays ok.
+            let index = match info.index {
+                IndexState::Resolved => ", Obsidian's index complete".to_owned(),
+                IndexState::Indexing { done, total } => format!(
+                    ", Obsidian still indexing ({done} of {total} notes; links, tags and properties are incomplete and say so until it is done)"
+                ),
+                IndexState::Unknown => String::new(),
+            };
             let summary = format!(
-                "MCP handshake ok: plugin {}, protocol {}, {} tools, {mode}",
+                "MCP handshake ok: plugin {}, protocol {}, {} tools, {mode}{index}",
                 info.version, info.protocol_version, info.tools
             );
             if info.tools == 0 {

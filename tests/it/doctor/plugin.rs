@@ -48,6 +48,25 @@ fn read_only_plugin_is_reported_as_read_only() {
     host.stop();
 }
 
+/// Obsidian still indexing after a start is said, and is no fault: the check stays ok.
+#[test]
+fn obsidian_still_indexing_is_reported_in_the_handshake_and_stays_ok() {
+    let machine = Machine::new();
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let host = PluginHost::start(&machine.vault, port, TOKEN, &["--index-hold", "0"]);
+    let report = machine
+        .doctor(&["--json", "--vault", machine.vault.to_str().unwrap()])
+        .json();
+    assert_check(
+        &report,
+        "obsidian.handshake",
+        "ok",
+        &["Obsidian still indexing (0 of ", " notes;"],
+        &[],
+    );
+    host.stop();
+}
+
 #[test]
 fn obsidian_down_is_a_warning_with_the_restricted_mode_click_path_and_the_run_is_fast() {
     let machine = Machine::new();

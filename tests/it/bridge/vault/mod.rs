@@ -14,6 +14,7 @@ mod eras;
 mod guards;
 mod resources;
 mod restarts;
+mod startup;
 mod stdio;
 pub(super) const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
