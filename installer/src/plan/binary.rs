@@ -308,12 +308,31 @@ fn set_aside_running_copy(_path: &Path) -> Result<(), FileError> {
 
 /// Removes the copy setup installed (uninstall, with the last entry), and an old Windows copy set aside beside it.
 pub fn remove(path: &Path) -> Result<(), FileError> {
-    write::remove_file(path)?;
+    if let Err(error) = write::remove_file(path)
+        && !(cfg!(windows) && move_out_running_copy(path).is_ok())
+    {
+        return Err(error);
+    }
     if cfg!(windows) {
-        // A copy set aside while it ran may still run; it goes at the next uninstall or update.
-        let _ = write::remove_file(&path.with_extension("exe.old"));
+        let old = path.with_extension("exe.old");
+        if write::remove_file(&old).is_err() {
+            // A copy set aside while it ran and still running goes at the next uninstall or update otherwise.
+            let _ = move_out_running_copy(&old);
+        }
     }
     Ok(())
+}
+
+/// Windows refuses to delete an executable that runs (`obsmcp uninstall` run by the installed copy itself, the usual
+/// case, or a bridge a client still runs) but lets it be renamed: it moves to the temporary folder, which Windows'
+/// own clean-up empties, so that nothing is left where setup put it. Elsewhere a running binary can be deleted, and
+/// this is never called.
+fn move_out_running_copy(path: &Path) -> std::io::Result<()> {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos());
+    let name = format!("obsmcp-removed-{}-{stamp}.exe", std::process::id());
+    std::fs::rename(path, std::env::temp_dir().join(name))
 }
 
 #[cfg(test)]
