@@ -80,7 +80,11 @@ pub(crate) struct TaskStatus {
     pub(crate) kind: &'static str,
 }
 
-/// `DEFAULT_STATUSES`: a vault without Tasks plugin settings.
+/// The symbol of the status every character not defined otherwise has (`ANY_OTHER`; no single character is empty).
+const ANY_OTHER: &str = "";
+
+/// `DEFAULT_STATUSES`: a vault without Tasks plugin settings. The Tasks plugin's defaults, and Obsidian's own rule
+/// for every other character: any character inside the brackets checks the box, so `X` and `?` are done.
 fn default_statuses() -> Vec<TaskStatus> {
     [
         (" ", "todo"),
@@ -88,6 +92,7 @@ fn default_statuses() -> Vec<TaskStatus> {
         ("X", "done"),
         ("/", "in_progress"),
         ("-", "cancelled"),
+        (ANY_OTHER, "done"),
     ]
     .into_iter()
     .map(|(symbol, kind)| TaskStatus {
@@ -139,11 +144,12 @@ pub(crate) fn statuses_from_settings(settings: &Value) -> Vec<TaskStatus> {
     }
 }
 
-/// `statusOf`: the status's type; an unknown symbol is a task to do, as the Tasks plugin treats it.
+/// `statusOf`: the status's type, else that of any other character (the defaults have one); else an unknown symbol
+/// is a task to do, as the Tasks plugin treats it.
 pub(crate) fn kind_of_symbol(statuses: &[TaskStatus], symbol: &str) -> &'static str {
-    statuses
-        .iter()
-        .find(|status| status.symbol == symbol)
+    let find = |wanted: &str| statuses.iter().find(|status| status.symbol == wanted);
+    find(symbol)
+        .or_else(|| find(ANY_OTHER))
         .map_or("todo", |status| status.kind)
 }
 
@@ -225,6 +231,11 @@ mod tests {
         assert_eq!(
             kind_of_symbol(&statuses_from_settings(&Value::Null), "X"),
             "done"
+        );
+        assert_eq!(
+            kind_of_symbol(&statuses_from_settings(&Value::Null), "?"),
+            "done",
+            "without settings any character checks the box, as in Obsidian"
         );
     }
 }

@@ -12,13 +12,21 @@ export interface TaskStatus {
   type: StatusType;
 }
 
-/** The statuses a vault without Tasks plugin settings has (`X` counts as done, as Obsidian shows it checked). */
+/** The symbol of the status every character not defined otherwise has (no single character is empty). */
+const ANY_OTHER = "";
+
+/**
+ * The statuses a vault without Tasks plugin settings has: the Tasks plugin's defaults (`/` in progress, `-`
+ * cancelled), and Obsidian's own rule for every other character: any character inside the brackets checks the box
+ * (help: Editing and formatting/Basic formatting syntax, Task lists), so `X` and `?` are done.
+ */
 export const DEFAULT_STATUSES: readonly TaskStatus[] = [
   { symbol: " ", name: "Todo", type: "todo" },
   { symbol: "x", name: "Done", type: "done" },
   { symbol: "X", name: "Done", type: "done" },
   { symbol: "/", name: "In Progress", type: "in_progress" },
   { symbol: "-", name: "Cancelled", type: "cancelled" },
+  { symbol: ANY_OTHER, name: "Checked", type: "done" },
 ];
 
 const TYPES: Record<string, StatusType> = {
@@ -50,9 +58,13 @@ export function statusesFromSettings(settings: unknown): TaskStatus[] {
   return found.length > 0 ? found : DEFAULT_STATUSES.slice();
 }
 
-/** The status of `symbol`: its definition, else an unknown symbol, which the Tasks plugin treats as to do. */
+/**
+ * The status of `symbol`: its definition, else the definition of any other character (the defaults have one), else
+ * an unknown symbol, which the Tasks plugin treats as to do.
+ */
 export function statusOf(statuses: readonly TaskStatus[], symbol: string): TaskStatus {
-  return statuses.find((status) => status.symbol === symbol) ?? { symbol, name: "Unknown", type: "todo" };
+  const found = statuses.find((status) => status.symbol === symbol) ?? statuses.find((status) => status.symbol === ANY_OTHER);
+  return found ? { ...found, symbol } : { symbol, name: "Unknown", type: "todo" };
 }
 
 /** The dates a task may carry, in the order results list them. */
