@@ -59,11 +59,12 @@ describe("tasks", () => {
     const tagged = await session.ok("tasks", { tag: "#finance", status: "all" });
     assert.deepEqual(lines(tagged), [`${PLAN}:12`], "a nested tag (#finance/q4) counts");
     const inProject = await session.ok("tasks", { tag: "project", status: "all" });
-    assert.equal(inProject.total, 12, "every task of a note tagged #project");
+    assert.equal(inProject.total, 13, "every task of a note tagged #project, the one in a quote included");
     const december = await session.ok("tasks", { from: "2026-12-01", to: "2026-12-31", sort: "date" });
     assert.deepEqual(
       december.tasks.map((task) => task.due),
-      ["2026-12-01", "2026-12-03", "2026-12-10"],
+      ["2026-12-01", "2026-12-03", "2026-12-10", "2026-12-24"],
+      "the quoted task's 🗓️ date counts",
     );
     const byStart = await session.ok("tasks", { status: "all", date: "start", sort: "date" });
     assert.deepEqual(

@@ -30,10 +30,11 @@
 //  - Not implemented: indented (4-space) code blocks, `%%comments%%`, HTML comments and inline `$math$` are
 //    read as text.
 //
-// Headings: ATX only (`#` to `######` after at most 3 spaces, then a space, a tab or the end of the line); the
-// optional closing run of `#` (after whitespace) is removed and the text trimmed; the raw text is kept (links and
-// tags in it stay, and are also indexed as links and tags). Position: the whole line. Setext headings (text
-// underlined with === or ---) are not recognised; `---` under text is a thematic break.
+// Headings: ATX (`#` to `######` after at most 3 spaces, then a space, a tab or the end of the line; the optional
+// closing run of `#` after whitespace removed, the text trimmed, the raw text kept: links and tags in it stay, and
+// are indexed too; position: the line), and setext (CommonMark, which the help says Obsidian supports): a one-line
+// paragraph, then a line of only `=` (level 1) or `-` (2) after at most 3 spaces; the text is that line trimmed;
+// position and section span both lines; the underline beats a thematic break or an empty list item (`-`).
 //
 // Links (`links`) and embeds (`embeds`, the same syntax preceded by `!`), in order of position
 //  - Wikilinks `[[linktext]]` / `[[linktext|display]]`: `link` = linktext trimmed (it keeps `#Heading` /
@@ -73,6 +74,9 @@
 // list, or an item with several paragraphs, is one section. Position: first line col 0 to the end of the last
 // non-blank line (without its line break).
 //
+// Quoted list items: in `blockquote` / `callout` sections, list items read after the quote markers (`>` after at most
+// 3 spaces, an optional space or tab, repeated when nested; they count as indentation). In `listItems` in line order
+// (`- [x]` in a callout is a task), never named by a block id: that names the quote (help: no links into quotes).
 // List items (`listItems`): the list-item lines of each `list` section; an item runs to the last non-blank line
 // before the next item (or the end of its section). Position starts at the marker's column. `parent` = the line of the nearest
 // item above with less indentation (characters, a tab counting one), or minus the line of the section's first
@@ -85,9 +89,11 @@ const YAML = require("yaml");
 const FENCE_OPEN = /^(\s*)(`{3,}|~{3,})(.*)$/;
 const HEADING = /^ {0,3}(#{1,6})(?=[ \t]|$)(.*)$/;
 const HEADING_CLOSING_RUN = /(?:^|[ \t]+)#+[ \t]*$/;
+const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
 const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)(?:\[(.)\](?=[ \t]|$))?/;
 const LIST_ITEM_CONTENT = /^(\s*)([-*+]|\d{1,9}[.)])([ \t]*)/;
 const BLOCKQUOTE = /^ {0,3}>/;
+const QUOTE_MARKERS = /^(?: {0,3}>[ \t]?)+/;
 const CALLOUT = /^ {0,3}>\s*\[!/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/;
@@ -360,8 +366,7 @@ function parseMarkdown(content) {
       const fenceMark = opensFence ? fence[2] : null;
       let end = i + 1;
       while (end < lines.length) {
-        const closes = fenceMark ? isFenceClose(lines[end].text, fenceMark) : lines[end].text.trim() === "$$";
-        if (closes) break;
+        if (fenceMark ? isFenceClose(lines[end].text, fenceMark) : lines[end].text.trim() === "$$") break;
         end++;
       }
       const last = Math.min(end, lines.length - 1);
@@ -373,6 +378,13 @@ function parseMarkdown(content) {
     const kind = lineKind(lines, i);
     if (kind === null) {
       if (!(current && current.type === "list" && listContinuesAfterBlank(lines, i, current.contentColumn))) closeSection();
+      continue;
+    }
+    const underline = current?.type === "paragraph" && current.startLine === i - 1 ? SETEXT_UNDERLINE.exec(text) : null;
+    if (underline) {
+      headings.push({ heading: lines[i - 1].text.trim(), level: underline[1][0] === "=" ? 1 : 2, position: pos(lines, i - 1, 0, i, text.length) });
+      sections.push({ type: "heading", startLine: i - 1, endLine: i });
+      current = null;
       continue;
     }
     scanInline(lines, i, found);
@@ -413,8 +425,10 @@ function parseMarkdown(content) {
       section.position = pos(lines, section.startLine, 0, section.endLine, lines[section.endLine].text.length);
     }
   }
+  const quotedItems = [];
   for (const section of sections) {
     if (section.type === "list") readListItems(lines, section, listItems);
+    else if (section.type === "blockquote" || section.type === "callout") readListItems(lines, section, quotedItems, true);
   }
 
   const blocks = keyedRecord();
@@ -439,8 +453,9 @@ function parseMarkdown(content) {
       return out;
     });
   }
-  if (listItems.length) {
-    cache.listItems = listItems.map((item) => {
+  const allItems = quotedItems.length ? [...listItems, ...quotedItems].sort((a, b) => a.startLine - b.startLine) : listItems;
+  if (allItems.length) {
+    cache.listItems = allItems.map((item) => {
       const out = { parent: item.parent, position: item.position };
       if (item.task !== undefined) out.task = item.task;
       if (item.id) out.id = item.id;
@@ -535,12 +550,13 @@ function listContinuesAfterBlank(lines, index, contentColumn) {
   return text.length - text.trimStart().length >= contentColumn;
 }
 
-/** Splits a list section into items with their parents, tasks and extents. */
-function readListItems(lines, section, listItems) {
+/** Splits a list section (`quoted`: a quote, after its markers) into items with parents, tasks and extents. */
+function readListItems(lines, section, listItems, quoted = false) {
   const items = [];
   for (let i = section.startLine; i <= section.endLine; i++) {
-    const match = LIST_ITEM.exec(lines[i].text);
-    if (match) items.push({ line: i, indent: match[1].length, task: match[3] });
+    const markers = quoted ? (QUOTE_MARKERS.exec(lines[i].text)?.[0].length ?? 0) : 0;
+    const match = LIST_ITEM.exec(markers ? lines[i].text.slice(markers) : lines[i].text);
+    if (match) items.push({ line: i, indent: markers + match[1].length, task: match[3] });
   }
   const stack = [];
   const firstLine = items.length ? items[0].line : section.startLine;

@@ -99,6 +99,22 @@ pub(super) fn list_item(text: &str) -> Option<(usize, Option<String>)> {
     Some((rest_start, task))
 }
 
+/// The level of a setext underline (`=` 1, `-` 2) after at most 3 spaces, trailing spaces and tabs allowed.
+pub(super) fn setext_level(text: &str) -> Option<usize> {
+    let indent = text.len() - text.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let rest = text[indent..].trim_end_matches([' ', '\t']);
+    let mark = rest.chars().next()?;
+    let level = match mark {
+        '=' => 1,
+        '-' => 2,
+        _ => return None,
+    };
+    rest.chars().all(|c| c == mark).then_some(level)
+}
+
 pub(super) fn is_thematic_break(text: &str) -> bool {
     let indent = text.len() - text.trim_start_matches(' ').len();
     if indent > 3 {
@@ -176,17 +192,35 @@ pub(super) fn line_kind(lines: &[Line<'_>], index: usize) -> Option<&'static str
     Some("paragraph")
 }
 
-/// Splits a list section into items with parents, tasks and extents.
+/// The length of a quoted line's markers (`QUOTE_MARKERS`): `>` after at most 3 spaces, then an optional space or
+/// tab, as often as they repeat.
+fn quote_markers(text: &str) -> usize {
+    let mut at = 0;
+    loop {
+        let rest = &text[at..];
+        let indent = rest.len() - rest.trim_start_matches(' ').len();
+        if indent > 3 || !rest[indent..].starts_with('>') {
+            return at;
+        }
+        at += indent + 1;
+        if text[at..].starts_with([' ', '\t']) {
+            at += 1;
+        }
+    }
+}
+
+/// Splits a list section (`quoted`: a quote, after its markers) into items with parents, tasks and extents.
 pub(super) fn read_list_items(
     lines: &[Line<'_>],
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
+    quoted: bool,
     out: &mut Vec<(ListItem, usize, usize)>,
 ) {
     let mut items: Vec<(usize, usize, Option<String>)> = Vec::new();
     for (i, line) in lines.iter().enumerate().take(end + 1).skip(start) {
-        if let Some((indent, task)) = list_item(line.text) {
-            items.push((i, indent, task));
+        let markers = if quoted { quote_markers(line.text) } else { 0 };
+        if let Some((indent, task)) = list_item(&line.text[markers..]) {
+            items.push((i, markers + indent, task));
         }
     }
     let first_line = items.first().map_or(start, |item| item.0);

@@ -51,7 +51,7 @@ pub(crate) struct TagRef {
     pub(crate) position: Pos,
 }
 
-/// An ATX heading.
+/// A heading: ATX (`## Text`) or setext (a line underlined with `=` or `-`).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HeadingRef {
     pub(crate) heading: String,
@@ -180,6 +180,28 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
             i += 1;
             continue;
         };
+        if let Some(level) = current
+            .filter(|&(open, start, _)| open == "paragraph" && start + 1 == i)
+            .and_then(|_| setext_level(text))
+        {
+            current = None;
+            meta.headings.push(HeadingRef {
+                heading: js_trim(lines[i - 1].text).to_string(),
+                level,
+                position: whole_lines(&lines, i - 1, i),
+            });
+            sections.push((
+                Section {
+                    kind: "heading",
+                    position: whole_lines(&lines, i - 1, i),
+                    id: None,
+                },
+                i - 1,
+                i,
+            ));
+            i += 1;
+            continue;
+        }
         scan_inline(&lines, i, &mut found);
 
         if kind == "heading" {
@@ -237,10 +259,14 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
     close(&mut current, &mut sections);
 
     // List items, with their line spans for the block rules.
+    // Items in quotes are kept apart until the block ids are placed: a block id in a quote names the quote.
     let mut items: Vec<(ListItem, usize, usize)> = Vec::new();
+    let mut quoted: Vec<(ListItem, usize, usize)> = Vec::new();
     for (section, start, end) in &sections {
-        if section.kind == "list" {
-            read_list_items(&lines, *start, *end, &mut items);
+        match section.kind {
+            "list" => read_list_items(&lines, (*start, *end), false, &mut items),
+            "blockquote" | "callout" => read_list_items(&lines, (*start, *end), true, &mut quoted),
+            _ => {}
         }
     }
 
@@ -295,6 +321,10 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
         .into_iter()
         .map(|(section, _, _)| section)
         .collect();
+    if !quoted.is_empty() {
+        items.extend(quoted);
+        items.sort_by_key(|(_, start, _)| *start);
+    }
     meta.list_items = items.into_iter().map(|(item, _, _)| item).collect();
     meta
 }
