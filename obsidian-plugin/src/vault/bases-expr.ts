@@ -11,6 +11,7 @@
 
 import { ToolError } from "../tools/types";
 import type { Expr } from "./bases-parse";
+import { parseDuration, shiftDate } from "./bases-duration";
 
 export type Value = string | number | boolean | null | Value[] | { date: number };
 
@@ -179,10 +180,20 @@ function binaryValue(expr: Extract<Expr, { kind: "binary" }>, row: Row): Value {
       return compare(expr.op, a, b);
     case "+":
       if (typeof a === "number" && typeof b === "number") return a + b;
+      if (isDate(a) && typeof b === "string") {
+        const duration = parseDuration(b);
+        if (duration) return { date: shiftDate(a.date, duration, 1) };
+      }
       if (typeof a === "string" || typeof b === "string") return text(a) + text(b);
       // An empty property makes the sum empty, as Bases shows it.
       if (a === null || b === null) return null;
       throw new ToolError(`cannot add ${kindOf(a)} and ${kindOf(b)}`);
+  }
+  if (expr.op === "-" && isDate(a)) {
+    // A date minus a date is the milliseconds between them; minus a duration, an earlier date.
+    if (isDate(b)) return a.date - b.date;
+    const duration = typeof b === "string" ? parseDuration(b) : null;
+    if (duration) return { date: shiftDate(a.date, duration, -1) };
   }
   if (a === null || b === null) return null;
   if (typeof a !== "number" || typeof b !== "number") throw new ToolError(`"${expr.op}" needs numbers, not ${kindOf(a)} and ${kindOf(b)}`);
@@ -244,8 +255,29 @@ function callValue(expr: Extract<Expr, { kind: "call" }>, row: Row): Value {
       const wanted = folded(text(property));
       return Object.keys(row.properties).some((key) => folded(key) === wanted);
     }
+    case "list": {
+      const [item] = one(expr, row, 1);
+      return Array.isArray(item) ? item : [item];
+    }
+    case "max":
+    case "min": {
+      if (expr.args.length === 0) throw new ToolError(`${name}() takes at least one number`);
+      const values = expr.args.map((arg) => evaluate(arg, row));
+      if (values.some((value) => value === null)) return null;
+      const bad = values.find((value) => typeof value !== "number");
+      if (bad !== undefined) throw new ToolError(`${name}() takes numbers, not ${kindOf(bad)}`);
+      return name === "max" ? Math.max(...(values as number[])) : Math.min(...(values as number[]));
+    }
+    case "number": {
+      const [value] = one(expr, row, 1);
+      if (value === null || typeof value === "number") return value;
+      if (typeof value === "boolean") return value ? 1 : 0;
+      if (isDate(value)) return value.date;
+      if (typeof value === "string" && NUMBER_TEXT.test(value.trim())) return Number(value.trim());
+      throw new ToolError(`number() cannot read ${JSON.stringify(text(value))} as a number`);
+    }
   }
-  throw new ToolError(`unknown function ${name}() (bases knows if, now, today, date, file.hasTag, file.inFolder, file.hasLink, file.hasProperty)`);
+  throw new ToolError(`unknown function ${name}() (bases knows if, now, today, date, list, max, min, number, file.hasTag, file.inFolder, file.hasLink, file.hasProperty)`);
 }
 
 function methodValue(expr: Extract<Expr, { kind: "method" }>, row: Row): Value {
@@ -274,10 +306,57 @@ function methodValue(expr: Extract<Expr, { kind: "method" }>, row: Row): Value {
       if (typeof target === "string") return expr.name === "lower" ? target.toLowerCase() : target.toUpperCase();
       if (target === null) return null;
       break;
+    case "abs":
+    case "ceil":
+    case "floor":
+      one(expr, row, 0);
+      if (typeof target === "number") return Math[expr.name](target);
+      if (target === null) return null;
+      break;
+    case "round": {
+      if (expr.args.length > 1) throw new ToolError(`.round() takes 0 or 1 argument, not ${expr.args.length}`);
+      const digits = expr.args.length === 1 ? evaluate(expr.args[0], row) : 0;
+      if (target === null) return null;
+      if (typeof target === "number" && typeof digits === "number" && Number.isInteger(digits) && digits >= 0 && digits <= 15) {
+        const scale = 10 ** digits;
+        return Math.round(target * scale) / scale;
+      }
+      break;
+    }
+    case "toFixed": {
+      const [precision] = one(expr, row, 1);
+      if (target === null) return null;
+      if (typeof target === "number" && typeof precision === "number" && Number.isInteger(precision) && precision >= 0 && precision <= 20 && Math.abs(target) < 1e21) {
+        return target.toFixed(precision);
+      }
+      break;
+    }
+    case "trim":
+    case "title":
+      one(expr, row, 0);
+      if (target === null) return null;
+      if (typeof target === "string") return expr.name === "trim" ? target.trim() : titleCase(target);
+      break;
+    case "join": {
+      const [separator] = one(expr, row, 1);
+      if (target === null) return null;
+      if (Array.isArray(target)) return target.map(text).join(text(separator));
+      break;
+    }
     default:
-      throw new ToolError(`unknown method .${expr.name}() (bases knows contains, startsWith, endsWith, isEmpty, lower, upper)`);
+      throw new ToolError(
+        `unknown method .${expr.name}() (bases knows contains, startsWith, endsWith, isEmpty, lower, upper, abs, ceil, floor, round, toFixed, trim, title, join)`,
+      );
   }
   throw new ToolError(`.${expr.name}() does not apply to ${kindOf(target)}`);
+}
+
+/** Text `number()` reads: decimal digits with an optional sign, fraction and exponent (no hex, no `Infinity`). */
+const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** `.title()`: the first character of each run of non-whitespace upper-cased, the rest as written. */
+function titleCase(value: string): string {
+  return value.replace(/(^|\s)(\S)/gu, (_, space: string, first: string) => space + first.toUpperCase());
 }
 
 /** A value as a result shows it: dates as ISO text, everything else as it is. */

@@ -6,8 +6,10 @@ use serde_json::{Map, Value as Json, json};
 use crate::offline::text::{js_cmp, js_number};
 use crate::offline::tools::{ToolError, iso_time};
 
+use super::duration::{parse_duration, shift_date};
+use super::functions;
 use super::parse::Expr;
-use super::value::Value;
+use super::value::{Value, kind_of, text};
 
 /// `Row`: one file and what the vault knows of it.
 pub(crate) struct Row<'a> {
@@ -46,41 +48,6 @@ pub(crate) fn truthy(value: &Value) -> bool {
         Value::Str(text) => !text.is_empty(),
         Value::List(items) => !items.is_empty(),
         _ => true,
-    }
-}
-
-/// A number as JavaScript's `String(n)` writes it (the forms a base meets; exponents beyond ±21 aside).
-pub(crate) fn js_number_text(n: f64) -> String {
-    if n.is_nan() {
-        "NaN".to_string()
-    } else if n.is_infinite() {
-        if n > 0.0 { "Infinity" } else { "-Infinity" }.to_string()
-    } else if n.fract() == 0.0 && n.abs() < 1e21 {
-        format!("{}", n as i128)
-    } else {
-        format!("{n}")
-    }
-}
-
-fn text(value: &Value) -> String {
-    match value {
-        Value::Null => String::new(),
-        Value::Date(ms) => iso_time(*ms as i64),
-        Value::List(items) => items.iter().map(text).collect::<Vec<_>>().join(", "),
-        Value::Str(s) => s.clone(),
-        Value::Num(n) => js_number_text(*n),
-        Value::Bool(b) => b.to_string(),
-    }
-}
-
-fn kind_of(value: &Value) -> String {
-    match value {
-        Value::Null => "null".into(),
-        Value::Date(_) => "a date".into(),
-        Value::List(_) => "a list".into(),
-        Value::Str(_) => "a string".into(),
-        Value::Num(_) => "a number".into(),
-        Value::Bool(_) => "a boolean".into(),
     }
 }
 
@@ -289,6 +256,11 @@ fn binary_value(op: &str, left: &Expr, right: &Expr, row: &Row<'_>) -> Result<Va
         "!=" => return Ok(Value::Bool(!equal(&a, &b))),
         "<" | "<=" | ">" | ">=" => return Ok(Value::Bool(compare(op, &a, &b)?)),
         "+" => {
+            if let (Value::Date(date), Value::Str(written)) = (&a, &b)
+                && let Some(duration) = parse_duration(written)
+            {
+                return Ok(Value::Date(shift_date(*date, duration, 1)));
+            }
             return match (&a, &b) {
                 (Value::Num(x), Value::Num(y)) => Ok(Value::Num(x + y)),
                 (Value::Str(_), _) | (_, Value::Str(_)) => Ok(Value::Str(text(&a) + &text(&b))),
@@ -301,6 +273,16 @@ fn binary_value(op: &str, left: &Expr, right: &Expr, row: &Row<'_>) -> Result<Va
                 ))),
             };
         }
+        // A date minus a date is the milliseconds between them; minus a duration, an earlier date.
+        "-" => match (&a, &b) {
+            (Value::Date(x), Value::Date(y)) => return Ok(Value::Num(x - y)),
+            (Value::Date(date), Value::Str(written)) => {
+                if let Some(duration) = parse_duration(written) {
+                    return Ok(Value::Date(shift_date(*date, duration, -1)));
+                }
+            }
+            _ => {}
+        },
         _ => {}
     }
     if matches!(a, Value::Null) || matches!(b, Value::Null) {
@@ -422,9 +404,19 @@ fn call_value(callee: &[String], args: &[Expr], row: &Row<'_>) -> Result<Value, 
             )
         }
         _ => {
-            return Err(ToolError(format!(
-                "unknown function {name}() (bases knows if, now, today, date, file.hasTag, file.inFolder, file.hasLink, file.hasProperty)"
-            )));
+            let Some(arity) = functions::call_arity(&name) else {
+                return Err(ToolError(format!(
+                    "unknown function {name}() (bases knows if, now, today, date, list, max, min, number, file.hasTag, file.inFolder, file.hasLink, file.hasProperty)"
+                )));
+            };
+            if let Some(error) = functions::arity_error(&name, arity, args.len()) {
+                return Err(error);
+            }
+            let values = args
+                .iter()
+                .map(|arg| evaluate(arg, row))
+                .collect::<Result<_, _>>()?;
+            return functions::call(&name, values);
         }
     })
 }
@@ -507,9 +499,19 @@ fn method_value(
             }
         }
         _ => {
-            return Err(ToolError(format!(
-                "unknown method .{name}() (bases knows contains, startsWith, endsWith, isEmpty, lower, upper)"
-            )));
+            let Some(arity) = functions::method_arity(name) else {
+                return Err(ToolError(format!(
+                    "unknown method .{name}() (bases knows contains, startsWith, endsWith, isEmpty, lower, upper, abs, ceil, floor, round, toFixed, trim, title, join)"
+                )));
+            };
+            if let Some(error) = functions::arity_error(&method, arity, args.len()) {
+                return Err(error);
+            }
+            let values: Vec<Value> = args
+                .iter()
+                .map(|arg| evaluate(arg, row))
+                .collect::<Result<_, _>>()?;
+            return functions::method(name, &target, &values);
         }
     }
     Err(ToolError(format!(

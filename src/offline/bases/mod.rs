@@ -1,7 +1,9 @@
 //! Obsidian Bases (`vault/bases.ts`): a `.base` file's views, and a view's rows over the index, with the plugin's
 //! evaluator of the expression language's subset (`parse`, `eval`).
 
+mod duration;
 mod eval;
+mod functions;
 mod parse;
 #[cfg(test)]
 mod tests;
