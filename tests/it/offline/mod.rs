@@ -20,6 +20,7 @@ mod resources;
 mod safety;
 mod structures;
 mod symlinks;
+mod vectors;
 
 /// The token the tests' plugin hosts run with.
 pub(super) const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
