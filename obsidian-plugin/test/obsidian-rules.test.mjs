@@ -5,7 +5,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { answer, countByArea, judge, loadVectors, vaultOf, vaultsOf, writeVault } from "../../tests/vectors/run.mjs";
+import { answer, countByArea, judge, loadVectors, vaultOf, vaultsOf, waitForIndex, writeVault } from "../../tests/vectors/run.mjs";
 import { openSession } from "./tools-lib.mjs";
 import { tempDir } from "./lib/harness.mjs";
 
@@ -34,6 +34,7 @@ for (const [name, files] of Object.entries(vaultsOf(vectors))) {
     const failures = [];
     let marked = 0;
     try {
+      await waitForIndex(session.call);
       for (const kase of vectors.cases.filter((one) => vaultOf(one) === name)) {
         const verdict = judge(kase, await answer(kase, session.call));
         if (!verdict.ok) failures.push(verdict.message);

@@ -51,6 +51,23 @@ export function writeVault(dir, files) {
   }
 }
 
+/**
+ * Waits (at most `ms`) until Obsidian's metadata cache is complete, as the plugin reports it: `vault_info` leads
+ * with an `indexing` state while Obsidian is still indexing (obsidian-plugin/src/tools/README.md) and has none, or
+ * a complete one, once it is done. Answers judged before that could be short.
+ */
+export async function waitForIndex(call, ms = 30000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const result = await call("vault_info", {});
+    if (result.isError) throw new Error(`vault_info failed: ${result.text}`);
+    const { indexing } = JSON.parse(result.text);
+    if (indexing === undefined || indexing.complete === true) return;
+    if (Date.now() > deadline) throw new Error(`Obsidian still indexing after ${ms} ms: ${JSON.stringify(indexing)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The note a case is about: its `path`, or its own note in the notes vault. */
 function subject(kase) {
   return kase.input?.path ?? noteCasePath(kase.id);

@@ -1,29 +1,15 @@
 // Obsidian's documented rules (tests/vectors/obsidian-rules.json) through the plugin running inside real Obsidian:
-// each vault of the file opened in turn, the plugin's own MCP server reached over HTTP as a client would, every
-// case's tool call made and judged exactly as obsidian-plugin/test/obsidian-rules.test.mjs judges it on the fake.
+// each vault of the file opened in turn, the plugin's own MCP server reached over HTTP as a client would once
+// Obsidian has indexed the vault, every case's tool call made and judged exactly as
+// obsidian-plugin/test/obsidian-rules.test.mjs judges it on the fake.
 
 import assert from "node:assert/strict";
 import { browser } from "@wdio/globals";
-import { answer, judge, loadVectors, vaultOf, vaultsOf } from "../../vectors/run.mjs";
+import { answer, judge, loadVectors, vaultOf, vaultsOf, waitForIndex } from "../../vectors/run.mjs";
 import { connect, resultText } from "../../../obsidian-plugin/test/lib/client.mjs";
 import { VAULTS_DIR, vectorsFile } from "../vaults.mjs";
 
 const vectors = loadVectors(vectorsFile);
-
-/** Waits until Obsidian's metadata cache has resolved every link (its `resolved` event, or already resolved). */
-async function metadataResolved() {
-  await browser.executeObsidian(
-    ({ app }) =>
-      new Promise((resolve) => {
-        const cache = app.metadataCache;
-        if (cache.resolved === true) return resolve(true);
-        const ref = cache.on("resolved", () => {
-          cache.offref(ref);
-          resolve(true);
-        });
-      }),
-  );
-}
 
 /** The port and token the plugin serves on (it keeps the data.json the vault was written with). */
 async function pluginEndpoint() {
@@ -34,7 +20,6 @@ describe("the plugin in real Obsidian gives Obsidian's documented answers", func
   for (const name of Object.keys(vaultsOf(vectors))) {
     it(`vault ${name}`, async function () {
       await browser.reloadObsidian({ vault: `${VAULTS_DIR}/${name}` });
-      await metadataResolved();
       const { port, token } = await pluginEndpoint();
       const client = connect(`http://127.0.0.1:${port}/mcp`, token, { timeoutMs: 60000 });
       await client.initialize();
@@ -42,6 +27,7 @@ describe("the plugin in real Obsidian gives Obsidian's documented answers", func
         const result = await client.callTool(tool, args);
         return { text: resultText(result), isError: result.isError === true };
       };
+      await waitForIndex(call, 120000);
       const failures = [];
       try {
         for (const kase of vectors.cases.filter((one) => vaultOf(one) === name)) {
