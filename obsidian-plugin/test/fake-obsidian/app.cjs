@@ -29,7 +29,7 @@
 
 const fs = require("node:fs");
 const nodePath = require("node:path");
-/** Obsidian re-exports the moment package; so does the fake, the same version. @type {typeof import("obsidian").moment} */
+/** Obsidian re-exports the moment package; so does the fake, the same version. @type {typeof import("obsidian/obsidian").moment} */
 const moment = require("moment");
 const { Vault, FileSystemAdapter, TAbstractFile, TFile, TFolder, normalizePath } = require("./vault.cjs");
 const { MetadataCache } = require("./metadata.cjs");
@@ -37,9 +37,9 @@ const { FileManager } = require("./file-manager.cjs");
 const { Workspace, MarkdownView } = require("./workspace.cjs");
 const markdown = require("./markdown.cjs");
 
-/** Obsidian's `parseYaml` (markdown.cjs), under the typings' type. @type {typeof import("obsidian").parseYaml} */
+/** Obsidian's `parseYaml` (markdown.cjs), under the typings' type. @type {typeof import("obsidian/obsidian").parseYaml} */
 const parseYaml = markdown.parseYaml;
-/** Obsidian's `getFrontMatterInfo` (markdown.cjs), typed. @type {typeof import("obsidian").getFrontMatterInfo} */
+/** Obsidian's `getFrontMatterInfo` (markdown.cjs), typed. @type {typeof import("obsidian/obsidian").getFrontMatterInfo} */
 const getFrontMatterInfo = markdown.getFrontMatterInfo;
 
 /** Core plugins that Obsidian enables in a new vault (those the plugin may ask about). */

@@ -1,8 +1,10 @@
 // The fake `obsidian` module checked against the official typings (npm `obsidian`), by `npm run typecheck` (and so by
 // CI): every part of the API the plugin uses must be in the fake with the official type, so that the tests run the
-// plugin on what Obsidian really offers. The fake's members carry those types in JSDoc (`@type {import("obsidian")
-// .Vault["read"]}` and the like), so a member the plugin uses that the fake lacks, or that the fake types otherwise,
-// fails here. Compiled only (never run). The parts are those the plugin calls; a new call into the API belongs here.
+// plugin on what Obsidian really offers. The fake's members carry those types in JSDoc (`@type {import("obsidian/
+// obsidian").Vault["read"]}` and the like: `obsidian/obsidian` is the typings' file, see as-faked.d.ts), so a member
+// listed here that the fake lacks, or types otherwise, fails. Compiled only (never run). The parts are those the
+// plugin calls; a new call into the app's services is caught by tsconfig.plugin.json (the plugin compiled against
+// as-faked.d.ts), and belongs here too.
 import type * as Real from "obsidian";
 import * as fake from "./index.cjs";
 

@@ -13,7 +13,7 @@ class Events {
    * The typings' `Events.on`, with `any` for the callback's arguments: each subclass (Vault, MetadataCache) has
    * its own overloads, one per event name, which a single JSDoc type cannot give a method; `any` lets this one
    * stand for all of them, as in Obsidian, where they share this implementation.
-   * @type {(name: string, callback: (...data: any[]) => unknown, ctx?: any) => import("obsidian").EventRef}
+   * @type {(name: string, callback: (...data: any[]) => unknown, ctx?: any) => import("obsidian/obsidian").EventRef}
    */
   on(name, callback, ctx) {
     const ref = { e: this, name, fn: callback, ctx };
@@ -22,7 +22,7 @@ class Events {
     return ref;
   }
 
-  /** @type {import("obsidian").Events["offref"]} */
+  /** @type {import("obsidian/obsidian").Events["offref"]} */
   offref(ref) {
     const refs = this._events.get(ref.name);
     if (!refs) return;
@@ -31,7 +31,7 @@ class Events {
     else this._events.delete(ref.name);
   }
 
-  /** @type {import("obsidian").Events["trigger"]} */
+  /** @type {import("obsidian/obsidian").Events["trigger"]} */
   trigger(name, ...data) {
     for (const ref of [...(this._events.get(name) ?? [])]) {
       try {

@@ -55,14 +55,14 @@ class FileManager {
     return this._app.metadataCache.fileToLinktext(file, sourcePath, omitMdExtension);
   }
 
-  /** @type {import("obsidian").FileManager["trashFile"]} */
+  /** @type {import("obsidian/obsidian").FileManager["trashFile"]} */
   async trashFile(file) {
     const option = this._app.vault.getConfig("trashOption");
     if (option === "none") return this._app.vault.delete(file, true);
     return this._app.vault.trash(file);
   }
 
-  /** @type {import("obsidian").FileManager["processFrontMatter"]} */
+  /** @type {import("obsidian/obsidian").FileManager["processFrontMatter"]} */
   async processFrontMatter(file, fn) {
     await this._app.vault.process(
       file,
@@ -94,7 +94,7 @@ class FileManager {
     );
   }
 
-  /** @type {import("obsidian").FileManager["renameFile"]} */
+  /** @type {import("obsidian/obsidian").FileManager["renameFile"]} */
   async renameFile(file, newPath) {
     const app = this._app;
     const moved = new Set();

@@ -39,7 +39,7 @@ const { Indexer } = require("./indexer.cjs");
 
 /**
  * Obsidian's `parseLinktext`: `path` before the first `#`, `subpath` from it (with the `#`).
- * @type {typeof import("obsidian").parseLinktext}
+ * @type {typeof import("obsidian/obsidian").parseLinktext}
  */
 function parseLinktext(linktext) {
   const hash = linktext.indexOf("#");
@@ -47,7 +47,7 @@ function parseLinktext(linktext) {
   return { path: linktext.slice(0, hash), subpath: linktext.slice(hash) };
 }
 
-/** @type {typeof import("obsidian").getLinkpath} */
+/** @type {typeof import("obsidian/obsidian").getLinkpath} */
 function getLinkpath(linktext) {
   return parseLinktext(linktext).path;
 }
@@ -75,9 +75,9 @@ class MetadataCache extends Events {
     this._caches = new Map();
     /** Files by lower-case name (with extension), for basename lookups. */
     this._byName = new Map();
-    /** @type {import("obsidian").MetadataCache["resolvedLinks"]} */
+    /** @type {import("obsidian/obsidian").MetadataCache["resolvedLinks"]} */
     this.resolvedLinks = keyedRecord();
-    /** @type {import("obsidian").MetadataCache["unresolvedLinks"]} */
+    /** @type {import("obsidian/obsidian").MetadataCache["unresolvedLinks"]} */
     this.unresolvedLinks = keyedRecord();
     /** Which notes' links name a file, by `linkKey`: the notes to re-resolve when such a file comes or goes. */
     this._linkers = new Map();
@@ -232,7 +232,7 @@ class MetadataCache extends Events {
     this.trigger("resolve", file);
   }
 
-  /** @type {import("obsidian").MetadataCache["getFileCache"]} */
+  /** @type {import("obsidian/obsidian").MetadataCache["getFileCache"]} */
   getFileCache(file) {
     // Looked up by path, as Obsidian's `getCache(file.path)`: a file object that is stale (deleted) has no cache,
     // nor has a note not indexed yet.
@@ -241,7 +241,7 @@ class MetadataCache extends Events {
     return this._caches.get(indexed.path) ?? null;
   }
 
-  /** @type {import("obsidian").MetadataCache["getFirstLinkpathDest"]} */
+  /** @type {import("obsidian/obsidian").MetadataCache["getFirstLinkpathDest"]} */
   getFirstLinkpathDest(linkpath, sourcePath) {
     if (linkpath === "") return this._vault._indexedFile(sourcePath);
     const path = linkpath.startsWith("/") ? linkpath.replace(/^\/+/, "") : linkpath;
@@ -273,7 +273,7 @@ class MetadataCache extends Events {
 
   /**
    * Obsidian's "shortest" linktext: the name when it is unique in the vault, else the full path.
-   * @type {import("obsidian").MetadataCache["fileToLinktext"]}
+   * @type {import("obsidian/obsidian").MetadataCache["fileToLinktext"]}
    */
   fileToLinktext(file, sourcePath, omitMdExtension = true) {
     const dropMd = omitMdExtension && file.extension === "md";

@@ -69,7 +69,7 @@ class Component {
     this._loaded = false;
     this._cleanups = [];
   }
-  /** @type {import("obsidian").Component["load"]} */
+  /** @type {import("obsidian/obsidian").Component["load"]} */
   load() {
     if (this._loaded) return undefined;
     this._loaded = true;
@@ -77,24 +77,24 @@ class Component {
     // Real Obsidian ignores the value; returning onload's promise lets the host know when loading has finished.
     return result;
   }
-  /** @type {import("obsidian").Component["onload"]} */
+  /** @type {import("obsidian/obsidian").Component["onload"]} */
   onload() {}
-  /** @type {import("obsidian").Component["unload"]} */
+  /** @type {import("obsidian/obsidian").Component["unload"]} */
   unload() {
     if (!this._loaded) return;
     this._loaded = false;
     for (const cleanup of this._cleanups.splice(0).reverse()) cleanup();
     this.onunload();
   }
-  /** @type {import("obsidian").Component["onunload"]} */
+  /** @type {import("obsidian/obsidian").Component["onunload"]} */
   onunload() {}
-  /** @type {import("obsidian").Component["register"]} */
+  /** @type {import("obsidian/obsidian").Component["register"]} */
   register(callback) {
     this._cleanups.push(callback);
   }
   /**
    * Drops an event listener (`vault.on(…)`, `metadataCache.on(…)`) when the component unloads.
-   * @type {import("obsidian").Component["registerEvent"]}
+   * @type {import("obsidian/obsidian").Component["registerEvent"]}
    */
   registerEvent(ref) {
     this.register(() => ref.e.offref(ref));
@@ -116,9 +116,9 @@ class Notice {
 class Plugin extends Component {
   constructor(app, manifest) {
     super();
-    /** @type {import("obsidian").Plugin["app"]} */
+    /** @type {import("obsidian/obsidian").Plugin["app"]} */
     this.app = app;
-    /** @type {import("obsidian").Plugin["manifest"]} */
+    /** @type {import("obsidian/obsidian").Plugin["manifest"]} */
     this.manifest = manifest;
     this.settingTabs = [];
   }
@@ -126,7 +126,7 @@ class Plugin extends Component {
     const dir = this.manifest.dir ?? path.posix.join(this.app.vault.configDir, "plugins", this.manifest.id);
     return path.join(this.app.vault.adapter.basePath, dir, "data.json");
   }
-  /** @type {import("obsidian").Plugin["loadData"]} */
+  /** @type {import("obsidian/obsidian").Plugin["loadData"]} */
   async loadData() {
     try {
       return JSON.parse(await fs.promises.readFile(this.dataPath(), "utf8"));
@@ -135,13 +135,13 @@ class Plugin extends Component {
       throw error;
     }
   }
-  /** @type {import("obsidian").Plugin["saveData"]} */
+  /** @type {import("obsidian/obsidian").Plugin["saveData"]} */
   async saveData(data) {
     const file = this.dataPath();
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
     await fs.promises.writeFile(file, JSON.stringify(data, null, 2));
   }
-  /** @type {import("obsidian").Plugin["addSettingTab"]} */
+  /** @type {import("obsidian/obsidian").Plugin["addSettingTab"]} */
   addSettingTab(tab) {
     this.settingTabs.push(tab);
     this.register(() => {
@@ -153,14 +153,14 @@ class Plugin extends Component {
 /** The settings tab a plugin extends (`display` fills `containerEl`; `hide` empties it, as Obsidian's does). */
 class PluginSettingTab {
   constructor(app) {
-    /** @type {import("obsidian").PluginSettingTab["app"]} */
+    /** @type {import("obsidian/obsidian").PluginSettingTab["app"]} */
     this.app = app;
-    /** @type {import("obsidian").PluginSettingTab["containerEl"]} */
+    /** @type {import("obsidian/obsidian").PluginSettingTab["containerEl"]} */
     this.containerEl = new FakeElement();
   }
-  /** @type {import("obsidian").PluginSettingTab["display"]} */
+  /** @type {import("obsidian/obsidian").PluginSettingTab["display"]} */
   display() {}
-  /** @type {import("obsidian").PluginSettingTab["hide"]} */
+  /** @type {import("obsidian/obsidian").PluginSettingTab["hide"]} */
   hide() {
     this.containerEl.empty();
   }
@@ -230,13 +230,13 @@ class ToggleComponent extends ValueComponent {
 
 class ButtonComponent {
   constructor(containerEl) {
-    /** @type {import("obsidian").ButtonComponent["buttonEl"]} */
+    /** @type {import("obsidian/obsidian").ButtonComponent["buttonEl"]} */
     this.buttonEl = containerEl.createDiv();
     this.clickHandler = undefined;
   }
   /**
    * Chains as the typings' `ButtonComponent` does (its `this`, which an indexed type would fix to the real class).
-   * @param {Parameters<import("obsidian").ButtonComponent["setButtonText"]>[0]} text
+   * @param {Parameters<import("obsidian/obsidian").ButtonComponent["setButtonText"]>[0]} text
    * @returns {this}
    */
   setButtonText(text) {
@@ -252,7 +252,7 @@ class ButtonComponent {
   }
   /**
    * Chains as the typings' `ButtonComponent` does (its `this`, which an indexed type would fix to the real class).
-   * @param {Parameters<import("obsidian").ButtonComponent["onClick"]>[0]} callback
+   * @param {Parameters<import("obsidian/obsidian").ButtonComponent["onClick"]>[0]} callback
    * @returns {this}
    */
   onClick(callback) {
@@ -268,22 +268,22 @@ class ButtonComponent {
 /** One row of a settings tab: name, description and controls. */
 class Setting {
   constructor(containerEl) {
-    /** @type {import("obsidian").Setting["settingEl"]} */
+    /** @type {import("obsidian/obsidian").Setting["settingEl"]} */
     this.settingEl = containerEl.createDiv({ cls: "setting-item" });
-    /** @type {import("obsidian").Setting["infoEl"]} */
+    /** @type {import("obsidian/obsidian").Setting["infoEl"]} */
     this.infoEl = this.settingEl.createDiv({ cls: "setting-item-info" });
-    /** @type {import("obsidian").Setting["nameEl"]} */
+    /** @type {import("obsidian/obsidian").Setting["nameEl"]} */
     this.nameEl = this.infoEl.createDiv({ cls: "setting-item-name" });
-    /** @type {import("obsidian").Setting["descEl"]} */
+    /** @type {import("obsidian/obsidian").Setting["descEl"]} */
     this.descEl = this.infoEl.createDiv({ cls: "setting-item-description" });
-    /** @type {import("obsidian").Setting["controlEl"]} */
+    /** @type {import("obsidian/obsidian").Setting["controlEl"]} */
     this.controlEl = this.settingEl.createDiv({ cls: "setting-item-control" });
     this.components = [];
     this.settingEl.setting = this;
   }
   /**
    * Chains as the typings' `Setting` does.
-   * @param {Parameters<import("obsidian").Setting["setName"]>[0]} name
+   * @param {Parameters<import("obsidian/obsidian").Setting["setName"]>[0]} name
    * @returns {this}
    */
   setName(name) {
@@ -292,7 +292,7 @@ class Setting {
   }
   /**
    * Chains as the typings' `Setting` does.
-   * @param {Parameters<import("obsidian").Setting["setDesc"]>[0]} desc
+   * @param {Parameters<import("obsidian/obsidian").Setting["setDesc"]>[0]} desc
    * @returns {this}
    */
   setDesc(desc) {
@@ -315,7 +315,7 @@ class Setting {
   }
   /**
    * Chains as the typings' `Setting` does.
-   * @param {Parameters<import("obsidian").Setting["addText"]>[0]} callback
+   * @param {Parameters<import("obsidian/obsidian").Setting["addText"]>[0]} callback
    * @returns {this}
    */
   addText(callback) {
@@ -323,7 +323,7 @@ class Setting {
   }
   /**
    * Chains as the typings' `Setting` does.
-   * @param {Parameters<import("obsidian").Setting["addTextArea"]>[0]} callback
+   * @param {Parameters<import("obsidian/obsidian").Setting["addTextArea"]>[0]} callback
    * @returns {this}
    */
   addTextArea(callback) {
@@ -331,7 +331,7 @@ class Setting {
   }
   /**
    * Chains as the typings' `Setting` does.
-   * @param {Parameters<import("obsidian").Setting["addToggle"]>[0]} callback
+   * @param {Parameters<import("obsidian/obsidian").Setting["addToggle"]>[0]} callback
    * @returns {this}
    */
   addToggle(callback) {
@@ -339,7 +339,7 @@ class Setting {
   }
   /**
    * Chains as the typings' `Setting` does.
-   * @param {Parameters<import("obsidian").Setting["addButton"]>[0]} callback
+   * @param {Parameters<import("obsidian/obsidian").Setting["addButton"]>[0]} callback
    * @returns {this}
    */
   addButton(callback) {

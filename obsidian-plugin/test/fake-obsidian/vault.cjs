@@ -28,7 +28,7 @@ const { Events } = require("./events.cjs");
 
 /**
  * Obsidian's `normalizePath`: one `/` between segments, none at the ends, `/` for empty, NFC, plain spaces.
- * @type {typeof import("obsidian").normalizePath}
+ * @type {typeof import("obsidian/obsidian").normalizePath}
  */
 function normalizePath(path) {
   let normalized = String(path).replace(/([\\/])+/g, "/").replace(/(^\/+|\/+$)/g, "");
@@ -49,13 +49,13 @@ function parentPath(path) {
 // stand in for the real ones, which is what the plugin sees.
 class TAbstractFile {
   constructor(vault, path) {
-    /** @type {import("obsidian").TAbstractFile["vault"]} */
+    /** @type {import("obsidian/obsidian").TAbstractFile["vault"]} */
     this.vault = vault;
-    /** @type {import("obsidian").TAbstractFile["parent"]} */
+    /** @type {import("obsidian/obsidian").TAbstractFile["parent"]} */
     this.parent = null;
-    /** @type {import("obsidian").TAbstractFile["path"]} */
+    /** @type {import("obsidian/obsidian").TAbstractFile["path"]} */
     this.path = "";
-    /** @type {import("obsidian").TAbstractFile["name"]} */
+    /** @type {import("obsidian/obsidian").TAbstractFile["name"]} */
     this.name = "";
     this._setPath(path);
   }
@@ -70,14 +70,14 @@ class TAbstractFile {
 class TFile extends TAbstractFile {
   constructor(vault, path) {
     super(vault, path);
-    /** @type {import("obsidian").TFile["basename"]} */
+    /** @type {import("obsidian/obsidian").TFile["basename"]} */
     this.basename = "";
-    /** @type {import("obsidian").TFile["extension"]} */
+    /** @type {import("obsidian/obsidian").TFile["extension"]} */
     this.extension = "";
     this._splitName();
     /**
      * Set by the vault from the file on disk (`statOf`).
-     * @type {import("obsidian").TFile["stat"]}
+     * @type {import("obsidian/obsidian").TFile["stat"]}
      */
     this.stat = { ctime: 0, mtime: 0, size: 0 };
   }
@@ -98,11 +98,11 @@ class TFile extends TAbstractFile {
 class TFolder extends TAbstractFile {
   constructor(vault, path) {
     super(vault, path);
-    /** @type {import("obsidian").TFolder["children"]} */
+    /** @type {import("obsidian/obsidian").TFolder["children"]} */
     this.children = [];
   }
 
-  /** @type {import("obsidian").TFolder["isRoot"]} */
+  /** @type {import("obsidian/obsidian").TFolder["isRoot"]} */
   isRoot() {
     return this.path === "/";
   }
@@ -120,17 +120,17 @@ class FileSystemAdapter {
     this.basePath = basePath;
   }
 
-  /** @type {import("obsidian").FileSystemAdapter["getName"]} */
+  /** @type {import("obsidian/obsidian").FileSystemAdapter["getName"]} */
   getName() {
     return nodePath.basename(this.basePath);
   }
 
-  /** @type {import("obsidian").FileSystemAdapter["getBasePath"]} */
+  /** @type {import("obsidian/obsidian").FileSystemAdapter["getBasePath"]} */
   getBasePath() {
     return this.basePath;
   }
 
-  /** @type {import("obsidian").FileSystemAdapter["getFullPath"]} */
+  /** @type {import("obsidian/obsidian").FileSystemAdapter["getFullPath"]} */
   getFullPath(normalizedPath) {
     return normalizedPath === "/" ? this.basePath : nodePath.join(this.basePath, normalizedPath);
   }
@@ -140,12 +140,12 @@ class Vault extends Events {
 
   constructor(basePath, configDir) {
     super();
-    /** @type {import("obsidian").Vault["configDir"]} */
+    /** @type {import("obsidian/obsidian").Vault["configDir"]} */
     this.configDir = configDir;
     /**
      * The desktop adapter; typed as the typings type `vault.adapter` (a DataAdapter) and checked as a
      * FileSystemAdapter by conformance.ts.
-     * @type {import("obsidian").DataAdapter & FileSystemAdapter}
+     * @type {import("obsidian/obsidian").DataAdapter & FileSystemAdapter}
      */
     this.adapter = new FileSystemAdapter(basePath);
     /** @type {Map<string, TAbstractFile>} */
@@ -296,17 +296,17 @@ class Vault extends Events {
     return candidate;
   }
 
-  /** @type {import("obsidian").Vault["getName"]} */
+  /** @type {import("obsidian/obsidian").Vault["getName"]} */
   getName() {
     return this.adapter.getName();
   }
 
-  /** @type {import("obsidian").Vault["getRoot"]} */
+  /** @type {import("obsidian/obsidian").Vault["getRoot"]} */
   getRoot() {
     return this._root;
   }
 
-  /** @type {import("obsidian").Vault["getAbstractFileByPath"]} */
+  /** @type {import("obsidian/obsidian").Vault["getAbstractFileByPath"]} */
   getAbstractFileByPath(path) {
     if (path === "") return this._root;
     const known = this._files.get(path);
@@ -337,34 +337,34 @@ class Vault extends Events {
     return file instanceof TFile ? file : null;
   }
 
-  /** @type {import("obsidian").Vault["getFileByPath"]} */
+  /** @type {import("obsidian/obsidian").Vault["getFileByPath"]} */
   getFileByPath(path) {
     const file = this.getAbstractFileByPath(path);
     return file instanceof TFile ? file : null;
   }
 
-  /** @type {import("obsidian").Vault["getFolderByPath"]} */
+  /** @type {import("obsidian/obsidian").Vault["getFolderByPath"]} */
   getFolderByPath(path) {
     const folder = this.getAbstractFileByPath(path);
     return folder instanceof TFolder ? folder : null;
   }
 
-  /** @type {import("obsidian").Vault["getAllLoadedFiles"]} */
+  /** @type {import("obsidian/obsidian").Vault["getAllLoadedFiles"]} */
   getAllLoadedFiles() {
     return [...this._files.values()];
   }
 
-  /** @type {import("obsidian").Vault["getFiles"]} */
+  /** @type {import("obsidian/obsidian").Vault["getFiles"]} */
   getFiles() {
     return [...this._files.values()].filter((file) => file instanceof TFile);
   }
 
-  /** @type {import("obsidian").Vault["getMarkdownFiles"]} */
+  /** @type {import("obsidian/obsidian").Vault["getMarkdownFiles"]} */
   getMarkdownFiles() {
     return this.getFiles().filter((file) => file.extension === "md");
   }
 
-  /** @type {typeof import("obsidian").Vault.recurseChildren} */
+  /** @type {typeof import("obsidian/obsidian").Vault.recurseChildren} */
   static recurseChildren(root, callback) {
     const stack = [root];
     while (stack.length) {
@@ -398,7 +398,7 @@ class Vault extends Events {
     }
   }
 
-  /** @type {import("obsidian").Vault["create"]} */
+  /** @type {import("obsidian/obsidian").Vault["create"]} */
   async create(path, data) {
     const normalized = normalizePath(path);
     this._checkWritableTarget(normalized);
@@ -413,7 +413,7 @@ class Vault extends Events {
     return file;
   }
 
-  /** @type {import("obsidian").Vault["createFolder"]} */
+  /** @type {import("obsidian/obsidian").Vault["createFolder"]} */
   async createFolder(path) {
     const normalized = normalizePath(path);
     this._checkWritableTarget(normalized);
@@ -469,7 +469,7 @@ class Vault extends Events {
     if (this._files.get(file.path) !== file) throw new Error(`File does not exist: ${file.path}`);
   }
 
-  /** @type {import("obsidian").Vault["read"]} */
+  /** @type {import("obsidian/obsidian").Vault["read"]} */
   async read(file) {
     this._assertLive(file);
     // Obsidian's read is an asynchronous disk read: other requests run before it returns, which is what lets two
@@ -480,7 +480,7 @@ class Vault extends Events {
     return this._accept(file, full, content);
   }
 
-  /** @type {import("obsidian").Vault["cachedRead"]} */
+  /** @type {import("obsidian/obsidian").Vault["cachedRead"]} */
   async cachedRead(file) {
     this._assertLive(file);
     const cached = this._contents.get(file.path);
@@ -496,7 +496,7 @@ class Vault extends Events {
     return this._readFresh(file);
   }
 
-  /** @type {import("obsidian").Vault["process"]} */
+  /** @type {import("obsidian/obsidian").Vault["process"]} */
   async process(file, fn) {
     this._assertLive(file);
     const full = this.adapter.getFullPath(file.path);
@@ -509,7 +509,7 @@ class Vault extends Events {
     return data;
   }
 
-  /** @type {import("obsidian").Vault["delete"]} */
+  /** @type {import("obsidian/obsidian").Vault["delete"]} */
   async delete(file, force) {
     this._assertLive(file);
     if (file instanceof TFolder && file.isRoot()) throw new Error("Cannot delete the vault root.");
@@ -526,7 +526,7 @@ class Vault extends Events {
 
   /**
    * Obsidian's `trash(file, system)` without its `system`: no desktop trash can be reached from here.
-   * @type {import("obsidian").Vault["trash"]}
+   * @type {import("obsidian/obsidian").Vault["trash"]}
    */
   async trash(file) {
     this._assertLive(file);
@@ -537,7 +537,7 @@ class Vault extends Events {
     this._removeTree(file);
   }
 
-  /** @type {import("obsidian").Vault["rename"]} */
+  /** @type {import("obsidian/obsidian").Vault["rename"]} */
   async rename(file, newPath) {
     this._assertLive(file);
     const normalized = normalizePath(newPath);

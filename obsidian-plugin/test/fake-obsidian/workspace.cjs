@@ -33,14 +33,14 @@ class Editor {
     this._to = to;
   }
 
-  /** @type {import("obsidian").Editor["getSelection"]} */
+  /** @type {import("obsidian/obsidian").Editor["getSelection"]} */
   getSelection() {
     return this._text.slice(this._from, this._to);
   }
 
   /**
    * `from` / `anchor` is where the selection starts, `to` / `head` (the default) where it ends.
-   * @type {import("obsidian").Editor["getCursor"]}
+   * @type {import("obsidian/obsidian").Editor["getCursor"]}
    */
   getCursor(which = "head") {
     const offset = which === "from" || which === "anchor" ? this._from : this._to;
@@ -51,9 +51,9 @@ class Editor {
 /** The view of an open note: its file and its editor. */
 class MarkdownView {
   constructor(file, editor) {
-    /** @type {import("obsidian").MarkdownView["file"]} */
+    /** @type {import("obsidian/obsidian").MarkdownView["file"]} */
     this.file = file;
-    /** @type {import("obsidian").MarkdownView["editor"]} */
+    /** @type {import("obsidian/obsidian").MarkdownView["editor"]} */
     this.editor = editor;
   }
 }
@@ -66,7 +66,7 @@ class WorkspaceLeaf {
   }
 
   /**
-   * @type {import("obsidian").WorkspaceLeaf["openFile"]}
+   * @type {import("obsidian/obsidian").WorkspaceLeaf["openFile"]}
    */
   async openFile(file, openState = {}) {
     const text = this._workspace._app.vault._readFresh(file);
@@ -90,7 +90,7 @@ class Workspace {
     this._leaves = [];
     /**
      * Set once the layout is restored (Obsidian does it after loading plugins, while the cache still indexes).
-     * @type {import("obsidian").Workspace["layoutReady"]}
+     * @type {import("obsidian/obsidian").Workspace["layoutReady"]}
      */
     this.layoutReady = false;
     this._layoutCallbacks = [];
@@ -106,7 +106,7 @@ class Workspace {
 
   /**
    * Runs `callback` at once when the layout is ready, else when it becomes ready.
-   * @type {import("obsidian").Workspace["onLayoutReady"]}
+   * @type {import("obsidian/obsidian").Workspace["onLayoutReady"]}
    */
   onLayoutReady(callback) {
     if (this.layoutReady) callback();
@@ -116,8 +116,8 @@ class Workspace {
   /**
    * The leaf to open a file in: a new tab for `"tab"` (or `true`), else the active tab (a first one if none).
    * Typed by parameter: the typings' overloads cannot be given to one function.
-   * @param {boolean | import("obsidian").PaneType} [newLeaf]
-   * @returns {import("obsidian").WorkspaceLeaf}
+   * @param {boolean | import("obsidian/obsidian").PaneType} [newLeaf]
+   * @returns {import("obsidian/obsidian").WorkspaceLeaf}
    */
   getLeaf(newLeaf = false) {
     if (newLeaf || this._leaves.length === 0) this._leaves.push(new WorkspaceLeaf(this));
@@ -128,13 +128,13 @@ class Workspace {
     this._lastOpenFiles = [path, ...this.getLastOpenFiles().filter((p) => p !== path)];
   }
 
-  /** @type {import("obsidian").Workspace["getActiveFile"]} */
+  /** @type {import("obsidian/obsidian").Workspace["getActiveFile"]} */
   getActiveFile() {
     return this._activeView?.file ?? null;
   }
 
   /**
-   * @type {import("obsidian").Workspace["getActiveViewOfType"]}
+   * @type {import("obsidian/obsidian").Workspace["getActiveViewOfType"]}
    */
   getActiveViewOfType(type) {
     const view = this._activeView;
@@ -144,7 +144,7 @@ class Workspace {
   /**
    * Paths of recently opened files, newest first. Obsidian keeps this list in `<configDir>/workspace.json` under
    * `lastOpenFiles` and puts a file in front when it is opened; the fake does the same.
-   * @type {import("obsidian").Workspace["getLastOpenFiles"]}
+   * @type {import("obsidian/obsidian").Workspace["getLastOpenFiles"]}
    */
   getLastOpenFiles() {
     if (this._lastOpenFiles === undefined) {
