@@ -412,6 +412,8 @@ mod tests {
 
     /// Issue 36, item 5: npx's launcher on PATH for the child is not what a shell finds later, and a global npm
     /// install's launcher runs this very binary.
+    // Unix only: npm's link on PATH is a symlink, and PATH is split on `:`.
+    #[cfg(unix)]
     #[test]
     fn path_lookup_skips_npx_and_uvx_folders_and_knows_the_npm_launcher() {
         let folder = tempfile::tempdir().unwrap();

@@ -96,6 +96,7 @@ fn of_two_entries_for_one_vault_doctor_keeps_the_one_running_the_obsmcp_on_path(
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn an_entry_binary_of_another_version_or_not_executable_is_reported() {
     use std::os::unix::fs::PermissionsExt as _;
@@ -226,6 +227,7 @@ fn fixes_name_the_binary_by_its_path_unless_path_runs_the_same_one() {
 
 /// Issue 20: after an update through another channel, the `obsmcp` on PATH can be newer than the one the entries
 /// run; doctor warns and `--version` says so. A binary the entries run from a build folder warns too.
+#[cfg(unix)]
 #[test]
 fn a_newer_obsmcp_on_path_and_an_entry_binary_that_will_not_last_are_reported() {
     use std::os::unix::fs::PermissionsExt as _;

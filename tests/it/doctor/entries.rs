@@ -195,6 +195,7 @@ fn a_server_switched_off_for_the_current_project_in_claude_fails() {
     assert_check(&elsewhere.json(), "client.gates", "ok", &[], &[]);
 }
 
+#[cfg(unix)]
 #[test]
 fn hermes_without_the_mcp_sdk_is_a_failure() {
     use std::os::unix::fs::PermissionsExt as _;

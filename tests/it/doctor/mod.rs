@@ -122,12 +122,15 @@ impl Machine {
         Self::restrict(&path);
     }
 
+    /// Owner-only access, as setup gives the token's file (Unix mode bits; Windows has none to set).
     pub(super) fn restrict(path: &Path) {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
         }
+        #[cfg(not(unix))]
+        let _ = path;
     }
 
     /// A vault set up completely, with its port (nothing listens there yet).

@@ -190,6 +190,7 @@ fn fix_leaves_a_read_only_file_alone_and_says_so() {
     assert_eq!(std::fs::read_to_string(&list).unwrap(), "[\"dataview\"]");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_hanging_entry_command_is_bounded_and_killed() {
     use std::os::unix::fs::PermissionsExt as _;

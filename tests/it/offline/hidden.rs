@@ -1,6 +1,9 @@
 //! Hidden paths (the plugin's folder and name rules, Obsidian's excluded files): with Obsidian closed, hidden notes do
 //! not exist for any offline read tool however they are named, and the plugin and offline mode hide alike. The calls
 //! and the vault that hides its private notes every way the rules allow live here.
+//!
+//! Unix only: these vaults reach notes through symlinks, which Windows makes for administrators only.
+#![cfg(unix)]
 
 use super::parity::fixed_calls;
 use super::*;

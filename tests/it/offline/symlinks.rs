@@ -1,6 +1,9 @@
 //! Symlinks that lead out of the vault or into its config folder: a note and a folder linked from outside, whose
 //! text, links and tags must never reach an answer live or offline, and `.obsidian` reached through a link, whose
 //! plugin data holds the bearer token.
+//!
+//! Unix only: these vaults reach notes through symlinks, which Windows makes for administrators only.
+#![cfg(unix)]
 
 use super::parity::{fixed_calls, per_note_calls};
 use super::*;

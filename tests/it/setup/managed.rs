@@ -3,6 +3,9 @@
 //! the manager's command for PATH; a later setup from a build folder refuses to replace the link; the vault moves and
 //! setup follows it; doctor passes after each setup; and a full uninstall leaves the home as it was, the manager's
 //! install included.
+//!
+//! Unix only: the managers' links are symlinks, which Windows makes for administrators only.
+#![cfg(unix)]
 
 use std::path::Path;
 

@@ -42,6 +42,8 @@ impl Swaps {
                     // Renames replace the note in one step, as an editor or a sync tool would.
                     let _ = std::fs::write(&spare, "swap note inside\n");
                     let _ = std::fs::rename(&spare, &note);
+                    // The soak runs on Unix (its chaos sends signals); the symlink is its escape attempt.
+                    #[cfg(unix)]
                     let _ = std::os::unix::fs::symlink(&secret, &spare);
                     let _ = std::fs::rename(&spare, &note);
                 }
