@@ -123,6 +123,15 @@ export function evaluate(expr: Expr, row: Row): Value {
     }
     case "method":
       return methodValue(expr, row);
+    case "index": {
+      const target = evaluate(expr.target, row);
+      const index = evaluate(expr.index, row);
+      if (target === null) return null;
+      if (!Array.isArray(target) || typeof index !== "number" || !Number.isInteger(index)) {
+        throw new ToolError(`cannot index ${kindOf(target)} with ${kindOf(index)} (bases indexes lists with whole numbers)`);
+      }
+      return index >= 0 && index < target.length ? target[index] : null;
+    }
   }
 }
 

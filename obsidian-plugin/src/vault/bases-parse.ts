@@ -15,7 +15,8 @@ export type Expr =
   | { kind: "binary"; op: string; left: Expr; right: Expr }
   | { kind: "call"; callee: string[]; args: Expr[] }
   | { kind: "method"; target: Expr; name: string; args: Expr[] }
-  | { kind: "member"; target: Expr; name: string };
+  | { kind: "member"; target: Expr; name: string }
+  | { kind: "index"; target: Expr; index: Expr };
 
 type Token = { type: "num" | "str" | "id" | "op"; text: string; at: number };
 
@@ -167,9 +168,18 @@ export function parseExpr(source: string): Node {
     return { expr: { kind: "name", path }, depth: 1 };
   };
   const postfix = (target: Node): Node => {
-    while (isOp(".")) {
+    while (isOp(".") || isOp("[")) {
       const at = tokens[next].at;
       next++;
+      if (tokens[next - 1].text === "[") {
+        // `list[0]`: a list's item by its 0-based position.
+        enter(at);
+        const index = binary(0);
+        take("]");
+        open--;
+        target = node({ kind: "index", target: target.expr, index: index.expr }, Math.max(target.depth, index.depth), at);
+        continue;
+      }
       const name = tokens[next++];
       if (!name || name.type !== "id") throw new ToolError('expected a method name after "."');
       if (isOp("(")) {

@@ -197,6 +197,27 @@ pub(crate) fn evaluate(expr: &Expr, row: &Row<'_>) -> Result<Value, ToolError> {
             }
         }
         Expr::Method(target, name, args) => method_value(target, name, args, row)?,
+        Expr::Index(target, index) => {
+            let target = evaluate(target, row)?;
+            let index = evaluate(index, row)?;
+            match (&target, &index) {
+                (Value::Null, _) => Value::Null,
+                (Value::List(items), Value::Num(n)) if n.fract() == 0.0 => {
+                    if *n >= 0.0 && *n < items.len() as f64 {
+                        items[*n as usize].clone()
+                    } else {
+                        Value::Null
+                    }
+                }
+                _ => {
+                    return Err(ToolError(format!(
+                        "cannot index {} with {} (bases indexes lists with whole numbers)",
+                        kind_of(&target),
+                        kind_of(&index)
+                    )));
+                }
+            }
+        }
     })
 }
 

@@ -18,6 +18,8 @@ pub(crate) enum Expr {
     Call(Vec<String>, Vec<Expr>),
     Method(Box<Expr>, String, Vec<Expr>),
     Member(Box<Expr>, String),
+    /// `list[0]`.
+    Index(Box<Expr>, Box<Expr>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -353,9 +355,20 @@ impl Parser {
     }
 
     fn postfix(&mut self, (mut expr, mut depth): Node) -> Result<Node, ToolError> {
-        while self.is_op(".") {
+        while self.is_op(".") || self.is_op("[") {
             let at = self.here();
+            let bracket = self.is_op("[");
             self.next += 1;
+            if bracket {
+                // `list[0]`: a list's item by its 0-based position.
+                self.open(at)?;
+                let (index, index_depth) = self.binary(0)?;
+                self.take("]")?;
+                self.close();
+                let deepest = depth.max(index_depth);
+                (expr, depth) = node(Expr::Index(Box::new(expr), Box::new(index)), deepest, at)?;
+                continue;
+            }
             let name = self.name_after("expected a method name after \".\"")?;
             (expr, depth) = if self.is_op("(") {
                 let args = self.args()?;
