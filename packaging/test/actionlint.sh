@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lints the GitHub workflows (.github/workflows/*.yml, the release and the real-Obsidian run among them) with
+# Lints the GitHub workflows (.github/workflows/*.yml: the release, the real-Obsidian run and ci.yml) with
 # actionlint, and their `run:` scripts with shellcheck, both installed from packaging/requirements-ci.txt into a
 # virtual environment in the user's cache folder. The environment is made again whenever that file changes. Exit
 # status: actionlint's, non-zero on any finding.
@@ -26,7 +26,7 @@ if ((${#workflows[@]} == 0)); then
 fi
 # The workflows that cannot run here are checked only by this lint (and by their node tests): one gone missing
 # would otherwise pass unnoticed.
-for required in .github/workflows/release.yml .github/workflows/real-obsidian.yml; do
+for required in .github/workflows/release.yml .github/workflows/real-obsidian.yml .github/workflows/ci.yml; do
     if [[ ! -f "$required" ]]; then
         echo "actionlint.sh: $required is missing" >&2
         exit 1
