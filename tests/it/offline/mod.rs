@@ -89,6 +89,9 @@ impl Client {
             ],
         );
         bridge.initialize();
+        if side != Side::Disk {
+            until_obsidian_indexed(&mut bridge);
+        }
         Self { bridge, side }
     }
 
@@ -107,6 +110,29 @@ impl Client {
             "{tool} {arguments} was answered from the wrong side: {answer}"
         );
         answer["result"].clone()
+    }
+}
+
+/// Waits until the plugin says Obsidian's metadata cache is complete (`obsidian_status`'s `obsidianIndex`), as a
+/// client that wants complete answers would: the host, like Obsidian, listens while it still indexes, and parity is
+/// about complete answers (the incomplete ones are tested in `bridge::vault::startup`).
+fn until_obsidian_indexed(bridge: &mut Bridge) {
+    let started = std::time::Instant::now();
+    loop {
+        let status = bridge.call_tool("obsidian_status", json!({}));
+        let index = &status["result"]["structuredContent"]["obsidianIndex"];
+        if index["state"] == "resolved" {
+            return;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "Obsidian's index never completed: {status}"
+        );
+        // Not connected yet: any call brings the session up (vault_info answers at once).
+        if index.is_null() {
+            bridge.call_tool("vault_info", json!({}));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
 
