@@ -2,21 +2,23 @@
 // Hosts the committed main.js under Node with the fake `obsidian` module, as Obsidian would host it, so the Rust
 // tests and outside checks can talk to the real plugin. Command line (fixed; others depend on it):
 //   node obsidian-plugin/test/host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME] [--stalls FILE]
-//                                      [--index-hold N]
+//                                      [--index-hold N | --wait-indexed]
 // Prints exactly one line `listening on N` on stdout when the plugin listens, which is, as in Obsidian, before the
 // metadata cache is complete: the fake indexes the vault in the background (fake-obsidian/metadata.cjs, "Timing").
-// With --index-hold, that indexing pauses after N notes until a line `resume-indexing` comes on stdin. SIGTERM or SIGINT unloads the plugin and exits 0;
-// SIGHUP unloads and loads it again in this process (a plugin reload) and prints `listening on N` again.
+// With --index-hold, that indexing pauses after N notes until a line `resume-indexing` comes on stdin. With
+// --wait-indexed the line comes only once the cache is complete (an Obsidian that has been open a while: benchmarks).
+// SIGTERM or SIGINT unloads the plugin and exits 0; SIGHUP unloads and loads it again in this process (a plugin reload) and prints `listening on N` again.
 // With --stalls, an event-loop delay monitor runs (Obsidian's UI thread is this one loop): each SIGUSR2 writes
 // `{"round":R,"max_ms":M}` to FILE, M being the longest the loop was held since the previous SIGUSR2, and starts over.
 import fs from "node:fs";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { loadPlugin, writeSettings } from "./lib/load-plugin.mjs";
+import { loadPlugin, obsidian, writeSettings } from "./lib/load-plugin.mjs";
 
 const USAGE =
-  "usage: host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME] [--stalls FILE] [--index-hold N]";
+  "usage: host.mjs --vault DIR --port N --token T [--read-only] [--config-dir NAME] [--stalls FILE] " +
+  "[--index-hold N | --wait-indexed]";
 
 // The plugin's own rule (isValidToken in src/settings.ts): it replaces any other token with a new one, so data.json
 // would no longer hold T and a client using T would be refused.
@@ -38,6 +40,7 @@ try {
       "config-dir": { type: "string", default: ".obsidian" },
       stalls: { type: "string" },
       "index-hold": { type: "string" },
+      "wait-indexed": { type: "boolean", default: false },
     },
     strict: true,
   }));
@@ -58,6 +61,7 @@ let indexHold;
 if (options["index-hold"] !== undefined) {
   indexHold = Number(options["index-hold"]);
   if (!Number.isInteger(indexHold) || indexHold < 0) fail(`--index-hold ${options["index-hold"]} is not a number of notes`);
+  if (options["wait-indexed"]) fail(`--index-hold and --wait-indexed exclude each other\n${USAGE}`);
 }
 
 // Obsidian keeps port and token in data.json; the command line stands in for what setup would have written there.
@@ -81,6 +85,7 @@ async function start() {
     plugin.unload();
     process.exit(1);
   }
+  if (options["wait-indexed"]) await obsidian.whenResolved(app);
   process.stdout.write(`listening on ${status.port}\n`);
 }
 

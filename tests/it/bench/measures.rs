@@ -70,7 +70,13 @@ impl Setup {
     }
 
     pub fn host(&self) -> PluginHost {
-        PluginHost::start(&self.vault, self.port, super::bridges::TOKEN, &[])
+        // Obsidian open a while: its index complete before anything is timed.
+        PluginHost::start(
+            &self.vault,
+            self.port,
+            super::bridges::TOKEN,
+            &["--wait-indexed"],
+        )
     }
 
     pub fn start(&self, kind: BridgeKind) -> Bridge {

@@ -111,7 +111,8 @@ fn measure_size(notes: usize, rounds: usize) -> Size {
         &vault,
         port,
         TOKEN,
-        &["--stalls", stalls_file.to_str().unwrap()],
+        // Obsidian open a while: its index complete before the first call is timed.
+        &["--stalls", stalls_file.to_str().unwrap(), "--wait-indexed"],
     );
     let through = obsmcp_side(
         // Its peak memory is the bridge's only (the report says so).
@@ -168,7 +169,7 @@ fn measure_size(notes: usize, rounds: usize) -> Size {
         false,
     );
     // Obsidian open again: the default bridge loads the saved index and answers searches from it once it is ready.
-    let host = PluginHost::start(&vault, port, TOKEN, &[]);
+    let host = PluginHost::start(&vault, port, TOKEN, &["--wait-indexed"]);
     let indexed = obsmcp_side(
         "obsmcp through the plugin, searches from the bridge's index",
         &home,

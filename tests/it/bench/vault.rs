@@ -197,7 +197,8 @@ views:
     write_plugin_data(&vault, port, TOKEN);
 
     let started = Instant::now();
-    let host = PluginHost::start(&vault, port, TOKEN, &[]);
+    // Obsidian open a while: the plugin's answers are complete from the first timed call.
+    let host = PluginHost::start(&vault, port, TOKEN, &["--wait-indexed"]);
     let host_start_ms = millis(started.elapsed());
     let direct = Direct::connect(port);
     let mut bridge = BridgeKind::Obsmcp.start(&home, &vault, port);
