@@ -107,6 +107,18 @@ pub(crate) struct DoctorArgs {
     /// Write a redacted bug-report archive to this file.
     #[arg(long, value_name = "FILE.zip")]
     pub(crate) bundle: Option<PathBuf>,
+    /// Self-test each vault through its live plugin (Obsidian must be open): compare the plugin's answers with the
+    /// offline reader's on a sample of your notes (read only), then exercise every tool family in a scratch folder
+    /// `obsmcp-selftest-<random>/` that is removed at the end. Differences name paths, never note content. Refused
+    /// while the plugin is read-only.
+    #[arg(long)]
+    pub(crate) deep: bool,
+    /// With --deep: how many of your notes to compare.
+    #[arg(long, value_name = "N", default_value_t = 25, requires = "deep")]
+    pub(crate) sample: usize,
+    /// With --deep: show the values that differ (note text, headings, tags, properties) in the report.
+    #[arg(long, requires = "deep")]
+    pub(crate) show_content: bool,
 }
 
 /// Flags of `obsmcp bridge`.

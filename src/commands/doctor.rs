@@ -61,17 +61,29 @@ async fn doctor(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         examination.report = outcome.into_report(examination.report);
     }
     spinner.stop();
+    let deep = if args.deep {
+        let spinner = crate::ui::spinner::Spinner::start("self-testing");
+        let deep = self_test(&examination.report, &args).await;
+        spinner.stop();
+        deep
+    } else {
+        Vec::new()
+    };
 
     let home = environment.home().to_owned();
-    let rendered = if args.json {
-        doctor::print::json(&examination.report)
-    } else {
-        doctor::print::text(
-            &examination.report,
-            doctor::print::TextStyle::detect(),
-            Some(&home),
-            &options.obsmcp,
-        )
+    let rendered = match (args.json, args.deep) {
+        (true, false) => doctor::print::json(&examination.report),
+        (true, true) => doctor::deep::print::json(&examination.report, &deep),
+        (false, _) => {
+            let mut text = doctor::print::text(
+                &examination.report,
+                doctor::print::TextStyle::detect(),
+                Some(&home),
+                &options.obsmcp,
+            );
+            text.push_str(&doctor::deep::print::text(&deep));
+            text
+        }
     };
     let mut stdout = std::io::stdout().lock();
     crate::ui::unless_reader_left(
@@ -96,9 +108,30 @@ async fn doctor(args: DoctorArgs) -> anyhow::Result<ExitCode> {
             files.len()
         ));
     }
-    Ok(if examination.report.failed() {
+    let deep_failed = deep
+        .iter()
+        .any(|report| report.verdict == doctor::report::Status::Fail);
+    Ok(if examination.report.failed() || deep_failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `--deep`: the self-test of each vault the report covers, one after the other (each loads its vault's notes).
+async fn self_test(
+    report: &doctor::report::Report,
+    args: &DoctorArgs,
+) -> Vec<doctor::deep::DeepReport> {
+    let options = doctor::deep::DeepOptions {
+        sample: args.sample,
+        show_content: args.show_content,
+    };
+    let mut reports = Vec::new();
+    for section in &report.sections {
+        if let doctor::report::Subject::Vault { path, config_dir } = &section.subject {
+            reports.push(doctor::deep::run(std::path::Path::new(path), config_dir, &options).await);
+        }
+    }
+    reports
 }

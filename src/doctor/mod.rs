@@ -12,6 +12,7 @@
 pub(crate) mod bridge_probe;
 pub(crate) mod bundle;
 pub(crate) mod clients;
+pub(crate) mod deep;
 pub(crate) mod fix;
 pub(crate) mod gates;
 pub(crate) mod moved;
