@@ -249,6 +249,8 @@ mod tests {
         );
     }
 
+    // Unix only: `/cfg` is absolute there, not on Windows (no drive), and XDG folders that are not are ignored.
+    #[cfg(unix)]
     #[test]
     fn linux_honours_xdg_config_home() {
         let environment =

@@ -522,11 +522,11 @@ mod tests {
         assert!(refusal.hint().contains("aside"), "{}", refusal.hint());
         assert!(matches!(occupant(&stable), Err(Occupied::NotObsmcp { .. })));
         assert_eq!(std::fs::read(&stable).unwrap(), script);
+        std::fs::remove_file(&stable).unwrap();
 
         #[cfg(unix)]
         {
             // Even a link to this very build: the user made it, and the copy would write through it.
-            std::fs::remove_file(&stable).unwrap();
             std::os::unix::fs::symlink(&running, &stable).unwrap();
             let refusal = plan(&environment, &running).unwrap().unwrap_err();
             assert!(

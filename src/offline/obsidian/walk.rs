@@ -294,13 +294,14 @@ fn stat_entry(entry: &std::fs::DirEntry) -> Option<(std::fs::Metadata, Option<Pa
 mod tests {
     use super::*;
 
-    /// A file Windows cannot open under its own name: created through the verbatim form (`\\?\`) there, as a sync
-    /// tool would.
-    fn create_anywhere(path: &Path) {
-        #[cfg(windows)]
-        let path = &PathBuf::from(format!(r"\\?\{}", path.display()));
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, "# device name\n").unwrap();
+    /// Writes a file under `root` (a real path: on Windows in the verbatim form, `\\?\`, through which Windows
+    /// creates a name it would otherwise open as a device, as a sync tool does).
+    fn create_below(root: &Path, path: &str) {
+        let full = path
+            .split('/')
+            .fold(root.to_path_buf(), |full, name| full.join(name));
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, "# device name\n").unwrap();
     }
 
     #[test]
@@ -314,10 +315,10 @@ mod tests {
             "COM1.md",
             "Notes/Plain.md",
         ] {
-            create_anywhere(&root.join(path));
+            create_below(&root, path);
         }
-        let real = RealVault::new(root.clone(), ".obsidian");
-        let listing = walk(&root, &real, &HiddenRules::default(), &|_, _| {});
+        let real = RealVault::new(root, ".obsidian");
+        let listing = walk(dir.path(), &real, &HiddenRules::default(), &|_, _| {});
         let files: Vec<&str> = listing
             .files
             .iter()
