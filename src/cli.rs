@@ -109,8 +109,8 @@ pub(crate) struct DoctorArgs {
     pub(crate) bundle: Option<PathBuf>,
     /// Self-test each vault through its live plugin (Obsidian must be open): compare the plugin's answers with the
     /// offline reader's on a sample of your notes (read only), then exercise every tool family in a scratch folder
-    /// `obsmcp-selftest-<random>/` that is removed at the end. Differences name paths, never note content. Refused
-    /// while the plugin is read-only.
+    /// `obsmcp-selftest-<random>/` that is removed at the end, also after a failed step. Differences name paths,
+    /// never note content. The scratch half is refused while the plugin is read-only.
     #[arg(long)]
     pub(crate) deep: bool,
     /// With --deep: how many of your notes to compare.

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -24,7 +24,7 @@ const OVERALL: usize = 200;
 
 /// Keys whose values are vault paths: shown even without `--show-content`.
 const PATH_KEYS: &[&str] = &[
-    "path", "from", "to", "source", "target", "file", "folder", "base",
+    "path", "from", "to", "source", "target", "file", "folder", "base", "resolved",
 ];
 
 /// Keys an offline answer may put first that the plugin never sends (notes too large to read, a dropped word index):
@@ -53,6 +53,9 @@ pub(crate) struct Parity {
     /// Why the comparison could not run, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) trouble: Option<String>,
+    /// Time spent waiting for the plugin's answers, and for the offline reader's (its first call builds its index).
+    pub(crate) plugin_ms: u64,
+    pub(crate) offline_ms: u64,
     pub(crate) elapsed_ms: u64,
 }
 
@@ -102,6 +105,8 @@ pub(crate) async fn compare(
         differences: Vec::new(),
         more_differences: 0,
         trouble: None,
+        plugin_ms: 0,
+        offline_ms: 0,
         elapsed_ms: 0,
     };
     let offline = match OfflineVault::open(vault, Some(config_dir)) {
@@ -111,6 +116,7 @@ pub(crate) async fn compare(
             return finish(parity, started);
         }
     };
+    let listed = Instant::now();
     let notes = match note_paths(&offline).await {
         Ok(notes) => notes,
         Err(error) => {
@@ -121,8 +127,13 @@ pub(crate) async fn compare(
     parity.notes_in_vault = notes.len();
     let sample = sample(&notes, options.sample);
     parity.notes_compared = sample.len();
+    // The listing built the offline reader's index: its time is the offline reader's.
+    let (mut plugin_time, mut offline_time) = (Duration::ZERO, listed.elapsed());
     for call in calls(&sample) {
-        let live = match plugin.call(call.tool, call.arguments.clone()).await {
+        let asked = Instant::now();
+        let live = plugin.call(call.tool, call.arguments.clone()).await;
+        plugin_time += asked.elapsed();
+        let live = match live {
             Ok(result) => result,
             Err(error) => {
                 parity.trouble = Some(format!(
@@ -132,7 +143,9 @@ pub(crate) async fn compare(
                 break;
             }
         };
+        let asked = Instant::now();
         let disk = offline_call(&offline, call.tool, call.arguments.clone()).await;
+        offline_time += asked.elapsed();
         parity.calls += 1;
         let found = differences(&live, &disk, options.show_content);
         if found.is_empty() {
@@ -155,6 +168,8 @@ pub(crate) async fn compare(
             });
         }
     }
+    parity.plugin_ms = millis(plugin_time);
+    parity.offline_ms = millis(offline_time);
     parity.status = if parity.calls_differing > 0 || parity.trouble.is_some() {
         Status::Fail
     } else if parity.calls == 0 {

@@ -338,28 +338,29 @@ impl Steps<'_> {
         let Names { folder, alpha, .. } = self.names;
         let prefix = format!("{folder}/");
         let open = self
-            .ok_json("tasks", json!({"path_prefix": prefix, "status": "open"}))
+            // Checkbox characters, compared as they are: the user's Tasks plugin statuses cannot change the count.
+            .ok_json("tasks", json!({"path_prefix": prefix, "status": " "}))
             .await?;
         let tasks = open["tasks"].as_array().cloned().unwrap_or_default();
         let [task] = tasks.as_slice() else {
             return Err(format!(
-                "tasks in {prefix}: expected 1 open task, got {}",
+                "tasks in {prefix}: expected 1 unchecked task, got {}",
                 tasks.len()
             ));
         };
         let line = task["line"].as_u64().unwrap_or(0);
         self.ok(
             "set_task",
-            json!({"path": alpha, "line": line, "status": "done", "expected_text": task["text"]}),
+            json!({"path": alpha, "line": line, "status": "x", "expected_text": task["text"]}),
         )
         .await?;
         let done = self
-            .ok_json("tasks", json!({"path_prefix": prefix, "status": "done"}))
+            .ok_json("tasks", json!({"path_prefix": prefix, "status": "x"}))
             .await?;
         let count = done["tasks"].as_array().map_or(0, Vec::len);
         if count != 1 {
             return Err(format!(
-                "after set_task, tasks in {prefix} lists {count} done tasks, not 1"
+                "after set_task, tasks in {prefix} lists {count} checked tasks, not 1"
             ));
         }
         let text = self.ok("read_note", json!({"path": alpha})).await?;

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use crate::support::{ChildGuard, PluginHost, TempHome, free_port, repo_root};
 
 mod binaries;
+mod deep;
 mod entries;
 mod kept;
 mod output;
