@@ -1,6 +1,8 @@
 //! The self-test's comparison: the same read-only calls answered by the live plugin and by the offline reader (the
 //! bridge's answers while Obsidian is closed), on a sample of the user's own notes, compared field by field as the
-//! parity tests compare them (`tests/it/offline/`), minus the marks an offline answer carries.
+//! parity tests compare them (`tests/it/offline/`), minus the marks an offline answer carries. The calls: `vault_info`
+//! and `tags`; per sampled note `read_note`, `note_metadata`, `outline`, `outgoing_links`, `backlinks`; `files_by_tag`
+//! for the first tag of a few of them; a `search` by a few of their names.
 //!
 //! A difference names the call (tool and note path) and the field (`.links[2].path`); the values themselves are
 //! note content (text, headings, tags, property values) and are shown only with `--show-content`, except vault
@@ -21,6 +23,9 @@ use crate::offline::OfflineVault;
 /// At most this many differences are kept per call, and overall, so a report stays readable and attachable.
 const PER_CALL: usize = 10;
 const OVERALL: usize = 200;
+
+/// How many sampled notes also have the notes of their first tag compared (`files_by_tag`).
+const TAGGED_NOTES: usize = 5;
 
 /// Keys whose values are vault paths: shown even without `--show-content`.
 const PATH_KEYS: &[&str] = &[
@@ -129,7 +134,9 @@ pub(crate) async fn compare(
     parity.notes_compared = sample.len();
     // The listing built the offline reader's index: its time is the offline reader's.
     let (mut plugin_time, mut offline_time) = (Duration::ZERO, listed.elapsed());
-    for call in calls(&sample) {
+    let mut queue: std::collections::VecDeque<Call> = calls(&sample).into();
+    let mut tagged = 0;
+    while let Some(call) = queue.pop_front() {
         let asked = Instant::now();
         let live = plugin.call(call.tool, call.arguments.clone()).await;
         plugin_time += asked.elapsed();
@@ -147,6 +154,19 @@ pub(crate) async fn compare(
         let disk = offline_call(&offline, call.tool, call.arguments.clone()).await;
         offline_time += asked.elapsed();
         parity.calls += 1;
+        // The notes that share a sampled note's first tag, as both sides list them (the tag is content: the call is
+        // named by the note it came from).
+        if call.tool == "note_metadata"
+            && tagged < TAGGED_NOTES
+            && let Some(tag) = client::json_of(&live)["tags"][0].as_str()
+        {
+            tagged += 1;
+            queue.push_back(Call {
+                tool: "files_by_tag",
+                subject: call.subject.clone(),
+                arguments: json!({"tag": tag}),
+            });
+        }
         let found = differences(&live, &disk, options.show_content);
         if found.is_empty() {
             continue;

@@ -2,11 +2,9 @@
 //! (`obsmcp-selftest-<random>/`), each step checking what Obsidian did, not only that the call answered.
 //!
 //! Notes are created, edited, linked, searched, tasked, given properties, put on a canvas, renamed (Obsidian must
-//! rewrite the link to the renamed note) and trashed, all through the plugin. Two things are done on disk, and only
-//! inside the scratch folder: the empty canvas file is written there (no tool creates a canvas), and the folder is
-//! removed at the end (no tool removes a folder, and a note left behind by a failed step must go too). Trashed notes
-//! that Obsidian's setting put in the vault's `.trash/` are removed from there: only the entries that were not there
-//! before the self-test and carry its random name. Cleanup runs whatever happened before it.
+//! rewrite the link to the renamed note) and trashed, all through the plugin. One thing is done on disk, inside the
+//! scratch folder: the empty canvas file is written there, since no tool creates a canvas. The first step that
+//! fails ends the run; cleanup (`cleanup.rs`) runs whatever happened before it.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
