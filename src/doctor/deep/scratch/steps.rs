@@ -1,211 +1,18 @@
-//! The self-test's exercise: every tool family through the live plugin, in a scratch folder of its own
-//! (`obsmcp-selftest-<random>/`), each step checking what Obsidian did, not only that the call answered.
-//!
-//! Notes are created, edited, linked, searched, tasked, given properties, put on a canvas, renamed (Obsidian must
-//! rewrite the link to the renamed note) and trashed, all through the plugin. One thing is done on disk, inside the
-//! scratch folder: the empty canvas file is written there, since no tool creates a canvas. The first step that
-//! fails ends the run; cleanup (`cleanup.rs`) runs whatever happened before it.
+//! The exercise's steps, one method each, in the order `Steps::run_all` runs them. Every check that reads Obsidian's
+//! metadata cache after a write goes through `Steps::settle`.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::cleanup::{self, Cleanup};
-use super::client::{self, PluginClient};
-use super::{Step, millis};
-use crate::doctor::report::Status;
+use super::{Failed, Names, Steps, first_line, paths};
+use crate::doctor::deep::client;
 
 /// How long a change Obsidian learns from its file watcher (the canvas written on disk) may take to show.
 const WATCHER_WAIT: Duration = Duration::from_secs(5);
 
-/// The exercise's outcome.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct Exercise {
-    /// `ok` when every step passed and cleanup left nothing; `fail` otherwise.
-    pub(crate) status: Status,
-    /// Why nothing was written, when the exercise was refused.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) refused: Option<String>,
-    /// The scratch folder (vault path).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) folder: Option<String>,
-    /// The steps, in order; after a failed step the rest are not run.
-    pub(crate) steps: Vec<Step>,
-    /// What cleanup removed and what it could not.
-    pub(crate) cleanup: Cleanup,
-}
-
-impl Exercise {
-    /// The exercise refused because the plugin is read-only: nothing was written.
-    pub(crate) fn refused() -> Self {
-        Self {
-            status: Status::Fail,
-            refused: Some(
-                "refused: the plugin is read-only (Obsidian → Settings → obsmcp → Read-only), so the write half of the \
-                 self-test did not run and nothing was written; turn Read-only off for the self-test and back on \
-                 after it, or read the comparison above alone"
-                    .to_owned(),
-            ),
-            folder: None,
-            steps: Vec::new(),
-            cleanup: Cleanup::default(),
-        }
-    }
-}
-
-/// A step's failure: what went wrong, in one line.
-type Failed = String;
-
-/// The scratch notes, by role.
-struct Names {
-    folder: String,
-    alpha: String,
-    beta: String,
-    gamma: String,
-    canvas: String,
-    moved: String,
-    marker: String,
-    random: String,
-}
-
-impl Names {
-    fn new(random: &str) -> Self {
-        let folder = format!("obsmcp-selftest-{random}");
-        Self {
-            alpha: format!("{folder}/Alpha {random}.md"),
-            beta: format!("{folder}/Beta {random}.md"),
-            gamma: format!("{folder}/Gamma {random}.md"),
-            canvas: format!("{folder}/Board {random}.canvas"),
-            moved: format!("{folder}/Moved/Renamed {random}.md"),
-            marker: format!("obsmcpselftest{random}"),
-            random: random.to_owned(),
-            folder,
-        }
-    }
-}
-
-/// Runs the exercise in a fresh scratch folder of `vault`, then cleans up.
-pub(crate) async fn exercise(
-    client: &mut PluginClient,
-    vault: &Path,
-    config_dir: &str,
-) -> Exercise {
-    let random = random_hex();
-    let names = Names::new(&random);
-    let folder_on_disk = vault.join(&names.folder);
-    let mut exercise = Exercise {
-        status: Status::Ok,
-        refused: None,
-        folder: Some(format!("{}/", names.folder)),
-        steps: Vec::new(),
-        cleanup: Cleanup::default(),
-    };
-    if folder_on_disk.exists() {
-        exercise.status = Status::Fail;
-        exercise.steps.push(Step {
-            id: "folder",
-            status: Status::Fail,
-            finding: format!("{} exists already; nothing was written", names.folder),
-            elapsed_ms: 0,
-        });
-        return exercise;
-    }
-    let trash = cleanup::Trash::before(vault);
-
-    let mut steps = Steps {
-        client: &mut *client,
-        names: &names,
-        vault,
-        out: Vec::new(),
-    };
-    steps.run_all().await;
-    exercise.steps = steps.out;
-
-    exercise.cleanup = cleanup::run(
-        client,
-        vault,
-        config_dir,
-        &names.folder,
-        &names.random,
-        trash,
-    )
-    .await;
-    if exercise
-        .steps
-        .iter()
-        .any(|step| step.status == Status::Fail)
-        || !exercise.cleanup.left.is_empty()
-    {
-        exercise.status = Status::Fail;
-    }
-    exercise
-}
-
-/// The steps and where their findings go.
-struct Steps<'a> {
-    client: &'a mut PluginClient,
-    names: &'a Names,
-    vault: &'a Path,
-    out: Vec<Step>,
-}
-
 impl Steps<'_> {
-    /// Each step in order; the first that fails ends the run (the later ones build on it).
-    async fn run_all(&mut self) {
-        macro_rules! step {
-            ($id:literal, $body:expr) => {{
-                let started = Instant::now();
-                let outcome: Result<String, Failed> = $body;
-                let failed = outcome.is_err();
-                let (status, finding) = match outcome {
-                    Ok(finding) => (Status::Ok, finding),
-                    Err(finding) => (Status::Fail, finding),
-                };
-                self.out.push(Step {
-                    id: $id,
-                    status,
-                    finding,
-                    elapsed_ms: millis(started.elapsed()),
-                });
-                if failed {
-                    return;
-                }
-            }};
-        }
-        step!("create", self.create().await);
-        step!("edit", self.edit().await);
-        step!("links", self.links().await);
-        step!("search", self.search().await);
-        step!("tasks", self.tasks().await);
-        step!("properties", self.properties().await);
-        step!("canvas", self.canvas().await);
-        step!("rename", self.rename().await);
-        step!("trash", self.trash().await);
-    }
-
-    /// Calls a tool that must succeed; its result's text.
-    async fn ok(&mut self, tool: &str, arguments: Value) -> Result<String, Failed> {
-        let result = self
-            .client
-            .call(tool, arguments)
-            .await
-            .map_err(|error| format!("{tool}: {error}"))?;
-        let text = client::text_of(&result).to_owned();
-        if client::is_error(&result) {
-            return Err(format!("{tool} failed: {}", first_line(&text)));
-        }
-        Ok(text)
-    }
-
-    /// Calls a tool that must succeed with a JSON result.
-    async fn ok_json(&mut self, tool: &str, arguments: Value) -> Result<Value, Failed> {
-        let text = self.ok(tool, arguments).await?;
-        serde_json::from_str(&text).map_err(|_| format!("{tool} did not answer with JSON"))
-    }
-
-    async fn create(&mut self) -> Result<String, Failed> {
+    pub(super) async fn create(&mut self) -> Result<String, Failed> {
         let Names {
             alpha,
             beta,
@@ -240,7 +47,7 @@ impl Steps<'_> {
         ))
     }
 
-    async fn edit(&mut self) -> Result<String, Failed> {
+    pub(super) async fn edit(&mut self) -> Result<String, Failed> {
         let alpha = &self.names.alpha;
         let read = self.ok("read_note", json!({"path": alpha})).await?;
         let hash = read
@@ -281,7 +88,11 @@ impl Steps<'_> {
         Ok("str_replace with expected_hash, a stale hash refused, append".to_owned())
     }
 
-    async fn links(&mut self) -> Result<String, Failed> {
+    pub(super) async fn links(&mut self) -> Result<String, Failed> {
+        self.settle(|steps| Box::pin(steps.check_links())).await
+    }
+
+    async fn check_links(&mut self) -> Result<String, Failed> {
         let Names { alpha, beta, .. } = self.names;
         let outgoing = self
             .ok_json("outgoing_links", json!({"path": beta}))
@@ -309,7 +120,11 @@ impl Steps<'_> {
         ))
     }
 
-    async fn search(&mut self) -> Result<String, Failed> {
+    pub(super) async fn search(&mut self) -> Result<String, Failed> {
+        self.settle(|steps| Box::pin(steps.check_search())).await
+    }
+
+    async fn check_search(&mut self) -> Result<String, Failed> {
         let Names {
             folder,
             alpha,
@@ -332,9 +147,25 @@ impl Steps<'_> {
         Ok(format!("search found {alpha} and {beta}"))
     }
 
-    async fn tasks(&mut self) -> Result<String, Failed> {
-        let Names { folder, alpha, .. } = self.names;
-        let prefix = format!("{folder}/");
+    pub(super) async fn tasks(&mut self) -> Result<String, Failed> {
+        let alpha = &self.names.alpha;
+        let (line, text) = self
+            .settle(|steps| Box::pin(steps.unchecked_task()))
+            .await?;
+        self.ok(
+            "set_task",
+            json!({"path": alpha, "line": line, "status": "x", "expected_text": text}),
+        )
+        .await?;
+        self.settle(|steps| Box::pin(steps.task_checked())).await?;
+        Ok(format!(
+            "the task of {alpha} (line {line}) checked by set_task"
+        ))
+    }
+
+    /// The one unchecked task of the scratch folder: its line and text.
+    async fn unchecked_task(&mut self) -> Result<(u64, Value), Failed> {
+        let prefix = format!("{}/", self.names.folder);
         let open = self
             // Checkbox characters, compared as they are: the user's Tasks plugin statuses cannot change the count.
             .ok_json("tasks", json!({"path_prefix": prefix, "status": " "}))
@@ -346,12 +177,12 @@ impl Steps<'_> {
                 tasks.len()
             ));
         };
-        let line = task["line"].as_u64().unwrap_or(0);
-        self.ok(
-            "set_task",
-            json!({"path": alpha, "line": line, "status": "x", "expected_text": task["text"]}),
-        )
-        .await?;
+        Ok((task["line"].as_u64().unwrap_or(0), task["text"].clone()))
+    }
+
+    async fn task_checked(&mut self) -> Result<(), Failed> {
+        let Names { folder, alpha, .. } = self.names;
+        let prefix = format!("{folder}/");
         let done = self
             .ok_json("tasks", json!({"path_prefix": prefix, "status": "x"}))
             .await?;
@@ -365,12 +196,10 @@ impl Steps<'_> {
         if !text.contains("- [x] check the box") {
             return Err(format!("{alpha} does not show the task checked"));
         }
-        Ok(format!(
-            "the task of {alpha} (line {line}) checked by set_task"
-        ))
+        Ok(())
     }
 
-    async fn properties(&mut self) -> Result<String, Failed> {
+    pub(super) async fn properties(&mut self) -> Result<String, Failed> {
         let Names { alpha, random, .. } = self.names;
         let key = format!("selftest{random}");
         self.ok(
@@ -378,6 +207,24 @@ impl Steps<'_> {
             json!({"path": alpha, "key": key, "value": random}),
         )
         .await?;
+        self.settle(|steps| Box::pin(steps.property_found()))
+            .await?;
+        let deleted = self
+            .ok_json("delete_property", json!({"path": alpha, "key": key}))
+            .await?;
+        if deleted["existed"] != json!(true) {
+            return Err(format!(
+                "delete_property did not find the property on {alpha}"
+            ));
+        }
+        Ok(format!(
+            "a property set on {alpha}, found vault-wide, read back, deleted"
+        ))
+    }
+
+    async fn property_found(&mut self) -> Result<(), Failed> {
+        let Names { alpha, random, .. } = self.names;
+        let key = format!("selftest{random}");
         let found = self
             .ok_json("properties", json!({"name": key, "value": random}))
             .await?;
@@ -396,20 +243,10 @@ impl Steps<'_> {
                 "note_metadata of {alpha} does not show both of its properties"
             ));
         }
-        let deleted = self
-            .ok_json("delete_property", json!({"path": alpha, "key": key}))
-            .await?;
-        if deleted["existed"] != json!(true) {
-            return Err(format!(
-                "delete_property did not find the property on {alpha}"
-            ));
-        }
-        Ok(format!(
-            "a property set on {alpha}, found vault-wide, read back, deleted"
-        ))
+        Ok(())
     }
 
-    async fn canvas(&mut self) -> Result<String, Failed> {
+    pub(super) async fn canvas(&mut self) -> Result<String, Failed> {
         let Names { canvas, alpha, .. } = self.names;
         std::fs::write(self.vault.join(canvas), "{\"nodes\":[],\"edges\":[]}\n")
             .map_err(|error| format!("could not write {canvas} on disk: {error}"))?;
@@ -465,7 +302,19 @@ impl Steps<'_> {
         ))
     }
 
-    async fn rename(&mut self) -> Result<String, Failed> {
+    pub(super) async fn rename(&mut self) -> Result<String, Failed> {
+        let Names {
+            alpha, beta, moved, ..
+        } = self.names;
+        self.ok("move_note", json!({"path": alpha, "new_path": moved}))
+            .await?;
+        self.settle(|steps| Box::pin(steps.renamed())).await?;
+        Ok(format!(
+            "{alpha} moved to {moved}; {beta}'s links follow it"
+        ))
+    }
+
+    async fn renamed(&mut self) -> Result<(), Failed> {
         let Names {
             alpha,
             beta,
@@ -473,8 +322,6 @@ impl Steps<'_> {
             random,
             ..
         } = self.names;
-        self.ok("move_note", json!({"path": alpha, "new_path": moved}))
-            .await?;
         let text = self.ok("read_note", json!({"path": beta})).await?;
         if text.contains(&format!("[[Alpha {random}"))
             || !text.contains(&format!("Renamed {random}"))
@@ -498,12 +345,10 @@ impl Steps<'_> {
         if !client::is_error(&old) {
             return Err(format!("{alpha} can still be read after its move"));
         }
-        Ok(format!(
-            "{alpha} moved to {moved}; {beta}'s links follow it"
-        ))
+        Ok(())
     }
 
-    async fn trash(&mut self) -> Result<String, Failed> {
+    pub(super) async fn trash(&mut self) -> Result<String, Failed> {
         let gamma = &self.names.gamma;
         let trashed = self.ok_json("delete_note", json!({"path": gamma})).await?;
         if trashed["trashed"] != json!(true) {
@@ -519,30 +364,4 @@ impl Steps<'_> {
         }
         Ok(format!("{gamma} trashed"))
     }
-}
-
-/// The `path` of each item of a JSON list.
-fn paths(list: &Value) -> Vec<&str> {
-    list.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|item| item["path"].as_str())
-        .collect()
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("")
-}
-
-/// Eight random hex digits: the scratch folder's name must not be one the user could already have.
-fn random_hex() -> String {
-    let mut bytes = [0u8; 4];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No system randomness: the time still makes a name no earlier run used.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.subsec_nanos());
-        bytes = nanos.to_le_bytes();
-    }
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
