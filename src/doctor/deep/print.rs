@@ -61,6 +61,13 @@ fn write_report(out: &mut String, report: &DeepReport) {
             ),
         };
         out.push_str(&format!("  {} parity: {finding}\n", mark(parity.status)));
+        if !parity.notes_outside.is_empty() {
+            out.push_str(&format!(
+                "      left out, reached through a symbolic link that leads outside the vault (offline mode does not \
+                 read such notes): {}\n",
+                parity.notes_outside.join(", ")
+            ));
+        }
         for difference in &parity.differences {
             let values = match (&difference.live, &difference.offline) {
                 (Some(live), Some(offline)) => format!(" (plugin {live}, offline {offline})"),

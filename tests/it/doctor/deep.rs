@@ -257,6 +257,36 @@ fn deep_run_text(machine: &Machine, extra: &[&str]) -> String {
     machine.doctor(&args).stdout
 }
 
+/// A note reached through a symbolic link that leads outside the vault is read by the plugin and not by the offline
+/// reader, as documented: it is left out of the sample and named. (Its links and tags would still show in other
+/// notes' backlinks and in `tags`, as that documented difference says; this one has none.)
+#[cfg(unix)]
+#[test]
+fn a_note_linked_from_outside_the_vault_is_left_out_and_named() {
+    let home = TempHome::new();
+    std::fs::create_dir_all(home.path().join("bin")).unwrap();
+    let vault = fixture_vault(&home);
+    let outside = home.path().join("Elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("Outside.md"), "Plain text only.\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("Outside.md"), vault.join("Linked outside.md"))
+        .unwrap();
+    let machine = Machine { home, vault };
+    let port = Machine::ready(&machine.vault, TOKEN);
+    let host = PluginHost::start(&machine.vault, port, TOKEN, &[]);
+    let run = deep(&machine, &[]);
+    let report = run.json();
+    let parity = &report["deep"][0]["parity"];
+    assert_eq!(
+        parity["notes_outside"],
+        json!(["Linked outside.md"]),
+        "{parity:#}"
+    );
+    assert_eq!(parity["calls_differing"], 0, "{parity:#}");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    host.stop();
+}
+
 #[test]
 fn deep_is_refused_in_read_only_mode_and_writes_nothing() {
     let (machine, host) = fixture_machine(&["--read-only"]);
