@@ -108,9 +108,7 @@ async fn doctor(args: DoctorArgs) -> anyhow::Result<ExitCode> {
             files.len()
         ));
     }
-    let deep_failed = deep
-        .iter()
-        .any(|report| report.verdict == doctor::report::Status::Fail);
+    let deep_failed = args.deep && doctor::deep::failed(&deep);
     Ok(if examination.report.failed() || deep_failed {
         ExitCode::FAILURE
     } else {

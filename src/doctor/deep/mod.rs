@@ -46,7 +46,8 @@ pub(crate) struct DeepOptions {
 pub(crate) struct DeepReport {
     /// The vault folder.
     pub(crate) vault: String,
-    /// `ok` when every step passed and the plugin and the offline reader agreed; `fail` otherwise.
+    /// `ok` when every step passed and the plugin and the offline reader agreed; `skip` when the plugin did not
+    /// answer (the vault is not open); `fail` otherwise.
     pub(crate) verdict: Status,
     /// Why the self-test could not run at all (the plugin unreachable), when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -82,6 +83,12 @@ impl DeepReport {
     }
 }
 
+/// Whether the self-tests make the run fail: one failed, or none could run at all (every vault closed).
+pub(crate) fn failed(reports: &[DeepReport]) -> bool {
+    reports.iter().any(|report| report.verdict == Status::Fail)
+        || reports.iter().all(|report| report.verdict == Status::Skip)
+}
+
 /// One step of the self-test: what was tried and how it came out.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Step {
@@ -111,7 +118,9 @@ pub(crate) async fn run(vault: &Path, config_dir: &str, options: &DeepOptions) -
     let mut client = match PluginClient::connect(data.port, &data.token).await {
         Ok(client) => client,
         Err(error) => {
-            return DeepReport::not_run(
+            // A vault that is not open is passed over: the run fails only when no vault could be tested (see
+            // `failed`), so one open vault of several is enough.
+            let mut report = DeepReport::not_run(
                 vault,
                 format!(
                     "the plugin did not answer on port {} ({error}): open this vault in Obsidian with obsmcp enabled, see the obsidian.* checks above",
@@ -119,6 +128,8 @@ pub(crate) async fn run(vault: &Path, config_dir: &str, options: &DeepOptions) -
                 ),
                 started,
             );
+            report.verdict = Status::Skip;
+            return report;
         }
     };
     let mut report = DeepReport {

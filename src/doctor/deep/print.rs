@@ -39,7 +39,7 @@ fn write_report(out: &mut String, report: &DeepReport) {
         report.vault
     ));
     if let Some(why) = &report.not_run {
-        out.push_str(&format!("  {} not run: {why}\n", mark(Status::Fail)));
+        out.push_str(&format!("  {} not run: {why}\n", mark(report.verdict)));
     }
     if let Some(waited) = report.waited_for_index_ms {
         out.push_str(&format!(
@@ -138,10 +138,10 @@ fn write_report(out: &mut String, report: &DeepReport) {
     out.push_str(&format!(
         "  {} self-test {} in {:.1} s\n",
         mark(report.verdict),
-        if report.verdict == Status::Fail {
-            "failed"
-        } else {
-            "passed"
+        match report.verdict {
+            Status::Fail => "failed",
+            Status::Skip => "not run",
+            Status::Ok | Status::Warn => "passed",
         },
         report.elapsed_ms as f64 / 1000.0
     ));

@@ -318,6 +318,7 @@ fn deep_is_refused_in_read_only_mode_and_writes_nothing() {
     host.stop();
 }
 
+/// With nothing to test the run fails; one closed vault beside an open one is passed over.
 #[test]
 fn deep_without_obsidian_says_it_could_not_run() {
     let machine = Machine::new();
@@ -325,11 +326,38 @@ fn deep_without_obsidian_says_it_could_not_run() {
     let run = deep(&machine, &[]);
     let report = run.json();
     assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(report["deep"][0]["verdict"], "skip", "{report:#}");
     let why = report["deep"][0]["not_run"].as_str().unwrap();
     assert!(
         why.contains("did not answer") && why.contains("open this vault in Obsidian"),
         "{why}"
     );
+}
+
+#[test]
+fn a_closed_vault_beside_an_open_one_is_passed_over() {
+    let (machine, host) = fixture_machine(&[]);
+    let closed = machine.home.path().join("Closed");
+    Machine::make_vault(&closed);
+    Machine::ready(&closed, OTHER_TOKEN);
+    let run = machine.doctor(&[
+        "--deep",
+        "--json",
+        "--vault",
+        machine.vault.to_str().unwrap(),
+        "--vault",
+        closed.to_str().unwrap(),
+    ]);
+    let report = run.json();
+    let verdicts: Vec<&str> = report["deep"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|deep| deep["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["ok", "skip"], "{report:#}");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    host.stop();
 }
 
 /// Runtime on a generated 10,000-note vault (obsidian-plugin/test/gen-vault.mjs), with the same tree check.
