@@ -97,9 +97,8 @@ pub(crate) async fn run(
     if !cleanup.trashed.is_empty() && !copies_removed && trash_option(vault, config_dir) == "system"
     {
         cleanup.system_trash = Some(format!(
-            "Obsidian moved the {} trashed self-test files (their names hold {random}) to the system trash, as \
-             Settings → Files and links → Deleted files says",
-            cleanup.trashed.len() + 1
+            "Obsidian moved the trashed self-test files (their names hold {random}) to the system trash, as \
+             Settings → Files and links → Deleted files says"
         ));
     }
     cleanup

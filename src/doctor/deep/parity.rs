@@ -44,8 +44,9 @@ const OFFLINE_NOTICES: &[&str] = &[
 pub(crate) struct Parity {
     /// `ok` when every call agreed, `fail` when one differed, `skip` when nothing could be compared.
     pub(crate) status: Status,
-    /// Notes of the vault, and how many of them were compared.
+    /// Markdown notes of the vault.
     pub(crate) notes_in_vault: usize,
+    /// How many of them were compared.
     pub(crate) notes_compared: usize,
     /// Sampled notes left out: reached through a symbolic link that leads outside the vault, which the plugin reads
     /// and the offline reader does not (a documented difference, not a fault).
@@ -55,8 +56,9 @@ pub(crate) struct Parity {
     pub(crate) calls: usize,
     /// Calls whose answers differed.
     pub(crate) calls_differing: usize,
-    /// The differences (at most 200; `more_differences` counts the rest).
+    /// The differences (at most 200, and 10 per call).
     pub(crate) differences: Vec<Difference>,
+    /// Differences left out (past 10 in one call or 200 in all), counted only.
     #[serde(skip_serializing_if = "is_zero")]
     pub(crate) more_differences: usize,
     /// Why the comparison could not run, when it could not.
@@ -65,6 +67,7 @@ pub(crate) struct Parity {
     /// Time spent waiting for the plugin's answers, and for the offline reader's (its first call builds its index).
     pub(crate) plugin_ms: u64,
     pub(crate) offline_ms: u64,
+    /// How long the comparison took.
     pub(crate) elapsed_ms: u64,
 }
 
@@ -180,8 +183,8 @@ pub(crate) async fn compare(
             continue;
         }
         parity.calls_differing += 1;
-        for (field, what, values) in found.into_iter().take(PER_CALL) {
-            if parity.differences.len() >= OVERALL {
+        for (index, (field, what, values)) in found.into_iter().enumerate() {
+            if index >= PER_CALL || parity.differences.len() >= OVERALL {
                 parity.more_differences += 1;
                 continue;
             }
