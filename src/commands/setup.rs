@@ -389,8 +389,6 @@ fn next_steps(
                 ));
             }
         }
-        shared::PathLookup::Another(other) => check.push_str(&format!(
-            " (The `obsmcp` on your PATH is another binary, {}.)",
         // The manager's link folder is the one to add, and the manager has a command that adds it.
         shared::PathLookup::ManagerLink { link, manager } => {
             if let Some(folder) = link.parent() {
@@ -402,6 +400,8 @@ fn next_steps(
                 ));
             }
         }
+        shared::PathLookup::Another(other) => check.push_str(&format!(
+            " (The `obsmcp` on your PATH is another binary, {}.)",
             other.display()
         )),
     }

@@ -460,4 +460,34 @@ mod tests {
             PathLookup::ThisBinary
         );
     }
+
+    /// Issue 36, item 5: a pipx or `uv tool` install whose link folder is off PATH is told to add that folder (with
+    /// the manager's own command), not the tool environment's private `bin`, and to type the link.
+    #[cfg(unix)]
+    #[test]
+    fn a_tool_managers_link_off_path_is_the_folder_to_add() {
+        let folder = tempfile::tempdir().unwrap();
+        let root = obsmcp_installer::environment::real_path(folder.path()).unwrap();
+        let binary = root.join(".local/share/pipx/venvs/obsmcp/bin/obsmcp");
+        std::fs::create_dir_all(binary.parent().unwrap()).unwrap();
+        std::fs::write(&binary, "").unwrap();
+        let local = root.join(".local/bin");
+        std::fs::create_dir_all(&local).unwrap();
+        std::os::unix::fs::symlink(&binary, local.join("obsmcp")).unwrap();
+        let environment = Environment::new(Os::Linux, &root).with_var("PATH", "/usr/bin:/bin");
+        let lookup = path_lookup(&environment, &binary);
+        assert_eq!(
+            lookup,
+            PathLookup::ManagerLink {
+                link: local.join("obsmcp"),
+                manager: obsmcp_installer::plan::tool_install::ToolManager::Pipx,
+            }
+        );
+        assert_eq!(
+            command_for(&lookup, &binary),
+            local.join("obsmcp").display().to_string()
+        );
+        let on_path = environment.with_var("PATH", local.display().to_string());
+        assert_eq!(path_lookup(&on_path, &binary), PathLookup::ThisBinary);
+    }
 }

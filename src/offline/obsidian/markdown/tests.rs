@@ -287,14 +287,24 @@ fn hostile_notes_parse_in_time_linear_in_their_size() {
     for (shape, n, make) in shapes {
         // Warm the allocator and caches on the small size first.
         parse_seconds(&make, n);
-        let small = parse_seconds(&make, n);
-        let large = parse_seconds(&make, 8 * n);
-        let growth = large / small;
+        // A loaded machine (a build beside the tests) can stall one measurement; a square's growth shows in every
+        // one, so the shape passes when any of three measurements stays linear.
+        let mut measured = Vec::new();
+        for _ in 0..3 {
+            let small = parse_seconds(&make, n);
+            let large = parse_seconds(&make, 8 * n);
+            measured.push((large / small, small, large));
+            if large / small < 16.0 {
+                break;
+            }
+        }
+        let (growth, small, large) = *measured.last().unwrap();
         assert!(
             growth < 16.0,
-            "{shape}: 8x the text took {growth:.1}x as long ({:.1} ms -> {:.1} ms)",
+            "{shape}: 8x the text took {growth:.1}x as long ({:.1} ms -> {:.1} ms), in each of {} measurements",
             small * 1000.0,
-            large * 1000.0
+            large * 1000.0,
+            measured.len()
         );
     }
 }
