@@ -31,7 +31,11 @@ impl PluginHost {
         let mut guard = ChildGuard::spawn("plugin host", command);
         let lines = line_channel(guard.child.stdout.take().unwrap());
         // A host that first waits for the fake's indexing (100,000 notes in a benchmark) takes longer to listen.
-        let limit = if extra.contains(&"--wait-indexed") { 300 } else { 20 };
+        let limit = if extra.contains(&"--wait-indexed") {
+            300
+        } else {
+            20
+        };
         match lines.recv_timeout(Duration::from_secs(limit)) {
             Ok(line) if line.trim() == format!("listening on {port}") => {}
             other => panic!("plugin host did not start: {other:?}\n{}", guard.stderr()),
