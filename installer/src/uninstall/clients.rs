@@ -17,13 +17,16 @@ use crate::plan::write;
 use crate::plan::{Change, FileChange, Item, Problem};
 
 /// Plans the removal of `client`'s obsmcp entries for the wanted vaults, its skill and its permission rules, and adds
-/// the vaults those entries served to `vaults`, with their config folder.
+/// the vaults those entries served to `vaults`, with their config folder. When the client's file cannot be edited
+/// (read-only, say), its entries stay: the vaults they serve go to `still_served` instead, keeping their plugin, and
+/// nothing of the client is reported removed.
 pub(super) fn plan_client(
     request: &UninstallRequest<'_>,
-    client: &ClientSpec,
+    client: &'static ClientSpec,
     plan: &mut UninstallPlan,
     state: &mut State,
     vaults: &mut BTreeMap<PathBuf, String>,
+    still_served: &mut Vec<(PathBuf, Vec<&'static str>)>,
 ) {
     let location = client.locate(request.environment);
     let path = write::resolve(&location.config);
@@ -51,6 +54,7 @@ pub(super) fn plan_client(
         }
     };
     let mut names = Vec::new();
+    let mut served: BTreeMap<PathBuf, String> = BTreeMap::new();
     let mut stays = false;
     for (name, entry) in &servers {
         if let EntryKind::Obsmcp {
@@ -63,7 +67,7 @@ pub(super) fn plan_client(
                 stays = true;
                 continue;
             }
-            vaults.insert(
+            served.insert(
                 vault.clone(),
                 config_dir.unwrap_or_else(|| DEFAULT_CONFIG_DIR.to_owned()),
             );
@@ -77,6 +81,7 @@ pub(super) fn plan_client(
         })
         .collect();
     operations.extend(prune_operations(state, &path));
+    let problems = plan.problems.len();
     push_edit(
         plan,
         state,
@@ -86,6 +91,19 @@ pub(super) fn plan_client(
         operations,
         client.claude_lock,
     );
+    if plan.problems.len() > problems {
+        for vault in served.into_keys() {
+            match still_served
+                .iter_mut()
+                .find(|(known, _)| write::same_path(known, &vault))
+            {
+                Some((_, clients)) => clients.push(client.name),
+                None => still_served.push((vault, vec![client.name])),
+            }
+        }
+        return;
+    }
+    vaults.extend(served);
     for name in &names {
         plan.items.push(Item {
             scope: client.name.to_owned(),

@@ -125,10 +125,17 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
     let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
     // Entries of other clients at a moved vault's old place still use it at its new one.
     let mut still_served = served_by_other_clients(request);
-    at_new_places(&mut still_served, &found);
     for client in &request.clients {
-        clients::plan_client(request, client, &mut plan, &mut state, &mut vaults);
+        clients::plan_client(
+            request,
+            client,
+            &mut plan,
+            &mut state,
+            &mut vaults,
+            &mut still_served,
+        );
     }
+    at_new_places(&mut still_served, &found);
     // The plugin, the record and the backups of a vault that moved are at its new place.
     for moved in found {
         if !request.wants(&moved.from) {
@@ -276,7 +283,12 @@ impl UninstallPlan {
     /// together after everything else was done.
     pub fn apply(&mut self, environment: &Environment) -> Vec<Problem> {
         let mut problems = Vec::new();
-        let original = State::load(environment);
+        // The record as it was, with the vaults that moved at their new places: a file whose write fails keeps what
+        // the record said about it, at the place the file is now.
+        let mut original = State::load(environment);
+        for moved in &self.moves {
+            original.move_vault(&moved.from, &moved.to);
+        }
         // The backups of files whose write failed, and those files.
         let mut failed: Vec<PathBuf> = Vec::new();
         let mut failed_files: Vec<PathBuf> = Vec::new();
@@ -356,6 +368,18 @@ impl UninstallPlan {
                 if !kept.contains(&vault) {
                     kept.push(vault.clone());
                     self.state.vaults.insert(vault.clone(), config_dir);
+                    // And its identity, by which a later run still knows it after a move or a rename.
+                    for (place, identity) in &original.identities {
+                        let left = self
+                            .moves
+                            .iter()
+                            .any(|moved| moved.to == vault && write::same_path(&moved.from, place));
+                        if write::same_path(place, &vault) || left {
+                            self.state
+                                .identities
+                                .insert(place.clone(), identity.clone());
+                        }
+                    }
                     problems.push(Problem {
                         scope: format!("vault {}", registry::vault_name(&vault)),
                         message: format!(

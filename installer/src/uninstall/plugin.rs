@@ -43,13 +43,26 @@ pub(super) fn plan_plugins(
             .iter()
             .find(|(served, _)| write::same_path(served, vault))
         {
+            let uses = if clients.1.len() == 1 { "uses" } else { "use" };
+            // A client being uninstalled that still serves the vault is one whose file could not be edited.
+            let refused = clients
+                .1
+                .iter()
+                .all(|name| request.clients.iter().any(|client| client.name == *name));
+            let message = if refused {
+                format!(
+                    "kept the plugin: {} still {uses} it (fix the problems above, then run uninstall again)",
+                    clients.1.join(" and ")
+                )
+            } else {
+                format!(
+                    "kept the plugin: {} still {uses} this vault (uninstall those too to remove it)",
+                    clients.1.join(" and ")
+                )
+            };
             plan.notes.push(Note {
                 scope: format!("vault {}", registry::vault_name(vault)),
-                message: format!(
-                    "kept the plugin: {} still {} this vault (uninstall those too to remove it)",
-                    clients.1.join(" and "),
-                    if clients.1.len() == 1 { "uses" } else { "use" }
-                ),
+                message,
             });
             continue;
         }

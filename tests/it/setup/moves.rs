@@ -338,3 +338,124 @@ fn removing_one_client_says_what_was_removed_and_what_stays() {
         run.stderr
     );
 }
+
+/// How a test stops uninstall from editing a client's file: read-only, which uninstall sees and refuses while
+/// planning, or immutable (`chattr +i`, root only), which fails the write itself.
+#[derive(Clone, Copy)]
+enum Lock {
+    ReadOnly,
+    Immutable,
+}
+
+/// Locks `file` the way `lock` says, or unlocks it; false where this run may not (`chattr` needs root).
+#[cfg(unix)]
+fn set_locked(file: &Path, lock: Lock, locked: bool) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    match lock {
+        Lock::ReadOnly => {
+            let mode = if locked { 0o444 } else { 0o644 };
+            std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode)).unwrap();
+            true
+        }
+        Lock::Immutable => std::process::Command::new("chattr")
+            .arg(if locked { "+i" } else { "-i" })
+            .arg(file)
+            .output()
+            .is_ok_and(|output| output.status.success()),
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn an_uninstall_one_client_stopped_after_a_move_leaves_the_next_one_all_to_remove() {
+    for lock in [Lock::ReadOnly, Lock::Immutable] {
+        stopped_after_a_move(lock);
+    }
+}
+
+#[cfg(unix)]
+fn stopped_after_a_move(lock: Lock) {
+    let machine = Machine::new().with_client_fixtures();
+    let old = machine.vault.clone();
+    machine.register_vaults(&[("5e0c1d2e3f405162", &old)]);
+    let before = machine.tree();
+    assert_eq!(setup_all(&machine, &old).code, 0);
+    // Moved, and opened in Obsidian at its new place.
+    let new = machine.home().join("Elsewhere/My Notes");
+    std::fs::create_dir_all(new.parent().unwrap()).unwrap();
+    std::fs::rename(&old, &new).unwrap();
+    machine.register_vaults(&[("5e0c1d2e3f405162", &new)]);
+    let codex = machine.home().join(".codex/config.toml");
+    if !set_locked(&codex, lock, true) {
+        return;
+    }
+    let run = machine.obsmcp(&["uninstall", "--yes"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("kept the plugin: Codex still uses it"),
+        "{}",
+        run.stderr
+    );
+    set_locked(&codex, lock, false);
+    // What setup created at the vault's old place (its config folder, the plugin list) is still known as setup's at
+    // the new one, so the second uninstall removes it rather than editing it.
+    let run = machine.obsmcp(&["uninstall", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(entries(&machine).is_empty(), "{:?}", entries(&machine));
+    machine.register_vaults(&[("5e0c1d2e3f405162", &old)]);
+    assert_nothing_left(&machine, &before, &new, &old);
+}
+
+#[cfg(unix)]
+#[test]
+fn an_uninstall_one_client_stopped_keeps_the_vaults_identity_for_a_later_rename() {
+    for lock in [Lock::ReadOnly, Lock::Immutable] {
+        stopped_then_renamed(lock);
+    }
+}
+
+#[cfg(unix)]
+fn stopped_then_renamed(lock: Lock) {
+    let machine = Machine::new().with_client_fixtures();
+    let old = machine.vault.clone();
+    machine.register_vaults(&[("5e0c1d2e3f405162", &old)]);
+    assert_eq!(setup_all(&machine, &old).code, 0);
+    let codex = machine.home().join(".codex/config.toml");
+    if !set_locked(&codex, lock, true) {
+        return;
+    }
+    assert_eq!(machine.obsmcp(&["uninstall", "--yes"]).code, 1);
+    set_locked(&codex, lock, false);
+
+    // Renamed in Obsidian: Codex's entry, which uninstall could not remove, names the old place.
+    let renamed = machine.home().join("Vaults/Renamed");
+    std::fs::rename(&old, &renamed).unwrap();
+    machine.register_vaults(&[("5e0c1d2e3f405162", &renamed)]);
+    let run = machine.obsmcp(&[
+        "setup",
+        "--vault",
+        renamed.to_str().unwrap(),
+        "--client",
+        "claude-code",
+        "--client",
+        "codex",
+        "--yes",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let mut now = entries(&machine);
+    now.sort();
+    assert_eq!(
+        now,
+        vec![
+            (
+                "claude-code".to_owned(),
+                "obsidian".to_owned(),
+                renamed.clone()
+            ),
+            ("codex".to_owned(), "obsidian".to_owned(), renamed.clone()),
+        ],
+        "{}",
+        run.stderr
+    );
+    assert_doctor_passes(&machine);
+}
