@@ -10,7 +10,8 @@
 //! and at the end, after a full uninstall, the files obsmcp created are gone, untouched files are back byte for byte,
 //! and files a client rewrote keep the client's keys with only obsmcp's entries removed.
 //!
-//! `OBSMCP_SEQUENCE_SEED` replays one run (each sequence's seed derives from it); `OBSMCP_SEQUENCES` sets how many.
+//! `OBSMCP_SEQUENCE_SEED` replays one run (each sequence's seed derives from it); `OBSMCP_SEQUENCES` sets how many;
+//! `OBSMCP_SEQUENCE` replays the one sequence whose seed a failure printed.
 //!
 //! This file holds a sequence's model (its machine, its copies of the binary, what it has done) and the test; what a
 //! step does is `steps.rs`, the invariants checked after each step and at the end `invariants.rs`.
@@ -213,9 +214,18 @@ fn generated_sequences_of_setup_uninstall_fix_moves_and_client_edits_keep_every_
     eprintln!(
         "sequences: seed {seed} (replay with OBSMCP_SEQUENCE_SEED={seed}), {count} sequences"
     );
+    // One sequence alone, by the seed its failure printed.
+    let only: Option<u64> = std::env::var("OBSMCP_SEQUENCE")
+        .ok()
+        .and_then(|seed| seed.parse().ok());
     let mut seeds = Rng::new(seed);
     for index in 0..count {
         let sequence_seed = seeds.next();
+        let sequence_seed = match only {
+            Some(only) if index == 0 => only,
+            Some(_) => break,
+            None => sequence_seed,
+        };
         let mut sequence = Sequence::new(sequence_seed);
         sequence
             .log
