@@ -49,11 +49,16 @@ pub struct ScaleFigures {
 }
 
 /// The operations every side is timed on, each side with its own tool for it.
-pub const OPERATIONS: [&str; 3] = [
-    "text search, absent word (reads every note)",
+pub const OPERATIONS: [&str; 5] = [
+    "text search, a phrase no note holds",
     "read one note",
     "list 500 files",
+    "word search, three words anywhere in a note",
+    "word search, ranked question (BM25)",
 ];
+
+/// What a peer without word search shows in the word rows.
+const NO_WORD_SEARCH: &str = "no word search";
 
 /// The plugin's tools whose event-loop stall is measured.
 fn stall_cases() -> Vec<(&'static str, &'static str, Value)> {
@@ -100,9 +105,16 @@ fn measure_size(notes: usize, rounds: usize) -> Size {
     let port = free_port();
     write_plugin_data(&vault, port, TOKEN);
     let obsmcp_calls = [
-        ("search", json!({"query": "zqxjv absent"})),
+        // A literal phrase that no note holds: the peers read every note for it; obsmcp's word index rules notes out.
+        ("search", json!({"query": "zqxjv absent", "mode": "phrase"})),
         ("read_note", json!({"path": "Hub"})),
         ("list_files", json!({"limit": 500})),
+        // Word mode, the default: all three words anywhere in a note, answered from the word index.
+        ("search", json!({"query": "harbor lantern quartz"})),
+        (
+            "search",
+            json!({"query": "how does the harbor lantern guide the glacier", "rank": true}),
+        ),
     ];
 
     // Through the plugin, which has indexed the vault before its first call.
@@ -339,6 +351,10 @@ fn obsidian_mcp_side(home: &TempHome, vault: &Path, rounds: usize) -> Side {
     let mut side = peer_side(name, &mut peer, &calls, started, rounds);
     side.warm
         .push(Figure::NotApplicable("no listing tool".into()));
+    // Its content search matches one literal phrase per line.
+    for _ in 0..2 {
+        side.warm.push(Figure::NotApplicable(NO_WORD_SEARCH.into()));
+    }
     side
 }
 
@@ -363,7 +379,11 @@ fn filesystem_side(home: &TempHome, vault: &Path, rounds: usize) -> Side {
         ("read_text_file", json!({"path": hub.to_str().unwrap()})),
         ("list_directory", json!({"path": root})),
     ];
-    peer_side(name, &mut peer, &calls, started, rounds)
+    let mut side = peer_side(name, &mut peer, &calls, started, rounds);
+    for _ in 0..2 {
+        side.warm.push(Figure::NotApplicable(NO_WORD_SEARCH.into()));
+    }
+    side
 }
 
 /// A peer's first call of `calls` (the search; the time since `started`, its spawn), warm medians of each, and its
