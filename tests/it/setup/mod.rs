@@ -204,15 +204,23 @@ impl Machine {
         self.obsmcp(&args)
     }
 
-    /// Every file and folder under home, with the bytes of each file.
+    /// Every file and folder under home, with the bytes of each file (of a symbolic link, where it points).
     pub fn tree(&self) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
         fn walk(root: &Path, folder: &Path, into: &mut BTreeMap<PathBuf, Option<Vec<u8>>>) {
             for entry in std::fs::read_dir(folder).unwrap().flatten() {
                 let path = entry.path();
                 let relative = path.strip_prefix(root).unwrap().to_owned();
-                if entry.file_type().unwrap().is_dir() {
+                let kind = entry.file_type().unwrap();
+                if kind.is_dir() {
                     into.insert(relative, None);
                     walk(root, &path, into);
+                } else if kind.is_symlink() {
+                    // A link by where it points: a link replaced by a file, or pointed elsewhere, is a difference.
+                    let target = std::fs::read_link(&path).unwrap();
+                    into.insert(
+                        relative,
+                        Some(format!("-> {}", target.display()).into_bytes()),
+                    );
                 } else {
                     into.insert(relative, Some(std::fs::read(&path).unwrap()));
                 }

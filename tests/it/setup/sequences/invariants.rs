@@ -55,6 +55,15 @@ impl Sequence {
                         "{client}'s entry is named `{name}`, not `obsidian`"
                     ));
                 }
+                if let Some((manager, tool)) = &self.manager
+                    && commands_exist
+                    && !same(Path::new(command), tool)
+                {
+                    self.fail(format!(
+                        "{client}'s entry runs `{command}`, not {manager}'s copy `{}`",
+                        tool.display()
+                    ));
+                }
                 if commands_exist && !Path::new(command).is_file() {
                     self.fail(format!(
                         "{client}'s entry runs `{command}`, which does not exist"

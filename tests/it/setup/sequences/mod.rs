@@ -1,11 +1,14 @@
 //! Issue 13: sequences of what users really do, generated from a seed and run with the real binary on temporary
 //! homes: setup from one copy of the binary or another, for a subset of clients; uninstall of a subset; `doctor --fix`;
 //! the binary moved away or deleted; a client rewriting its own file (new keys, another layout, as Claude Code does);
-//! a config made unwritable for a step; the vault moved or renamed (issue 36). After every step the invariants hold:
+//! a config made unwritable for a step; the vault moved or renamed; in one home of four, obsmcp installed by pipx or
+//! `uv tool`, whose link on PATH the user runs most (issue 36). After every step the invariants hold:
 //! - at most one obsmcp entry per client for the vault (at its place now or one it left), always named `obsidian`;
 //! - after setup or `doctor --fix`, every entry's command exists and every entry names the vault's place now;
 //! - the plugin is in the vault exactly when some client's obsmcp entry serves it;
 //! - a refused or failed write leaves that file and its backup byte for byte as they were;
+//! - with pipx's or uv's install, every entry runs the manager's copy, and a setup from another copy, which would put
+//!   its own copy where the manager's link is, is refused and changes nothing;
 //!
 //! and at the end, after a full uninstall, the files obsmcp created are gone, untouched files are back byte for byte,
 //! and files a client rewrote keep the client's keys with only obsmcp's entries removed.
@@ -42,6 +45,16 @@ const COPIES: [&str; 3] = [
     "Downloads/obsmcp-0.1.0-x86_64-linux",
 ];
 
+/// The package managers a home may have installed obsmcp with: where each keeps the binary under home, and whether
+/// its tools folder is marked as a cache (uv's is). Their link is `~/.local/bin/obsmcp`.
+const MANAGERS: [(&str, &str, bool); 2] = [
+    ("pipx", ".local/share/pipx/venvs/obsmcp/bin/obsmcp", false),
+    ("uv tool", ".local/share/uv/tools/obsmcp/bin/obsmcp", true),
+];
+
+/// The index of the manager's link among the copies, after [`COPIES`].
+const LINK: usize = COPIES.len();
+
 /// One generated sequence and what its model knows.
 struct Sequence {
     machine: Machine,
@@ -50,6 +63,10 @@ struct Sequence {
     rng: Rng,
     /// The copies that exist now, by index into `COPIES`.
     present: [bool; 3],
+    /// pipx or `uv tool`, when this home has obsmcp from one: its name and where it keeps the binary.
+    manager: Option<(&'static str, PathBuf)>,
+    /// The copy the last run used.
+    last_copy: usize,
     /// Files as they were before obsmcp first touched them, and whether a client rewrote each since.
     originals: Vec<(PathBuf, Vec<u8>)>,
     rewritten: BTreeSet<PathBuf>,
@@ -87,6 +104,25 @@ impl Sequence {
             .collect();
         // Obsidian lists the vault, as it does once the vault was opened; a move updates the list (`steps.rs`).
         machine.register_vaults(&[(VAULT_ID, &machine.vault)]);
+        let mut rng = Rng::new(seed);
+        let manager = match rng.below(8) {
+            pick @ 0..2 => {
+                let (name, kept_at, cache) = MANAGERS[pick as usize];
+                install(&machine.home(), kept_at);
+                if cache {
+                    machine.write(
+                        ".local/share/uv/tools/CACHEDIR.TAG",
+                        "Signature: 8a477f597d28d172789f06886806bc55",
+                    );
+                }
+                let tool = machine.home().join(kept_at);
+                let link = machine.home().join(".local/bin/obsmcp");
+                std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+                symlink(&tool, &link);
+                Some((name, tool))
+            }
+            _ => None,
+        };
         let tree = machine.tree();
         let first_place = machine.vault.clone();
         Self {
@@ -96,8 +132,10 @@ impl Sequence {
             moves: 0,
             bin,
             machine,
-            rng: Rng::new(seed),
+            rng,
             present: [true; 3],
+            manager,
+            last_copy: 0,
             originals,
             rewritten: BTreeSet::new(),
             log: Vec::new(),
@@ -105,13 +143,33 @@ impl Sequence {
     }
 
     fn binary(&self, copy: usize) -> PathBuf {
+        if copy == LINK {
+            return self.machine.home().join(".local/bin/obsmcp");
+        }
         std::fs::canonicalize(self.bin.path())
             .unwrap()
             .join(COPIES[copy])
     }
 
-    /// A copy of the binary that exists, reinstalled when none does (as the user would, to run anything).
+    /// How the log names a copy.
+    fn copy_name(&self, copy: usize) -> String {
+        match &self.manager {
+            Some((manager, _)) if copy == LINK => format!(".local/bin/obsmcp ({manager}'s link)"),
+            _ => COPIES[copy].to_owned(),
+        }
+    }
+
+    /// Whether a setup from `copy` must be refused: it would put its own copy where the manager's link is.
+    fn refused_copy(&self, copy: usize) -> bool {
+        self.manager.is_some() && copy != LINK
+    }
+
+    /// A copy of the binary that exists, reinstalled when none does (as the user would, to run anything); with a
+    /// manager's install, its link on PATH half the time.
     fn some_copy(&mut self) -> usize {
+        if self.manager.is_some() && self.rng.below(2) == 0 {
+            return LINK;
+        }
         let copy = self.rng.below(COPIES.len() as u64) as usize;
         if !self.present[copy] {
             install(self.bin.path(), COPIES[copy]);
@@ -136,8 +194,9 @@ impl Sequence {
 
     fn run(&mut self, copy: usize, args: &[&str]) -> Run {
         let binary = self.binary(copy);
+        self.last_copy = copy;
         self.log
-            .push(format!("{} {}", COPIES[copy], args.join(" ")));
+            .push(format!("{} {}", self.copy_name(copy), args.join(" ")));
         self.machine.obsmcp_at(&binary, args)
     }
 
@@ -181,6 +240,16 @@ fn install(folder: &Path, relative: &str) {
         eprintln!("hard link failed ({error}); copying");
         std::fs::copy(env!("CARGO_BIN_EXE_obsmcp"), &path).unwrap();
     }
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) {
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+#[cfg(windows)]
+fn symlink(target: &Path, link: &Path) {
+    std::os::windows::fs::symlink_file(target, link).unwrap();
 }
 
 fn same(a: &Path, b: &Path) -> bool {

@@ -1,6 +1,6 @@
 //! What one step of a sequence does, drawn from its seed: setup or uninstall of a subset of clients from some copy of
-//! the binary, `doctor --fix`, a copy moved away or deleted, a client rewriting its own file, or a step with a config
-//! made unwritable.
+//! the binary, `doctor --fix`, a copy moved away or deleted, a client rewriting its own file, the vault moved or
+//! renamed, or a step with a config made unwritable.
 
 use super::*;
 
@@ -93,8 +93,20 @@ impl Sequence {
         match self.rng.below(100) {
             0..35 => {
                 let clients = self.some_clients();
+                let before = self.manager.is_some().then(|| self.machine.tree());
                 let run = self.setup(&clients);
-                if run.code != 0 {
+                if self.refused_copy(self.last_copy) {
+                    if run.code != 2 {
+                        self.fail(format!(
+                            "setup over the manager's link was not refused (exit {}): {}",
+                            run.code, run.stderr
+                        ));
+                    }
+                    let changed = tree_diff(before.as_ref().unwrap(), &self.machine.tree());
+                    if !changed.is_empty() {
+                        self.fail(format!("a refused setup changed:\n{}", changed.join("\n")));
+                    }
+                } else if run.code != 0 {
                     self.fail(format!("setup failed: {}", run.stderr));
                 }
                 self.check(true);
@@ -123,10 +135,10 @@ impl Sequence {
                     let path = self.binary(copy);
                     if self.rng.below(2) == 0 {
                         std::fs::rename(&path, path.with_file_name("obsmcp-moved")).unwrap();
-                        self.log.push(format!("move {} away", COPIES[copy]));
+                        self.log.push(format!("move {} away", self.copy_name(copy)));
                     } else {
                         std::fs::remove_file(&path).unwrap();
-                        self.log.push(format!("delete {}", COPIES[copy]));
+                        self.log.push(format!("delete {}", self.copy_name(copy)));
                     }
                     self.present[copy] = false;
                 }
