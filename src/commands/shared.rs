@@ -44,15 +44,29 @@ pub(crate) fn entry_binary(
         None => Ok((running, None)),
         Some(Ok(install)) => Ok((install.to.clone(), Some(install))),
         Some(Err(occupied)) => {
-            let why = obsmcp_installer::plan::binary::transience(environment, &running)
+            use obsmcp_installer::plan::binary;
+            // The link is pipx's or uv's to this very build: the entries run that copy where it lasts.
+            if let Some(twin) = binary::lasting_twin(environment, &occupied, &running) {
+                return Ok((twin, None));
+            }
+            let why = binary::transience(environment, &running)
                 .map(|why| format!(" ({why})"))
                 .unwrap_or_default();
+            let hint = match binary::lasting_obsmcp_behind(environment, &occupied) {
+                Some(lasting) => format!(
+                    "`{link}` runs an obsmcp installed where it lasts (`{lasting}`): run this command through it \
+                     (`{link} …`) instead",
+                    link = occupied.path().display(),
+                    lasting = lasting.display()
+                ),
+                None => occupied.hint(),
+            };
             Err(UsageError {
                 message: format!(
                     "client entries need a copy of this obsmcp where it lasts{why}, but {occupied}; it was left \
                      as it is and nothing was changed"
                 ),
-                hint: occupied.hint(),
+                hint,
             }
             .into())
         }

@@ -181,6 +181,33 @@ impl Occupied {
     }
 }
 
+/// The obsmcp build behind a link at the stable path, when it lasts where it is (pipx's or uv's copy, linked from
+/// their folder of links): its real path. A refused copy then has something better to suggest than moving the link.
+pub fn lasting_obsmcp_behind(environment: &Environment, occupied: &Occupied) -> Option<PathBuf> {
+    let Occupied::Symlink { path, .. } = occupied else {
+        return None;
+    };
+    let real = crate::environment::real_path(path).ok()?;
+    if transience(environment, &real).is_some() {
+        return None;
+    }
+    std::fs::read(&real)
+        .is_ok_and(|bytes| carries_marker(&bytes))
+        .then_some(real)
+}
+
+/// The build behind such a link when it holds the very bytes of `running`: client entries run it where it is, as they
+/// would had setup been run through the link, and nothing is copied.
+pub fn lasting_twin(
+    environment: &Environment,
+    occupied: &Occupied,
+    running: &Path,
+) -> Option<PathBuf> {
+    let real = lasting_obsmcp_behind(environment, occupied)?;
+    let same = std::fs::read(&real).ok()? == std::fs::read(running).ok()?;
+    same.then_some(real)
+}
+
 /// What is at `path`, read and never run: nothing (`None`), or the bytes of a file that may be replaced or removed (an
 /// obsmcp build), or why it may not.
 pub fn occupant(path: &Path) -> Result<Option<Vec<u8>>, Occupied> {
@@ -542,5 +569,37 @@ mod tests {
             plan(&environment, &running).unwrap(),
             Err(Occupied::NotAFile { .. })
         ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_a_lasting_build_of_the_same_bytes_is_run_where_it_is() {
+        let (root, _, environment, running) = build_folder();
+        std::fs::write(&running, [b"this build".as_slice(), MARKER].concat()).unwrap();
+        let tool = root
+            .path()
+            .join("home/.local/share/pipx/venvs/obsmcp/bin/obsmcp");
+        std::fs::create_dir_all(tool.parent().unwrap()).unwrap();
+        std::fs::copy(&running, &tool).unwrap();
+        let stable = stable_path(&environment);
+        std::fs::create_dir_all(stable.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&tool, &stable).unwrap();
+        let refusal = plan(&environment, &running).unwrap().unwrap_err();
+        let tool = crate::environment::real_path(&tool).unwrap();
+        assert_eq!(
+            lasting_twin(&environment, &refusal, &running),
+            Some(tool.clone())
+        );
+
+        // Another build behind the link: suggested, never run in this one's place.
+        std::fs::write(&tool, [b"another build".as_slice(), MARKER].concat()).unwrap();
+        assert_eq!(lasting_twin(&environment, &refusal, &running), None);
+        assert_eq!(
+            lasting_obsmcp_behind(&environment, &refusal),
+            Some(tool.clone())
+        );
+        // Not obsmcp behind the link: neither.
+        std::fs::write(&tool, b"#!/bin/sh\n").unwrap();
+        assert_eq!(lasting_obsmcp_behind(&environment, &refusal), None);
     }
 }

@@ -1,6 +1,7 @@
 //! Issue 36: a binary that pipx or `uv tool` keeps, through the sequence a user of theirs goes through. Setup run
 //! through the manager's link points every entry at the manager's copy and leaves the link alone; its last line names
-//! the manager's command for PATH; a later setup from a build folder refuses to replace the link; the vault moves and
+//! the manager's command for PATH; a later setup from a build folder of the same build uses the manager's copy, and
+//! one of another build refuses to replace the link and says to run through it; the vault moves and
 //! setup follows it; doctor passes after each setup; and a full uninstall leaves the home as it was, the manager's
 //! install included.
 //!
@@ -113,13 +114,38 @@ fn a_pipx_or_uv_tool_install_is_used_where_it_is_through_setup_a_move_and_uninst
         );
         assert_doctor_passes(&machine, &link);
 
-        // A build folder's setup would copy itself to ~/.local/bin/obsmcp: the manager's link is not its to replace.
+        // A build folder's setup would copy itself to ~/.local/bin/obsmcp, where the manager's link is. The same
+        // build behind the link: the entries run the manager's copy, as through the link.
         let build = machine.install_binary("src/obsmcp/target/release/obsmcp");
         machine.write("src/obsmcp/Cargo.toml", "[package]\n");
         machine.write(
             "src/obsmcp/target/CACHEDIR.TAG",
             "Signature: 8a477f597d28d172789f06886806bc55",
         );
+        let run = setup_at(&machine, &build, &machine.vault);
+        assert_eq!(run.code, 0, "{manager}: {}", run.stderr);
+        assert_eq!(
+            codex_command(&machine),
+            tool.display().to_string(),
+            "{manager}: the same build run from a build folder uses the manager's copy"
+        );
+        assert_eq!(
+            std::fs::read_link(&link).unwrap(),
+            tool,
+            "{manager}: link kept"
+        );
+        assert_doctor_passes(&machine, &build);
+
+        // Another build (bytes appended: it still runs): the link is not its to replace, and the hint says to run
+        // through it.
+        {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&build)
+                .unwrap();
+            file.write_all(b"another build").unwrap();
+        }
         let settled = machine.tree();
         let run = setup_at(&machine, &build, &machine.vault);
         assert_eq!(
@@ -127,7 +153,14 @@ fn a_pipx_or_uv_tool_install_is_used_where_it_is_through_setup_a_move_and_uninst
             "{manager}: refused: {}\n{}",
             run.stdout, run.stderr
         );
-        assert!(run.stderr.contains("hint:"), "{manager}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "run this command through it (`{} …`)",
+                link.display()
+            )),
+            "{manager}: {}",
+            run.stderr
+        );
         let changed = tree_diff(&settled, &machine.tree());
         assert!(
             changed.is_empty(),

@@ -7,8 +7,8 @@
 //! - after setup or `doctor --fix`, every entry's command exists and every entry names the vault's place now;
 //! - the plugin is in the vault exactly when some client's obsmcp entry serves it;
 //! - a refused or failed write leaves that file and its backup byte for byte as they were;
-//! - with pipx's or uv's install, every entry runs the manager's copy, and a setup from another copy, which would put
-//!   its own copy where the manager's link is, is refused and changes nothing;
+//! - with pipx's or uv's install, every entry runs the manager's copy, whichever copy of the same build setup ran from
+//!   (a different build is refused rather than put where the manager's link is: `managed.rs`);
 //!
 //! and at the end, after a full uninstall, the files obsmcp created are gone, untouched files are back byte for byte,
 //! and files a client rewrote keep the client's keys with only obsmcp's entries removed.
@@ -65,8 +65,6 @@ struct Sequence {
     present: [bool; 3],
     /// pipx or `uv tool`, when this home has obsmcp from one: its name and where it keeps the binary.
     manager: Option<(&'static str, PathBuf)>,
-    /// The copy the last run used.
-    last_copy: usize,
     /// Files as they were before obsmcp first touched them, and whether a client rewrote each since.
     originals: Vec<(PathBuf, Vec<u8>)>,
     rewritten: BTreeSet<PathBuf>,
@@ -135,7 +133,6 @@ impl Sequence {
             rng,
             present: [true; 3],
             manager,
-            last_copy: 0,
             originals,
             rewritten: BTreeSet::new(),
             log: Vec::new(),
@@ -157,11 +154,6 @@ impl Sequence {
             Some((manager, _)) if copy == LINK => format!(".local/bin/obsmcp ({manager}'s link)"),
             _ => COPIES[copy].to_owned(),
         }
-    }
-
-    /// Whether a setup from `copy` must be refused: it would put its own copy where the manager's link is.
-    fn refused_copy(&self, copy: usize) -> bool {
-        self.manager.is_some() && copy != LINK
     }
 
     /// A copy of the binary that exists, reinstalled when none does (as the user would, to run anything); with a
@@ -194,7 +186,6 @@ impl Sequence {
 
     fn run(&mut self, copy: usize, args: &[&str]) -> Run {
         let binary = self.binary(copy);
-        self.last_copy = copy;
         self.log
             .push(format!("{} {}", self.copy_name(copy), args.join(" ")));
         self.machine.obsmcp_at(&binary, args)
