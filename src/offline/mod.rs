@@ -64,6 +64,7 @@
 mod bases;
 mod canvas;
 mod daily;
+mod error;
 mod hash;
 mod hidden;
 mod index_search;

@@ -10,10 +10,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
 
-use super::link::SendError;
 use super::session::{
     Pending, Session, drop_protocol_meta, with_client_context, without_protocol_meta,
 };
+use super::wire::SendError;
 use super::{CallError, HTTP_HANDSHAKE_TIMEOUT, RequestSlot, Upstream, UpstreamState};
 use crate::bridge::jsonrpc;
 use crate::sync::lock;

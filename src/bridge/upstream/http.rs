@@ -361,7 +361,7 @@ impl HttpLink {
             "jsonrpc": "2.0",
             "id": id,
             "method": "subscriptions/listen",
-            "params": super::session::with_client_context(Some(json!({ "notifications": notifications }))),
+            "params": super::wire::with_client_context(Some(json!({ "notifications": notifications }))),
         });
         let (request, challenge) = self.shared.request(reqwest::Method::POST);
         let mut request = request

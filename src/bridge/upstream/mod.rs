@@ -9,7 +9,8 @@
 //!
 //! The files, by job: `supervisor.rs` (the task that owns the connection), `session.rs` (one session and its
 //! pending requests), `forward.rs` (a call's way through), `link.rs` (a connection of any transport) with the
-//! transports `http.rs`, `sse.rs` and `child.rs`; `tests.rs` pins the contract with an in-memory link and paused time.
+//! transports `http.rs`, `sse.rs` and `child.rs`, and `wire.rs` (what they all speak in, a leaf); `tests.rs` pins
+//! the contract with an in-memory link and paused time.
 
 mod child;
 pub(crate) mod event_stream;
@@ -24,6 +25,7 @@ mod subscriptions;
 mod supervisor;
 #[cfg(test)]
 mod tests;
+mod wire;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64};
@@ -39,7 +41,7 @@ use super::diagnostics::Diagnostics;
 use crate::sync::lock;
 use session::{Pending, REFRESH_IDLE, Session};
 
-pub(crate) use link::{Events, LINK_QUEUE, LinkEvent, SendError, describe_reqwest_error};
+pub(crate) use wire::{Events, LINK_QUEUE, LinkEvent, SendError, describe_reqwest_error};
 
 /// How long the handshake of an HTTP upstream may take; also the bound on the bridge's own small requests to it
 /// (catalog refreshes, cancellations, the log level).

@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::link::{Link, LinkEvent, SendError};
+use super::link::Link;
+use super::wire::{LinkEvent, SendError};
+pub(super) use super::wire::{STATELESS_VERSION, with_client_context};
 use super::{HTTP_HANDSHAKE_TIMEOUT, Upstream, UpstreamEvent};
 use crate::bridge::jsonrpc::{self, Message};
 use crate::sync::lock;
@@ -311,33 +313,6 @@ pub(super) struct Pending {
 pub(super) const REFRESH_IDLE: u8 = 0;
 pub(super) const REFRESH_RUNNING: u8 = 1;
 pub(super) const REFRESH_AGAIN: u8 = 2;
-
-/// The `_meta` every request of a 2026-07-28 session carries: the version, and who the bridge is and what it can
-/// do as a client (nothing beyond requests: no sampling, roots or elicitation).
-pub(super) fn with_client_context(params: Option<Value>) -> Value {
-    let mut params = params.unwrap_or_else(|| json!({}));
-    if let Some(object) = params.as_object_mut() {
-        let meta = object.entry("_meta").or_insert_with(|| json!({}));
-        if let Some(meta) = meta.as_object_mut() {
-            meta.insert(
-                "io.modelcontextprotocol/protocolVersion".into(),
-                json!(STATELESS_VERSION),
-            );
-            meta.insert(
-                "io.modelcontextprotocol/clientCapabilities".into(),
-                json!({}),
-            );
-            meta.insert(
-                "io.modelcontextprotocol/clientInfo".into(),
-                json!({ "name": "obsmcp-bridge", "version": env!("CARGO_PKG_VERSION") }),
-            );
-        }
-    }
-    params
-}
-
-/// The stateless protocol revision.
-pub(super) const STATELESS_VERSION: &str = "2026-07-28";
 
 /// Takes the protocol's own keys (`io.modelcontextprotocol/…`) out of an object's `_meta`, and `_meta` itself when
 /// nothing else is left in it.

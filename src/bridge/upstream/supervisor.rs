@@ -14,8 +14,9 @@ use tokio::sync::{Notify, mpsc};
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-use super::link::{Events, LINK_QUEUE, Link};
+use super::link::Link;
 use super::session::{RequestError, STATELESS_VERSION, Session};
+use super::wire::{Events, LINK_QUEUE};
 use super::{HTTP_HANDSHAKE_TIMEOUT, Upstream, UpstreamEvent, UpstreamState, child, http, sse};
 use crate::bridge::config::{HttpFlavor, UpstreamTarget};
 use crate::bridge::diagnostics::Record;

@@ -11,9 +11,10 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use super::link::{Events, Link, LinkEvent, SendError};
+use super::link::Link;
 use super::memory::{MemoryLink, Sent};
 use super::supervisor::AttemptFailed;
+use super::wire::{Events, LinkEvent, SendError};
 use super::{CallError, RequestSlot, Upstream};
 use crate::bridge::config::UpstreamTarget;
 use crate::bridge::diagnostics::Diagnostics;

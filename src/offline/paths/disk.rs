@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::offline::error::ToolError;
 use crate::offline::paths::{full_path, is_in_config_dir, quote};
-use crate::offline::tools::ToolError;
 
 /// Where a vault lives once symlinks are followed: what the real location of anything reached is judged against.
 ///

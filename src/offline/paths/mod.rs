@@ -19,7 +19,7 @@ pub(crate) use disk::{
 };
 pub(crate) use resolve::{BytesRefusal, new_note_path};
 
-use crate::offline::tools::ToolError;
+use crate::offline::error::ToolError;
 
 const MAX_PATH_CHARS: usize = 1024;
 

@@ -29,7 +29,8 @@ impl<'a> Args<'a> {
     /// `changes` set (an existing key keeps its place, a new one goes last) and `drop` removed.
     pub(crate) fn next_call(&self, changes: Vec<(&str, Value)>, drop: &[&str]) -> Value {
         let mut arguments = Map::new();
-        let properties = super::tool_schema(self.tool)
+        // The plugin's catalog (embedded in the binary, parsed once): the schema's order and defaults.
+        let properties = crate::assets::catalog_tool(self.tool)
             .and_then(|tool| tool.pointer("/inputSchema/properties"))
             .and_then(Value::as_object);
         for (key, schema) in properties.into_iter().flatten() {

@@ -159,12 +159,6 @@ pub(crate) fn page_of_window(
     (page, next)
 }
 
-/// A tool of the plugin's catalog (embedded in the binary, parsed once), for the schema order and defaults of its
-/// arguments.
-pub(crate) fn tool_schema(name: &str) -> Option<&'static Value> {
-    crate::assets::catalog_tool(name)
-}
-
 /// `pageHead`: the keys a paged result starts with (whether it was limited, the next page's cursor and, when
 /// limited, the exact call that gets that page), followed by `rest`'s keys.
 pub(crate) fn paged_result(args: &Args<'_>, next_cursor: Value, rest: Value) -> Value {

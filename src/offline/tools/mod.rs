@@ -21,12 +21,12 @@ mod workspace;
 
 use serde_json::Value;
 
+pub(crate) use crate::offline::error::ToolError;
 pub(crate) use args::Args;
 pub(crate) use common::{
     hidden_path, iso_time, led_by, page_of, page_of_window, paged, paged_result, render_read,
-    tool_schema,
 };
-pub(crate) use types::{Context, Output, ToolError};
+pub(crate) use types::{Context, Output};
 
 /// How a tool is served offline.
 pub(crate) enum Served {

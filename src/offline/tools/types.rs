@@ -1,4 +1,5 @@
-//! What every tool shares (`tools/types.ts`): the context a run may use, its output and its error.
+//! What every tool shares (`tools/types.ts`): the context a run may use and its output; its error is
+//! `crate::offline::error`, one floor down.
 
 use std::path::Path;
 
@@ -7,15 +8,6 @@ use serde_json::Value;
 use crate::offline::obsidian::vault::Snapshot;
 use crate::offline::paths;
 
-/// A refusal or lookup failure, shown to the agent as the tool's error text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ToolError(pub(crate) String);
-
-impl ToolError {
-    pub(crate) fn new(message: impl Into<String>) -> Self {
-        Self(message.into())
-    }
-}
 /// What a tool run may use.
 pub(crate) struct Context<'a> {
     pub(crate) snapshot: &'a Snapshot,
