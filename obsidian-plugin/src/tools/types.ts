@@ -3,22 +3,17 @@
 // the generated catalog that the Rust bridge embeds.
 
 import type { AudioContent, EmbeddedResource, ImageContent } from "@modelcontextprotocol/server";
-import type { App } from "obsidian";
 import type { z } from "zod";
 import type { FileIndex } from "../vault/file-index";
-import type { HiddenRules } from "../vault/hidden";
+import type { VaultContext } from "../vault/context";
 
-/** What every tool run may use. */
-export interface ToolContext {
-  app: App;
-  /** The vault's config folder (`app.vault.configDir`); tools never read or write inside it. */
-  configDir: string;
+export { ToolError } from "../vault/errors";
+
+/** What every tool run may use: what the vault layer may (../vault/context.ts), the read-only setting and the file
+ * index. */
+export interface ToolContext extends VaultContext {
   /** The plugin's read-only setting; write tools are refused when it is on (also hidden from tools/list). */
   readOnly: boolean;
-  /** The hidden-path rules in force for this call: what they hide does not exist for any tool. */
-  hidden: HiddenRules;
-  /** Aborted when the client cancels the request or the session ends. */
-  signal: AbortSignal;
   /** The vault's files in path order, kept up to date by Obsidian's events (../vault/file-index.ts). */
   files: FileIndex;
 }
@@ -55,14 +50,6 @@ export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   annotations: ToolAnnotations;
   cache?: CacheUse;
   run(args: z.infer<z.ZodObject<Shape>>, ctx: ToolContext): Promise<ToolOutput>;
-}
-
-/** A failure the agent should see as a tool result with `isError: true` and this message. */
-export class ToolError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ToolError";
-  }
 }
 
 /** Identity helper that keeps each tool's argument type inferred from its own shape. */

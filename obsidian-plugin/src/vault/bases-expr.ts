@@ -9,11 +9,12 @@
 // right or the query fails. Evaluation never runs code. The syntax is ./bases-parse.ts; the offline twin is
 // src/offline/bases/eval.rs; the rules are in ../tools/README.md (bases).
 
-import { ToolError } from "../tools/types";
+import { ToolError } from "./errors";
 import type { Expr } from "./bases-parse";
 import { parseDuration, shiftDate } from "./bases-duration";
+import type { Value } from "./bases-value";
 
-export type Value = string | number | boolean | null | Value[] | { date: number };
+export type { Value };
 
 /** What an expression is evaluated against: one file and what the vault knows of it. */
 export interface Row {

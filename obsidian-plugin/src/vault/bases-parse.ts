@@ -4,8 +4,8 @@
 // operands of operators, targets of methods) while parsing: a base in a synced vault is data nobody checked, and the
 // evaluator recurses once per level.
 
-import { ToolError } from "../tools/types";
-import type { Value } from "./bases-expr";
+import { ToolError } from "./errors";
+import type { Value } from "./bases-value";
 
 export type Expr =
   | { kind: "lit"; value: Value }

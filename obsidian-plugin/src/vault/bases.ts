@@ -2,7 +2,7 @@
 // vault's files with ./bases-expr.ts. Pure rules over plain data (the files and what the metadata cache knows of
 // them), so the offline reader (src/offline/bases/) follows them exactly; stated in ../tools/README.md (bases).
 
-import { ToolError } from "../tools/types";
+import { ToolError } from "./errors";
 import { evaluate, order, shown, truthy, type Row, type Value } from "./bases-expr";
 import { MAX_NESTING, parseExpr, type Expr, type Node } from "./bases-parse";
 import type { Slices } from "./slices";

@@ -7,7 +7,7 @@
 // field the file has, known or not, the order of nodes and edges and their positions, and the file's indentation
 // (tabs, as Obsidian writes it, or spaces, or none).
 
-import { ToolError } from "../tools/types";
+import { ToolError } from "./errors";
 import { cutChars } from "./limits";
 
 /** Longest text of a node given in full; longer ones are cut and say so. */

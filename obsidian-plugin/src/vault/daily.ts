@@ -7,8 +7,8 @@
 
 import { moment } from "obsidian";
 import type { Moment } from "moment";
-import type { ToolContext } from "../tools/types";
-import { ToolError } from "../tools/types";
+import type { VaultContext } from "./context";
+import { ToolError } from "./errors";
 import { readConfigJson } from "./disk";
 import type { Slices } from "./slices";
 
@@ -32,7 +32,7 @@ interface InternalPlugins {
 export const DEFAULT_DAILY_FORMAT = "YYYY-MM-DD";
 
 /** The core Daily notes plugin's settings, defaults filled in. */
-export function dailyNoteSettings(ctx: ToolContext): DailyNoteSettings {
+export function dailyNoteSettings(ctx: VaultContext): DailyNoteSettings {
   const internal = (ctx.app as unknown as { internalPlugins?: InternalPlugins }).internalPlugins;
   const plugin = internal?.getPluginById?.("daily-notes") ?? null;
   const options = plugin?.instance?.options ?? {};
@@ -85,7 +85,7 @@ export interface PeriodicSettings extends DailyNoteSettings {
 }
 
 /** The settings that place `period`'s notes. */
-export function periodicSettings(ctx: ToolContext, period: Period): PeriodicSettings {
+export function periodicSettings(ctx: VaultContext, period: Period): PeriodicSettings {
   const { key, format, noun } = PERIOD_SETTINGS[period];
   const enabledPlugins = readConfigJson(ctx, "community-plugins.json");
   if (Array.isArray(enabledPlugins) && enabledPlugins.includes("periodic-notes")) {

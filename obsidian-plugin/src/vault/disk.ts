@@ -9,12 +9,12 @@ import { lstatSync, promises as fsp, readFileSync, realpathSync, statSync, type 
 import type { FileHandle } from "fs/promises";
 import { dirname, join, sep } from "path";
 import { TFolder, type TFile } from "obsidian";
-import type { ToolContext } from "../tools/types";
-import { ToolError } from "../tools/types";
+import type { VaultContext } from "./context";
+import { ToolError } from "./errors";
 import { isInConfigDir, parentOf } from "./paths";
 
 /** The vault folder on disk; the plugin is desktop-only, so the adapter is always the file-system one. */
-export function vaultBasePath(ctx: ToolContext): string {
+export function vaultBasePath(ctx: VaultContext): string {
   const adapter = ctx.app.vault.adapter as unknown as { basePath?: unknown; getBasePath?: () => string };
   const base = typeof adapter.getBasePath === "function" ? adapter.getBasePath() : adapter.basePath;
   if (typeof base !== "string" || base === "") throw new ToolError("the vault's folder on disk is unknown");
@@ -27,7 +27,7 @@ export function vaultBasePath(ctx: ToolContext): string {
  * so that a link such as `cfglink -> .obsidian` cannot reach the token in `data.json`. The offline reader's
  * `RealVault::allows` (src/offline/paths/disk.rs) applies the same rule.
  */
-function realLocationTest(ctx: ToolContext): (real: string) => boolean {
+function realLocationTest(ctx: VaultContext): (real: string) => boolean {
   const base = vaultBasePath(ctx);
   const realBase = realpathSync.native(base);
   const prefix = realBase.endsWith(sep) ? realBase : realBase + sep;
@@ -54,7 +54,7 @@ function realLocationTest(ctx: ToolContext): (real: string) => boolean {
  * Whether `path` (or, for a path that does not exist yet, its nearest existing ancestor) really lives inside the
  * vault, and outside its config folder, once symlinks are followed.
  */
-export function isInsideVaultOnDisk(ctx: ToolContext, path: string): boolean {
+export function isInsideVaultOnDisk(ctx: VaultContext, path: string): boolean {
   const base = vaultBasePath(ctx);
   const allows = realLocationTest(ctx);
   let probe = path === "" ? base : join(base, ...path.split("/"));
@@ -88,7 +88,7 @@ const verdicts = new WeakMap<TFile, Verdict>();
  * `isInsideVaultOnDisk` decides it. Verdicts are cached per file, so a search over a large vault costs one
  * `realpath` per note once, not on every call. A file that cannot be resolved (deleted meanwhile) counts as outside.
  */
-export function insideVaultChecker(ctx: ToolContext): (file: TFile) => boolean {
+export function insideVaultChecker(ctx: VaultContext): (file: TFile) => boolean {
   let allows: ((real: string) => boolean) | null = null;
   return (file) => {
     const known = verdicts.get(file);
@@ -113,7 +113,7 @@ export function insideVaultChecker(ctx: ToolContext): (file: TFile) => boolean {
  * The same test by vault path, for indexes keyed by path (the metadata cache's link maps); a path the vault no
  * longer lists is judged on disk directly.
  */
-export function insideVaultPathChecker(ctx: ToolContext): (path: string) => boolean {
+export function insideVaultPathChecker(ctx: VaultContext): (path: string) => boolean {
   const check = insideVaultChecker(ctx);
   return (path) => {
     const file = ctx.app.vault.getFileByPath(path);
@@ -126,7 +126,7 @@ export function insideVaultPathChecker(ctx: ToolContext): (path: string) => bool
  * between any judgement and a read, and Obsidian's cached copy of it may come from an earlier target, so a caller that
  * reads many notes from the cache reads these the verified way instead.
  */
-export function isSymlinkOnDisk(ctx: ToolContext, file: TFile): boolean | null {
+export function isSymlinkOnDisk(ctx: VaultContext, file: TFile): boolean | null {
   try {
     return lstatSync(join(vaultBasePath(ctx), ...file.path.split("/"))).isSymbolicLink();
   } catch {
@@ -142,7 +142,7 @@ export function isSymlinkOnDisk(ctx: ToolContext, file: TFile): boolean | null {
  * symlink swapped in for the note itself is refused; a folder above it swapped in the same instant is a window
  * there.
  */
-export async function readVerified(ctx: ToolContext, file: TFile): Promise<string> {
+export async function readVerified(ctx: VaultContext, file: TFile): Promise<string> {
   const pinned = await openVerified(ctx, file);
   try {
     return pinned.text;
@@ -165,7 +165,7 @@ export interface Pinned {
  * Whether `file`'s path leads, right now, to the very file `pinned` holds. Synchronous, so it can run inside the
  * callback of `vault.process` or `processFrontMatter`, between Obsidian's read and its write.
  */
-export function stillPinned(ctx: ToolContext, file: TFile, pinned: Pinned): boolean {
+export function stillPinned(ctx: VaultContext, file: TFile, pinned: Pinned): boolean {
   try {
     const now = statSync(join(vaultBasePath(ctx), ...file.path.split("/")));
     return now.dev === pinned.dev && now.ino === pinned.ino;
@@ -175,7 +175,7 @@ export function stillPinned(ctx: ToolContext, file: TFile, pinned: Pinned): bool
 }
 
 /** Opens `file` as `readVerified` judges it and keeps it open; the caller closes the handle. */
-export async function openVerified(ctx: ToolContext, file: TFile): Promise<Pinned> {
+export async function openVerified(ctx: VaultContext, file: TFile): Promise<Pinned> {
   const { handle, opened } = await openJudged(ctx, file);
   try {
     return { handle, text: await readWhole(handle), dev: opened.dev, ino: opened.ino };
@@ -189,7 +189,7 @@ export async function openVerified(ctx: ToolContext, file: TFile): Promise<Pinne
  * The bytes of any file, judged as `readVerified` judges a note; a file larger than `limit` bytes is refused by
  * `tooLarge(size)` before anything is read.
  */
-export async function readBytesVerified(ctx: ToolContext, file: TFile, limit: number, tooLarge: (size: number) => Error): Promise<Buffer> {
+export async function readBytesVerified(ctx: VaultContext, file: TFile, limit: number, tooLarge: (size: number) => Error): Promise<Buffer> {
   const { handle, opened } = await openJudged(ctx, file);
   try {
     if (opened.size > limit) throw tooLarge(opened.size);
@@ -207,7 +207,7 @@ export async function readBytesVerified(ctx: ToolContext, file: TFile, limit: nu
 }
 
 /** `file` opened for reading once its real location is known to be inside the vault; the caller closes it. */
-async function openJudged(ctx: ToolContext, file: TFile): Promise<{ handle: FileHandle; opened: Stats }> {
+async function openJudged(ctx: VaultContext, file: TFile): Promise<{ handle: FileHandle; opened: Stats }> {
   const full = join(vaultBasePath(ctx), ...file.path.split("/"));
   let handle: FileHandle;
   try {
@@ -276,7 +276,7 @@ export interface FileIdentity {
 }
 
 /** The identity of what `path` leads to now (symlinks followed), or null when nothing is there. */
-export function identityOnDisk(ctx: ToolContext, path: string): FileIdentity | null {
+export function identityOnDisk(ctx: VaultContext, path: string): FileIdentity | null {
   try {
     const { dev, ino } = statSync(join(vaultBasePath(ctx), ...path.split("/")));
     return { dev, ino };
@@ -296,7 +296,7 @@ export function identityOnDisk(ctx: ToolContext, path: string): FileIdentity | n
  * folder took such a create for a success).
  */
 export async function assertLandedInside(
-  ctx: ToolContext,
+  ctx: VaultContext,
   path: string,
   what: string,
   expected?: FileIdentity,
@@ -331,7 +331,7 @@ export async function assertLandedInside(
  * Obsidian writes the file and then reads its stat by path, so a folder swapped for a symlink in between fails the
  * create after the write went through the link: such a failure (an error from the file system) says so too.
  */
-export async function createInside(ctx: ToolContext, path: string, content: string): Promise<TFile> {
+export async function createInside(ctx: VaultContext, path: string, content: string): Promise<TFile> {
   let created: TFile;
   try {
     created = await ctx.app.vault.create(path, content);
@@ -348,7 +348,7 @@ export async function createInside(ctx: ToolContext, path: string, content: stri
 }
 
 /** Throws unless `path` stays inside the vault on disk. */
-export function assertInsideVaultOnDisk(ctx: ToolContext, path: string): void {
+export function assertInsideVaultOnDisk(ctx: VaultContext, path: string): void {
   if (!isInsideVaultOnDisk(ctx, path)) throw outsideVault(path);
 }
 
@@ -357,7 +357,7 @@ export function assertInsideVaultOnDisk(ctx: ToolContext, path: string): void {
  * when a symlink leads there), whether or not anything exists at it: writes never create or move anything into a
  * hidden path, and the refusal is the same for an empty spot and a hidden note.
  */
-export function assertNotHidden(ctx: ToolContext, path: string): void {
+export function assertNotHidden(ctx: VaultContext, path: string): void {
   if (ctx.hidden.count === 0) return;
   const refuse = () => new ToolError(`${path} is hidden by the obsmcp plugin's hidden paths; nothing was written`);
   if (ctx.hidden.hides(path)) throw refuse();
@@ -383,7 +383,7 @@ export function assertNotHidden(ctx: ToolContext, path: string): void {
 }
 
 /** Creates every missing folder on the way to `path`'s parent, through the vault. */
-export async function ensureParentFolders(ctx: ToolContext, path: string): Promise<void> {
+export async function ensureParentFolders(ctx: VaultContext, path: string): Promise<void> {
   const parts = parentOf(path).split("/").filter((part) => part !== "");
   let current = "";
   for (const part of parts) {
@@ -399,7 +399,7 @@ export async function ensureParentFolders(ctx: ToolContext, path: string): Promi
  * A settings file of the config folder (`<configDir>/…parts`), parsed; null when it is absent or not JSON, which the
  * callers treat as Obsidian treats a plugin that never saved settings: its defaults.
  */
-export function readConfigJson(ctx: ToolContext, ...parts: string[]): unknown {
+export function readConfigJson(ctx: VaultContext, ...parts: string[]): unknown {
   try {
     return JSON.parse(readFileSync(join(vaultBasePath(ctx), ...ctx.configDir.split("/"), ...parts), "utf8"));
   } catch {

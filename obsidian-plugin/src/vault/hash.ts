@@ -2,7 +2,7 @@
 // uses this one function, so a hash from any read is valid as `expected_hash` on any write.
 
 import { createHash } from "crypto";
-import { ToolError } from "../tools/types";
+import { ToolError } from "./errors";
 
 /** SHA-256 hex digest of `text` encoded as UTF-8. */
 export function contentHash(text: string): string {

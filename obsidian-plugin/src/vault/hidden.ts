@@ -8,20 +8,14 @@ import { readFileSync, realpathSync, statSync } from "fs";
 import { join, sep } from "path";
 import { TAbstractFile, TFile, TFolder } from "obsidian";
 import type { App } from "obsidian";
-import type { ToolContext } from "../tools/types";
+import type { HiddenRules, VaultContext } from "./context";
+
+export type { HiddenRules };
 
 /** What the settings say about hidden paths. */
 export interface HiddenSettings {
   hiddenPaths: readonly string[];
   hideExcludedFiles: boolean;
-}
-
-/** Compiled rules. */
-export interface HiddenRules {
-  /** How many rules are active (never which paths they match). */
-  readonly count: number;
-  /** Whether a vault path is hidden by the rules themselves (no symlinks followed). */
-  hides(path: string): boolean;
 }
 
 export const NO_RULES: HiddenRules = { count: 0, hides: () => false };
@@ -142,14 +136,14 @@ export function rulesFor(settings: HiddenSettings, base: string | undefined, con
 }
 
 /** One checker per call (a call's context), so that every lookup of the call shares its answers. */
-const checkers = new WeakMap<ToolContext, (path: string) => boolean>();
+const checkers = new WeakMap<VaultContext, (path: string) => boolean>();
 
 /**
  * A test of vault paths for one call: hidden by a rule, or reached through a symlink whose real location inside the
  * vault is hidden. Answers are kept for the call, so a listing of many files resolves each path once, however many
  * lookups of the call ask.
  */
-export function hiddenChecker(ctx: ToolContext): (path: string) => boolean {
+export function hiddenChecker(ctx: VaultContext): (path: string) => boolean {
   const known = checkers.get(ctx);
   if (known) return known;
   const checker = newChecker(ctx);
@@ -157,7 +151,7 @@ export function hiddenChecker(ctx: ToolContext): (path: string) => boolean {
   return checker;
 }
 
-function newChecker(ctx: ToolContext): (path: string) => boolean {
+function newChecker(ctx: VaultContext): (path: string) => boolean {
   const rules = ctx.hidden;
   if (rules.count === 0) return () => false;
   const known = new Map<string, boolean>();
@@ -183,7 +177,7 @@ export function basePathOf(app: App): string | undefined {
   return typeof base === "string" && base !== "" ? base : undefined;
 }
 
-function realBaseOf(ctx: ToolContext): string | null {
+function realBaseOf(ctx: VaultContext): string | null {
   const base = basePathOf(ctx.app);
   if (base === undefined) return null;
   try {
@@ -207,13 +201,13 @@ function realRelative(realBase: string, path: string): string | null {
 }
 
 /** A visibility test for files and folders of the vault. */
-export function visibleChecker(ctx: ToolContext): (entry: TAbstractFile) => boolean {
+export function visibleChecker(ctx: VaultContext): (entry: TAbstractFile) => boolean {
   const hidden = hiddenChecker(ctx);
   return (entry) => !hidden(entry.path);
 }
 
 /** The file at a vault path unless it is hidden. */
-export function visibleAt(ctx: ToolContext, path: string): TAbstractFile | null {
+export function visibleAt(ctx: VaultContext, path: string): TAbstractFile | null {
   const entry = ctx.app.vault.getAbstractFileByPath(path);
   return entry && !hiddenChecker(ctx)(entry.path) ? entry : null;
 }
@@ -223,7 +217,7 @@ export function visibleAt(ctx: ToolContext, path: string): TAbstractFile | null 
  * candidate by the same rules (exact path, then a path ending with the link, in the source's folder first, then the
  * shortest, then the smallest in code-unit order), as if the hidden files did not exist.
  */
-export function firstVisibleDest(ctx: ToolContext, linkpath: string, sourcePath: string): TFile | null {
+export function firstVisibleDest(ctx: VaultContext, linkpath: string, sourcePath: string): TFile | null {
   const found = ctx.app.metadataCache.getFirstLinkpathDest(linkpath, sourcePath);
   const hidden = hiddenChecker(ctx);
   if (!found || !hidden(found.path)) return found;
@@ -271,7 +265,7 @@ export interface LinkMaps {
  * Obsidian's link maps as if hidden notes did not exist: no hidden source, and each link whose target is hidden
  * resolved again among the visible files (to another note, or unresolved under its link path).
  */
-export function visibleLinkMaps(ctx: ToolContext): LinkMaps {
+export function visibleLinkMaps(ctx: VaultContext): LinkMaps {
   const { metadataCache } = ctx.app;
   if (ctx.hidden.count === 0) return { resolved: metadataCache.resolvedLinks, unresolved: metadataCache.unresolvedLinks };
   const hidden = hiddenChecker(ctx);

@@ -11,7 +11,8 @@
 import { randomBytes } from "crypto";
 import { promises as fsp, renameSync, writeFileSync } from "fs";
 import { join } from "path";
-import { ToolError, type ToolContext } from "../tools/types";
+import type { VaultContext } from "./context";
+import { ToolError } from "./errors";
 import { vaultBasePath } from "./disk";
 
 /** Notes this large (UTF-8 bytes) or larger are kept before an edit; smaller ones are written in one go. */
@@ -26,7 +27,7 @@ export interface Kept {
 }
 
 /** The folder of kept texts: `kept` in the plugin's own folder. */
-export function keptFolder(ctx: ToolContext): string {
+export function keptFolder(ctx: VaultContext): string {
   return join(vaultBasePath(ctx), ...ctx.configDir.split("/"), "plugins", "obsmcp", "kept");
 }
 
@@ -52,7 +53,7 @@ function writeRecord(kept: Kept, after: string | null): void {
  * Keeps `text`, what the note at `path` holds now with SHA-256 `before`, when it is large enough to need it; null
  * otherwise. A failure to keep it refuses the edit: writing on without the copy is what this is here to prevent.
  */
-export async function keepBefore(ctx: ToolContext, path: string, text: string, before: string): Promise<Kept | null> {
+export async function keepBefore(ctx: VaultContext, path: string, text: string, before: string): Promise<Kept | null> {
   if (Buffer.byteLength(text) < KEEP_FROM_BYTES) return null;
   const folder = keptFolder(ctx);
   const id = `${Date.now()}-${randomBytes(6).toString("hex")}`;

@@ -3,7 +3,7 @@
 // over ~50k characters into a file), and the caps stop a caller from asking for megabytes at once.
 
 import { z } from "zod";
-import { ToolError } from "../tools/types";
+import { ToolError } from "./errors";
 
 export const MAX_CHARS_DEFAULT = 20_000;
 export const MAX_CHARS_CAP = 200_000;

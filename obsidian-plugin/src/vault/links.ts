@@ -5,13 +5,13 @@
 // symlinked notes too, so a note whose real file is outside the vault is left out of every link and tag answer.
 
 import type { CachedMetadata, FrontMatterCache, TFile } from "obsidian";
-import type { ToolContext } from "../tools/types";
+import type { VaultContext } from "./context";
 import { firstVisibleDest, hiddenChecker, visibleLinkMaps } from "./hidden";
 import { byPath, Slices } from "./slices";
 import { insideVaultPathChecker } from "./disk";
 
 /** The note a link in `sourcePath` points to, resolved as Obsidian does, or null when unresolved. */
-export function resolveLink(ctx: ToolContext, link: string, sourcePath: string): TFile | null {
+export function resolveLink(ctx: VaultContext, link: string, sourcePath: string): TFile | null {
   const hash = link.indexOf("#");
   const linkpath = hash >= 0 ? link.slice(0, hash) : link;
   if (linkpath === "") {
@@ -26,7 +26,7 @@ export function resolveLink(ctx: ToolContext, link: string, sourcePath: string):
  * file is outside the vault is not a source: its links are its content, which is never read. Obsidian's link map is
  * gone through in slices (a source per note: 100,000 at 100,000 notes).
  */
-export async function backlinkSources(ctx: ToolContext, targetPath: string, slices = new Slices(ctx.signal, "backlinks")): Promise<{ path: string; count: number }[]> {
+export async function backlinkSources(ctx: VaultContext, targetPath: string, slices = new Slices(ctx.signal, "backlinks")): Promise<{ path: string; count: number }[]> {
   const inside = insideVaultPathChecker(ctx);
   const sources: { path: string; count: number }[] = [];
   const resolved = visibleLinkMaps(ctx).resolved;

@@ -6,7 +6,8 @@
 // it: it must not follow the note to its new path (its caller named the old one), so it checks `stillAt` first.
 
 import type { TFile } from "obsidian";
-import { ToolError, type ToolContext } from "../tools/types";
+import type { VaultContext } from "./context";
+import { ToolError } from "./errors";
 
 const tails = new Map<string, Promise<void>>();
 
@@ -34,7 +35,7 @@ export async function withPathLocks<T>(paths: readonly string[], act: () => Prom
  * since the write that held it before may have moved or deleted the note. `nothing` ends the message ("nothing was
  * written").
  */
-export function assertStillAt(ctx: ToolContext, file: TFile, path: string, nothing: string): void {
+export function assertStillAt(ctx: VaultContext, file: TFile, path: string, nothing: string): void {
   if (file.path === path && ctx.app.vault.getAbstractFileByPath(path) === file) return;
   if (file.path !== path && ctx.app.vault.getAbstractFileByPath(file.path) === file) {
     throw new ToolError(

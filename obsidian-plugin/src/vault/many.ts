@@ -5,7 +5,7 @@
 // and the read); a verified read opens first and judges what it opened.
 
 import type { TFile } from "obsidian";
-import type { ToolContext } from "../tools/types";
+import type { VaultContext } from "./context";
 import { insideVaultChecker, isSymlinkOnDisk, readVerified } from "./disk";
 import type { Slices } from "./slices";
 
@@ -20,7 +20,7 @@ export const READ_BATCH = 48;
  * outside the vault, it is gone, or a verified read refused it). `inside` is the caller's checker, so its verdicts
  * are cached across batches.
  */
-export async function readNotes(ctx: ToolContext, batch: readonly TFile[], inside = insideVaultChecker(ctx)): Promise<(string | null)[]> {
+export async function readNotes(ctx: VaultContext, batch: readonly TFile[], inside = insideVaultChecker(ctx)): Promise<(string | null)[]> {
   const judged = batch.map((file) => {
     if (!inside(file)) return null;
     const link = isSymlinkOnDisk(ctx, file);
@@ -52,7 +52,7 @@ export async function readNotes(ctx: ToolContext, batch: readonly TFile[], insid
  * and in slices; a caller that stops early reads no further batch.
  */
 export async function* eachText(
-  ctx: ToolContext,
+  ctx: VaultContext,
   files: readonly TFile[],
   slices: Slices,
   inside = insideVaultChecker(ctx),

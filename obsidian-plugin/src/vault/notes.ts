@@ -3,14 +3,15 @@
 // filtering 100,000 notes holds Obsidian's thread. The same set as `getMarkdownFiles()` filtered and sorted.
 
 import type { TFile } from "obsidian";
-import type { ToolContext } from "../tools/types";
+import type { VaultContext } from "./context";
+import type { FileIndex } from "./file-index";
 import { firstAtOrAfter } from "./file-index";
 import { visibleChecker } from "./hidden";
 import { configDirChecker } from "./paths";
 import type { Slices } from "./slices";
 
 /** The visible notes whose path starts with `prefix` ("" for all), in path order; `from` skips those before it. */
-export async function visibleNotes(ctx: ToolContext, slices: Slices, prefix = "", from = ""): Promise<TFile[]> {
+export async function visibleNotes(ctx: VaultContext & { files: FileIndex }, slices: Slices, prefix = "", from = ""): Promise<TFile[]> {
   const files = await ctx.files.filesInSlices(slices);
   const start = firstAtOrAfter(files, from > prefix ? from : prefix);
   // A copy: the index changes in place when an event comes during a pause below.

@@ -5,8 +5,8 @@
 // what was really opened) is in disk.ts, and how a note or folder argument is found in resolve.ts: the same cut as
 // the offline reader's src/offline/paths/, whose mod.rs holds these rules with the same messages.
 
-import type { ToolContext } from "../tools/types";
-import { ToolError } from "../tools/types";
+import type { VaultContext } from "./context";
+import { ToolError } from "./errors";
 
 const MAX_PATH_CHARS = 1024;
 
@@ -31,7 +31,7 @@ function isWindowsDeviceName(name: string): boolean {
  * Validates a vault-relative path and returns it normalized ("" is the vault root). `.` and empty segments are
  * dropped; a trailing "/" is allowed.
  */
-export function cleanVaultPath(raw: string, ctx: ToolContext, what = "path"): string {
+export function cleanVaultPath(raw: string, ctx: VaultContext, what = "path"): string {
   if (raw.length > MAX_PATH_CHARS) throw new ToolError(`${what} is longer than ${MAX_PATH_CHARS} characters`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw new ToolError(`${what} contains a NUL or control character`);
@@ -72,12 +72,12 @@ export function cleanVaultPath(raw: string, ctx: ToolContext, what = "path"): st
  * Whether a normalized vault path is the config folder or inside it: compared case-insensitively, and with trailing
  * dots and spaces dropped from each name, as Windows opens ".obsidian. /app.json" as ".obsidian/app.json".
  */
-export function isInConfigDir(path: string, ctx: ToolContext): boolean {
+export function isInConfigDir(path: string, ctx: VaultContext): boolean {
   return configDirChecker(ctx)(path);
 }
 
 /** `isInConfigDir` for many paths: the config folder's name is worked out once, not once per path. */
-export function configDirChecker(ctx: ToolContext): (path: string) => boolean {
+export function configDirChecker(ctx: VaultContext): (path: string) => boolean {
   const bare = (name: string) => name.replace(/[. ]+$/, "").toLowerCase();
   const config = ctx.configDir.replace(/^\/+|\/+$/g, "").toLowerCase();
   const wanted = config.split("/").map(bare);

@@ -9,7 +9,7 @@
 // backtrack (it has no quantifier or alternation) and uses the same Unicode case folding as RE2 (the `u` flag).
 
 import { RE2JS } from "re2js";
-import { ToolError } from "../tools/types";
+import { ToolError } from "./errors";
 
 /** A compiled pattern: where it first matches in a line, and whether a whole text can hold a match at all. */
 export interface LinearRegex {

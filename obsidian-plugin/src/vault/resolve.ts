@@ -4,8 +4,8 @@
 // passed over as if it were not there. The offline reader's twin is src/offline/paths/resolve.rs.
 
 import { TFile, TFolder } from "obsidian";
-import type { ToolContext } from "../tools/types";
-import { ToolError } from "../tools/types";
+import type { VaultContext } from "./context";
+import { ToolError } from "./errors";
 import { assertInsideVaultOnDisk, assertNotHidden } from "./disk";
 import { firstVisibleDest, hiddenChecker } from "./hidden";
 import { cleanVaultPath, isInConfigDir } from "./paths";
@@ -34,7 +34,7 @@ function linktextOf(raw: string): string {
  * Resolves a path argument to an existing file: an exact vault path, the path plus ".md", or a wikilink / linktext
  * resolved as Obsidian resolves links (`getFirstLinkpathDest`). `Note#Heading` and `Note#^block` keep their subpath.
  */
-export function resolveNote(ctx: ToolContext, raw: string, options: { textOnly?: boolean } = {}): NoteRef {
+export function resolveNote(ctx: VaultContext, raw: string, options: { textOnly?: boolean } = {}): NoteRef {
   const hidden = hiddenChecker(ctx);
   // A hidden file or folder is not there at all: every lookup below passes over it, so that the answer (another note
   // found by its link name, or "not found") is the one a vault without it would give.
@@ -71,19 +71,19 @@ export function resolveNote(ctx: ToolContext, raw: string, options: { textOnly?:
 }
 
 /** Resolves a path argument that must name a Markdown note. */
-export function resolveMarkdown(ctx: ToolContext, raw: string): NoteRef {
+export function resolveMarkdown(ctx: VaultContext, raw: string): NoteRef {
   const ref = resolveNote(ctx, raw);
   if (ref.file.extension.toLowerCase() !== "md") throw new ToolError(`${ref.file.path} is not a Markdown note`);
   return ref;
 }
 
 /** Validates a folder argument; "" and a lone "/" (Obsidian's name for the root folder) are the vault root. */
-export function cleanFolderPath(raw: string, ctx: ToolContext): string {
+export function cleanFolderPath(raw: string, ctx: VaultContext): string {
   return raw.trim() === "/" ? "" : cleanVaultPath(raw, ctx, "folder");
 }
 
 /** Resolves a folder argument ("" or "/" is the vault root). */
-export function resolveFolder(ctx: ToolContext, raw: string): TFolder {
+export function resolveFolder(ctx: VaultContext, raw: string): TFolder {
   const path = cleanFolderPath(raw, ctx);
   const folder = path === "" ? ctx.app.vault.getRoot() : ctx.app.vault.getAbstractFileByPath(path);
   if (!(folder instanceof TFolder) || hiddenChecker(ctx)(folder.path)) {
@@ -97,14 +97,14 @@ export function resolveFolder(ctx: ToolContext, raw: string): TFolder {
  * Validates the path of a note about to be created or moved to: a vault path (not a link) that gets ".md" appended
  * unless it already ends in ".md", outside the config folder, whose existing ancestors are inside the vault on disk.
  */
-export function newNotePath(ctx: ToolContext, raw: string, what = "path"): string {
+export function newNotePath(ctx: VaultContext, raw: string, what = "path"): string {
   const path = notePathOf(ctx, raw, what);
   assertNotHidden(ctx, path);
   return path;
 }
 
 /** `newNotePath` without the hidden-path check, for reads that look up where a note would be. */
-export function notePathOf(ctx: ToolContext, raw: string, what = "path"): string {
+export function notePathOf(ctx: VaultContext, raw: string, what = "path"): string {
   if (raw.trim().endsWith("/")) throw new ToolError(`${what} ${JSON.stringify(raw)} ends with "/": give the note's file name`);
   let path = cleanVaultPath(raw.trim(), ctx, what);
   if (path === "") throw new ToolError(`${what} is empty`);

@@ -5,7 +5,7 @@
 //
 // All line numbers here are 0-based indexes into splitLines(text); tools convert to 1-based at the edge.
 
-import { ToolError } from "../tools/types";
+import { ToolError } from "./errors";
 
 /** A heading found in the text. */
 export interface Heading {

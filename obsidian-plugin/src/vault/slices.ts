@@ -4,7 +4,7 @@
 // the event loop run whatever waits (input, rendering, other requests) before the loop goes on. Results do not
 // change: the loop is the same loop, cut in time. A cancelled request stops at the next pause.
 
-import { ToolError } from "../tools/types";
+import { ToolError } from "./errors";
 
 /** How long one slice may hold the thread, in ms; well under the 50 ms after which a user feels a stall. */
 export const SLICE_MS = 20;

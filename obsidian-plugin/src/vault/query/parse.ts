@@ -5,7 +5,7 @@
 // JavaScript string index plus one). Regexes are compiled here, with the case rule in force where they stand, so a
 // pattern that cannot be used is a syntax error with a position, not a failure halfway through a scan.
 
-import { ToolError } from "../../tools/types";
+import { ToolError } from "../errors";
 import { tryCompileLinear } from "../regex";
 import { literalMatcher, regexMatcher, type TextMatcher } from "./matcher";
 
