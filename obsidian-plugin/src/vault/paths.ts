@@ -33,7 +33,6 @@ function isWindowsDeviceName(name: string): boolean {
  */
 export function cleanVaultPath(raw: string, ctx: VaultContext, what = "path"): string {
   if (raw.length > MAX_PATH_CHARS) throw new ToolError(`${what} is longer than ${MAX_PATH_CHARS} characters`);
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw new ToolError(`${what} contains a NUL or control character`);
   if (raw.includes("\\")) throw new ToolError(`${what} contains a backslash: use "/" between folders`);
   if (/%(2e|2f|5c|00)/i.test(raw)) {
