@@ -51,7 +51,8 @@ pub(super) fn plan_plugins(
                 .all(|name| request.clients.iter().any(|client| client.name == *name));
             let message = if refused {
                 format!(
-                    "kept the plugin: {} still {uses} it (fix the problems above, then run uninstall again)",
+                    "kept the plugin: {} still {uses} it, since that entry could not be removed (see the error \
+                     about its file; once that is fixed, run uninstall again)",
                     clients.1.join(" and ")
                 )
             } else {
