@@ -341,6 +341,7 @@ fn removing_one_client_says_what_was_removed_and_what_stays() {
 
 /// How a test stops uninstall from editing a client's file: read-only, which uninstall sees and refuses while
 /// planning, or immutable (`chattr +i`, root only), which fails the write itself.
+#[cfg(unix)]
 #[derive(Clone, Copy)]
 enum Lock {
     ReadOnly,
