@@ -73,21 +73,21 @@ def split_top(text):
 
 def expand(tree, prefix=()):
     """The paths of a use tree, each as (segments, name it binds or '*' for a glob)."""
-    tree = re.sub(r"\s+", "", tree)
-    if tree.startswith("::"):
-        tree = tree[2:]
+    tree = tree.strip()
+    alias = None
+    # `path as name`, told by the spaces around `as` (a name like `tasks` holds the letters too).
+    match = re.match(rf"^([^{{}}]*?)\s+as\s+({IDENT})$", tree, re.S)
+    if match:
+        tree, alias = match.group(1), match.group(2)
     brace = tree.find("{")
     if brace >= 0 and tree.endswith("}"):
-        head = [segment for segment in tree[:brace].split("::") if segment]
+        # The inner parts keep their spaces, by which each names its own alias.
+        head = [segment for segment in re.sub(r"\s+", "", tree[:brace]).split("::") if segment]
         found = []
         for part in split_top(tree[brace + 1 : -1]):
             found.extend(expand(part, prefix + tuple(head)))
         return found
-    alias = None
-    if " as " in tree or "as" in tree.split("::")[-1]:
-        match = re.match(rf"(.*?)as({IDENT})$", tree)
-        if match and match.group(1) and not match.group(1).endswith("::"):
-            tree, alias = match.group(1), match.group(2)
+    tree = re.sub(r"\s+", "", tree)
     segments = [segment for segment in tree.split("::") if segment]
     if segments == ["self"]:
         segments = []

@@ -181,16 +181,20 @@ impl Occupied {
     }
 }
 
-/// The obsmcp build behind a link at the stable path, when it lasts where it is (pipx's or uv's copy, linked from
-/// their folder of links): its real path. A refused copy then has something better to suggest than moving the link.
-pub fn lasting_obsmcp_behind(environment: &Environment, occupied: &Occupied) -> Option<PathBuf> {
+/// Where a link at the stable path leads, when that place lasts (pipx's or uv's copy, linked from their folder of
+/// links): its real path, not yet read.
+fn lasting_link_target(environment: &Environment, occupied: &Occupied) -> Option<PathBuf> {
     let Occupied::Symlink { path, .. } = occupied else {
         return None;
     };
     let real = crate::environment::real_path(path).ok()?;
-    if transience(environment, &real).is_some() {
-        return None;
-    }
+    transience(environment, &real).is_none().then_some(real)
+}
+
+/// The obsmcp build behind a link at the stable path, when it lasts where it is: its real path. A refused copy then
+/// has something better to suggest than moving the link.
+pub fn lasting_obsmcp_behind(environment: &Environment, occupied: &Occupied) -> Option<PathBuf> {
+    let real = lasting_link_target(environment, occupied)?;
     std::fs::read(&real)
         .is_ok_and(|bytes| carries_marker(&bytes))
         .then_some(real)
@@ -203,8 +207,9 @@ pub fn lasting_twin(
     occupied: &Occupied,
     running: &Path,
 ) -> Option<PathBuf> {
-    let real = lasting_obsmcp_behind(environment, occupied)?;
-    let same = std::fs::read(&real).ok()? == std::fs::read(running).ok()?;
+    let real = lasting_link_target(environment, occupied)?;
+    let there = std::fs::read(&real).ok()?;
+    let same = carries_marker(&there) && std::fs::read(running).ok()? == there;
     same.then_some(real)
 }
 

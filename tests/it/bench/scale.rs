@@ -57,8 +57,14 @@ pub const OPERATIONS: [&str; 5] = [
     "word search, ranked question (BM25)",
 ];
 
-/// What a peer without word search shows in the word rows.
-const NO_WORD_SEARCH: &str = "no word search";
+/// A peer's side with the word rows marked: it has no word search.
+fn without_word_search(mut side: Side) -> Side {
+    for _ in 0..2 {
+        side.warm
+            .push(Figure::NotApplicable("no word search".into()));
+    }
+    side
+}
 
 /// The plugin's tools whose event-loop stall is measured.
 fn stall_cases() -> Vec<(&'static str, &'static str, Value)> {
@@ -352,10 +358,7 @@ fn obsidian_mcp_side(home: &TempHome, vault: &Path, rounds: usize) -> Side {
     side.warm
         .push(Figure::NotApplicable("no listing tool".into()));
     // Its content search matches one literal phrase per line.
-    for _ in 0..2 {
-        side.warm.push(Figure::NotApplicable(NO_WORD_SEARCH.into()));
-    }
-    side
+    without_word_search(side)
 }
 
 /// The reference filesystem server on the vault folder: no text search, so its name search stands in (it too goes
@@ -379,11 +382,7 @@ fn filesystem_side(home: &TempHome, vault: &Path, rounds: usize) -> Side {
         ("read_text_file", json!({"path": hub.to_str().unwrap()})),
         ("list_directory", json!({"path": root})),
     ];
-    let mut side = peer_side(name, &mut peer, &calls, started, rounds);
-    for _ in 0..2 {
-        side.warm.push(Figure::NotApplicable(NO_WORD_SEARCH.into()));
-    }
-    side
+    without_word_search(peer_side(name, &mut peer, &calls, started, rounds))
 }
 
 /// A peer's first call of `calls` (the search; the time since `started`, its spawn), warm medians of each, and its

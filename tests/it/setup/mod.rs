@@ -284,6 +284,15 @@ fn run(command: std::process::Command, vars: &[(&str, &str)]) -> Run {
     }
 }
 
+/// `chattr +i` / `-i`; false where this run may not (not root): the unwritable steps are then left out.
+pub fn set_immutable(path: &Path, immutable: bool) -> bool {
+    std::process::Command::new("chattr")
+        .arg(if immutable { "+i" } else { "-i" })
+        .arg(path)
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
 /// The differences between two trees, for failure messages.
 pub fn tree_diff(
     before: &BTreeMap<PathBuf, Option<Vec<u8>>>,

@@ -358,11 +358,7 @@ fn set_locked(file: &Path, lock: Lock, locked: bool) -> bool {
             std::fs::set_permissions(file, std::fs::Permissions::from_mode(mode)).unwrap();
             true
         }
-        Lock::Immutable => std::process::Command::new("chattr")
-            .arg(if locked { "+i" } else { "-i" })
-            .arg(file)
-            .output()
-            .is_ok_and(|output| output.status.success()),
+        Lock::Immutable => super::set_immutable(file, locked),
     }
 }
 

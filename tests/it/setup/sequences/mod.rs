@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use obsmcp_installer::clients::{self, EntryKind};
 
-use super::{Machine, Run, tree_diff};
+use super::{Machine, Run, set_immutable, tree_diff};
 use crate::soak::rng::Rng;
 
 mod invariants;
@@ -245,15 +245,6 @@ fn symlink(target: &Path, link: &Path) {
 
 fn same(a: &Path, b: &Path) -> bool {
     a == b || std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
-}
-
-/// `chattr +i` / `-i`; false where this run may not (not root): the unwritable steps are then left out.
-fn set_immutable(path: &Path, immutable: bool) -> bool {
-    std::process::Command::new("chattr")
-        .arg(if immutable { "+i" } else { "-i" })
-        .arg(path)
-        .output()
-        .is_ok_and(|output| output.status.success())
 }
 
 #[test]
