@@ -13,11 +13,14 @@
 //!
 //! Documents are numbered in the order they are added and never renumbered; a note that changes is added again
 //! under a new number and its old one is retired. Posting lists are ascending document numbers as LEB128 deltas,
-//! so adding a document appends to them; [`Words::compact`] drops retired numbers once they are half of all.
+//! each with how many times the word occurs there (see [`Postings`]), so adding a document appends to them;
+//! [`Words::compact`] drops retired numbers once they are half of all. The counts let ranking weigh a plain word
+//! (ASCII letters and digits) without reading notes: its occurrences at word starts are the counts of the words
+//! that start with it ([`Words::plain_words`]).
 //! Runs longer than [`LONG_WORD`] characters (encoded data, hashes) are not stored: their notes are kept in one list
 //! that every query which could match inside a long word includes.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::offline::text::js_canonicalize;
@@ -55,10 +58,12 @@ fn is_long(word: &str) -> bool {
 /// The longest word stored, in characters.
 pub(crate) const LONG_WORD: usize = 48;
 
-/// A note's distinct words, ready to add: joined by NUL (which is not alphanumeric, so never inside a word).
+/// A note's distinct words, ready to add: joined by NUL (which is not alphanumeric, so never inside a word), each with
+/// how many times it occurs.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct NoteWords {
     joined: String,
+    counts: Vec<u32>,
     has_long: bool,
 }
 
@@ -73,21 +78,35 @@ pub(crate) fn words_of(text: &str) -> NoteWords {
         });
     }
     // Sized for a note of prose (a distinct word per dozen bytes or so), so that it is seldom grown.
-    let mut seen: HashSet<&str, BuildHasherDefault<WordHasher>> =
-        HashSet::with_capacity_and_hasher(text.len() / 12, BuildHasherDefault::default());
+    let mut seen: HashMap<&str, usize, BuildHasherDefault<WordHasher>> =
+        HashMap::with_capacity_and_hasher(text.len() / 12, BuildHasherDefault::default());
     let mut out = NoteWords::default();
     for run in runs(&canonical) {
         if is_long(run.text) {
             out.has_long = true;
-        } else if seen.insert(run.text) {
-            if !out.joined.is_empty() {
-                out.joined.push('\0');
-            }
-            out.joined.push_str(run.text);
+            continue;
         }
+        let next = out.counts.len();
+        let at = *seen.entry(run.text).or_insert(next);
+        if at < next {
+            out.counts[at] += 1;
+            continue;
+        }
+        if !out.joined.is_empty() {
+            out.joined.push('\0');
+        }
+        out.joined.push_str(run.text);
+        out.counts.push(1);
     }
     out.joined.shrink_to_fit();
+    out.counts.shrink_to_fit();
     out
+}
+
+/// Whether a term is one word of ASCII letters and digits: for such a term, compared ignoring case, the index says
+/// exactly which notes hold it (anywhere, or at word starts and how often), not only which may.
+pub(crate) fn is_plain_word(term: &str) -> bool {
+    !term.is_empty() && term.bytes().all(|byte| byte.is_ascii_alphanumeric())
 }
 
 /// A maximal run of alphanumeric characters, and whether other characters of the same text surround it.
@@ -137,14 +156,24 @@ struct Postings {
     next: u32,
 }
 
+/// A posting is the document's delta from the one before, shifted left once, its low bit set when the word occurs
+/// more than once there; then, only in that case, the count. Both LEB128. Most words occur once in a note, so the
+/// counts ranking needs cost little.
 impl Postings {
-    fn push(&mut self, doc: u32) {
-        let mut delta = doc + 1 - self.next;
+    fn push(&mut self, doc: u32, count: u32) {
+        let delta = u64::from(doc + 1 - self.next);
         self.next = doc + 1;
+        self.put((delta << 1) | u64::from(count > 1));
+        if count > 1 {
+            self.put(u64::from(count));
+        }
+    }
+
+    fn put(&mut self, mut value: u64) {
         loop {
-            let low = (delta & 0x7f) as u8;
-            delta >>= 7;
-            if delta == 0 {
+            let low = (value & 0x7f) as u8;
+            value >>= 7;
+            if value == 0 {
                 self.bytes.push(low);
                 break;
             }
@@ -153,15 +182,30 @@ impl Postings {
     }
 
     fn for_each(&self, mut visit: impl FnMut(u32)) {
-        let (mut value, mut shift, mut previous) = (0u32, 0u32, 0u32);
+        self.for_each_count(|doc, _| visit(doc));
+    }
+
+    /// Each document with how many times the word occurs in it.
+    fn for_each_count(&self, mut visit: impl FnMut(u32, u32)) {
+        let (mut value, mut shift, mut previous) = (0u64, 0u32, 0u32);
+        let mut counted: Option<u32> = None;
         for &byte in &self.bytes {
-            value |= u32::from(byte & 0x7f) << shift;
+            value |= u64::from(byte & 0x7f) << shift;
             if byte & 0x80 != 0 {
                 shift += 7;
                 continue;
             }
-            previous += value;
-            visit(previous - 1);
+            match counted.take() {
+                Some(doc) => visit(doc, value as u32),
+                None => {
+                    previous += (value >> 1) as u32;
+                    if value & 1 == 1 {
+                        counted = Some(previous - 1);
+                    } else {
+                        visit(previous - 1, 1);
+                    }
+                }
+            }
             (value, shift) = (0, 0);
         }
     }
@@ -225,16 +269,16 @@ impl Words {
             return doc;
         }
         if !words.joined.is_empty() {
-            for word in words.joined.split('\0') {
+            for (word, &count) in words.joined.split('\0').zip(&words.counts) {
                 match self.postings.get_mut(word) {
                     Some(postings) => {
                         let before = postings.bytes.len();
-                        postings.push(doc);
+                        postings.push(doc, count);
                         self.bytes += (postings.bytes.len() - before) as u64;
                     }
                     None => {
                         let mut postings = Postings::default();
-                        postings.push(doc);
+                        postings.push(doc, count);
                         self.bytes += WORD_OVERHEAD + (word.len() + postings.bytes.len()) as u64;
                         self.postings.insert(word.into(), postings);
                     }
@@ -242,7 +286,7 @@ impl Words {
             }
         }
         if words.has_long {
-            self.long.push(doc);
+            self.long.push(doc, 1);
         }
         doc
     }
@@ -303,9 +347,9 @@ impl Words {
     pub(crate) fn compact(&mut self, live: &DocSet) {
         let rewrite = |postings: &Postings| {
             let mut kept = Postings::default();
-            postings.for_each(|doc| {
+            postings.for_each_count(|doc, count| {
                 if live.contains(doc) {
-                    kept.push(doc);
+                    kept.push(doc, count);
                 }
             });
             kept.bytes.shrink_to_fit();
@@ -354,6 +398,55 @@ impl Words {
             }
         }
         result
+    }
+
+    /// For each of `terms`, plain words (see [`is_plain_word`]) compared ignoring case: the documents that may hold
+    /// it (as [`Words::candidates`] says) and how many times each document holds it at the start of a word (the sum
+    /// of its counts of the words that start with it), in one pass over the words. Exact except in the documents of
+    /// [`Words::long_docs`], whose long words the index does not keep. `None` when the index was dropped or a term
+    /// is not a plain word.
+    pub(crate) fn plain_words(&self, terms: &[&str]) -> Option<Vec<(DocSet, Vec<u32>)>> {
+        if self.dropped.is_some() || !terms.iter().all(|term| is_plain_word(term)) {
+            return None;
+        }
+        let finders: Vec<memchr::memmem::Finder<'static>> = terms
+            .iter()
+            .map(|term| {
+                memchr::memmem::Finder::new(term.to_ascii_uppercase().as_bytes()).into_owned()
+            })
+            .collect();
+        let mut found: Vec<(DocSet, Vec<u32>)> = terms
+            .iter()
+            .map(|_| {
+                (
+                    self.doc_set(std::iter::empty()),
+                    vec![0u32; self.docs as usize],
+                )
+            })
+            .collect();
+        for (word, postings) in &self.postings {
+            for (finder, (set, counts)) in finders.iter().zip(&mut found) {
+                match finder.find(word.as_bytes()) {
+                    Some(0) => postings.for_each_count(|doc, count| {
+                        set.insert(doc);
+                        counts[doc as usize] += count;
+                    }),
+                    Some(_) => postings.for_each(|doc| set.insert(doc)),
+                    None => {}
+                }
+            }
+        }
+        for (set, _) in &mut found {
+            self.long.for_each(|doc| set.insert(doc));
+        }
+        Some(found)
+    }
+
+    /// The documents holding a word longer than [`LONG_WORD`] characters, which the index does not keep.
+    pub(crate) fn long_docs(&self) -> DocSet {
+        let mut set = DocSet::empty(self.docs);
+        self.long.for_each(|doc| set.insert(doc));
+        set
     }
 
     /// The documents holding a word that a run of the query can be part of.
@@ -473,5 +566,50 @@ mod tests {
         let added = words.add(&words_of("fresh common"));
         assert_eq!(added, 3000);
         assert!(docs(&words, "common").contains(&3000));
+    }
+
+    #[test]
+    fn plain_words_are_counted_at_word_starts_and_the_counts_survive_compaction() {
+        let blob = "garden".repeat(10);
+        let mut words = index(&[
+            "Garden garden GARDENS gardening",
+            "regarden engarden",
+            &format!("{blob} garden"),
+            &"garden ".repeat(300),
+        ]);
+        let counts =
+            |words: &Words, term: &str| words.plain_words(&[term]).map(|mut found| found.remove(0));
+        let (set, garden) = counts(&words, "gArDeN").expect("a plain word");
+        assert!(
+            (0..4).all(|doc| set.contains(doc)),
+            "the notes candidates gives"
+        );
+        assert_eq!(
+            garden,
+            vec![4, 0, 1, 300],
+            "a long word is not counted: its note is read"
+        );
+        assert_eq!(docs(&words, "garden"), vec![0, 1, 2, 3]);
+        assert_eq!(
+            (0..4)
+                .filter(|&doc| words.long_docs().contains(doc))
+                .collect::<Vec<u32>>(),
+            vec![2]
+        );
+        assert!(counts(&words, "c++").is_none(), "not a plain word");
+        assert!(counts(&words, "über").is_none(), "not ASCII");
+        assert!(!is_plain_word("") && !is_plain_word("a b") && is_plain_word("B2b"));
+        for _ in 0..1000 {
+            words.add(&words_of("filler"));
+            words.retire();
+        }
+        words.compact(&words.doc_set([1, 3]));
+        let (_, garden) = counts(&words, "garden").unwrap();
+        assert_eq!((garden[0], garden[1], garden[3]), (0, 0, 300));
+        words.drop_for(0);
+        assert!(
+            counts(&words, "garden").is_none(),
+            "a dropped index counts nothing"
+        );
     }
 }

@@ -130,7 +130,7 @@ impl Note {
     }
 
     /// The frontmatter as compact JSON, when it parsed as a mapping.
-    fn frontmatter_json(&self) -> Option<&str> {
+    pub(crate) fn frontmatter_json(&self) -> Option<&str> {
         postcard::take_from_bytes::<Option<&str>>(&self.packed)
             .ok()?
             .0

@@ -38,7 +38,7 @@ use crate::sync::{lock, read};
 mod format;
 
 /// Bumped whenever what is saved changes meaning.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// The bytes of the checksum that ends the file.
 const CHECKSUM_BYTES: u64 = 4;

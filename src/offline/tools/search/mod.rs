@@ -2,10 +2,11 @@
 //! (`query.rs`), tests it on each note (`note.rs`) and ranks with BM25 over terms (`rank.rs`); phrase mode and regexes
 //! are the line search from before (`phrase.rs`). Rules: `obsidian-plugin/src/tools/README.md`, search.
 //!
-//! The index keeps no note's text: the word index (`crate::offline::words`) says which notes may hold each word or
-//! phrase, so a note that cannot match is passed over without being read, and only notes that may match (or, when
-//! ranking, may hold a scored term) are read from disk.
+//! The index keeps no note's text: the word index (`crate::offline::words`, through `known.rs`) says which notes may
+//! hold each word or phrase, so a note that cannot match is passed over without being read, and only notes that may
+//! match are read from disk; ranking a query of plain words reads only the notes its page shows (`rank.rs`).
 
+mod known;
 mod note;
 mod page;
 mod phrase;
@@ -22,11 +23,11 @@ use crate::offline::obsidian::walk::FileEntry;
 use crate::offline::paths::quote;
 use crate::offline::text::{js_cmp, js_number};
 use crate::offline::tools::{Args, Context, Output, ToolError, paged_result};
-use crate::offline::words::DocSet;
 
+use known::Known;
 use note::NoteView;
 use page::{Page, parse_cursor};
-use query::{AtomKind, Query};
+use query::Query;
 
 /// What a word-mode search was asked.
 struct Asked {
@@ -94,32 +95,6 @@ fn notes_in_scope<'c>(ctx: &'c Context<'_>, prefix: &str) -> Vec<(usize, &'c Fil
         .collect()
 }
 
-/// Which notes may hold each atom, from the word index (`None`: any note may).
-fn candidates(ctx: &Context<'_>, parsed: &Query) -> Vec<Option<DocSet>> {
-    let words = crate::sync::read(ctx.words);
-    parsed
-        .atoms
-        .iter()
-        .map(|atom| match atom.kind {
-            AtomKind::Regex => None,
-            _ => words.candidates(&atom.text),
-        })
-        .collect()
-}
-
-/// Whether atom `at` may occur in a note: in its text (the word index), or, unless `content_only`, in its path.
-fn may_hold(
-    parsed: &Query,
-    sets: &[Option<DocSet>],
-    doc: u32,
-    path: &str,
-    at: usize,
-    content_only: bool,
-) -> bool {
-    sets[at].as_ref().is_none_or(|set| set.contains(doc))
-        || (!content_only && parsed.atoms[at].matcher.matches(path))
-}
-
 /// The result's `next_cursor` and the rest of its fields.
 fn words_search(
     ctx: &Context<'_>,
@@ -142,7 +117,7 @@ fn words_search(
     head["terms"] = json!(written);
     let head = head.as_object().cloned().unwrap_or_default();
     let notes = notes_in_scope(ctx, &asked.prefix);
-    let sets = candidates(ctx, parsed);
+    let known = Known::new(ctx, parsed);
     let mut page = Page::new(
         asked.max_per_file,
         asked.limit,
@@ -181,7 +156,7 @@ fn words_search(
     };
 
     if asked.rank {
-        let (ranked, shown) = rank_notes(ctx, asked, parsed, &notes, &sets);
+        let (ranked, shown) = rank::rank_notes(ctx, asked.any, parsed, &notes, &known);
         let mut start = 0;
         if let Some((_, path)) = &asked.resume {
             start = ranked.iter().position(|(file, _)| file.path == *path).ok_or_else(|| {
@@ -216,9 +191,9 @@ fn words_search(
             continue;
         };
         let holds = |at: usize, content_only: bool| {
-            may_hold(parsed, &sets, indexed.doc, &file.path, at, content_only)
+            known.holds(parsed, indexed.doc, &file.path, at, content_only)
         };
-        if !note::may_qualify(parsed, asked.any, &holds) {
+        if note::decide(parsed, asked.any, &holds) == Some(false) {
             continue;
         }
         let Ok(text) = ctx.text_of(file) else {
@@ -242,81 +217,4 @@ fn words_search(
         }
     }
     Ok(page.finish(head, searched, None))
-}
-
-/// A ranked note and its score.
-type Ranked<'c> = (&'c FileEntry, f64);
-
-/// The notes that match, most relevant first (equal keys in path order), with their scores; and the terms whose lines
-/// the results show: not those in more than half the notes in scope (`the`, `how`), which would show nearly every line,
-/// unless every scored term is that common.
-fn rank_notes<'c>(
-    ctx: &Context<'_>,
-    asked: &Asked,
-    parsed: &Query,
-    notes: &[(usize, &'c FileEntry)],
-    sets: &[Option<DocSet>],
-) -> (Vec<Ranked<'c>>, Vec<usize>) {
-    let terms = note::terms(parsed);
-    let scored: Vec<usize> = terms
-        .iter()
-        .copied()
-        .filter(|&at| parsed.atoms[at].kind != AtomKind::Regex)
-        .collect();
-    let bytes: u64 = notes.iter().map(|(_, file)| file.size).sum();
-    let mean_size = if notes.is_empty() {
-        0.0
-    } else {
-        bytes as f64 / notes.len() as f64
-    };
-    let mut df = vec![0usize; scored.len()];
-    let mut matching: Vec<(&FileEntry, Vec<f64>)> = Vec::new();
-    for (index, file) in notes {
-        let Some(indexed) = ctx.snapshot.note_at(*index) else {
-            continue;
-        };
-        let holds = |at: usize, content_only: bool| {
-            may_hold(parsed, sets, indexed.doc, &file.path, at, content_only)
-        };
-        let may_match = note::may_qualify(parsed, asked.any, &holds);
-        let may_score = scored.iter().any(|&at| holds(at, true));
-        let wtf = if may_match || may_score {
-            let Ok(text) = ctx.text_of(file) else {
-                continue;
-            };
-            let view = NoteView::new(&file.path, &text, Some(indexed));
-            let norm = rank::length_norm(file.size, mean_size);
-            let in_text = |at: usize| holds(at, true);
-            let wtf = rank::weighted_counts(parsed, &scored, &view, norm, in_text);
-            if may_match && note::qualifies(parsed, asked.any, &view) {
-                matching.push((file, wtf.clone()));
-            }
-            wtf
-        } else {
-            rank::title_counts(parsed, &scored, file.title())
-        };
-        for (count, weighted) in df.iter_mut().zip(&wtf) {
-            if *weighted > 0.0 {
-                *count += 1;
-            }
-        }
-    }
-    let idf = rank::idf(notes.len(), &df);
-    let mut ranked: Vec<(&FileEntry, f64)> = matching
-        .into_iter()
-        .map(|(file, wtf)| (file, rank::score(&idf, &wtf)))
-        .collect();
-    // Stable, from path order: equal keys stay in path order, as in the plugin.
-    ranked.sort_by_key(|(_, score)| std::cmp::Reverse(rank::order_key(*score)));
-    let common = |at: usize| {
-        scored
-            .iter()
-            .position(|&scored| scored == at)
-            .is_some_and(|index| df[index] * 2 > notes.len())
-    };
-    let mut shown: Vec<usize> = terms.iter().copied().filter(|&at| !common(at)).collect();
-    if !scored.is_empty() && scored.iter().all(|&at| common(at)) {
-        shown = terms;
-    }
-    (ranked, shown)
 }

@@ -82,6 +82,15 @@ impl<'t> NoteView<'t> {
 
     /// The aliases joined by a line break, as ranking weighs them.
     pub(super) fn aliases(&self) -> String {
+        // The index's frontmatter is JSON: without the key, nothing to parse.
+        if let Some(note) = self.indexed
+            && self.frontmatter.get().is_none()
+            && !note
+                .frontmatter_json()
+                .is_some_and(|json| json.contains("\"alias"))
+        {
+            return String::new();
+        }
         frontmatter_aliases(self.frontmatter()).join("\n")
     }
 
@@ -246,34 +255,59 @@ pub(super) fn qualifies(query: &Query, any: bool, note: &NoteView<'_>) -> bool {
     eval(query, &query.root, note, Texts::Note)
 }
 
-/// Whether a note may match, from what is known without its text: `holds(atom, content_only)` says whether an atom
-/// may occur in the note's text (or, unless `content_only`, its path). False only when it cannot match.
-pub(super) fn may_qualify(query: &Query, any: bool, holds: &dyn Fn(usize, bool) -> bool) -> bool {
-    fn may(
+/// Whether a note matches, from what is known without its text: `holds(atom, content_only)` says whether an atom
+/// occurs in the note's text (or, unless `content_only`, its path): `Some(true)` surely, `Some(false)` surely not,
+/// `None` perhaps. The answer is `Some` only when that settles it, and `Some(false)` means the note cannot match.
+pub(super) fn decide(
+    query: &Query,
+    any: bool,
+    holds: &dyn Fn(usize, bool) -> Option<bool>,
+) -> Option<bool> {
+    fn all(nodes: impl Iterator<Item = Option<bool>>) -> Option<bool> {
+        let mut sure = true;
+        for known in nodes {
+            match known {
+                Some(false) => return Some(false),
+                None => sure = false,
+                Some(true) => {}
+            }
+        }
+        sure.then_some(true)
+    }
+    fn one(nodes: impl Iterator<Item = Option<bool>>) -> Option<bool> {
+        all(nodes.map(|known| known.map(|found| !found))).map(|none| !none)
+    }
+    /// `in_unit`: inside a scope, where what holds is a unit's text: a word the note lacks no unit has, but one the
+    /// note holds need not be in every unit.
+    fn known(
         query: &Query,
         node: &Node,
         content_only: bool,
-        holds: &dyn Fn(usize, bool) -> bool,
-    ) -> bool {
+        in_unit: bool,
+        holds: &dyn Fn(usize, bool) -> Option<bool>,
+    ) -> Option<bool> {
+        let each = |node: &Node| known(query, node, content_only, in_unit, holds);
         match node {
-            Node::And(nodes) => nodes
-                .iter()
-                .all(|node| may(query, node, content_only, holds)),
-            Node::Or(nodes) => nodes
-                .iter()
-                .any(|node| may(query, node, content_only, holds)),
-            Node::Atom(at) => query.atoms[*at].kind == AtomKind::Regex || holds(*at, content_only),
-            Node::Field(Field::Content, node) | Node::Scope(_, node) => {
-                may(query, node, true, holds)
-            }
-            Node::Not(_) | Node::Field(..) | Node::Tag(_) | Node::Property(..) => true,
+            Node::And(nodes) => all(nodes.iter().map(each)),
+            Node::Or(nodes) => one(nodes.iter().map(each)),
+            Node::Not(node) => known(query, node, content_only, in_unit, holds).map(|found| !found),
+            Node::Atom(at) if query.atoms[*at].kind == AtomKind::Regex => None,
+            Node::Atom(at) => holds(*at, content_only).filter(|found| !in_unit || !found),
+            Node::Field(Field::Content, node) => known(query, node, true, in_unit, holds),
+            // Some unit must match: when none can, neither can the note; nothing else is known without the units.
+            Node::Scope(_, node) => known(query, node, true, true, holds).filter(|found| !found),
+            Node::Field(..) | Node::Tag(_) | Node::Property(..) => None,
         }
     }
     if any && let Some((optional, required)) = optional_terms(query) {
-        return required.iter().all(|node| may(query, node, false, holds))
-            && optional.iter().any(|node| may(query, node, false, holds));
+        let each = |node: &&Node| known(query, node, false, false, holds);
+        return all([
+            all(required.iter().map(each)),
+            one(optional.iter().map(each)),
+        ]
+        .into_iter());
     }
-    may(query, &query.root, false, holds)
+    known(query, &query.root, false, false, holds)
 }
 
 /// The query's `terms`: its atoms that are not excluded and look at the text, once each, in order.

@@ -153,6 +153,11 @@ impl Matcher {
         }
     }
 
+    /// Whether it is an ASCII literal compared ignoring case, the comparison the word index folds as.
+    pub(super) fn folds_ascii(&self) -> bool {
+        matches!(self, Matcher::AsciiFold(_))
+    }
+
     /// Whether the whole text can hold a match: false only when no line of it can.
     pub(super) fn may_match(&self, text: &str) -> bool {
         match self {

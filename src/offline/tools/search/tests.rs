@@ -210,3 +210,110 @@ fn ranked_results_show_the_lines_of_the_rarer_terms() {
     let all = search(&files, json!({"query": "the harbor"}));
     assert_eq!(all["results"][0]["matches"].as_array().unwrap().len(), 3);
 }
+
+/// Notes that put the word index's counts to the test: repeats, case, prefixes and inner matches, aliases, titles,
+/// folder names, a word too long to index, a tag and tasks.
+fn varied_notes() -> Vec<(String, String)> {
+    let long = format!("garden{}", "x".repeat(60));
+    let mut notes = vec![
+        ("Garden.md".into(), "Notes on the garden.\n".into()),
+        (
+            "Plans/Spring.md".into(),
+            "---\naliases: [Garden plan, Plot]\n---\nGARDEN garden Gardening gardens\nregarden\n"
+                .into(),
+        ),
+        (
+            "Plans/Deploy.md".into(),
+            "How we deploy the garden server.\n#ops\n- [ ] deploy".into(),
+        ),
+        ("Long.md".into(), format!("{long} and garden once\n")),
+        ("Blob.md".into(), format!("only {long}\n")),
+        (
+            "Inner.md".into(),
+            "regardening, engarden; the plan\n".into(),
+        ),
+        (
+            "Kelvin.md".into(),
+            "\u{212A}elvin garden-plan the THE The\n".into(),
+        ),
+        ("garden/Inside.md".into(), "nothing of the kind\n".into()),
+        ("Empty.md".into(), String::new()),
+    ];
+    for i in 0..24 {
+        let text = match i % 4 {
+            0 => format!("The plan {i} for the server.\n"),
+            1 => format!("Deploy day {i}: the garden gate, the garden wall.\n"),
+            2 => format!("---\nalias: plan {i}\n---\n{}\n", "filler words ".repeat(i)),
+            _ => format!("# Heading {i}\nplans and planning, the plan\n"),
+        };
+        notes.push((format!("Many/Note {i:02}.md"), text));
+    }
+    notes
+}
+
+#[test]
+fn the_word_index_finds_and_ranks_what_reading_every_note_finds() {
+    let notes = varied_notes();
+    let files: Vec<(&str, &str)> = notes
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let (_dir, indexed) = vault(&files);
+    let (_dir2, reading) = vault(&files);
+    // A budget of nothing drops the word index: every search then reads every note.
+    let reading = reading.with_memory_budget_mb(0);
+    let queries = [
+        "garden",
+        "the garden plan",
+        "GARDEN deploy",
+        "garden -deploy",
+        "garden OR plot",
+        "(garden OR server) plan",
+        "line:(garden plan)",
+        "section:(plan) the",
+        "tag:ops garden",
+        "content:garden",
+        "\"garden plan\" the",
+        "garden-plan server",
+        "Kelvin",
+        "plan match-case:The",
+        "nowhere garden",
+        "-garden plan",
+        "line:(-garden) the",
+        "-(garden OR plan) the",
+    ];
+    let mut compared = 0;
+    for (query, matching, rank) in queries.iter().flat_map(|query| {
+        [("any", true), ("all", true), ("all", false)].map(|(m, r)| (query, m, r))
+    }) {
+        let arguments = json!({"query": query, "rank": rank, "match": matching, "limit": 50});
+        let answer = |offline: &crate::offline::OfflineVault| {
+            let result = strip_disk_marks(&offline.call_tool("search", arguments.clone()).unwrap());
+            let mut answer: Value =
+                serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+            // The one difference: the reader without a word index says so.
+            answer.as_object_mut().unwrap().remove("index_limited");
+            answer
+        };
+        let from_index = answer(&indexed);
+        assert_eq!(
+            from_index,
+            answer(&reading),
+            "{query} ({matching}, rank {rank})"
+        );
+        compared += from_index["results"].as_array().map_or(0, Vec::len);
+    }
+    assert!(
+        compared > 100,
+        "the queries rank notes: {compared} scores compared"
+    );
+    let (kept, dropped) = (indexed.describe().unwrap(), reading.describe().unwrap());
+    assert!(
+        kept["wordIndex"].as_str().unwrap().starts_with("kept"),
+        "{kept}"
+    );
+    assert!(
+        !dropped["wordIndex"].as_str().unwrap().starts_with("kept"),
+        "{dropped}"
+    );
+}
