@@ -5,8 +5,7 @@
 //! installer's adapters read them into. Where a client has a gate or a timeout of its own, it is declared in
 //! [`client_rules`] as data, so the checks themselves never branch on a client's name.
 //!
-//! Over 400 lines: the entry checks and `client_rules`, the data of each client's gates and timeouts, which the checks
-//! read; the table is the file's reason to exist.
+//! The entry checks; `client_rules` (`clients/timeouts.rs`) is the data of each client's timeouts, which they read.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,6 +14,9 @@ use serde_json::Value;
 
 use super::report::{Check, Repair};
 use super::vault::shell_quote;
+
+mod timeouts;
+pub(crate) use timeouts::client_rules;
 
 /// One client's config file as doctor sees it.
 #[derive(Debug, Clone)]
@@ -167,76 +169,6 @@ impl ServerEntry {
             .chain(self.args.iter().map(String::as_str))
             .any(|word| word.contains("mcp-remote"))
     }
-}
-
-/// A timeout key of one client, with the lowest value that leaves obsmcp room to work.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct TimeoutRule {
-    /// Which client.
-    pub(crate) client: &'static str,
-    /// The entry key.
-    pub(crate) key: &'static str,
-    /// The lowest sensible value, in the key's own unit.
-    pub(crate) minimum: f64,
-    /// The unit, for the message.
-    pub(crate) unit: &'static str,
-    /// What the key bounds.
-    pub(crate) bounds: &'static str,
-}
-
-/// Per-client entry keys that can hide obsmcp when set too low (from `reference/clients.md`).
-pub(crate) fn client_rules() -> &'static [TimeoutRule] {
-    &[
-        TimeoutRule {
-            client: "codex",
-            key: "startup_timeout_sec",
-            minimum: 5.0,
-            unit: "s",
-            bounds: "the server's start",
-        },
-        TimeoutRule {
-            client: "codex",
-            key: "startup_timeout_ms",
-            minimum: 5000.0,
-            unit: "ms",
-            bounds: "the server's start",
-        },
-        TimeoutRule {
-            client: "codex",
-            key: "tool_timeout_sec",
-            minimum: 30.0,
-            unit: "s",
-            bounds: "each tool call",
-        },
-        TimeoutRule {
-            client: "hermes",
-            key: "connect_timeout",
-            minimum: 5.0,
-            unit: "s",
-            bounds: "the server's start",
-        },
-        TimeoutRule {
-            client: "hermes",
-            key: "timeout",
-            minimum: 30.0,
-            unit: "s",
-            bounds: "each tool call",
-        },
-        TimeoutRule {
-            client: "gemini",
-            key: "timeout",
-            minimum: 30000.0,
-            unit: "ms",
-            bounds: "each request",
-        },
-        TimeoutRule {
-            client: "opencode",
-            key: "timeout",
-            minimum: 5000.0,
-            unit: "ms",
-            bounds: "the server's start",
-        },
-    ]
 }
 
 /// What the client checks need from the rest of the run.
@@ -641,34 +573,4 @@ fn conflicts(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn an_entry_is_ours_when_it_runs_obsmcp_bridge() {
-        let ours = ServerEntry::from_value(
-            "obsidian",
-            &json!({"command": "/opt/bin/obsmcp", "args": ["bridge", "--vault", "/v"]}),
-        );
-        assert!(ours.is_obsmcp());
-        assert_eq!(ours.flag("--vault"), Some("/v"));
-        let theirs = ServerEntry::from_value(
-            "obsidian",
-            &json!({"command": "npx", "args": ["mcp-remote", "http://localhost:22360/sse"]}),
-        );
-        assert!(!theirs.is_obsmcp());
-        assert!(theirs.runs_mcp_remote() && theirs.reaches_port(22360));
-    }
-
-    #[test]
-    fn opencode_command_lists_are_split() {
-        let entry = ServerEntry::from_value(
-            "obsidian",
-            &json!({"type": "local", "command": ["/b/obsmcp", "bridge", "--vault=/v"], "environment": {"A": "1"}}),
-        );
-        assert!(entry.is_obsmcp());
-        assert_eq!(entry.flag("--vault"), Some("/v"));
-        assert_eq!(entry.env["A"], "1");
-    }
-}
+mod tests;

@@ -9,8 +9,8 @@
 //! A repair is only ever attached where it is safe: a file that does not parse, a port another program holds, an
 //! entry that runs something else or a gate in someone else's settings gets a printed fix, never an edit.
 //!
-//! Over 400 lines: every repair `--fix` knows, each a short translation of a check's `Repair` into setup's plan, listed
-//! together so none is missed.
+//! Every repair `--fix` knows, each a short translation of a check's `Repair` into setup's plan, listed together so
+//! none is missed.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

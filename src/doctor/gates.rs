@@ -3,7 +3,7 @@
 //! safe mode. Each client's gates are one function in [`GATES`], picked by client id and scope, so the checks that
 //! run on every client stay free of client names.
 //!
-//! Over 400 lines: the `GATES` table is data, one entry per client gate, and reads best whole.
+//! The `GATES` table is data, one entry per client gate.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

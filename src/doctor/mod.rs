@@ -6,8 +6,7 @@
 //! the printers render. `--fix` applies the repairs the checks attached, then runs the whole examination again. The
 //! command's glue (arguments, spinner, printing, bundle, exit code) is `crate::commands::doctor`.
 //!
-//! Over 400 lines because `examine` is one pass by design: it gathers every source first and then runs every slow probe
-//! at once, and reads best in one place.
+//! `examine` is one pass by design: it gathers every source first and then runs every slow probe at once.
 
 pub(crate) mod bridge_probe;
 pub(crate) mod bundle;

@@ -19,24 +19,25 @@
 //! A 2026-07-28 session hears the server between requests on a `subscriptions/listen` stream of its own (the lists'
 //! changes and the resources the bridge's clients subscribed to, `subscriptions.rs`), opened again when it ends.
 //!
-//! Over 400 lines: a POST's whole life (send, classify the status, read the answer or its stream, resume a closed
-//! stream) reads best in one place, and the listen stream is such a POST.
+//! A POST's life (send, classify the status, read the answer) is here; reading and resuming its event stream is
+//! `http/stream.rs`'s.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
 use reqwest::{Response, StatusCode};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-use super::event_stream::Decoder;
 use super::{Events, LinkEvent, SendError, describe_reqwest_error};
 use crate::plugin_auth::{Challenge, PluginKey};
 use crate::sync::lock;
+
+mod stream;
+use stream::{into_messages, read_stream};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
@@ -482,180 +483,5 @@ pub(crate) fn http_client() -> Result<reqwest::Client, String> {
         .map_err(|error| format!("could not build an HTTP client: {error}"))
 }
 
-/// A JSON body holds one message or (2025-03-26) a batch.
-fn into_messages(value: Value) -> Vec<Value> {
-    match value {
-        Value::Array(messages) => messages,
-        message => vec![message],
-    }
-}
-
-/// How one stream of a reader ended.
-enum Ended {
-    /// The session is closing.
-    Stopped,
-    /// The server ended the stream.
-    Closed,
-    /// The connection broke.
-    Broken(String),
-}
-
-/// Reads an SSE response, passing each message on. `request_id` is the request whose answer this stream carries
-/// (none for the GET stream). A stream that ends without the answer it owes (or the GET stream) is resumed when it
-/// `may_resume` (the 2025 era) and the server gave it what resuming needs (see the module note); otherwise, or when
-/// resuming fails, the end is reported:
-/// a request stream closed without its answer orphans the request, one that broke ends the session, and an ended GET
-/// stream makes the supervisor check the server at once.
-async fn read_stream(
-    mut response: Response,
-    request_id: Option<u64>,
-    may_resume: bool,
-    events: Events,
-    stop: CancellationToken,
-    shared: Arc<Shared>,
-) {
-    let mut decoder = Decoder::default();
-    let mut answered = false;
-    let mut resumes = 0;
-    loop {
-        let ended = read_events(
-            response,
-            request_id,
-            &mut decoder,
-            &mut answered,
-            &events,
-            &stop,
-        )
-        .await;
-        if matches!(ended, Ended::Stopped) {
-            return;
-        }
-        if request_id.is_some() && answered {
-            if matches!(ended, Ended::Broken(_)) {
-                // The answer came; the broken connection still says the server may be in trouble. A closed
-                // receiver means the session already ended, and needs no word of it.
-                let _ = events.send(LinkEvent::Suspect).await;
-            }
-            return;
-        }
-        let resumable = may_resume
-            && (decoder.last_event_id().is_some()
-                || (request_id.is_none() && decoder.retry().is_some()));
-        if resumable && resumes < MAX_RESUMES {
-            resumes += 1;
-            let wait = decoder.retry().unwrap_or(DEFAULT_RETRY);
-            tokio::select! {
-                () = stop.cancelled() => return,
-                () = tokio::time::sleep(wait) => {}
-            }
-            if let Some(next) = shared.event_stream(decoder.last_event_id()).await {
-                decoder.start_resumed_stream();
-                response = next;
-                continue;
-            }
-        }
-        // A closed receiver means the session ended; the pending table answers its callers.
-        let _ = events
-            .send(match (ended, request_id) {
-                (Ended::Broken(reason), Some(_)) => LinkEvent::Closed(reason),
-                (_, Some(id)) => LinkEvent::Orphaned(id),
-                (_, None) => LinkEvent::Suspect,
-            })
-            .await;
-        return;
-    }
-}
-
-/// Reads one response's events until it ends; marks `answered` when the answer to `request_id` passes.
-async fn read_events(
-    response: Response,
-    request_id: Option<u64>,
-    decoder: &mut Decoder,
-    answered: &mut bool,
-    events: &Events,
-    stop: &CancellationToken,
-) -> Ended {
-    let mut body = response.bytes_stream();
-    loop {
-        let chunk = tokio::select! {
-            () = stop.cancelled() => return Ended::Stopped,
-            chunk = body.next() => chunk,
-        };
-        match chunk {
-            Some(Ok(bytes)) => {
-                for event in decoder.push(&bytes) {
-                    if !(event.kind.is_empty() || event.kind == "message")
-                        || event.data.trim().is_empty()
-                    {
-                        continue;
-                    }
-                    match serde_json::from_str::<Value>(&event.data) {
-                        Ok(value) => {
-                            for message in into_messages(value) {
-                                *answered |= request_id.is_some()
-                                    && message.get("id").and_then(Value::as_u64) == request_id;
-                                // A closed receiver means the session ended; the pending table answers its callers.
-                                let _ = events.send(LinkEvent::Message(message)).await;
-                            }
-                        }
-                        Err(error) => {
-                            tracing::warn!("ignored an upstream event that is not JSON: {error}")
-                        }
-                    }
-                }
-                // A request's stream has done its job once the answer passed: a resumed one (a GET) may be left open
-                // by the server, and read on it would hold the connection and pass on again what the session's own
-                // GET stream carries.
-                if request_id.is_some() && *answered {
-                    return Ended::Closed;
-                }
-            }
-            Some(Err(error)) => {
-                return Ended::Broken(format!(
-                    "the connection broke: {}",
-                    describe_reqwest_error(&error)
-                ));
-            }
-            None => return Ended::Closed,
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stateless_requests_repeat_their_method_and_name_in_headers() {
-        let call = serde_json::json!({ "method": "tools/call", "params": { "name": "read_note" } });
-        let headers = stateless_headers(&call);
-        assert_eq!(
-            headers[0],
-            (METHOD_HEADER, HeaderValue::from_static("tools/call"))
-        );
-        assert_eq!(
-            headers[1],
-            (NAME_HEADER, HeaderValue::from_static("read_note"))
-        );
-        let read = serde_json::json!({ "method": "resources/read", "params": { "uri": "obsidian://vault/Zoë.md" } });
-        assert_eq!(
-            stateless_headers(&read)[1].1,
-            HeaderValue::from_static("=?base64?b2JzaWRpYW46Ly92YXVsdC9ab8OrLm1k?=")
-        );
-        let list = serde_json::json!({ "method": "tools/list" });
-        assert_eq!(stateless_headers(&list).len(), 1);
-    }
-
-    #[test]
-    fn a_stateless_refusal_is_an_answer_only_when_it_is_the_json_rpc_error_to_that_request() {
-        let refusal = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}"#;
-        let answer = error_answer(refusal, 7).expect("the error to request 7");
-        assert_eq!(answer["error"]["code"], -32022);
-        assert!(
-            error_answer(refusal, 8).is_none(),
-            "another request's error"
-        );
-        assert!(error_answer(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, 7).is_none());
-        assert!(error_answer("Bad Request: no session", 7).is_none());
-    }
-}
+mod tests;

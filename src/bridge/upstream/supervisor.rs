@@ -3,7 +3,7 @@
 //! reconnects, forever, with a short capped backoff that a waiting call cuts short (unless a server is answering
 //! with failures: that one gets the whole backoff).
 //!
-//! Over 400 lines: the run loop, the handshake and the liveness watch are the one task's life, read top to bottom.
+//! The run loop, the handshake and the liveness watch are the one task's life, read top to bottom.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

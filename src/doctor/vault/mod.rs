@@ -5,8 +5,7 @@
 //! The file checks are synchronous and cheap; the network part is split off ([`VaultFacts::port_and_token`]) so the
 //! caller can probe every vault at once and come back with the answers ([`network_checks`], in `network.rs`).
 //!
-//! Over 400 lines: the file checks of one vault, in the order the report shows them; the network checks are
-//! `network.rs`.
+//! The file checks of one vault, in the order the report shows them; the network checks are `network.rs`.
 
 mod kept;
 mod network;

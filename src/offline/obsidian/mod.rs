@@ -2,11 +2,12 @@
 //! cache (links, tags, headings, sections, blocks, frontmatter) with its resolved and unresolved link maps. Obsidian's
 //! own code is closed, so this follows the fake `obsidian` module the plugin is tested on
 //! (`obsidian-plugin/test/fake-obsidian/*.cjs`) rule for rule: `walk.rs` ↔ `vault.cjs` (the listing), `vault.rs` ↔
-//! `metadata.cjs` (the index), `markdown/` ↔ `markdown.cjs`; `properties.rs` (aliases and tags from frontmatter) ↔ the
+//! `metadata.cjs` (the index; `note.rs` what it keeps of one note), `markdown/` ↔ `markdown.cjs`; `properties.rs` (aliases and tags from frontmatter) ↔ the
 //! plugin's own `src/vault/links.ts`.
 
 pub(crate) mod lookup;
 pub(crate) mod markdown;
+pub(crate) mod note;
 pub(crate) mod properties;
 pub(crate) mod vault;
 pub(crate) mod walk;

@@ -1,7 +1,7 @@
 //! Inline syntax within a line: code spans (masked first), wikilinks, Markdown links, bare URLs, tags and block ids.
 //!
-//! Over 400 lines: one scanner per inline rule of the fake's list, sharing the byte-level helpers above them; split,
-//! each would need the others' masks.
+//! One scanner per inline rule of the fake's list, sharing the byte-level helpers above them (each needs the others'
+//! masks).
 
 use super::*;
 

@@ -1,0 +1,135 @@
+//! The word index: narrowing, case folding, long words, counts and compaction.
+
+use super::*;
+
+fn index(notes: &[&str]) -> Words {
+    let mut words = Words::default();
+    for note in notes {
+        words.add(&words_of(note));
+    }
+    words
+}
+
+fn docs(words: &Words, query: &str) -> Vec<u32> {
+    let set = words.candidates(query).expect("narrowed");
+    (0..words.docs).filter(|&doc| set.contains(doc)).collect()
+}
+
+#[test]
+fn a_query_narrows_to_the_notes_that_can_hold_it() {
+    let words = index(&[
+        "The Garden method",
+        "gardening notes",
+        "a method-garden",
+        "nothing here",
+    ]);
+    assert_eq!(docs(&words, "garden"), vec![0, 1, 2], "inside a word");
+    // A word ending in "garden" and one starting with "method": note 2 has both, so it is read and checked.
+    assert_eq!(docs(&words, "garden method"), vec![0, 2]);
+    assert_eq!(docs(&words, "den met"), vec![0, 2]);
+    assert_eq!(
+        docs(&words, "garden notes"),
+        Vec::<u32>::new(),
+        "no word ends in garden in note 1"
+    );
+    assert_eq!(
+        docs(&words, " garden "),
+        vec![0, 2],
+        "the whole word, whatever is around it"
+    );
+    assert_eq!(docs(&words, "zzqx"), Vec::<u32>::new());
+    assert!(words.candidates("--").is_none(), "no word to narrow with");
+}
+
+#[test]
+fn case_is_folded_as_the_plugin_folds_it() {
+    let words = index(&["ÜBER straße", "Kelvin", "\u{212A}elvin"]);
+    assert_eq!(docs(&words, "über"), vec![0]);
+    assert_eq!(docs(&words, "STRAßE"), vec![0]);
+    assert_eq!(
+        docs(&words, "kelvin"),
+        vec![1],
+        "KELVIN SIGN does not fold to K"
+    );
+}
+
+#[test]
+fn long_runs_are_kept_as_possible_matches() {
+    let blob = "x".repeat(LONG_WORD + 10);
+    let words = index(&[&format!("data {blob} end"), "plain"]);
+    assert_eq!(docs(&words, "xxxx"), vec![0]);
+    assert_eq!(docs(&words, &format!(" {blob} ")), vec![0]);
+    assert_eq!(
+        docs(&words, " xxxx "),
+        Vec::<u32>::new(),
+        "an exact short word is never a long one"
+    );
+}
+
+#[test]
+fn retired_documents_are_dropped_on_compaction_and_numbers_stay() {
+    let mut words = Words::default();
+    for i in 0..3000 {
+        words.add(&words_of(&format!("note {i} common")));
+    }
+    for _ in 0..2000 {
+        words.retire();
+    }
+    assert!(words.wants_compaction());
+    let live = words.doc_set(2000..3000);
+    words.compact(&live);
+    assert!(!words.wants_compaction());
+    let common = docs(&words, "common");
+    assert_eq!(common.len(), 1000);
+    assert_eq!(common[0], 2000);
+    assert_eq!(docs(&words, " 2500 "), vec![2500]);
+    assert_eq!(docs(&words, " 5 "), Vec::<u32>::new());
+    let added = words.add(&words_of("fresh common"));
+    assert_eq!(added, 3000);
+    assert!(docs(&words, "common").contains(&3000));
+}
+
+#[test]
+fn plain_words_are_counted_at_word_starts_and_the_counts_survive_compaction() {
+    let blob = "garden".repeat(10);
+    let mut words = index(&[
+        "Garden garden GARDENS gardening",
+        "regarden engarden",
+        &format!("{blob} garden"),
+        &"garden ".repeat(300),
+    ]);
+    let counts =
+        |words: &Words, term: &str| words.plain_words(&[term]).map(|mut found| found.remove(0));
+    let (set, garden) = counts(&words, "gArDeN").expect("a plain word");
+    assert!(
+        (0..4).all(|doc| set.contains(doc)),
+        "the notes candidates gives"
+    );
+    assert_eq!(
+        garden,
+        vec![4, 0, 1, 300],
+        "a long word is not counted: its note is read"
+    );
+    assert_eq!(docs(&words, "garden"), vec![0, 1, 2, 3]);
+    assert_eq!(
+        (0..4)
+            .filter(|&doc| words.long_docs().contains(doc))
+            .collect::<Vec<u32>>(),
+        vec![2]
+    );
+    assert!(counts(&words, "c++").is_none(), "not a plain word");
+    assert!(counts(&words, "über").is_none(), "not ASCII");
+    assert!(!is_plain_word("") && !is_plain_word("a b") && is_plain_word("B2b"));
+    for _ in 0..1000 {
+        words.add(&words_of("filler"));
+        words.retire();
+    }
+    words.compact(&words.doc_set([1, 3]));
+    let (_, garden) = counts(&words, "garden").unwrap();
+    assert_eq!((garden[0], garden[1], garden[3]), (0, 0, 300));
+    words.drop_for(0);
+    assert!(
+        counts(&words, "garden").is_none(),
+        "a dropped index counts nothing"
+    );
+}
