@@ -25,6 +25,8 @@ const WORD_CHARACTER = /[\p{Alphabetic}\p{N}]/u;
 export function startsWord(text: string, at: number): boolean {
   if (at === 0) return true;
   const low = text.charCodeAt(at - 1);
+  // ASCII, most of what precedes a match: a letter or a digit is a word character, nothing else is.
+  if (low < 0x80) return !((low >= 0x30 && low <= 0x39) || ((low | 0x20) >= 0x61 && (low | 0x20) <= 0x7a));
   const high = at >= 2 ? text.charCodeAt(at - 2) : 0;
   const before = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff ? text.slice(at - 2, at) : text[at - 1];
   return !WORD_CHARACTER.test(before);
@@ -63,10 +65,13 @@ export function literalMatcher(literal: string, caseSensitive: boolean): TextMat
     },
     matches: (text) => first.test(text),
     count(text) {
+      // `test` moves `lastIndex` past each match without building a match array (ranking counts every term in every
+      // note: the arrays were most of its garbage). With the `i` flag and no `u`, a match is as long as the literal,
+      // one code unit for one, so it starts `literal.length` before `lastIndex`.
       every.lastIndex = 0;
       let count = 0;
-      for (let found = every.exec(text); found !== null; found = every.exec(text)) {
-        if (startsWord(text, found.index)) count++;
+      while (every.test(text)) {
+        if (startsWord(text, every.lastIndex - literal.length)) count++;
       }
       return count;
     },
