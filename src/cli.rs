@@ -175,7 +175,7 @@ pub(crate) struct BridgeArgs {
     #[arg(long, value_name = "LEVEL", default_value = "info")]
     pub(crate) log_level: String,
     /// The `max_chars` every read gets by default and may ask for at most, for any client (100 to 200000). Without
-    /// it the bridge picks a budget the client will not cut (see the README's table).
+    /// it the bridge picks a budget the client will not cut (see the table in docs/guide.md, "Output that fits your client").
     #[arg(long, value_name = "N")]
     pub(crate) max_chars: Option<u64>,
     /// The offline index's memory budget in MiB: past it the index keeps no word index and text search reads every

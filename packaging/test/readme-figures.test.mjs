@@ -1,7 +1,7 @@
-// Figures in README.md come from a command, not from memory: the cost of `--always-load` (how many tools, how many
+// Figures in the docs come from a command, not from memory: the cost of `--always-load` (how many tools, how many
 // bytes their definitions take) names beside it, in an HTML comment, the command that measures it, and when a
 // release binary is at hand (OBSMCP_BIN, else target/release/obsmcp) that command must still find those figures:
-// the tool count exactly, the bytes within 5% (a catalog edit of a few words need not rewrite the README).
+// the tool count exactly, the bytes within 5% (a catalog edit of a few words need not rewrite the guide, docs/guide.md).
 //
 //   node --test packaging/test/*.test.mjs
 import { test } from 'node:test';
@@ -13,24 +13,24 @@ import { defaultBinary, measureToolsList } from '../../tests/context/tools-list.
 
 const COMMAND = 'node tests/context/tools-list.mjs';
 
-/** README.md's `--always-load` item: its tool count, its bytes, and the command its comment names. */
+/** The guide's `--always-load` item (docs/guide.md): its tool count, its bytes, and the command its comment names. */
 function alwaysLoadFigures() {
-  const readme = readFileSync(path.join(repositoryRoot, 'README.md'), 'utf8');
+  const readme = readFileSync(path.join(repositoryRoot, 'docs/guide.md'), 'utf8');
   const item = readme.match(/^- `--always-load` [\s\S]*?(?=^- |^$)/m)?.[0];
-  assert.ok(item, 'README.md has no `--always-load` item in its setup flags');
+  assert.ok(item, 'docs/guide.md has no `--always-load` item in its setup flags');
   const figures = item.match(/the (\d+) tool\s+definitions are ([\d,]+) bytes as the bridge sends them/);
-  assert.ok(figures, `README.md's --always-load item gives no "the N tool definitions are B bytes as the bridge sends them":\n${item}`);
+  assert.ok(figures, `docs/guide.md's --always-load item gives no "the N tool definitions are B bytes as the bridge sends them":\n${item}`);
   const command = item.match(/<!-- (.*?) -->/)?.[1];
   return { tools: Number(figures[1]), bytes: Number(figures[2].replace(/,/g, '')), command };
 }
 
-test("README's --always-load figures name the command that measures them", () => {
+test("the guide's --always-load figures name the command that measures them", () => {
   const { command } = alwaysLoadFigures();
   assert.equal(command, COMMAND, 'the figures carry their command in an HTML comment');
   assert.ok(existsSync(path.join(repositoryRoot, 'tests/context/tools-list.mjs')));
 });
 
-test("README's --always-load figures are what the bridge sends today", async (t) => {
+test("the guide's --always-load figures are what the bridge sends today", async (t) => {
   const binary = defaultBinary();
   if (!existsSync(binary)) {
     t.skip(`no release binary at ${binary} (set OBSMCP_BIN)`);
@@ -38,8 +38,8 @@ test("README's --always-load figures are what the bridge sends today", async (t)
   }
   const stated = alwaysLoadFigures();
   const measured = await measureToolsList(binary);
-  const hint = `run \`${COMMAND}\` and put its figures in README.md`;
-  assert.equal(stated.tools, measured.tools, `README.md says ${stated.tools} tools, the bridge lists ${measured.tools}: ${hint}`);
+  const hint = `run \`${COMMAND}\` and put its figures in docs/guide.md`;
+  assert.equal(stated.tools, measured.tools, `docs/guide.md says ${stated.tools} tools, the bridge lists ${measured.tools}: ${hint}`);
   const drift = Math.abs(measured.bytes - stated.bytes) / measured.bytes;
-  assert.ok(drift <= 0.05, `README.md says ${stated.bytes} bytes, the bridge sends ${measured.bytes}: ${hint}`);
+  assert.ok(drift <= 0.05, `docs/guide.md says ${stated.bytes} bytes, the bridge sends ${measured.bytes}: ${hint}`);
 });

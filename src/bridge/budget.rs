@@ -41,7 +41,7 @@ pub(crate) struct Cut {
 /// The budget the bridge applies for one client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Budget {
-    /// Who it is for, as shown in `obsidian_status` and the README's table.
+    /// Who it is for, as shown in `obsidian_status` and the table in docs/guide.md.
     pub(crate) client: &'static str,
     /// The `max_chars` a call gets when it gives none.
     pub(crate) default_chars: u64,
@@ -90,7 +90,7 @@ const fn chars(limit: usize) -> Option<Cut> {
 }
 
 /// The known clients, tried in order, with what each does to a long result (`clientInfo` names and limits as read in
-/// each client's source or binary, late 2026; the README's table says the same).
+/// each client's source or binary, late 2026; the table in docs/guide.md says the same).
 const KNOWN: [(&[Name], Budget); 11] = [
     // Middle cut at 10,000 tokens for its bundled models, 10,000 bytes for any other model: the smaller holds for all.
     (

@@ -9,7 +9,7 @@ use clap::CommandFactory as _;
 
 use crate::cli::{Cli, CompletionsArgs};
 
-/// Writes the script for `args.shell` on stdout; the README says where each shell wants it.
+/// Writes the script for `args.shell` on stdout; docs/guide.md says where each shell wants it.
 pub(crate) fn run(args: CompletionsArgs) -> anyhow::Result<ExitCode> {
     let mut command = Cli::command();
     let name = command.get_name().to_owned();

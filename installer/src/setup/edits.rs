@@ -198,7 +198,7 @@ fn hint_for(error: &PlanFileError) -> Option<String> {
             source: document::DocumentError::Unsupported { .. },
             ..
         } => Some(
-            "add the entry by hand, in the shape README.md shows under \"What each client gets\", or leave this \
+            "add the entry by hand, in the shape docs/guide.md shows under \"What each client gets\", or leave this \
              client out with --client"
                 .to_owned(),
         ),
