@@ -343,6 +343,15 @@ impl Words {
         self.retired >= 1000 && self.retired * 2 >= self.docs
     }
 
+    /// Gives back what the posting lists grew beyond their length: after a build, up to half of each list is spare
+    /// room, and a list laid out tight is faster to scan.
+    pub(crate) fn shrink(&mut self) {
+        for postings in self.postings.values_mut() {
+            postings.bytes.shrink_to_fit();
+        }
+        self.long.bytes.shrink_to_fit();
+    }
+
     /// Drops the documents not in `live` from the posting lists; numbers stay as they are.
     pub(crate) fn compact(&mut self, live: &DocSet) {
         let rewrite = |postings: &Postings| {

@@ -23,6 +23,9 @@ pub(crate) struct Note {
     packed: Box<[u8]>,
     /// Whether it has task items (the tasks tool unpacks only those notes).
     has_tasks: bool,
+    /// Whether its frontmatter names aliases (`aliases` or `alias`): ranking weighs a note's aliases, and most
+    /// notes have none to unpack.
+    has_aliases: bool,
     /// Its document in the word index (`crate::offline::words`).
     pub(crate) doc: u32,
     pub(super) mtime: i64,
@@ -79,6 +82,10 @@ impl ReadNote {
                     .expect("a note's parts encode")
                     .into_boxed_slice(),
                 has_tasks: !packed.tasks.is_empty(),
+                has_aliases: meta
+                    .frontmatter
+                    .as_ref()
+                    .is_some_and(|map| map.contains_key("aliases") || map.contains_key("alias")),
                 doc: 0,
                 mtime: file.mtime,
                 size: file.size,
@@ -103,7 +110,7 @@ impl Note {
     }
 
     /// The frontmatter as compact JSON, when it parsed as a mapping.
-    pub(crate) fn frontmatter_json(&self) -> Option<&str> {
+    fn frontmatter_json(&self) -> Option<&str> {
         postcard::take_from_bytes::<Option<&str>>(&self.packed)
             .ok()?
             .0
@@ -137,6 +144,11 @@ impl Note {
             let (_, rest) = postcard::take_from_bytes::<Vec<&str>>(rest)?;
             Ok(postcard::take_from_bytes::<Vec<&str>>(rest)?.0)
         })
+    }
+
+    /// Whether its frontmatter names aliases: when not, it has none.
+    pub(crate) fn has_aliases(&self) -> bool {
+        self.has_aliases
     }
 
     /// Its task items.

@@ -532,6 +532,8 @@ mod tests {
         std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).unwrap();
         let offline = session(vault.path(), &state);
         answer(&offline, "search", json!({"query": "alpha"}));
+        // Saved in the background: waited for, so the checks below see what the save did.
+        offline.finish_saving(std::time::Duration::from_secs(10));
         drop(offline);
         let mode = std::fs::metadata(&folder).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o700);
@@ -541,6 +543,7 @@ mod tests {
         std::os::unix::fs::symlink(elsewhere.path(), &folder).unwrap();
         let offline = session(vault.path(), &state);
         answer(&offline, "search", json!({"query": "alpha"}));
+        offline.finish_saving(std::time::Duration::from_secs(10));
         drop(offline);
         assert_eq!(
             std::fs::read_dir(elsewhere.path()).unwrap().count(),

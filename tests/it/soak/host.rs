@@ -50,8 +50,23 @@ impl Host {
         panic!("the plugin host would not start on port {}", self.port);
     }
 
+    /// Whether the host says `listening on PORT` within 30 s. Any other line on its stdout (what the plugin or the
+    /// fake logs with `console.log`, which Obsidian shows in its console) is passed over and kept in `others`.
+    fn listening_among(&self, lines: &Receiver<String>, others: &mut Vec<String>) -> bool {
+        let wanted = format!("listening on {}", self.port);
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) if line.trim() == wanted => return true,
+                Ok(line) => others.push(line),
+                Err(_) => return false,
+            }
+        }
+    }
+
     fn listening(&self, lines: &Receiver<String>) -> bool {
-        matches!(lines.recv_timeout(Duration::from_secs(30)), Ok(line) if line.trim() == format!("listening on {}", self.port))
+        self.listening_among(lines, &mut Vec::new())
     }
 
     pub(super) fn pid(&self) -> u32 {
@@ -73,10 +88,17 @@ impl Host {
     pub(super) fn reload(&mut self) {
         signal(self.pid(), "HUP");
         let lines = self.lines.take().expect("the host runs");
-        assert!(
-            self.listening(&lines),
-            "the host did not come back from a reload"
-        );
+        let mut others = Vec::new();
+        if !self.listening_among(&lines, &mut others) {
+            let stderr = self
+                .guard
+                .as_ref()
+                .map(|guard| guard.stderr())
+                .unwrap_or_default();
+            panic!(
+                "the host did not come back from a reload within 30 s; its other stdout lines: {others:?}; its stderr: {stderr}"
+            );
+        }
         self.lines = Some(lines);
     }
 }

@@ -72,7 +72,12 @@ impl Known {
             Some(set) if set.contains(doc) => {
                 (self.counts[at].is_some() && self.exact_for(doc)).then_some(true)
             }
-            Some(_) => Some(!content_only && query.atoms[at].matcher.matches(path)),
+            Some(_) if content_only => Some(false),
+            // A plain word is compared without a regex: most notes lack most of a question's words.
+            Some(_) if self.counts[at].is_some() => {
+                Some(holds_ignoring_ascii_case(path, &query.atoms[at].text))
+            }
+            Some(_) => Some(query.atoms[at].matcher.matches(path)),
         }
     }
 
@@ -84,6 +89,18 @@ impl Known {
             .map(|&at| self.counts[at].as_deref())
             .collect()
     }
+}
+
+/// Whether `text` holds `word` (ASCII letters and digits), ignoring ASCII case: what the matcher answers for a plain
+/// word (it folds ASCII letters only), without a regex.
+fn holds_ignoring_ascii_case(text: &str, word: &str) -> bool {
+    let (text, word) = (text.as_bytes(), word.as_bytes());
+    let Some(&first) = word.first() else {
+        return true;
+    };
+    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), text).any(|at| {
+        text.len() - at >= word.len() && text[at..at + word.len()].eq_ignore_ascii_case(word)
+    })
 }
 
 /// How many times each plain word occurs at the start of a word of `text`, ignoring ASCII case: the count
@@ -120,7 +137,7 @@ pub(super) fn plain_word_starts(text: &str, words: &[&str]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::super::phrase::Matcher;
-    use super::plain_word_starts;
+    use super::{holds_ignoring_ascii_case, plain_word_starts};
 
     #[test]
     fn plain_words_are_counted_as_the_matcher_counts_them() {
@@ -139,6 +156,27 @@ mod tests {
                     plain_word_starts(text, &[word, "x"])[0],
                     matcher.count_word_starts(text),
                     "{word} in {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn plain_words_are_found_in_paths_as_the_matcher_finds_them() {
+        for path in [
+            "Garden/Plans.md",
+            "über/GARDEN 2.md",
+            "a/ga",
+            "",
+            "Kelvin.md",
+            "\u{212A}elvin.md",
+        ] {
+            for word in ["garden", "plans", "2", "ga", "kelvin", "md"] {
+                let matcher = Matcher::new(word, false, false).unwrap();
+                assert_eq!(
+                    holds_ignoring_ascii_case(path, word),
+                    matcher.matches(path),
+                    "{word} in {path:?}"
                 );
             }
         }

@@ -82,12 +82,10 @@ impl<'t> NoteView<'t> {
 
     /// The aliases joined by a line break, as ranking weighs them.
     pub(super) fn aliases(&self) -> String {
-        // The index's frontmatter is JSON: without the key, nothing to parse.
+        // Without the key, nothing to parse.
         if let Some(note) = self.indexed
             && self.frontmatter.get().is_none()
-            && !note
-                .frontmatter_json()
-                .is_some_and(|json| json.contains("\"alias"))
+            && !note.has_aliases()
         {
             return String::new();
         }
