@@ -36,7 +36,7 @@ describe("prompt arguments named constructor, toString, __proto__", () => {
 
   const get = (args) => session.client.request("prompts/get", { name: "Proto", arguments: args });
 
-  // Issue 34: the plugin read `args.constructor` through the prototype, so the required check passed and the text
+  // The plugin read `args.constructor` through the prototype, so the required check passed and the text
   // held `function Object() { [native code] }`, while the offline reader refused the call.
   it("a required constructor that was not sent is refused, as offline refuses it", async () => {
     for (const args of [{}, { toString: "t" }, undefined]) {

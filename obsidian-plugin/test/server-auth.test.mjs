@@ -87,7 +87,7 @@ describe("Host, Origin and token checks", () => {
     assert.doesNotMatch(sse.text, /endpoint/);
   });
 
-  // Issue 34: the Host check took everything up to "]" for the name, so `[::1].evil.com` passed as `[::1]` (and the
+  // The Host check took everything up to "]" for the name, so `[::1].evil.com` passed as `[::1]` (and the
   // request then failed with 500). After the name only nothing or ":port" may follow.
   test("a Host with anything but a port after the loopback name gets 403 ([::1].evil.com, [::1]evil.com)", async () => {
     for (const hostHeader of ["[::1].evil.com", "[::1]evil.com", `[::1].evil.com:${host.port}`, "[::1]:80.evil.com", "[::1]:x", "localhost:80x"]) {
@@ -134,7 +134,7 @@ describe("Host, Origin and token checks", () => {
   });
 });
 
-// Issue 12, finding 4: the bridge and doctor sent the bare token to whoever held the port. They now sign each request
+// The bridge and doctor sent the bare token to whoever held the port. They now sign each request
 // (src/plugin_auth.rs), and the plugin proves on every answer that it knows the token.
 describe("signed requests and the plugin's proof", () => {
   let vault;
@@ -194,7 +194,7 @@ describe("signed requests and the plugin's proof", () => {
   });
 });
 
-// Issue 12, finding 3: 1,100 idle sockets without a token exhausted the process's descriptors, so create_note failed
+// 1,100 idle sockets without a token exhausted the process's descriptors, so create_note failed
 // with EMFILE and new clients were reset (in Obsidian its own saves would fail too).
 describe("a flood of idle connections", () => {
   let vault;

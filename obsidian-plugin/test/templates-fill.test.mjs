@@ -8,7 +8,7 @@ import { connect, resultText } from "./lib/client.mjs";
 import { startHost } from "./lib/harness.mjs";
 import { makeVault, readDisk } from "./tools-lib.mjs";
 
-/** The template of issue 34: `{{date:` again and again and never a "}" (25,000 of them are 175 KB). */
+/** The template that once took the plugin quadratic time: `{{date:` again and again and never a "}" (25,000 of them are 175 KB). */
 const unclosed = (count) => "{{date:".repeat(count);
 
 /** Sizes of `unclosed` timed, each twice the one before. */
@@ -51,7 +51,7 @@ describe("filling a template", () => {
     return { path, isError: result.isError === true, text: resultText(result) };
   }
 
-  // Issue 34: the fill regex backtracked quadratically on `{{date:` × 25,000 (10-14 s on Obsidian's UI thread; a
+  // The fill regex backtracked quadratically on `{{date:` × 25,000 (10-14 s on Obsidian's UI thread; a
   // 1 MB template would take minutes). A linear fill costs at most 8 times as much for 8 times the template (the
   // fixed cost of a call makes it less); a quadratic one 64 times.
   it("takes time that grows linearly with a template of unclosed {{date: placeholders", { timeout: 120_000 }, async () => {

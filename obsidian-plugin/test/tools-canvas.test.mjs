@@ -101,7 +101,7 @@ describe("edit_canvas", () => {
   });
 });
 
-// Issue 34: edit_canvas found the free spot with Math.max(...nodes), which throws a RangeError (the call's arguments
+// edit_canvas found the free spot with Math.max(...nodes), which throws a RangeError (the call's arguments
 // overflow the stack) from about 120,000 nodes on.
 describe("edit_canvas on a canvas of 150,000 nodes", () => {
   it("adds the node right of everything instead of failing with a RangeError", { timeout: 60_000 }, async () => {

@@ -108,7 +108,7 @@ describe("path safety", () => {
   });
 });
 
-// Issue 12, finding 1: a symlink inside the vault that leads into the config folder gave read_note the bearer token
+// A symlink inside the vault that leads into the config folder gave read_note the bearer token
 // in data.json, and let creates, moves and trashes reach .obsidian. The real location is what counts.
 describe("the config folder cannot be reached through a symlink", () => {
   let vault;

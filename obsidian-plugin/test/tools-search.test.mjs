@@ -109,7 +109,7 @@ describe("search", () => {
 });
 
 describe("regular expressions from agents", () => {
-  // Issue 12, finding 2: V8's backtracking engine ran `(a|a)*$` for minutes on Obsidian's UI thread, and
+  // V8's backtracking engine ran `(a|a)*$` for minutes on Obsidian's UI thread, and
   // `(.*){1,32000}[bc]` for 5.4 s on four notes; the nested-quantifier guard missed alternation and bounded repeats.
   it("search runs every pattern in linear time: runaway patterns answer at once", { timeout: 30_000 }, async () => {
     const runaway = `${"a".repeat(40)}!`;

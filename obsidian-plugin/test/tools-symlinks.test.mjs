@@ -196,7 +196,7 @@ describe("a symlink swapped in during a call", () => {
   });
 });
 
-// Issue 34: with a folder swapped for a symlink during writes, 15-20 of 500 create_note calls wrote outside the vault
+// With a folder swapped for a symlink during writes, 15-20 of 500 create_note calls wrote outside the vault
 // and said they succeeded: the check after the create judged a path no longer there by its nearest existing folder,
 // which by then was the real one again. A create is now judged by the file at its path: gone, elsewhere or not the
 // text written, and the call fails and says so.

@@ -198,7 +198,7 @@ describe("write tools", () => {
   });
 });
 
-// Issue 34: line edits inserted content with splice(at, n, ...content), which throws a RangeError (the call's
+// Line edits inserted content with splice(at, n, ...content), which throws a RangeError (the call's
 // arguments overflow the stack) once the content has about 120,000 lines.
 describe("line edits with content of 200,000 lines", () => {
   let vault;
@@ -237,7 +237,7 @@ describe("line edits with content of 200,000 lines", () => {
   }
 });
 
-// Issue 12, finding 5: set_property, delete_property, move_note and delete_note checked expected_hash outside the
+// set_property, delete_property, move_note and delete_note checked expected_hash outside the
 // atomic step, so two writers holding the same hash both succeeded, and delete_note trashed a note edited after its
 // check. Each pair below runs at once, many times over; exactly one of each pair may succeed.
 describe("writes that race on one note", () => {
@@ -286,7 +286,7 @@ describe("writes that race on one note", () => {
     }
   });
 
-  // Issue 34: str_replace waited for move_note's lock, then edited the note at its new path with the hash both were
+  // str_replace waited for move_note's lock, then edited the note at its new path with the hash both were
   // given, so both succeeded. After the lock, a write refuses a note that is no longer at the path it resolved.
   it("move_note and str_replace holding the same hash: one succeeds, and a refused edit says the note moved", async () => {
     let waited = 0;

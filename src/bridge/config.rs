@@ -78,7 +78,7 @@ pub(crate) struct BridgeConfig {
     pub(crate) connect_wait: Duration,
     /// How long `tools/list` waits for a live catalog when none is known at all.
     pub(crate) startup_grace: Duration,
-    /// Whether read tools may be answered from the vault folder while Obsidian is closed (issue 6).
+    /// Whether read tools may be answered from the vault folder while Obsidian is closed.
     pub(crate) offline: bool,
     /// Where the diagnostics log goes; `None` for the platform's default.
     pub(crate) log_file: Option<PathBuf>,
@@ -92,7 +92,7 @@ pub(crate) struct BridgeConfig {
     pub(crate) index_search: IndexSearch,
 }
 
-/// When the bridge answers text searches from its own index of the vault folder while Obsidian is open (issue 19):
+/// When the bridge answers text searches from its own index of the vault folder while Obsidian is open:
 /// only ever with the plugin's answer, from an index a file watcher keeps current.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum IndexSearch {
@@ -117,7 +117,7 @@ impl IndexSearch {
 }
 
 /// A search through Obsidian slower than this has `--index-search auto` build the index (its `--help` says 300 ms):
-/// the plugin's bound for a search (issue 19), which a vault of some tens of thousands of notes passes.
+/// the plugin's bound for a search, which a vault of some tens of thousands of notes passes.
 pub(crate) const SLOW_SEARCH: Duration = Duration::from_millis(300);
 
 /// A flag value the bridge cannot run with.

@@ -1,6 +1,6 @@
-//! The seam for offline mode (issue 6): when the upstream is a vault whose Obsidian is unreachable, a read tool call
+//! The seam for offline mode: when the upstream is a vault whose Obsidian is unreachable, a read tool call
 //! is answered from the vault folder by an [`OfflineBackend`]; while it is open, a text search may be answered from
-//! the backend's index (`server/index_search.rs`, issue 19). The bridge owns the decision of *when* (never for
+//! the backend's index (`server/index_search.rs`). The bridge owns the decision of *when* (never for
 //! writes, only while no session is up, only for `--vault`, not with `--no-offline`); the backend owns *how*. The
 //! backend built in is `crate::offline::OfflineVault`, which mirrors the plugin's read tools.
 

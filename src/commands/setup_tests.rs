@@ -193,7 +193,7 @@ fn a_foreign_entry_is_replaced_only_when_the_user_agrees() {
     }
 }
 
-/// Issue 36: a vault renamed where nothing recorded can tell (a record from an older obsmcp, without the token's
+/// A vault renamed where nothing recorded can tell (a record from an older obsmcp, without the token's
 /// digest) is asked about, and a yes re-points its entry in place under its name.
 #[test]
 fn a_renamed_vault_nothing_recognises_is_asked_about_and_a_yes_keeps_its_entry() {

@@ -427,7 +427,7 @@ mod tests {
         assert_eq!(command_for(&PathLookup::ThisBinary, &running), "obsmcp");
     }
 
-    /// Issue 36, item 5: npx's launcher on PATH for the child is not what a shell finds later, and a global npm
+    /// npx's launcher on PATH for the child is not what a shell finds later, and a global npm
     /// install's launcher runs this very binary.
     // Unix only: npm's link on PATH is a symlink, and PATH is split on `:`.
     #[cfg(unix)]
@@ -475,7 +475,7 @@ mod tests {
         );
     }
 
-    /// Issue 36, item 5: a pipx or `uv tool` install whose link folder is off PATH is told to add that folder (with
+    /// A pipx or `uv tool` install whose link folder is off PATH is told to add that folder (with
     /// the manager's own command), not the tool environment's private `bin`, and to type the link.
     #[cfg(unix)]
     #[test]

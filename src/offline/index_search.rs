@@ -1,4 +1,4 @@
-//! Text search from the index while Obsidian is open (issue 19; the bridge's side is `bridge/server/index_search.rs`):
+//! Text search from the index while Obsidian is open (the bridge's side is `bridge/server/index_search.rs`):
 //! the index answers only while its answer is the plugin's, which needs a watcher it can trust (so it is no older
 //! than Obsidian's last save), every note's text (none over the size offline mode reads) and its word index (else
 //! it is slow too). The answer is offline mode's, marked `index`.

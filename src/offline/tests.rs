@@ -43,7 +43,7 @@ fn results_are_marked_as_served_from_disk() {
     assert!(!text(&plain).contains("served_from=disk") && plain.get("_meta").is_none());
 }
 
-/// Issue 19: a vault whose index passes the memory budget degrades by saying so: the word index goes, every
+/// A vault whose index passes the memory budget degrades by saying so: the word index goes, every
 /// search reads every note and finds exactly what it found with the index, and opens with a notice; status
 /// says why.
 #[test]

@@ -450,7 +450,7 @@ mod tests {
         assert_eq!(shown[2].diff, entry.diff, "other diffs are shown whole");
     }
 
-    /// Issue 36, item 6: the skill, the same in three clients, took 135 lines of the preview, and a settings file that
+    /// The skill, the same in three clients, took 135 lines of the preview, and a settings file that
     /// keeps its rules on one line showed a line of 1,604 characters.
     #[test]
     fn the_preview_folds_the_skill_and_a_long_line_of_rules() {

@@ -1,4 +1,4 @@
-//! Text search answered from the bridge's own index while Obsidian is open (`--index-search`, issue 19). On a large
+//! Text search answered from the bridge's own index while Obsidian is open (`--index-search`). On a large
 //! vault the plugin reads every note for a search that finds little (0.7 s at 100,000 notes); the index answers it in
 //! tens of milliseconds. Its answer is the plugin's own (the parity tests compare both on a 10,000-note vault), and it
 //! is used only while it is exactly that:

@@ -122,7 +122,7 @@ fn what_a_child_upstream_started_ends_with_the_bridge() {
     assert!(gone, "the server's `sleep` ({sleeper}) outlived the bridge");
 }
 
-/// Issue 12 (low): a SIGKILLed bridge cannot end its child, and a child that does not stop at the end of its stdin
+/// A SIGKILLed bridge cannot end its child, and a child that does not stop at the end of its stdin
 /// (here a shell that goes on to `sleep` once the server exits) lived on, orphaned. Linux now kills it with the bridge.
 #[cfg(target_os = "linux")]
 #[test]
@@ -186,7 +186,7 @@ fn progress_restarts_the_call_timeout_and_silence_does_not() {
     );
 }
 
-/// Issue 12 (low): the queue to stdout had no bound, so a server flooding notifications at a client that had paused
+/// The queue to stdout had no bound, so a server flooding notifications at a client that had paused
 /// its reading left the bridge at 114–208 MiB. Past 16 MiB queued, notifications are now coalesced or dropped (and
 /// counted in one log message), answers are all kept, and memory stays bounded.
 #[test]

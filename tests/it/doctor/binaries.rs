@@ -70,7 +70,7 @@ fn user_keys_in_an_entry_survive_fix_pointing_it_at_this_obsmcp() {
     );
 }
 
-/// Issue 13, problem 1: of two entries for one vault, doctor told the user to remove the one running the installed
+/// Of two entries for one vault, doctor told the user to remove the one running the installed
 /// copy and keep the one into a build folder. It now keeps the one running the `obsmcp` on `PATH`.
 #[test]
 fn of_two_entries_for_one_vault_doctor_keeps_the_one_running_the_obsmcp_on_path() {
@@ -225,7 +225,7 @@ fn fixes_name_the_binary_by_its_path_unless_path_runs_the_same_one() {
     }
 }
 
-/// Issue 20: after an update through another channel, the `obsmcp` on PATH can be newer than the one the entries
+/// After an update through another channel, the `obsmcp` on PATH can be newer than the one the entries
 /// run; doctor warns and `--version` says so. A binary the entries run from a build folder warns too.
 #[cfg(unix)]
 #[test]

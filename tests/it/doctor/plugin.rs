@@ -119,7 +119,7 @@ fn a_wrong_token_is_called_a_token_mismatch() {
     host.stop();
 }
 
-/// Issue 12, finding 4: doctor sent `Authorization: Bearer <token>` to whatever held the port.
+/// Doctor sent `Authorization: Bearer <token>` to whatever held the port.
 #[test]
 fn an_impostor_on_the_port_never_gets_the_token_and_is_named_as_unproven() {
     let machine = Machine::new();

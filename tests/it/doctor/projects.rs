@@ -108,7 +108,7 @@ fn gemini_folder_trust_hides_servers_outside_trusted_folders() {
     assert_check(&run_in_project(), "client.gates", "ok", &["trusts"], &[]);
 }
 
-/// Issue 13, problem 2: with `security.folderTrust` absent doctor said "folder trust is off … All good" while
+/// With `security.folderTrust` absent doctor said "folder trust is off … All good" while
 /// `gemini mcp list` showed the servers Disabled: Gemini CLI 0.61 turns folder trust on when the setting is absent.
 /// The real `gemini` agrees with these verdicts in `tests/clients/check.sh`.
 #[test]

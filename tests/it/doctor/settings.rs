@@ -105,7 +105,7 @@ fn a_broken_data_json_fails_and_fix_rewrites_it_keeping_the_token() {
     );
 }
 
-/// Issue 12, finding 7: `--fix` turned read-only off when it rebuilt a truncated data.json.
+/// `--fix` turned read-only off when it rebuilt a truncated data.json.
 #[test]
 fn fix_keeps_read_only_on_when_it_rebuilds_a_truncated_data_json() {
     let machine = Machine::new();
@@ -138,7 +138,7 @@ fn fix_keeps_read_only_on_when_it_rebuilds_a_truncated_data_json() {
     }
 }
 
-/// Issue 12, finding 7: a data.json other users can read (0644, as a plugin's own save may leave it) was never
+/// A data.json other users can read (0644, as a plugin's own save may leave it) was never
 /// reported, though it holds the token.
 #[cfg(unix)]
 #[test]

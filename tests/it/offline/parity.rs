@@ -122,7 +122,7 @@ pub(super) fn fixed_calls() -> Vec<Call> {
         call("search", json!({"query": "secret"})),
         call("search", json!({"query": "link", "cursor": "nonsense"})),
         call("search", json!({"query": ""})),
-        // Word mode (issue 35): every operator, the errors and their positions, quoting and case.
+        // Word mode: every operator, the errors and their positions, quoting and case.
         call("search", json!({"query": "fixture small keep"})),
         call(
             "search",

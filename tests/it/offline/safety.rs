@@ -3,7 +3,7 @@
 
 use super::*;
 
-/// Issue 12, finding 8: one 512 MB note took the bridge to 2 GiB and delayed every answer. A file over the limit is
+/// One 512 MB note took the bridge to 2 GiB and delayed every answer. A file over the limit is
 /// listed, never read; a read says why, and a search says at its start which notes it passed over.
 #[test]
 fn offline_lists_a_huge_note_but_never_reads_it_and_says_so() {

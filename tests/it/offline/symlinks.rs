@@ -146,7 +146,7 @@ fn offline_results_equal_the_plugins_with_a_folder_symlinked_out_of_the_vault() 
     );
 }
 
-/// Issue 12, finding 1: `cfglink -> .obsidian` gave offline `read_note` the bearer token in the plugin's data.json.
+/// `cfglink -> .obsidian` gave offline `read_note` the bearer token in the plugin's data.json.
 #[cfg(unix)]
 #[test]
 fn offline_never_reads_the_config_folder_through_a_symlink() {

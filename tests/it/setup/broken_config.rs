@@ -1,4 +1,4 @@
-//! Issue 36, item 7: a client config that does not parse, for the only chosen client, registers nothing and installs
+//! A client config that does not parse, for the only chosen client, registers nothing and installs
 //! no plugin, and every run says it failed (the second one too, where nothing is left to change).
 
 use super::Machine;

@@ -1,4 +1,4 @@
-//! Issue 36: a binary that pipx or `uv tool` keeps, through the sequence a user of theirs goes through. Setup run
+//! A binary that pipx or `uv tool` keeps, through the sequence a user of theirs goes through. Setup run
 //! through the manager's link points every entry at the manager's copy and leaves the link alone; its last line names
 //! the manager's command for PATH; a later setup from a build folder of the same build uses the manager's copy, and
 //! one of another build refuses to replace the link and says to run through it; the vault moves and

@@ -1,4 +1,4 @@
-//! Issue 36: vaults move and get renamed. Setup recognises the same vault at its new place (the plugin token it
+//! Vaults move and get renamed. Setup recognises the same vault at its new place (the plugin token it
 //! recorded, Obsidian's id, the folder name) and re-points its entries in place under their names; doctor names one
 //! command that ends with doctor passing; a re-run without `--vault` sets up the vaults set up before, not every vault
 //! Obsidian lists; and uninstall after a move leaves nothing of obsmcp's, in the vault or in the state folder.

@@ -57,7 +57,7 @@ fn build_folders_caches_and_npx_do_not_last_and_other_places_do() {
     }
 }
 
-/// Issue 36, item 4: uv marks its tools folder as a cache, and pipx's may sit under a tagged folder too; a tool
+/// uv marks its tools folder as a cache, and pipx's may sit under a tagged folder too; a tool
 /// either installed lasts, and setup then runs it where it is instead of copying it over their link.
 #[test]
 fn tools_pipx_and_uv_installed_last_even_under_a_cache_tag() {

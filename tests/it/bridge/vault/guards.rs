@@ -37,7 +37,7 @@ fn read_only_hides_write_tools_and_refuses_them() {
     ));
 }
 
-/// Issue 12, finding 11: `batch` ran the tools `--deny-tool` and `--allow-tool` kept from direct calls.
+/// `batch` ran the tools `--deny-tool` and `--allow-tool` kept from direct calls.
 #[test]
 fn batch_meets_the_allow_and_deny_lists_for_every_call_it_holds() {
     let setup = setup();
@@ -68,7 +68,7 @@ fn batch_meets_the_allow_and_deny_lists_for_every_call_it_holds() {
     assert!(!is_error(&answer), "{answer}");
 }
 
-/// Issue 12, finding 4: the bridge sent `Authorization: Bearer <token>` to whoever held the plugin's port (496 times
+/// The bridge sent `Authorization: Bearer <token>` to whoever held the plugin's port (496 times
 /// in one probe) and would have taken its answers for the vault's.
 #[test]
 fn an_impostor_on_the_port_never_gets_the_token_and_its_answers_are_ignored() {

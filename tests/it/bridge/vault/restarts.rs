@@ -324,7 +324,7 @@ fn a_plugin_restarted_while_the_bridge_was_frozen_costs_the_next_call_nothing() 
     );
 }
 
-/// Issue 12 (low): with the plugin's port answering 500 or dropping every connection, each waiting call asked for a
+/// With the plugin's port answering 500 or dropping every connection, each waiting call asked for a
 /// fresh attempt, about 162 requests a second at a server that was already failing. Calls now wait out the
 /// supervisor's backoff (at most one attempt per 500 ms once it has ramped up), and reads go to disk meanwhile.
 #[test]

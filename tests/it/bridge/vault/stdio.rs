@@ -136,7 +136,7 @@ fn stdin_eof_exits_zero_within_a_second_and_the_log_keeps_no_paths_or_content() 
     }
 }
 
-/// Issue 12 (low): two requests in flight with one id got one answer between them.
+/// Two requests in flight with one id got one answer between them.
 #[test]
 fn a_second_request_with_an_id_still_in_flight_is_refused_and_the_first_is_answered() {
     let setup = setup();
@@ -162,7 +162,7 @@ fn a_second_request_with_an_id_still_in_flight_is_refused_and_the_first_is_answe
     );
 }
 
-/// Issue 12 (low): an id beyond 64 bits came back changed (2^70 as 1.1805916207174113e21), so the client could not
+/// An id beyond 64 bits came back changed (2^70 as 1.1805916207174113e21), so the client could not
 /// match its answer.
 #[test]
 fn ids_beyond_64_bits_come_back_exactly_as_sent() {
@@ -190,7 +190,7 @@ fn ids_beyond_64_bits_come_back_exactly_as_sent() {
     }
 }
 
-/// Issue 12 (low): with its stdout closed by the client, the bridge kept running.
+/// With its stdout closed by the client, the bridge kept running.
 #[test]
 fn the_bridge_exits_when_the_client_closes_its_stdout() {
     use std::io::Write as _;

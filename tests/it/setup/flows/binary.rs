@@ -1,8 +1,8 @@
-//! Where client entries find obsmcp (issue 20): run from a build folder (as `cargo run` and these tests' own build
+//! Where client entries find obsmcp: run from a build folder (as `cargo run` and these tests' own build
 //! are), setup installs a copy in `~/.local/bin` and the entries run that copy; a second run changes nothing, a dry
 //! run copies nothing, `--version` says what the entries run, a plain `obsmcp bridge` finds the vault setup set up,
 //! and uninstall removes the copy with the last entry. What the user keeps at that path themselves (a script, a link
-//! to their own tool) is neither replaced by setup or `doctor --fix` nor removed by uninstall (issue 34).
+//! to their own tool) is neither replaced by setup or `doctor --fix` nor removed by uninstall.
 
 use std::path::Path;
 

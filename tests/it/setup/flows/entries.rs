@@ -192,7 +192,7 @@ fn permission_rules_name_only_read_only_tools() {
     );
 }
 
-/// Issue 13, problem 1: setup run again from another copy of the binary (the README's `cargo install`, then setup
+/// Setup run again from another copy of the binary (the README's `cargo install`, then setup
 /// once more) gave every client a second entry per vault, `obsidian` beside `obsidian-my-notes`.
 #[test]
 fn setup_from_another_copy_of_obsmcp_re_points_each_entry_in_place_under_its_name() {

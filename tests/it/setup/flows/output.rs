@@ -100,7 +100,7 @@ fn unknown_client_is_refused_with_the_known_ones() {
     );
 }
 
-/// Issue 13, problem 5: the next steps ignored what happened: "Restart Obsidian" and "start a new Codex session"
+/// The next steps ignored what happened: "Restart Obsidian" and "start a new Codex session"
 /// after a run that changed nothing, and a Codex step after Codex was refused.
 #[test]
 fn next_steps_follow_what_changed() {
@@ -137,7 +137,7 @@ fn next_steps_follow_what_changed() {
     assert!(next.contains("Claude Code:"), "{next}");
 }
 
-/// Issue 13, problem 6: `setup --help` named no client, a failed `--json` run printed nothing on stdout, and a quoted
+/// `setup --help` named no client, a failed `--json` run printed nothing on stdout, and a quoted
 /// `~/…` vault was not found.
 #[test]
 fn help_names_the_clients_json_failures_are_reported_and_a_quoted_tilde_is_home() {

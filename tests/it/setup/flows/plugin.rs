@@ -51,7 +51,7 @@ fn existing_plugin_data_keeps_its_token_and_port_and_upgrade_replaces_the_files(
     );
 }
 
-/// Issue 34: a second setup left a `data.json` other users could read (it holds the token) and said "nothing changed",
+/// A second setup left a `data.json` other users could read (it holds the token) and said "nothing changed",
 /// while doctor reported the mode. Setup now plans the mode fix like any change: shown by `--dry-run`, applied, reported.
 #[cfg(unix)]
 #[test]
@@ -110,7 +110,7 @@ fn regression_a_second_setup_makes_a_world_readable_data_json_private_and_says_s
     assert_eq!(report["outcome"], "already-configured", "{}", again.stdout);
 }
 
-/// Issue 13, problem 3: `uninstall --client hermes` removed the plugin from the vault, and Claude Code and Codex were
+/// `uninstall --client hermes` removed the plugin from the vault, and Claude Code and Codex were
 /// left pointing at a vault without it. The plugin now goes with the last entry that uses it.
 #[test]
 fn uninstalling_one_client_keeps_the_plugin_while_other_clients_use_the_vault() {

@@ -305,7 +305,7 @@ fn make_immutable(path: &std::path::Path, immutable: bool) -> bool {
         .is_ok_and(|output| output.status.success())
 }
 
-/// Issue 13, problem 4: when uninstall could not write a config (an immutable file) it deleted that file's backup
+/// When uninstall could not write a config (an immutable file) it deleted that file's backup
 /// anyway, and the error named no reason. A failed write now keeps the file, its backup and the record as they were,
 /// and says why with the hint that fixes it; setup's failed write leaves no backup behind either.
 #[test]

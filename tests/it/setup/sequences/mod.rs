@@ -1,8 +1,8 @@
-//! Issue 13: sequences of what users really do, generated from a seed and run with the real binary on temporary
+//! Sequences of what users really do, generated from a seed and run with the real binary on temporary
 //! homes: setup from one copy of the binary or another, for a subset of clients; uninstall of a subset; `doctor --fix`;
 //! the binary moved away or deleted; a client rewriting its own file (new keys, another layout, as Claude Code does);
 //! a config made unwritable for a step; the vault moved or renamed; in one home of four, obsmcp installed by pipx or
-//! `uv tool`, whose link on PATH the user runs most (issue 36). After every step the invariants hold:
+//! `uv tool`, whose link on PATH the user runs most. After every step the invariants hold:
 //! - at most one obsmcp entry per client for the vault (at its place now or one it left), always named `obsidian`;
 //! - after setup or `doctor --fix`, every entry's command exists and every entry names the vault's place now;
 //! - the plugin is in the vault exactly when some client's obsmcp entry serves it;
