@@ -157,8 +157,9 @@ impl HiddenRules {
         self.rules.iter().any(|rule| rule.hides(&folded, path))
     }
 
-    /// How many rules are in force (never what they match).
-    #[allow(dead_code)] // the tests read it; the bridge counts through `hidden_rule_count`, which needs no compiling
+    /// How many rules are in force (never what they match), for the tests: the bridge counts through
+    /// [`hidden_rule_count`], which compiles nothing.
+    #[cfg(test)]
     pub(crate) fn count(&self) -> usize {
         self.rules.len()
     }
@@ -173,7 +174,6 @@ impl HiddenRules {
 /// that are not blank or comments, plus, when `hideExcludedFiles` is on, Obsidian's non-empty excluded-files
 /// filters. A filter offline mode cannot compile counts (it is in force: offline mode refuses every tool for it);
 /// a settings file that cannot be read counts as none, and an `app.json` that cannot be read as no filters.
-#[allow(dead_code)] // for the bridge's obsidian_status; the integration tests compile this module without it
 pub(crate) fn hidden_rule_count(vault: &Path, config_dir: &str) -> usize {
     let Ok(settings) = settings(vault, config_dir) else {
         return 0;
