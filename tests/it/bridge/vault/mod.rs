@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::support::bridge::{Bridge, is_error, text_of};
 use crate::support::{PluginHost, TempHome, fixture_vault, free_port, signal, write_plugin_data};
 
+mod annotations;
 mod eras;
 mod guards;
 mod resources;
