@@ -69,13 +69,36 @@ pub(super) fn order_key(score: f64) -> i64 {
 /// A ranked note and its score.
 pub(super) type Ranked<'c> = (&'c FileEntry, f64);
 
-/// Counts a query's scored terms in one note after another, in buffers kept from note to note (at 100,000 notes, a
-/// few allocations per note were a tenth of a ranked search).
-struct Weigher<'q> {
+/// How a query's scored terms are counted at the word starts of a text: by each term's matcher, or without a regex
+/// when every one is a plain word the index counts (the same counts).
+struct Counter<'q> {
     query: &'q Query,
     scored: &'q [usize],
-    /// The scored terms' texts, when every one is a plain word the index counts.
     plain: Option<Vec<&'q str>>,
+}
+
+impl Counter<'_> {
+    /// Each scored term's count in `text`, over `out`.
+    fn count_into(&self, text: &str, out: &mut Vec<usize>) {
+        out.clear();
+        if text.is_empty() {
+            out.resize(self.scored.len(), 0);
+        } else if let Some(words) = &self.plain {
+            out.extend(plain_word_starts(text, words));
+        } else {
+            out.extend(
+                self.scored
+                    .iter()
+                    .map(|&at| self.query.atoms[at].matcher.count_word_starts(text)),
+            );
+        }
+    }
+}
+
+/// Weighs a query's scored terms in one note after another, in buffers kept from note to note (at 100,000 notes, a
+/// few allocations per note were a tenth of a ranked search).
+struct Weigher<'q> {
+    counter: Counter<'q>,
     title: Vec<usize>,
     aliases: Vec<usize>,
     text: Vec<u32>,
@@ -91,9 +114,11 @@ impl<'q> Weigher<'q> {
                 .collect()
         });
         Weigher {
-            query,
-            scored,
-            plain,
+            counter: Counter {
+                query,
+                scored,
+                plain,
+            },
             title: Vec::new(),
             aliases: Vec::new(),
             text: Vec::new(),
@@ -101,33 +126,19 @@ impl<'q> Weigher<'q> {
         }
     }
 
-    /// Each scored term's count at the word starts of `text`, into `out`: without a regex for plain words.
-    fn count_into(&self, text: &str, out: &mut Vec<usize>) {
-        out.clear();
-        if text.is_empty() {
-            out.resize(self.scored.len(), 0);
-        } else if let Some(words) = &self.plain {
-            out.extend(plain_word_starts(text, words));
-        } else {
-            out.extend(
-                self.scored
-                    .iter()
-                    .map(|&at| self.query.atoms[at].matcher.count_word_starts(text)),
-            );
-        }
+    /// The weights from the title and aliases given and the text counts already in `self.text`.
+    fn weigh(&mut self, title: &str, aliases: &str, norm: f64) -> &[f64] {
+        self.counter.count_into(title, &mut self.title);
+        self.counter.count_into(aliases, &mut self.aliases);
+        weighted_counts(&mut self.wtf, &self.title, &self.aliases, &self.text, norm);
+        &self.wtf
     }
 
     /// The weights of a note whose text holds no scored term: its title alone.
     fn title_only(&mut self, title: &str, norm: f64) -> &[f64] {
-        let mut counts = std::mem::take(&mut self.title);
-        self.count_into(title, &mut counts);
-        self.title = counts;
-        self.aliases.clear();
-        self.aliases.resize(self.scored.len(), 0);
         self.text.clear();
-        self.text.resize(self.scored.len(), 0);
-        weighted_counts(&mut self.wtf, &self.title, &self.aliases, &self.text, norm);
-        &self.wtf
+        self.text.resize(self.counter.scored.len(), 0);
+        self.weigh(title, "", norm)
     }
 
     /// The weights of a note whose text the word index counted (`text`: the counts by term, each by document).
@@ -143,52 +154,27 @@ impl<'q> Weigher<'q> {
             text.iter()
                 .map(|counts| counts.get(doc as usize).copied().unwrap_or(0)),
         );
-        let (mut title, mut aliases) = (
-            std::mem::take(&mut self.title),
-            std::mem::take(&mut self.aliases),
-        );
-        self.count_into(view.title(), &mut title);
         // Aliases are in the text: none of them holds a term the text lacks.
-        if self.text.iter().any(|&count| count > 0) {
-            self.count_into(&view.aliases(), &mut aliases);
+        let aliases = if self.text.iter().any(|&count| count > 0) {
+            view.aliases()
         } else {
-            self.count_into("", &mut aliases);
-        }
-        (self.title, self.aliases) = (title, aliases);
-        weighted_counts(&mut self.wtf, &self.title, &self.aliases, &self.text, norm);
-        &self.wtf
+            String::new()
+        };
+        self.weigh(view.title(), &aliases, norm)
     }
 
     /// The weights of a note read: `in_text[i]` is false for a term the word index says its text lacks (not counted).
     fn counted_in_text(&mut self, view: &NoteView<'_>, in_text: &[bool], norm: f64) -> &[f64] {
         self.text.clear();
-        for (&at, &may) in self.scored.iter().zip(in_text) {
-            let matcher = &self.query.atoms[at].matcher;
+        for (&at, &may) in self.counter.scored.iter().zip(in_text) {
+            let matcher = &self.counter.query.atoms[at].matcher;
             self.text.push(if may {
                 matcher.count_word_starts(view.text) as u32
             } else {
                 0
             });
         }
-        let (mut title, mut aliases) = (
-            std::mem::take(&mut self.title),
-            std::mem::take(&mut self.aliases),
-        );
-        let matched = |text: &str, out: &mut Vec<usize>| {
-            out.clear();
-            out.extend(self.scored.iter().map(|&at| {
-                if text.is_empty() {
-                    0
-                } else {
-                    self.query.atoms[at].matcher.count_word_starts(text)
-                }
-            }));
-        };
-        matched(view.title(), &mut title);
-        matched(&view.aliases(), &mut aliases);
-        (self.title, self.aliases) = (title, aliases);
-        weighted_counts(&mut self.wtf, &self.title, &self.aliases, &self.text, norm);
-        &self.wtf
+        self.weigh(view.title(), &view.aliases(), norm)
     }
 }
 
@@ -262,13 +248,11 @@ pub(super) fn rank_notes<'c>(
         }
     }
     let idf = idf(notes.len(), &df);
+    let width = scored.len();
     let mut keyed: Vec<(i64, Ranked<'c>)> = matching
         .into_iter()
-        .zip(
-            weights
-                .chunks(scored.len().max(1))
-                .chain(std::iter::repeat(&[][..])),
-        )
+        .enumerate()
+        .map(|(i, file)| (file, &weights[i * width..(i + 1) * width]))
         .map(|(file, wtf)| {
             let score = score(&idf, wtf);
             (order_key(score), (file, score))
