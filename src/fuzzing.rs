@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use crate::bridge::jsonrpc::{self, Line, Message};
-use crate::offline::paths;
+use crate::offline::plugin::vault::paths;
 
 /// One stdin line through the bridge's framing: never a panic; blank, not-JSON and messages told apart exactly as
 /// JSON says; a batch yields one message per member; each message sorted by the JSON-RPC rules (a request's id is a

@@ -1,5 +1,5 @@
 // Prompt arguments named like Object.prototype's members, through the real main.js (src/prompts/index.ts): only the
-// arguments the client sent count, as in the offline reader (src/offline/prompts/mod.rs reads the request's JSON), so
+// arguments the client sent count, as in the offline reader (src/offline/plugin/prompts/mod.rs reads the request's JSON), so
 // `constructor`, `toString` or `__proto__` that were not sent are missing, not Object's own functions.
 import assert from "node:assert/strict";
 import fs from "node:fs";

@@ -15,7 +15,7 @@ use crate::offline::OfflineVault;
 
 /// How long a bridge that is ending waits for the offline index's save (about half a second at 100,000 notes).
 const FINISH_SAVING: std::time::Duration = std::time::Duration::from_secs(10);
-pub(crate) use crate::offline::resources::RpcFailure;
+pub(crate) use crate::offline::plugin::resources::RpcFailure;
 
 /// A boxed future, so that backends can be trait objects.
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

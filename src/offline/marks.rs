@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::tools::{self, Output, ToolError};
-use super::{SERVED_FROM_KEY, SOURCE_META_KEY, paths};
+use super::plugin::tools::{self, Output, ToolError};
+use super::plugin::vault::paths;
+use super::{SERVED_FROM_KEY, SOURCE_META_KEY};
 
 /// Where an answer came from, as its marks say.
 #[derive(Clone, Copy)]

@@ -1,5 +1,5 @@
 //! Offline mode: the vault's read tools answered straight from the vault folder while Obsidian is closed, and its
-//! resources and path completion (`resources/`, `OfflineVault::request`).
+//! resources and path completion (`plugin/resources/`, `OfflineVault::request`).
 //!
 //! The bridge calls [`OfflineVault::call_tool`] when the plugin is unreachable. Every read tool of the catalog is
 //! answered with the plugin's argument schema, result shape, limits and content hashes, so an agent cannot tell
@@ -10,13 +10,17 @@
 //! The design choice: mirror the plugin rather than approximate Obsidian. The plugin's tools
 //! (`obsidian-plugin/src/tools/**`) and the metadata model they run on (`obsidian-plugin/test/fake-obsidian/`) write
 //! their rules down; the files here follow theirs one for one, so a change to a tool has an obvious twin, and the
-//! parity tests (`tests/it/offline/`) compare both through the bridge, field by field:
-//! - `tools/*.rs` ↔ `obsidian-plugin/src/tools/*.ts` (`mod.rs` is `index.ts`; `args.rs` does what zod does there);
-//! - `daily.rs`, `hash.rs`, `hidden.rs`, `limits.rs`, `lines.rs`, `links.rs`, `paths/`, `regex.rs`, `sections.rs` ↔
-//!   `obsidian-plugin/src/vault/*.ts`;
-//! - `obsidian/` ↔ what Obsidian itself computes (its vault listing and metadata cache), as the fake `obsidian`
-//!   module writes it down (`test/fake-obsidian/*.cjs`);
-//! - `text.rs`: JavaScript's string rules (whitespace, UTF-16 lengths), which the TypeScript gets for free.
+//! parity tests (`tests/it/offline/`) compare both through the bridge, field by field. Three kinds of room:
+//! - `plugin/`: the plugin's twin, each file where its original's name says (`plugin/tools/*.rs` ↔
+//!   `obsidian-plugin/src/tools/*.ts`, `plugin/vault/*` ↔ `src/vault/*.ts`, `plugin/resources/`, `plugin/prompts/`);
+//! - `obsidian/`: what Obsidian itself computes (its vault listing and metadata cache), as the fake `obsidian` module
+//!   writes it down (`obsidian/metadata.rs` ↔ `test/fake-obsidian/metadata.cjs`, `obsidian/vault.rs` ↔ `vault.cjs`);
+//! - `index/`: the index engine, which has no twin (the word index, the saved index, the file watcher, the index's
+//!   life in `index/refresh.rs`, and search from the index while Obsidian is open).
+//!
+//! Beside them, `js.rs` holds JavaScript's string rules (whitespace, UTF-16 lengths), which the TypeScript gets for
+//! free; this file is the façade the bridge calls; `marks.rs` marks the answers; `tests.rs` drives `OfflineVault`
+//! end to end through its private state.
 //!
 //! How a result says it came from disk (kept out of the way of parity comparisons):
 //! - JSON results get a last field `"served_from": "disk"` (`source` is taken: `recent_files` has one);
@@ -30,11 +34,11 @@
 //!
 //! For the bridge: `call_tool` blocks (file system and CPU), so call it from `tokio::task::spawn_blocking` on an
 //! `Arc<OfflineVault>`; calls may run concurrently. The first call builds the index (about half a second for 10,000
-//! notes, five for 100,000) and saves it (`saved.rs`). A bridge loads a saved index beside its start (`prepare`);
+//! notes, seconds for 100,000: `benches/results/latest.md`) and saves it (`index/saved/`). A bridge loads a saved index beside its start (`prepare`);
 //! it builds one at start only when asked to (`--index-search always`), or in the background once a search through
 //! Obsidian was slow (`build_in_background`): most bridges run while Obsidian is open and a small vault never needs
 //! it. The index keeps no note's text: a tool that shows one note reads it again, and text search reads the notes the
-//! word index (`words.rs`) says can match.
+//! word index (`index/words.rs`) says can match.
 //!
 //! While Obsidian is open the bridge may answer `search` from the index (`search_from_index`, marked `index` instead
 //! of `disk`), only while `index_search_ready` says the answer is the plugin's; `vault_may_have_changed` has the
@@ -53,59 +57,35 @@
 //! - hidden-path rules offline mode cannot apply exactly make it refuse every tool where the plugin goes on: an
 //!   excluded-files regex Rust's `regex` cannot compile (the plugin ignores one JavaScript cannot compile and
 //!   applies the others), a `data.json` or, with `hideExcludedFiles`, an `app.json` that is not JSON;
-//! - the index is checked against the folder (rule changes too) when the file watcher (`watch.rs`) saw a change,
+//! - the index is checked against the folder (rule changes too) when the file watcher (`index/watch.rs`) saw a change,
 //!   which it learns a moment after the write (well under a millisecond with inotify, up to FSEvents' latency on
 //!   macOS); without a watcher it could trust, after [`DEFAULT_REFRESH_INTERVAL`].
-//!
-//! This file is the index's life (load, watch, refresh, save, memory budget); `marks.rs` marks the answers, and
-//! `tests.rs` drives `OfflineVault` end to end through its private state.
 
-mod bases;
-mod canvas;
-mod daily;
-mod error;
-mod hash;
-mod hidden;
-mod index_search;
-mod limits;
-mod lines;
-mod links;
+pub(crate) mod index;
+mod js;
 mod marks;
 mod obsidian;
-pub(crate) mod paths;
-mod prompts;
-mod raw_bytes;
-mod regex;
-mod requests;
-pub(crate) mod resources;
-mod saved;
-mod sections;
-mod tasks;
-mod text;
-mod tools;
-mod watch;
-mod words;
+pub(crate) mod plugin;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::sync::lock;
-pub(crate) use hash::content_hash;
-pub(crate) use hidden::hidden_rule_count;
-use hidden::{HiddenRules, HiddenRulesError};
-pub(crate) use index_search::NOT_BUILT;
+use index::refresh::State;
+pub(crate) use index::search::NOT_BUILT;
 #[cfg(test)]
 pub(crate) use marks::strip_disk_marks;
 pub(crate) use marks::{INDEX_LIMITED_KEY, SKIPPED_KEY};
 use marks::{Source, index_limited_notice, marked, with_first_field, with_skipped_notice};
-use obsidian::vault::Snapshot;
-use paths::RealVault;
-pub(crate) use tools::ToolError;
-use tools::{Context, Served};
+use obsidian::metadata::Snapshot;
+pub(crate) use plugin::tools::ToolError;
+use plugin::tools::{self, Context, Served};
+pub(crate) use plugin::vault::hash::content_hash;
+pub(crate) use plugin::vault::hidden::hidden_rule_count;
+use plugin::vault::paths::RealVault;
 
 /// Why a vault cannot be served offline.
 #[derive(Debug, thiserror::Error)]
@@ -130,10 +110,10 @@ pub(crate) struct OfflineVault {
     read_only: bool,
     refresh_interval: Duration,
     state: Mutex<State>,
-    /// The words of the notes of every snapshot (`words.rs`); written only while `state` is held.
-    words: Arc<RwLock<words::Words>>,
-    /// Where the index is saved between bridge processes (`saved.rs`); none unless asked for.
-    saved: Option<saved::SavedIndex>,
+    /// The words of the notes of every snapshot (`index/words.rs`); written only while `state` is held.
+    words: Arc<RwLock<index::words::Words>>,
+    /// Where the index is saved between bridge processes (`index/saved/`); none unless asked for.
+    saved: Option<index::saved::SavedIndex>,
     /// Whether a file watcher decides when the index is checked (else only the refresh interval does).
     watched: bool,
     /// The index's memory budget in bytes: past it the word index is dropped and text search reads every note.
@@ -148,21 +128,6 @@ pub(crate) struct OfflineVault {
 /// The default memory budget of the offline index, in MiB (`obsmcp bridge --index-memory-mb`): about seven times
 /// what 100,000 generated notes take.
 pub(crate) const DEFAULT_MEMORY_BUDGET_MB: u64 = 1024;
-
-/// The index and when it was last checked against the folder.
-#[derive(Default)]
-struct State {
-    snapshot: Option<Arc<Snapshot>>,
-    /// Why the hidden-path rules could not be applied at the last check: while it is set, no tool is answered.
-    refused: Option<HiddenRulesError>,
-    checked: Option<Instant>,
-    /// The completion candidates of a snapshot, computed on the first completion that needs them.
-    candidates: Option<(Arc<Snapshot>, Arc<Vec<resources::Candidate>>)>,
-    /// The watcher whose events say when the index must be checked (`watch.rs`), from the first check on.
-    watch: Option<watch::Watch>,
-    /// Why there is no watcher, when it could not start.
-    watch_trouble: Option<String>,
-}
 
 /// How long an index is used without checking the folder again, by default. Offline mode never writes, so only
 /// edits made outside (another editor, a sync tool) can change the vault meanwhile; a second of delay for those
@@ -255,7 +220,7 @@ impl OfflineVault {
     /// Sets how long the index is trusted before the folder is checked again (zero: check on every call).
     /// Saves the index in `folder` (obsmcp's state folder's `index`) and starts from the one saved there.
     pub(crate) fn with_saved_index(mut self, folder: &std::path::Path) -> Self {
-        self.saved = Some(saved::SavedIndex::new(
+        self.saved = Some(index::saved::SavedIndex::new(
             folder,
             self.real.root(),
             &self.config_dir,
@@ -265,7 +230,9 @@ impl OfflineVault {
 
     /// Whether a saved index exists for this vault (then building the index at start is cheap).
     pub(crate) fn has_saved_index(&self) -> bool {
-        self.saved.as_ref().is_some_and(saved::SavedIndex::exists)
+        self.saved
+            .as_ref()
+            .is_some_and(index::saved::SavedIndex::exists)
     }
 
     /// Builds the index now (from the saved one when there is one), so that the first offline call finds it ready.
@@ -287,194 +254,6 @@ impl OfflineVault {
     /// Whether this tool's answer comes from disk (false for tools that need the running app).
     pub(crate) fn serves_from_disk(name: &str) -> bool {
         matches!(tools::served(name), Some(Served::Disk))
-    }
-
-    /// Brings the index up to date with the folder and the hidden-path rules (builds it on first use) and returns
-    /// it, or why the rules cannot be applied.
-    fn fresh_snapshot(&self, force: bool) -> Result<Arc<Snapshot>, HiddenRulesError> {
-        let mut state = lock(&self.state);
-        if state.snapshot.is_some() {
-            self.start_watching(&mut state);
-        }
-        let trusted = match state
-            .watch
-            .as_ref()
-            .filter(|watch| watch.trouble().is_none())
-        {
-            // Taken even when the answer is not needed (`force`), so that this check covers what it saw.
-            Some(watch) => !watch.take_changed() && state.checked.is_some(),
-            None => state
-                .checked
-                .is_some_and(|checked| checked.elapsed() < self.refresh_interval),
-        };
-        let trusted = !self.wrote.swap(false, Ordering::SeqCst) && trusted;
-        if trusted && !force {
-            if let Some(refused) = &state.refused {
-                return Err(refused.clone());
-            }
-            if let Some(snapshot) = &state.snapshot {
-                return Ok(Arc::clone(snapshot));
-            }
-        }
-        let hidden = HiddenRules::load(&self.root, &self.config_dir);
-        state.checked = Some(Instant::now());
-        let hidden = match hidden {
-            Ok(hidden) => hidden,
-            Err(refused) => {
-                state.refused = Some(refused.clone());
-                return Err(refused);
-            }
-        };
-        state.refused = None;
-        let first = state.snapshot.is_none().then(Instant::now);
-        let mut listing = None;
-        if first.is_some()
-            && let Some(saved) = self.saved.as_ref().filter(|saved| saved.exists())
-        {
-            // Watching from before the check of what changed since the save, so that nothing changed during it
-            // goes unseen.
-            self.start_watching(&mut state);
-            // The saved file is decoded while the folder is walked: at 100,000 notes each takes about half the start.
-            let (loaded, walked) = std::thread::scope(|scope| {
-                let loading = scope.spawn(|| {
-                    let started = Instant::now();
-                    let loaded = saved.load();
-                    tracing::debug!(
-                        ms = started.elapsed().as_millis() as u64,
-                        "offline index: saved index decoded"
-                    );
-                    loaded
-                });
-                let walking = Instant::now();
-                let walked = self.list(state.watch.as_ref(), &hidden);
-                tracing::debug!(
-                    ms = walking.elapsed().as_millis() as u64,
-                    "offline index: folder listed beside the decoding"
-                );
-                let loaded = loading.join().unwrap_or_else(|_| {
-                    tracing::warn!(
-                        "decoding the saved offline index failed; it is built from the folder"
-                    );
-                    None
-                });
-                (loaded, walked)
-            });
-            // A word index dropped under another budget is built again under this one.
-            let loaded = loaded.filter(|(_, saved_words)| {
-                saved_words
-                    .dropped()
-                    .is_none_or(|budget| budget == self.budget)
-            });
-            match loaded {
-                Some((snapshot, mut saved_words)) => {
-                    saved_words.set_budget(self.budget);
-                    saved_words.keep_within_budget(snapshot.approx_bytes());
-                    *crate::sync::write(&self.words) = saved_words;
-                    state.snapshot = Some(Arc::new(snapshot));
-                }
-                // Built from the folder instead, which is done with the watcher off (below).
-                None => state.watch = None,
-            }
-            listing = Some(walked);
-        }
-        self.check_folder(&mut state, &hidden, listing);
-        if self.watched && state.watch.is_none() && state.watch_trouble.is_none() {
-            // A first build reads every note with no watcher running: its own reads would flood the watcher with
-            // events (a third of the build's time at 100,000 notes). Watching from now on, one more check of the
-            // folder (a walk, no reads) sees what changed during the build.
-            self.start_watching(&mut state);
-            self.check_folder(&mut state, &hidden, None);
-        }
-        if let (Some(started), Some(snapshot)) = (first, &state.snapshot) {
-            tracing::info!(
-                notes = snapshot.sorted_notes.len(),
-                read = snapshot.notes_read,
-                ms = started.elapsed().as_millis() as u64,
-                "offline index ready"
-            );
-        }
-        Ok(Arc::clone(
-            state
-                .snapshot
-                .as_ref()
-                .expect("the first check builds the index"),
-        ))
-    }
-
-    /// Starts the file watcher, unless it runs already, is not wanted, or could not start before.
-    fn start_watching(&self, state: &mut State) {
-        if !self.watched || state.watch.is_some() || state.watch_trouble.is_some() {
-            return;
-        }
-        match watch::Watch::start(&self.root, &self.config_dir) {
-            Ok(watch) => state.watch = Some(watch),
-            Err(trouble) => {
-                tracing::warn!(%trouble, "offline mode checks the vault folder every second instead");
-                state.watch_trouble = Some(trouble);
-            }
-        }
-    }
-
-    /// Walks the folder; the watcher, if any, watches each folder before it is listed (`watch.rs`).
-    fn list(&self, watch: Option<&watch::Watch>, hidden: &HiddenRules) -> obsidian::walk::Listing {
-        if let Some(watch) = watch {
-            watch.config_folders();
-        }
-        obsidian::walk::walk(&self.root, &self.real, hidden, &|path, metadata| {
-            if let Some(watch) = watch {
-                watch.folder(path, metadata);
-            }
-        })
-    }
-
-    /// Checks the index against the folder (the walk given, or a new one) and keeps (and saves, in the background)
-    /// what changed.
-    fn check_folder(
-        &self,
-        state: &mut State,
-        hidden: &HiddenRules,
-        listing: Option<obsidian::walk::Listing>,
-    ) {
-        let walked = std::time::Instant::now();
-        let listing = listing.unwrap_or_else(|| self.list(state.watch.as_ref(), hidden));
-        tracing::debug!(
-            ms = walked.elapsed().as_millis() as u64,
-            "offline index: folder listed"
-        );
-        let changed = Snapshot::refresh_if_changed(
-            &self.root,
-            listing,
-            state.snapshot.as_deref(),
-            &mut crate::sync::write(&self.words),
-        );
-        if let Some(next) = changed {
-            let next = Arc::new(next);
-            if let Some(saved) = &self.saved {
-                // A note gone from the index (hidden since, or deleted) leaves the saved file at once, not at the
-                // next save, which may be a while off.
-                if let Some(previous) = state.snapshot.as_deref()
-                    && previous
-                        .files
-                        .iter()
-                        .any(|file| next.file(&file.path).is_none())
-                {
-                    saved.forget();
-                }
-                saved.save_later(Arc::clone(&next), Arc::clone(&self.words));
-            }
-            state.snapshot = Some(next);
-        }
-    }
-
-    /// Before the process ends: lets a save of the index under way (or waiting for its turn) finish, within `within`.
-    pub(crate) fn finish_saving(&self, within: Duration) {
-        if let Some(saved) = &self.saved
-            && !saved.finish(&self.words, within)
-        {
-            tracing::warn!(
-                "the offline index was still being saved at exit; the next bridge starts from the previous save"
-            );
-        }
     }
 
     /// What a tool run on this snapshot may use.
@@ -522,7 +301,7 @@ impl OfflineVault {
 
 /// Where the bridge saves its offline indexes: `index` in obsmcp's state folder.
 pub(crate) fn saved_index_folder() -> Option<PathBuf> {
-    saved::SavedIndex::default_folder()
+    index::saved::SavedIndex::default_folder()
 }
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
 //! `OfflineVault` end to end on vault folders: the marks, the refresh, the memory budget and the refusals (through
 //! its private state, hence here beside it).
 
+use std::time::Instant;
+
 use super::*;
+use crate::sync::lock;
 
 /// A vault folder holding `files` (path, text), opened offline.
 pub(super) fn vault(files: &[(&str, &str)]) -> (tempfile::TempDir, OfflineVault) {

@@ -1,6 +1,6 @@
 //! Where the bridge saves a vault's offline index between its processes: `index/<16 hex digits>.bin` in obsmcp's
 //! state folder, named by a hash of the vault's real path and config folder, never inside the vault. The bridge
-//! writes it (`src/offline/saved.rs`); uninstall removes it with the vault's plugin. One function names it for both,
+//! writes it (`src/offline/index/saved.rs`); uninstall removes it with the vault's plugin. One function names it for both,
 //! so that uninstall finds exactly the file the bridge wrote.
 
 use std::path::{Path, PathBuf};

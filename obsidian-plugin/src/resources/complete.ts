@@ -3,7 +3,7 @@
 // compared), in tiers: the name equals the text, the name starts with it, an alias starts with it, the path starts
 // with it, the name contains it, the path or an alias contains it, and last the path contains its characters in
 // order (fuzzy). Nothing typed yet lists the most recently modified files first. The tie-breaks and the exact rules
-// are in ./README.md; the offline reader's twin is src/offline/resources/complete.rs.
+// are in ./README.md; the offline reader's twin is src/offline/plugin/resources/complete.rs.
 
 import type { CompleteResult } from "@modelcontextprotocol/server";
 import type { ToolContext } from "../tools/types";

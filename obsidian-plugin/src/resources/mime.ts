@@ -1,6 +1,6 @@
 // What a vault file is, by its extension (case-insensitive): the MIME type a resource is listed and read with, and
 // whether it is read as text (the note-reading rules of read_note) or as bytes (a base64 blob). The table is the
-// contract's (./README.md) and the offline reader's (src/offline/resources/mime.rs).
+// contract's (./README.md) and the offline reader's (src/offline/plugin/resources/mime.rs).
 
 /** Text files, read as read_note reads them. */
 const TEXT: Record<string, string> = {

@@ -3,7 +3,7 @@
 // `%`, `#`, `?` and non-ASCII included, has exactly one URI and comes back unchanged from it. Reading is lenient:
 // `%XX` in either case is decoded and any other character stands for itself, so a URI a client built from the
 // template (`{+path}` leaves reserved characters such as `(` or `&` as they are) finds the same file.
-// The offline reader's twin is src/offline/resources/uri.rs; the rules are in ./README.md.
+// The offline reader's twin is src/offline/plugin/resources/uri.rs; the rules are in ./README.md.
 
 /** What every resource URI of the vault starts with. */
 export const URI_PREFIX = "obsidian://vault/";

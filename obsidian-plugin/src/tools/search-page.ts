@@ -1,4 +1,4 @@
-// A page of `search` results, shared by both modes (the offline reader's twin: src/offline/tools/search/page.rs): notes
+// A page of `search` results, shared by both modes (the offline reader's twin: src/offline/plugin/tools/search/page.rs): notes
 // added one by one until the limit or the character budget is reached, and the `line:path` cursor that resumes right
 // after the last match returned (`0:path` after a note shown without lines), even if notes were added meanwhile.
 

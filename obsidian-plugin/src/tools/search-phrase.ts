@@ -1,5 +1,5 @@
 // `search` in phrase mode (`mode: "phrase"`, or `regex: true`): the line search from before word mode, for callers
-// that want one literal line or one regular expression (the offline reader's twin: src/offline/tools/search/phrase.rs).
+// that want one literal line or one regular expression (the offline reader's twin: src/offline/plugin/tools/search/phrase.rs).
 // Notes are read with `vault.cachedRead` (Obsidian's in-memory copy) a few dozen at a time, in path order, and the scan
 // stops as soon as the page is full, so a narrow query on a 10,000-note vault answers quickly; a scan runs in slices
 // (../vault/slices.ts), so Obsidian stays responsive while it does. Matching is per line. With `rank`, every note is
@@ -60,7 +60,7 @@ function matchingLines(matcher: QueryMatcher, text: string): number {
 /**
  * BM25's weight of a note for the query, without the query's IDF (the same for every note, so it does not change
  * the order): `lines` matching lines (the term frequency) in a note of `size` bytes, against the mean size of the
- * notes searched; k1 = 1.2, b = 0.75. The offline reader (src/offline/tools/search/phrase.rs) computes the same, in the
+ * notes searched; k1 = 1.2, b = 0.75. The offline reader (src/offline/plugin/tools/search/phrase.rs) computes the same, in the
  * same order of operations, so that both give the same order and the same scores.
  */
 export function relevance(lines: number, size: number, meanSize: number): number {

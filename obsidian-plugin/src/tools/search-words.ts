@@ -1,4 +1,4 @@
-// `search` in word mode, the default (the offline reader's twin: src/offline/tools/search/mod.rs): the query in
+// `search` in word mode, the default (the offline reader's twin: src/offline/plugin/tools/search/mod.rs): the query in
 // Obsidian's search syntax (../vault/query/parse.ts) tested on each note (../vault/query/match.ts), each matching note
 // shown with the lines that hold one of the query's terms. In path order the scan stops once the page is full, as in
 // phrase mode; with `rank` every note in scope is read first, since BM25 needs each term's document frequency over them

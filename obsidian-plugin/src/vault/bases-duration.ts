@@ -1,6 +1,6 @@
 // Date arithmetic in Bases expressions (help: Bases/Bases syntax, "Date arithmetic"): a date plus or minus a
 // duration string such as "1M", "4h", "1 day" or "2w 3d". Pure, so that the offline reader
-// (src/offline/bases/duration.rs) follows it exactly.
+// (src/offline/plugin/vault/bases/duration.rs) follows it exactly.
 //
 // A duration is one or more pieces `<digits><spaces?><unit>`, with spaces between pieces allowed; the units are
 // the documented ones: `y` `year` `years`, `M` `month` `months`, `w` `week` `weeks`, `d` `day` `days`, `h` `hour`

@@ -7,7 +7,7 @@
 // `file.hasProperty(p)`, and the methods `.contains(x)`, `.startsWith(s)`, `.endsWith(s)`, `.isEmpty()`,
 // `.lower()`, `.upper()`, `.length`. Anything else is refused with an error naming it, never guessed: a row set is
 // right or the query fails. Evaluation never runs code. The syntax is ./bases-parse.ts; the offline twin is
-// src/offline/bases/eval.rs; the rules are in ../tools/README.md (bases).
+// src/offline/plugin/vault/bases/eval.rs; the rules are in ../tools/README.md (bases).
 
 import { ToolError } from "./errors";
 import type { Expr } from "./bases-parse";

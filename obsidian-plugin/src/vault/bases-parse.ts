@@ -1,6 +1,6 @@
 // The syntax of the Bases expression language's subset obsmcp evaluates (./bases-expr.ts says which): tokens and a
 // precedence parser, every refusal naming the character where reading stopped (counted in UTF-16 units). The offline
-// twin is src/offline/bases/parse.rs. Both refuse an expression nested deeper than MAX_NESTING levels (brackets,
+// twin is src/offline/plugin/vault/bases/parse.rs. Both refuse an expression nested deeper than MAX_NESTING levels (brackets,
 // operands of operators, targets of methods) while parsing: a base in a synced vault is data nobody checked, and the
 // evaluator recurses once per level.
 

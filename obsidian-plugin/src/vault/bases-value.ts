@@ -1,4 +1,4 @@
-// What a Bases expression evaluates to (the offline twin: src/offline/bases/value.rs): a leaf, so that the syntax
+// What a Bases expression evaluates to (the offline twin: src/offline/plugin/vault/bases/value.rs): a leaf, so that the syntax
 // (./bases-parse.ts, whose literals are values) and the evaluator (./bases-expr.ts, which walks the syntax) need
 // not import each other.
 

@@ -1,6 +1,6 @@
 // `.base` files (Obsidian Bases): the YAML a base is saved as, its views, and a view's query evaluated over the
 // vault's files with ./bases-expr.ts. Pure rules over plain data (the files and what the metadata cache knows of
-// them), so the offline reader (src/offline/bases/) follows them exactly; stated in ../tools/README.md (bases).
+// them), so the offline reader (src/offline/plugin/vault/bases/) follows them exactly; stated in ../tools/README.md (bases).
 
 import { ToolError } from "./errors";
 import { evaluate, order, shown, truthy, type Row, type Value } from "./bases-expr";

@@ -1,6 +1,6 @@
 // JSON Canvas 1.0 (`.canvas` files): reading one into nodes and edges an agent can follow, and adding a node or an
 // edge without disturbing the rest. Pure text rules shared by the `canvas` and `edit_canvas` tools; the offline
-// reader's twin is src/offline/canvas.rs.
+// reader's twin is src/offline/plugin/vault/canvas.rs.
 //
 // A node belongs to the smallest group whose box holds its whole box (JSON Canvas stores no parent; Obsidian draws
 // groups by their boxes). A file node whose file is hidden does not exist, nor do its edges. An edit keeps every

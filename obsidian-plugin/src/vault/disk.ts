@@ -3,7 +3,7 @@
 // Node's fs on the vault's base path; the lexical rules they build on are in paths.ts. A note whose text goes to an
 // agent is read by `readVerified`: opened first, then confirmed to be a file inside the vault, so a symlink swapped in
 // between a check and the read cannot redirect it. Writes are checked here too: nothing lands in a hidden path or,
-// through a swapped-in symlink, outside the vault. The offline reader's twin is src/offline/paths/disk.rs.
+// through a swapped-in symlink, outside the vault. The offline reader's twin is src/offline/plugin/vault/paths/disk.rs.
 
 import { lstatSync, promises as fsp, readFileSync, realpathSync, statSync, type Stats } from "fs";
 import type { FileHandle } from "fs/promises";
@@ -25,7 +25,7 @@ export function vaultBasePath(ctx: VaultContext): string {
  * A test of real (symlink-free) locations: inside the vault and outside its config folder. The config folder is
  * judged by its own real location (it may itself be a link) and, below the vault, by name as `isInConfigDir` does,
  * so that a link such as `cfglink -> .obsidian` cannot reach the token in `data.json`. The offline reader's
- * `RealVault::allows` (src/offline/paths/disk.rs) applies the same rule.
+ * `RealVault::allows` (src/offline/plugin/vault/paths/disk.rs) applies the same rule.
  */
 function realLocationTest(ctx: VaultContext): (real: string) => boolean {
   const base = vaultBasePath(ctx);

@@ -2,7 +2,7 @@
 // ../tools/README.md, "Hidden paths"). The rules come from the plugin's settings and, when the user asks for it, from
 // Obsidian's own "Excluded files"; this file compiles them, answers "is this path hidden?" (following symlinks inside
 // the vault to their real location), and gives the tools a view of links in which hidden notes do not exist. The
-// offline reader applies the same rules (src/offline/hidden.rs).
+// offline reader applies the same rules (src/offline/plugin/vault/hidden.rs).
 
 import { readFileSync, realpathSync, statSync } from "fs";
 import { join, sep } from "path";

@@ -3,7 +3,7 @@
 // point outside the vault or into its config folder: absolute paths, ".." segments, percent-encoded dots or
 // separators, backslashes, control characters, Windows device names. What needs the disk (symlinks, reading a note by
 // what was really opened) is in disk.ts, and how a note or folder argument is found in resolve.ts: the same cut as
-// the offline reader's src/offline/paths/, whose mod.rs holds these rules with the same messages.
+// the offline reader's src/offline/plugin/vault/paths/, whose mod.rs holds these rules with the same messages.
 
 import type { VaultContext } from "./context";
 import { ToolError } from "./errors";
@@ -18,7 +18,7 @@ const MAX_PATH_CHARS = 1024;
  * Windows reads as digits (listed by Microsoft since 2023, MicrosoftDocs/win32#1731). COM0 and LPT0 are accepted:
  * Windows opens them as plain files, and Microsoft, after listing them in 2022, removed them in 2025 as never reserved
  * (MicrosoftDocs/win32#2008). The `i` flag without `u` folds ASCII letters only, as Windows does here. The offline
- * reader's `is_windows_device_name` (src/offline/paths/mod.rs) applies the same rule.
+ * reader's `is_windows_device_name` (src/offline/plugin/vault/paths/mod.rs) applies the same rule.
  */
 const WINDOWS_DEVICE_NAME = /^(?:con|prn|aux|nul|(?:com|lpt)[1-9\u00b9\u00b2\u00b3])$/i;
 

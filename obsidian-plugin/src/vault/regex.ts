@@ -41,7 +41,7 @@ const BACKREFERENCE = "backreferences (\\1 to \\9) are not supported: patterns a
 
 /**
  * Why a pattern uses syntax neither reader's engine has, in the words both readers give (`unsupported_syntax` in
- * src/offline/regex.rs): the engines' own messages for these differ, and an agent should get one answer whichever
+ * src/offline/plugin/vault/regex.rs): the engines' own messages for these differ, and an agent should get one answer whichever
  * reader serves it.
  */
 export function unsupportedSyntax(source: string): string | null {

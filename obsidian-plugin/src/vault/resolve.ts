@@ -1,7 +1,7 @@
 // A tool's note and folder arguments, found as Obsidian finds them: an exact vault path, the path plus ".md", or a
 // wikilink or link name resolved like a link; and the path of a note about to be created or moved to. What comes
 // back has passed the lexical rules of paths.ts and the on-disk checks of disk.ts, and a hidden file or folder is
-// passed over as if it were not there. The offline reader's twin is src/offline/paths/resolve.rs.
+// passed over as if it were not there. The offline reader's twin is src/offline/plugin/vault/paths/resolve.rs.
 
 import { TFile, TFolder } from "obsidian";
 import type { VaultContext } from "./context";

@@ -1,7 +1,7 @@
 // Tasks as the Tasks plugin and Dataview write them: the checkbox character's status (the Tasks plugin's own status
 // settings when the vault has them), and the due / scheduled / start / done dates in either the emoji format
 // (`📅 2026-12-01`) or Dataview's inline fields (`[due:: 2026-12-01]`). Pure text rules, so that the offline reader
-// (src/offline/tasks.rs) follows them exactly; the rules are stated in ../tools/README.md (tasks).
+// (src/offline/plugin/vault/tasks.rs) follows them exactly; the rules are stated in ../tools/README.md (tasks).
 
 /** What a status means, as the Tasks plugin types its statuses. */
 export type StatusType = "todo" | "in_progress" | "done" | "cancelled" | "non_task";

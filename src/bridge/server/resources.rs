@@ -1,6 +1,6 @@
 //! The vault beyond tools on its way through the bridge: `resources/*`, `prompts/*` and `completion/complete` are
 //! forwarded to the upstream as they are, answered from disk when the upstream is a vault whose Obsidian is closed
-//! (resources and completion; `crate::offline::resources`), and explained in words when neither can answer.
+//! (resources and completion; `crate::offline::plugin::resources`), and explained in words when neither can answer.
 //!
 //! Policy: for a vault, resources are reads of notes, so they are served exactly when the policy offers `read_note`
 //! (`--deny-tool read_note`, or an `--allow-tool` list without it, turns them off). Other upstreams' resources are

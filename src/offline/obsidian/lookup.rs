@@ -6,7 +6,7 @@ use std::hash::{BuildHasher, RandomState};
 
 use hashbrown::HashTable;
 
-use crate::offline::obsidian::walk::FileEntry;
+use crate::offline::obsidian::vault::FileEntry;
 
 #[derive(Debug, Default)]
 pub(crate) struct Lookups {

@@ -1,15 +1,15 @@
 //! What the index keeps of one note (`Note`): what the vault-wide tools read of it, packed in one allocation, and
-//! how a note read from disk becomes one (`ReadNote`). The snapshot that holds them is `vault.rs`.
+//! how a note read from disk becomes one (`ReadNote`). The snapshot that holds them is `metadata.rs`'s.
 
 use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::offline::index::words::{NoteWords, Words, words_of};
 use crate::offline::obsidian::markdown;
-use crate::offline::obsidian::walk::FileEntry;
-use crate::offline::tasks::{Task, task_items};
-use crate::offline::words::{NoteWords, Words, words_of};
+use crate::offline::obsidian::vault::FileEntry;
+use crate::offline::plugin::vault::tasks::{Task, task_items};
 
 /// What the index keeps of a note: what the vault-wide tools read (frontmatter, tags, link targets, tasks, its
 /// document in the word index). Its text and the rest of its metadata (positions, headings, blocks) are read from
@@ -19,14 +19,14 @@ use crate::offline::words::{NoteWords, Words, words_of};
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Note {
     /// [`Packed`], encoded.
-    #[serde(with = "crate::offline::raw_bytes")]
+    #[serde(with = "crate::offline::index::raw_bytes")]
     packed: Box<[u8]>,
     /// Whether it has task items (the tasks tool unpacks only those notes).
     has_tasks: bool,
     /// Whether its frontmatter names aliases (`aliases` or `alias`): ranking weighs a note's aliases, and most
     /// notes have none to unpack.
     has_aliases: bool,
-    /// Its document in the word index (`crate::offline::words`).
+    /// Its document in the word index (`crate::offline::index::words`).
     pub(crate) doc: u32,
     pub(super) mtime: i64,
     pub(super) size: u64,

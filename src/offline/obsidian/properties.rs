@@ -6,8 +6,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use crate::offline::js::{is_js_space, js_trim};
 use crate::offline::obsidian::markdown::NoteMetadata;
-use crate::offline::text::{is_js_space, js_trim};
 
 /// `String(value)` for a frontmatter value.
 fn js_string(value: &Value) -> String {

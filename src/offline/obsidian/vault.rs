@@ -1,567 +1,349 @@
-//! The in-memory index of a vault folder: its files and folders as Obsidian lists them, what the vault-wide tools
-//! read of each note (frontmatter, tags, link targets, tasks, its words in `crate::offline::words`), and the
-//! vault-wide resolved / unresolved link maps. No note's text is kept: the tools that show a note read it again.
-//!
-//! The index is built on first use (or from the saved one, `crate::offline::saved`) and refreshed from the folder's
-//! modification times when the file watcher saw a change (`crate::offline::watch`): a note whose mtime and size are
-//! unchanged keeps what the index knows of it, so a refresh of an unchanged 10,000-note vault costs one directory
-//! walk and no reads. Links are re-resolved for every note only when the set of files changed; otherwise only the
-//! notes that changed are.
-//!
-//! What the index keeps of each note is `note.rs`'s; the tests (`vault/tests.rs`) pin the refresh rules.
-//!
-//! The listing is `walk.rs`'s. One deliberate difference from Obsidian: nothing outside the vault is read. A file
-//! whose real location is outside the vault (through a symlink) is listed but its content is never read, so it has no
-//! metadata.
-//!
-//! Hidden paths (`crate::offline::hidden`) are left out of the listing itself, with everything inside a hidden folder,
-//! so no tool ever sees them: an entry is hidden when its path is, or when its real location inside the vault is (a
-//! symlink, or an entry inside a symlinked folder, leading to a hidden path). Link resolution, backlinks and counts are
-//! then computed among the visible files only.
+//! The vault's files and folders as Obsidian lists them (`fake-obsidian/vault.cjs`): entries in name order, depth
+//! first; names starting with `.` and the config folder are not part of the vault; symlinks are followed and a folder
+//! reached twice is listed once. A symlinked folder that leads outside the vault is listed but not entered, and
+//! hidden paths are left out with everything inside them.
 
 use std::collections::HashSet;
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
-use crate::offline::obsidian::lookup::Lookups;
-pub(crate) use crate::offline::obsidian::note::{Note, ReadNote};
-use crate::offline::obsidian::walk::{FileEntry, Listing};
-use crate::offline::paths::MAX_FILE_BYTES;
-use crate::offline::text::js_cmp;
-use crate::offline::words::Words;
-#[cfg(test)]
-use crate::offline::{hidden::HiddenRules, obsidian::walk::walk, paths::RealVault};
+use crate::offline::js::js_sort_by_key;
+use crate::offline::plugin::vault::hidden::HiddenRules;
+use crate::offline::plugin::vault::paths::{FileIdentity, RealVault};
 
-/// Where a note's links lead, with counts, in first-seen order: files by index into [`Snapshot::files`] (a path per
-/// link cost the index about 80 MB at 100,000 notes), linkpaths that lead nowhere as written.
-#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
-pub(crate) struct NoteLinks {
-    pub(crate) resolved: Box<[(u32, u32)]>,
-    pub(crate) unresolved: Box<[(Box<str>, u32)]>,
+/// One file of the vault.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct FileEntry {
+    pub(crate) path: String,
+    pub(crate) size: u64,
+    pub(crate) mtime: i64,
+    pub(crate) ctime: i64,
+    /// False when a symlink takes the file's real location outside the vault or into its config folder.
+    pub(crate) inside: bool,
+    /// The file the path led to when listed; a read checks it opened that one.
+    pub(crate) identity: FileIdentity,
 }
 
-/// A note's links with their destinations as paths.
-pub(crate) struct LinksOf<'a> {
-    snapshot: &'a Snapshot,
-    links: &'a NoteLinks,
-}
-
-impl<'a> LinksOf<'a> {
-    /// The files it links to, by path, with counts, in first-seen order.
-    pub(crate) fn resolved(&self) -> impl Iterator<Item = (&'a str, usize)> + 'a {
-        let files = &self.snapshot.files;
-        self.links
-            .resolved
-            .iter()
-            .map(move |&(target, count)| (files[target as usize].path.as_str(), count as usize))
+impl FileEntry {
+    /// What follows the last `.` of the name (not a leading one), as Obsidian's `TFile.extension`.
+    pub(crate) fn extension(&self) -> &str {
+        extension_of(self.name())
     }
 
-    /// The linkpaths that lead nowhere, with counts, in first-seen order.
-    pub(crate) fn unresolved(&self) -> impl Iterator<Item = (&'a str, usize)> + 'a {
-        self.links
-            .unresolved
-            .iter()
-            .map(|(linkpath, count)| (&**linkpath, *count as usize))
+    /// The file name, extension included.
+    pub(crate) fn name(&self) -> &str {
+        self.path.rsplit('/').next().unwrap_or(&self.path)
     }
-}
 
-/// One consistent view of the vault. Saved whole between bridge processes (`crate::offline::saved`) but for its
-/// lookup tables, which [`Snapshot::with_lookups`] rebuilds.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-pub(crate) struct Snapshot {
-    /// Files in the order the vault lists them.
-    pub(crate) files: Vec<FileEntry>,
-    /// Folders (not the root) in listing order.
-    pub(crate) folders: Vec<String>,
-    /// Files by path and by lower-case name.
-    #[serde(skip)]
-    lookups: Lookups,
-    #[serde(skip)]
-    folder_set: HashSet<String>,
-    /// By file index: the note, for a Markdown note whose content could be read.
-    notes: Vec<Option<Arc<Note>>>,
-    /// By file index: where a note's links lead (nothing for other files).
-    links: Vec<NoteLinks>,
-    /// Markdown notes (indexes into `files`) in path order (JavaScript `<`), as most tools list them.
-    pub(crate) sorted_notes: Vec<usize>,
-    /// Every file and folder in path order, for listings.
-    pub(crate) sorted_entries: Vec<Entry>,
-    /// By file index: the notes other than itself linking to it, with their link counts, in path order.
-    backlinks: Vec<Box<[(u32, u32)]>>,
-    /// Markdown notes inside the vault too large to read (`MAX_FILE_BYTES`), in listing order: listed, not indexed.
-    pub(crate) too_large: Vec<String>,
-    /// How many notes this snapshot had to read (the others were kept from the previous one).
-    #[serde(skip)]
-    pub(crate) notes_read: usize,
-}
+    /// Whether Obsidian treats the file as a Markdown note (its extension is exactly `md`).
+    pub(crate) fn is_markdown(&self) -> bool {
+        self.extension() == "md"
+    }
 
-/// A listing entry: a file or a folder, by index.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-pub(crate) enum Entry {
-    File(usize),
-    Folder(usize),
-}
-
-/// How many notes read and parsed may wait for their words to be numbered: bounds what a build holds beyond the
-/// index itself (the whole metadata of 100,000 notes is about 700 MB, and the allocator keeps what it once held).
-const READ_AHEAD: usize = 256;
-
-/// How many notes a reading thread hands over at once.
-const BATCH: usize = 32;
-
-/// Decodes a file as Node's `readFileSync(path, "utf8")` does: invalid UTF-8 becomes U+FFFD.
-pub(crate) fn text_of_bytes(bytes: Vec<u8>) -> String {
-    match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
+    /// What a resource, a completion or a prompt calls the file: a note's name without `.md`, any other file's name
+    /// with its extension.
+    pub(crate) fn title(&self) -> &str {
+        let name = self.name();
+        if self.is_markdown() {
+            name.strip_suffix(".md").unwrap_or(name)
+        } else {
+            name
+        }
     }
 }
 
-impl Snapshot {
-    /// Builds a fresh snapshot of a listing (`walk`), reusing the notes of `previous` whose mtime and size did not
-    /// change; `None` when nothing changed at all since `previous` (the common case: it then stays in use as it is).
-    /// Rules that changed show as a changed listing, so they never leave stale visibility in use.
-    pub(crate) fn refresh_if_changed(
-        root: &Path,
-        listing: Listing,
-        previous: Option<&Snapshot>,
-        words: &mut Words,
-    ) -> Option<Snapshot> {
-        if previous.is_some_and(|previous| {
-            previous.files == listing.files && previous.folders == listing.folders
-        }) {
-            return None;
-        }
-        Some(Self::build(root, listing, previous, words))
+/// What a walk of the folder found, before any note is read.
+pub(crate) struct Listing {
+    pub(super) files: Vec<FileEntry>,
+    pub(super) folders: Vec<String>,
+}
+
+pub(super) fn millis(time: std::io::Result<SystemTime>) -> Option<f64> {
+    let time = time.ok()?;
+    let since = time.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    Some(since.as_secs() as f64 * 1000.0 + f64::from(since.subsec_nanos()) / 1e6)
+}
+
+/// The vault path of `name` inside `folder` (`""` is the root), with no spare capacity.
+pub(super) fn join_name(folder: &str, name: &str) -> String {
+    if folder.is_empty() {
+        return name.to_string();
     }
+    let mut path = String::with_capacity(folder.len() + 1 + name.len());
+    path.push_str(folder);
+    path.push('/');
+    path.push_str(name);
+    path
+}
 
-    /// About how many bytes the snapshot holds beside the word index: the listing with its lookups, link maps and
-    /// orders (a few words per file), and every note kept.
-    pub(crate) fn approx_bytes(&self) -> u64 {
-        const PER_FILE: usize = std::mem::size_of::<FileEntry>() + 96;
-        let listing: usize = self
-            .files
-            .iter()
-            .map(|file| file.path.len() + PER_FILE)
-            .sum();
-        let folders: usize = self.folders.iter().map(|folder| folder.len() + 48).sum();
-        let notes: u64 = self
-            .notes
-            .iter()
-            .flatten()
-            .map(|note| note.approx_bytes())
-            .sum();
-        (listing + folders) as u64 + notes
+/// `Math.round`.
+pub(super) fn js_round(value: f64) -> i64 {
+    (value + 0.5).floor() as i64
+}
+
+pub(super) fn change_millis(metadata: &std::fs::Metadata) -> f64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        metadata.ctime() as f64 * 1000.0 + metadata.ctime_nsec() as f64 / 1e6
     }
-
-    /// The snapshot with its lookup tables built (they are not saved).
-    pub(crate) fn with_lookups(mut self) -> Snapshot {
-        self.lookups = Lookups::new(&self.files);
-        self.folder_set = self.folders.iter().cloned().collect();
-        self
-    }
-
-    /// Builds a fresh snapshot, reusing the notes of `previous` whose mtime and size did not change.
-    #[cfg(test)]
-    pub(crate) fn refresh(root: &Path, real: &RealVault, previous: Option<&Snapshot>) -> Snapshot {
-        let mut words = Words::default();
-        Self::build(
-            root,
-            walk(root, real, &HiddenRules::default(), &|_, _| {}),
-            previous,
-            &mut words,
-        )
-    }
-
-    fn build(
-        root: &Path,
-        listing: Listing,
-        previous: Option<&Snapshot>,
-        words: &mut Words,
-    ) -> Snapshot {
-        let count = listing.files.len();
-        let mut snapshot = Snapshot {
-            files: listing.files,
-            folders: listing.folders,
-            notes: vec![None; count],
-            links: vec![NoteLinks::default(); count],
-            ..Snapshot::default()
-        }
-        .with_lookups();
-
-        let mut changed: Vec<usize> = Vec::new();
-        let mut to_read: Vec<usize> = Vec::new();
-        for (index, file) in snapshot.files.iter().enumerate() {
-            if !file.is_markdown() {
-                continue;
-            }
-            if file.inside && file.size > MAX_FILE_BYTES {
-                snapshot.too_large.push(file.path.clone());
-                continue;
-            }
-            let kept = previous
-                .and_then(|previous| previous.note(&file.path))
-                .filter(|note| note.mtime == file.mtime && note.size == file.size);
-            match kept {
-                Some(note) => snapshot.notes[index] = Some(Arc::clone(note)),
-                None => to_read.push(index),
-            }
-        }
-        let phase = std::time::Instant::now();
-        let mut held = snapshot.approx_bytes();
-        words.keep_within_budget(held);
-        let files = &snapshot.files;
-        let notes = &mut snapshot.notes;
-        read_notes(root, files, &to_read, |index, read| {
-            let note = read.into_note(words);
-            held += note.approx_bytes();
-            notes[index] = Some(Arc::new(note));
-            changed.push(index);
-            words.keep_within_budget(held);
-        });
-        let read_done = std::time::Instant::now();
-        snapshot.notes_read = to_read.len();
-        if to_read.len() > 1000 {
-            words.shrink();
-            release_freed_memory();
-        }
-        if let Some(previous) = previous {
-            for (index, note) in previous.notes.iter().enumerate() {
-                let Some(note) = note else { continue };
-                if !snapshot
-                    .note(&previous.files[index].path)
-                    .is_some_and(|kept| Arc::ptr_eq(kept, note))
-                {
-                    words.retire();
-                }
-            }
-        }
-        if words.wants_compaction() {
-            let live = words.doc_set(snapshot.notes.iter().flatten().map(|note| note.doc));
-            words.compact(&live);
-        }
-
-        let same_files = previous.is_some_and(|previous| {
-            previous.files.len() == snapshot.files.len()
-                && previous
-                    .files
-                    .iter()
-                    .zip(&snapshot.files)
-                    .all(|(a, b)| a.path == b.path)
-        });
-        match previous {
-            Some(previous) if same_files => {
-                snapshot.links = previous.links.clone();
-                for index in changed {
-                    snapshot.links[index] = snapshot.resolve_note(index);
-                }
-            }
-            _ => snapshot.resolve_all(),
-        }
-        let resolved = std::time::Instant::now();
-        snapshot.sort_and_invert();
-        tracing::debug!(
-            read = to_read.len(),
-            read_ms = (read_done - phase).as_millis() as u64,
-            resolve_ms = (resolved - read_done).as_millis() as u64,
-            sort_ms = resolved.elapsed().as_millis() as u64,
-            "offline index phases"
-        );
-        snapshot
-    }
-
-    /// The orders and the reverse link index that the tools read on every call, computed once per snapshot.
-    fn sort_and_invert(&mut self) {
-        let files = &self.files;
-        let mut notes: Vec<usize> = (0..files.len())
-            .filter(|&i| files[i].is_markdown())
-            .collect();
-        notes.sort_by(|&a, &b| js_cmp(&files[a].path, &files[b].path));
-        self.sorted_notes = notes;
-        let mut entries: Vec<Entry> = (0..files.len())
-            .map(Entry::File)
-            .chain((0..self.folders.len()).map(Entry::Folder))
-            .collect();
-        entries.sort_by(|a, b| js_cmp(self.entry_path(*a), self.entry_path(*b)));
-        self.sorted_entries = entries;
-        // Sources are visited in path order, so each target's list comes out in path order.
-        let mut backlinks: Vec<Vec<(u32, u32)>> = vec![Vec::new(); self.files.len()];
-        for &source in &self.sorted_notes {
-            for &(target, count) in &self.links[source].resolved {
-                if target as usize != source {
-                    backlinks[target as usize].push((source as u32, count));
-                }
-            }
-        }
-        self.backlinks = backlinks.into_iter().map(Vec::into_boxed_slice).collect();
-    }
-
-    /// The path of a listing entry.
-    pub(crate) fn entry_path(&self, entry: Entry) -> &str {
-        match entry {
-            Entry::File(index) => &self.files[index].path,
-            Entry::Folder(index) => &self.folders[index],
-        }
-    }
-
-    /// `backlinkSources`: the notes other than `target` linking to it, with counts, in path order.
-    pub(crate) fn backlink_sources(&self, target: &str) -> impl Iterator<Item = (&str, usize)> {
-        self.lookups
-            .path(&self.files, target)
-            .and_then(|index| self.backlinks.get(index))
-            .map_or(&[][..], |sources| &sources[..])
-            .iter()
-            .map(|&(source, count)| (self.files[source as usize].path.as_str(), count as usize))
-    }
-
-    /// Where the note at `path` links: files by path and unresolved linkpaths, each with its count.
-    pub(crate) fn links_of(&self, path: &str) -> Option<LinksOf<'_>> {
-        let index = self.lookups.path(&self.files, path)?;
-        self.notes[index].as_ref()?;
-        Some(LinksOf {
-            snapshot: self,
-            links: &self.links[index],
-        })
-    }
-
-    /// Every readable note (by file index) with where its links lead, in listing order.
-    pub(crate) fn all_links(&self) -> impl Iterator<Item = (usize, &NoteLinks)> {
-        self.links
-            .iter()
-            .enumerate()
-            .filter(|(index, _)| self.notes[*index].is_some())
-    }
-
-    fn resolve_all(&mut self) {
-        self.links = (0..self.files.len())
-            .map(|index| self.resolve_note(index))
-            .collect();
-    }
-
-    fn resolve_note(&self, index: usize) -> NoteLinks {
-        let Some(note) = &self.notes[index] else {
-            return NoteLinks::default();
-        };
-        let path = &self.files[index].path;
-        let mut resolved: Vec<(u32, u32)> = Vec::new();
-        let mut unresolved: Vec<(Box<str>, u32)> = Vec::new();
-        for link in note.links() {
-            let linkpath = link_path(link);
-            match self.first_linkpath_dest(linkpath, path) {
-                Some(destination) => {
-                    let destination = destination as u32;
-                    match resolved.iter_mut().find(|(known, _)| *known == destination) {
-                        Some(entry) => entry.1 += 1,
-                        None => resolved.push((destination, 1)),
-                    }
-                }
-                None => match unresolved
-                    .iter_mut()
-                    .find(|(known, _)| **known == *linkpath)
-                {
-                    Some(entry) => entry.1 += 1,
-                    None => unresolved.push((linkpath.into(), 1)),
-                },
-            }
-        }
-        NoteLinks {
-            resolved: resolved.into_boxed_slice(),
-            unresolved: unresolved.into_boxed_slice(),
-        }
-    }
-
-    /// The file at exactly this vault path.
-    pub(crate) fn file(&self, path: &str) -> Option<&FileEntry> {
-        self.lookups
-            .path(&self.files, path)
-            .map(|index| &self.files[index])
-    }
-
-    /// Whether this vault path is a folder (`""` is the root).
-    pub(crate) fn is_folder(&self, path: &str) -> bool {
-        path.is_empty() || self.folder_set.contains(path)
-    }
-
-    /// The note (text and metadata) at this path, when it is a Markdown note whose content could be read.
-    pub(crate) fn note(&self, path: &str) -> Option<&Arc<Note>> {
-        self.notes[self.lookups.path(&self.files, path)?].as_ref()
-    }
-
-    /// The note of the file at `index`, as [`Snapshot::note`].
-    pub(crate) fn note_at(&self, index: usize) -> Option<&Arc<Note>> {
-        self.notes.get(index)?.as_ref()
-    }
-
-    /// The readable Markdown notes in path order whose path starts with `prefix`, outside the config folder: a note
-    /// whose real file is outside the vault has no content here, so it is left out.
-    pub(crate) fn notes_under<'a>(
-        &'a self,
-        prefix: &'a str,
-        config_dir: &'a str,
-    ) -> impl Iterator<Item = (&'a FileEntry, &'a Arc<Note>)> + 'a {
-        self.sorted_notes.iter().filter_map(move |&index| {
-            let file = &self.files[index];
-            if !file.path.starts_with(prefix)
-                || crate::offline::paths::is_in_config_dir(&file.path, config_dir)
-            {
-                return None;
-            }
-            Some((file, self.note_at(index)?))
-        })
-    }
-
-    /// Markdown notes in listing order.
-    pub(crate) fn markdown_files(&self) -> impl Iterator<Item = &FileEntry> {
-        self.files.iter().filter(|file| file.is_markdown())
-    }
-
-    /// Obsidian's `getFirstLinkpathDest` (rules in `fake-obsidian/metadata.cjs`): the index of the file a linkpath
-    /// written in `source` leads to.
-    pub(crate) fn first_linkpath_dest(&self, linkpath: &str, source: &str) -> Option<usize> {
-        let at = |path: &str| self.lookups.path(&self.files, path);
-        if linkpath.is_empty() {
-            return at(source);
-        }
-        let path = linkpath.trim_start_matches('/');
-        let source_folder = parent_path(source);
-        if path.starts_with("./") || path.starts_with("../") {
-            let joined = join_relative(source_folder, path)?;
-            return at(&joined).or_else(|| at(&format!("{joined}.md")));
-        }
-        if let Some(exact) = at(path).or_else(|| at(&format!("{path}.md"))) {
-            return Some(exact);
-        }
-        let lower = path.to_lowercase();
-        let name = lower.rsplit('/').next().unwrap_or(&lower);
-        let suffix = format!("/{lower}");
-        let mut matches: Vec<usize> = Vec::new();
-        for key in [name.to_string(), format!("{name}.md")] {
-            for index in self.lookups.named(&self.files, &key) {
-                let file = &self.files[index];
-                let full = file.path.to_lowercase();
-                let hit = full == lower
-                    || full.ends_with(&suffix)
-                    || (file.is_markdown() && {
-                        let without = &full[..full.len() - 3];
-                        without == lower || without.ends_with(&suffix)
-                    });
-                if hit {
-                    matches.push(index);
-                }
-            }
-        }
-        let local: Vec<usize> = matches
-            .iter()
-            .copied()
-            .filter(|&index| parent_path(&self.files[index].path) == source_folder)
-            .collect();
-        let pool = if local.is_empty() { matches } else { local };
-        pool.into_iter().min_by(|&a, &b| {
-            let (a, b) = (&self.files[a].path, &self.files[b].path);
-            js_len(a).cmp(&js_len(b)).then_with(|| js_cmp(a, b))
-        })
+    #[cfg(not(unix))]
+    {
+        millis(metadata.modified()).unwrap_or(0.0)
     }
 }
 
-/// JavaScript length of a path, for "shortest path wins".
-fn js_len(path: &str) -> usize {
-    crate::offline::text::utf16_len(path)
-}
-
-/// `getLinkpath`: the part of a link before the first `#`.
-pub(crate) fn link_path(link: &str) -> &str {
-    link.split('#').next().unwrap_or(link)
-}
-
-/// The parent folder of a vault path, `/` for the root as Obsidian's `TFile.parent.path` has it.
-pub(crate) fn parent_path(path: &str) -> &str {
-    match path.rfind('/') {
-        Some(slash) => &path[..slash],
-        None => "/",
+pub(super) fn extension_of(name: &str) -> &str {
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => &name[dot + 1..],
+        _ => "",
     }
 }
 
-/// Resolves `./` and `../` against a folder; `None` when it climbs above the vault root.
-fn join_relative(folder: &str, relative: &str) -> Option<String> {
-    let mut segments: Vec<&str> = if folder == "/" {
-        Vec::new()
-    } else {
-        folder.split('/').collect()
-    };
-    for segment in relative.split('/') {
-        match segment {
-            "." | "" => {}
-            ".." => {
-                segments.pop()?;
-            }
-            other => segments.push(other),
-        }
-    }
-    Some(segments.join("/"))
+/// Whether a path is left out of the vault as Obsidian lists it: the config folder and names starting with `.`.
+pub(super) fn is_unlisted(path: &str, config_dir: &str) -> bool {
+    let in_config = path
+        .strip_prefix(config_dir)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    in_config || path.split('/').any(|segment| segment.starts_with('.'))
 }
 
-/// Hands memory freed after a bulk parse back to the system: the parse of a large vault leaves the allocator's
-/// per-thread arenas holding many times the size of what the index keeps.
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free pages of glibc's heaps to the system; it touches no live allocation.
-    unsafe {
-        libc::malloc_trim(0);
-    }
+/// Whether this system opens an entry of that name as a device, not as the file or folder a vault synced from
+/// another system holds under it: on Windows, `NUL.md`, `con.txt` or a folder `aux` (reading `CON` waits on the
+/// console, `COM1` on a serial port), so there such an entry is not part of the vault, as for Obsidian there.
+fn is_device_here(name: &str) -> bool {
+    cfg!(windows) && crate::offline::plugin::vault::paths::is_windows_device_name(name)
 }
 
-/// Reads and parses notes on the available cores and hands each to `each` on this thread as it is ready (at most
-/// [`READ_AHEAD`] wait); unreadable notes and notes outside the vault are skipped.
-fn read_notes(
+/// The vault path of a real location inside the vault; `None` outside it (or for a name that is not UTF-8).
+pub(super) fn vault_path_of(vault: &RealVault, real: &Path) -> Option<String> {
+    let below = real.strip_prefix(vault.root()).ok()?;
+    let names: Option<Vec<&str>> = below
+        .components()
+        .map(|part| part.as_os_str().to_str())
+        .collect();
+    Some(names?.join("/"))
+}
+
+/// What a walk needs besides the folder at hand.
+pub(super) struct Walk<'a> {
+    root: &'a Path,
+    vault: &'a RealVault,
+    hidden: &'a HiddenRules,
+    seen: HashSet<PathBuf>,
+    listing: Listing,
+    /// Called with each folder (its full path and metadata) just before it is listed: the watcher's cue.
+    before_listing: &'a dyn Fn(&Path, &std::fs::Metadata),
+}
+
+/// Lists what `hidden` leaves visible of the folder (no note is read); `before_listing` is told of each folder
+/// (full path, metadata) just before it is listed.
+pub(crate) fn walk(
     root: &Path,
-    files: &[FileEntry],
-    wanted: &[usize],
-    mut each: impl FnMut(usize, ReadNote),
-) {
-    let read_one = |index: usize| -> Option<(usize, ReadNote)> {
-        let file = &files[index];
-        if !file.inside {
-            return None;
-        }
-        let bytes = crate::offline::paths::read_verified(
-            &crate::offline::paths::full_path(root, &file.path),
-            file.identity,
-        )
-        .ok()?;
-        let text = text_of_bytes(bytes);
-        Some((index, ReadNote::parse(&text, file)))
+    real: &RealVault,
+    hidden: &HiddenRules,
+    before_listing: &dyn Fn(&Path, &std::fs::Metadata),
+) -> Listing {
+    let mut walk = Walk {
+        root,
+        vault: real,
+        hidden,
+        seen: HashSet::new(),
+        listing: Listing {
+            files: Vec::new(),
+            folders: Vec::new(),
+        },
+        before_listing,
     };
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if wanted.len() < 64 || workers == 1 {
-        for (index, read) in wanted.iter().filter_map(|&index| read_one(index)) {
-            each(index, read);
-        }
+    if let Ok(metadata) = std::fs::metadata(real.root()) {
+        before_listing(real.root(), &metadata);
+    }
+    walk_folder(
+        &mut walk,
+        "",
+        real.root().to_path_buf(),
+        Some(String::new()),
+    );
+    walk.listing
+}
+
+/// Lists one folder and what is below it. `real_path` is the vault path of the folder's real location (it differs
+/// from `folder` below a symlink), `None` when that is outside the vault or when no hidden-path rule needs it.
+pub(super) fn walk_folder(
+    walk: &mut Walk<'_>,
+    folder: &str,
+    real_folder: PathBuf,
+    real_path: Option<String>,
+) {
+    let (root, vault) = (walk.root, walk.vault);
+    if !walk.seen.insert(real_folder.clone()) {
         return;
     }
-    let chunk = wanted.len().div_ceil(workers);
-    // Notes travel in batches: one wake-up of this thread per note cost a third of a 100,000-note build in the kernel.
-    let (sender, receiver) = std::sync::mpsc::sync_channel(READ_AHEAD / BATCH);
-    std::thread::scope(|scope| {
-        for part in wanted.chunks(chunk) {
-            let sender = sender.clone();
-            scope.spawn(move || {
-                for batch in part.chunks(BATCH) {
-                    let read: Vec<(usize, ReadNote)> =
-                        batch.iter().filter_map(|&index| read_one(index)).collect();
-                    if sender.send(read).is_err() {
-                        return;
-                    }
-                }
+    let folder_inside = vault.allows(&real_folder);
+    let Ok(read) = std::fs::read_dir(crate::offline::plugin::vault::paths::full_path(
+        root, folder,
+    )) else {
+        // A folder that vanished or cannot be read during the scan is simply not listed.
+        return;
+    };
+    // Each entry by its vault path (its name is what follows `skip`); names starting with `.` and the config folder
+    // are left out before anything is asked of them.
+    let skip = if folder.is_empty() {
+        0
+    } else {
+        folder.len() + 1
+    };
+    let mut entries: Vec<(String, std::fs::DirEntry)> = read
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let path = join_name(folder, &name);
+            (!is_unlisted(&path, vault.config_dir()) && !is_device_here(&name))
+                .then_some((path, entry))
+        })
+        .collect();
+    js_sort_by_key(&mut entries, |(path, _)| &path[skip..]);
+    let found = stat_all(&entries);
+    for ((path, _), found) in entries.into_iter().zip(found) {
+        let Some((metadata, real)) = found else {
+            continue;
+        };
+        let name = &path[skip..];
+        let entry_real_path = if walk.hidden.is_empty() {
+            None
+        } else {
+            match &real {
+                Some(real) => vault_path_of(vault, real),
+                None => real_path.as_deref().map(|folder| join_name(folder, name)),
+            }
+        };
+        let hidden = walk.hidden.hides(&path)
+            || entry_real_path
+                .as_deref()
+                .is_some_and(|real| real != path && walk.hidden.hides(real));
+        if hidden {
+            continue;
+        }
+        if metadata.is_dir() {
+            walk.listing.folders.push(path.clone());
+            let real = real.unwrap_or_else(|| real_folder.join(name));
+            // A symlinked folder that leads outside the vault (or into its config folder) is listed by name but
+            // never entered: nothing there is read, not even a directory listing (a link to `~` would otherwise be
+            // walked every time).
+            if vault.allows(&real) {
+                (walk.before_listing)(
+                    &crate::offline::plugin::vault::paths::full_path(root, &path),
+                    &metadata,
+                );
+                walk_folder(walk, &path, real, entry_real_path);
+            }
+        } else if metadata.is_file() {
+            let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
+            walk.listing.files.push(FileEntry {
+                size: metadata.len(),
+                mtime: js_round(millis(metadata.modified()).unwrap_or(0.0)),
+                ctime: js_round(birth.unwrap_or_else(|| change_millis(&metadata))),
+                inside: real
+                    .as_deref()
+                    .map_or(folder_inside, |real| vault.allows(real)),
+                identity: FileIdentity::of(&metadata),
+                // Built exactly as long as it is (`join_name`): 100,000 paths kept with slack cost megabytes.
+                path,
             });
         }
-        drop(sender);
-        for (index, read) in receiver.into_iter().flatten() {
-            each(index, read);
-        }
-    });
+    }
+}
+
+/// Folders with more entries than this are stat'ed on two threads: half the walk of a large vault is the kernel
+/// answering one `statx` per file, and a thread costs about as much to start as 25 of them.
+const STAT_ON_TWO_THREADS: usize = 512;
+
+/// The metadata of each entry (followed, for a symlink, with its real location), `None` for one that is gone, is a
+/// dangling link or was swapped meanwhile; in the entries' order.
+fn stat_all(
+    entries: &[(String, std::fs::DirEntry)],
+) -> Vec<Option<(std::fs::Metadata, Option<PathBuf>)>> {
+    let stat = |part: &[(String, std::fs::DirEntry)]| -> Vec<_> {
+        part.iter().map(|(_, entry)| stat_entry(entry)).collect()
+    };
+    if entries.len() < STAT_ON_TWO_THREADS {
+        return stat(entries);
+    }
+    let (first, second) = entries.split_at(entries.len() / 2);
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| stat(second));
+        let mut found = stat(first);
+        // A helper that failed to start its work is replaced by this thread doing it.
+        found.extend(other.join().unwrap_or_else(|_| stat(second)));
+        found
+    })
+}
+
+/// One entry's metadata: a plain entry is stat'ed relative to its folder (no path lookup); a symlink is followed, as
+/// Obsidian does, and judged by its real location, which must be the file it led to (a link swapped meanwhile is
+/// skipped).
+fn stat_entry(entry: &std::fs::DirEntry) -> Option<(std::fs::Metadata, Option<PathBuf>)> {
+    let is_link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
+    if !is_link {
+        return entry.metadata().ok().map(|metadata| (metadata, None));
+    }
+    // Dangling symlinks and files removed mid-scan are not part of the vault.
+    let metadata = std::fs::metadata(entry.path()).ok()?;
+    let real = std::fs::canonicalize(entry.path()).ok()?;
+    let same = std::fs::metadata(&real)
+        .is_ok_and(|there| FileIdentity::of(&there) == FileIdentity::of(&metadata));
+    same.then_some((metadata, Some(real)))
 }
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    /// Writes a file under `root` (a real path: on Windows in the verbatim form, `\\?\`, through which Windows
+    /// creates a name it would otherwise open as a device, as a sync tool does).
+    fn create_below(root: &Path, path: &str) {
+        let full = path
+            .split('/')
+            .fold(root.to_path_buf(), |full, name| full.join(name));
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, "# device name\n").unwrap();
+    }
+
+    #[test]
+    fn device_names_are_vault_entries_only_where_the_system_reads_them_as_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for path in [
+            "NUL.md",
+            "Notes/con.txt",
+            "aux/inside.md",
+            "COM1.md",
+            "Notes/Plain.md",
+        ] {
+            create_below(&root, path);
+        }
+        let real = RealVault::new(root, ".obsidian");
+        let listing = walk(dir.path(), &real, &HiddenRules::default(), &|_, _| {});
+        let files: Vec<&str> = listing
+            .files
+            .iter()
+            .map(|file| file.path.as_str())
+            .collect();
+        if cfg!(windows) {
+            assert_eq!(files, ["Notes/Plain.md"]);
+            assert_eq!(listing.folders, ["Notes"]);
+        } else {
+            assert_eq!(
+                files,
+                [
+                    "COM1.md",
+                    "NUL.md",
+                    "Notes/Plain.md",
+                    "Notes/con.txt",
+                    "aux/inside.md"
+                ]
+            );
+            assert_eq!(listing.folders, ["Notes", "aux"]);
+        }
+    }
+}

@@ -1,4 +1,4 @@
-// A word-mode query tested on one note (the offline reader's twin: src/offline/tools/search/note.rs): its path, file
+// A word-mode query tested on one note (the offline reader's twin: src/offline/plugin/tools/search/note.rs): its path, file
 // name, text and lines, and what Obsidian's metadata cache holds for it (sections, headings, list items with their
 // tasks, tags as note_metadata lists them, frontmatter properties), each worked out only when an operator asks. Also
 // which atoms are the query's `terms`, how many of them a note holds, and where a line shows one.

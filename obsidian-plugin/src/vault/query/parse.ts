@@ -1,5 +1,5 @@
 // Obsidian's search syntax as `search` reads it in word mode (the rules: ../../tools/README.md, search; the offline
-// reader's twin is src/offline/tools/search/query.rs): words, "phrases", /regexes/, OR, -, ( … ), the operators and
+// reader's twin is src/offline/plugin/tools/search/query.rs): words, "phrases", /regexes/, OR, -, ( … ), the operators and
 // [property:value], parsed left to right by recursive descent into a tree whose leaves (atoms) are numbered in the
 // order they are written. The first error met is the one reported, with its position (1-based, UTF-16 units: a
 // JavaScript string index plus one). Regexes are compiled here, with the case rule in force where they stand, so a

@@ -1,5 +1,5 @@
 // BM25F over terms for word-mode search (the formula: ../../tools/README.md, search; the offline reader's twin is
-// src/offline/tools/search/rank.rs): each scored term's occurrences at word starts in the title and the aliases (each
+// src/offline/plugin/tools/search/rank.rs): each scored term's occurrences at word starts in the title and the aliases (each
 // counted in full) and in the text (against the note's size relative to the mean), saturated with k1 = 2, times its
 // IDF over the notes in scope. Both readers do the same floating-point operations in the same order, so they give the
 // same scores and the same order.

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::offline::text::{is_js_space, js_trim, js_trim_end, utf16_len};
+use crate::offline::js::{is_js_space, js_trim, js_trim_end, utf16_len};
 
 mod blocks;
 mod frontmatter;

@@ -5,7 +5,7 @@
 
 use std::cell::Cell;
 
-use crate::offline::text::utf16_len;
+use crate::offline::js::utf16_len;
 
 /// A place in the note.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

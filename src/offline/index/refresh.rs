@@ -1,0 +1,230 @@
+//! The index's life: built on first use (from the saved index when there is one), checked against the folder when
+//! the file watcher saw a change (or, without one, after the refresh interval) or a call through Obsidian may have
+//! written, and saved in the background after each change. Every tool call asks [`OfflineVault::fresh_snapshot`]
+//! for the index; one lock (`State`) makes each check whole.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::watch::Watch;
+use crate::offline::OfflineVault;
+use crate::offline::obsidian::metadata::Snapshot;
+use crate::offline::obsidian::vault::{Listing, walk};
+use crate::offline::plugin::resources::Candidate;
+use crate::offline::plugin::vault::hidden::{HiddenRules, HiddenRulesError};
+use crate::sync::lock;
+
+/// The index and when it was last checked against the folder.
+#[derive(Default)]
+pub(in crate::offline) struct State {
+    pub(in crate::offline) snapshot: Option<Arc<Snapshot>>,
+    /// Why the hidden-path rules could not be applied at the last check: while it is set, no tool is answered.
+    pub(in crate::offline) refused: Option<HiddenRulesError>,
+    pub(in crate::offline) checked: Option<Instant>,
+    /// The completion candidates of a snapshot, computed on the first completion that needs them.
+    pub(in crate::offline) candidates: Option<(Arc<Snapshot>, Arc<Vec<Candidate>>)>,
+    /// The watcher whose events say when the index must be checked (`watch.rs`), from the first check on.
+    pub(in crate::offline) watch: Option<Watch>,
+    /// Why there is no watcher, when it could not start.
+    pub(in crate::offline) watch_trouble: Option<String>,
+}
+
+impl OfflineVault {
+    /// Brings the index up to date with the folder and the hidden-path rules (builds it on first use) and returns
+    /// it, or why the rules cannot be applied.
+    pub(in crate::offline) fn fresh_snapshot(
+        &self,
+        force: bool,
+    ) -> Result<Arc<Snapshot>, HiddenRulesError> {
+        let mut state = lock(&self.state);
+        if state.snapshot.is_some() {
+            self.start_watching(&mut state);
+        }
+        if self.trusted(&state) && !force {
+            if let Some(refused) = &state.refused {
+                return Err(refused.clone());
+            }
+            if let Some(snapshot) = &state.snapshot {
+                return Ok(Arc::clone(snapshot));
+            }
+        }
+        let hidden = HiddenRules::load(&self.root, &self.config_dir);
+        state.checked = Some(Instant::now());
+        let hidden = match hidden {
+            Ok(hidden) => hidden,
+            Err(refused) => {
+                state.refused = Some(refused.clone());
+                return Err(refused);
+            }
+        };
+        state.refused = None;
+        let first = state.snapshot.is_none().then(Instant::now);
+        let listing = if first.is_some() {
+            self.load_saved(&mut state, &hidden)
+        } else {
+            None
+        };
+        self.check_folder(&mut state, &hidden, listing);
+        if self.watched && state.watch.is_none() && state.watch_trouble.is_none() {
+            // A first build reads every note with no watcher running: its own reads would flood the watcher with
+            // events (a third of the build's time at 100,000 notes). Watching from now on, one more check of the
+            // folder (a walk, no reads) sees what changed during the build.
+            self.start_watching(&mut state);
+            self.check_folder(&mut state, &hidden, None);
+        }
+        if let (Some(started), Some(snapshot)) = (first, &state.snapshot) {
+            tracing::info!(
+                notes = snapshot.sorted_notes.len(),
+                read = snapshot.notes_read,
+                ms = started.elapsed().as_millis() as u64,
+                "offline index ready"
+            );
+        }
+        Ok(Arc::clone(
+            state
+                .snapshot
+                .as_ref()
+                .expect("the first check builds the index"),
+        ))
+    }
+
+    /// Whether the index may be used without checking the folder: the watcher saw no change (or, without one, the
+    /// refresh interval has not passed) and no call through Obsidian may have written since the last check.
+    fn trusted(&self, state: &State) -> bool {
+        let trusted = match state
+            .watch
+            .as_ref()
+            .filter(|watch| watch.trouble().is_none())
+        {
+            // Taken even when the answer is not needed (`force`), so that this check covers what it saw.
+            Some(watch) => !watch.take_changed() && state.checked.is_some(),
+            None => state
+                .checked
+                .is_some_and(|checked| checked.elapsed() < self.refresh_interval),
+        };
+        !self.wrote.swap(false, Ordering::SeqCst) && trusted
+    }
+
+    /// On the first build: starts from the saved index when there is one, decoding it while the folder is walked,
+    /// and returns that walk for the check of what changed since the save (`None` when there is no saved index).
+    fn load_saved(&self, state: &mut State, hidden: &HiddenRules) -> Option<Listing> {
+        let saved = self.saved.as_ref().filter(|saved| saved.exists())?;
+        // Watching from before the check of what changed since the save, so that nothing changed during it goes
+        // unseen.
+        self.start_watching(state);
+        // The saved file is decoded while the folder is walked: at 100,000 notes each takes about half the start.
+        let (loaded, walked) = std::thread::scope(|scope| {
+            let loading = scope.spawn(|| {
+                let started = Instant::now();
+                let loaded = saved.load();
+                tracing::debug!(
+                    ms = started.elapsed().as_millis() as u64,
+                    "offline index: saved index decoded"
+                );
+                loaded
+            });
+            let walking = Instant::now();
+            let walked = self.list(state.watch.as_ref(), hidden);
+            tracing::debug!(
+                ms = walking.elapsed().as_millis() as u64,
+                "offline index: folder listed beside the decoding"
+            );
+            let loaded = loading.join().unwrap_or_else(|_| {
+                tracing::warn!(
+                    "decoding the saved offline index failed; it is built from the folder"
+                );
+                None
+            });
+            (loaded, walked)
+        });
+        // A word index dropped under another budget is built again under this one.
+        let loaded = loaded.filter(|(_, saved_words)| {
+            saved_words
+                .dropped()
+                .is_none_or(|budget| budget == self.budget)
+        });
+        match loaded {
+            Some((snapshot, mut saved_words)) => {
+                saved_words.set_budget(self.budget);
+                saved_words.keep_within_budget(snapshot.approx_bytes());
+                *crate::sync::write(&self.words) = saved_words;
+                state.snapshot = Some(Arc::new(snapshot));
+            }
+            // Built from the folder instead, which is done with the watcher off (see `fresh_snapshot`).
+            None => state.watch = None,
+        }
+        Some(walked)
+    }
+
+    /// Starts the file watcher, unless it runs already, is not wanted, or could not start before.
+    fn start_watching(&self, state: &mut State) {
+        if !self.watched || state.watch.is_some() || state.watch_trouble.is_some() {
+            return;
+        }
+        match Watch::start(&self.root, &self.config_dir) {
+            Ok(watch) => state.watch = Some(watch),
+            Err(trouble) => {
+                tracing::warn!(%trouble, "offline mode checks the vault folder every second instead");
+                state.watch_trouble = Some(trouble);
+            }
+        }
+    }
+
+    /// Walks the folder; the watcher, if any, watches each folder before it is listed (`watch.rs`).
+    fn list(&self, watch: Option<&Watch>, hidden: &HiddenRules) -> Listing {
+        if let Some(watch) = watch {
+            watch.config_folders();
+        }
+        walk(&self.root, &self.real, hidden, &|path, metadata| {
+            if let Some(watch) = watch {
+                watch.folder(path, metadata);
+            }
+        })
+    }
+
+    /// Checks the index against the folder (the walk given, or a new one) and keeps (and saves, in the background)
+    /// what changed.
+    fn check_folder(&self, state: &mut State, hidden: &HiddenRules, listing: Option<Listing>) {
+        let walked = std::time::Instant::now();
+        let listing = listing.unwrap_or_else(|| self.list(state.watch.as_ref(), hidden));
+        tracing::debug!(
+            ms = walked.elapsed().as_millis() as u64,
+            "offline index: folder listed"
+        );
+        let changed = Snapshot::refresh_if_changed(
+            &self.root,
+            listing,
+            state.snapshot.as_deref(),
+            &mut crate::sync::write(&self.words),
+        );
+        if let Some(next) = changed {
+            let next = Arc::new(next);
+            if let Some(saved) = &self.saved {
+                // A note gone from the index (hidden since, or deleted) leaves the saved file at once, not at the
+                // next save, which may be a while off.
+                if let Some(previous) = state.snapshot.as_deref()
+                    && previous
+                        .files
+                        .iter()
+                        .any(|file| next.file(&file.path).is_none())
+                {
+                    saved.forget();
+                }
+                saved.save_later(Arc::clone(&next), Arc::clone(&self.words));
+            }
+            state.snapshot = Some(next);
+        }
+    }
+
+    /// Before the process ends: lets a save of the index under way (or waiting for its turn) finish, within `within`.
+    pub(crate) fn finish_saving(&self, within: Duration) {
+        if let Some(saved) = &self.saved
+            && !saved.finish(&self.words, within)
+        {
+            tracing::warn!(
+                "the offline index was still being saved at exit; the next bridge starts from the previous save"
+            );
+        }
+    }
+}

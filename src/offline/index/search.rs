@@ -1,0 +1,195 @@
+//! Text search from the index while Obsidian is open (the bridge's side is `bridge/server/index_search.rs`):
+//! the index answers only while its answer is the plugin's, which needs a watcher it can trust (so it is no older
+//! than Obsidian's last save), every note's text (none over the size offline mode reads) and its word index (else
+//! it is slow too). The answer is offline mode's, marked `index`.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use serde_json::Value;
+
+use crate::offline::plugin::tools;
+use crate::offline::{OfflineVault, Source, marked};
+
+/// Why the index does not answer a search when nothing has built it yet (the bridge says then what would).
+pub(crate) const NOT_BUILT: &str = "not built";
+
+impl OfflineVault {
+    /// Whether a text search can be answered from the index while Obsidian is open, with the answer the plugin would
+    /// give (`search_from_index`), or why not. It never waits: an index being built or checked is not ready.
+    pub(crate) fn index_search_ready(&self) -> Result<(), &'static str> {
+        use std::sync::TryLockError;
+        let state = match self.state.try_lock() {
+            Ok(state) => state,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                return Err("being built or checked against the folder");
+            }
+        };
+        let Some(snapshot) = &state.snapshot else {
+            return Err(if self.building.load(Ordering::SeqCst) {
+                "being built"
+            } else {
+                NOT_BUILT
+            });
+        };
+        if state.refused.is_some() {
+            return Err("the hidden-path rules cannot be applied from disk");
+        }
+        match &state.watch {
+            Some(watch) if watch.trouble().is_none() => {}
+            // Without events it would trust a listing up to a second old: Obsidian's answer may be newer.
+            _ => return Err("no file watcher it can trust"),
+        }
+        if !snapshot.too_large.is_empty() {
+            return Err("some notes are over the size it reads (Obsidian searches them)");
+        }
+        if crate::sync::read(&self.words).dropped().is_some() {
+            return Err("its word index was dropped for the memory budget");
+        }
+        Ok(())
+    }
+
+    /// Answers a `search` from the index while Obsidian is open, when that answer is the plugin's
+    /// ([`Self::index_search_ready`]): the same result as offline, marked `index` instead of `disk`. `None` when it
+    /// cannot (then Obsidian answers): another tool, an index not ready, or a check of the folder that found what
+    /// makes it unready.
+    pub(crate) fn search_from_index(&self, arguments: Value) -> Option<Value> {
+        self.index_search_ready().ok()?;
+        let snapshot = self.fresh_snapshot(false).ok()?;
+        // The check may have read a note too large to read, or passed the budget.
+        self.index_search_ready().ok()?;
+        let output = tools::run(&self.context(&snapshot), "search", arguments);
+        Some(marked(output, Source::Index))
+    }
+
+    /// Builds (or loads) the index on a thread of its own, once: for searches while Obsidian is open.
+    pub(crate) fn build_in_background(self: &Arc<Self>) {
+        // A held lock means a build or a check of the folder runs already.
+        let built = self
+            .state
+            .try_lock()
+            .map_or(true, |state| state.snapshot.is_some());
+        if built || self.building.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let vault = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("obsmcp-index-build".into())
+            .spawn(move || {
+                vault.prepare();
+                vault.building.store(false, Ordering::SeqCst);
+            });
+        if let Err(error) = spawned {
+            self.building.store(false, Ordering::SeqCst);
+            tracing::warn!(%error, "the offline index could not be built in the background");
+        }
+    }
+
+    /// Obsidian was passed a call that may change the vault: the next call checks the folder first.
+    pub(crate) fn vault_may_have_changed(&self) {
+        self.wrote.store(true, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::offline::tests::vault;
+    use crate::offline::{SOURCE_META_KEY, strip_disk_marks};
+
+    fn search(query: &str) -> Value {
+        json!({"query": query, "limit": 500})
+    }
+
+    #[test]
+    fn the_index_answers_a_search_as_offline_mode_does_marked_as_the_index() {
+        let (dir, offline) = vault(&[("a.md", "alpha beta\n"), ("b/c.md", "beta gamma\n")]);
+        assert_eq!(offline.index_search_ready(), Err("not built"));
+        assert!(offline.search_from_index(search("beta")).is_none());
+        offline.prepare();
+        offline.index_search_ready().unwrap();
+        let from_index = offline.search_from_index(search("beta")).unwrap();
+        assert_eq!(from_index["_meta"][SOURCE_META_KEY], "index");
+        let text = from_index["content"][0]["text"].as_str().unwrap();
+        assert!(text.ends_with(r#","served_from":"index"}"#), "{text}");
+        let from_disk = offline.call_tool("search", search("beta")).unwrap();
+        assert_eq!(
+            strip_disk_marks(&from_disk)["content"],
+            json!([{"type": "text", "text": text.replace(r#","served_from":"index""#, "")}])
+        );
+
+        // A change the bridge reports is in the very next answer, whatever the watcher said so far.
+        std::fs::write(dir.path().join("d.md"), "beta delta\n").unwrap();
+        offline.vault_may_have_changed();
+        let after = offline.search_from_index(search("delta")).unwrap();
+        assert!(
+            after["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains(r#""path":"d.md""#),
+            "{after}"
+        );
+    }
+
+    #[test]
+    fn the_index_does_not_answer_when_its_answer_could_differ_from_the_plugins() {
+        // No watcher: a listing up to a second old would be trusted.
+        let (_dir, unwatched) = vault(&[("a.md", "alpha\n")]);
+        let unwatched = unwatched.with_refresh_interval(std::time::Duration::from_secs(1));
+        unwatched.prepare();
+        assert_eq!(
+            unwatched.index_search_ready(),
+            Err("no file watcher it can trust")
+        );
+        assert!(unwatched.search_from_index(search("alpha")).is_none());
+
+        // Past its memory budget: no word index, so it would read every note too.
+        let (_dir, tight) = vault(&[("a.md", "alpha\n")]);
+        let tight = tight.with_memory_budget_mb(0);
+        tight.prepare();
+        assert_eq!(
+            tight.index_search_ready(),
+            Err("its word index was dropped for the memory budget")
+        );
+
+        // A note over the size offline mode reads: Obsidian searches it, the index cannot.
+        let big = "x".repeat(
+            usize::try_from(crate::offline::plugin::vault::paths::MAX_FILE_BYTES).unwrap() + 1,
+        );
+        let (_dir, large) = vault(&[("a.md", "alpha\n"), ("big.md", &big)]);
+        large.prepare();
+        assert_eq!(
+            large.index_search_ready(),
+            Err("some notes are over the size it reads (Obsidian searches them)")
+        );
+        assert!(large.search_from_index(search("alpha")).is_none());
+        // Offline mode itself still answers, saying what it left out.
+        let offline = large.call_tool("search", search("alpha")).unwrap();
+        assert!(
+            offline["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with(r#"{"skipped_notes""#)
+        );
+    }
+
+    #[test]
+    fn a_build_in_the_background_makes_the_index_ready_once() {
+        let (_dir, offline) = vault(&[("a.md", "alpha\n")]);
+        let offline = std::sync::Arc::new(offline);
+        offline.build_in_background();
+        offline.build_in_background();
+        let started = std::time::Instant::now();
+        while offline.index_search_ready().is_err() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(10),
+                "{:?}",
+                offline.index_search_ready()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(offline.search_from_index(search("alpha")).is_some());
+    }
+}

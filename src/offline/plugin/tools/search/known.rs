@@ -1,0 +1,184 @@
+//! What the word index (`crate::offline::index::words`) knows of a query's atoms without reading a note: which notes may hold
+//! each one; and, for a plain word (ASCII letters and digits) compared ignoring case, which notes surely do and how
+//! many times at word starts, in every note but those holding a word too long for the index to keep.
+
+use crate::offline::index::words::{DocSet, is_plain_word};
+use crate::offline::plugin::tools::Context;
+
+use super::query::{AtomKind, Query};
+
+pub(super) struct Known {
+    /// Per atom, the notes that may hold it (`None`: any note may).
+    sets: Vec<Option<DocSet>>,
+    /// Per atom, when its set is exact (the notes that hold it, not only those that may), each note's count of it
+    /// at word starts, by document.
+    counts: Vec<Option<Vec<u32>>>,
+    /// The notes for which no set is exact (they hold a word too long to keep), when some set is.
+    long: Option<DocSet>,
+}
+
+impl Known {
+    pub(super) fn new(ctx: &Context<'_>, query: &Query) -> Known {
+        let words = crate::sync::read(ctx.words);
+        let plain: Vec<usize> = (0..query.atoms.len())
+            .filter(|&at| {
+                let atom = &query.atoms[at];
+                atom.kind != AtomKind::Regex
+                    && atom.matcher.folds_ascii()
+                    && is_plain_word(&atom.text)
+            })
+            .collect();
+        let texts: Vec<&str> = plain
+            .iter()
+            .map(|&at| query.atoms[at].text.as_str())
+            .collect();
+        let mut sets: Vec<Option<DocSet>> = query.atoms.iter().map(|_| None).collect();
+        let mut counts: Vec<Option<Vec<u32>>> = query.atoms.iter().map(|_| None).collect();
+        for (&at, (set, count)) in plain
+            .iter()
+            .zip(words.plain_words(&texts).unwrap_or_default())
+        {
+            (sets[at], counts[at]) = (Some(set), Some(count));
+        }
+        for (at, atom) in query.atoms.iter().enumerate() {
+            if sets[at].is_none() && atom.kind != AtomKind::Regex {
+                sets[at] = words.candidates(&atom.text);
+            }
+        }
+        let long = counts
+            .iter()
+            .any(Option::is_some)
+            .then(|| words.long_docs());
+        Known { sets, counts, long }
+    }
+
+    /// Whether the index's sets are exact for this note (it holds no word too long to keep).
+    pub(super) fn exact_for(&self, doc: u32) -> bool {
+        self.long.as_ref().is_some_and(|long| !long.contains(doc))
+    }
+
+    /// Whether atom `at` occurs in a note's text (or, unless `content_only`, its path): `Some(true)` surely,
+    /// `Some(false)` surely not, `None` perhaps (the note must be read to know).
+    pub(super) fn holds(
+        &self,
+        query: &Query,
+        doc: u32,
+        path: &str,
+        at: usize,
+        content_only: bool,
+    ) -> Option<bool> {
+        match &self.sets[at] {
+            None => None,
+            Some(set) if set.contains(doc) => {
+                (self.counts[at].is_some() && self.exact_for(doc)).then_some(true)
+            }
+            Some(_) if content_only => Some(false),
+            // A plain word is compared without a regex: most notes lack most of a question's words.
+            Some(_) if self.counts[at].is_some() => {
+                Some(holds_ignoring_ascii_case(path, &query.atoms[at].text))
+            }
+            Some(_) => Some(query.atoms[at].matcher.matches(path)),
+        }
+    }
+
+    /// Per atom of `scored`, how many times each note (by document) holds it at word starts, when the index counts
+    /// every one of them.
+    pub(super) fn counts(&self, scored: &[usize]) -> Option<Vec<&[u32]>> {
+        scored
+            .iter()
+            .map(|&at| self.counts[at].as_deref())
+            .collect()
+    }
+}
+
+/// Whether `text` holds `word` (ASCII letters and digits), ignoring ASCII case: what the matcher answers for a plain
+/// word (it folds ASCII letters only), without a regex.
+fn holds_ignoring_ascii_case(text: &str, word: &str) -> bool {
+    let (text, word) = (text.as_bytes(), word.as_bytes());
+    let Some(&first) = word.first() else {
+        return true;
+    };
+    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), text).any(|at| {
+        text.len() - at >= word.len() && text[at..at + word.len()].eq_ignore_ascii_case(word)
+    })
+}
+
+/// How many times each plain word occurs at the start of a word of `text`, ignoring ASCII case: the count
+/// `Matcher::count_word_starts` gives for it (a word start follows no letter or digit, and a plain word's occurrence
+/// there is the start of a run of letters and digits), in one pass and without a regex.
+pub(super) fn plain_word_starts(text: &str, words: &[&str]) -> Vec<usize> {
+    let mut found = vec![0; words.len()];
+    let bytes = text.as_bytes();
+    let mut after_word = false;
+    let mut at = 0;
+    while at < bytes.len() {
+        let (in_word, width) = match bytes[at] {
+            byte if byte.is_ascii() => (byte.is_ascii_alphanumeric(), 1),
+            _ => text[at..]
+                .chars()
+                .next()
+                .map_or((false, 1), |c| (c.is_alphanumeric(), c.len_utf8())),
+        };
+        if in_word && !after_word {
+            for (word, count) in words.iter().zip(&mut found) {
+                if bytes[at..].len() >= word.len()
+                    && bytes[at..at + word.len()].eq_ignore_ascii_case(word.as_bytes())
+                {
+                    *count += 1;
+                }
+            }
+        }
+        after_word = in_word;
+        at += width;
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::phrase::Matcher;
+    use super::{holds_ignoring_ascii_case, plain_word_starts};
+
+    #[test]
+    fn plain_words_are_counted_as_the_matcher_counts_them() {
+        let texts = [
+            "Garden garden-GARDEN gardening regarden",
+            "éGarden ßgarden 1garden _garden (garden) garden2",
+            "\u{212A}elvin kelvin KELVIN",
+            "",
+            "ga",
+            "ganz gar garden",
+        ];
+        for text in texts {
+            for word in ["garden", "GARDEN", "kelvin", "g", "2", "ga"] {
+                let matcher = Matcher::new(word, false, false).unwrap();
+                assert_eq!(
+                    plain_word_starts(text, &[word, "x"])[0],
+                    matcher.count_word_starts(text),
+                    "{word} in {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn plain_words_are_found_in_paths_as_the_matcher_finds_them() {
+        for path in [
+            "Garden/Plans.md",
+            "über/GARDEN 2.md",
+            "a/ga",
+            "",
+            "Kelvin.md",
+            "\u{212A}elvin.md",
+        ] {
+            for word in ["garden", "plans", "2", "ga", "kelvin", "md"] {
+                let matcher = Matcher::new(word, false, false).unwrap();
+                assert_eq!(
+                    holds_ignoring_ascii_case(path, word),
+                    matcher.matches(path),
+                    "{word} in {path:?}"
+                );
+            }
+        }
+    }
+}

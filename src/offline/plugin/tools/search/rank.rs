@@ -1,0 +1,320 @@
+//! BM25F over terms for word mode (plugin: `src/vault/query/rank.ts`; the formula is in
+//! `obsidian-plugin/src/tools/README.md`, search): each scored term's occurrences at word starts in the title and the
+//! aliases (each counted in full) and in the text (against the note's size relative to the mean), saturated with
+//! k1 = 2, times its IDF over the notes in scope. Both readers do the same operations in the same order, so scores
+//! and order agree.
+//!
+//! A query of plain words (`super::known`) is ranked from the word index alone: which notes match and each term's
+//! count at word starts come from there, so only the notes a page shows are read. Any other query reads every note
+//! that may match or hold a term.
+
+use crate::offline::obsidian::vault::FileEntry;
+use crate::offline::plugin::tools::Context;
+
+use super::known::{Known, plain_word_starts};
+use super::note::{self, NoteView};
+use super::query::{AtomKind, Query};
+
+/// How much the text's own occurrences count for a note of `size` bytes: `0.25 + 0.75·size/mean`, the divisor.
+pub(super) fn length_norm(size: u64, mean_size: f64) -> f64 {
+    let ratio = if mean_size > 0.0 {
+        size as f64 / mean_size
+    } else {
+        1.0
+    };
+    0.25 + 0.75 * ratio
+}
+
+/// The weighted occurrences (`wtf`) of each scored term in a note, `title + aliases + text / norm`, written over
+/// `out`: from each term's count at the word starts of the title, of the aliases and of the text (counted in the text
+/// read, or the word index's count).
+pub(super) fn weighted_counts(
+    out: &mut Vec<f64>,
+    title: &[usize],
+    aliases: &[usize],
+    text: &[u32],
+    norm: f64,
+) {
+    out.clear();
+    out.extend(
+        (0..title.len()).map(|i| title[i] as f64 + aliases[i] as f64 + f64::from(text[i]) / norm),
+    );
+}
+
+/// Each term's IDF: `ln(1 + (N − df + 0.5) / (df + 0.5))`.
+pub(super) fn idf(notes: usize, df: &[usize]) -> Vec<f64> {
+    df.iter()
+        .map(|&df| {
+            let (n, df) = (notes as f64, df as f64);
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        })
+        .collect()
+}
+
+/// A note's score: `Σ idf · wtf·3 / (wtf + 2)` in the terms' order (BM25's saturation with k1 = 2).
+pub(super) fn score(idf: &[f64], wtf: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for (idf, wtf) in idf.iter().zip(wtf) {
+        sum += idf * (wtf * 3.0) / (wtf + 2.0);
+    }
+    sum
+}
+
+/// The key notes are ordered by: the score to six decimals, so that the last bits of two engines' logarithms never
+/// change an order.
+pub(super) fn order_key(score: f64) -> i64 {
+    (score * 1_000_000.0).round() as i64
+}
+
+/// A ranked note and its score.
+pub(super) type Ranked<'c> = (&'c FileEntry, f64);
+
+/// How a query's scored terms are counted at the word starts of a text: by each term's matcher, or without a regex
+/// when every one is a plain word the index counts (the same counts).
+struct Counter<'q> {
+    query: &'q Query,
+    scored: &'q [usize],
+    plain: Option<Vec<&'q str>>,
+}
+
+impl Counter<'_> {
+    /// Each scored term's count in `text`, over `out`.
+    fn count_into(&self, text: &str, out: &mut Vec<usize>) {
+        out.clear();
+        if text.is_empty() {
+            out.resize(self.scored.len(), 0);
+        } else if let Some(words) = &self.plain {
+            out.extend(plain_word_starts(text, words));
+        } else {
+            out.extend(
+                self.scored
+                    .iter()
+                    .map(|&at| self.query.atoms[at].matcher.count_word_starts(text)),
+            );
+        }
+    }
+}
+
+/// Weighs a query's scored terms in one note after another, in buffers kept from note to note (at 100,000 notes, a
+/// few allocations per note were a tenth of a ranked search).
+struct Weigher<'q> {
+    counter: Counter<'q>,
+    title: Vec<usize>,
+    aliases: Vec<usize>,
+    text: Vec<u32>,
+    wtf: Vec<f64>,
+}
+
+impl<'q> Weigher<'q> {
+    fn new(query: &'q Query, scored: &'q [usize], plain: bool) -> Self {
+        let plain = plain.then(|| {
+            scored
+                .iter()
+                .map(|&at| query.atoms[at].text.as_str())
+                .collect()
+        });
+        Weigher {
+            counter: Counter {
+                query,
+                scored,
+                plain,
+            },
+            title: Vec::new(),
+            aliases: Vec::new(),
+            text: Vec::new(),
+            wtf: Vec::new(),
+        }
+    }
+
+    /// The weights from the title and aliases given and the text counts already in `self.text`.
+    fn weigh(&mut self, title: &str, aliases: &str, norm: f64) -> &[f64] {
+        self.counter.count_into(title, &mut self.title);
+        self.counter.count_into(aliases, &mut self.aliases);
+        weighted_counts(&mut self.wtf, &self.title, &self.aliases, &self.text, norm);
+        &self.wtf
+    }
+
+    /// The weights of a note whose text holds no scored term: its title alone.
+    fn title_only(&mut self, title: &str, norm: f64) -> &[f64] {
+        self.text.clear();
+        self.text.resize(self.counter.scored.len(), 0);
+        self.weigh(title, "", norm)
+    }
+
+    /// The weights of a note whose text the word index counted (`text`: the counts by term, each by document).
+    fn counted_by_index(
+        &mut self,
+        view: &NoteView<'_>,
+        doc: u32,
+        text: &[&[u32]],
+        norm: f64,
+    ) -> &[f64] {
+        self.text.clear();
+        self.text.extend(
+            text.iter()
+                .map(|counts| counts.get(doc as usize).copied().unwrap_or(0)),
+        );
+        // Aliases are in the text: none of them holds a term the text lacks.
+        let aliases = if self.text.iter().any(|&count| count > 0) {
+            view.aliases()
+        } else {
+            String::new()
+        };
+        self.weigh(view.title(), &aliases, norm)
+    }
+
+    /// The weights of a note read: `in_text[i]` is false for a term the word index says its text lacks (not counted).
+    fn counted_in_text(&mut self, view: &NoteView<'_>, in_text: &[bool], norm: f64) -> &[f64] {
+        self.text.clear();
+        for (&at, &may) in self.counter.scored.iter().zip(in_text) {
+            let matcher = &self.counter.query.atoms[at].matcher;
+            self.text.push(if may {
+                matcher.count_word_starts(view.text) as u32
+            } else {
+                0
+            });
+        }
+        self.weigh(view.title(), &view.aliases(), norm)
+    }
+}
+
+/// The notes that match, most relevant first (equal keys in path order), with their scores; and the terms whose lines
+/// the results show: not those in more than half the notes in scope (`the`, `how`), which would show nearly every line,
+/// unless every scored term is that common.
+pub(super) fn rank_notes<'c>(
+    ctx: &Context<'_>,
+    any: bool,
+    query: &Query,
+    notes: &[(usize, &'c FileEntry)],
+    known: &Known,
+) -> (Vec<Ranked<'c>>, Vec<usize>) {
+    let terms = note::terms(query);
+    let scored: Vec<usize> = terms
+        .iter()
+        .copied()
+        .filter(|&at| query.atoms[at].kind != AtomKind::Regex)
+        .collect();
+    let bytes: u64 = notes.iter().map(|(_, file)| file.size).sum();
+    let mean_size = if notes.is_empty() {
+        0.0
+    } else {
+        bytes as f64 / notes.len() as f64
+    };
+    let counts = known.counts(&scored);
+    let mut weigher = Weigher::new(query, &scored, counts.is_some());
+    let mut df = vec![0usize; scored.len()];
+    // The matching notes, and their weights one after another (`scored.len()` each).
+    let (mut matching, mut weights): (Vec<&FileEntry>, Vec<f64>) = (Vec::new(), Vec::new());
+    let mut in_text: Vec<bool> = Vec::with_capacity(scored.len());
+    for (index, file) in notes {
+        let Some(indexed) = ctx.snapshot.note_at(*index) else {
+            continue;
+        };
+        let doc = indexed.doc;
+        let holds =
+            |at: usize, content_only: bool| known.holds(query, doc, &file.path, at, content_only);
+        let decided = note::decide(query, any, &holds);
+        in_text.clear();
+        in_text.extend(scored.iter().map(|&at| holds(at, true) != Some(false)));
+        let norm = length_norm(file.size, mean_size);
+        let (wtf, matches) = match &counts {
+            _ if decided == Some(false) && !in_text.contains(&true) => {
+                (weigher.title_only(file.title(), norm), false)
+            }
+            Some(counts) if decided.is_some() && known.exact_for(doc) => {
+                let view = NoteView::new(&file.path, "", Some(indexed));
+                (
+                    weigher.counted_by_index(&view, doc, counts, norm),
+                    decided == Some(true),
+                )
+            }
+            _ => {
+                let Ok(text) = ctx.text_of(file) else {
+                    continue;
+                };
+                let view = NoteView::new(&file.path, &text, Some(indexed));
+                let matches = decided != Some(false) && note::qualifies(query, any, &view);
+                (weigher.counted_in_text(&view, &in_text, norm), matches)
+            }
+        };
+        for (count, weighted) in df.iter_mut().zip(wtf) {
+            if *weighted > 0.0 {
+                *count += 1;
+            }
+        }
+        if matches {
+            matching.push(file);
+            weights.extend_from_slice(wtf);
+        }
+    }
+    let idf = idf(notes.len(), &df);
+    let width = scored.len();
+    let mut keyed: Vec<(i64, Ranked<'c>)> = matching
+        .into_iter()
+        .enumerate()
+        .map(|(i, file)| (file, &weights[i * width..(i + 1) * width]))
+        .map(|(file, wtf)| {
+            let score = score(&idf, wtf);
+            (order_key(score), (file, score))
+        })
+        .collect();
+    // Stable, from path order: equal keys stay in path order, as in the plugin.
+    keyed.sort_by_key(|(key, _)| std::cmp::Reverse(*key));
+    let ranked: Vec<Ranked<'c>> = keyed.into_iter().map(|(_, ranked)| ranked).collect();
+    (ranked, shown_terms(terms, &scored, &df, notes.len()))
+}
+
+/// The terms whose lines the results show: not those in more than half the `notes` in scope, unless every scored term
+/// is that common.
+fn shown_terms(terms: Vec<usize>, scored: &[usize], df: &[usize], notes: usize) -> Vec<usize> {
+    let common = |at: usize| {
+        scored
+            .iter()
+            .position(|&scored| scored == at)
+            .is_some_and(|index| df[index] * 2 > notes)
+    };
+    if !scored.is_empty() && scored.iter().all(|&at| common(at)) {
+        return terms;
+    }
+    terms.into_iter().filter(|&at| !common(at)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_follow_the_formula_by_hand() {
+        // A term in one of three notes.
+        let idf = idf(3, &[1]);
+        assert!((idf[0] - (1.0f64 + 2.5 / 1.5).ln()).abs() < 1e-12);
+        // Once in the text of a note half the mean size, and of one 1.5 times it.
+        let (short, long) = (length_norm(100, 200.0), length_norm(300, 200.0));
+        assert_eq!(short, 0.625);
+        let by_hand = idf[0] * (1.0 / 0.625 * 3.0) / (1.0 / 0.625 + 2.0);
+        assert!((score(&idf, &[1.0 / short]) - by_hand).abs() < 1e-12);
+        assert!(
+            score(&idf, &[1.0 / short]) > score(&idf, &[1.0 / long]),
+            "a shorter note ranks higher"
+        );
+        assert!(
+            score(&idf, &[1.0 + 1.0 / long]) > score(&idf, &[1.0 / short]),
+            "a word in the title counts on top of the text's"
+        );
+        assert!(
+            score(&idf, &[1000.0]) < 3.0 * idf[0],
+            "saturates below k1 + 1"
+        );
+        assert_eq!(score(&idf, &[0.0]), 0.0);
+        assert_eq!(order_key(1.234_567_4), 1_234_567);
+        assert!(
+            super::idf(10, &[10])[0] > 0.0,
+            "a term in every note still counts a little"
+        );
+        assert_eq!(
+            length_norm(5, 0.0),
+            1.0,
+            "an empty vault divides by nothing"
+        );
+    }
+}

@@ -1,0 +1,172 @@
+//! The vault on disk (`vault/disk.ts`): where the vault really is, whether a path stays inside
+//! it through symlinks, and reading a file only when it is still the file that was indexed.
+
+use std::path::{Path, PathBuf};
+
+use crate::offline::plugin::vault::errors::ToolError;
+use crate::offline::plugin::vault::paths::{full_path, is_in_config_dir, quote};
+
+/// Where a vault lives once symlinks are followed: what the real location of anything reached is judged against.
+///
+/// A path is allowed when its real location is inside the vault and not inside the vault's config folder. The
+/// config folder is judged by its own real location (it may itself be a link) and, below the vault, by name as
+/// `is_in_config_dir` does, so a link such as `cfglink -> .obsidian` cannot reach the token in `data.json`.
+#[derive(Debug, Clone)]
+pub(crate) struct RealVault {
+    root: PathBuf,
+    config: PathBuf,
+    config_dir: String,
+}
+
+impl RealVault {
+    /// Judges against the vault at `real_root` (already canonical) with its config folder named `config_dir`.
+    pub(crate) fn new(real_root: PathBuf, config_dir: &str) -> Self {
+        let config_dir = config_dir.trim_matches('/').to_string();
+        let named = full_path(&real_root, &config_dir);
+        let config = std::fs::canonicalize(&named).unwrap_or(named);
+        Self {
+            root: real_root,
+            config,
+            config_dir,
+        }
+    }
+
+    /// The vault folder's canonical path.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The config folder's name below the vault, without slashes at its ends.
+    pub(crate) fn config_dir(&self) -> &str {
+        &self.config_dir
+    }
+
+    /// Whether a canonical path may be read or written: inside the vault and outside its config folder.
+    pub(crate) fn allows(&self, real: &Path) -> bool {
+        let Ok(below) = real.strip_prefix(&self.root) else {
+            return false;
+        };
+        if self.config_dir.is_empty() {
+            return true;
+        }
+        if real.starts_with(&self.config) {
+            return false;
+        }
+        let below: Vec<String> = below
+            .components()
+            .map(|part| part.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        !is_in_config_dir(&below.join("/"), &self.config_dir)
+    }
+}
+
+/// Whether `path` (or, when it does not exist, its nearest existing ancestor) is allowed once symlinks are
+/// followed: its real location is inside the vault and outside the config folder.
+pub(crate) fn is_inside_vault_on_disk(root: &Path, real: &RealVault, path: &str) -> bool {
+    let mut probe = full_path(root, path);
+    loop {
+        match std::fs::canonicalize(&probe) {
+            Ok(resolved) => return real.allows(&resolved),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                if !probe.pop() {
+                    return false;
+                }
+            }
+            Err(_) => return false,
+        }
+    }
+}
+
+/// The most offline mode reads of one file: larger files are listed, but neither indexed nor read (a vault holding a
+/// half-gigabyte export must not cost the bridge gigabytes or delay every answer). Above the 20 MB a note may have
+/// in a round trip through Obsidian.
+pub(crate) const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Which file a path led to when the vault was listed: device and inode on Unix.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+pub(crate) struct FileIdentity {
+    device: u64,
+    inode: u64,
+}
+
+impl FileIdentity {
+    /// The identity of the file these metadata describe (always equal on systems without inodes).
+    pub(crate) fn of(metadata: &std::fs::Metadata) -> Self {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Self {
+                device: metadata.dev(),
+                inode: metadata.ino(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            // Reading a file's identity on Windows needs an unstable API; there the real-location check of the
+            // listing is what holds (creating symlinks needs an administrator or developer mode).
+            let _ = metadata;
+            Self::default()
+        }
+    }
+}
+
+/// Why a vault file was not read.
+#[derive(Debug)]
+pub(crate) enum ReadRefusal {
+    /// What was opened is not the file the listing judged (a symlink swapped in since, or the file replaced).
+    Replaced,
+    /// The file is larger than `MAX_FILE_BYTES`.
+    TooLarge(u64),
+    /// The operating system's error.
+    Io(std::io::Error),
+}
+
+impl ReadRefusal {
+    /// The refusal as a tool error about `path`.
+    pub(crate) fn into_tool_error(self, path: &str) -> ToolError {
+        ToolError(match self {
+            ReadRefusal::Replaced => format!(
+                "{} changed while it was being read (it is not the file the vault listing checked): retry",
+                quote(path)
+            ),
+            ReadRefusal::TooLarge(size) => too_large_message(path, size),
+            ReadRefusal::Io(error) => format!("could not read {path}: {}", error.kind()),
+        })
+    }
+}
+
+/// What a tool says of a file too large to read from disk.
+fn too_large_message(path: &str, size: u64) -> String {
+    format!(
+        "{} is {:.1} MB, over the {} MB that offline mode reads of one file: open the vault in Obsidian to read it",
+        quote(path),
+        size as f64 / 1_048_576.0,
+        MAX_FILE_BYTES / 1_048_576
+    )
+}
+
+/// Reads a vault file, judged by what was really opened: the file is opened first, then confirmed to be the file
+/// the listing checked (`expected`: same device and inode), so a symlink swapped in between the check and the open
+/// cannot redirect the read outside the vault. Files over `MAX_FILE_BYTES` are not read.
+pub(crate) fn read_verified(full: &Path, expected: FileIdentity) -> Result<Vec<u8>, ReadRefusal> {
+    use std::io::Read;
+    let file = std::fs::File::open(full).map_err(ReadRefusal::Io)?;
+    let opened = file.metadata().map_err(ReadRefusal::Io)?;
+    if !opened.is_file() || FileIdentity::of(&opened) != expected {
+        return Err(ReadRefusal::Replaced);
+    }
+    if opened.len() > MAX_FILE_BYTES {
+        return Err(ReadRefusal::TooLarge(opened.len()));
+    }
+    let mut bytes = Vec::with_capacity(opened.len() as usize);
+    // The file may grow after the check: the read stops one byte past the limit to tell.
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadRefusal::Io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(ReadRefusal::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
