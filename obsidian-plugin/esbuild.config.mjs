@@ -1,8 +1,8 @@
-// Builds the committed main.js from src/ and then regenerates catalog.json from the fresh bundle: the bundle is
-// hosted in-process on a throw-away vault and its live `tools/list` (read-only off) is written out, so the catalog
-// the Rust bridge embeds is exactly what the plugin serves. THIRD_PARTY_NOTICES.md is rebuilt from the packages that
-// actually ended up in the bundle, those that bundled packages carry inside their own files included. All outputs are
-// deterministic for the same sources and lockfile.
+// Builds the committed main.js from src/ and then regenerates catalog.json from the fresh bundle (scripts/catalog.mjs):
+// the bundle is hosted in-process on a throw-away vault and its live `tools/list` (read-only off) is written out, so
+// the catalog the Rust bridge embeds is exactly what the plugin serves. THIRD_PARTY_NOTICES.md is rebuilt from the
+// packages that actually ended up in the bundle, those that bundled packages carry inside their own files included.
+// All outputs are deterministic for the same sources and lockfile.
 import esbuild from "esbuild";
 import fs from "node:fs";
 import path from "node:path";
@@ -32,7 +32,7 @@ fs.writeFileSync(
   renderNotices([...new Set([...bundledPackages(result.metafile), ...vendoredPackages(result.metafile)])].sort()),
 );
 
-const { writeCatalog } = await import("./test/lib/catalog.mjs");
+const { writeCatalog } = await import("./scripts/catalog.mjs");
 await writeCatalog(path.join(here, "catalog.json"));
 
 /** The package folders (relative to this folder) that contributed code to the bundle, sorted. */
