@@ -1,7 +1,7 @@
 // What catalogs read straight from the repository, checked against their documented rules (no tool of theirs runs
 // offline): Obsidian's community directory reads `manifest.json` and `versions.json` at the repository's root, which
 // must be the plugin's own; the Agent Plugins 1.0 format (VS Code, Copilot, Cursor, Kiro) reads `plugin.json` and
-// `mcp.json` of packaging/plugin, whose schemas are closed and whose placeholders may not stand in `command`.
+// `mcp.json` of packaging/agent-plugin, whose schemas are closed and whose placeholders may not stand in `command`.
 //
 //   node --test packaging/test/*.test.mjs
 import { test } from 'node:test';
@@ -27,14 +27,14 @@ const PLUGIN_SCHEMA = 'https://agent-plugins.org/schemas/1.0.0/plugin.schema.jso
 const MCP_SCHEMA = 'https://agent-plugins.org/schemas/1.0.0/mcp.schema.json';
 const NAME = /^(?!.*(?:--|\.\.))[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/;
 
-test('packaging/plugin is an Agent Plugins 1.0 plugin', () => {
-  const plugin = json('packaging/plugin/plugin.json');
+test('packaging/agent-plugin is an Agent Plugins 1.0 plugin', () => {
+  const plugin = json('packaging/agent-plugin/plugin.json');
   assert.equal(plugin.$schema, PLUGIN_SCHEMA, 'plugin.json needs its $schema');
   assert.ok(NAME.test(plugin.name) && plugin.name.length <= 64, `plugin name ${plugin.name}`);
   const allowed = ['$schema', 'name', 'version', 'description', 'author', 'homepage', 'repository', 'license', 'keywords', 'extensions'];
   assert.deepEqual(Object.keys(plugin).filter((key) => !allowed.includes(key)), [], 'plugin.json is a closed schema');
 
-  const mcp = json('packaging/plugin/mcp.json');
+  const mcp = json('packaging/agent-plugin/mcp.json');
   assert.equal(mcp.$schema, MCP_SCHEMA, 'without its $schema a client switches the plugin\'s MCP servers off');
   assert.deepEqual(Object.keys(mcp).sort(), ['$schema', 'mcpServers']);
   const servers = Object.entries(mcp.mcpServers);
@@ -48,7 +48,7 @@ test('packaging/plugin is an Agent Plugins 1.0 plugin', () => {
     assert.ok(!('PLUGIN_ROOT' in (server.env ?? {})) && !('PLUGIN_DATA' in (server.env ?? {})), `${name}: env may not set PLUGIN_ROOT or PLUGIN_DATA`);
   }
   // The same server as the Claude Code / Codex file, so every client runs one thing.
-  const claude = json('packaging/plugin/.mcp.json').mcpServers;
+  const claude = json('packaging/agent-plugin/.mcp.json').mcpServers;
   for (const [name, server] of servers) {
     assert.equal(claude[name]?.command, server.command, `.mcp.json's ${name} runs the same command`);
     assert.deepEqual(claude[name]?.args, server.args, `.mcp.json's ${name} has the same args`);
