@@ -35,6 +35,62 @@ const BATCHABLE: [&str; 15] = [
 
 pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolError> {
     let max_chars = args.max_chars()?;
+    let parsed = batch_calls(args)?;
+    let mut results = Vec::new();
+    let mut not_run = Vec::new();
+    let mut used = 0;
+    let mut truncated = false;
+    for (tool, mut arguments) in parsed {
+        let remaining = max_chars.saturating_sub(used);
+        if remaining < MIN_CALL_BUDGET {
+            results.push(json!({"tool": tool, "ok": false, "error": "not run: the batch's max_chars budget is used up"}));
+            not_run.push(json!({"tool": tool, "arguments": arguments}));
+            truncated = true;
+            continue;
+        }
+        if let Some(reason) = not_batchable(&tool) {
+            results.push(json!({"tool": tool, "ok": false, "error": reason}));
+            continue;
+        }
+        lower_max_chars(&tool, &mut arguments, remaining);
+        let outcome = if tool == "active_note" {
+            Err(ToolError(needs_obsidian(&tool)))
+        } else {
+            run(ctx, &tool, arguments)
+        };
+        match outcome {
+            Ok(output) => {
+                let text = output.text();
+                let length = utf16_len(&text);
+                let cut = length > remaining;
+                if cut {
+                    results.push(json!({"tool": tool, "ok": true, "text": cut_chars(&text, remaining), "truncated": true}));
+                } else {
+                    results.push(json!({"tool": tool, "ok": true, "text": text}));
+                }
+                used += length.min(remaining);
+                truncated |= cut;
+            }
+            Err(ToolError(message)) => {
+                let message = as_batch_message(&message).unwrap_or(message);
+                results.push(json!({"tool": tool, "ok": false, "error": message}));
+            }
+        }
+    }
+    // The calls left out lead the result as the batch that runs them, so that a client cutting its end still shows it.
+    let mut head = Map::new();
+    head.insert("truncated".into(), Value::Bool(truncated));
+    if !not_run.is_empty() {
+        head.insert(
+            "continue_with".into(),
+            args.next_call(vec![("calls", Value::Array(not_run))], &[]),
+        );
+    }
+    Ok(Output::Json(led_by(head, json!({"results": results}))))
+}
+
+/// The batch's calls, each a tool name and its arguments, or the first argument error in zod's words.
+fn batch_calls(args: &Args<'_>) -> Result<Vec<(String, Value)>, ToolError> {
     let calls = match args.raw("calls") {
         Some(Value::Array(calls)) if (1..=MAX_BATCH_CALLS).contains(&calls.len()) => calls.clone(),
         Some(Value::Array(calls)) if calls.is_empty() => {
@@ -88,94 +144,56 @@ pub(super) fn batch(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolEr
         };
         parsed.push((tool, arguments));
     }
-    let mut results = Vec::new();
-    let mut not_run = Vec::new();
-    let mut used = 0;
-    let mut truncated = false;
-    for (tool, mut arguments) in parsed {
-        let remaining = max_chars.saturating_sub(used);
-        if remaining < MIN_CALL_BUDGET {
-            results.push(json!({"tool": tool, "ok": false, "error": "not run: the batch's max_chars budget is used up"}));
-            not_run.push(json!({"tool": tool, "arguments": arguments}));
-            truncated = true;
-            continue;
-        }
-        if !BATCHABLE.contains(&tool.as_str()) {
-            let reason = if tool == "batch" {
-                "batch cannot be nested".to_string()
-            } else if tool == "read_attachment" {
-                "read_attachment cannot run in a batch (an image or audio does not fit a batch's text): call it on its own"
-                    .to_string()
-            } else {
-                format!(
-                    "{} is not a read-only tool (batch runs only: {})",
-                    quote(&tool),
-                    BATCHABLE.join(", ")
-                )
-            };
-            results.push(json!({"tool": tool, "ok": false, "error": reason}));
-            continue;
-        }
-        let takes_max_chars = matches!(
-            tool.as_str(),
-            "list_files"
-                | "read_note"
-                | "search"
-                | "backlinks"
-                | "files_by_tag"
-                | "active_note"
-                | "daily_note"
-        );
-        if takes_max_chars {
-            let asked = match arguments.get("max_chars") {
-                None => Some(20_000),
-                Some(value) => value
-                    .as_u64()
-                    .filter(|n| (100..=200_000).contains(n))
-                    .map(|n| n as usize),
-            };
-            if let Some(asked) = asked {
-                arguments["max_chars"] = json!(
-                    asked
-                        .min(remaining.saturating_sub(FRAMING_RESERVE))
-                        .max(MIN_CALL_BUDGET)
-                );
-            }
-        }
-        let outcome = if tool == "active_note" {
-            Err(ToolError(needs_obsidian(&tool)))
-        } else {
-            run(ctx, &tool, arguments)
+    Ok(parsed)
+}
+
+/// Why a tool cannot run in a batch, or `None` when it can.
+fn not_batchable(tool: &str) -> Option<String> {
+    if BATCHABLE.contains(&tool) {
+        return None;
+    }
+    Some(if tool == "batch" {
+        "batch cannot be nested".to_string()
+    } else if tool == "read_attachment" {
+        "read_attachment cannot run in a batch (an image or audio does not fit a batch's text): call it on its own"
+                .to_string()
+    } else {
+        format!(
+            "{} is not a read-only tool (batch runs only: {})",
+            quote(tool),
+            BATCHABLE.join(", ")
+        )
+    })
+}
+
+/// Lowers a call's `max_chars` to what is left of the batch's budget, for the tools that take one.
+fn lower_max_chars(tool: &str, arguments: &mut Value, remaining: usize) {
+    let takes_max_chars = matches!(
+        tool,
+        "list_files"
+            | "read_note"
+            | "search"
+            | "backlinks"
+            | "files_by_tag"
+            | "active_note"
+            | "daily_note"
+    );
+    if takes_max_chars {
+        let asked = match arguments.get("max_chars") {
+            None => Some(20_000),
+            Some(value) => value
+                .as_u64()
+                .filter(|n| (100..=200_000).contains(n))
+                .map(|n| n as usize),
         };
-        match outcome {
-            Ok(output) => {
-                let text = output.text();
-                let length = utf16_len(&text);
-                let cut = length > remaining;
-                if cut {
-                    results.push(json!({"tool": tool, "ok": true, "text": cut_chars(&text, remaining), "truncated": true}));
-                } else {
-                    results.push(json!({"tool": tool, "ok": true, "text": text}));
-                }
-                used += length.min(remaining);
-                truncated |= cut;
-            }
-            Err(ToolError(message)) => {
-                let message = as_batch_message(&message).unwrap_or(message);
-                results.push(json!({"tool": tool, "ok": false, "error": message}));
-            }
+        if let Some(asked) = asked {
+            arguments["max_chars"] = json!(
+                asked
+                    .min(remaining.saturating_sub(FRAMING_RESERVE))
+                    .max(MIN_CALL_BUDGET)
+            );
         }
     }
-    // The calls left out lead the result as the batch that runs them, so that a client cutting its end still shows it.
-    let mut head = Map::new();
-    head.insert("truncated".into(), Value::Bool(truncated));
-    if !not_run.is_empty() {
-        head.insert(
-            "continue_with".into(),
-            args.next_call(vec![("calls", Value::Array(not_run))], &[]),
-        );
-    }
-    Ok(Output::Json(led_by(head, json!({"results": results}))))
 }
 
 fn invalid_batch(key: &str, problem: &str) -> ToolError {

@@ -181,51 +181,7 @@ pub(super) fn properties(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
                 "value needs name: the property whose value to find",
             ));
         }
-        let mut order: Vec<String> = Vec::new();
-        let mut names: HashMap<String, (String, usize, &RawValue)> = HashMap::new();
-        for (_, frontmatter) in &notes {
-            for (key, value) in frontmatter {
-                let folded = key.to_lowercase();
-                match names.get_mut(&folded) {
-                    Some(entry) => {
-                        entry.1 += 1;
-                        if is_null(entry.2) {
-                            entry.2 = value;
-                        }
-                    }
-                    None => {
-                        order.push(folded.clone());
-                        names.insert(folded, (key.to_string(), 1, value));
-                    }
-                }
-            }
-        }
-        let mut all: Vec<(String, Value, usize)> = order
-            .into_iter()
-            .map(|folded| {
-                let (spelled, count, first) =
-                    names.remove(&folded).expect("every name was counted");
-                let mut entry = vec![("name", json!(spelled))];
-                entry.extend(type_of(&declared, &folded, &parsed(first)));
-                entry.push(("count", json!(count)));
-                (spelled, object(entry), count)
-            })
-            .collect();
-        all.sort_by(|a, b| {
-            let by_name = || js_cmp(&a.0.to_lowercase(), &b.0.to_lowercase());
-            if by_count && a.2 != b.2 {
-                b.2.cmp(&a.2)
-            } else {
-                by_name()
-            }
-        });
-        let total = all.len();
-        let (shown, next) = page(all.into_iter().map(|(_, entry, _)| entry).collect(), args)?;
-        return Ok(Output::Json(paged_result(
-            args,
-            next,
-            json!({"total": total, "properties": shown}),
-        )));
+        return property_names(args, &notes, &declared, by_count);
     };
 
     let key = js_trim(&name).to_lowercase();
@@ -251,60 +207,133 @@ pub(super) fn properties(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
         .cloned()
         .unwrap_or(Value::Null);
     let kind = type_of(&declared, &key, &first);
+    match value {
+        None => property_values(args, &name, kind, &having, by_count),
+        Some(wanted) => notes_with_value(args, &name, wanted, &having),
+    }
+}
 
-    let Some(wanted) = value else {
-        let mut order: Vec<String> = Vec::new();
-        let mut values: HashMap<String, (Value, usize)> = HashMap::new();
-        for (_, value) in &having {
-            let items: Vec<&Value> = match value {
-                Value::Array(items) => items.iter().collect(),
-                other => vec![other],
-            };
-            let mut seen = HashSet::new();
-            for item in items {
-                let id = item.to_string();
-                if !seen.insert(id.clone()) {
-                    continue;
-                }
-                match values.get_mut(&id) {
-                    Some(entry) => entry.1 += 1,
-                    None => {
-                        order.push(id.clone());
-                        values.insert(id, (item.clone(), 1));
+/// Every property name of the vault (spelled as first seen, matched ignoring case), with its type and how many notes
+/// have it.
+fn property_names(
+    args: &Args<'_>,
+    notes: &[(&str, Entries<'_>)],
+    declared: &HashMap<String, String>,
+    by_count: bool,
+) -> Result<Output, ToolError> {
+    let mut order: Vec<String> = Vec::new();
+    let mut names: HashMap<String, (String, usize, &RawValue)> = HashMap::new();
+    for (_, frontmatter) in notes {
+        for (key, value) in frontmatter {
+            let folded = key.to_lowercase();
+            match names.get_mut(&folded) {
+                Some(entry) => {
+                    entry.1 += 1;
+                    if is_null(entry.2) {
+                        entry.2 = value;
                     }
+                }
+                None => {
+                    order.push(folded.clone());
+                    names.insert(folded, (key.to_string(), 1, value));
                 }
             }
         }
-        let mut all: Vec<(String, Value, usize)> = order
-            .into_iter()
-            .map(|id| {
-                let (value, count) = values.remove(&id).expect("every value was counted");
-                (id, value, count)
-            })
-            .collect();
-        all.sort_by(|a, b| {
-            if by_count && a.2 != b.2 {
-                b.2.cmp(&a.2)
-            } else {
-                js_cmp(&a.0, &b.0)
-            }
-        });
-        let total = all.len();
-        let entries = all
-            .into_iter()
-            .map(|(_, value, count)| json!({"value": value, "count": count}))
-            .collect();
-        let (shown, next) = page(entries, args)?;
-        let mut body = vec![("property", json!(name))];
-        body.extend(kind);
-        body.extend([
-            ("notes", json!(having.len())),
-            ("total", json!(total)),
-            ("values", json!(shown)),
-        ]);
-        return Ok(Output::Json(paged_result(args, next, object(body))));
-    };
+    }
+    let mut all: Vec<(String, Value, usize)> = order
+        .into_iter()
+        .map(|folded| {
+            let (spelled, count, first) = names.remove(&folded).expect("every name was counted");
+            let mut entry = vec![("name", json!(spelled))];
+            entry.extend(type_of(declared, &folded, &parsed(first)));
+            entry.push(("count", json!(count)));
+            (spelled, object(entry), count)
+        })
+        .collect();
+    all.sort_by(|a, b| {
+        let by_name = || js_cmp(&a.0.to_lowercase(), &b.0.to_lowercase());
+        if by_count && a.2 != b.2 {
+            b.2.cmp(&a.2)
+        } else {
+            by_name()
+        }
+    });
+    let total = all.len();
+    let (shown, next) = page(all.into_iter().map(|(_, entry, _)| entry).collect(), args)?;
+    Ok(Output::Json(paged_result(
+        args,
+        next,
+        json!({"total": total, "properties": shown}),
+    )))
+}
 
+/// The values one property takes (each list item on its own), with how many notes have each.
+fn property_values(
+    args: &Args<'_>,
+    name: &str,
+    kind: Vec<(&'static str, Value)>,
+    having: &[(&str, Value)],
+    by_count: bool,
+) -> Result<Output, ToolError> {
+    let mut order: Vec<String> = Vec::new();
+    let mut values: HashMap<String, (Value, usize)> = HashMap::new();
+    for (_, value) in having {
+        let items: Vec<&Value> = match value {
+            Value::Array(items) => items.iter().collect(),
+            other => vec![other],
+        };
+        let mut seen = HashSet::new();
+        for item in items {
+            let id = item.to_string();
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            match values.get_mut(&id) {
+                Some(entry) => entry.1 += 1,
+                None => {
+                    order.push(id.clone());
+                    values.insert(id, (item.clone(), 1));
+                }
+            }
+        }
+    }
+    let mut all: Vec<(String, Value, usize)> = order
+        .into_iter()
+        .map(|id| {
+            let (value, count) = values.remove(&id).expect("every value was counted");
+            (id, value, count)
+        })
+        .collect();
+    all.sort_by(|a, b| {
+        if by_count && a.2 != b.2 {
+            b.2.cmp(&a.2)
+        } else {
+            js_cmp(&a.0, &b.0)
+        }
+    });
+    let total = all.len();
+    let entries = all
+        .into_iter()
+        .map(|(_, value, count)| json!({"value": value, "count": count}))
+        .collect();
+    let (shown, next) = page(entries, args)?;
+    let mut body = vec![("property", json!(name))];
+    body.extend(kind);
+    body.extend([
+        ("notes", json!(having.len())),
+        ("total", json!(total)),
+        ("values", json!(shown)),
+    ]);
+    Ok(Output::Json(paged_result(args, next, object(body))))
+}
+
+/// The notes whose property has the wanted value (or holds it in a list).
+fn notes_with_value(
+    args: &Args<'_>,
+    name: &str,
+    wanted: Value,
+    having: &[(&str, Value)],
+) -> Result<Output, ToolError> {
     let text = scalar_text(&wanted);
     let scalar_matches = |value: &Value| {
         !value.is_null() && !value.is_object() && !value.is_array() && scalar_text(value) == text

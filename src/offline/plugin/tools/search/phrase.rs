@@ -233,11 +233,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         ));
     }
     let matcher = Matcher::new(&query, regex, case_sensitive)?;
-    let prefix = if path_prefix.is_empty() {
-        String::new()
-    } else {
-        ctx.clean(&path_prefix, "path_prefix")? + if path_prefix.ends_with('/') { "/" } else { "" }
-    };
+    let prefix = scope_prefix(ctx, &path_prefix)?;
     let resume = parse_cursor(cursor.as_deref())?;
     // The notes that can hold the query (`index/words.rs`); a regex, or a query with no word in it, reads every note.
     let candidates = if regex {
@@ -262,10 +258,6 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         }
         ctx.text_of(file).ok()
     };
-    let skip_for = |path: &str| match &resume {
-        Some((line, resumed)) if resumed == path => *line,
-        _ => 0,
-    };
     let mut page = Page::new(max_per_file, limit, context_lines, max_chars);
     let mut head = Map::new();
     head.insert("query".into(), json!(cut_chars(&query, 200)));
@@ -279,49 +271,17 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         .filter(|(_, file)| in_scope(file));
     if rank {
         let files: Vec<(usize, &FileEntry)> = notes.collect();
-        let bytes: u64 = files.iter().map(|(_, file)| file.size).sum();
-        let mean_size = if files.is_empty() {
-            0.0
-        } else {
-            bytes as f64 / files.len() as f64
-        };
-        let mut ranked: Vec<(&FileEntry, f64)> = files
-            .iter()
-            .filter_map(|&(index, file)| {
-                let text = text_if_candidate(index, file)?;
-                let lines = matching_lines(&matcher, &text);
-                (lines > 0).then(|| (file, relevance(lines, file.size, mean_size)))
-            })
-            .collect();
-        // Stable, from path order: equal scores stay in path order, as in the plugin.
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let start = match &resume {
-            None => 0,
-            Some((_, path)) => ranked
-                .iter()
-                .position(|(file, _)| file.path == *path)
-                .ok_or_else(|| {
-                    ToolError(format!(
-                        "the cursor's note {} no longer matches (it changed meanwhile): search again without cursor",
-                        quote(path)
-                    ))
-                })?,
-        };
-        for (file, score) in &ranked[start..] {
-            let Ok(text) = ctx.text_of(file) else {
-                continue;
-            };
-            let lines = split_lines(&text);
-            let mut entry = super::page::entry(&file.path);
-            entry.insert("score".into(), js_number(round_score(*score)));
-            let find = |line: &str| matcher.find(line);
-            if page.add_note(find, &file.path, &lines, skip_for(&file.path), entry) {
-                break;
-            }
-        }
+        let ranked = rank_notes(
+            ctx,
+            &matcher,
+            &files,
+            &text_if_candidate,
+            &resume,
+            &mut page,
+        )?;
         let mut head = head;
         head.insert("order".into(), json!("relevance"));
-        let (next, rest) = page.finish(head, files.len(), Some(ranked.len()));
+        let (next, rest) = page.finish(head, files.len(), Some(ranked));
         return Ok(Output::Json(paged_result(args, next, rest)));
     }
 
@@ -341,7 +301,13 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
         let lines = split_lines(&text);
         let find = |line: &str| matcher.find(line);
         let entry = super::page::entry(&file.path);
-        if page.add_note(find, &file.path, &lines, skip_for(&file.path), entry) {
+        if page.add_note(
+            find,
+            &file.path,
+            &lines,
+            skip_for(&resume, &file.path),
+            entry,
+        ) {
             break;
         }
     }
@@ -462,4 +428,79 @@ mod tests {
         assert!(parse_cursor(Some("x:a.md")).is_err());
         assert_eq!(parse_cursor(None).unwrap(), None);
     }
+}
+
+/// Ranks the notes in scope that hold the query by relevance and adds them to the page from the cursor's note on;
+/// returns how many notes matched.
+fn rank_notes(
+    ctx: &Context<'_>,
+    matcher: &Matcher,
+    files: &[(usize, &FileEntry)],
+    text_if_candidate: &dyn Fn(usize, &FileEntry) -> Option<String>,
+    resume: &Option<(usize, String)>,
+    page: &mut Page,
+) -> Result<usize, ToolError> {
+    let bytes: u64 = files.iter().map(|(_, file)| file.size).sum();
+    let mean_size = if files.is_empty() {
+        0.0
+    } else {
+        bytes as f64 / files.len() as f64
+    };
+    let mut ranked: Vec<(&FileEntry, f64)> = files
+        .iter()
+        .filter_map(|&(index, file)| {
+            let text = text_if_candidate(index, file)?;
+            let lines = matching_lines(matcher, &text);
+            (lines > 0).then(|| (file, relevance(lines, file.size, mean_size)))
+        })
+        .collect();
+    // Stable, from path order: equal scores stay in path order, as in the plugin.
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let start = match &resume {
+        None => 0,
+        Some((_, path)) => ranked
+            .iter()
+            .position(|(file, _)| file.path == *path)
+            .ok_or_else(|| {
+                ToolError(format!(
+                    "the cursor's note {} no longer matches (it changed meanwhile): search again without cursor",
+                    quote(path)
+                ))
+            })?,
+    };
+    for (file, score) in &ranked[start..] {
+        let Ok(text) = ctx.text_of(file) else {
+            continue;
+        };
+        let lines = split_lines(&text);
+        let mut entry = super::page::entry(&file.path);
+        entry.insert("score".into(), js_number(round_score(*score)));
+        let find = |line: &str| matcher.find(line);
+        if page.add_note(
+            find,
+            &file.path,
+            &lines,
+            skip_for(resume, &file.path),
+            entry,
+        ) {
+            break;
+        }
+    }
+    Ok(ranked.len())
+}
+
+/// Where to start in a note: past the cursor's line in the cursor's note, else at its first line.
+fn skip_for(resume: &Option<(usize, String)>, path: &str) -> usize {
+    match resume {
+        Some((line, resumed)) if resumed == path => *line,
+        _ => 0,
+    }
+}
+
+/// The cleaned `path_prefix` the notes searched start with (a trailing `/` kept: a folder, not a name's start).
+fn scope_prefix(ctx: &Context<'_>, path_prefix: &str) -> Result<String, ToolError> {
+    if path_prefix.is_empty() {
+        return Ok(String::new());
+    }
+    Ok(ctx.clean(path_prefix, "path_prefix")? + if path_prefix.ends_with('/') { "/" } else { "" })
 }

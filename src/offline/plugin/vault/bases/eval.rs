@@ -373,28 +373,7 @@ fn call_value(callee: &[String], args: &[Expr], row: &Row<'_>) -> Result<Value, 
                 )));
             }
         },
-        "file.hasTag" => {
-            if args.is_empty() {
-                return Err(ToolError::new("file.hasTag() takes at least one tag"));
-            }
-            let wanted: Vec<String> = args
-                .iter()
-                .map(|arg| {
-                    evaluate(arg, row).map(|tag| {
-                        folded(&tag)
-                            .strip_prefix('#')
-                            .map(str::to_string)
-                            .unwrap_or_else(|| folded(&tag))
-                    })
-                })
-                .collect::<Result<_, _>>()?;
-            Value::Bool(row.tags.iter().any(|tag| {
-                let tag = tag.to_lowercase();
-                wanted
-                    .iter()
-                    .any(|want| tag == *want || tag.starts_with(&format!("{want}/")))
-            }))
-        }
+        "file.hasTag" => has_tag(args, row)?,
         "file.inFolder" => {
             let folder = one(&name, args, row, 1)?.remove(0);
             let wanted = text(&folder).trim_matches('/').to_string();
@@ -404,17 +383,7 @@ fn call_value(callee: &[String], args: &[Expr], row: &Row<'_>) -> Result<Value, 
                     || row.folder.starts_with(&format!("{wanted}/")),
             )
         }
-        "file.hasLink" => {
-            let target = one(&name, args, row, 1)?.remove(0);
-            let raw = text(&target);
-            let raw = raw.strip_prefix("[[").unwrap_or(&raw);
-            let raw = raw.strip_suffix("]]").unwrap_or(raw);
-            let wanted = strip_md(raw).to_lowercase();
-            Value::Bool(row.links.iter().any(|link| {
-                let bare = strip_md(link).to_lowercase();
-                bare == wanted || bare.ends_with(&format!("/{wanted}"))
-            }))
-        }
+        "file.hasLink" => has_link(&name, args, row)?,
         "file.hasProperty" => {
             let property = one(&name, args, row, 1)?.remove(0);
             let wanted = folded(&property);
@@ -440,6 +409,44 @@ fn call_value(callee: &[String], args: &[Expr], row: &Row<'_>) -> Result<Value, 
             return functions::call(&name, values);
         }
     })
+}
+
+/// `file.hasTag(…)`: whether the note has one of the tags or a tag nested under one, ignoring case and a leading `#`.
+fn has_tag(args: &[Expr], row: &Row<'_>) -> Result<Value, ToolError> {
+    if args.is_empty() {
+        return Err(ToolError::new("file.hasTag() takes at least one tag"));
+    }
+    let wanted: Vec<String> = args
+        .iter()
+        .map(|arg| {
+            evaluate(arg, row).map(|tag| {
+                text(&tag)
+                    .to_lowercase()
+                    .strip_prefix('#')
+                    .map(str::to_string)
+                    .unwrap_or_else(|| text(&tag).to_lowercase())
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Value::Bool(row.tags.iter().any(|tag| {
+        let tag = tag.to_lowercase();
+        wanted
+            .iter()
+            .any(|want| tag == *want || tag.starts_with(&format!("{want}/")))
+    })))
+}
+
+/// `file.hasLink(…)`: whether the note links to the target (a `[[link]]` or a path, `.md` and case ignored).
+fn has_link(name: &str, args: &[Expr], row: &Row<'_>) -> Result<Value, ToolError> {
+    let target = one(name, args, row, 1)?.remove(0);
+    let raw = text(&target);
+    let raw = raw.strip_prefix("[[").unwrap_or(&raw);
+    let raw = raw.strip_suffix("]]").unwrap_or(raw);
+    let wanted = strip_md(raw).to_lowercase();
+    Ok(Value::Bool(row.links.iter().any(|link| {
+        let bare = strip_md(link).to_lowercase();
+        bare == wanted || bare.ends_with(&format!("/{wanted}"))
+    })))
 }
 
 /// A trailing ".md" (any case) dropped.
