@@ -6,19 +6,13 @@
 // Build input: test/fake-obsidian/ is part of the build, not only of the tests. main.js cannot run under Node without
 // an `obsidian` module, and the fake is the project's one stand-in for it; a change there that alters what the plugin
 // lists changes the shipped catalog, and the build output diff (.ci/run) shows it. Nothing else under test/ is used,
-// so the schema the binary ships never depends on test helpers.
+// so the schema the binary ships never depends on test helpers; ./bundle.mjs loads the bundle.
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import vm from "node:vm";
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { evaluateBundle, freePort, obsidian, pluginDir, readManifest } from "./bundle.mjs";
 
-const pluginDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const nodeRequire = createRequire(path.join(pluginDir, "main.js"));
-const FAKE_OBSIDIAN = "./test/fake-obsidian/index.cjs";
 // Bounds every request, so that a plugin that stops answering fails the build instead of hanging it.
 const REQUEST_TIMEOUT_MS = 30000;
 
@@ -40,10 +34,9 @@ async function liveCatalog() {
     fs.mkdirSync(pluginFolder, { recursive: true });
     fs.writeFileSync(path.join(pluginFolder, "data.json"), JSON.stringify({ port, token, readOnly: false }, null, 2));
 
-    const obsidian = nodeRequire(FAKE_OBSIDIAN);
-    const PluginClass = evaluateBundle(path.join(pluginDir, "main.js"), obsidian);
+    const PluginClass = evaluateBundle();
     const app = obsidian.createApp({ vaultDir, configDir });
-    plugin = new PluginClass(app, { ...manifest, dir: `${configDir}/plugins/${manifest.id}` });
+    plugin = new PluginClass(app, readManifest(configDir));
     await plugin.load();
     if (plugin.status.state !== "listening") throw new Error(`plugin did not start: ${plugin.status.lastError}`);
 
@@ -53,17 +46,6 @@ async function liveCatalog() {
     plugin?.unload();
     fs.rmSync(vaultDir, { recursive: true, force: true });
   }
-}
-
-/** Evaluates main.js as Obsidian does (CommonJS, `obsidian` resolved to the given module) and returns its class. */
-function evaluateBundle(mainJs, obsidian) {
-  const source = fs.readFileSync(mainJs, "utf8");
-  const wrapper = vm.runInThisContext(`(function (require, module, exports) {${source}\n})`, { filename: mainJs });
-  const module = { exports: {} };
-  wrapper.call(module.exports, (id) => (id === "obsidian" ? obsidian : nodeRequire(id)), module, module.exports);
-  const PluginClass = module.exports.default ?? module.exports;
-  if (typeof PluginClass !== "function") throw new Error(`${mainJs} has no default export to construct`);
-  return PluginClass;
 }
 
 /** Every page of `tools/list`, in one session opened and closed around it. */
@@ -128,17 +110,4 @@ function messages(response, text) {
   if (!text) return [];
   const parsed = JSON.parse(text);
   return Array.isArray(parsed) ? parsed : [parsed];
-}
-
-/** A port that was free a moment ago (the kernel picks it). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -4,7 +4,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,18 +14,9 @@ process.on("exit", () => {
   for (const child of liveChildren) child.kill("SIGKILL");
 });
 
-/** A port that was free a moment ago (the kernel picks it). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../../scripts/bundle.mjs";
+
+export { freePort };
 
 /** A fresh token of the shape the plugin generates (256 random bits, hex). */
 export function newToken() {
