@@ -1,6 +1,6 @@
 //! The read tools, answered from the index with the plugin's argument schemas, result shapes, limits and messages
 //! (`obsidian-plugin/src/tools/**`). Each tool returns its result text exactly as the plugin would; marking the
-//! result as served from disk happens once, in `super::OfflineVault::call_tool`.
+//! result as served from disk happens once, in `crate::offline::OfflineVault::call_tool`.
 
 mod args;
 mod attachments;
