@@ -14,6 +14,7 @@ pub(crate) mod jsonrpc;
 mod offline;
 mod outbox;
 mod policy;
+pub(crate) mod protocol;
 mod server;
 pub(crate) mod upstream;
 

@@ -13,6 +13,7 @@ use tokio::process::Command;
 
 use super::clients::ServerEntry;
 use super::report::Check;
+use crate::bridge::protocol;
 
 /// How long a probed bridge may take for the whole exchange.
 const PROBE_DEADLINE: Duration = Duration::from_secs(5);
@@ -112,7 +113,7 @@ async fn exchange(entry: &ServerEntry) -> Result<(String, usize), String> {
 
     let outcome = async {
         let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
+            "protocolVersion": protocol::PROBE, "capabilities": {},
             "clientInfo": {"name": "obsmcp-doctor", "version": env!("CARGO_PKG_VERSION")}}});
         send(&mut stdin, &initialize).await?;
         let reply = receive(&mut stdout, 1).await?;

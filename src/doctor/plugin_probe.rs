@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::bridge::protocol;
 use crate::bridge::upstream::describe_reqwest_error;
 use crate::bridge::upstream::event_stream::Decoder;
 use crate::plugin_auth::PluginKey;
@@ -151,7 +152,7 @@ impl Handshake {
         let initialize = json!({
             "jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {
-                "protocolVersion": "2025-06-18",
+                "protocolVersion": protocol::PROBE,
                 "capabilities": {},
                 "clientInfo": {"name": "obsmcp-doctor", "version": env!("CARGO_PKG_VERSION")}
             }

@@ -15,18 +15,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::bridge::jsonrpc;
-
-/// The stateless revision.
-pub(super) const MODERN: &str = "2026-07-28";
-
-/// Every version the bridge speaks, newest first; all but the first use `initialize`.
-pub(super) const SUPPORTED: [&str; 5] = [
-    MODERN,
-    "2025-11-25",
-    "2025-06-18",
-    "2025-03-26",
-    "2024-11-05",
-];
+use crate::bridge::protocol::{STATELESS as MODERN, SUPPORTED};
 
 /// The request `_meta` keys of the stateless revision.
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";

@@ -11,7 +11,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 
 use super::budget::{self, Budget};
@@ -21,6 +20,7 @@ use super::diagnostics::{Diagnostics, Record};
 use super::jsonrpc::{self, Line, Message};
 use super::offline::{OfflineBackend, RpcFailure};
 use super::outbox::Outbox;
+use super::protocol;
 use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamState};
 use crate::sync::lock;
 use status::status_tool;
@@ -36,14 +36,6 @@ mod status;
 pub(crate) const STATUS_TOOL: &str = "obsidian_status";
 /// The plugin's tool that runs several read tools in one call.
 const BATCH_TOOL: &str = "batch";
-
-/// Protocol versions the bridge speaks with its client, newest first.
-const SUPPORTED_VERSIONS: [ProtocolVersion; 4] = [
-    ProtocolVersion::V_2025_11_25,
-    ProtocolVersion::V_2025_06_18,
-    ProtocolVersion::V_2025_03_26,
-    ProtocolVersion::V_2024_11_05,
-];
 
 /// A request that has been forwarded and may be cancelled.
 struct InFlight {
@@ -251,12 +243,12 @@ impl Server {
         let requested = params
             .and_then(|params| params.get("protocolVersion"))
             .and_then(Value::as_str);
-        let version = SUPPORTED_VERSIONS
-            .iter()
-            .find(|version| Some(version.as_str()) == requested)
-            .unwrap_or(&ProtocolVersion::LATEST_WITH_INITIALIZE);
+        let version = protocol::WITH_INITIALIZE
+            .into_iter()
+            .find(|version| Some(*version) == requested)
+            .unwrap_or(protocol::LATEST_WITH_INITIALIZE);
         json!({
-            "protocolVersion": version.as_str(),
+            "protocolVersion": version,
             "capabilities": self.capabilities(),
             "serverInfo": self.server_info(),
             "instructions": self.instructions(),

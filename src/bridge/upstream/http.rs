@@ -33,6 +33,7 @@ use tokio_util::sync::CancellationToken;
 use url::Url;
 
 use super::{Events, LinkEvent, SendError, describe_reqwest_error};
+use crate::bridge::protocol;
 use crate::plugin_auth::{Challenge, PluginKey};
 use crate::sync::lock;
 
@@ -179,7 +180,7 @@ impl HttpLink {
     /// server of that era).
     pub(crate) fn set_stateless(&self, stateless: bool) {
         self.stateless.store(stateless, Ordering::Relaxed);
-        let version = stateless.then(|| HeaderValue::from_static("2026-07-28"));
+        let version = stateless.then(|| HeaderValue::from_static(protocol::STATELESS));
         *lock(&self.shared.protocol) = version;
     }
 

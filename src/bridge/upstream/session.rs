@@ -11,8 +11,8 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::link::Link;
+pub(super) use super::wire::with_client_context;
 use super::wire::{LinkEvent, SendError};
-pub(super) use super::wire::{STATELESS_VERSION, with_client_context};
 use super::{HTTP_HANDSHAKE_TIMEOUT, Upstream, UpstreamEvent};
 use crate::bridge::jsonrpc::{self, Message};
 use crate::sync::lock;

@@ -15,11 +15,12 @@ use tokio_util::sync::CancellationToken;
 use url::Url;
 
 use super::link::Link;
-use super::session::{RequestError, STATELESS_VERSION, Session};
+use super::session::{RequestError, Session};
 use super::wire::{Events, LINK_QUEUE};
 use super::{HTTP_HANDSHAKE_TIMEOUT, Upstream, UpstreamEvent, UpstreamState, child, http, sse};
 use crate::bridge::config::{HttpFlavor, UpstreamTarget};
 use crate::bridge::diagnostics::Record;
+use crate::bridge::protocol;
 use crate::sync::lock;
 
 impl Upstream {
@@ -210,7 +211,7 @@ impl Upstream {
             return Ok(());
         }
         let params = json!({
-            "protocolVersion": rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE.as_str(),
+            "protocolVersion": protocol::LATEST_WITH_INITIALIZE,
             "capabilities": {},
             "clientInfo": { "name": "obsmcp-bridge", "version": env!("CARGO_PKG_VERSION") },
         });
@@ -318,7 +319,7 @@ impl Upstream {
             let info = &result["_meta"]["io.modelcontextprotocol/serverInfo"];
             facts.server_name = info["name"].as_str().map(str::to_string);
             facts.server_version = info["version"].as_str().map(str::to_string);
-            facts.protocol_version = Some(STATELESS_VERSION.to_string());
+            facts.protocol_version = Some(protocol::STATELESS.to_string());
             facts.transport = Some(session.link.transport());
         }
         let upstream = Arc::clone(self);
@@ -482,9 +483,11 @@ fn offers_stateless_again(answer: &Value) -> bool {
 
 /// Whether a list of protocol versions names 2026-07-28.
 fn lists_stateless(versions: &Value) -> bool {
-    versions
-        .as_array()
-        .is_some_and(|versions| versions.iter().any(|version| version == STATELESS_VERSION))
+    versions.as_array().is_some_and(|versions| {
+        versions
+            .iter()
+            .any(|version| version == protocol::STATELESS)
+    })
 }
 
 /// How long discovery waits for a stdio server before taking it for one of the 2025 era (which may drop an unknown

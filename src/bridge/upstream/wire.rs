@@ -6,6 +6,8 @@
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::bridge::protocol;
+
 /// An event from one live link.
 #[derive(Debug)]
 pub(crate) enum LinkEvent {
@@ -55,7 +57,7 @@ pub(super) fn with_client_context(params: Option<Value>) -> Value {
         if let Some(meta) = meta.as_object_mut() {
             meta.insert(
                 "io.modelcontextprotocol/protocolVersion".into(),
-                json!(STATELESS_VERSION),
+                json!(protocol::STATELESS),
             );
             meta.insert(
                 "io.modelcontextprotocol/clientCapabilities".into(),
@@ -69,9 +71,6 @@ pub(super) fn with_client_context(params: Option<Value>) -> Value {
     }
     params
 }
-
-/// The stateless protocol revision.
-pub(super) const STATELESS_VERSION: &str = "2026-07-28";
 
 /// A reqwest error with its causes, without the URL (which may carry a query token).
 pub(crate) fn describe_reqwest_error(error: &reqwest::Error) -> String {

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::bridge::protocol;
 use crate::bridge::upstream::describe_reqwest_error;
 use crate::bridge::upstream::event_stream::Decoder;
 use crate::plugin_auth::PluginKey;
@@ -49,7 +50,7 @@ impl PluginClient {
             .request(
                 "initialize",
                 json!({
-                    "protocolVersion": "2025-06-18",
+                    "protocolVersion": protocol::PROBE,
                     "capabilities": {},
                     "clientInfo": {"name": "obsmcp-doctor-deep", "version": env!("CARGO_PKG_VERSION")}
                 }),
