@@ -78,37 +78,8 @@ pub(crate) fn log_folders(environment: &Environment) -> Vec<PathBuf> {
 
 /// Checks everything once.
 pub(crate) async fn examine(environment: &Environment, options: &Options) -> Examination {
-    let mut clients = sources::read_clients(environment);
-    // Run from the home folder, `~/.codex/config.toml` is also "the project's" config: check each file once.
-    let user_files: Vec<PathBuf> = clients
-        .iter()
-        .map(|client| obsmcp_installer::plan::write::resolve(&client.path))
-        .collect();
-    clients.extend(
-        sources::project_configs(&options.cwd)
-            .into_iter()
-            .filter(|project| {
-                !user_files.contains(&obsmcp_installer::plan::write::resolve(&project.path))
-            }),
-    );
-    let gate_checks: Vec<Vec<Check>> = clients
-        .iter()
-        .map(|client| {
-            let ours: Vec<String> = entries(client)
-                .filter(|entry| entry.is_obsmcp())
-                .map(|entry| entry.name.clone())
-                .collect();
-            gates::gate_checks(&gates::GateContext {
-                environment,
-                cwd: &options.cwd,
-                client,
-                ours: &ours,
-            })
-        })
-        .collect();
-    for (client, checks) in clients.iter_mut().zip(gate_checks) {
-        client.gate_checks = checks;
-    }
+    let mut clients = all_client_configs(environment, &options.cwd);
+    attach_gate_checks(environment, &options.cwd, &mut clients);
     let mut machine = Vec::new();
     let targets = vault_targets(environment, options, &clients, &mut machine);
     let found_moves = moved::find(environment);
@@ -127,26 +98,8 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
             None => None,
         }
     });
-    let commands: BTreeSet<String> = clients
-        .iter()
-        .flat_map(entries)
-        .filter(|entry| entry.is_obsmcp())
-        .filter_map(|entry| entry.command.clone())
-        .filter(|command| Path::new(command).is_absolute() && Path::new(command).is_file())
-        .collect();
-    let probed: Vec<(usize, ServerEntry)> = if options.probe_bridge {
-        clients
-            .iter()
-            .enumerate()
-            .flat_map(|(index, client)| {
-                entries(client)
-                    .filter(|entry| entry.is_obsmcp())
-                    .map(move |entry| (index, entry.clone()))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let commands = binaries_to_ask(&clients);
+    let probed = bridges_to_probe(&clients, options.probe_bridge);
     let bridge_probes = probed.iter().map(|(index, entry)| async move {
         (
             *index,
@@ -155,29 +108,13 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
     });
     let (answers, versions, probe_checks, mut runtime_checks) = tokio::join!(
         futures::future::join_all(probes),
-        bridge_probe::versions(commands.into_iter().collect()),
+        bridge_probe::versions(commands),
         futures::future::join_all(bridge_probes),
         gates::runtime_checks(environment, &clients),
     );
 
     machine.push(port_clashes(&facts, &options.obsmcp));
-    if clients.is_empty() {
-        machine.push(Check::warn(
-            "clients.found",
-            "no AI client detected (Claude Code, Codex, Hermes Agent, Gemini CLI, …)",
-            format!(
-                "install a client, or register one by name: `{} setup --client claude-code`",
-                options.obsmcp
-            ),
-        ));
-    } else {
-        let names: Vec<&str> = clients.iter().map(|client| client.name.as_str()).collect();
-        machine.push(Check::ok(
-            "clients.found",
-            format!("{} detected: {}", names.len(), names.join(", ")),
-        ));
-    }
-
+    machine.push(clients_found(&clients, &options.obsmcp));
     if let Some(check) = newer_on_path(options).await {
         machine.push(check);
     }
@@ -188,34 +125,18 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
     let mut tokens = Vec::new();
     let mut known_vaults = Vec::new();
     for (facts, answer) in facts.into_iter().zip(answers) {
-        let mut checks = facts.checks.clone();
-        if facts.data.is_some() {
-            checks.extend(vault::network_checks(
-                &facts,
-                answer.as_ref(),
-                &options.obsmcp,
-            ));
-        }
         if let Some(data) = &facts.data {
             tokens.push(data.token.clone());
         }
         known_vaults.push((facts.target.path.clone(), facts.target.config_dir.clone()));
-        sections.push(Section {
-            subject: Subject::Vault {
-                path: facts.target.path.display().to_string(),
-                config_dir: facts.target.config_dir.clone(),
-            },
-            checks,
-        });
+        sections.push(vault_section(&facts, answer.as_ref(), &options.obsmcp));
     }
 
-    let own_version = crate::version::LONG;
-    let any_entry = clients.iter().flat_map(entries).any(ServerEntry::is_obsmcp);
     let context = ClientContext {
-        own_version,
+        own_version: crate::version::LONG,
         versions: &versions,
         known_vaults: &known_vaults,
-        any_entry,
+        any_entry: clients.iter().flat_map(entries).any(ServerEntry::is_obsmcp),
         obsmcp: &options.obsmcp,
         on_path: options.on_path.as_deref(),
         environment,
@@ -232,30 +153,139 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
         let mut checks = clients::client_checks(client, &context);
         checks.extend(probe_checks.remove(&index).unwrap_or_default());
         checks.extend(runtime_checks.remove(&index));
-        for entry in entries(client) {
-            tokens.extend(
-                entry
-                    .env
-                    .iter()
-                    .filter(|(name, _)| bundle::secret_name(name))
-                    .map(|(_, value)| value.clone()),
-            );
-        }
-        sections.push(Section {
-            subject: Subject::Client {
-                client: client.id.clone(),
-                name: client.name.clone(),
-                config: client.path.display().to_string(),
-                scope: if client.project { "project" } else { "user" },
-            },
-            checks,
-        });
+        tokens.extend(secret_env_values(client));
+        sections.push(client_section(client, checks));
     }
     Examination {
         report: Report::new(sections),
         clients,
         tokens,
     }
+}
+
+/// The binaries obsmcp entries run that exist at an absolute path: those whose version is asked.
+fn binaries_to_ask(clients: &[ClientConfig]) -> Vec<String> {
+    let commands: BTreeSet<String> = clients
+        .iter()
+        .flat_map(entries)
+        .filter(|entry| entry.is_obsmcp())
+        .filter_map(|entry| entry.command.clone())
+        .filter(|command| Path::new(command).is_absolute() && Path::new(command).is_file())
+        .collect();
+    commands.into_iter().collect()
+}
+
+/// With `--probe-bridge`, every obsmcp entry with the index of its client config; otherwise none.
+fn bridges_to_probe(clients: &[ClientConfig], probe_bridge: bool) -> Vec<(usize, ServerEntry)> {
+    if !probe_bridge {
+        return Vec::new();
+    }
+    clients
+        .iter()
+        .enumerate()
+        .flat_map(|(index, client)| {
+            entries(client)
+                .filter(|entry| entry.is_obsmcp())
+                .map(move |entry| (index, entry.clone()))
+        })
+        .collect()
+}
+
+/// The user-scope configs of every client found, then the project-scope ones above `cwd` that are not one of them.
+fn all_client_configs(environment: &Environment, cwd: &Path) -> Vec<ClientConfig> {
+    let mut clients = sources::read_clients(environment);
+    // Run from the home folder, `~/.codex/config.toml` is also "the project's" config: check each file once.
+    let user_files: Vec<PathBuf> = clients
+        .iter()
+        .map(|client| obsmcp_installer::plan::write::resolve(&client.path))
+        .collect();
+    clients.extend(sources::project_configs(cwd).into_iter().filter(|project| {
+        !user_files.contains(&obsmcp_installer::plan::write::resolve(&project.path))
+    }));
+    clients
+}
+
+/// Checks each client's gates outside its entries (approvals, deny lists, trust) and keeps them on its config.
+fn attach_gate_checks(environment: &Environment, cwd: &Path, clients: &mut [ClientConfig]) {
+    let gate_checks: Vec<Vec<Check>> = clients
+        .iter()
+        .map(|client| {
+            let ours: Vec<String> = entries(client)
+                .filter(|entry| entry.is_obsmcp())
+                .map(|entry| entry.name.clone())
+                .collect();
+            gates::gate_checks(&gates::GateContext {
+                environment,
+                cwd,
+                client,
+                ours: &ours,
+            })
+        })
+        .collect();
+    for (client, checks) in clients.iter_mut().zip(gate_checks) {
+        client.gate_checks = checks;
+    }
+}
+
+/// Which AI clients were detected, or a warning naming how to register one when none was.
+fn clients_found(clients: &[ClientConfig], obsmcp: &str) -> Check {
+    if clients.is_empty() {
+        return Check::warn(
+            "clients.found",
+            "no AI client detected (Claude Code, Codex, Hermes Agent, Gemini CLI, …)",
+            format!(
+                "install a client, or register one by name: `{obsmcp} setup --client claude-code`"
+            ),
+        );
+    }
+    let names: Vec<&str> = clients.iter().map(|client| client.name.as_str()).collect();
+    Check::ok(
+        "clients.found",
+        format!("{} detected: {}", names.len(), names.join(", ")),
+    )
+}
+
+/// One vault's section: its file checks, then what answered on its port when its `data.json` named one.
+fn vault_section(
+    facts: &VaultFacts,
+    answer: Option<&plugin_probe::Answer>,
+    obsmcp: &str,
+) -> Section {
+    let mut checks = facts.checks.clone();
+    if facts.data.is_some() {
+        checks.extend(vault::network_checks(facts, answer, obsmcp));
+    }
+    Section {
+        subject: Subject::Vault {
+            path: facts.target.path.display().to_string(),
+            config_dir: facts.target.config_dir.clone(),
+        },
+        checks,
+    }
+}
+
+/// One client config's section, with the checks found for it.
+fn client_section(client: &ClientConfig, checks: Vec<Check>) -> Section {
+    Section {
+        subject: Subject::Client {
+            client: client.id.clone(),
+            name: client.name.clone(),
+            config: client.path.display().to_string(),
+            scope: if client.project { "project" } else { "user" },
+        },
+        checks,
+    }
+}
+
+/// The values of secret-named `env` variables in a client's entries, for the bundle to redact.
+fn secret_env_values(client: &ClientConfig) -> impl Iterator<Item = String> + '_ {
+    entries(client).flat_map(|entry| {
+        entry
+            .env
+            .iter()
+            .filter(|(name, _)| bundle::secret_name(name))
+            .map(|(_, value)| value.clone())
+    })
 }
 
 fn entries(client: &ClientConfig) -> impl Iterator<Item = &ServerEntry> {
@@ -273,25 +303,11 @@ fn vault_targets(
     clients: &[ClientConfig],
     machine: &mut Vec<Check>,
 ) -> Vec<VaultTarget> {
-    let config_dir_of = |vault: &Path, given: Option<&str>| {
-        obsmcp_installer::obsidian::registry::config_dir(vault, given).0
-    };
     let mut targets: Vec<VaultTarget> = Vec::new();
-    let add = |target: VaultTarget, targets: &mut Vec<VaultTarget>| {
-        let key = obsmcp_installer::environment::real_path(&target.path)
-            .unwrap_or_else(|_| target.path.clone());
-        if !targets.iter().any(|known| {
-            obsmcp_installer::environment::real_path(&known.path)
-                .unwrap_or_else(|_| known.path.clone())
-                == key
-        }) {
-            targets.push(target);
-        }
-    };
     if !options.vaults.is_empty() {
         for vault in &options.vaults {
             let config_dir = config_dir_of(vault, options.config_dir.as_deref());
-            add(
+            add_target(
                 VaultTarget {
                     path: vault.clone(),
                     config_dir,
@@ -320,7 +336,7 @@ fn vault_targets(
             .filter(|vault| vault.is_absolute())
         {
             let config_dir = config_dir_of(&vault, entry.flag("--config-dir"));
-            add(
+            add_target(
                 VaultTarget {
                     path: vault,
                     config_dir,
@@ -330,6 +346,40 @@ fn vault_targets(
         }
     }
     let from_entries = targets.len();
+    let registry_count = add_registered_vaults(environment, &mut targets, machine);
+    machine.push(vaults_found(
+        &targets,
+        from_entries,
+        registry_count,
+        &options.obsmcp,
+    ));
+    targets
+}
+
+/// The config folder of a vault: the one given, or the one found in it.
+fn config_dir_of(vault: &Path, given: Option<&str>) -> String {
+    obsmcp_installer::obsidian::registry::config_dir(vault, given).0
+}
+
+/// Adds a vault unless one at the same real path is there already.
+fn add_target(target: VaultTarget, targets: &mut Vec<VaultTarget>) {
+    let key = obsmcp_installer::environment::real_path(&target.path)
+        .unwrap_or_else(|_| target.path.clone());
+    if !targets.iter().any(|known| {
+        obsmcp_installer::environment::real_path(&known.path).unwrap_or_else(|_| known.path.clone())
+            == key
+    }) {
+        targets.push(target);
+    }
+}
+
+/// Adds the vaults of Obsidian's registry that have the plugin, or all of them when there is still no vault to
+/// check; returns how many have the plugin. A registry that cannot be read is a warning in `machine`.
+fn add_registered_vaults(
+    environment: &Environment,
+    targets: &mut Vec<VaultTarget>,
+    machine: &mut Vec<Check>,
+) -> usize {
     let (registered, errors) = obsmcp_installer::obsidian::registry::discover(environment);
     for error in &errors {
         machine.push(Check::warn(
@@ -355,50 +405,58 @@ fn vault_targets(
         .collect();
     let registry_count = with_plugin.len();
     for target in with_plugin {
-        add(target, &mut targets);
+        add_target(target, targets);
     }
     if targets.is_empty() {
         for vault in &registered {
-            add(
+            add_target(
                 VaultTarget {
                     config_dir: config_dir_of(&vault.path, None),
                     path: vault.path.clone(),
                 },
-                &mut targets,
+                targets,
             );
         }
     }
+    registry_count
+}
+
+/// How many vaults will be checked and where they came from, or a failure when there is none.
+fn vaults_found(
+    targets: &[VaultTarget],
+    from_entries: usize,
+    registry_count: usize,
+    obsmcp: &str,
+) -> Check {
     if targets.is_empty() {
-        machine.push(Check::fail(
+        return Check::fail(
             "vaults.found",
             "no vault to check: no client entry names one and Obsidian's vault list is empty or missing",
-            format!("{} setup --vault <your vault's folder>", options.obsmcp),
-        ));
-    } else {
-        let mut sources = Vec::new();
-        if from_entries > 0 {
-            sources.push(format!("{from_entries} named by client entries"));
-        }
-        let from_registry = targets.len() - from_entries;
-        if from_registry > 0 {
-            let which = if registry_count > 0 {
-                "with the plugin, "
-            } else {
-                ""
-            };
-            sources.push(format!("{from_registry} {which}from Obsidian's vault list"));
-        }
-        let count = targets.len();
-        machine.push(Check::ok(
-            "vaults.found",
-            format!(
-                "{count} vault{}: {}",
-                if count == 1 { "" } else { "s" },
-                sources.join(", ")
-            ),
-        ));
+            format!("{obsmcp} setup --vault <your vault's folder>"),
+        );
     }
-    targets
+    let mut sources = Vec::new();
+    if from_entries > 0 {
+        sources.push(format!("{from_entries} named by client entries"));
+    }
+    let from_registry = targets.len() - from_entries;
+    if from_registry > 0 {
+        let which = if registry_count > 0 {
+            "with the plugin, "
+        } else {
+            ""
+        };
+        sources.push(format!("{from_registry} {which}from Obsidian's vault list"));
+    }
+    let count = targets.len();
+    Check::ok(
+        "vaults.found",
+        format!(
+            "{count} vault{}: {}",
+            if count == 1 { "" } else { "s" },
+            sources.join(", ")
+        ),
+    )
 }
 
 /// Two vaults set to one port: only one plugin can listen, and the other vault's clients reach the wrong vault.
