@@ -3,7 +3,7 @@
 //! impostor), our plugin refusing the token, or our plugin working, with its version, protocol and tools.
 
 use super::*;
-use crate::doctor::plugin_probe::IndexState;
+use crate::doctor::plugin_probe::{IndexState, PluginInfo};
 
 /// Turns what answered on the port into the `obsidian.*` checks.
 pub(crate) fn network_checks(
@@ -25,20 +25,7 @@ pub(crate) fn network_checks(
         "free the port (stop that program), or give obsmcp another port: Obsidian → Settings → obsmcp → Port, then `{obsmcp} setup` to update the clients"
     );
     match answer {
-        Answer::Closed => {
-            checks.push(if facts.should_be_listening {
-                Check::warn(
-                    "obsidian.port",
-                    format!("nothing answers on port {port}: Obsidian is closed, this vault is not open, or the plugin did not load"),
-                    "open the vault in Obsidian; read tools keep working from disk meanwhile",
-                )
-            } else {
-                Check::skip("obsidian.port", format!("nothing answers on port {port}, as expected until the problems above are fixed"))
-            });
-            checks.push(Check::skip("obsidian.identity", "nothing to identify"));
-            checks.push(Check::skip("obsidian.handshake", "nothing to talk to"));
-            checks.push(restricted_mode(facts, false));
-        }
+        Answer::Closed => checks.extend(nothing_answers(facts, port)),
         Answer::Silent => {
             checks.push(Check::fail(
                 "obsidian.port",
@@ -106,54 +93,90 @@ pub(crate) fn network_checks(
                 restart,
             ));
         }
-        Answer::Plugin(info) => {
-            checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
-            checks.push(Check::ok(
-                "obsidian.identity",
-                format!("the obsmcp plugin answers on port {port} and accepts the token"),
-            ));
-            let mode = if info.read_only {
-                "read-only"
-            } else {
-                "read-write"
-            };
-            // Obsidian indexing after a start is no fault: it is said, and the check stays ok.
-            let index = match info.index {
-                IndexState::Resolved => ", Obsidian's index complete".to_owned(),
-                IndexState::Indexing { done, total } => format!(
-                    ", Obsidian still indexing ({done} of {total} notes; links, tags and properties are incomplete and say so until it is done)"
-                ),
-                IndexState::Unknown => String::new(),
-            };
-            let summary = format!(
-                "MCP handshake ok: plugin {}, protocol {}, {} tools, {mode}{index}",
-                info.version, info.protocol_version, info.tools
-            );
-            if info.tools == 0 {
-                checks.push(Check::fail(
-                    "obsidian.handshake",
-                    format!("{summary}: no tools listed"),
-                    restart,
-                ));
-            } else if facts
-                .files_version
-                .as_deref()
-                .is_some_and(|files| files != info.version)
-            {
-                checks.push(Check::warn(
-                    "obsidian.handshake",
-                    format!(
-                        "{summary}, but the plugin files on disk are {}: Obsidian has not reloaded the plugin since they changed",
-                        facts.files_version.as_deref().unwrap_or("")
-                    ),
-                    restart,
-                ));
-            } else {
-                checks.push(Check::ok("obsidian.handshake", summary));
-            }
-            checks.push(restricted_mode(facts, true));
-        }
+        Answer::Plugin(info) => checks.extend(plugin_answers(facts, info, port, restart)),
     }
+    in_report_order(checks)
+}
+
+/// The port's checks when nothing answers: the vault is closed, or was not expected to listen yet.
+fn nothing_answers(facts: &VaultFacts, port: u16) -> Vec<Check> {
+    vec![
+        if facts.should_be_listening {
+            Check::warn(
+                "obsidian.port",
+                format!(
+                    "nothing answers on port {port}: Obsidian is closed, this vault is not open, or the plugin did not load"
+                ),
+                "open the vault in Obsidian; read tools keep working from disk meanwhile",
+            )
+        } else {
+            Check::skip(
+                "obsidian.port",
+                format!(
+                    "nothing answers on port {port}, as expected until the problems above are fixed"
+                ),
+            )
+        },
+        Check::skip("obsidian.identity", "nothing to identify"),
+        Check::skip("obsidian.handshake", "nothing to talk to"),
+        restricted_mode(facts, false),
+    ]
+}
+
+/// The checks when our plugin answered and took the token: its handshake summary, tools, and whether Obsidian runs
+/// the plugin files on disk.
+fn plugin_answers(facts: &VaultFacts, info: &PluginInfo, port: u16, restart: &str) -> Vec<Check> {
+    let mut checks = Vec::new();
+    checks.push(Check::ok("obsidian.port", format!("port {port} answers")));
+    checks.push(Check::ok(
+        "obsidian.identity",
+        format!("the obsmcp plugin answers on port {port} and accepts the token"),
+    ));
+    let mode = if info.read_only {
+        "read-only"
+    } else {
+        "read-write"
+    };
+    // Obsidian indexing after a start is no fault: it is said, and the check stays ok.
+    let index = match info.index {
+        IndexState::Resolved => ", Obsidian's index complete".to_owned(),
+        IndexState::Indexing { done, total } => format!(
+            ", Obsidian still indexing ({done} of {total} notes; links, tags and properties are incomplete and say so until it is done)"
+        ),
+        IndexState::Unknown => String::new(),
+    };
+    let summary = format!(
+        "MCP handshake ok: plugin {}, protocol {}, {} tools, {mode}{index}",
+        info.version, info.protocol_version, info.tools
+    );
+    if info.tools == 0 {
+        checks.push(Check::fail(
+            "obsidian.handshake",
+            format!("{summary}: no tools listed"),
+            restart,
+        ));
+    } else if facts
+        .files_version
+        .as_deref()
+        .is_some_and(|files| files != info.version)
+    {
+        checks.push(Check::warn(
+            "obsidian.handshake",
+            format!(
+                "{summary}, but the plugin files on disk are {}: Obsidian has not reloaded the plugin since they changed",
+                facts.files_version.as_deref().unwrap_or("")
+            ),
+            restart,
+        ));
+    } else {
+        checks.push(Check::ok("obsidian.handshake", summary));
+    }
+    checks.push(restricted_mode(facts, true));
+    checks
+}
+
+/// The four `obsidian.*` checks in their fixed order, a skip standing in for any not reached.
+fn in_report_order(mut checks: Vec<Check>) -> Vec<Check> {
     // Every vault reports the same four ids, so agents can look each one up whatever went wrong first.
     let mut complete = Vec::new();
     for id in [
