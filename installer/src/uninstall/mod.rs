@@ -75,6 +75,24 @@ impl UninstallRequest<'_> {
 }
 
 impl UninstallPlan {
+    /// A plan that does nothing yet, keeping its backups in `state_home`.
+    fn empty(state_home: PathBuf) -> Self {
+        Self {
+            items: Vec::new(),
+            files: Vec::new(),
+            folders: Vec::new(),
+            problems: Vec::new(),
+            notes: Vec::new(),
+            state_home,
+            plugin_vaults: Vec::new(),
+            state: State::default(),
+            skills: Vec::new(),
+            saved_indexes: Vec::new(),
+            binary: None,
+            moves: Vec::new(),
+        }
+    }
+
     /// Whether applying changes anything.
     pub fn changes_anything(&self) -> bool {
         self.files.iter().any(FileChange::is_change)
@@ -88,40 +106,15 @@ impl UninstallPlan {
 pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
     let mut state = State::load(request.environment);
     let found = find_moves(request, &state);
-    // A vault named at its new place also means its entries at the old one.
-    let mut wanted = request.vaults.clone();
-    if !wanted.is_empty() {
-        for moved in &found {
-            if wanted
-                .iter()
-                .any(|vault| write::same_path(vault, &moved.to))
-            {
-                wanted.push(moved.from.clone());
-            }
-        }
-    }
     let request = &UninstallRequest {
         environment: request.environment,
         clients: request.clients.clone(),
-        vaults: wanted,
+        vaults: with_old_places(&request.vaults, &found),
         config_dir: request.config_dir.clone(),
         keep_plugin: request.keep_plugin,
         read_only_tools: request.read_only_tools.clone(),
     };
-    let mut plan = UninstallPlan {
-        items: Vec::new(),
-        files: Vec::new(),
-        folders: Vec::new(),
-        problems: Vec::new(),
-        notes: Vec::new(),
-        state_home: request.environment.state_home(),
-        plugin_vaults: Vec::new(),
-        state: State::default(),
-        skills: Vec::new(),
-        saved_indexes: Vec::new(),
-        binary: None,
-        moves: Vec::new(),
-    };
+    let mut plan = UninstallPlan::empty(request.environment.state_home());
     let mut vaults: BTreeMap<PathBuf, String> = BTreeMap::new();
     // Entries of other clients at a moved vault's old place still use it at its new one.
     let mut still_served = served_by_other_clients(request);
@@ -136,24 +129,77 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         );
     }
     at_new_places(&mut still_served, &found);
-    // The plugin, the record and the backups of a vault that moved are at its new place.
+    follow_moves(request, found, &mut vaults, &mut plan, &mut state);
+    note_gone_vaults(&vaults, &mut plan);
+    if !request.keep_plugin {
+        plugin::plan_plugins(request, &still_served, &mut vaults, &mut plan, &mut state);
+        if request.vaults.is_empty() && state.vaults.is_empty() && still_served.is_empty() {
+            plugin::plan_index_folder(&mut plan);
+        }
+    }
+    // The installed copy goes with the last entry: every client's entries are being removed and none is left.
+    if request.vaults.is_empty()
+        && still_served.is_empty()
+        && let Some(binary) = state.installed_binary.take()
+    {
+        plan_binary_removal(binary, &mut plan);
+    }
+    // Folders setup created go too, but only once empty: whatever else is in them is not obsmcp's, and an empty one
+    // holds nothing of obsmcp's either (a skill's folder after a vault's last entry went, say).
+    plan.folders.extend(state.created_dirs.iter().cloned());
+    plan.folders
+        .sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
+    plan.folders.dedup();
+    plan.state = state;
+    plan
+}
+
+/// The vaults named, with the old place of each that moved: a vault named at its new place also means its entries
+/// at the old one. No vault named stays none (every vault).
+fn with_old_places(named: &[PathBuf], found: &[Move]) -> Vec<PathBuf> {
+    let mut wanted = named.to_vec();
+    if !wanted.is_empty() {
+        for moved in found {
+            if wanted
+                .iter()
+                .any(|vault| write::same_path(vault, &moved.to))
+            {
+                wanted.push(moved.from.clone());
+            }
+        }
+    }
+    wanted
+}
+
+/// Carries each wanted vault that moved to its new place: the plugin, the record and the backups are there now;
+/// the saved index at the old place goes.
+fn follow_moves(
+    request: &UninstallRequest<'_>,
+    found: Vec<Move>,
+    vaults: &mut BTreeMap<PathBuf, String>,
+    plan: &mut UninstallPlan,
+    state: &mut State,
+) {
     for moved in found {
         if !request.wants(&moved.from) {
             continue;
         }
         let config_dir = vaults
             .remove(&moved.from)
-            .unwrap_or_else(|| moves::config_dir_of(&state, &moved.from));
+            .unwrap_or_else(|| moves::config_dir_of(state, &moved.from));
         vaults.insert(moved.to.clone(), config_dir.clone());
         state.move_vault(&moved.from, &moved.to);
         plan.notes.push(Note {
             scope: format!("vault {}", registry::vault_name(&moved.to)),
             message: moved.describe(),
         });
-        plugin::plan_moved_index_removal(&mut plan, &moved.from, &config_dir);
+        plugin::plan_moved_index_removal(plan, &moved.from, &config_dir);
         plan.moves.push(moved);
     }
-    // A vault that is gone and was not found: its plugin, wherever the folder went, is out of reach.
+}
+
+/// Notes each vault that is gone and was not found: its plugin, wherever the folder went, is out of reach.
+fn note_gone_vaults(vaults: &BTreeMap<PathBuf, String>, plan: &mut UninstallPlan) {
     for gone in vaults
         .keys()
         .filter(|vault| vault.is_absolute() && !vault.is_dir())
@@ -167,45 +213,29 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
             ),
         });
     }
-    if !request.keep_plugin {
-        plugin::plan_plugins(request, &still_served, &mut vaults, &mut plan, &mut state);
-        if request.vaults.is_empty() && state.vaults.is_empty() && still_served.is_empty() {
-            plugin::plan_index_folder(&mut plan);
-        }
-    }
-    // The installed copy goes with the last entry: every client's entries are being removed and none is left. Only
-    // an obsmcp build goes: the user may have put their own file or link there since, and that is theirs.
-    if request.vaults.is_empty()
-        && still_served.is_empty()
-        && let Some(binary) = state.installed_binary.take()
-    {
-        match crate::plan::binary::occupant(&binary) {
-            Ok(None) => {}
-            Ok(Some(_)) => {
-                plan.items.push(Item {
-                    scope: "obsmcp".to_owned(),
-                    subject: "binary that client entries ran".to_owned(),
-                    change: crate::plan::Change::Removed,
-                    path: binary.clone(),
-                });
-                plan.binary = Some(binary);
-            }
-            Err(occupied) => plan.notes.push(Note {
+}
+
+/// Plans removing the copy of obsmcp setup installed. Only an obsmcp build goes: the user may have put their own
+/// file or link there since, and that is theirs.
+fn plan_binary_removal(binary: PathBuf, plan: &mut UninstallPlan) {
+    match crate::plan::binary::occupant(&binary) {
+        Ok(None) => {}
+        Ok(Some(_)) => {
+            plan.items.push(Item {
                 scope: "obsmcp".to_owned(),
-                message: format!(
-                    "{occupied}: kept, since it is no longer the copy of obsmcp setup installed there"
-                ),
-            }),
+                subject: "binary that client entries ran".to_owned(),
+                change: crate::plan::Change::Removed,
+                path: binary.clone(),
+            });
+            plan.binary = Some(binary);
         }
+        Err(occupied) => plan.notes.push(Note {
+            scope: "obsmcp".to_owned(),
+            message: format!(
+                "{occupied}: kept, since it is no longer the copy of obsmcp setup installed there"
+            ),
+        }),
     }
-    // Folders setup created go too, but only once empty: whatever else is in them is not obsmcp's, and an empty one
-    // holds nothing of obsmcp's either (a skill's folder after a vault's last entry went, say).
-    plan.folders.extend(state.created_dirs.iter().cloned());
-    plan.folders
-        .sort_by_key(|folder| std::cmp::Reverse(folder.components().count()));
-    plan.folders.dedup();
-    plan.state = state;
-    plan
 }
 
 /// Vaults that moved since setup, found among the named ones and those Obsidian lists.
@@ -260,6 +290,50 @@ impl UninstallPlan {
     }
 }
 
+/// The vault, with its config folder, among those whose plugin the plan removes, that `path` belongs to: inside its
+/// config folder, or among its backups in `state_home`, under its place now or, for a vault that moved, its old one.
+fn plugin_vault_of(
+    plugin_vaults: &[(PathBuf, String)],
+    moves: &[Move],
+    state_home: &Path,
+    path: &Path,
+) -> Option<(PathBuf, String)> {
+    plugin_vaults
+        .iter()
+        .find(|(vault, config_dir)| {
+            let config = vault.join(config_dir);
+            let former = moves
+                .iter()
+                .filter(|moved| moved.to == *vault)
+                .map(|moved| moved.from.join(config_dir));
+            path.starts_with(&config)
+                || std::iter::once(config.clone())
+                    .chain(former)
+                    .any(|config| path.starts_with(write::vault_backup_folder(state_home, &config)))
+        })
+        .cloned()
+}
+
+/// Keeps a vault in the record `state`, with its identity, by which a later run still knows it after a move or a
+/// rename.
+fn keep_vault_record(
+    state: &mut State,
+    moves: &[Move],
+    original: &State,
+    vault: &Path,
+    config_dir: String,
+) {
+    state.vaults.insert(vault.to_owned(), config_dir);
+    for (place, identity) in &original.identities {
+        let left = moves
+            .iter()
+            .any(|moved| moved.to == vault && write::same_path(&moved.from, place));
+        if write::same_path(place, vault) || left {
+            state.identities.insert(place.clone(), identity.clone());
+        }
+    }
+}
+
 /// Served vaults named at a place the vault has left, renamed to where it is now.
 fn at_new_places(served: &mut [(PathBuf, Vec<&'static str>)], found: &[Move]) {
     for (vault, _) in served {
@@ -293,24 +367,8 @@ impl UninstallPlan {
         let mut failed: Vec<PathBuf> = Vec::new();
         let mut failed_files: Vec<PathBuf> = Vec::new();
         let skills = self.skills.clone();
-        let state_home = self.state_home.clone();
-        let vault_of = |path: &Path| {
-            self.plugin_vaults
-                .iter()
-                .find(|(vault, config_dir)| {
-                    let config = vault.join(config_dir);
-                    let former = self
-                        .moves
-                        .iter()
-                        .filter(|moved| moved.to == *vault)
-                        .map(|moved| moved.from.join(config_dir));
-                    path.starts_with(&config)
-                        || std::iter::once(config.clone()).chain(former).any(|config| {
-                            path.starts_with(write::vault_backup_folder(&state_home, &config))
-                        })
-                })
-                .cloned()
-        };
+        let vault_of =
+            |path: &Path| plugin_vault_of(&self.plugin_vaults, &self.moves, &self.state_home, path);
         let mut write_change =
             |change: &FileChange, state: &mut State, problems: &mut Vec<Problem>| {
                 // A file whose write failed keeps its backup: the file still holds obsmcp's entries, and the backup is
@@ -367,19 +425,7 @@ impl UninstallPlan {
                 self.state.keep_file_as_in(&original, &change.path);
                 if !kept.contains(&vault) {
                     kept.push(vault.clone());
-                    self.state.vaults.insert(vault.clone(), config_dir);
-                    // And its identity, by which a later run still knows it after a move or a rename.
-                    for (place, identity) in &original.identities {
-                        let left = self
-                            .moves
-                            .iter()
-                            .any(|moved| moved.to == vault && write::same_path(&moved.from, place));
-                        if write::same_path(place, &vault) || left {
-                            self.state
-                                .identities
-                                .insert(place.clone(), identity.clone());
-                        }
-                    }
+                    keep_vault_record(&mut self.state, &self.moves, &original, &vault, config_dir);
                     problems.push(Problem {
                         scope: format!("vault {}", registry::vault_name(&vault)),
                         message: format!(
@@ -394,6 +440,21 @@ impl UninstallPlan {
             }
             write_change(change, &mut self.state, &mut problems);
         }
+        self.remove_binary(&mut problems);
+        self.remove_saved_indexes(&mut problems);
+        self.remove_empty_folders();
+        if let Err(error) = self.state.save(environment) {
+            problems.push(Problem {
+                scope: "obsmcp".to_owned(),
+                message: error.to_string(),
+                hint: None,
+            });
+        }
+        problems
+    }
+
+    /// Removes the installed copy of obsmcp, unless a problem so far means an entry that runs it is still there.
+    fn remove_binary(&mut self, problems: &mut Vec<Problem>) {
         if let Some(binary) = &self.binary {
             // An entry that could not be removed still runs it.
             let removed = if problems.is_empty() {
@@ -417,6 +478,10 @@ impl UninstallPlan {
                 self.state.installed_binary = Some(binary.clone());
             }
         }
+    }
+
+    /// Deletes the bridge's saved offline indexes; one already gone is fine.
+    fn remove_saved_indexes(&self, problems: &mut Vec<Problem>) {
         for file in &self.saved_indexes {
             match std::fs::remove_file(file) {
                 Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
@@ -435,6 +500,10 @@ impl UninstallPlan {
                 _ => {}
             }
         }
+    }
+
+    /// Removes the folders setup created that are now empty, and the empty backup folders left by backups removed.
+    fn remove_empty_folders(&mut self) {
         for folder in &self.folders {
             if crate::plan::state::remove_dir_if_empty(folder) || !folder.exists() {
                 self.state.created_dirs.remove(folder);
@@ -451,13 +520,5 @@ impl UninstallPlan {
                 folder = current.parent();
             }
         }
-        if let Err(error) = self.state.save(environment) {
-            problems.push(Problem {
-                scope: "obsmcp".to_owned(),
-                message: error.to_string(),
-                hint: None,
-            });
-        }
-        problems
     }
 }
