@@ -6,6 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use serde_json::{Map, Value};
+
 use super::edits::{prune_operations, push_edit};
 use super::{UninstallPlan, UninstallRequest};
 use crate::clients::{ClientSpec, EntryKind, PermissionSpec, describe_entry, read_servers, skill};
@@ -30,28 +32,8 @@ pub(super) fn plan_client(
 ) {
     let location = client.locate(request.environment);
     let path = write::resolve(&location.config);
-    let text = match write::read_text(&path) {
-        Ok(Some(text)) => text,
-        Ok(None) => return,
-        Err(error) => {
-            plan.problems.push(Problem {
-                scope: client.name.to_owned(),
-                message: error.to_string(),
-                hint: None,
-            });
-            return;
-        }
-    };
-    let servers = match read_servers(client, &text) {
-        Ok(servers) => servers,
-        Err(error) => {
-            plan.problems.push(Problem {
-                scope: client.name.to_owned(),
-                message: format!("`{}` was left untouched: {error}", path.display()),
-                hint: Some("fix the file by hand, then run uninstall again".to_owned()),
-            });
-            return;
-        }
+    let Some(servers) = read_client_servers(client, &path, plan) else {
+        return;
     };
     let mut names = Vec::new();
     let mut served: BTreeMap<PathBuf, String> = BTreeMap::new();
@@ -120,6 +102,38 @@ pub(super) fn plan_client(
         && !names.is_empty()
     {
         plan_permission_removal(request, client, permissions, &names, plan, state);
+    }
+}
+
+/// The server entries of the client's config at `path`; `None` when there is no file, or, with a problem, when it
+/// cannot be read or parsed (it is then left untouched).
+fn read_client_servers(
+    client: &ClientSpec,
+    path: &Path,
+    plan: &mut UninstallPlan,
+) -> Option<Map<String, Value>> {
+    let text = match write::read_text(path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return None,
+        Err(error) => {
+            plan.problems.push(Problem {
+                scope: client.name.to_owned(),
+                message: error.to_string(),
+                hint: None,
+            });
+            return None;
+        }
+    };
+    match read_servers(client, &text) {
+        Ok(servers) => Some(servers),
+        Err(error) => {
+            plan.problems.push(Problem {
+                scope: client.name.to_owned(),
+                message: format!("`{}` was left untouched: {error}", path.display()),
+                hint: Some("fix the file by hand, then run uninstall again".to_owned()),
+            });
+            None
+        }
     }
 }
 
