@@ -32,7 +32,7 @@ mod plugin;
 
 pub use entries::bridge_entry;
 
-use client_files::{describe_client_items, read_clients};
+use client_files::{ClientFile, describe_client_items, read_clients};
 use edits::Edits;
 use entries::{choose_name, plan_entry, repoint_broken_entries};
 use plugin::{plan_plugin, ports_in_use_by_other_vaults};
@@ -169,21 +169,7 @@ impl SetupPlan {
         // Backups go under the state folder before the record is first saved: the folders they make are obsmcp's too.
         state.claim_own_dirs(environment);
         // A moved vault's backups follow it first: the writes below then keep them as the files' first backups.
-        let state_home = environment.state_home();
-        for moved in &self.moves {
-            moves::move_backups(&state_home, &moved.from, &moved.to);
-            let config_dir = self
-                .vaults
-                .iter()
-                .find(|vault| vault.path == moved.to)
-                .map_or(crate::obsidian::plugin_data::DEFAULT_CONFIG_DIR, |vault| {
-                    &vault.config_dir
-                });
-            let index =
-                saved_index::file(&saved_index::folder(&state_home), &moved.from, config_dir);
-            // A cache named after the old place: the bridge builds one for the new place.
-            let _ = std::fs::remove_file(index);
-        }
+        self.carry_moved_vaults(&environment.state_home());
         let vault_of = |change: &FileChange| {
             self.vaults
                 .iter()
@@ -254,23 +240,7 @@ impl SetupPlan {
             }
         }
         for vault in unserved {
-            match original.vaults.get(&vault.path) {
-                Some(config_dir) => state.vaults.insert(vault.path.clone(), config_dir.clone()),
-                None => state.vaults.remove(&vault.path),
-            };
-            match original.identities.get(&vault.path) {
-                Some(identity) => state
-                    .identities
-                    .insert(vault.path.clone(), identity.clone()),
-                None => state.identities.remove(&vault.path),
-            };
-            problems.push(Problem {
-                scope: format!("vault {}", vault.name),
-                message:
-                    "the plugin was not installed: no client could be registered for this vault"
-                        .to_owned(),
-                hint: Some("fix the client problems above, then run setup again".to_owned()),
-            });
+            problems.push(keep_unserved_record(&mut state, &original, vault));
         }
         // Folders the plan expected to create but a skipped or failed write never did are not obsmcp's.
         state.created_dirs.retain(|folder| folder.exists());
@@ -284,6 +254,45 @@ impl SetupPlan {
             });
         }
         problems
+    }
+
+    /// Moves each moved vault's backups to its new place, and deletes the saved index named after its old one.
+    fn carry_moved_vaults(&self, state_home: &Path) {
+        for moved in &self.moves {
+            moves::move_backups(state_home, &moved.from, &moved.to);
+            let config_dir = self
+                .vaults
+                .iter()
+                .find(|vault| vault.path == moved.to)
+                .map_or(crate::obsidian::plugin_data::DEFAULT_CONFIG_DIR, |vault| {
+                    &vault.config_dir
+                });
+            let index =
+                saved_index::file(&saved_index::folder(state_home), &moved.from, config_dir);
+            // A cache named after the old place: the bridge builds one for the new place.
+            let _ = std::fs::remove_file(index);
+        }
+    }
+}
+
+/// Keeps the record of a vault no client could be registered for as it was before this run (its plugin was not
+/// installed), and says so.
+fn keep_unserved_record(state: &mut State, original: &State, vault: &VaultPlan) -> Problem {
+    match original.vaults.get(&vault.path) {
+        Some(config_dir) => state.vaults.insert(vault.path.clone(), config_dir.clone()),
+        None => state.vaults.remove(&vault.path),
+    };
+    match original.identities.get(&vault.path) {
+        Some(identity) => state
+            .identities
+            .insert(vault.path.clone(), identity.clone()),
+        None => state.identities.remove(&vault.path),
+    };
+    Problem {
+        scope: format!("vault {}", vault.name),
+        message: "the plugin was not installed: no client could be registered for this vault"
+            .to_owned(),
+        hint: Some("fix the client problems above, then run setup again".to_owned()),
     }
 }
 
@@ -336,18 +345,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
                 &mut edits,
                 &mut plan.notes,
             );
-            if let Some(permissions) = client_file
-                .client
-                .permissions
-                .as_ref()
-                .filter(|_| request.permissions)
-            {
-                let settings = write::resolve(&(permissions.locate)(request.environment));
-                let need = (settings, client_file.path.clone());
-                if !plan.needs.contains(&need) {
-                    plan.needs.push(need);
-                }
-            }
+            permission_rules_need_entry(request, client_file, &mut plan);
         }
         repoint_broken_entries(request, vault, &mut edits, &mut plan.notes);
         let identity = plan.state.identities.entry(vault.path.clone()).or_default();
@@ -370,18 +368,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
     }
     name_dead_entries(request, &plan.moves, &mut plan.notes);
     if request.skill && !plan.vaults.is_empty() {
-        for client_file in &client_files {
-            let client = client_file.client;
-            if let Some(path) = skill::file(client, request.environment) {
-                edits.replace(
-                    &write::resolve(&path),
-                    skill::TEXT.as_bytes(),
-                    None,
-                    client.name,
-                    &format!("skill `{}` ({})", skill::NAME, path.display()),
-                );
-            }
-        }
+        plan_skills(request, &client_files, &mut edits);
     }
     edits.finish(&mut plan, &request.environment.state_home());
     // A client's skill is listed with its entries, after them.
@@ -390,15 +377,56 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
         .extract_if(.., |item| item.subject.starts_with("skill `"))
         .collect();
     describe_client_items(request, &client_files, &mut plan);
-    for item in skills {
-        let at = plan
-            .items
+    list_after_own_client(skills, &mut plan.items);
+    plan
+}
+
+/// Records that the client's permission rules need its entry written first (Claude Code's settings beside its
+/// config), when setup adds rules for it.
+fn permission_rules_need_entry(
+    request: &SetupRequest<'_>,
+    client_file: &ClientFile,
+    plan: &mut SetupPlan,
+) {
+    if let Some(permissions) = client_file
+        .client
+        .permissions
+        .as_ref()
+        .filter(|_| request.permissions)
+    {
+        let settings = write::resolve(&(permissions.locate)(request.environment));
+        let need = (settings, client_file.path.clone());
+        if !plan.needs.contains(&need) {
+            plan.needs.push(need);
+        }
+    }
+}
+
+/// Plans the companion skill into the skills folder of each client that has one.
+fn plan_skills(request: &SetupRequest<'_>, client_files: &[ClientFile], edits: &mut Edits) {
+    for client_file in client_files {
+        let client = client_file.client;
+        if let Some(path) = skill::file(client, request.environment) {
+            edits.replace(
+                &write::resolve(&path),
+                skill::TEXT.as_bytes(),
+                None,
+                client.name,
+                &format!("skill `{}` ({})", skill::NAME, path.display()),
+            );
+        }
+    }
+}
+
+/// Puts each item after the last item of its own scope (its client), or at the end.
+fn list_after_own_client(items: Vec<Item>, listed: &mut Vec<Item>) {
+    for item in items {
+        let at = listed
             .iter()
             .rposition(|other| other.scope == item.scope)
-            .map_or(plan.items.len(), |last| last + 1);
-        plan.items.insert(at, item);
+            .map_or(listed.len(), |last| last + 1);
+        listed.insert(at, item);
     }
-    plan
 }
 
 /// The vaults to set up, each with the places it was set up at before when it moved or was renamed since: found
