@@ -267,6 +267,8 @@ pub(super) fn choose_name(
     unreachable!("numbered names never run out")
 }
 
+/// Plans obsmcp's entry `name` for `vault` in one client's config: the entry, its always-load key, the removal of a
+/// second entry for the same vault, and the permission rules.
 pub(super) fn plan_entry(
     request: &SetupRequest<'_>,
     vault: &VaultTarget,
@@ -276,41 +278,8 @@ pub(super) fn plan_entry(
     notes: &mut Vec<Note>,
 ) {
     let client = client_file.client;
-    let entry = entry_for(request, vault, client);
     let path = client.entry_path(name);
-    let mut operations = match slot(request, vault, client_file, name) {
-        Slot::Ours => update_own_entry(client, &path, &entry),
-        Slot::OursElsewhere { command } => {
-            notes.push(Note {
-                scope: client.name.to_owned(),
-                message: format!(
-                    "re-pointed `{name}` from `{command}` to `{}`",
-                    request.binary.display()
-                ),
-            });
-            update_own_entry(client, &path, &entry)
-        }
-        Slot::OursMoved { from } => {
-            notes.push(Note {
-                scope: client.name.to_owned(),
-                message: format!(
-                    "re-pointed `{name}` from `{}` to the vault's new place",
-                    from.display()
-                ),
-            });
-            update_own_entry(client, &path, &entry)
-        }
-        // Nothing of another program's entry is kept, not even its `env`: the older Node bridge's entry sets
-        // `OBSIDIAN_MCP_URL`, which `obsmcp bridge` also reads and, beside `--vault`, refuses to start with.
-        Slot::Foreign(_) => vec![Operation::Replace {
-            path: path.clone(),
-            value: entry,
-        }],
-        Slot::Free | Slot::OtherVault => vec![Operation::Merge {
-            path: path.clone(),
-            value: entry,
-        }],
-    };
+    let mut operations = entry_operations(request, vault, client_file, name, notes);
     if request.always_load && client.id == "claude-code" {
         operations.push(Operation::Replace {
             path: path
@@ -349,6 +318,63 @@ pub(super) fn plan_entry(
             vec![client.servers_path()],
         );
     }
+    plan_permission_rules(request, client, name, edits);
+}
+
+/// The operation that writes obsmcp's entry `name` into the client's servers, by what holds that name now; re-pointing
+/// one of ours is noted.
+fn entry_operations(
+    request: &SetupRequest<'_>,
+    vault: &VaultTarget,
+    client_file: &ClientFile,
+    name: &str,
+    notes: &mut Vec<Note>,
+) -> Vec<Operation> {
+    let client = client_file.client;
+    let entry = entry_for(request, vault, client);
+    let path = client.entry_path(name);
+    match slot(request, vault, client_file, name) {
+        Slot::Ours => update_own_entry(client, &path, &entry),
+        Slot::OursElsewhere { command } => {
+            notes.push(Note {
+                scope: client.name.to_owned(),
+                message: format!(
+                    "re-pointed `{name}` from `{command}` to `{}`",
+                    request.binary.display()
+                ),
+            });
+            update_own_entry(client, &path, &entry)
+        }
+        Slot::OursMoved { from } => {
+            notes.push(Note {
+                scope: client.name.to_owned(),
+                message: format!(
+                    "re-pointed `{name}` from `{}` to the vault's new place",
+                    from.display()
+                ),
+            });
+            update_own_entry(client, &path, &entry)
+        }
+        // Nothing of another program's entry is kept, not even its `env`: the older Node bridge's entry sets
+        // `OBSIDIAN_MCP_URL`, which `obsmcp bridge` also reads and, beside `--vault`, refuses to start with.
+        Slot::Foreign(_) => vec![Operation::Replace {
+            path: path.clone(),
+            value: entry,
+        }],
+        Slot::Free | Slot::OtherVault => vec![Operation::Merge {
+            path: path.clone(),
+            value: entry,
+        }],
+    }
+}
+
+/// Plans the permission rules that pre-approve the read-only tools of entry `name`, for clients that have them.
+fn plan_permission_rules(
+    request: &SetupRequest<'_>,
+    client: &ClientSpec,
+    name: &str,
+    edits: &mut Edits,
+) {
     if let Some(permissions) = client.permissions.as_ref().filter(|_| request.permissions) {
         let settings = write::resolve(&(permissions.locate)(request.environment));
         let rules = request
