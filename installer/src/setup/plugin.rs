@@ -52,38 +52,7 @@ pub(super) fn plan_plugin(
 ) -> Option<u16> {
     let folder = plugin::folder(&vault.path, &vault.config_dir);
     let data_path = plugin_data::data_json_path(&vault.path, &vault.config_dir);
-    let existing_text = match write::read_text(&data_path) {
-        Ok(text) => text,
-        Err(error) => {
-            plan.problems.push(Problem {
-                scope: scope.to_owned(),
-                message: error.to_string(),
-                hint: None,
-            });
-            return None;
-        }
-    };
-    let existing = match existing_text
-        .as_deref()
-        .map(|text| document::read_value(plugin::OBSIDIAN_FORMAT, text))
-    {
-        None => Value::Null,
-        Some(Ok(value)) if value.is_object() || value.is_null() => value,
-        Some(Ok(_)) | Some(Err(_)) => {
-            plan.problems.push(Problem {
-                scope: scope.to_owned(),
-                message: format!(
-                    "`{}` is not the JSON object the plugin writes; it was left untouched",
-                    data_path.display()
-                ),
-                hint: Some(
-                    "fix or delete the file, then run setup again (deleting it means a new token)"
-                        .to_owned(),
-                ),
-            });
-            return None;
-        }
-    };
+    let (existing_text, existing) = read_data_json(&data_path, scope, plan)?;
     let port = match existing
         .get("port")
         .and_then(Value::as_u64)
@@ -131,25 +100,14 @@ pub(super) fn plan_plugin(
     }
     let mut operations = plugin::data_operations(&existing, &initial);
     operations.extend(hidden);
-    let data_edit = TextEdit {
-        format: plugin::OBSIDIAN_FORMAT,
+    plan_data_json(
+        &data_path,
+        existing_text.is_some(),
         operations,
-        remove_if_empty: false,
-    };
-    if existing_text.is_some() {
-        // The token is a secret: an existing data.json others can read (copied in, synced, restored) is made private.
-        edits.edit_private(&data_path, data_edit, scope, "data.json (port and token)");
-    } else {
-        let text = serde_json::to_string_pretty(&initial).expect("data.json serialises") + "\n";
-        // The token is a secret: a new data.json is private to its owner.
-        edits.replace(
-            &data_path,
-            text.as_bytes(),
-            Some(0o600),
-            scope,
-            "data.json (port and token)",
-        );
-    }
+        &initial,
+        scope,
+        edits,
+    );
     let community = plugin::community_plugins_path(&vault.path, &vault.config_dir);
     let enable = TextEdit {
         format: plugin::OBSIDIAN_FORMAT,
@@ -162,7 +120,84 @@ pub(super) fn plan_plugin(
         scope,
         "enabled in community-plugins.json",
     );
+    vault_notes(vault, scope, plan);
+    Some(port)
+}
 
+/// The vault's `data.json` as text and as a value (`Null` when there is none); `None`, with a problem, when it cannot
+/// be read or is not the JSON object the plugin writes (it is then left untouched).
+fn read_data_json(
+    data_path: &Path,
+    scope: &str,
+    plan: &mut SetupPlan,
+) -> Option<(Option<String>, Value)> {
+    let existing_text = match write::read_text(data_path) {
+        Ok(text) => text,
+        Err(error) => {
+            plan.problems.push(Problem {
+                scope: scope.to_owned(),
+                message: error.to_string(),
+                hint: None,
+            });
+            return None;
+        }
+    };
+    let existing = match existing_text
+        .as_deref()
+        .map(|text| document::read_value(plugin::OBSIDIAN_FORMAT, text))
+    {
+        None => Value::Null,
+        Some(Ok(value)) if value.is_object() || value.is_null() => value,
+        Some(Ok(_)) | Some(Err(_)) => {
+            plan.problems.push(Problem {
+                scope: scope.to_owned(),
+                message: format!(
+                    "`{}` is not the JSON object the plugin writes; it was left untouched",
+                    data_path.display()
+                ),
+                hint: Some(
+                    "fix or delete the file, then run setup again (deleting it means a new token)"
+                        .to_owned(),
+                ),
+            });
+            return None;
+        }
+    };
+    Some((existing_text, existing))
+}
+
+/// Plans `data.json`: an existing file is edited by `operations`, a new one written whole from `initial`.
+fn plan_data_json(
+    data_path: &Path,
+    exists: bool,
+    operations: Vec<Operation>,
+    initial: &Value,
+    scope: &str,
+    edits: &mut Edits,
+) {
+    if exists {
+        let data_edit = TextEdit {
+            format: plugin::OBSIDIAN_FORMAT,
+            operations,
+            remove_if_empty: false,
+        };
+        // The token is a secret: an existing data.json others can read (copied in, synced, restored) is made private.
+        edits.edit_private(data_path, data_edit, scope, "data.json (port and token)");
+    } else {
+        let text = serde_json::to_string_pretty(initial).expect("data.json serialises") + "\n";
+        // The token is a secret: a new data.json is private to its owner.
+        edits.replace(
+            data_path,
+            text.as_bytes(),
+            Some(0o600),
+            scope,
+            "data.json (port and token)",
+        );
+    }
+}
+
+/// Notes for the user about the vault: an older plugin obsmcp replaces, a config folder setup will create.
+fn vault_notes(vault: &VaultTarget, scope: &str, plan: &mut SetupPlan) {
     for older in plugin::older_plugins(&vault.path, &vault.config_dir) {
         plan.notes.push(Note {
             scope: scope.to_owned(),
@@ -178,7 +213,6 @@ pub(super) fn plan_plugin(
             message: format!("no Obsidian config folder was found; `{DEFAULT_CONFIG_DIR}` will be created (open the folder as a vault in Obsidian)"),
         });
     }
-    Some(port)
 }
 
 /// The edits of an existing `data.json` that add `--hide` rules (each once, after the user's own) and turn on
