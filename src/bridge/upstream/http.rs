@@ -199,22 +199,7 @@ impl HttpLink {
             .filter(|_| message.get("method").is_some());
         let stateless = self.stateless.load(Ordering::Relaxed);
         let session = self.shared.session().filter(|_| !stateless);
-        let (request, challenge) = self.shared.request(reqwest::Method::POST);
-        let mut request = request
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .body(body);
-        if stateless {
-            for (name, value) in stateless_headers(message) {
-                request = request.header(name, value);
-            }
-        }
-        if let Some(session) = &session {
-            request = request.header(SESSION_HEADER, session.clone());
-        }
-        if let Some(protocol) = lock(&self.shared.protocol).clone() {
-            request = request.header(PROTOCOL_HEADER, protocol);
-        }
+        let (request, challenge) = self.post(message, body, stateless, session.as_ref());
         let response = request.send().await.map_err(|error| {
             if error.is_connect() {
                 SendError::NotDelivered(describe_reqwest_error(&error))
@@ -251,28 +236,7 @@ impl HttpLink {
                 let _ = self.events.send(LinkEvent::Message(answer)).await;
                 return Ok(());
             }
-            let text: String = text.chars().take(300).collect();
-            let stale = session.is_some()
-                && (status == StatusCode::NOT_FOUND
-                    || (status == StatusCode::BAD_REQUEST
-                        && text.to_lowercase().contains("session")));
-            return Err(if stale {
-                SendError::SessionLost(format!(
-                    "the server no longer knows this session (HTTP {})",
-                    status.as_u16()
-                ))
-            } else if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
-                SendError::Rejected(format!(
-                    "the server refused the credentials (HTTP {}): check the token",
-                    status.as_u16()
-                ))
-            } else {
-                SendError::Rejected(format!(
-                    "the server answered HTTP {}: {}",
-                    status.as_u16(),
-                    text.trim()
-                ))
-            });
+            return Err(refusal(status, &text, session.is_some()));
         }
         let Some(request_id) = request_id else {
             return Ok(());
@@ -297,6 +261,43 @@ impl HttpLink {
             ));
             return Ok(());
         }
+        self.deliver_json_answer(response, request_id).await
+    }
+
+    /// The POST of one message, with the session, the negotiated protocol version and (2026-07-28) the headers that
+    /// repeat its body; and the proof the answer must carry.
+    fn post(
+        &self,
+        message: &Value,
+        body: Vec<u8>,
+        stateless: bool,
+        session: Option<&HeaderValue>,
+    ) -> (reqwest::RequestBuilder, Option<Challenge>) {
+        let (request, challenge) = self.shared.request(reqwest::Method::POST);
+        let mut request = request
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(body);
+        if stateless {
+            for (name, value) in stateless_headers(message) {
+                request = request.header(name, value);
+            }
+        }
+        if let Some(session) = session {
+            request = request.header(SESSION_HEADER, session.clone());
+        }
+        if let Some(protocol) = lock(&self.shared.protocol).clone() {
+            request = request.header(PROTOCOL_HEADER, protocol);
+        }
+        (request, challenge)
+    }
+
+    /// Hands on the messages of a JSON answer to request `request_id`; an answer without it orphans the request.
+    async fn deliver_json_answer(
+        &self,
+        response: Response,
+        request_id: u64,
+    ) -> Result<(), SendError> {
         let bytes = response
             .bytes()
             .await
@@ -430,6 +431,33 @@ fn error_answer(body: &str, id: u64) -> Option<Value> {
     (answer.get("id").and_then(Value::as_u64) == Some(id)
         && answer.get("error").is_some_and(Value::is_object))
     .then_some(answer)
+}
+
+/// What an HTTP error status on a POST means: the session is gone (404, or a 400 naming the session, while one was
+/// in use), the credentials were refused, or the server refused the message; `text` is the body, of which 300
+/// characters are kept.
+fn refusal(status: StatusCode, text: &str, had_session: bool) -> SendError {
+    let text: String = text.chars().take(300).collect();
+    let stale = had_session
+        && (status == StatusCode::NOT_FOUND
+            || (status == StatusCode::BAD_REQUEST && text.to_lowercase().contains("session")));
+    if stale {
+        SendError::SessionLost(format!(
+            "the server no longer knows this session (HTTP {})",
+            status.as_u16()
+        ))
+    } else if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+        SendError::Rejected(format!(
+            "the server refused the credentials (HTTP {}): check the token",
+            status.as_u16()
+        ))
+    } else {
+        SendError::Rejected(format!(
+            "the server answered HTTP {}: {}",
+            status.as_u16(),
+            text.trim()
+        ))
+    }
 }
 
 /// The headers a 2026-07-28 request repeats from its body: the method, and for a call, prompt or read what it names
