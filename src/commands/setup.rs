@@ -133,6 +133,8 @@ pub(crate) fn execute(
     Ok(printer.finish(&report)?)
 }
 
+/// The vaults to set up: those given with `--vault`; otherwise, on a terminal, those the user picks from Obsidian's
+/// list and the earlier setup's; without one, the earlier setup's vaults, or every vault Obsidian lists.
 fn choose_vaults(
     args: &SetupArgs,
     environment: &Environment,
@@ -181,63 +183,9 @@ fn choose_vaults(
         .into());
     }
     let chosen: Vec<PathBuf> = match prompter {
-        Some(prompter) => {
-            let (registered, _) = registry::discover(environment);
-            let is_open = |path: &PathBuf| {
-                registered
-                    .iter()
-                    .any(|vault| vault.open && &vault.path == path)
-            };
-            let labels: Vec<String> = offered
-                .iter()
-                .map(|path| {
-                    let open = if is_open(path) { "  (open)" } else { "" };
-                    format!("{}  {}{open}", registry::vault_name(path), path.display())
-                })
-                .collect();
-            let any_open = offered.iter().any(is_open);
-            let checked: Vec<bool> = offered
-                .iter()
-                .map(|path| match earlier.is_empty() {
-                    false => earlier.iter().any(|(known, _)| known == path),
-                    true => offered.len() == 1 || is_open(path) || !any_open,
-                })
-                .collect();
-            let picked = prompter.select(
-                "Vaults to connect (space toggles, enter confirms)",
-                &labels,
-                &checked,
-            )?;
-            picked
-                .into_iter()
-                .map(|index| offered[index].clone())
-                .collect()
-        }
+        Some(prompter) => ask_for_vaults(prompter, environment, &offered, &earlier)?,
         None if earlier.is_empty() => found,
-        None => {
-            let others: Vec<String> = found
-                .iter()
-                .filter(|path| !earlier.iter().any(|(known, _)| known == *path))
-                .map(|path| registry::vault_name(path))
-                .collect();
-            if !others.is_empty() {
-                crate::ui::stderr_line(format_args!(
-                    "note: set up again the vaults set up before; Obsidian also lists {}, which stay as they are \
-                     (add one with --vault PATH)",
-                    others.join(", ")
-                ));
-            }
-            return earlier
-                .iter()
-                .map(|(path, config_dir)| {
-                    shared::vault_target(
-                        environment,
-                        path,
-                        args.config_dir.as_deref().or(Some(config_dir)),
-                    )
-                })
-                .collect();
-        }
+        None => return earlier_vaults_again(args, environment, &found, &earlier),
     };
     if chosen.is_empty() {
         return Err(UsageError {
@@ -249,6 +197,78 @@ fn choose_vaults(
     chosen
         .iter()
         .map(|path| shared::vault_target(environment, path, args.config_dir.as_deref()))
+        .collect()
+}
+
+/// Asks which of the `offered` vaults to set up: those set up earlier are checked; on a first run, the open ones (or
+/// all, when none is open or there is one).
+fn ask_for_vaults(
+    prompter: &mut (dyn Prompter + 'static),
+    environment: &Environment,
+    offered: &[PathBuf],
+    earlier: &[(PathBuf, String)],
+) -> anyhow::Result<Vec<PathBuf>> {
+    let (registered, _) = registry::discover(environment);
+    let is_open = |path: &PathBuf| {
+        registered
+            .iter()
+            .any(|vault| vault.open && &vault.path == path)
+    };
+    let labels: Vec<String> = offered
+        .iter()
+        .map(|path| {
+            let open = if is_open(path) { "  (open)" } else { "" };
+            format!("{}  {}{open}", registry::vault_name(path), path.display())
+        })
+        .collect();
+    let any_open = offered.iter().any(is_open);
+    let checked: Vec<bool> = offered
+        .iter()
+        .map(|path| match earlier.is_empty() {
+            false => earlier.iter().any(|(known, _)| known == path),
+            true => offered.len() == 1 || is_open(path) || !any_open,
+        })
+        .collect();
+    let picked = prompter.select(
+        "Vaults to connect (space toggles, enter confirms)",
+        &labels,
+        &checked,
+    )?;
+    Ok(picked
+        .into_iter()
+        .map(|index| offered[index].clone())
+        .collect())
+}
+
+/// The vaults set up earlier, set up again where they are now; the other vaults Obsidian lists are named and left
+/// alone.
+fn earlier_vaults_again(
+    args: &SetupArgs,
+    environment: &Environment,
+    found: &[PathBuf],
+    earlier: &[(PathBuf, String)],
+) -> anyhow::Result<Vec<VaultTarget>> {
+    let others: Vec<String> = found
+        .iter()
+        .filter(|path| !earlier.iter().any(|(known, _)| known == *path))
+        .map(|path| registry::vault_name(path))
+        .collect();
+    if !others.is_empty() {
+        crate::ui::stderr_line(format_args!(
+            "note: set up again the vaults set up before; Obsidian also lists {}, which stay as they are \
+             (add one with --vault PATH)",
+            others.join(", ")
+        ));
+    }
+    earlier
+        .iter()
+        .map(|(path, config_dir)| {
+            shared::vault_target(
+                environment,
+                path,
+                args.config_dir.as_deref().or(Some(config_dir)),
+            )
+        })
         .collect()
 }
 
