@@ -22,6 +22,7 @@ use obsmcp_installer::environment::Environment;
 use obsmcp_installer::obsidian::plugin;
 use obsmcp_installer::obsidian::plugin_data::{self, DEFAULT_PORT};
 use obsmcp_installer::plan::Change;
+use obsmcp_installer::plan::binary::BinaryInstall;
 use obsmcp_installer::plan::write;
 use obsmcp_installer::setup::{self as planner, Decisions, SetupRequest};
 use serde_json::{Value, json};
@@ -239,32 +240,52 @@ fn apply_setup_plan(
         return Ok(());
     }
     // Entries are pointed at a copy that lasts when this binary would not (as setup does).
-    if let Some(install) = &install {
-        // The folders the copy makes, seen before it makes them: afterwards they exist and none would be recorded.
-        let state_home = environment.state_home();
-        let (created, own) = (
-            install.folders_to_create(&state_home),
-            install.own_folders_to_create(&state_home),
-        );
-        if let Err(problem) = crate::commands::shared::install_binary(install) {
-            outcome.failure(format!("{}: {}", problem.scope, problem.message));
-            return Ok(());
-        }
-        plan.state.installed_binary = Some(install.to.clone());
-        plan.state.created_dirs.extend(created);
-        plan.state.own_dirs.extend(own);
-        if install.change != Change::Unchanged {
-            outcome.done.push(format!(
-                "obsmcp: installed this binary as `{}` ({})",
-                install.to.display(),
-                install.why
-            ));
-        }
+    if let Some(install) = &install
+        && !install_lasting_copy(environment, install, &mut plan, outcome)
+    {
+        return Ok(());
     }
     let problems = plan.apply(environment);
     for problem in &problems {
         outcome.failure(format!("{}: {}", problem.scope, problem.message));
     }
+    report_changes(&plan, outcome);
+    Ok(())
+}
+
+/// Installs the lasting copy of obsmcp the entries will run and records it in the plan's state; `false`, with the
+/// failure in `outcome`, when it could not be installed.
+fn install_lasting_copy(
+    environment: &Environment,
+    install: &BinaryInstall,
+    plan: &mut planner::SetupPlan,
+    outcome: &mut FixOutcome,
+) -> bool {
+    // The folders the copy makes, seen before it makes them: afterwards they exist and none would be recorded.
+    let state_home = environment.state_home();
+    let (created, own) = (
+        install.folders_to_create(&state_home),
+        install.own_folders_to_create(&state_home),
+    );
+    if let Err(problem) = crate::commands::shared::install_binary(install) {
+        outcome.failure(format!("{}: {}", problem.scope, problem.message));
+        return false;
+    }
+    plan.state.installed_binary = Some(install.to.clone());
+    plan.state.created_dirs.extend(created);
+    plan.state.own_dirs.extend(own);
+    if install.change != Change::Unchanged {
+        outcome.done.push(format!(
+            "obsmcp: installed this binary as `{}` ({})",
+            install.to.display(),
+            install.why
+        ));
+    }
+    true
+}
+
+/// Says in `outcome` what the applied plan changed, one line per item.
+fn report_changes(plan: &planner::SetupPlan, outcome: &mut FixOutcome) {
     for item in plan
         .items
         .iter()
@@ -283,7 +304,6 @@ fn apply_setup_plan(
             item.path.display()
         ));
     }
-    Ok(())
 }
 
 /// Consents to replacing an entry only when it is obsmcp's own entry for the same vault (pointing at a missing or
