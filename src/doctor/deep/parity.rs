@@ -108,20 +108,7 @@ pub(crate) async fn compare(
     options: &DeepOptions,
 ) -> Parity {
     let started = Instant::now();
-    let mut parity = Parity {
-        status: Status::Skip,
-        notes_in_vault: 0,
-        notes_compared: 0,
-        notes_outside: Vec::new(),
-        calls: 0,
-        calls_differing: 0,
-        differences: Vec::new(),
-        more_differences: 0,
-        trouble: None,
-        plugin_ms: 0,
-        offline_ms: 0,
-        elapsed_ms: 0,
-    };
+    let mut parity = Parity::nothing_compared();
     let offline = match OfflineVault::open(vault, Some(config_dir)) {
         Ok(offline) => Arc::new(offline),
         Err(error) => {
@@ -183,21 +170,7 @@ pub(crate) async fn compare(
             continue;
         }
         parity.calls_differing += 1;
-        for (index, (field, what, values)) in found.into_iter().enumerate() {
-            if index >= PER_CALL || parity.differences.len() >= OVERALL {
-                parity.more_differences += 1;
-                continue;
-            }
-            let (live, offline) = values.unzip();
-            parity.differences.push(Difference {
-                tool: call.tool,
-                subject: call.subject.clone(),
-                field,
-                what,
-                live,
-                offline,
-            });
-        }
+        parity.record(&call, found);
     }
     parity.plugin_ms = millis(plugin_time);
     parity.offline_ms = millis(offline_time);
@@ -209,6 +182,45 @@ pub(crate) async fn compare(
         Status::Ok
     };
     finish(parity, started)
+}
+
+impl Parity {
+    /// A comparison that has compared nothing yet.
+    fn nothing_compared() -> Self {
+        Self {
+            status: Status::Skip,
+            notes_in_vault: 0,
+            notes_compared: 0,
+            notes_outside: Vec::new(),
+            calls: 0,
+            calls_differing: 0,
+            differences: Vec::new(),
+            more_differences: 0,
+            trouble: None,
+            plugin_ms: 0,
+            offline_ms: 0,
+            elapsed_ms: 0,
+        }
+    }
+
+    /// Keeps the differences one call found, up to `PER_CALL` for the call and `OVERALL` in all; the rest are counted.
+    fn record(&mut self, call: &Call, found: Vec<Found>) {
+        for (index, (field, what, values)) in found.into_iter().enumerate() {
+            if index >= PER_CALL || self.differences.len() >= OVERALL {
+                self.more_differences += 1;
+                continue;
+            }
+            let (live, offline) = values.unzip();
+            self.differences.push(Difference {
+                tool: call.tool,
+                subject: call.subject.clone(),
+                field,
+                what,
+                live,
+                offline,
+            });
+        }
+    }
 }
 
 fn finish(mut parity: Parity, started: Instant) -> Parity {
