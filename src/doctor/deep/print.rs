@@ -5,6 +5,8 @@
 use serde::Serialize;
 
 use super::DeepReport;
+use super::parity::Parity;
+use super::scratch::Exercise;
 use crate::doctor::print::mark;
 use crate::doctor::report::{Report, Status};
 
@@ -33,6 +35,7 @@ pub(crate) fn text(deep: &[DeepReport]) -> String {
     out
 }
 
+/// One vault's self-test: why it did not run, the wait for the index, parity, the exercise and the verdict.
 fn write_report(out: &mut String, report: &DeepReport) {
     out.push_str(&format!(
         "\nSelf-test of {} (doctor --deep)\n",
@@ -49,91 +52,10 @@ fn write_report(out: &mut String, report: &DeepReport) {
         ));
     }
     if let Some(parity) = &report.parity {
-        let finding = match &parity.trouble {
-            Some(trouble) => trouble.clone(),
-            None if parity.calls_differing == 0 => format!(
-                "{} calls on {} of {} notes: the plugin and the offline reader agree",
-                parity.calls, parity.notes_compared, parity.notes_in_vault
-            ),
-            None => format!(
-                "{} of {} calls on {} of {} notes differ between the plugin and the offline reader",
-                parity.calls_differing, parity.calls, parity.notes_compared, parity.notes_in_vault
-            ),
-        };
-        out.push_str(&format!("  {} parity: {finding}\n", mark(parity.status)));
-        if !parity.notes_outside.is_empty() {
-            out.push_str(&format!(
-                "      left out, reached through a symbolic link that leads outside the vault (offline mode does not \
-                 read such notes): {}\n",
-                parity.notes_outside.join(", ")
-            ));
-        }
-        for difference in &parity.differences {
-            let values = match (&difference.live, &difference.offline) {
-                (Some(live), Some(offline)) => format!(" (plugin {live}, offline {offline})"),
-                _ => String::new(),
-            };
-            out.push_str(&format!(
-                "      {} {}: {} {}{values}\n",
-                difference.tool, difference.subject, difference.field, difference.what
-            ));
-        }
-        if parity.more_differences > 0 {
-            out.push_str(&format!(
-                "      … and {} more (see --json)\n",
-                parity.more_differences
-            ));
-        }
-        if parity.calls_differing > 0 {
-            out.push_str(
-                "    hint: a note edited while the self-test ran differs too: run it again; if the differences stay, \
-                 attach `obsmcp doctor --deep --json` to a bug report (paths only; add --show-content to include the \
-                 values)\n",
-            );
-        }
+        write_parity(out, parity);
     }
     if let Some(exercise) = &report.exercise {
-        match &exercise.refused {
-            Some(why) => out.push_str(&format!("  {} exercise {why}\n", mark(exercise.status))),
-            None => {
-                out.push_str(&format!(
-                    "  {} exercise in {}\n",
-                    mark(exercise.status),
-                    exercise.folder.as_deref().unwrap_or("?")
-                ));
-                for step in &exercise.steps {
-                    out.push_str(&format!(
-                        "      {} {}: {} ({} ms)\n",
-                        mark(step.status),
-                        step.id,
-                        step.finding,
-                        step.elapsed_ms
-                    ));
-                }
-                let cleanup = &exercise.cleanup;
-                let status = if cleanup.left.is_empty() {
-                    Status::Ok
-                } else {
-                    Status::Fail
-                };
-                out.push_str(&format!(
-                    "      {} cleanup: {} trashed through Obsidian; removed {}\n",
-                    mark(status),
-                    cleanup.trashed.len(),
-                    if cleanup.removed.is_empty() {
-                        "nothing".to_owned()
-                    } else {
-                        cleanup.removed.join(", ")
-                    }
-                ));
-                for left in &cleanup.left {
-                    out.push_str(&format!("        left behind, delete it by hand: {left}\n"));
-                }
-                if let Some(system) = &cleanup.system_trash {
-                    out.push_str(&format!("        {system}\n"));
-                }
-            }
-        }
+        write_exercise(out, exercise);
     }
     out.push_str(&format!(
         "  {} self-test {} in {:.1} s\n",
@@ -145,4 +67,95 @@ fn write_report(out: &mut String, report: &DeepReport) {
         },
         report.elapsed_ms as f64 / 1000.0
     ));
+}
+
+/// The parity comparison: its finding, the notes left out, the differences kept and the hint when any differ.
+fn write_parity(out: &mut String, parity: &Parity) {
+    let finding = match &parity.trouble {
+        Some(trouble) => trouble.clone(),
+        None if parity.calls_differing == 0 => format!(
+            "{} calls on {} of {} notes: the plugin and the offline reader agree",
+            parity.calls, parity.notes_compared, parity.notes_in_vault
+        ),
+        None => format!(
+            "{} of {} calls on {} of {} notes differ between the plugin and the offline reader",
+            parity.calls_differing, parity.calls, parity.notes_compared, parity.notes_in_vault
+        ),
+    };
+    out.push_str(&format!("  {} parity: {finding}\n", mark(parity.status)));
+    if !parity.notes_outside.is_empty() {
+        out.push_str(&format!(
+            "      left out, reached through a symbolic link that leads outside the vault (offline mode does not \
+             read such notes): {}\n",
+            parity.notes_outside.join(", ")
+        ));
+    }
+    for difference in &parity.differences {
+        let values = match (&difference.live, &difference.offline) {
+            (Some(live), Some(offline)) => format!(" (plugin {live}, offline {offline})"),
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "      {} {}: {} {}{values}\n",
+            difference.tool, difference.subject, difference.field, difference.what
+        ));
+    }
+    if parity.more_differences > 0 {
+        out.push_str(&format!(
+            "      … and {} more (see --json)\n",
+            parity.more_differences
+        ));
+    }
+    if parity.calls_differing > 0 {
+        out.push_str(
+            "    hint: a note edited while the self-test ran differs too: run it again; if the differences stay, \
+             attach `obsmcp doctor --deep --json` to a bug report (paths only; add --show-content to include the \
+             values)\n",
+        );
+    }
+}
+
+/// The exercise in the scratch folder: each step, then what the cleanup trashed, removed and left behind.
+fn write_exercise(out: &mut String, exercise: &Exercise) {
+    match &exercise.refused {
+        Some(why) => out.push_str(&format!("  {} exercise {why}\n", mark(exercise.status))),
+        None => {
+            out.push_str(&format!(
+                "  {} exercise in {}\n",
+                mark(exercise.status),
+                exercise.folder.as_deref().unwrap_or("?")
+            ));
+            for step in &exercise.steps {
+                out.push_str(&format!(
+                    "      {} {}: {} ({} ms)\n",
+                    mark(step.status),
+                    step.id,
+                    step.finding,
+                    step.elapsed_ms
+                ));
+            }
+            let cleanup = &exercise.cleanup;
+            let status = if cleanup.left.is_empty() {
+                Status::Ok
+            } else {
+                Status::Fail
+            };
+            out.push_str(&format!(
+                "      {} cleanup: {} trashed through Obsidian; removed {}\n",
+                mark(status),
+                cleanup.trashed.len(),
+                if cleanup.removed.is_empty() {
+                    "nothing".to_owned()
+                } else {
+                    cleanup.removed.join(", ")
+                }
+            ));
+            for left in &cleanup.left {
+                out.push_str(&format!("        left behind, delete it by hand: {left}\n"));
+            }
+            if let Some(system) = &cleanup.system_trash {
+                out.push_str(&format!("        {system}\n"));
+            }
+        }
+    }
 }
