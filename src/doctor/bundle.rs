@@ -51,7 +51,7 @@ pub(crate) fn write(path: &Path, input: &BundleInput<'_>) -> anyhow::Result<Vec<
     files.push(("versions.json".to_owned(), pretty(&versions(input.report))));
     for client in input.clients {
         files.push((
-            format!("clients/{}.json", client.id),
+            format!("clients/{}.json", client.spec.id),
             pretty(&client_entries(client, input.tokens)),
         ));
     }
@@ -129,7 +129,7 @@ fn client_entries(client: &ClientConfig, tokens: &[String]) -> Value {
             json!({"state": "parsed", "entries_total": entries.len(), "obsidian_entries": related})
         }
     };
-    json!({"client": client.id, "name": client.name, "config": client.path, "config_state": state})
+    json!({"client": client.spec.id, "name": client.name, "config": client.path, "config_state": state})
 }
 
 /// Entries worth a bug report: ours, and anything else that reaches Obsidian.

@@ -2,27 +2,24 @@
 //! conflicts with it, no approval gate or short timeout will hide it.
 //!
 //! Doctor sees a client through [`ClientConfig`]: the entries of one config file in the neutral JSON form the
-//! installer's adapters read them into. Where a client has a gate or a timeout of its own, it is declared in
-//! [`client_rules`] as data, so the checks themselves never branch on a client's name.
-//!
-//! The entry checks; `client_rules` (`clients/timeouts.rs`) is the data of each client's timeouts, which they read.
+//! installer's adapters read them into, beside the client's row of the installer's table. Where a client has a gate
+//! or a timeout of its own, that row declares it as data (`timeouts`, `gates`), so the checks themselves never
+//! branch on a client's name.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use obsmcp_installer::clients::ClientSpec;
 use serde_json::Value;
 
 use super::report::{Check, Repair};
 use super::vault::shell_quote;
 
-mod timeouts;
-pub(crate) use timeouts::client_rules;
-
 /// One client's config file as doctor sees it.
 #[derive(Debug, Clone)]
 pub(crate) struct ClientConfig {
-    /// The client's id, as `--client` takes it (`claude-code`, `codex`, …).
-    pub(crate) id: String,
+    /// The client's row in the installer's table: its id (as `--client` takes it), its timeouts and gates.
+    pub(crate) spec: &'static ClientSpec,
     /// The client's display name.
     pub(crate) name: String,
     /// The config file.
@@ -200,7 +197,7 @@ pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) 
                 format!("{} does not parse: {error}", client.path.display()),
                 format!(
                     "fix that line by hand (doctor and setup never rewrite a file they cannot parse), then run `{} setup --client {}`",
-                    context.obsmcp, client.id
+                    context.obsmcp, client.spec.id
                 ),
             )];
         }
@@ -240,7 +237,7 @@ pub(crate) fn client_checks(client: &ClientConfig, context: &ClientContext<'_>) 
 /// Whether the companion skill is there and this binary's; missing is only a note (`setup --no-skill` leaves it out).
 fn skill_check(client: &ClientConfig, context: &ClientContext<'_>) -> Option<Check> {
     use obsmcp_installer::clients::skill::Installed;
-    let setup = format!("{} setup --client {}", context.obsmcp, client.id);
+    let setup = format!("{} setup --client {}", context.obsmcp, client.spec.id);
     Some(match client.skill? {
         Installed::Current => {
             Check::ok("client.skill", "the obsmcp skill is installed and current")
@@ -261,7 +258,7 @@ fn skill_check(client: &ClientConfig, context: &ClientContext<'_>) -> Option<Che
 
 fn missing_entry(client: &ClientConfig, context: &ClientContext<'_>) -> Check {
     let finding = format!("no obsmcp entry: {} cannot reach your vault", client.name);
-    let fix = format!("{} setup --client {}", context.obsmcp, client.id);
+    let fix = format!("{} setup --client {}", context.obsmcp, client.spec.id);
     let check = if context.any_entry {
         Check::warn("client.entry", finding, fix)
     } else {
@@ -269,7 +266,7 @@ fn missing_entry(client: &ClientConfig, context: &ClientContext<'_>) -> Check {
     };
     match context.known_vaults {
         [(vault, config_dir)] if !client.project => check.with_repair(Repair::RegisterEntry {
-            client: client.id.clone(),
+            client: client.spec.id.to_owned(),
             server: None,
             args: None,
             vault: vault.clone(),
@@ -292,19 +289,19 @@ fn entry_checks(
         .unwrap_or(obsmcp_installer::obsidian::plugin_data::DEFAULT_CONFIG_DIR)
         .to_owned();
     let register = |vault: &Path| Repair::RegisterEntry {
-        client: client.id.clone(),
+        client: client.spec.id.to_owned(),
         server: Some(entry.name.clone()),
         args: Some(entry.args.clone()),
         vault: vault.to_owned(),
         config_dir: config_dir.clone(),
     };
     let reregister = vault.as_deref().map_or_else(
-        || format!("{} setup --client {}", context.obsmcp, client.id),
+        || format!("{} setup --client {}", context.obsmcp, client.spec.id),
         |vault| {
             format!(
                 "{} setup --client {} --vault {}",
                 context.obsmcp,
-                client.id,
+                client.spec.id,
                 shell_quote(&vault.to_string_lossy())
             )
         },
@@ -451,9 +448,10 @@ fn is_executable(_path: &Path) -> bool {
 }
 
 fn timeout_checks(client: &ClientConfig, entry: &ServerEntry) -> Vec<Check> {
-    client_rules()
+    client
+        .spec
+        .timeouts
         .iter()
-        .filter(|rule| client.id == rule.client)
         .filter_map(|rule| {
             let value = entry.raw.get(rule.key)?;
             let number = value

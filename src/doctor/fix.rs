@@ -323,7 +323,7 @@ impl Decisions for OnlyOurOwnEntries<'_> {
         };
         self.clients
             .iter()
-            .filter(|config| config.id == client.id)
+            .filter(|config| config.spec.id == client.id)
             .flat_map(|config| match &config.state {
                 ConfigState::Parsed(entries) => entries.iter(),
                 _ => [].iter(),

@@ -1,13 +1,12 @@
 //! Gates outside a client's entry that can hide obsmcp from it: Claude Code's deny and allow lists, its approval of
 //! project `.mcp.json` servers and `MCP_TIMEOUT`; Codex's project trust; Gemini CLI's trusted folders; Hermes'
-//! safe mode. Each client's gates are one function in [`GATES`], picked by client id and scope, so the checks that
-//! run on every client stay free of client names.
-//!
-//! The `GATES` table is data, one entry per client gate.
+//! safe mode. Which gates a client has is data on its row of the installer's table ([`Gate`]); how each is checked,
+//! and for which scope, is [`gate_function`] here, so the checks that run on every client stay free of client names.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use obsmcp_installer::clients::Gate;
 use obsmcp_installer::document::{self, Format};
 use obsmcp_installer::environment::{Environment, Os};
 use serde_json::Value;
@@ -30,24 +29,32 @@ pub(crate) struct GateContext<'a> {
 /// A client's gate checks.
 type GateFn = fn(&GateContext<'_>) -> Vec<Check>;
 
-/// Gate checks per client id and scope (`true`: project scope).
-const GATES: [(&str, bool, GateFn); 5] = [
-    ("claude-code", false, claude_code),
-    ("claude-code", true, claude_project_approval),
-    ("codex", true, codex_project_trust),
-    ("gemini", false, gemini),
-    ("hermes", false, hermes),
-];
+/// How a gate is checked, and whether on the project-scope config (`true`) or the user's; `None` for the gate that
+/// runs the client's own runtime, which [`runtime_checks`] checks with the slow checks.
+fn gate_function(gate: Gate) -> Option<(bool, GateFn)> {
+    match gate {
+        Gate::ClaudeCodeSettings => Some((false, claude_code)),
+        Gate::ClaudeCodeProjectApproval => Some((true, claude_project_approval)),
+        Gate::CodexProjectTrust => Some((true, codex_project_trust)),
+        Gate::GeminiFolderTrust => Some((false, gemini)),
+        Gate::HermesSafeMode => Some((false, hermes)),
+        Gate::HermesMcpSdk => None,
+    }
+}
 
 /// The lowest `MCP_TIMEOUT` (ms) that leaves room for a bridge start on a loaded machine.
 const CLAUDE_MIN_TIMEOUT_MS: u64 = 5000;
 
 /// The gate checks of one client config.
 pub(crate) fn gate_checks(context: &GateContext<'_>) -> Vec<Check> {
-    GATES
+    context
+        .client
+        .spec
+        .gates
         .iter()
-        .filter(|(id, project, _)| *id == context.client.id && *project == context.client.project)
-        .flat_map(|(_, _, gates)| gates(context))
+        .filter_map(|gate| gate_function(*gate))
+        .filter(|(project, _)| *project == context.client.project)
+        .flat_map(|(_, gate)| gate(context))
         .collect()
 }
 
@@ -423,7 +430,7 @@ pub(crate) async fn runtime_checks(
     let mut found = BTreeMap::new();
     if let Some(index) = clients
         .iter()
-        .position(|client| client.id == "hermes" && !client.project)
+        .position(|client| client.spec.gates.contains(&Gate::HermesMcpSdk) && !client.project)
         && let Some(check) = hermes_mcp_sdk(environment).await
     {
         found.insert(index, check);

@@ -268,7 +268,7 @@ fn vault_section(
 fn client_section(client: &ClientConfig, checks: Vec<Check>) -> Section {
     Section {
         subject: Subject::Client {
-            client: client.id.clone(),
+            client: client.spec.id.to_owned(),
             name: client.name.clone(),
             config: client.path.display().to_string(),
             scope: if client.project { "project" } else { "user" },

@@ -3,9 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use obsmcp_installer::clients::{
-    self as installer_clients, CLIENTS, ClientSpec, EntryKind, describe_entry, read_servers,
-};
+use obsmcp_installer::clients::{CLIENTS, ClientSpec, EntryKind, describe_entry, read_servers};
 use obsmcp_installer::environment::Environment;
 use serde_json::Value;
 
@@ -25,7 +23,7 @@ pub(crate) fn read_clients(environment: &Environment) -> Vec<ClientConfig> {
                 None => read_state(spec, &location.config),
             };
             Some(ClientConfig {
-                id: spec.id.to_owned(),
+                spec,
                 name: spec.name.to_owned(),
                 path: location.config,
                 state,
@@ -73,16 +71,13 @@ fn entry(spec: &ClientSpec, name: &str, raw: &Value) -> ServerEntry {
     entry
 }
 
-/// Project-scope configs that hold an obsmcp entry, found from `cwd` up to its repository root: Claude Code's
-/// `.mcp.json` and a project's `.codex/config.toml`. Both are read in the user-scope file's format and key.
+/// Project-scope configs that hold an obsmcp entry, found from `cwd` up to its repository root, for the clients
+/// that read one (Claude Code's `.mcp.json`, a project's `.codex/config.toml`). Each is read in the user-scope
+/// file's format and key.
 pub(crate) fn project_configs(cwd: &Path) -> Vec<ClientConfig> {
     let mut found = Vec::new();
-    let candidates = [
-        ("claude-code", "Claude Code (project)", ".mcp.json"),
-        ("codex", "Codex (project)", ".codex/config.toml"),
-    ];
-    for (id, name, relative) in candidates {
-        let Some(spec) = installer_clients::find(id) else {
+    for spec in CLIENTS {
+        let Some(relative) = spec.project_config else {
             continue;
         };
         let Some(path) = project_ancestors(cwd)
@@ -95,8 +90,8 @@ pub(crate) fn project_configs(cwd: &Path) -> Vec<ClientConfig> {
         let has_ours = matches!(&state, ConfigState::Parsed(entries) if entries.iter().any(ServerEntry::is_obsmcp));
         if has_ours || matches!(state, ConfigState::Unparsable(_)) {
             found.push(ClientConfig {
-                id: id.to_owned(),
-                name: name.to_owned(),
+                spec,
+                name: format!("{} (project)", spec.name),
                 path,
                 state,
                 gate_checks: Vec::new(),

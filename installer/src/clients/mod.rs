@@ -7,7 +7,8 @@
 //! reads back the entry templates, and [`skill`] is the companion skill for the clients that read skills.
 //!
 //! A client is added or changes its layout in three places read together: its row in [`CLIENTS`], its `locate`
-//! function in `locations.rs`, and the tests that pin them (`tests.rs`).
+//! function in `locations.rs`, and the tests that pin them (`tests.rs`). The row also holds what doctor checks
+//! beyond the entry (its timeout keys, named from `gates.rs`, and its [`Gate`]s); doctor never branches on an id.
 
 use std::path::{Path, PathBuf};
 
@@ -17,9 +18,13 @@ use crate::document::{Format, KeyPath};
 use crate::environment::Environment;
 use template::Template;
 
+mod gates;
 mod locations;
 pub mod skill;
 pub mod template;
+
+use gates::{CODEX_TIMEOUTS, GEMINI_TIMEOUTS, HERMES_TIMEOUTS, OPENCODE_TIMEOUTS};
+pub use gates::{Gate, TimeoutKey};
 
 use locations::{
     claude_code, claude_code_settings, claude_code_skills, claude_desktop, codex, codex_skills,
@@ -51,6 +56,13 @@ pub struct ClientSpec {
     pub after_change: &'static str,
     /// The folder the client reads skills from (`<folder>/<name>/SKILL.md`), for clients that have one.
     pub skills: Option<fn(&Environment) -> PathBuf>,
+    /// The project-scope config file, relative to a project's root, in the same format and key as the user's. Doctor
+    /// checks it; setup writes user-scope entries only.
+    pub project_config: Option<&'static str>,
+    /// Entry keys that hide obsmcp when set too low (`gates.rs`).
+    pub timeouts: &'static [TimeoutKey],
+    /// Gates outside the entry that can keep obsmcp from the client (`gates.rs`).
+    pub gates: &'static [Gate],
 }
 
 /// Where a client keeps its config on this machine.
@@ -137,6 +149,9 @@ pub static CLIENTS: &[ClientSpec] = &[
         }),
         after_change: "start a new Claude Code session (or run /mcp) to load it",
         skills: Some(claude_code_skills),
+        project_config: Some(".mcp.json"),
+        timeouts: &[],
+        gates: &[Gate::ClaudeCodeSettings, Gate::ClaudeCodeProjectApproval],
     },
     ClientSpec {
         id: "codex",
@@ -150,6 +165,9 @@ pub static CLIENTS: &[ClientSpec] = &[
         permissions: None,
         after_change: "start a new Codex session to load it",
         skills: Some(codex_skills),
+        project_config: Some(".codex/config.toml"),
+        timeouts: CODEX_TIMEOUTS,
+        gates: &[Gate::CodexProjectTrust],
     },
     ClientSpec {
         id: "hermes",
@@ -163,6 +181,9 @@ pub static CLIENTS: &[ClientSpec] = &[
         permissions: None,
         after_change: "Hermes reloads MCP servers on its own within seconds (or run /reload-mcp)",
         skills: Some(hermes_skills),
+        project_config: None,
+        timeouts: HERMES_TIMEOUTS,
+        gates: &[Gate::HermesSafeMode, Gate::HermesMcpSdk],
     },
     ClientSpec {
         id: "claude-desktop",
@@ -176,6 +197,9 @@ pub static CLIENTS: &[ClientSpec] = &[
         permissions: None,
         after_change: "quit Claude Desktop completely and start it again",
         skills: None,
+        project_config: None,
+        timeouts: &[],
+        gates: &[],
     },
     ClientSpec {
         id: "gemini",
@@ -189,6 +213,9 @@ pub static CLIENTS: &[ClientSpec] = &[
         permissions: None,
         after_change: "start a new Gemini CLI session in a trusted folder",
         skills: None,
+        project_config: None,
+        timeouts: GEMINI_TIMEOUTS,
+        gates: &[Gate::GeminiFolderTrust],
     },
     ClientSpec {
         id: "cursor",
@@ -202,6 +229,9 @@ pub static CLIENTS: &[ClientSpec] = &[
         permissions: None,
         after_change: "enable the server in Cursor's MCP settings if it is not already",
         skills: None,
+        project_config: None,
+        timeouts: &[],
+        gates: &[],
     },
     ClientSpec {
         id: "vscode",
@@ -215,6 +245,9 @@ pub static CLIENTS: &[ClientSpec] = &[
         permissions: None,
         after_change: "start the server from VS Code's MCP view (or reload the window)",
         skills: None,
+        project_config: None,
+        timeouts: &[],
+        gates: &[],
     },
     ClientSpec {
         id: "windsurf",
@@ -228,6 +261,9 @@ pub static CLIENTS: &[ClientSpec] = &[
         permissions: None,
         after_change: "refresh the MCP servers in Windsurf's Cascade panel",
         skills: None,
+        project_config: None,
+        timeouts: &[],
+        gates: &[],
     },
     ClientSpec {
         id: "zed",
@@ -241,6 +277,9 @@ pub static CLIENTS: &[ClientSpec] = &[
         permissions: None,
         after_change: "Zed picks up settings changes on its own",
         skills: None,
+        project_config: None,
+        timeouts: &[],
+        gates: &[],
     },
     ClientSpec {
         id: "opencode",
@@ -254,6 +293,9 @@ pub static CLIENTS: &[ClientSpec] = &[
         permissions: None,
         after_change: "start a new opencode session to load it",
         skills: None,
+        project_config: None,
+        timeouts: OPENCODE_TIMEOUTS,
+        gates: &[],
     },
 ];
 
