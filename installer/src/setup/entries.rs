@@ -280,13 +280,9 @@ pub(super) fn plan_entry(
     let client = client_file.client;
     let path = client.entry_path(name);
     let mut operations = entry_operations(request, vault, client_file, name, notes);
-    if request.always_load && client.id == "claude-code" {
+    if let Some(key) = client.always_load_key.filter(|_| request.always_load) {
         operations.push(Operation::Replace {
-            path: path
-                .iter()
-                .cloned()
-                .chain([ALWAYS_LOAD_KEY.to_owned()])
-                .collect(),
+            path: path.iter().cloned().chain([key.to_owned()]).collect(),
             value: json!(true),
         });
     }
@@ -406,9 +402,6 @@ fn plan_permission_rules(
 
 /// The key that names the transport (`stdio`, `local`) in the templates of clients that need one.
 const TRANSPORT_KEY: &str = "type";
-
-/// Claude Code's entry key that keeps a server's tools out of tool search's deferral.
-const ALWAYS_LOAD_KEY: &str = "alwaysLoad";
 
 /// Brings obsmcp's existing entry at `path` up to date by setting only the keys obsmcp owns: the command, its
 /// arguments and the transport. Everything else in the entry is the user's (`env`, timeouts, tool filters, a
