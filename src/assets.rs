@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use obsmcp_installer::obsidian::plugin::PluginBundle;
+use obsmcp_installer::obsidian_files::plugin::PluginBundle;
 use serde_json::Value;
 
 /// The plugin files this binary installs.

@@ -9,9 +9,9 @@ mod commands;
 mod doctor;
 #[cfg(any(test, fuzzing))]
 pub mod fuzzing;
+mod lock;
 mod offline;
 mod plugin_auth;
-mod sync;
 mod ui;
 mod version;
 

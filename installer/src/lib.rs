@@ -7,8 +7,9 @@
 //! - [`environment::Environment`]: home, variables and OS, injected everywhere.
 //! - [`document`]: lossless JSON / JSONC / TOML / YAML editing as a list of [`document::Operation`]s, checked by
 //!   reading the result back.
-//! - [`obsidian`]: what Obsidian keeps: its vault [`obsidian::registry`] on every OS with config folder detection and
-//!   server-name slugs, and the obsmcp [`obsidian::plugin`] inside a vault with its [`obsidian::plugin_data`].
+//! - [`obsidian_files`]: what Obsidian keeps on the machine: its vault [`obsidian_files::registry`] on every OS with
+//!   config folder detection and server-name slugs, and the obsmcp [`obsidian_files::plugin`] inside a vault with its
+//!   [`obsidian_files::plugin_data`].
 //! - [`clients`]: the AI clients as data ([`clients::CLIENTS`]), their entry [`clients::template`]s and the companion
 //!   [`clients::skill`]; `locate`, [`clients::read_servers`] and [`clients::describe_entry`] are what `doctor` needs
 //!   to find and judge an entry.
@@ -20,7 +21,7 @@
 pub mod clients;
 pub mod document;
 pub mod environment;
-pub mod obsidian;
+pub mod obsidian_files;
 pub mod plan;
 pub mod setup;
 pub mod uninstall;

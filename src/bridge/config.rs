@@ -195,7 +195,7 @@ impl RawConfig {
             UpstreamTarget::Vault {
                 path,
                 config_dir: self.config_dir.unwrap_or_else(|| {
-                    obsmcp_installer::obsidian::plugin_data::DEFAULT_CONFIG_DIR.into()
+                    obsmcp_installer::obsidian_files::plugin_data::DEFAULT_CONFIG_DIR.into()
                 }),
             }
         } else if let Some(text) = url {

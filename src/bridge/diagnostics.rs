@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::sync::lock;
+use crate::lock::lock;
 use serde::Serialize;
 
 /// Rotate when the file grows past this.

@@ -10,7 +10,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
-use crate::sync::lock;
+use crate::lock::lock;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 

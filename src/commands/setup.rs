@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use obsmcp_installer::clients::{CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
-use obsmcp_installer::obsidian::registry;
+use obsmcp_installer::obsidian_files::registry;
 use obsmcp_installer::plan::Change;
 use obsmcp_installer::plan::moves;
 use obsmcp_installer::setup::{self as planner, FixedDecisions, SetupRequest, VaultTarget};

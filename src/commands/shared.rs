@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use obsmcp_installer::clients::{self, CLIENTS, ClientSpec};
 use obsmcp_installer::environment::Environment;
-use obsmcp_installer::obsidian::registry;
+use obsmcp_installer::obsidian_files::registry;
 use obsmcp_installer::plan::binary::BinaryInstall;
 use obsmcp_installer::plan::binary::transience;
 use obsmcp_installer::plan::{FileChange, Item, Note, Problem};

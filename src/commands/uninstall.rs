@@ -122,7 +122,7 @@ fn remaining(environment: &Environment) -> Vec<String> {
         .map(|(vault, clients)| {
             format!(
                 "vault {} ({}): {}",
-                obsmcp_installer::obsidian::registry::vault_name(&vault),
+                obsmcp_installer::obsidian_files::registry::vault_name(&vault),
                 vault.display(),
                 clients.join(", ")
             )

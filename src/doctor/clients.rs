@@ -286,7 +286,7 @@ fn entry_checks(
     let vault = entry.flag("--vault").map(PathBuf::from);
     let config_dir = entry
         .flag("--config-dir")
-        .unwrap_or(obsmcp_installer::obsidian::plugin_data::DEFAULT_CONFIG_DIR)
+        .unwrap_or(obsmcp_installer::obsidian_files::plugin_data::DEFAULT_CONFIG_DIR)
         .to_owned();
     let register = |vault: &Path| Repair::RegisterEntry {
         client: client.spec.id.to_owned(),

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use obsmcp_installer::environment::Environment;
-use obsmcp_installer::obsidian::plugin_data::PLUGIN_ID;
+use obsmcp_installer::obsidian_files::plugin_data::PLUGIN_ID;
 
 use self::clients::{ClientConfig, ClientContext, ConfigState, ServerEntry};
 use self::report::{Check, Report, Section, Subject};
@@ -358,7 +358,7 @@ fn vault_targets(
 
 /// The config folder of a vault: the one given, or the one found in it.
 fn config_dir_of(vault: &Path, given: Option<&str>) -> String {
-    obsmcp_installer::obsidian::registry::config_dir(vault, given).0
+    obsmcp_installer::obsidian_files::registry::config_dir(vault, given).0
 }
 
 /// Adds a vault unless one at the same real path is there already.
@@ -380,7 +380,7 @@ fn add_registered_vaults(
     targets: &mut Vec<VaultTarget>,
     machine: &mut Vec<Check>,
 ) -> usize {
-    let (registered, errors) = obsmcp_installer::obsidian::registry::discover(environment);
+    let (registered, errors) = obsmcp_installer::obsidian_files::registry::discover(environment);
     for error in &errors {
         machine.push(Check::warn(
             "vaults.registry",

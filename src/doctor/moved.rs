@@ -13,11 +13,12 @@ use obsmcp_installer::plan::state::State;
 
 /// The moves doctor can see: gone places matched with the vaults Obsidian lists.
 pub(crate) fn find(environment: &Environment) -> Vec<Move> {
-    let (registered, _) = obsmcp_installer::obsidian::registry::discover(environment);
+    let (registered, _) = obsmcp_installer::obsidian_files::registry::discover(environment);
     let candidates: Vec<_> = registered
         .into_iter()
         .map(|vault| {
-            let config_dir = obsmcp_installer::obsidian::registry::config_dir(&vault.path, None).0;
+            let config_dir =
+                obsmcp_installer::obsidian_files::registry::config_dir(&vault.path, None).0;
             (vault.path, config_dir)
         })
         .collect();

@@ -158,7 +158,7 @@ impl OfflineVault {
             .unwrap_or(".obsidian")
             .trim_matches('/')
             .to_string();
-        let read_only = obsmcp_installer::obsidian::plugin_data::read(&root, &config_dir)
+        let read_only = obsmcp_installer::obsidian_files::plugin_data::read(&root, &config_dir)
             .is_ok_and(|data| data.read_only);
         Ok(Self {
             root,
@@ -180,7 +180,7 @@ impl OfflineVault {
     /// Sets the index's memory budget, in MiB.
     pub(crate) fn with_memory_budget_mb(mut self, megabytes: u64) -> Self {
         self.budget = megabytes.saturating_mul(1 << 20);
-        crate::sync::write(&self.words).set_budget(self.budget);
+        crate::lock::write(&self.words).set_budget(self.budget);
         self
     }
 
@@ -278,7 +278,7 @@ impl OfflineVault {
                 Err(refused) => Err(ToolError(refused.to_string())),
                 Ok(snapshot) => {
                     let ctx = self.context(&snapshot);
-                    let limited = crate::sync::read(&self.words).dropped().is_some();
+                    let limited = crate::lock::read(&self.words).dropped().is_some();
                     tools::run(&ctx, name, arguments)
                         .map(|output| with_skipped_notice(name, output, &snapshot.too_large))
                         .map(|output| {

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::*;
-use crate::sync::lock;
+use crate::lock::lock;
 
 /// A vault folder holding `files` (path, text), opened offline.
 pub(super) fn vault(files: &[(&str, &str)]) -> (tempfile::TempDir, OfflineVault) {

@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::environment::Environment;
-use crate::obsidian::plugin_data;
-use crate::obsidian::registry::{self, RegisteredVault};
+use crate::obsidian_files::plugin_data;
+use crate::obsidian_files::registry::{self, RegisteredVault};
 use crate::plan::state::{State, VaultIdentity};
 use crate::plan::write;
 

@@ -14,8 +14,8 @@ use super::edits::Edits;
 use super::{Decisions, SERVER_NAME, SetupPlan, SetupRequest, VaultTarget};
 use crate::clients::{ClientSpec, EntryKind, describe_entry, read_servers};
 use crate::document::{self, KeyPath, Operation};
-use crate::obsidian::plugin_data::DEFAULT_CONFIG_DIR;
-use crate::obsidian::registry;
+use crate::obsidian_files::plugin_data::DEFAULT_CONFIG_DIR;
+use crate::obsidian_files::registry;
 use crate::plan::Note;
 use crate::plan::write;
 

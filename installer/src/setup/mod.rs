@@ -17,8 +17,8 @@ use serde::Serialize;
 
 use crate::clients::{ClientSpec, skill};
 use crate::environment::Environment;
-use crate::obsidian::plugin::PluginBundle;
-use crate::obsidian::registry::{self, ConfigDirSource};
+use crate::obsidian_files::plugin::PluginBundle;
+use crate::obsidian_files::registry::{self, ConfigDirSource};
 use crate::plan::moves::{self, Move};
 use crate::plan::saved_index;
 use crate::plan::state::State;
@@ -264,9 +264,10 @@ impl SetupPlan {
                 .vaults
                 .iter()
                 .find(|vault| vault.path == moved.to)
-                .map_or(crate::obsidian::plugin_data::DEFAULT_CONFIG_DIR, |vault| {
-                    &vault.config_dir
-                });
+                .map_or(
+                    crate::obsidian_files::plugin_data::DEFAULT_CONFIG_DIR,
+                    |vault| &vault.config_dir,
+                );
             let index =
                 saved_index::file(&saved_index::folder(state_home), &moved.from, config_dir);
             // A cache named after the old place: the bridge builds one for the new place.

@@ -13,7 +13,7 @@ use super::{UninstallPlan, UninstallRequest};
 use crate::clients::{ClientSpec, EntryKind, PermissionSpec, describe_entry, read_servers, skill};
 use crate::document::{self, KeyPath, Operation};
 use crate::environment::Environment;
-use crate::obsidian::plugin_data::DEFAULT_CONFIG_DIR;
+use crate::obsidian_files::plugin_data::DEFAULT_CONFIG_DIR;
 use crate::plan::state::State;
 use crate::plan::write;
 use crate::plan::{Change, FileChange, Item, Problem};

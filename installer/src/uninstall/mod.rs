@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::clients::ClientSpec;
 use crate::environment::Environment;
-use crate::obsidian::registry;
+use crate::obsidian_files::registry;
 use crate::plan::moves::{self, Move};
 use crate::plan::state::State;
 use crate::plan::write;

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use super::edits::{prune_operations, push_edit};
 use super::{UninstallPlan, UninstallRequest};
-use crate::obsidian::plugin::{self, PLUGIN_FILES};
-use crate::obsidian::registry;
+use crate::obsidian_files::plugin::{self, PLUGIN_FILES};
+use crate::obsidian_files::registry;
 use crate::plan::saved_index;
 use crate::plan::state::State;
 use crate::plan::write;

@@ -21,7 +21,7 @@ use super::{Server, catalog::CatalogSource};
 use crate::bridge::config::{IndexSearch, SLOW_SEARCH, UpstreamTarget};
 use crate::bridge::offline::OfflineBackend;
 use crate::bridge::policy::is_read_only;
-use crate::sync::lock;
+use crate::lock::lock;
 
 /// How many searches each side answered, for `obsidian_status`.
 #[derive(Default)]

@@ -22,7 +22,7 @@ use super::offline::{OfflineBackend, RpcFailure};
 use super::outbox::Outbox;
 use super::protocol;
 use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamState};
-use crate::sync::lock;
+use crate::lock::lock;
 use status::status_tool;
 
 mod call;

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::{RequestSlot, STATUS_TOOL, Server, UpstreamState};
 use crate::bridge::budget::Budget;
 use crate::bridge::config::{UpstreamTarget, redacted};
-use crate::sync::lock;
+use crate::lock::lock;
 
 /// How long `obsidian_status` waits for the plugin's `vault_info`; the status never waits longer on Obsidian.
 const INDEX_ASK_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -48,7 +48,7 @@ impl Server {
         let catalog = lock(&self.catalog);
         let upstream = match self.upstream.target() {
             UpstreamTarget::Vault { path, config_dir } => {
-                let port = obsmcp_installer::obsidian::plugin_data::read(path, config_dir)
+                let port = obsmcp_installer::obsidian_files::plugin_data::read(path, config_dir)
                     .ok()
                     .map(|data| data.port);
                 // How many rules hide private notes, never what they hide.

@@ -16,7 +16,7 @@ use super::session::{
 use super::wire::SendError;
 use super::{CallError, HTTP_HANDSHAKE_TIMEOUT, RequestSlot, Upstream, UpstreamState};
 use crate::bridge::jsonrpc;
-use crate::sync::lock;
+use crate::lock::lock;
 
 /// How long an outage may last before a call stops waiting for it once a fresh attempt fails: longer than a plugin
 /// takes to reload (the port is closed for well under a second), shorter than the default `--connect-wait`.

@@ -34,8 +34,8 @@ use url::Url;
 
 use super::{Events, LinkEvent, SendError, describe_reqwest_error};
 use crate::bridge::protocol;
+use crate::lock::lock;
 use crate::plugin_auth::{Challenge, PluginKey};
-use crate::sync::lock;
 
 mod stream;
 use stream::{into_messages, read_stream};

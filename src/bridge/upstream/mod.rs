@@ -38,7 +38,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::{HttpFlavor, UpstreamTarget};
 use super::diagnostics::Diagnostics;
-use crate::sync::lock;
+use crate::lock::lock;
 use session::{Pending, REFRESH_IDLE, Session};
 
 pub(crate) use wire::{Events, LINK_QUEUE, LinkEvent, SendError, describe_reqwest_error};

@@ -15,7 +15,7 @@ pub(super) use super::wire::with_client_context;
 use super::wire::{LinkEvent, SendError};
 use super::{HTTP_HANDSHAKE_TIMEOUT, Upstream, UpstreamEvent};
 use crate::bridge::jsonrpc::{self, Message};
-use crate::sync::lock;
+use crate::lock::lock;
 
 impl Upstream {
     /// Sends a request on one given session and awaits its answer (handshake, pings, catalog).

@@ -14,7 +14,7 @@ use serde_json::json;
 use super::Upstream;
 use super::link::Link;
 use super::session::Session;
-use crate::sync::lock;
+use crate::lock::lock;
 
 /// How long one subscribe or unsubscribe may take on the upstream.
 const SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(5);

@@ -21,7 +21,7 @@ use super::{HTTP_HANDSHAKE_TIMEOUT, Upstream, UpstreamEvent, UpstreamState, chil
 use crate::bridge::config::{HttpFlavor, UpstreamTarget};
 use crate::bridge::diagnostics::Record;
 use crate::bridge::protocol;
-use crate::sync::lock;
+use crate::lock::lock;
 
 impl Upstream {
     /// The supervisor: runs until [`Upstream::shutdown`].
@@ -154,7 +154,7 @@ impl Upstream {
         }
         match &self.target {
             UpstreamTarget::Vault { path, config_dir } => {
-                let data = obsmcp_installer::obsidian::plugin_data::read(path, config_dir).map_err(|error| {
+                let data = obsmcp_installer::obsidian_files::plugin_data::read(path, config_dir).map_err(|error| {
                     format!("the obsmcp plugin's settings could not be read ({error}); run `obsmcp setup` for this vault")
                 })?;
                 let url = Url::parse(&format!("http://127.0.0.1:{}/mcp", data.port))

@@ -18,7 +18,7 @@ use super::wire::{Events, LinkEvent, SendError};
 use super::{CallError, RequestSlot, Upstream};
 use crate::bridge::config::UpstreamTarget;
 use crate::bridge::diagnostics::Diagnostics;
-use crate::sync::lock;
+use crate::lock::lock;
 
 /// What opens each link of a test's supervisor.
 pub(super) type Connector = Box<dyn FnMut(Events) -> Result<Link, AttemptFailed> + Send>;

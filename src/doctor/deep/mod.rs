@@ -105,7 +105,7 @@ pub(crate) struct Step {
 /// Runs the self-test on one vault whose plugin's `data.json` is at `config_dir`.
 pub(crate) async fn run(vault: &Path, config_dir: &str, options: &DeepOptions) -> DeepReport {
     let started = Instant::now();
-    let data = match obsmcp_installer::obsidian::plugin_data::read(vault, config_dir) {
+    let data = match obsmcp_installer::obsidian_files::plugin_data::read(vault, config_dir) {
         Ok(data) => data,
         Err(error) => {
             return DeepReport::not_run(

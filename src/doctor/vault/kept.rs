@@ -57,7 +57,7 @@ fn kept_folder(vault: &Path, config_dir: &str) -> PathBuf {
     vault
         .join(config_dir)
         .join("plugins")
-        .join(obsmcp_installer::obsidian::plugin_data::PLUGIN_ID)
+        .join(obsmcp_installer::obsidian_files::plugin_data::PLUGIN_ID)
         .join("kept")
 }
 

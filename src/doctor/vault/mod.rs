@@ -13,7 +13,7 @@ mod network;
 use std::path::{Path, PathBuf};
 
 pub(crate) use obsmcp_installer::environment::shell_quote;
-use obsmcp_installer::obsidian::plugin_data::{self, PLUGIN_ID, PluginData, PluginDataError};
+use obsmcp_installer::obsidian_files::plugin_data::{self, PLUGIN_ID, PluginData, PluginDataError};
 use serde_json::Value;
 
 use crate::assets::BUNDLE;

@@ -8,12 +8,12 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::watch::Watch;
+use crate::lock::lock;
 use crate::offline::OfflineVault;
 use crate::offline::obsidian::metadata::Snapshot;
 use crate::offline::obsidian::vault::{Listing, walk};
 use crate::offline::plugin::resources::Candidate;
 use crate::offline::plugin::vault::hidden::{HiddenRules, HiddenRulesError};
-use crate::sync::lock;
 
 /// The index and when it was last checked against the folder.
 #[derive(Default)]
@@ -148,7 +148,7 @@ impl OfflineVault {
             Some((snapshot, mut saved_words)) => {
                 saved_words.set_budget(self.budget);
                 saved_words.keep_within_budget(snapshot.approx_bytes());
-                *crate::sync::write(&self.words) = saved_words;
+                *crate::lock::write(&self.words) = saved_words;
                 state.snapshot = Some(Arc::new(snapshot));
             }
             // Built from the folder instead, which is done with the watcher off (see `fresh_snapshot`).
@@ -196,7 +196,7 @@ impl OfflineVault {
             &self.root,
             listing,
             state.snapshot.as_deref(),
-            &mut crate::sync::write(&self.words),
+            &mut crate::lock::write(&self.words),
         );
         if let Some(next) = changed {
             let next = Arc::new(next);

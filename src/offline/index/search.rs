@@ -44,7 +44,7 @@ impl OfflineVault {
         if !snapshot.too_large.is_empty() {
             return Err("some notes are over the size it reads (Obsidian searches them)");
         }
-        if crate::sync::read(&self.words).dropped().is_some() {
+        if crate::lock::read(&self.words).dropped().is_some() {
             return Err("its word index was dropped for the memory budget");
         }
         Ok(())

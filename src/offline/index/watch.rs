@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex};
 use notify::event::{EventKind, ModifyKind, RemoveKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
+use crate::lock::lock;
 use crate::offline::plugin::vault::paths::FileIdentity;
-use crate::sync::lock;
 
 /// A running watcher of one vault folder.
 pub(crate) struct Watch {
@@ -82,7 +82,7 @@ impl Watch {
         let config_folder = root.join(config_dir);
         let config = if cfg!(target_os = "linux") {
             let plugins = config_folder.join("plugins");
-            let plugin = plugins.join(obsmcp_installer::obsidian::plugin_data::PLUGIN_ID);
+            let plugin = plugins.join(obsmcp_installer::obsidian_files::plugin_data::PLUGIN_ID);
             vec![config_folder, plugins, plugin]
         } else {
             watcher

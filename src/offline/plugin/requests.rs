@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 
 use super::prompts;
 use super::resources::{self, Candidate, RpcFailure};
+use crate::lock::lock;
 use crate::offline::js::js_trim;
 use crate::offline::obsidian::metadata::Snapshot;
 use crate::offline::{OfflineVault, SOURCE_META_KEY};
-use crate::sync::lock;
 
 impl OfflineVault {
     /// Answers `resources/list`, `resources/templates/list`, `resources/read`, `prompts/list`, `prompts/get` or
@@ -82,8 +82,10 @@ impl OfflineVault {
     /// The prompts folder the plugin's settings name (`promptsFolder` in `data.json`, read again at each request as
     /// the plugin applies a change at once); the default when it names none.
     fn prompts_folder(&self) -> String {
-        let path =
-            obsmcp_installer::obsidian::plugin_data::data_json_path(&self.root, &self.config_dir);
+        let path = obsmcp_installer::obsidian_files::plugin_data::data_json_path(
+            &self.root,
+            &self.config_dir,
+        );
         let stored = std::fs::read_to_string(path)
             .ok()
             .and_then(|text| serde_json::from_str::<Value>(&text).ok())

@@ -31,9 +31,9 @@ use std::time::Duration;
 use obsmcp_installer::plan::saved_index;
 use serde::{Deserialize, Serialize};
 
+use crate::lock::{lock, read};
 use crate::offline::index::words::Words;
 use crate::offline::obsidian::metadata::Snapshot;
-use crate::sync::{lock, read};
 
 mod format;
 
@@ -295,8 +295,8 @@ fn private_folder(file: &Path, create: bool) -> std::io::Result<&Path> {
 mod tests {
     use serde_json::{Value, json};
 
+    use crate::lock::lock;
     use crate::offline::OfflineVault;
-    use crate::sync::lock;
 
     fn write(dir: &std::path::Path, path: &str, text: &str) {
         let full = dir.join(path);

@@ -16,7 +16,7 @@
 
 use std::path::Path;
 
-use obsmcp_installer::obsidian::plugin_data::{self, HiddenSettings, PluginDataError};
+use obsmcp_installer::obsidian_files::plugin_data::{self, HiddenSettings, PluginDataError};
 use regex::Regex;
 use unicode_normalization::UnicodeNormalization;
 

@@ -19,7 +19,7 @@ pub(super) struct Known {
 
 impl Known {
     pub(super) fn new(ctx: &Context<'_>, query: &Query) -> Known {
-        let words = crate::sync::read(ctx.words);
+        let words = crate::lock::read(ctx.words);
         let plain: Vec<usize> = (0..query.atoms.len())
             .filter(|&at| {
                 let atom = &query.atoms[at];

@@ -239,7 +239,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     let candidates = if regex {
         None
     } else {
-        crate::sync::read(ctx.words).candidates(&query)
+        crate::lock::read(ctx.words).candidates(&query)
     };
     let in_scope = |file: &FileEntry| {
         file.path.starts_with(&prefix)
@@ -313,6 +313,81 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     }
     let (next, rest) = page.finish(head, searched, None);
     Ok(Output::Json(paged_result(args, next, rest)))
+}
+
+/// Ranks the notes in scope that hold the query by relevance and adds them to the page from the cursor's note on;
+/// returns how many notes matched.
+fn rank_notes(
+    ctx: &Context<'_>,
+    matcher: &Matcher,
+    files: &[(usize, &FileEntry)],
+    text_if_candidate: &dyn Fn(usize, &FileEntry) -> Option<String>,
+    resume: &Option<(usize, String)>,
+    page: &mut Page,
+) -> Result<usize, ToolError> {
+    let bytes: u64 = files.iter().map(|(_, file)| file.size).sum();
+    let mean_size = if files.is_empty() {
+        0.0
+    } else {
+        bytes as f64 / files.len() as f64
+    };
+    let mut ranked: Vec<(&FileEntry, f64)> = files
+        .iter()
+        .filter_map(|&(index, file)| {
+            let text = text_if_candidate(index, file)?;
+            let lines = matching_lines(matcher, &text);
+            (lines > 0).then(|| (file, relevance(lines, file.size, mean_size)))
+        })
+        .collect();
+    // Stable, from path order: equal scores stay in path order, as in the plugin.
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let start = match &resume {
+        None => 0,
+        Some((_, path)) => ranked
+            .iter()
+            .position(|(file, _)| file.path == *path)
+            .ok_or_else(|| {
+                ToolError(format!(
+                    "the cursor's note {} no longer matches (it changed meanwhile): search again without cursor",
+                    quote(path)
+                ))
+            })?,
+    };
+    for (file, score) in &ranked[start..] {
+        let Ok(text) = ctx.text_of(file) else {
+            continue;
+        };
+        let lines = split_lines(&text);
+        let mut entry = super::page::entry(&file.path);
+        entry.insert("score".into(), js_number(round_score(*score)));
+        let find = |line: &str| matcher.find(line);
+        if page.add_note(
+            find,
+            &file.path,
+            &lines,
+            skip_for(resume, &file.path),
+            entry,
+        ) {
+            break;
+        }
+    }
+    Ok(ranked.len())
+}
+
+/// Where to start in a note: past the cursor's line in the cursor's note, else at its first line.
+fn skip_for(resume: &Option<(usize, String)>, path: &str) -> usize {
+    match resume {
+        Some((line, resumed)) if resumed == path => *line,
+        _ => 0,
+    }
+}
+
+/// The cleaned `path_prefix` the notes searched start with (a trailing `/` kept: a folder, not a name's start).
+fn scope_prefix(ctx: &Context<'_>, path_prefix: &str) -> Result<String, ToolError> {
+    if path_prefix.is_empty() {
+        return Ok(String::new());
+    }
+    Ok(ctx.clean(path_prefix, "path_prefix")? + if path_prefix.ends_with('/') { "/" } else { "" })
 }
 
 #[cfg(test)]
@@ -428,79 +503,4 @@ mod tests {
         assert!(parse_cursor(Some("x:a.md")).is_err());
         assert_eq!(parse_cursor(None).unwrap(), None);
     }
-}
-
-/// Ranks the notes in scope that hold the query by relevance and adds them to the page from the cursor's note on;
-/// returns how many notes matched.
-fn rank_notes(
-    ctx: &Context<'_>,
-    matcher: &Matcher,
-    files: &[(usize, &FileEntry)],
-    text_if_candidate: &dyn Fn(usize, &FileEntry) -> Option<String>,
-    resume: &Option<(usize, String)>,
-    page: &mut Page,
-) -> Result<usize, ToolError> {
-    let bytes: u64 = files.iter().map(|(_, file)| file.size).sum();
-    let mean_size = if files.is_empty() {
-        0.0
-    } else {
-        bytes as f64 / files.len() as f64
-    };
-    let mut ranked: Vec<(&FileEntry, f64)> = files
-        .iter()
-        .filter_map(|&(index, file)| {
-            let text = text_if_candidate(index, file)?;
-            let lines = matching_lines(matcher, &text);
-            (lines > 0).then(|| (file, relevance(lines, file.size, mean_size)))
-        })
-        .collect();
-    // Stable, from path order: equal scores stay in path order, as in the plugin.
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let start = match &resume {
-        None => 0,
-        Some((_, path)) => ranked
-            .iter()
-            .position(|(file, _)| file.path == *path)
-            .ok_or_else(|| {
-                ToolError(format!(
-                    "the cursor's note {} no longer matches (it changed meanwhile): search again without cursor",
-                    quote(path)
-                ))
-            })?,
-    };
-    for (file, score) in &ranked[start..] {
-        let Ok(text) = ctx.text_of(file) else {
-            continue;
-        };
-        let lines = split_lines(&text);
-        let mut entry = super::page::entry(&file.path);
-        entry.insert("score".into(), js_number(round_score(*score)));
-        let find = |line: &str| matcher.find(line);
-        if page.add_note(
-            find,
-            &file.path,
-            &lines,
-            skip_for(resume, &file.path),
-            entry,
-        ) {
-            break;
-        }
-    }
-    Ok(ranked.len())
-}
-
-/// Where to start in a note: past the cursor's line in the cursor's note, else at its first line.
-fn skip_for(resume: &Option<(usize, String)>, path: &str) -> usize {
-    match resume {
-        Some((line, resumed)) if resumed == path => *line,
-        _ => 0,
-    }
-}
-
-/// The cleaned `path_prefix` the notes searched start with (a trailing `/` kept: a folder, not a name's start).
-fn scope_prefix(ctx: &Context<'_>, path_prefix: &str) -> Result<String, ToolError> {
-    if path_prefix.is_empty() {
-        return Ok(String::new());
-    }
-    Ok(ctx.clean(path_prefix, "path_prefix")? + if path_prefix.ends_with('/') { "/" } else { "" })
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::document::{Format, Operation, key_path};
-use crate::obsidian::plugin_data::{PLUGIN_ID, plugin_dir};
+use crate::obsidian_files::plugin_data::{PLUGIN_ID, plugin_dir};
 
 /// The plugin files a binary carries.
 #[derive(Debug, Clone, Copy)]

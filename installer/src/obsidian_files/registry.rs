@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::environment::{Environment, Os};
-use crate::obsidian::plugin_data::DEFAULT_CONFIG_DIR;
+use crate::obsidian_files::plugin_data::DEFAULT_CONFIG_DIR;
 
 /// One place an Obsidian install keeps `obsidian.json`.
 #[derive(Debug, Clone, PartialEq, Eq)]
