@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::client::Client;
 use super::figures::short;
 use super::hostile::{DEEP_BASE, DEEP_VIEWS, LINKS_WORD};
-use super::rng::Rng;
+use crate::support::rng::Rng;
 
 /// The outcome of one caller's calls.
 #[derive(Default)]

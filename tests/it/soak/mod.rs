@@ -30,7 +30,6 @@ mod host;
 mod hostile;
 mod inputs;
 mod proxy;
-pub(crate) mod rng;
 mod swap;
 
 use std::collections::BTreeMap;
@@ -41,6 +40,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::support::rng::Rng;
 use crate::support::{
     ChildGuard, TempHome, fixture_vault, free_port, rss_kib, signal, write_plugin_data,
 };
@@ -51,7 +51,6 @@ use figures::{Storms, median, open_files};
 use host::Host;
 use inputs::{seconds_from_env, seed, write_notes};
 use proxy::{ChaosProxy, Mode};
-use rng::Rng;
 use swap::Swaps;
 
 const TOKEN: &str = "soak-token-0123456789abcdef0123456789abcdef";

@@ -20,7 +20,7 @@ use tokio::net::{TcpSocket, TcpStream};
 use tokio::runtime::Runtime;
 use tokio::task::AbortHandle;
 
-use super::rng::Rng;
+use crate::support::rng::Rng;
 
 /// What the proxy does to each new connection.
 #[derive(Debug, Clone, Copy)]

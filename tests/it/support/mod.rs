@@ -2,12 +2,14 @@
 //! own every child process — a guard kills its child when dropped and, when the test is failing, prints what the
 //! child wrote on stderr so the failure explains itself. This file holds the homes, ports, fixture vaults and the
 //! peers' paths; the process guards and signals are `process.rs`, the servers the tests start (the plugin host,
-//! server-everything, impostors) `servers.rs`, and the test-side MCP client `bridge.rs`.
+//! server-everything, impostors) `servers.rs`, the test-side MCP client `bridge.rs`, and the seeded random numbers that
+//! the soak and the setup sequences replay `rng.rs`.
 
 #![allow(dead_code)]
 
 pub mod bridge;
 mod process;
+pub mod rng;
 mod servers;
 
 use std::net::TcpListener;

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use obsmcp_installer::clients::{self, EntryKind};
 
 use super::{Machine, Run, set_immutable, tree_diff};
-use crate::soak::rng::Rng;
+use crate::support::rng::Rng;
 
 mod invariants;
 mod steps;

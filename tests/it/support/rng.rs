@@ -1,5 +1,5 @@
-//! A small seeded random number generator (SplitMix64), so a soak run can be replayed from its printed seed without a
-//! dependency.
+//! A small seeded random number generator (SplitMix64), so a soak run or a setup sequence can be replayed from its
+//! printed seed without a dependency.
 
 use std::time::Duration;
 
