@@ -4,6 +4,9 @@
 //! `chart.svg`; `benches/run` installs the peers, builds in release mode and runs it. What each figure means is in
 //! `benches/README.md`.
 //!
+//! A target of its own (`[[bench]] suite` in Cargo.toml says why), so that `cargo test` never compiles it; its own
+//! unit tests (figures, statistics, the report and the chart) run with `cargo test --bench suite`.
+//!
 //! Nothing here asserts a speed (the machine is shared and noisy): the suite fails only when obsmcp is functionally
 //! broken (a corrupted 20 MB note, no catalog with the plugin down, no recovery at all, an offline answer that
 //! disagrees with the plugin), and then only after the results are written.
@@ -19,6 +22,13 @@ mod modern;
 mod report;
 mod scale;
 mod stats;
+// The integration tests' helpers (plugin host, temporary homes, child guards, the test-side client), compiled into
+// this binary from their one copy: they call `env!("CARGO_BIN_EXE_obsmcp")`, which Cargo sets only for this
+// package's test and bench targets, so they cannot move into a crate of their own. Its re-exports serve every binary
+// that includes it; this one uses some.
+#[path = "../../tests/it/support/mod.rs"]
+#[allow(unused_imports)]
+mod support;
 mod vault;
 
 use std::path::PathBuf;

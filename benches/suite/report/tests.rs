@@ -2,8 +2,8 @@
 //! rendering (JSON, Markdown, the chart) instead of numbers.
 
 use super::*;
-use crate::bench::scale::{ScaleFigures, Side, Size};
-use crate::bench::vault::CaseFigures;
+use crate::scale::{ScaleFigures, Side, Size};
+use crate::vault::CaseFigures;
 
 fn figures(initialize_ms: f64, recovery: Figure, big_note: Figure) -> BridgeFigures {
     BridgeFigures {
