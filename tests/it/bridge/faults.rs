@@ -1,4 +1,4 @@
-//! Regressions found by the fault soak (`tests/it/soak/`), each pinned by a focused test against the real bridge and
+//! Regressions found by the fault soak (`tests/soak/`), each pinned by a focused test against the real bridge and
 //! the plugin hosted in Node.
 
 use std::time::{Duration, Instant};

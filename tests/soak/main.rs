@@ -14,8 +14,9 @@
 //! which the bridge reads, can name the proxy's port while the host listens on another: the bridge runs exactly as
 //! users run it, offline fallback included.
 //!
-//! Ignored in the default test run (a minute is too long for `cargo test`, and a few seconds would prove little);
-//! `.ci/run` runs a 60 s version, `tests/soak/run` a 5 min one. `OBSMCP_SOAK_SECS` sets the duration,
+//! A bench target of its own (`[[bench]] soak` in Cargo.toml), so that `cargo test` never compiles it, and its one
+//! test ignored besides (a minute is too long for a test run, and a few seconds would prove little): `.ci/run` runs a
+//! 60 s version, `tests/soak/run` a 5 min one. `OBSMCP_SOAK_SECS` sets the duration,
 //! `OBSMCP_SOAK_SEED` replays a run's chaos sequence (timings differ from run to run, the choices do not).
 //!
 //! Over 400 lines on purpose: the soak is one test of some 450 lines whose phases (set-up, chaos, checks, figures)
@@ -30,6 +31,10 @@ mod host;
 mod hostile;
 mod inputs;
 mod proxy;
+// The integration tests' helpers, included from their one copy for the reason benches/suite/main.rs gives.
+#[path = "../it/support/mod.rs"]
+#[allow(unused_imports)]
+mod support;
 mod swap;
 
 use std::collections::BTreeMap;
@@ -63,7 +68,7 @@ const CONNECT_WAIT: Duration = Duration::from_secs(2);
 const SLACK: Duration = Duration::from_secs(3);
 
 #[test]
-#[ignore = "the fault soak runs for minutes: OBSMCP_SOAK_SECS=60 cargo test --test it soak -- --ignored --nocapture"]
+#[ignore = "the fault soak runs for minutes: OBSMCP_SOAK_SECS=60 tests/soak/run"]
 fn bridge_survives_a_bounded_fault_soak() {
     let duration = Duration::from_secs(seconds_from_env("OBSMCP_SOAK_SECS", 300));
     let seed = seed();
