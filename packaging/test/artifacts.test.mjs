@@ -79,7 +79,7 @@ test('the build matrix names each target by the os and cpu Node reports on it', 
 
 test('PyPI: the build job of each platform wraps its binary into a wheel, which attest and pypi take', () => {
   const build = job('build');
-  assert.match(build, /bash packaging\/build --binary "target\/\$TARGET\/release\/\$EXECUTABLE" /, 'the build job runs packaging/build on its binary');
+  assert.match(build, /bash packaging\/build --binary "target\/\$TARGET\/\$PROFILE\/\$EXECUTABLE" /, 'the build job runs packaging/build on its binary');
   assert.match(build, /mv "packages\/obsmcp-\$VERSION"-py3-none-\*\.whl wheel\//, 'the build job moves the wheel packaging/build wrote');
   assert.match(build, /name: wheel-\$\{\{ matrix\.target \}\}\n\s+path: wheel\/\*\.whl/, 'the build job uploads wheel-<target>');
   const packagingBuild = read('packaging/build');
@@ -146,8 +146,18 @@ test('the release files and packages are the ones README.md Install section name
   }
 });
 
+test("the release builds with Cargo.toml's dist profile on every platform, and packs the binary from its folder", () => {
+  assert.equal(env('build', 'PROFILE'), 'dist', 'the build job sets PROFILE: dist');
+  assert.match(read('Cargo.toml'), /^\[profile\.dist\]\n(?:#.*\n)*inherits = "release"$/m, 'Cargo.toml has a dist profile that inherits release');
+  const build = job('build');
+  assert.match(build, /bash packaging\/build-linux --target "\$TARGET" --profile "\$PROFILE"/, 'Linux builds with the profile');
+  assert.match(build, /cargo build --profile "\$PROFILE" --locked --target "\$TARGET"/, 'macOS and Windows build with the profile');
+  assert.doesNotMatch(build, /--release\b|target\/\S*\/release\//, 'nothing in the build job builds with or takes from the release profile');
+  assert.match(read('packaging/build-linux'), /cargo zigbuild --profile "\$profile"/, 'packaging/build-linux passes its --profile to cargo');
+});
+
 test('the archives hold README.md and LICENSE, which exist', () => {
-  assert.match(job('build'), /cp "target\/\$TARGET\/release\/\$EXECUTABLE" README\.md LICENSE /, 'the archive step copies the binary, README.md and LICENSE');
+  assert.match(job('build'), /cp "target\/\$TARGET\/\$PROFILE\/\$EXECUTABLE" README\.md LICENSE /, 'the archive step copies the binary, README.md and LICENSE');
   for (const file of ['README.md', 'LICENSE']) assert.ok(existsSync(path.join(repositoryRoot, file)), `${file} is missing at the repository root`);
 });
 
