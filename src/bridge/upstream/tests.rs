@@ -1,5 +1,5 @@
 //! The supervisor's contract, one test per promise, on an in-memory link with tokio's clock paused: timeouts and
-//! backoffs of seconds take no real time, and elapsed times are exact. The soak (`tests/it/soak/`) proves the same
+//! backoffs of seconds take no real time, and elapsed times are exact. The soak (`tests/soak/`) proves the same
 //! promises against real processes and sockets under random faults; these pin each one alone, in milliseconds.
 
 use std::collections::VecDeque;
