@@ -305,6 +305,23 @@ mod tests {
     }
 
     #[test]
+    fn a_url_host_is_ascii_or_refused_with_the_url_in_the_message() {
+        let validate = |url: &str| {
+            RawConfig {
+                url: Some(url.into()),
+                ..raw()
+            }
+            .validate(|_| None)
+        };
+        assert!(validate("http://localhost:22360/sse").is_ok());
+        assert!(validate("http://127.0.0.1:22360/mcp").is_ok());
+        // Cargo.toml pins idna_adapter 1.0: international names are not converted but refused, saying which URL.
+        let refused = validate("http://bücher.example:22360/mcp").unwrap_err();
+        assert!(matches!(refused, ConfigError::BadUrl(..)), "{refused}");
+        assert!(refused.to_string().contains("bücher.example"), "{refused}");
+    }
+
+    #[test]
     fn the_old_bridge_variable_gives_the_url_but_never_beats_a_flag() {
         let config = RawConfig {
             env_url: Some("http://127.0.0.1:1/sse".into()),
