@@ -83,12 +83,15 @@ impl Setup {
         kind.start(&self.home, &self.vault, self.port)
     }
 
-    /// What follows the program to run an obsmcp bridge on this setup's vault.
+    /// What follows the program to run an obsmcp bridge on this setup's vault: listing every tool, as the peers in
+    /// front of the plugin do (the default core list is measured by `tests/context/tools-list.mjs`).
     pub fn bridge_args(&self) -> Vec<String> {
         vec![
             "bridge".into(),
             "--vault".into(),
             self.vault.to_str().unwrap().into(),
+            "--tools".into(),
+            "all".into(),
         ]
     }
 

@@ -9,6 +9,7 @@ use thiserror::Error;
 use url::Url;
 
 use super::policy::Policy;
+use super::profile::ToolProfile;
 
 /// Which server the bridge forwards to.
 #[derive(Debug, Clone)]
@@ -90,6 +91,8 @@ pub(crate) struct BridgeConfig {
     pub(crate) index_memory_mb: u64,
     /// `--index-search`: when text searches are answered from the bridge's index while Obsidian is open.
     pub(crate) index_search: IndexSearch,
+    /// `--tools`: how much of the plugin's catalog `tools/list` carries.
+    pub(crate) tools: ToolProfile,
 }
 
 /// When the bridge answers text searches from its own index of the vault folder while Obsidian is open:
@@ -165,6 +168,7 @@ pub(crate) struct RawConfig {
     pub(crate) max_chars: Option<u64>,
     pub(crate) index_memory_mb: u64,
     pub(crate) index_search: IndexSearch,
+    pub(crate) tools: ToolProfile,
 }
 
 impl RawConfig {
@@ -243,10 +247,15 @@ impl RawConfig {
             return Err(ConfigError::BadMaxChars(max_chars));
         }
         Ok(BridgeConfig {
-            upstream,
             max_chars: self.max_chars,
             index_memory_mb: self.index_memory_mb,
             index_search: self.index_search,
+            // Only our plugin's catalog has a core; any other upstream's tools are all listed.
+            tools: match upstream {
+                UpstreamTarget::Vault { .. } => self.tools,
+                _ => ToolProfile::All,
+            },
+            upstream,
             policy: self.policy,
             call_timeout: seconds("call-timeout", self.call_timeout)?,
             connect_wait: seconds("connect-wait", self.connect_wait)?,
@@ -301,6 +310,7 @@ mod tests {
             max_chars: None,
             index_memory_mb: crate::offline::DEFAULT_MEMORY_BUDGET_MB,
             index_search: IndexSearch::Auto,
+            tools: ToolProfile::Core,
         }
     }
 

@@ -14,6 +14,7 @@ pub(crate) mod jsonrpc;
 mod offline;
 mod outbox;
 mod policy;
+mod profile;
 pub(crate) mod protocol;
 mod server;
 pub(crate) mod upstream;
@@ -27,6 +28,7 @@ use tokio::sync::mpsc;
 
 pub(crate) use config::{BridgeConfig, IndexSearch, RawConfig};
 pub(crate) use policy::Policy;
+pub(crate) use profile::ToolProfile;
 
 /// How long shutdown may take to close the upstream before the process exits anyway.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(700);

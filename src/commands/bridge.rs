@@ -52,6 +52,7 @@ pub(crate) fn run(args: BridgeArgs) -> anyhow::Result<ExitCode> {
         max_chars: args.max_chars,
         index_memory_mb: args.index_memory_mb,
         index_search: args.index_search,
+        tools: args.tools,
     };
     let config = match raw.validate(|name| std::env::var(name).ok()) {
         Ok(config) => config,

@@ -7,8 +7,10 @@ usage: client.py MODE OBSMCP VAULT HOST PORT TOKEN
   VAULT   the vault folder (its plugin's data.json names PORT and TOKEN)
   HOST    obsidian-plugin/test/host.mjs, which hosts the plugin on VAULT
 
-In one session: with Obsidian closed, the tools are listed at once and reads come from disk while writes are refused
-with a reason; with the plugin up, every tool of the catalog is called and must succeed, and the error paths (a
+In one session: with Obsidian closed, the core tools (the default `--tools core`) are listed at once and reads come from
+disk while writes are refused with a reason; with the plugin up, every tool of the catalog is called by name, listed or
+not, and one through obsidian_tools, and each must succeed; obsidian_tools enable then adds a tool to the list (a 2025
+session hears tools/list_changed); the error paths (a
 missing note, bad arguments, a stale expected_hash, a path outside the vault, an unknown tool) give their errors;
 the plugin is stopped mid-session (reads from disk again) and started again (reads from the plugin again). Resources are
 listed (every page), completed and read (a note and an image) on each side; a note is subscribed to (a 2025 client
@@ -22,6 +24,7 @@ import asyncio
 import base64
 import json
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -110,7 +113,14 @@ CALLS = [
     ("open_note", {"path": "Home", "heading": "Home"}),
     ("create_daily_note", {"date": "2031-02-03"}),
     ("create_from_template", {"path": "Eras/From template.md", "template": "Templates/Daily"}),
+    ("obsidian_tools", {"action": "call", "name": "outgoing_links", "arguments": {"path": "Home"}}),
 ]
+# What the bridge lists by default (`--tools core`): the core tools, its status tool and obsidian_tools, which reaches
+# the rest. Every other tool of CALLS is called by name without being listed.
+CORE_LISTED = {"search", "read_note", "outline", "list_files", "backlinks", "create_note", "str_replace", "append",
+               "batch", "obsidian_status", "obsidian_tools"}
+CATALOG = {tool["name"] for tool in json.loads(
+    (pathlib.Path(__file__).resolve().parents[2] / "obsidian-plugin/catalog.json").read_text())["tools"]}
 # Tools whose honest answer on this vault may be an error result (nothing is open in the host's workspace; the daily
 # note of that date does not exist yet): they must still answer with a reason, never fail unexpectedly.
 MAY_REFUSE = {"active_note", "daily_note"}
@@ -118,7 +128,7 @@ MAY_REFUSE = {"active_note", "daily_note"}
 
 async def every_tool(client, listed):
     called = {name for name, _ in CALLS}
-    missing = listed - called - {"obsidian_status"}
+    missing = (CATALOG | listed) - called - {"obsidian_status"}
     if missing:
         fail(f"tools the catalog lists that this check does not call: {sorted(missing)}")
     for name, arguments in CALLS:
@@ -130,6 +140,22 @@ async def every_tool(client, listed):
             fail(f"{name} {json.dumps(arguments)} failed: {text[:300]}")
         if from_disk(result):
             fail(f"{name} was answered from disk with the plugin up: {text[:200]}")
+
+
+async def enable(client, mode, list_changes):
+    """obsidian_tools adds a tool to the list: a 2025 session hears tools/list_changed, and the list then has it."""
+    result = await client.call_tool("obsidian_tools", {"action": "enable", "tools": ["tasks"]})
+    if result.is_error or (result.structured_content or {}).get("added") != ["tasks"]:
+        fail(f"obsidian_tools enable: {text_of(result)[:300]}")
+    if mode == "legacy":
+        deadline = time.monotonic() + 5
+        while not list_changes and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if not list_changes:
+            fail("no notifications/tools/list_changed after obsidian_tools enable")
+    names = {tool.name for tool in (await client.list_tools()).tools}
+    if names != CORE_LISTED | {"tasks"}:
+        fail(f"after enable the list is {sorted(names)}")
 
 
 async def error_paths(client):
@@ -233,11 +259,14 @@ async def main(mode, obsmcp, vault, host_script, port, token):
     host = Host(host_script, vault, port, token)
     server = StdioServerParameters(command=obsmcp, args=["bridge", "--vault", vault, "--log-level", "warn"])
     updates = []
+    list_changes = []
 
     async def on_message(message):
         notification = getattr(message, "root", message)
         if getattr(notification, "method", None) == "notifications/resources/updated":
             updates.append(str(notification.params.uri))
+        if getattr(notification, "method", None) == "notifications/tools/list_changed":
+            list_changes.append(time.monotonic())
 
     try:
         async with Client(
@@ -252,6 +281,8 @@ async def main(mode, obsmcp, vault, host_script, port, token):
 
             # Obsidian closed: the whole list at once, reads from disk, writes refused with a reason.
             listed = {tool.name for tool in (await client.list_tools()).tools}
+            if listed != CORE_LISTED:
+                fail(f"the default list is not the core: {sorted(listed ^ CORE_LISTED)} differ")
             await read_from(client, "disk", within_s=0)
             refused = await client.call_tool("append", {"path": "Home", "content": "x"})
             if not refused.is_error or not re.search(r"obsidian", text_of(refused), re.IGNORECASE):
@@ -269,6 +300,7 @@ async def main(mode, obsmcp, vault, host_script, port, token):
             await subscriptions(client, mode, updates, "plugin")
             await every_tool(client, listed)
             await error_paths(client)
+            await enable(client, mode, list_changes)
 
             host.stop()
             await read_from(client, "disk")
@@ -280,6 +312,7 @@ async def main(mode, obsmcp, vault, host_script, port, token):
                 "mode": mode,
                 "protocolVersion": client.protocol_version,
                 "tools": len(listed),
+                "toolsListChanged": len(list_changes),
                 "calls": len(CALLS),
                 "resources": resource_count,
             }))

@@ -110,6 +110,10 @@ impl Server {
             let index = self.obsidian_index(slot).await;
             return jsonrpc::result(id, self.status_result(&self.budget(params.as_ref()), index));
         }
+        if name == profile::DISCOVERY_TOOL && self.fits_budgets() {
+            record("ok", None);
+            return self.discovery(id, params, slot).await;
+        }
         let refusal = {
             let catalog = lock(&self.catalog);
             match self.config.policy.check(&name, catalog.find(&name)) {

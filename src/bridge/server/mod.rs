@@ -7,7 +7,7 @@
 //! `initialize`, `ping` and `tools/list` are never queued behind a slow call. One writer task owns stdout. A tool
 //! call's way through is `call.rs`; the bridge's own tool, `obsidian_status`, is `status.rs`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -20,12 +20,14 @@ use super::diagnostics::{Diagnostics, Record};
 use super::jsonrpc::{self, Line, Message};
 use super::offline::{OfflineBackend, RpcFailure};
 use super::outbox::Outbox;
+use super::profile::{self, ToolProfile};
 use super::protocol;
 use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamState};
 use crate::lock::lock;
 use status::status_tool;
 
 mod call;
+mod discovery;
 mod era;
 mod index_search;
 mod listen;
@@ -61,6 +63,8 @@ pub(crate) struct Server {
     listens: Mutex<listen::Listens>,
     /// How many searches the index and Obsidian answered (`index_search.rs`).
     index_counts: index_search::Counts,
+    /// The tools this session added to its list through `obsidian_tools` (`discovery.rs`).
+    enabled: Mutex<BTreeSet<String>>,
 }
 
 impl Server {
@@ -86,6 +90,7 @@ impl Server {
             client: Mutex::new(None),
             listens: Mutex::default(),
             index_counts: index_search::Counts::default(),
+            enabled: Mutex::default(),
         })
     }
 
@@ -154,7 +159,7 @@ impl Server {
                 let result = era::discover_result(
                     self.capabilities(),
                     self.server_info(),
-                    self.instructions(),
+                    &self.instructions(),
                 );
                 self.send(jsonrpc::result(id, result));
             }
@@ -266,19 +271,10 @@ impl Server {
     }
 
     /// How to use the tools, for the client to pass to its model.
-    fn instructions(&self) -> &'static str {
+    fn instructions(&self) -> String {
         match self.config.upstream {
-            UpstreamTarget::Vault { .. } => {
-                "Tools for the user's Obsidian vault: find with search, list_files or tags, then read only what you need \
-                 (outline, then read_note with a heading or line range; several reads in one batch), and make a result's \
-                 continue_with call when it says truncated. Every edit takes expected_hash, the sha256 of your last read, so \
-                 a note changed meanwhile is never overwritten; on a conflict, read again and redo the edit. When Obsidian \
-                 is closed, reads come from disk (served_from=disk) and writes say Obsidian must be open: ask the user to \
-                 open it, then retry; obsidian_status shows the connection. search speaks Obsidian's syntax: words that \
-                 must all occur anywhere in a note, \"an exact phrase\", OR, -excluded, tag:#x, path:Folder, line:(a b), \
-                 [status:done]; with rank: true the most relevant notes come first and any of the words may match."
-            }
-            _ => "A bridge to an MCP server; `obsidian_status` tells the connection state.",
+            UpstreamTarget::Vault { .. } => profile::instructions(self.config.tools),
+            _ => "A bridge to an MCP server; `obsidian_status` tells the connection state.".into(),
         }
     }
 
@@ -314,11 +310,32 @@ impl Server {
             }
         }
         let catalog = lock(&self.catalog);
-        let mut tools: Vec<Value> = self.config.policy.filter(&catalog.tools).cloned().collect();
+        let core = self.config.tools == ToolProfile::Core;
+        let mut tools: Vec<Value> = {
+            let enabled = lock(&self.enabled);
+            self.config
+                .policy
+                .filter(&catalog.tools)
+                .filter(|tool| {
+                    let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+                    profile::lists(self.config.tools, &enabled, name)
+                })
+                .map(|tool| {
+                    if core {
+                        profile::slim(tool)
+                    } else {
+                        tool.clone()
+                    }
+                })
+                .collect()
+        };
         if self.fits_budgets() {
             tools.iter_mut().for_each(|tool| budget.annotate(tool));
         }
         tools.push(status_tool());
+        if core {
+            tools.push(profile::discovery_tool(self.config.policy.read_only));
+        }
         tools
     }
 
@@ -343,18 +360,24 @@ impl Server {
                     }
                     changed
                 };
-                if changed && self.initialized.load(Ordering::Relaxed) {
-                    self.send(jsonrpc::notification(
-                        "notifications/tools/list_changed",
-                        None,
-                    ));
-                }
                 if changed {
-                    let tagged = lock(&self.listens).list_changed(listen::List::Tools);
-                    tagged.into_iter().for_each(|message| self.send(message));
+                    self.tools_changed();
                 }
             }
         }
+    }
+
+    /// Tells the client its tool list changed: `notifications/tools/list_changed` once it is initialized, and on every
+    /// open `subscriptions/listen` stream that asked for tools.
+    fn tools_changed(&self) {
+        if self.initialized.load(Ordering::Relaxed) {
+            self.send(jsonrpc::notification(
+                "notifications/tools/list_changed",
+                None,
+            ));
+        }
+        let tagged = lock(&self.listens).list_changed(listen::List::Tools);
+        tagged.into_iter().for_each(|message| self.send(message));
     }
 
     /// Cancels nothing and answers nothing more: used at shutdown.

@@ -79,6 +79,7 @@ impl Server {
             })),
             "reconnects": facts.reconnects,
             "catalog": { "source": catalog.source.as_str(), "tools": catalog.tools.len() },
+            "toolList": { "profile": self.config.tools.as_str(), "enabledThisSession": lock(&self.enabled).iter().collect::<Vec<_>>() },
             "bridge": { "version": env!("CARGO_PKG_VERSION"), "pluginVersionBundled": crate::version::PLUGIN },
             "offlineMode": if self.offline.is_some() && self.config.offline { "available" } else { "not available" },
             "offlineIndex": self.offline.as_ref().and_then(|offline| offline.describe()),
@@ -124,9 +125,9 @@ pub(super) fn status_tool() -> Value {
     json!({
         "name": STATUS_TOOL,
         "title": "Obsidian connection status",
-        "description": "Reports whether the obsmcp bridge is connected to Obsidian (or its upstream MCP server): connection \
-                        state, upstream address and server version, why it is not connected (or the error that ended its last outage), how often it reconnected, and where the \
-                        tool list came from. Use it when vault tools fail.",
+        "description": "Whether the bridge reaches Obsidian: connection state, upstream and server version, why it is not \
+                        connected or what ended the last outage, reconnects, where the tool list came from. Use it when \
+                        vault tools fail.",
         "inputSchema": { "type": "object", "properties": {}, "additionalProperties": false },
         "annotations": { "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false },
     })

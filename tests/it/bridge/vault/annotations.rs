@@ -12,7 +12,7 @@ use super::*;
 
 /// Every file under `root` with its bytes, and every folder (as `None`); the bridge's diagnostics log left out (it
 /// records connection events, never content).
-fn tree(root: &Path) -> BTreeMap<String, Option<Vec<u8>>> {
+pub(super) fn tree(root: &Path) -> BTreeMap<String, Option<Vec<u8>>> {
     fn walk(root: &Path, folder: &Path, out: &mut BTreeMap<String, Option<Vec<u8>>>) {
         for entry in std::fs::read_dir(folder).unwrap() {
             let path = entry.unwrap().path();
@@ -58,7 +58,7 @@ fn wait_for_the_saved_index(home: &Path) {
 }
 
 /// What changed between two trees, by path.
-fn changes(
+pub(super) fn changes(
     before: &BTreeMap<String, Option<Vec<u8>>>,
     after: &BTreeMap<String, Option<Vec<u8>>>,
 ) -> Vec<String> {
@@ -266,7 +266,8 @@ fn tools_marked_read_only_change_nothing_and_the_others_say_what_they_do() {
     )
     .unwrap();
     let host = setup.host();
-    let mut bridge = setup.bridge(&["--connect-wait", "5"]);
+    // Every tool listed: `obsidian_tools`, which the default core list adds, is checked in `profiles.rs`.
+    let mut bridge = setup.bridge(&["--connect-wait", "5", "--tools", "all"]);
 
     let listed = bridge.request("tools/list", json!({}));
     let tools = listed["result"]["tools"].as_array().unwrap().clone();

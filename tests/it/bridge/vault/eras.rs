@@ -24,7 +24,7 @@ fn modern_call(bridge: &mut Bridge, tool: &str, arguments: Value) -> Value {
 #[test]
 fn a_2026_client_discovers_and_is_served_statelessly_while_obsidian_is_closed() {
     let setup = setup();
-    let mut bridge = setup.bridge(&["--connect-wait", "1"]);
+    let mut bridge = setup.bridge(&["--connect-wait", "1", "--tools", "all"]);
 
     let discovered = bridge.request(
         "server/discover",

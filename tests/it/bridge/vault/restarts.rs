@@ -9,7 +9,7 @@ use super::*;
 fn started_while_obsidian_is_closed_it_answers_at_once_and_recovers_when_obsidian_starts() {
     let setup = setup();
     let started = Instant::now();
-    let mut bridge = setup.bridge(&["--connect-wait", "1"]);
+    let mut bridge = setup.bridge(&["--connect-wait", "1", "--tools", "all"]);
     let info = bridge.initialize();
     let initialized_after = started.elapsed();
     assert_eq!(info["protocolVersion"], "2025-06-18");
