@@ -57,6 +57,7 @@ pub(crate) fn execute(
         hide_excluded_files: args.hide_excluded_files,
         skill: !args.no_skill,
         always_load: args.always_load,
+        keep_tools: false,
         permissions: !args.no_claude_permissions,
         bundle: crate::assets::BUNDLE,
         data_template: crate::assets::DATA_TEMPLATE,

@@ -216,6 +216,8 @@ fn apply_setup_plan(
         // A repair puts back what is broken; the skill and alwaysLoad stay as setup left them.
         skill: false,
         always_load: false,
+        // Nor do the entries' `--tools`.
+        keep_tools: true,
         // Permission rules are the user's choice at setup time; a repair does not add them.
         permissions: false,
         bundle: crate::assets::BUNDLE,

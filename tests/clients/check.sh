@@ -5,7 +5,7 @@
 # even when a server fails, so exit codes prove nothing):
 #   claude mcp get obsidian            → "✔ Connected"
 #   codex mcp list --json              → our entry, as Codex parsed it
-#   codex app-server mcpServerStatus/list → our tools, toolsError null
+#   codex app-server mcpServerStatus/list → our core tools (obsidian_tools, not tasks), toolsError null
 #   hermes mcp test obsidian           → "✓ Connected" and "✓ Tools discovered"
 #   hermes_tools.py (Hermes's Python)  → its list_resources, read_resource, list_prompts, get_prompt tools work
 #   gemini mcp list                    → "Disabled" in an untrusted folder, "✓ obsidian … Connected" once trusted
@@ -94,7 +94,7 @@ node "$repo/obsidian-plugin/test/host.mjs" --vault "$vault" --port "$port" --tok
 host_pid=$!
 for _ in $(seq 1 100); do grep -q "listening on" "$work/host.out" 2>/dev/null && break; sleep 0.1; done
 if grep -q "listening on" "$work/host.out"; then pass "plugin host serves the fixture vault on port $port"; else fail "plugin host did not start: $(cat "$work/host.err")"; fi
-# The bridge lists the plugin's catalog plus its own status tool: every client must discover exactly that many.
+# The bridge as Codex's entry starts it lists the core (`--tools core`, the default): Codex must discover exactly that.
 tools_total="$(run timeout 30 python3 "$here/checks.py" bridge-tools "$OBSMCP_BIN" "$vault" || true)"
 if [[ ! "$tools_total" =~ ^[1-9][0-9]*$ ]]; then fail "the bridge did not list its tools"; exit 1; fi
 
@@ -103,6 +103,7 @@ out="$(cd "$home" && run timeout 90 "$claude" mcp get obsidian 2>&1 || true)"
 printf '%s\n' "$out" | sed 's/^/  | /' || true
 if grep -q "✔ Connected" <<<"$out"; then pass "claude mcp get obsidian: connected"; else fail "claude mcp get obsidian: not connected"; fi
 if grep -q -- "--vault" <<<"$out" && grep -qF "$entry_bin" <<<"$out"; then pass "claude sees our command and args"; else fail "claude does not show our entry"; fi
+if grep -q -- "--tools all" <<<"$out"; then pass "claude's entry lists every tool (--tools all: Claude Code defers MCP tools to its tool search)"; else fail "claude's entry has no --tools all"; fi
 # Claude Code lists skills only inside a session (which needs an account), so the check is the file it documents.
 if cmp -s "$home/.claude/skills/obsmcp/SKILL.md" "$repo/templates/skill/SKILL.md"; then pass "the skill is where Claude Code reads user skills (~/.claude/skills/obsmcp/SKILL.md)"; else fail "no obsmcp skill in ~/.claude/skills"; fi
 

@@ -54,7 +54,7 @@ def bridge_tools(obsmcp: str, vault: str, timeout: float) -> int:
 
 
 def codex_app_server(codex: str, server: str, want_tools: int, timeout: float) -> int:
-    """Asks the app-server for one MCP server's status: all the bridge's tools, no tools error."""
+    """Asks the app-server for one MCP server's status: all the bridge's tools (the core list), no tools error."""
     result = app_server_result(codex, "mcpServerStatus/list", {"detail": "toolsAndAuthOnly", "serverName": server}, timeout)
     if result is None:
         return 1
@@ -65,8 +65,11 @@ def codex_app_server(codex: str, server: str, want_tools: int, timeout: float) -
         return 1
     tools = status.get("tools") or {}
     error = status.get("toolsError")
-    print(f"  tools: {len(tools)} (the bridge lists {want_tools}), toolsError: {json.dumps(error)}")
-    return 0 if error is None and len(tools) == want_tools else 1
+    names = set(tools) if isinstance(tools, dict) else {tool.get("name") for tool in tools}
+    print(f"  tools: {len(tools)} (the bridge lists {want_tools}): {sorted(names)}, toolsError: {json.dumps(error)}")
+    # Codex's entry has the default core list: obsidian_tools reaches the rest, and tasks is one of the rest.
+    core = {"search", "read_note", "obsidian_tools", "obsidian_status"} <= names and "tasks" not in names
+    return 0 if error is None and len(tools) == want_tools and core else 1
 
 
 def codex_skills(codex: str, want: str, timeout: float) -> int:

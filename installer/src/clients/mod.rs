@@ -59,6 +59,9 @@ pub struct ClientSpec {
     /// The entry key that keeps the server's tools out of tool search's deferral (`--always-load`), for clients
     /// that have one.
     pub always_load_key: Option<&'static str>,
+    /// Whether the entry lists every tool (`--tools all`): the client keeps MCP tools behind a tool search, so a long
+    /// list costs its context little. Other clients get the bridge's default, the core tools and `obsidian_tools`.
+    pub lists_every_tool: bool,
     /// The project-scope config file, relative to a project's root, in the same format and key as the user's. Doctor
     /// checks it; setup writes user-scope entries only.
     pub project_config: Option<&'static str>,
@@ -153,6 +156,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         after_change: "start a new Claude Code session (or run /mcp) to load it",
         skills: Some(claude_code_skills),
         always_load_key: Some("alwaysLoad"),
+        lists_every_tool: true,
         project_config: Some(".mcp.json"),
         timeouts: &[],
         gates: &[Gate::ClaudeCodeSettings, Gate::ClaudeCodeProjectApproval],
@@ -170,6 +174,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         after_change: "start a new Codex session to load it",
         skills: Some(codex_skills),
         always_load_key: None,
+        lists_every_tool: false,
         project_config: Some(".codex/config.toml"),
         timeouts: CODEX_TIMEOUTS,
         gates: &[Gate::CodexProjectTrust],
@@ -187,6 +192,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         after_change: "Hermes reloads MCP servers on its own within seconds (or run /reload-mcp)",
         skills: Some(hermes_skills),
         always_load_key: None,
+        lists_every_tool: false,
         project_config: None,
         timeouts: HERMES_TIMEOUTS,
         gates: &[Gate::HermesSafeMode, Gate::HermesMcpSdk],
@@ -204,6 +210,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         after_change: "quit Claude Desktop completely and start it again",
         skills: None,
         always_load_key: None,
+        lists_every_tool: false,
         project_config: None,
         timeouts: &[],
         gates: &[],
@@ -221,6 +228,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         after_change: "start a new Gemini CLI session in a trusted folder",
         skills: None,
         always_load_key: None,
+        lists_every_tool: false,
         project_config: None,
         timeouts: GEMINI_TIMEOUTS,
         gates: &[Gate::GeminiFolderTrust],
@@ -238,6 +246,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         after_change: "enable the server in Cursor's MCP settings if it is not already",
         skills: None,
         always_load_key: None,
+        lists_every_tool: false,
         project_config: None,
         timeouts: &[],
         gates: &[],
@@ -255,6 +264,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         after_change: "start the server from VS Code's MCP view (or reload the window)",
         skills: None,
         always_load_key: None,
+        lists_every_tool: false,
         project_config: None,
         timeouts: &[],
         gates: &[],
@@ -272,6 +282,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         after_change: "refresh the MCP servers in Windsurf's Cascade panel",
         skills: None,
         always_load_key: None,
+        lists_every_tool: false,
         project_config: None,
         timeouts: &[],
         gates: &[],
@@ -289,6 +300,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         after_change: "Zed picks up settings changes on its own",
         skills: None,
         always_load_key: None,
+        lists_every_tool: false,
         project_config: None,
         timeouts: &[],
         gates: &[],
@@ -306,6 +318,7 @@ pub static CLIENTS: &[ClientSpec] = &[
         after_change: "start a new opencode session to load it",
         skills: None,
         always_load_key: None,
+        lists_every_tool: false,
         project_config: None,
         timeouts: OPENCODE_TIMEOUTS,
         gates: &[],
@@ -325,6 +338,8 @@ pub enum EntryKind {
         config_dir: Option<String>,
         /// Whether it runs with `--read-only`.
         read_only: bool,
+        /// Its `--tools` profile, when given.
+        tools: Option<String>,
     },
     /// Anything else, described in one line (e.g. `npx mcp-remote http://localhost:22360/sse`).
     Other { description: String },
@@ -433,6 +448,7 @@ pub fn describe_entry(client: &ClientSpec, entry: &Value) -> EntryKind {
             vault: value_after("--vault").map(PathBuf::from),
             config_dir: value_after("--config-dir"),
             read_only: args.iter().any(|arg| arg == "--read-only"),
+            tools: value_after("--tools"),
         };
     }
     let description = if command.is_empty() {

@@ -195,14 +195,15 @@ fn windows_homes_for_the_three_main_clients() {
 #[test]
 fn entries_are_told_apart() {
     let claude = find("claude-code").unwrap();
-    let ours = json!({"command": "/usr/local/bin/obsmcp", "args": ["bridge", "--vault", "/v", "--read-only"]});
+    let ours = json!({"command": "/usr/local/bin/obsmcp", "args": ["bridge", "--vault", "/v", "--read-only", "--tools", "all"]});
     assert_eq!(
         describe_entry(claude, &ours),
         EntryKind::Obsmcp {
             command: "/usr/local/bin/obsmcp".into(),
             vault: Some("/v".into()),
             config_dir: None,
-            read_only: true
+            read_only: true,
+            tools: Some("all".into()),
         }
     );
     let remote = json!({"command": "npx", "args": ["mcp-remote", "http://localhost:22360/sse"]});

@@ -65,6 +65,7 @@ pub(super) fn repoint_broken_entries(
                 command,
                 vault: Some(entry_vault),
                 read_only,
+                tools,
                 ..
             } = describe_entry(client, entry)
             else {
@@ -90,14 +91,21 @@ pub(super) fn repoint_broken_entries(
                 scope: client.name.to_owned(),
                 message,
             });
-            // Only what is broken changes: the entry keeps its own `--read-only`, whatever this run was asked, and
-            // its own binary while that exists.
+            // Only what is broken changes: the entry keeps its own `--read-only` and `--tools`, whatever this run
+            // was asked, and its own binary while that exists.
             let binary = if binary_exists {
                 PathBuf::from(&command)
             } else {
                 request.binary.clone()
             };
-            let wanted = bridge_entry(client, &binary, &vault.path, &vault.config_dir, read_only);
+            let wanted = bridge_entry(
+                client,
+                &binary,
+                &vault.path,
+                &vault.config_dir,
+                read_only,
+                tools.as_deref(),
+            );
             for operation in update_own_entry(client, &client.entry_path(name), &wanted) {
                 edits.add_operation(
                     &path,
@@ -120,25 +128,39 @@ fn is_former_place(vault: &VaultTarget, place: &Path) -> bool {
         .any(|former| write::same_path(former, place))
 }
 
-/// The entry a client gets for a vault.
-fn entry_for(request: &SetupRequest<'_>, vault: &VaultTarget, client: &ClientSpec) -> Value {
+/// The entry a client gets for a vault. Its `--tools`: what obsmcp's entry there (`existing`) says, if it says it (or
+/// says nothing, in a repair); else `all` for a client with a tool search, else the bridge's default.
+fn entry_for(
+    request: &SetupRequest<'_>,
+    vault: &VaultTarget,
+    client: &ClientSpec,
+    existing: Option<&Value>,
+) -> Value {
+    let own_tools = existing.and_then(|entry| match describe_entry(client, entry) {
+        EntryKind::Obsmcp { tools, .. } if tools.is_some() || request.keep_tools => Some(tools),
+        _ => None,
+    });
+    let tools = own_tools.unwrap_or_else(|| client.lists_every_tool.then(|| "all".to_owned()));
     bridge_entry(
         client,
         &request.binary,
         &vault.path,
         &vault.config_dir,
         request.read_only,
+        tools.as_deref(),
     )
 }
 
 /// The entry `client` gets to run the bridge for a vault: `obsmcp bridge --vault PATH`, plus `--config-dir NAME`
-/// when it is not `.obsidian` and `--read-only` when asked, in the shape of the client's template.
+/// when it is not `.obsidian`, `--read-only` when asked and `--tools PROFILE` when given (setup gives `all` to a
+/// client with a tool search), in the shape of the client's template.
 pub fn bridge_entry(
     client: &ClientSpec,
     binary: &Path,
     vault: &Path,
     config_dir: &str,
     read_only: bool,
+    tools: Option<&str>,
 ) -> Value {
     let mut args = vec![
         json!("bridge"),
@@ -150,6 +172,9 @@ pub fn bridge_entry(
     }
     if read_only {
         args.push(json!("--read-only"));
+    }
+    if let Some(tools) = tools {
+        args.extend([json!("--tools"), json!(tools)]);
     }
     let values = BTreeMap::from([
         ("command", json!(binary.to_string_lossy())),
@@ -327,9 +352,15 @@ fn entry_operations(
     notes: &mut Vec<Note>,
 ) -> Vec<Operation> {
     let client = client_file.client;
-    let entry = entry_for(request, vault, client);
+    let slot = slot(request, vault, client_file, name);
+    let ours = matches!(
+        slot,
+        Slot::Ours | Slot::OursElsewhere { .. } | Slot::OursMoved { .. }
+    );
+    let existing = client_file.servers.get(name).filter(|_| ours);
+    let entry = entry_for(request, vault, client, existing);
     let path = client.entry_path(name);
-    match slot(request, vault, client_file, name) {
+    match slot {
         Slot::Ours => update_own_entry(client, &path, &entry),
         Slot::OursElsewhere { command } => {
             notes.push(Note {

@@ -79,6 +79,9 @@ pub struct SetupRequest<'a> {
     pub skill: bool,
     /// Mark Claude Code's entry `"alwaysLoad": true`, so tool search never defers obsmcp's tools (`--always-load`).
     pub always_load: bool,
+    /// Whether obsmcp's existing entries keep their `--tools` as they are, even when they name none (a repair); setup
+    /// otherwise gives an entry without one the client's default.
+    pub keep_tools: bool,
     /// Add permission rules that pre-approve the read-only tools.
     pub permissions: bool,
     /// The plugin files to install.

@@ -48,8 +48,9 @@ fn user_keys_in_claudes_entry_survive_replacing_a_moved_binary_and_adding_read_o
         machine.read(".claude.json"),
         claude(
             &binary(&machine),
+            // Claude Code's entry lists every tool (it keeps MCP tools behind its tool search).
             &format!(
-                "[\"bridge\", \"--vault\", {}, \"--read-only\"]",
+                "[\"bridge\", \"--vault\", {}, \"--read-only\", \"--tools\", \"all\"]",
                 quoted(&vault)
             )
         )

@@ -152,7 +152,9 @@ fn read_only_config_dir_and_permission_flags_shape_the_entry() {
             vault,
             "--config-dir",
             ".obsidian-laptop",
-            "--read-only"
+            "--read-only",
+            "--tools",
+            "all"
         ])
     );
     assert!(
@@ -163,6 +165,46 @@ fn read_only_config_dir_and_permission_flags_shape_the_entry() {
     );
     assert!(!machine.vault.join(".obsidian").exists());
     assert!(!machine.home().join(".claude/settings.json").exists());
+}
+
+#[test]
+fn claude_code_lists_every_tool_and_a_profile_the_user_chose_survives_setup() {
+    let machine = Machine::new();
+    let vault = machine.vault.to_str().unwrap().to_owned();
+    let setup = || {
+        let run = machine.obsmcp(&[
+            "setup",
+            "--vault",
+            &vault,
+            "--client",
+            "claude-code",
+            "--client",
+            "codex",
+            "--yes",
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let claude: Value = serde_json::from_str(&machine.read(".claude.json")).unwrap();
+        claude["mcpServers"]["obsidian"]["args"].clone()
+    };
+    // Claude Code keeps MCP tools behind its tool search: its entry lists them all; Codex's gets the core.
+    assert_eq!(
+        setup(),
+        serde_json::json!(["bridge", "--vault", vault, "--tools", "all"])
+    );
+    assert!(machine.read(".codex/config.toml").contains(&format!(
+        "args = [\"bridge\", \"--vault\", {}]",
+        serde_json::to_string(&vault).unwrap()
+    )));
+
+    // The user's own choice in the entry is kept by a later setup.
+    let chosen = machine
+        .read(".claude.json")
+        .replace("\"--tools\", \"all\"", "\"--tools\", \"core\"");
+    std::fs::write(machine.home().join(".claude.json"), chosen).unwrap();
+    assert_eq!(
+        setup(),
+        serde_json::json!(["bridge", "--vault", vault, "--tools", "core"])
+    );
 }
 
 #[test]
