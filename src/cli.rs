@@ -124,11 +124,13 @@ pub(crate) struct DoctorArgs {
 /// Flags of `obsmcp bridge`.
 #[derive(Debug, Args)]
 pub(crate) struct BridgeArgs {
-    /// Vault whose obsmcp plugin to connect to (port and token come from the plugin's data.json); without it and
-    /// any other upstream, OBSMCP_VAULT, else the one vault `obsmcp setup` set up.
+    /// Vault whose obsmcp plugin to connect to (port and token come from the plugin's data.json); repeat it to serve
+    /// several vaults through this one bridge (each tool then takes a `vault` argument; the first is the default).
+    /// Without it and any other upstream: OBSMCP_VAULT, else every vault `obsmcp setup` set up.
     #[arg(long, value_name = "PATH", conflicts_with = "url")]
-    pub(crate) vault: Option<PathBuf>,
-    /// The vault's config folder, when it is not `.obsidian`.
+    pub(crate) vault: Vec<PathBuf>,
+    /// The vault's config folder, when it is not `.obsidian` (one --vault only: with several, each vault's is found
+    /// in its folder).
     #[arg(long, value_name = "NAME", requires = "vault")]
     pub(crate) config_dir: Option<String>,
     /// Any MCP server over Streamable HTTP or legacy HTTP+SSE (a URL ending in /sse); OBSIDIAN_MCP_URL gives it when no

@@ -66,11 +66,18 @@ pub(crate) fn redacted(url: &Url) -> String {
     shown.to_string()
 }
 
+/// An upstream and the name an agent gives it: a vault's folder name (unique among the bridge's vaults).
+#[derive(Debug, Clone)]
+pub(crate) struct NamedTarget {
+    pub(crate) name: String,
+    pub(crate) target: UpstreamTarget,
+}
+
 /// Everything the bridge runs with.
 #[derive(Debug, Clone)]
 pub(crate) struct BridgeConfig {
-    /// The upstream server.
-    pub(crate) upstream: UpstreamTarget,
+    /// The upstream servers: one per `--vault`, the first the default, or the one `--url` or command.
+    pub(crate) upstreams: Vec<NamedTarget>,
     /// Which tools are offered.
     pub(crate) policy: Policy,
     /// How long one tool call may take.
@@ -147,11 +154,24 @@ pub(crate) enum ConfigError {
     BadLogLevel(String),
     #[error("--max-chars must be a whole number from 100 to 200000, not {0}")]
     BadMaxChars(u64),
+    #[error(
+        "--config-dir names the config folder of one --vault; with several, each vault's is found in its folder"
+    )]
+    ConfigDirWithSeveralVaults,
+}
+
+impl BridgeConfig {
+    /// The default upstream: the first vault, or the one `--url` or command.
+    pub(crate) fn upstream(&self) -> &UpstreamTarget {
+        &self.upstreams[0].target
+    }
 }
 
 /// The raw values, gathered from clap and the environment.
 pub(crate) struct RawConfig {
-    pub(crate) vault: Option<PathBuf>,
+    /// The vaults, each with its config folder when known (from setup's record); in their order, the first the default.
+    pub(crate) vaults: Vec<(PathBuf, Option<String>)>,
+    /// `--config-dir`, for one vault.
     pub(crate) config_dir: Option<String>,
     pub(crate) url: Option<String>,
     pub(crate) env_url: Option<String>,
@@ -181,12 +201,12 @@ impl RawConfig {
         // environment left over from it never overrides an explicit flag.
         let url = self
             .url
-            .or(if self.vault.is_none() && self.command.is_empty() {
+            .or(if self.vaults.is_empty() && self.command.is_empty() {
                 self.env_url
             } else {
                 None
             });
-        let given = usize::from(self.vault.is_some())
+        let given = usize::from(!self.vaults.is_empty())
             + usize::from(url.is_some())
             + usize::from(!self.command.is_empty());
         if given > 1 {
@@ -195,13 +215,11 @@ impl RawConfig {
         if url.is_none() && (!self.headers.is_empty() || self.token_env.is_some()) {
             return Err(ConfigError::HeaderWithoutUrl);
         }
-        let upstream = if let Some(path) = self.vault {
-            UpstreamTarget::Vault {
-                path,
-                config_dir: self.config_dir.unwrap_or_else(|| {
-                    obsmcp_installer::obsidian_files::plugin_data::DEFAULT_CONFIG_DIR.into()
-                }),
-            }
+        if self.config_dir.is_some() && self.vaults.len() > 1 {
+            return Err(ConfigError::ConfigDirWithSeveralVaults);
+        }
+        let upstreams = if !self.vaults.is_empty() {
+            vault_targets(self.vaults, self.config_dir)
         } else if let Some(text) = url {
             let url =
                 Url::parse(&text).map_err(|error| ConfigError::BadUrl(text.clone(), error))?;
@@ -228,16 +246,22 @@ impl RawConfig {
             } else {
                 HttpFlavor::Probe
             };
-            UpstreamTarget::Url {
-                url,
-                headers,
-                flavor,
-            }
+            vec![NamedTarget {
+                name: "upstream".into(),
+                target: UpstreamTarget::Url {
+                    url,
+                    headers,
+                    flavor,
+                },
+            }]
         } else if let Some((program, args)) = self.command.split_first() {
-            UpstreamTarget::Command {
-                program: program.clone(),
-                args: args.to_vec(),
-            }
+            vec![NamedTarget {
+                name: "upstream".into(),
+                target: UpstreamTarget::Command {
+                    program: program.clone(),
+                    args: args.to_vec(),
+                },
+            }]
         } else {
             return Err(ConfigError::NoUpstream);
         };
@@ -251,11 +275,11 @@ impl RawConfig {
             index_memory_mb: self.index_memory_mb,
             index_search: self.index_search,
             // Only our plugin's catalog has a core; any other upstream's tools are all listed.
-            tools: match upstream {
+            tools: match upstreams[0].target {
                 UpstreamTarget::Vault { .. } => self.tools,
                 _ => ToolProfile::All,
             },
-            upstream,
+            upstreams,
             policy: self.policy,
             call_timeout: seconds("call-timeout", self.call_timeout)?,
             connect_wait: seconds("connect-wait", self.connect_wait)?,
@@ -268,6 +292,32 @@ impl RawConfig {
                 .map_err(|_| ConfigError::BadLogLevel(self.log_level.clone()))?,
         })
     }
+}
+
+/// The vaults as upstreams: each with its own config folder (known, given with `--config-dir`, else found in its
+/// folder), named by its folder, a name two vaults share told apart by a number.
+fn vault_targets(
+    vaults: Vec<(PathBuf, Option<String>)>,
+    config_dir: Option<String>,
+) -> Vec<NamedTarget> {
+    let mut targets: Vec<NamedTarget> = Vec::new();
+    for (path, known) in vaults {
+        let config_dir = known.or_else(|| config_dir.clone()).unwrap_or_else(|| {
+            obsmcp_installer::obsidian_files::registry::config_dir(&path, None).0
+        });
+        let folder = obsmcp_installer::obsidian_files::registry::vault_name(&path);
+        let mut name = folder.clone();
+        let mut number = 1;
+        while targets.iter().any(|target| target.name == name) {
+            number += 1;
+            name = format!("{folder} {number}");
+        }
+        targets.push(NamedTarget {
+            name,
+            target: UpstreamTarget::Vault { path, config_dir },
+        });
+    }
+    targets
 }
 
 fn parse_header(text: &str) -> Result<(HeaderName, HeaderValue), ConfigError> {
@@ -293,7 +343,7 @@ mod tests {
 
     fn raw() -> RawConfig {
         RawConfig {
-            vault: None,
+            vaults: vec![],
             config_dir: None,
             url: None,
             env_url: None,
@@ -340,7 +390,7 @@ mod tests {
         .validate(|_| None)
         .unwrap();
         assert!(matches!(
-            config.upstream,
+            config.upstream(),
             UpstreamTarget::Url {
                 flavor: HttpFlavor::LegacySse,
                 ..
@@ -348,12 +398,12 @@ mod tests {
         ));
         let config = RawConfig {
             env_url: Some("http://127.0.0.1:1/mcp".into()),
-            vault: Some("v".into()),
+            vaults: vec![("v".into(), None)],
             ..raw()
         }
         .validate(|_| None)
         .unwrap();
-        assert!(matches!(config.upstream, UpstreamTarget::Vault { .. }));
+        assert!(matches!(config.upstream(), UpstreamTarget::Vault { .. }));
     }
 
     #[test]
@@ -368,7 +418,7 @@ mod tests {
         .unwrap();
         let UpstreamTarget::Url {
             headers, flavor, ..
-        } = config.upstream
+        } = config.upstream().clone()
         else {
             panic!("not a url upstream")
         };
@@ -421,13 +471,46 @@ mod tests {
         ));
         assert!(matches!(
             RawConfig {
-                vault: Some("v".into()),
+                vaults: vec![("v".into(), None)],
                 command: vec!["x".into()],
                 ..raw()
             }
             .validate(|_| None),
             Err(ConfigError::SeveralUpstreams)
         ));
+        assert!(matches!(
+            RawConfig {
+                vaults: vec![("a".into(), None), ("b".into(), None)],
+                config_dir: Some(".obs".into()),
+                ..raw()
+            }
+            .validate(|_| None),
+            Err(ConfigError::ConfigDirWithSeveralVaults)
+        ));
+    }
+
+    #[test]
+    fn several_vaults_are_named_by_their_folders_and_a_shared_name_gets_a_number() {
+        let config = RawConfig {
+            vaults: vec![
+                ("/w/Work".into(), None),
+                ("/p/Notes".into(), Some(".config".into())),
+                ("/q/Notes".into(), None),
+            ],
+            ..raw()
+        }
+        .validate(|_| None)
+        .unwrap();
+        let names: Vec<&str> = config
+            .upstreams
+            .iter()
+            .map(|named| named.name.as_str())
+            .collect();
+        assert_eq!(names, ["Work", "Notes", "Notes 2"]);
+        let UpstreamTarget::Vault { config_dir, .. } = &config.upstreams[1].target else {
+            panic!("a vault");
+        };
+        assert_eq!(config_dir, ".config");
     }
 
     #[test]

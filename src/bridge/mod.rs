@@ -62,48 +62,50 @@ async fn serve(config: BridgeConfig) {
     let diagnostics = Arc::new(diagnostics::Diagnostics::open(config.log_file.clone()));
     diagnostics.record(&diagnostics::Record {
         event: "start",
-        upstream: Some(config.upstream.kind()),
+        upstream: Some(config.upstream().kind()),
         ..Default::default()
     });
     let out = Arc::new(outbox::Outbox::new());
     let stdout_gone = tokio_util::sync::CancellationToken::new();
     let writer = tokio::spawn(write_stdout(Arc::clone(&out), stdout_gone.clone()));
-    // Bounded like a link's queue: the upstream waits while the outbox takes what it sent.
-    let (events, mut upstream_events) = mpsc::channel(upstream::LINK_QUEUE);
-    let upstream =
-        upstream::Upstream::new(config.upstream.clone(), events, Arc::clone(&diagnostics));
-    let offline = match &config.upstream {
-        config::UpstreamTarget::Vault { path, config_dir } if config.offline => {
-            offline::backend_for_vault(path, config_dir, config.index_memory_mb)
-        }
-        _ => None,
-    };
-    if let Some(backend) = &offline {
-        match config.index_search {
-            // Searches while Obsidian is open use the index as soon as it is there.
-            config::IndexSearch::Always => backend.build(),
-            // A saved index is loaded beside the start (a third of a second at 100,000 notes).
-            config::IndexSearch::Auto => backend.prepare(),
-            config::IndexSearch::Never => {
-                tokio::spawn(prepare_when_away(Arc::clone(backend), upstream.watch()));
-            }
-        }
+    // One route per upstream, each with its own connection, events and offline reader: a vault whose Obsidian is
+    // closed never delays another's.
+    let mut routes = Vec::new();
+    let mut event_queues = Vec::new();
+    for named in &config.upstreams {
+        // Bounded like a link's queue: the upstream waits while the outbox takes what it sent.
+        let (events, queue) = mpsc::channel(upstream::LINK_QUEUE);
+        let upstream =
+            upstream::Upstream::new(named.target.clone(), events, Arc::clone(&diagnostics));
+        let offline = offline_reader(&config, &named.target, &upstream);
+        routes.push(server::Route::new(named, upstream, offline));
+        event_queues.push(queue);
     }
-    let offline_at_exit = offline.clone();
-    let server = server::Server::new(
-        config,
-        Arc::clone(&upstream),
-        Arc::clone(&out),
-        Arc::clone(&diagnostics),
-        offline,
-    );
-    let supervisor = tokio::spawn(Arc::clone(&upstream).run());
-    let event_server = Arc::clone(&server);
-    let event_task = tokio::spawn(async move {
-        while let Some(event) = upstream_events.recv().await {
-            event_server.upstream_event(event);
-        }
-    });
+    let upstreams: Vec<Arc<upstream::Upstream>> = routes
+        .iter()
+        .map(|route| Arc::clone(&route.upstream))
+        .collect();
+    let offline_at_exit: Vec<_> = routes
+        .iter()
+        .filter_map(|route| route.offline.clone())
+        .collect();
+    let server = server::Server::new(config, routes, Arc::clone(&out), Arc::clone(&diagnostics));
+    let supervisors: Vec<_> = upstreams
+        .iter()
+        .map(|upstream| tokio::spawn(Arc::clone(upstream).run()))
+        .collect();
+    let event_tasks: Vec<_> = event_queues
+        .into_iter()
+        .enumerate()
+        .map(|(route, mut queue)| {
+            let event_server = Arc::clone(&server);
+            tokio::spawn(async move {
+                while let Some(event) = queue.recv().await {
+                    event_server.upstream_event(route, event);
+                }
+            })
+        })
+        .collect();
 
     tokio::select! {
         () = read_stdin(&server, &out) => tracing::info!("stdin closed; shutting down"),
@@ -113,14 +115,20 @@ async fn serve(config: BridgeConfig) {
     }
 
     server.abort_all();
-    if let Some(backend) = offline_at_exit {
-        // A save of the offline index under way is let finish (bounded inside), so the next bridge starts from it.
-        let _ = tokio::task::spawn_blocking(move || backend.finish()).await;
-    }
+    // A save of an offline index under way is let finish (bounded inside), so the next bridge starts from it.
+    let finishing = offline_at_exit
+        .into_iter()
+        .map(|backend| tokio::task::spawn_blocking(move || backend.finish()));
+    let _ = futures::future::join_all(finishing).await;
     // Bounded: a child that ignores SIGKILL or a server that never closes must not keep the client waiting.
-    let _ = tokio::time::timeout(SHUTDOWN_GRACE, upstream.shutdown()).await;
-    let _ = tokio::time::timeout(Duration::from_millis(200), supervisor).await;
-    event_task.abort();
+    let closing = upstreams.iter().map(|upstream| upstream.shutdown());
+    let _ = tokio::time::timeout(SHUTDOWN_GRACE, futures::future::join_all(closing)).await;
+    let _ = tokio::time::timeout(
+        Duration::from_millis(200),
+        futures::future::join_all(supervisors),
+    )
+    .await;
+    event_tasks.iter().for_each(tokio::task::JoinHandle::abort);
     drop(server);
     // The writer ends once what is queued is written; give it a moment to flush.
     out.close();
@@ -244,6 +252,31 @@ async fn termination() {
             std::future::pending::<()>().await;
         }
     }
+}
+
+/// The vault folder's reader for a vault upstream (unless `--no-offline`), readied as `--index-search` says.
+fn offline_reader(
+    config: &BridgeConfig,
+    target: &config::UpstreamTarget,
+    upstream: &Arc<upstream::Upstream>,
+) -> Option<Arc<dyn offline::OfflineBackend>> {
+    let config::UpstreamTarget::Vault { path, config_dir } = target else {
+        return None;
+    };
+    if !config.offline {
+        return None;
+    }
+    let backend = offline::backend_for_vault(path, config_dir, config.index_memory_mb)?;
+    match config.index_search {
+        // Searches while Obsidian is open use the index as soon as it is there.
+        config::IndexSearch::Always => backend.build(),
+        // A saved index is loaded beside the start (a third of a second at 100,000 notes).
+        config::IndexSearch::Auto => backend.prepare(),
+        config::IndexSearch::Never => {
+            tokio::spawn(prepare_when_away(Arc::clone(&backend), upstream.watch()));
+        }
+    }
+    Some(backend)
 }
 
 /// With `--index-search never`: readies offline mode (`OfflineBackend::prepare`) if the first connection attempt

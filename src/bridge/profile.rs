@@ -2,7 +2,7 @@
 //! that reaches the rest.
 //!
 //! Every tool definition a client lists costs each session its bytes in the agent's context: the whole catalog is some
-//! 39 KB. The core profile lists the tools most sessions use, in about 11 KB, and `obsidian_tools` names, describes,
+//! 40 KB. The core profile lists the tools most sessions use, in under 12 KB (five vaults' names included), and `obsidian_tools` names, describes,
 //! enables (with `notifications/tools/list_changed`) or runs every other one, so nothing is out of reach even for a
 //! client whose list never refreshes. A call by name to a tool that is not listed works too. Clients that keep MCP
 //! tools behind a tool search (Claude Code, Codex) pay little for a long list, and setup gives them `--tools all`.
@@ -33,14 +33,13 @@ impl ToolProfile {
 }
 
 /// The plugin's tools the core profile lists: find, read, write, and several reads at once. What they leave out
-/// (tasks, properties, links beyond backlinks, daily notes, templates, canvas, bases, moves and deletes) is one
-/// `obsidian_tools` call away.
+/// (tasks, properties, tags, links, daily notes, templates, canvas, bases, moves and deletes) is one `obsidian_tools`
+/// call away. Eight, so that the list stays under 12,000 bytes with five vaults' names in every tool.
 pub(crate) const CORE: &[&str] = &[
     "search",
     "read_note",
     "outline",
     "list_files",
-    "backlinks",
     "create_note",
     "str_replace",
     "append",
@@ -71,9 +70,9 @@ pub(crate) fn discovery_tool(read_only: bool) -> Value {
     json!({
         "name": DISCOVERY_TOOL,
         "title": "More Obsidian tools",
-        "description": "Reaches the vault tools not in your list (tasks, properties, tags, links, daily notes, \
-                        templates, canvas, bases, moves, deletes): list names them, describe gives their arguments, \
-                        enable lists them, call runs one.",
+        "description": "Reaches the vault tools not in your list (backlinks and links, tags, tasks, properties, daily \
+                        notes, templates, canvas, bases, moves, deletes): list names them, describe gives their \
+                        arguments, enable lists them, call runs one.",
         "inputSchema": {
             "type": "object",
             "properties": {
@@ -158,18 +157,35 @@ pub(crate) fn request(arguments: Option<&Map<String, Value>>) -> Result<Request,
 
 /// The server's `instructions`: what the agent needs first in 512 characters that stand alone (Codex reads no more
 /// in some places), the rest after; under 2,048 in all (Claude Code cuts there).
-pub(crate) fn instructions(profile: ToolProfile) -> String {
+pub(crate) fn instructions(profile: ToolProfile, vaults: &[&str]) -> String {
     let head = match profile {
         ToolProfile::Core => CORE_HEAD,
         ToolProfile::All => ALL_HEAD,
     };
-    [head, " ", REST].concat()
+    let several = match vaults {
+        [default, others @ ..] if !others.is_empty() => format!(
+            " These tools serve {} vaults: {default} (the default) and {}. Name the vault in each call's `vault` \
+             argument; a resource's URI names it in `?vault=`, a prompt's name begins with it.",
+            vaults.len(),
+            others.join(", ")
+        ),
+        _ => String::new(),
+    };
+    let mut whole = [head, &several, " ", REST].concat();
+    // Many long vault names must not push the end past Claude Code's cut: the search syntax goes first.
+    if whole.chars().count() >= INSTRUCTIONS_LIMIT {
+        whole = [head, &several].concat();
+    }
+    whole.chars().take(INSTRUCTIONS_LIMIT - 1).collect()
 }
 
-const CORE_HEAD: &str = "Tools for the user's Obsidian vault. Find notes with search, list_files or backlinks; read \
-    only what you need (outline, then read_note with a heading or lines; several reads in one batch); edit with \
-    str_replace, append or create_note, passing expected_hash from your last read. More tools (tasks, properties, \
-    tags, links, daily notes, templates, canvas, bases, moves, deletes) are reached through obsidian_tools: action \
+/// Where Claude Code cuts a server's instructions.
+const INSTRUCTIONS_LIMIT: usize = 2048;
+
+const CORE_HEAD: &str = "Tools for the user's Obsidian vault. Find notes with search or list_files; read only what \
+    you need (outline, then read_note with a heading or lines; several reads in one batch); edit with str_replace, \
+    append or create_note, passing expected_hash from your last read. More tools (backlinks and links, tags, tasks, \
+    properties, daily notes, templates, canvas, bases, moves, deletes) are reached through obsidian_tools: action \
     list names them, call runs one.";
 
 const ALL_HEAD: &str = "Tools for the user's Obsidian vault. Find notes with search, list_files, tags or backlinks; \
@@ -190,28 +206,39 @@ mod tests {
 
     #[test]
     fn the_instructions_fit_both_clients_cuts_and_their_head_names_the_way_to_the_rest() {
+        let many: Vec<String> = (0..5)
+            .map(|number| format!("A vault with a long name, number {number}"))
+            .collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
         for (profile, head) in [(ToolProfile::Core, CORE_HEAD), (ToolProfile::All, ALL_HEAD)] {
-            let whole = instructions(profile);
-            assert!(
-                whole.chars().count() < 2048,
-                "{} characters",
-                whole.chars().count()
-            );
-            // The head is a whole paragraph inside Codex's 512 characters.
-            assert!(
-                head.chars().count() <= 512,
-                "{} characters",
-                head.chars().count()
-            );
-            assert!(head.ends_with('.'));
-            assert!(whole.starts_with(head));
+            for vaults in [&["Notes"][..], &["Work", "Home"], &many] {
+                let whole = instructions(profile, vaults);
+                if vaults.len() > 1 {
+                    assert!(
+                        whole.contains("(the default)") && whole.contains(vaults[1]),
+                        "{whole}"
+                    );
+                }
+                assert!(
+                    whole.chars().count() < 2048,
+                    "{} characters",
+                    whole.chars().count()
+                );
+                // The head is a whole paragraph inside Codex's 512 characters.
+                assert!(
+                    head.chars().count() <= 512,
+                    "{} characters",
+                    head.chars().count()
+                );
+                assert!(head.ends_with('.'));
+                assert!(whole.starts_with(head));
+            }
         }
         assert!(CORE_HEAD.contains(DISCOVERY_TOOL));
         // Every tool the core head names is listed in the core profile.
         for named in [
             "search",
             "list_files",
-            "backlinks",
             "outline",
             "read_note",
             "batch",

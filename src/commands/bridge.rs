@@ -12,27 +12,14 @@ pub(crate) fn run(args: BridgeArgs) -> anyhow::Result<ExitCode> {
     let env_url = std::env::var("OBSIDIAN_MCP_URL")
         .ok()
         .filter(|url| !url.trim().is_empty());
-    let (mut vault, mut config_dir) = (args.vault, args.config_dir);
-    if vault.is_none() && args.url.is_none() && env_url.is_none() && args.command.is_empty() {
-        match default_vault() {
-            Ok(Some((found, found_config_dir))) => {
-                (vault, config_dir) = (Some(found), found_config_dir);
-            }
-            Ok(None) => {}
-            Err(message) => {
-                crate::ui::stderr_line(format_args!(
-                    "error: obsmcp bridge cannot start: {message}"
-                ));
-                crate::ui::stderr_line(format_args!(
-                    "hint: name the vault: `obsmcp bridge --vault PATH`, or set OBSMCP_VAULT in the client's entry"
-                ));
-                return Ok(ExitCode::from(2));
-            }
-        }
+    let mut vaults: Vec<(PathBuf, Option<String>)> =
+        args.vault.into_iter().map(|vault| (vault, None)).collect();
+    if vaults.is_empty() && args.url.is_none() && env_url.is_none() && args.command.is_empty() {
+        vaults = default_vaults();
     }
     let raw = RawConfig {
-        vault,
-        config_dir,
+        vaults,
+        config_dir: args.config_dir,
         url: args.url,
         env_url,
         headers: args.header,
@@ -73,25 +60,18 @@ pub(crate) fn run(args: BridgeArgs) -> anyhow::Result<ExitCode> {
     crate::bridge::run(config)
 }
 
-/// The vault of a bridge started with no upstream named (an agent plugin's entry runs a plain `obsmcp bridge`):
-/// `OBSMCP_VAULT`, else the one vault `obsmcp setup` set up; `None` when there is none, an error when there are several.
-fn default_vault() -> Result<Option<(PathBuf, Option<String>)>, String> {
+/// The vaults of a bridge started with no upstream named (an agent plugin's entry runs a plain `obsmcp bridge`):
+/// `OBSMCP_VAULT`, else every vault `obsmcp setup` set up, each with its config folder; none when there is none.
+fn default_vaults() -> Vec<(PathBuf, Option<String>)> {
     if let Some(vault) = std::env::var_os("OBSMCP_VAULT").filter(|vault| !vault.is_empty()) {
-        return Ok(Some((PathBuf::from(vault), None)));
+        return vec![(PathBuf::from(vault), None)];
     }
     let Some(environment) = obsmcp_installer::environment::Environment::from_process() else {
-        return Ok(None);
+        return Vec::new();
     };
-    let vaults = obsmcp_installer::plan::state::State::load(&environment).vaults;
-    let mut vaults = vaults.into_iter();
-    match (vaults.next(), vaults.next()) {
-        (Some((path, config_dir)), None) => Ok(Some((path, Some(config_dir)))),
-        (None, _) => Ok(None),
-        (Some((first, _)), Some((second, _))) => Err(format!(
-            "no vault named, and setup set up several ({}, {}{})",
-            first.display(),
-            second.display(),
-            if vaults.len() > 0 { ", …" } else { "" }
-        )),
-    }
+    obsmcp_installer::plan::state::State::load(&environment)
+        .vaults
+        .into_iter()
+        .map(|(path, config_dir)| (path, Some(config_dir)))
+        .collect()
 }

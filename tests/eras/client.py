@@ -117,8 +117,8 @@ CALLS = [
 ]
 # What the bridge lists by default (`--tools core`): the core tools, its status tool and obsidian_tools, which reaches
 # the rest. Every other tool of CALLS is called by name without being listed.
-CORE_LISTED = {"search", "read_note", "outline", "list_files", "backlinks", "create_note", "str_replace", "append",
-               "batch", "obsidian_status", "obsidian_tools"}
+CORE_LISTED = {"search", "read_note", "outline", "list_files", "create_note", "str_replace", "append", "batch",
+               "obsidian_status", "obsidian_tools"}
 CATALOG = {tool["name"] for tool in json.loads(
     (pathlib.Path(__file__).resolve().parents[2] / "obsidian-plugin/catalog.json").read_text())["tools"]}
 # Tools whose honest answer on this vault may be an error result (nothing is open in the host's workspace; the daily

@@ -15,9 +15,16 @@ use super::era::{self, Era};
 use super::*;
 
 impl Server {
-    pub(super) fn start_call(self: &Arc<Self>, id: Value, params: Option<Value>, era: Era) {
-        self.run_in_flight(id, move |server, id, slot| async move {
-            let mut answer = server.call(id, params, &slot).await;
+    pub(super) fn start_call(self: &Arc<Self>, id: Value, mut params: Option<Value>, era: Era) {
+        let route = match self.route_of_call(&mut params) {
+            Ok(route) => route,
+            Err(problem) => {
+                let refusal = era::shaped(era, tool_error(&problem), None);
+                return self.send(jsonrpc::result(id, refusal));
+            }
+        };
+        self.run_in_flight(id, route.unwrap_or(0), move |server, id, slot| async move {
+            let mut answer = server.call(id, params, &slot, route).await;
             if let Some(result) = answer.get_mut("result") {
                 *result = era::shaped(era, result.take(), None);
             }
@@ -28,7 +35,7 @@ impl Server {
     /// Runs `work` for the request `id` in its own task, registered in flight first so that a cancellation finds it;
     /// its answer is sent unless the request was cancelled meanwhile. A duplicate id of a request still in flight is
     /// refused, and a panic still answers the request.
-    pub(super) fn run_in_flight<F, Work>(self: &Arc<Self>, id: Value, work: F)
+    pub(super) fn run_in_flight<F, Work>(self: &Arc<Self>, id: Value, route: usize, work: F)
     where
         F: FnOnce(Arc<Self>, Value, RequestSlot) -> Work + Send + 'static,
         Work: std::future::Future<Output = Value> + Send + 'static,
@@ -51,7 +58,14 @@ impl Server {
                 ));
                 return;
             }
-            in_flight.insert(key.clone(), InFlight { slot, task: None });
+            in_flight.insert(
+                key.clone(),
+                InFlight {
+                    slot,
+                    route,
+                    task: None,
+                },
+            );
         }
         let task = tokio::spawn(async move {
             // A bug that panics inside one request must still answer it, or the client waits forever.
@@ -76,7 +90,29 @@ impl Server {
         }
     }
 
-    pub(super) async fn call(&self, id: Value, params: Option<Value>, slot: &RequestSlot) -> Value {
+    /// The route a call names with its `vault` argument (taken out of the arguments), `None` when it names none; with
+    /// one upstream, always `None` and the arguments as they are.
+    fn route_of_call(&self, params: &mut Option<Value>) -> Result<Option<usize>, String> {
+        if !self.several() {
+            return Ok(None);
+        }
+        let named = routes::take_vault_argument(params)?;
+        match named {
+            Some(name) => routes::by_name(&self.routes, Some(&name)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Answers a `tools/call` on `route` (`None`: the default; for `obsidian_status` with several vaults, all).
+    pub(super) async fn call(
+        &self,
+        id: Value,
+        params: Option<Value>,
+        slot: &RequestSlot,
+        route: Option<usize>,
+    ) -> Value {
+        let named = route;
+        let route = &self.routes[route.unwrap_or(0)];
         let trace = self.traces.fetch_add(1, Ordering::Relaxed);
         let started = Instant::now();
         let Some(name) = params
@@ -107,31 +143,19 @@ impl Server {
         };
         if name == STATUS_TOOL {
             record("ok", None);
-            let index = self.obsidian_index(slot).await;
-            return jsonrpc::result(id, self.status_result(&self.budget(params.as_ref()), index));
+            let budget = self.budget(params.as_ref());
+            return jsonrpc::result(id, self.status(&budget, named, slot).await);
         }
         if name == profile::DISCOVERY_TOOL && self.fits_budgets() {
             record("ok", None);
-            return self.discovery(id, params, slot).await;
+            return self.discovery(id, params, slot, named).await;
         }
-        let refusal = {
-            let catalog = lock(&self.catalog);
-            match self.config.policy.check(&name, catalog.find(&name)) {
-                Err(refusal) => Some(refusal.explain(&name)),
-                // A batch runs other tools: each of them meets the same policy as a direct call.
-                Ok(()) if name == BATCH_TOOL => self
-                    .config
-                    .policy
-                    .refused_batch_call(params.as_ref(), |inner| catalog.find(inner)),
-                Ok(()) => None,
-            }
-        };
-        if let Some(refusal) = refusal {
+        if let Some(refusal) = self.refusal(route, &name, params.as_ref()) {
             record("refused", None);
             return jsonrpc::result(id, tool_error(&refusal));
         }
         let budget = self.budget(params.as_ref());
-        let tool = lock(&self.catalog).find(&name).cloned();
+        let tool = lock(&route.catalog).find(&name).cloned();
         let mut params = params;
         let fitted = tool.as_ref().filter(|_| self.fits_budgets());
         if let Some(tool) = fitted
@@ -151,7 +175,8 @@ impl Server {
             } else {
                 params.take()
             };
-            let (answer, outcome, bytes_out) = self.dispatch(&id, &name, sent, started, slot).await;
+            let (answer, outcome, bytes_out) =
+                self.dispatch(route, &id, &name, sent, started, slot).await;
             // A read whose answer the client would cut is asked again for a smaller page, which says how to get the rest.
             let smaller = refittable
                 .filter(|_| refits < budget::MAX_REFITS)
@@ -178,16 +203,32 @@ impl Server {
         }
     }
 
+    /// Why the policy refuses a call of `name`, if it does.
+    fn refusal(&self, route: &Route, name: &str, params: Option<&Value>) -> Option<String> {
+        let catalog = lock(&route.catalog);
+        match self.config.policy.check(name, catalog.find(name)) {
+            Err(refusal) => Some(refusal.explain(name)),
+            // A batch runs other tools: each of them meets the same policy as a direct call.
+            Ok(()) if name == BATCH_TOOL => self
+                .config
+                .policy
+                .refused_batch_call(params, |inner| catalog.find(inner)),
+            Ok(()) => None,
+        }
+    }
+
     /// Whether the bridge fits results to the client: for our own plugin (and its offline twin), whose tools' `max_chars`
     /// and `limit` mean what the budget assumes.
     pub(super) fn fits_budgets(&self) -> bool {
-        matches!(self.config.upstream, UpstreamTarget::Vault { .. })
+        // Several routes are all vaults.
+        self.default_route().is_vault()
     }
 
     /// Runs one call: from disk when the upstream is down and the tool can be answered there, else upstream (and from
     /// disk after all when the upstream turns out unreachable). The answer, the outcome word and its size for the log.
     pub(super) async fn dispatch(
         &self,
+        route: &Route,
         id: &Value,
         name: &str,
         params: Option<Value>,
@@ -195,13 +236,13 @@ impl Server {
         slot: &RequestSlot,
     ) -> (Value, &'static str, Option<usize>) {
         let id = id.clone();
-        if let Some(answer) = self.try_offline(name, params.as_ref()).await {
+        if let Some(answer) = self.try_offline(route, name, params.as_ref()).await {
             return (jsonrpc::result(id, answer), "offline", None);
         }
-        if let Some(answer) = self.try_index(name, params.as_ref()).await {
+        if let Some(answer) = self.try_index(route, name, params.as_ref()).await {
             return (jsonrpc::result(id, answer), "index", None);
         }
-        let connect_wait = match self.config.upstream {
+        let connect_wait = match route.target {
             // A child process needs time to start; its calls queue until the handshake is done.
             UpstreamTarget::Command { .. } => self
                 .config
@@ -211,11 +252,11 @@ impl Server {
             _ => self.config.connect_wait.saturating_sub(started.elapsed()),
         };
         let arguments = self
-            .offline_for(name)
+            .offline_for(route, name)
             .and(params.as_ref())
             .and_then(|params| params.get("arguments"))
             .cloned();
-        match self
+        match route
             .upstream
             .forward(
                 "tools/call",
@@ -227,7 +268,7 @@ impl Server {
             .await
         {
             Ok(answer) => {
-                self.answered_by_obsidian(name, started.elapsed());
+                self.answered_by_obsidian(route, name, started.elapsed());
                 let outcome = if answer.pointer("/result/isError") == Some(&Value::Bool(true)) {
                     "tool_error"
                 } else {
@@ -237,8 +278,8 @@ impl Server {
                 (with_client_id(answer, id), outcome, Some(size))
             }
             // The session looked up but was not: the disk can still answer a read.
-            Err(CallError::Unreachable(_)) if self.offline_for(name).is_some() => {
-                let backend = self.offline_for(name).expect("checked just above");
+            Err(CallError::Unreachable(_)) if self.offline_for(route, name).is_some() => {
+                let backend = self.offline_for(route, name).expect("checked just above");
                 let answer = backend
                     .call(name, arguments.as_ref().and_then(Value::as_object))
                     .await;
@@ -247,9 +288,9 @@ impl Server {
             Err(error) => {
                 if matches!(error, CallError::Lost(_) | CallError::Timeout(_)) {
                     // The call may have reached Obsidian and written.
-                    self.passed_to_obsidian(name);
+                    self.passed_to_obsidian(route, name);
                 }
-                let (outcome, text) = self.explain(&error);
+                let (outcome, text) = self.explain(route, &error);
                 (jsonrpc::result(id, tool_error(&text)), outcome, None)
             }
         }
@@ -257,17 +298,25 @@ impl Server {
 
     /// Offline mode's seam: the backend, when this call may be answered from disk (`--vault` without `--no-offline`,
     /// a tool the backend serves).
-    pub(super) fn offline_for(&self, tool: &str) -> Option<&Arc<dyn OfflineBackend>> {
-        let backend = self.offline.as_ref()?;
-        let vault = matches!(self.config.upstream, UpstreamTarget::Vault { .. });
-        (self.config.offline && vault && backend.serves(tool)).then_some(backend)
+    pub(super) fn offline_for<'a>(
+        &self,
+        route: &'a Route,
+        tool: &str,
+    ) -> Option<&'a Arc<dyn OfflineBackend>> {
+        let backend = route.offline.as_ref()?;
+        (self.config.offline && route.is_vault() && backend.serves(tool)).then_some(backend)
     }
 
     /// Answers from disk when no session comes up: at once when the last attempt failed, after the connect wait when
     /// an attempt is still under way.
-    pub(super) async fn try_offline(&self, tool: &str, params: Option<&Value>) -> Option<Value> {
-        let backend = self.offline_for(tool)?;
-        if self
+    pub(super) async fn try_offline(
+        &self,
+        route: &Route,
+        tool: &str,
+        params: Option<&Value>,
+    ) -> Option<Value> {
+        let backend = self.offline_for(route, tool)?;
+        if route
             .upstream
             .ready_unless_down(self.config.connect_wait)
             .await
@@ -281,11 +330,11 @@ impl Server {
     }
 
     /// A plain sentence for a failed call, and the outcome word for the log.
-    pub(super) fn explain(&self, error: &CallError) -> (&'static str, String) {
-        let who = self.config.upstream.display_name();
+    pub(super) fn explain(&self, route: &Route, error: &CallError) -> (&'static str, String) {
+        let who = self.display_name(route);
         match error {
             CallError::Unreachable(reason) => {
-                let hint = match self.config.upstream {
+                let hint = match route.target {
                     UpstreamTarget::Vault { .. } => {
                         " Is Obsidian open, with the obsmcp plugin enabled?"
                     }

@@ -19,6 +19,7 @@ impl Server {
         id: Value,
         params: Option<Value>,
         slot: &'a RequestSlot,
+        route: Option<usize>,
     ) -> BoxFuture<'a, Value> {
         async move {
             let arguments = params
@@ -33,6 +34,7 @@ impl Server {
                 Request::List => self.list_every_tool(),
                 Request::Describe(names) => self.describe(&names),
                 Request::Enable(names) => self.enable(&names),
+                // The vault named runs the call (`start_call` took it out of either argument list).
                 Request::Call { name, arguments } => {
                     if name == DISCOVERY_TOOL {
                         return jsonrpc::result(
@@ -45,7 +47,7 @@ impl Server {
                     if let Some(meta) = params.as_ref().and_then(|params| params.get("_meta")) {
                         inner["_meta"] = meta.clone();
                     }
-                    return self.call(id, Some(inner), slot).await;
+                    return self.call(id, Some(inner), slot, route).await;
                 }
             };
             jsonrpc::result(id, answer)
@@ -55,7 +57,7 @@ impl Server {
 
     /// The tools the policy allows, by name, each with whether it is listed now.
     fn allowed_tools(&self) -> Vec<(Value, bool)> {
-        let catalog = lock(&self.catalog);
+        let catalog = lock(&self.default_route().catalog);
         let enabled = lock(&self.enabled);
         self.config
             .policy
@@ -194,7 +196,7 @@ impl Server {
 
     /// Why a name is not among the tools offered: the policy's sentence, or that no tool has it.
     fn why_missing(&self, name: &str) -> String {
-        let catalog = lock(&self.catalog);
+        let catalog = lock(&self.default_route().catalog);
         match self.config.policy.check(name, catalog.find(name)) {
             Err(refusal) if catalog.find(name).is_some() => refusal.explain(name),
             _ => format!("There is no tool `{name}`."),

@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Server, catalog::CatalogSource};
-use crate::bridge::config::{IndexSearch, SLOW_SEARCH, UpstreamTarget};
+use super::{Route, Server, catalog::CatalogSource};
+use crate::bridge::config::{IndexSearch, SLOW_SEARCH};
 use crate::bridge::offline::OfflineBackend;
 use crate::bridge::policy::is_read_only;
 use crate::lock::lock;
@@ -32,53 +32,62 @@ pub(super) struct Counts {
 
 impl Server {
     /// The backend that may answer `tool` from its index while Obsidian is open, unless `--index-search never`.
-    fn index_backend(&self, tool: &str) -> Option<&Arc<dyn OfflineBackend>> {
+    fn index_backend<'a>(
+        &self,
+        route: &'a Route,
+        tool: &str,
+    ) -> Option<&'a Arc<dyn OfflineBackend>> {
         if self.config.index_search == IndexSearch::Never {
             return None;
         }
-        self.offline_for(tool)
+        self.offline_for(route, tool)
             .filter(|backend| backend.answers_from_index(tool))
     }
 
     /// Whether Obsidian's `tool` is the one the index mirrors: in the live catalog (a plugin setting may turn it off)
     /// of the plugin version bundled with this bridge.
-    fn mirrors_obsidian(&self, tool: &str) -> bool {
-        let version = self.upstream.facts().server_version;
-        let catalog = lock(&self.catalog);
+    fn mirrors_obsidian(&self, route: &Route, tool: &str) -> bool {
+        let version = route.upstream.facts().server_version;
+        let catalog = lock(&route.catalog);
         catalog.source == CatalogSource::Live
             && catalog.find(tool).is_some()
             && version.as_deref() == Some(crate::version::PLUGIN)
     }
 
     /// The index's answer to a call while Obsidian is open, when it can give the plugin's.
-    pub(super) async fn try_index(&self, tool: &str, params: Option<&Value>) -> Option<Value> {
-        let backend = self.index_backend(tool)?;
-        if !self.mirrors_obsidian(tool) {
+    pub(super) async fn try_index(
+        &self,
+        route: &Route,
+        tool: &str,
+        params: Option<&Value>,
+    ) -> Option<Value> {
+        let backend = self.index_backend(route, tool)?;
+        if !self.mirrors_obsidian(route, tool) {
             return None;
         }
         let arguments = params
             .and_then(|params| params.get("arguments"))
             .and_then(Value::as_object);
         let answer = backend.call_from_index(tool, arguments).await?;
-        self.index_counts.index.fetch_add(1, Ordering::Relaxed);
+        route.index_counts.index.fetch_add(1, Ordering::Relaxed);
         Some(answer)
     }
 
     /// The backend of a vault upstream, whether or not it may answer while Obsidian is open.
-    fn vault_backend(&self) -> Option<&Arc<dyn OfflineBackend>> {
-        let vault = matches!(self.config.upstream, UpstreamTarget::Vault { .. });
-        self.offline
+    fn vault_backend<'a>(&self, route: &'a Route) -> Option<&'a Arc<dyn OfflineBackend>> {
+        route
+            .offline
             .as_ref()
-            .filter(|_| self.config.offline && vault)
+            .filter(|_| self.config.offline && route.is_vault())
     }
 
     /// After a call through Obsidian answered, was lost or timed out: one that may have written (any tool not marked
     /// read-only) has the index check the folder before its next answer.
-    pub(super) fn passed_to_obsidian(&self, tool: &str) {
-        let Some(backend) = self.vault_backend() else {
+    pub(super) fn passed_to_obsidian(&self, route: &Route, tool: &str) {
+        let Some(backend) = self.vault_backend(route) else {
             return;
         };
-        let may_write = lock(&self.catalog)
+        let may_write = lock(&route.catalog)
             .find(tool)
             .is_none_or(|found| !is_read_only(found));
         if may_write {
@@ -88,13 +97,13 @@ impl Server {
 
     /// After Obsidian answered `tool` in `took`: as [`Self::passed_to_obsidian`], and a slow search has `auto` build
     /// the index.
-    pub(super) fn answered_by_obsidian(&self, tool: &str, took: Duration) {
-        self.passed_to_obsidian(tool);
-        let Some(backend) = self.vault_backend() else {
+    pub(super) fn answered_by_obsidian(&self, route: &Route, tool: &str, took: Duration) {
+        self.passed_to_obsidian(route, tool);
+        let Some(backend) = self.vault_backend(route) else {
             return;
         };
         if backend.answers_from_index(tool) {
-            self.index_counts.obsidian.fetch_add(1, Ordering::Relaxed);
+            route.index_counts.obsidian.fetch_add(1, Ordering::Relaxed);
             if self.config.index_search == IndexSearch::Auto && took > SLOW_SEARCH {
                 backend.build();
             }
@@ -102,9 +111,9 @@ impl Server {
     }
 
     /// What `obsidian_status` says of searches from the index.
-    pub(super) fn index_search_status(&self) -> Value {
+    pub(super) fn index_search_status(&self, route: &Route) -> Value {
         let mode = self.config.index_search;
-        let why_not = match self.index_backend("search") {
+        let why_not = match self.index_backend(route, "search") {
             _ if mode == IndexSearch::Never => Some("off (--index-search never)"),
             None => Some("off: the bridge does not read this vault's folder"),
             Some(backend) => match backend.index_search_ready() {
@@ -121,8 +130,8 @@ impl Server {
             "answersSearches": why_not.is_none(),
             "whyNot": why_not,
             "searchesAnswered": {
-                "byIndex": self.index_counts.index.load(Ordering::Relaxed),
-                "byObsidian": self.index_counts.obsidian.load(Ordering::Relaxed),
+                "byIndex": route.index_counts.index.load(Ordering::Relaxed),
+                "byObsidian": route.index_counts.obsidian.load(Ordering::Relaxed),
             },
         })
     }

@@ -22,8 +22,9 @@ use super::offline::{OfflineBackend, RpcFailure};
 use super::outbox::Outbox;
 use super::profile::{self, ToolProfile};
 use super::protocol;
-use super::upstream::{CallError, RequestSlot, Upstream, UpstreamEvent, UpstreamState};
+use super::upstream::{CallError, RequestSlot, UpstreamEvent, UpstreamState};
 use crate::lock::lock;
+pub(crate) use routes::Route;
 use status::status_tool;
 
 mod call;
@@ -32,6 +33,7 @@ mod era;
 mod index_search;
 mod listen;
 mod resources;
+mod routes;
 mod status;
 
 /// The name of the bridge's own tool.
@@ -42,6 +44,8 @@ const BATCH_TOOL: &str = "batch";
 /// A request that has been forwarded and may be cancelled.
 struct InFlight {
     slot: RequestSlot,
+    /// The route it went to, whose upstream a cancellation is told.
+    route: usize,
     /// Set just after the task starts; until then, removing the entry alone keeps the answer from being sent.
     task: Option<tokio::task::AbortHandle>,
 }
@@ -49,20 +53,17 @@ struct InFlight {
 /// The downstream server.
 pub(crate) struct Server {
     config: BridgeConfig,
-    upstream: Arc<Upstream>,
+    /// The upstreams, one per vault (the first the default), or the one `--url` or command (`routes.rs`).
+    routes: Vec<Route>,
     out: Arc<Outbox>,
-    catalog: Mutex<Catalog>,
     initialized: AtomicBool,
     in_flight: Mutex<HashMap<String, InFlight>>,
     diagnostics: Arc<Diagnostics>,
-    offline: Option<Arc<dyn OfflineBackend>>,
     traces: AtomicU64,
     /// The client's name from `initialize`, which decides its output budget.
     client: Mutex<Option<String>>,
     /// The 2026 client's open `subscriptions/listen` streams.
     listens: Mutex<listen::Listens>,
-    /// How many searches the index and Obsidian answered (`index_search.rs`).
-    index_counts: index_search::Counts,
     /// The tools this session added to its list through `obsidian_tools` (`discovery.rs`).
     enabled: Mutex<BTreeSet<String>>,
 }
@@ -71,27 +72,43 @@ impl Server {
     /// A server answering through `out`.
     pub(crate) fn new(
         config: BridgeConfig,
-        upstream: Arc<Upstream>,
+        routes: Vec<Route>,
         out: Arc<Outbox>,
         diagnostics: Arc<Diagnostics>,
-        offline: Option<Arc<dyn OfflineBackend>>,
     ) -> Arc<Self> {
-        let catalog = Catalog::initial(&config.upstream);
+        assert!(!routes.is_empty(), "a bridge has an upstream");
         Arc::new(Self {
             config,
-            upstream,
+            routes,
             out,
-            catalog: Mutex::new(catalog),
             initialized: AtomicBool::new(false),
             in_flight: Mutex::new(HashMap::new()),
             diagnostics,
-            offline,
             traces: AtomicU64::new(1),
             client: Mutex::new(None),
             listens: Mutex::default(),
-            index_counts: index_search::Counts::default(),
             enabled: Mutex::default(),
         })
+    }
+
+    /// The default route: the first vault, or the one upstream.
+    fn default_route(&self) -> &Route {
+        &self.routes[0]
+    }
+
+    /// Whether requests name their vault: the bridge serves several.
+    fn several(&self) -> bool {
+        self.routes.len() > 1
+    }
+
+    /// What the user should call a route's upstream in messages: "Obsidian", and which vault when there are several.
+    fn display_name(&self, route: &Route) -> String {
+        let who = route.target.display_name();
+        if self.several() {
+            format!("{who} (vault {})", route.name)
+        } else {
+            who
+        }
     }
 
     fn send(&self, message: Value) {
@@ -190,8 +207,11 @@ impl Server {
             "logging/setLevel" => {
                 self.send(jsonrpc::result(id, json!({})));
                 if let Some(params) = params {
-                    let upstream = Arc::clone(&self.upstream);
-                    tokio::spawn(async move { upstream.set_log_level(params).await });
+                    for route in &self.routes {
+                        let upstream = Arc::clone(&route.upstream);
+                        let params = params.clone();
+                        tokio::spawn(async move { upstream.set_log_level(params).await });
+                    }
                 }
             }
             _ => self.send(jsonrpc::error(
@@ -229,7 +249,7 @@ impl Server {
                     .to_string();
                 let target = *lock(&in_flight.slot);
                 if let Some((generation, upstream_id)) = target {
-                    let upstream = Arc::clone(&self.upstream);
+                    let upstream = Arc::clone(&self.routes[in_flight.route].upstream);
                     tokio::spawn(
                         async move { upstream.cancel(generation, upstream_id, &reason).await },
                     );
@@ -272,10 +292,16 @@ impl Server {
 
     /// How to use the tools, for the client to pass to its model.
     fn instructions(&self) -> String {
-        match self.config.upstream {
-            UpstreamTarget::Vault { .. } => profile::instructions(self.config.tools),
-            _ => "A bridge to an MCP server; `obsidian_status` tells the connection state.".into(),
+        if !self.default_route().is_vault() {
+            return "A bridge to an MCP server; `obsidian_status` tells the connection state."
+                .into();
         }
+        let names: Vec<&str> = self
+            .routes
+            .iter()
+            .map(|route| route.name.as_str())
+            .collect();
+        profile::instructions(self.config.tools, &names)
     }
 
     /// The output budget for a request: by the client named in its `_meta` (2026 era) or in `initialize`, unless
@@ -291,12 +317,13 @@ impl Server {
 
     /// The tools offered: the catalog through the policy, plus the status tool.
     async fn list_tools(&self, budget: &Budget) -> Vec<Value> {
-        let known = lock(&self.catalog).source != CatalogSource::Unknown;
+        let route = self.default_route();
+        let known = lock(&route.catalog).source != CatalogSource::Unknown;
         if !known {
             // No catalog at all (first start of a non-vault upstream): give the upstream a short grace.
             let deadline = tokio::time::Instant::now() + self.config.startup_grace;
-            let mut states = self.upstream.watch();
-            while lock(&self.catalog).source == CatalogSource::Unknown {
+            let mut states = route.upstream.watch();
+            while lock(&route.catalog).source == CatalogSource::Unknown {
                 if tokio::time::timeout_at(deadline, states.changed())
                     .await
                     .is_err()
@@ -309,7 +336,8 @@ impl Server {
                 }
             }
         }
-        let catalog = lock(&self.catalog);
+        // Every vault runs the same plugin: the default vault's catalog stands for all.
+        let catalog = lock(&route.catalog);
         let core = self.config.tools == ToolProfile::Core;
         let mut tools: Vec<Value> = {
             let enabled = lock(&self.enabled);
@@ -336,25 +364,31 @@ impl Server {
         if core {
             tools.push(profile::discovery_tool(self.config.policy.read_only));
         }
+        if self.several() {
+            let names: Vec<String> = self.routes.iter().map(|route| route.name.clone()).collect();
+            tools
+                .iter_mut()
+                .for_each(|tool| routes::with_vault_argument(tool, &names));
+        }
         tools
     }
 
     /// Applies an upstream event: a new live catalog, or a notification to pass down.
-    pub(crate) fn upstream_event(&self, event: UpstreamEvent) {
+    pub(crate) fn upstream_event(&self, route: usize, event: UpstreamEvent) {
+        let route = &self.routes[route];
         match event {
-            UpstreamEvent::Forward(notification) => self.pass_notification(notification),
+            UpstreamEvent::Forward(notification) => self.pass_notification(route, notification),
             UpstreamEvent::Catalog(tools) => {
                 let changed = {
-                    let mut catalog = lock(&self.catalog);
+                    let mut catalog = lock(&route.catalog);
                     let changed = !catalog::same_tools(&catalog.tools, &tools);
                     *catalog = Catalog {
                         tools,
                         source: CatalogSource::Live,
                     };
                     if changed
-                        && !matches!(self.config.upstream, UpstreamTarget::Vault { .. })
-                        && let Err(error) =
-                            catalog::save_cache(&self.config.upstream, &catalog.tools)
+                        && !route.is_vault()
+                        && let Err(error) = catalog::save_cache(&route.target, &catalog.tools)
                     {
                         tracing::warn!("could not cache the tool catalog: {error}");
                     }

@@ -40,12 +40,34 @@ impl Server {
         params: Option<Value>,
         era: Era,
     ) {
-        self.run_in_flight(id, move |server, id, slot| async move {
-            let answer = server.passthrough(id.clone(), &method, params, &slot).await;
+        let (route, params) = match self.route_request(&method, params) {
+            Ok(routed) => routed,
+            Err(refusal) => return self.send(refusal.with_id(id)),
+        };
+        self.run_in_flight(id, route, move |server, id, slot| async move {
+            let mut answer = server
+                .passthrough(id.clone(), &method, params, &slot, &server.routes[route])
+                .await;
+            if server.several() {
+                routes::qualify_answer(&method, &mut answer, route, &server.routes);
+            }
             // Lists can change with the vault at any time: never cached.
             let ttl = method.ends_with("/list").then_some(0);
             shaped_answer(answer, era, ttl)
         });
+    }
+
+    /// The route a request of several vaults goes to and its params as that vault knows them; with one, the first
+    /// route and the params as they are.
+    fn route_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(usize, Option<Value>), Refusal> {
+        if !self.several() {
+            return Ok((0, params));
+        }
+        routes::route_request(&self.routes, method, params).map_err(Refusal)
     }
 
     async fn passthrough(
@@ -54,13 +76,14 @@ impl Server {
         method: &str,
         params: Option<Value>,
         slot: &RequestSlot,
+        route: &Route,
     ) -> Value {
         if let Some(refusal) = self.refused_by_policy(method) {
             return jsonrpc::error(id, jsonrpc::INVALID_REQUEST, &refusal);
         }
-        let offline = self.offline_for_method(method);
+        let offline = self.offline_for_method(route, method);
         if let Some(backend) = offline
-            && !self
+            && !route
                 .upstream
                 .ready_unless_down(self.config.connect_wait)
                 .await
@@ -73,7 +96,7 @@ impl Server {
             );
         }
         let kept = offline.and(params.clone());
-        match self
+        match route
             .upstream
             .forward(
                 method,
@@ -95,7 +118,7 @@ impl Server {
                 )
             }
             Err(error) => {
-                let (_, text) = self.explain(&error);
+                let (_, text) = self.explain(route, &error);
                 jsonrpc::error(id, jsonrpc::INTERNAL_ERROR, &text)
             }
         }
@@ -103,12 +126,11 @@ impl Server {
 
     /// Why the policy keeps a vault's resources from this client, if it does.
     fn refused_by_policy(&self, method: &str) -> Option<String> {
-        let vault = matches!(self.config.upstream, UpstreamTarget::Vault { .. });
         let about_notes = method.starts_with("resources/") || method == "completion/complete";
-        if !vault || !about_notes {
+        if !self.default_route().is_vault() || !about_notes {
             return None;
         }
-        let catalog = lock(&self.catalog);
+        let catalog = lock(&self.default_route().catalog);
         let refusal = self
             .config
             .policy
@@ -123,9 +145,12 @@ impl Server {
     }
 
     /// The disk backend, when this method may be answered from disk (a vault, offline mode on).
-    fn offline_for_method(&self, method: &str) -> Option<&Arc<dyn OfflineBackend>> {
-        let backend = self.offline.as_ref()?;
-        let vault = matches!(self.config.upstream, UpstreamTarget::Vault { .. });
+    fn offline_for_method<'a>(
+        &self,
+        route: &'a Route,
+        method: &str,
+    ) -> Option<&'a Arc<dyn OfflineBackend>> {
+        let backend = route.offline.as_ref()?;
         let served = matches!(
             method,
             "resources/list"
@@ -135,7 +160,20 @@ impl Server {
                 | "prompts/list"
                 | "prompts/get"
         );
-        (self.config.offline && vault && served).then_some(backend)
+        (self.config.offline && route.is_vault() && served).then_some(backend)
+    }
+}
+
+/// Why a request names no vault this bridge has, as the error to answer it with.
+struct Refusal(String);
+
+impl Refusal {
+    fn with_id(self, id: Value) -> Value {
+        jsonrpc::error(
+            id,
+            jsonrpc::INVALID_PARAMS,
+            &format!("Invalid params: {}", self.0),
+        )
     }
 }
 
@@ -190,7 +228,12 @@ impl Server {
         if let Some(refusal) = self.refused_by_policy(method) {
             return jsonrpc::error(id, jsonrpc::INVALID_REQUEST, &refusal);
         }
+        let (route, params) = match self.route_request(method, params.cloned()) {
+            Ok((route, params)) => (&self.routes[route], params),
+            Err(refusal) => return refusal.with_id(id),
+        };
         let Some(uri) = params
+            .as_ref()
             .and_then(|params| params.get("uri"))
             .and_then(Value::as_str)
         else {
@@ -201,9 +244,9 @@ impl Server {
             );
         };
         let subscribing = method == "resources/subscribe";
-        if subscribing && self.upstream.state() != UpstreamState::Ready {
-            let who = self.config.upstream.display_name();
-            let reason = match self.config.upstream {
+        if subscribing && route.upstream.state() != UpstreamState::Ready {
+            let who = self.display_name(route);
+            let reason = match route.target {
                 UpstreamTarget::Vault { .. } => {
                     "Obsidian is closed (or its obsmcp plugin is off)".to_string()
                 }
@@ -217,19 +260,30 @@ impl Server {
                 ),
             );
         }
-        self.upstream.subscribe(uri, subscribing);
+        route.upstream.subscribe(uri, subscribing);
         jsonrpc::result(id, json!({}))
     }
 
-    /// Tells the upstream the URIs the listen streams name.
+    /// Tells each upstream the URIs the listen streams name of it.
     pub(super) fn push_listened(&self) {
         let uris = lock(&self.listens).uris();
-        self.upstream.set_listened(uris);
+        for (index, route) in self.routes.iter().enumerate() {
+            let ours = uris
+                .iter()
+                .filter_map(|uri| match routes::unqualified(uri) {
+                    (Some(vault), inner) if self.several() => {
+                        (routes::by_name(&self.routes, Some(&vault)) == Ok(index)).then_some(inner)
+                    }
+                    (_, inner) => (index == 0).then_some(inner),
+                })
+                .collect();
+            route.upstream.set_listened(ours);
+        }
     }
 
     /// An upstream notification on its way to the client: list changes to a 2025 client that initialized and to the
     /// listen streams that asked, `resources/updated` to whoever subscribed to that URI, anything else as it came.
-    pub(super) fn pass_notification(&self, notification: Value) {
+    pub(super) fn pass_notification(&self, route: &Route, notification: Value) {
         let method = notification["method"]
             .as_str()
             .unwrap_or_default()
@@ -247,10 +301,16 @@ impl Server {
             let Some(uri) = notification.pointer("/params/uri").and_then(Value::as_str) else {
                 return;
             };
-            if initialized && self.upstream.is_subscribed(uri) {
+            let subscribed = route.upstream.is_subscribed(uri);
+            let uri = if self.several() {
+                routes::qualified(uri, &route.name)
+            } else {
+                uri.to_owned()
+            };
+            if initialized && subscribed {
                 self.send(jsonrpc::notification(&method, Some(json!({ "uri": uri }))));
             }
-            let tagged = lock(&self.listens).resource_updated(uri);
+            let tagged = lock(&self.listens).resource_updated(&uri);
             tagged.into_iter().for_each(|message| self.send(message));
             return;
         }

@@ -11,7 +11,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use super::{RequestSlot, STATUS_TOOL, Server, UpstreamState};
+use super::{RequestSlot, Route, STATUS_TOOL, Server, UpstreamState};
 use crate::bridge::budget::Budget;
 use crate::bridge::config::{UpstreamTarget, redacted};
 use crate::lock::lock;
@@ -20,13 +20,43 @@ use crate::lock::lock;
 const INDEX_ASK_TIMEOUT: Duration = Duration::from_millis(1500);
 
 impl Server {
+    /// The status result: of the route named, or of the one route; with several vaults and none named, of each.
+    pub(super) async fn status(
+        &self,
+        budget: &Budget,
+        named: Option<usize>,
+        slot: &RequestSlot,
+    ) -> Value {
+        let chosen: Vec<&Route> = match named {
+            Some(index) => vec![&self.routes[index]],
+            None if !self.several() => vec![self.default_route()],
+            None => self.routes.iter().collect(),
+        };
+        let mut reports = Vec::new();
+        for route in chosen {
+            let index = self.obsidian_index(route, slot).await;
+            let mut report = self.status_report(route, budget, index);
+            if self.several() {
+                report["vault"] = json!(route.name);
+                report["default"] = json!(std::ptr::eq(route, self.default_route()));
+            }
+            reports.push(report);
+        }
+        let report = match reports.len() {
+            1 => reports.pop().expect("one report"),
+            _ => json!({ "vaults": reports }),
+        };
+        let text = serde_json::to_string_pretty(&report).expect("a JSON value serializes");
+        json!({ "content": [{ "type": "text", "text": text }], "structuredContent": report })
+    }
+
     /// How far Obsidian's metadata indexing is, asked of the plugin: `null` unless a vault's plugin is connected now.
-    pub(super) async fn obsidian_index(&self, slot: &RequestSlot) -> Value {
-        if !self.fits_budgets() || !matches!(self.upstream.state(), UpstreamState::Ready) {
+    async fn obsidian_index(&self, route: &Route, slot: &RequestSlot) -> Value {
+        if !route.is_vault() || !matches!(route.upstream.state(), UpstreamState::Ready) {
             return Value::Null;
         }
         let params = json!({ "name": "vault_info", "arguments": {} });
-        match self
+        match route
             .upstream
             .forward(
                 "tools/call",
@@ -42,11 +72,12 @@ impl Server {
         }
     }
 
-    pub(super) fn status_result(&self, budget: &Budget, obsidian_index: Value) -> Value {
-        let facts = self.upstream.facts();
-        let state = self.upstream.state();
-        let catalog = lock(&self.catalog);
-        let upstream = match self.upstream.target() {
+    /// One route's status.
+    fn status_report(&self, route: &Route, budget: &Budget, obsidian_index: Value) -> Value {
+        let facts = route.upstream.facts();
+        let state = route.upstream.state();
+        let catalog = lock(&route.catalog);
+        let upstream = match route.upstream.target() {
             UpstreamTarget::Vault { path, config_dir } => {
                 let port = obsmcp_installer::obsidian_files::plugin_data::read(path, config_dir)
                     .ok()
@@ -65,7 +96,7 @@ impl Server {
             .since
             .and_then(|since| since.duration_since(UNIX_EPOCH).ok())
             .map(|since| since.as_secs());
-        let report = json!({
+        json!({
             "state": state.as_str(),
             "stateSinceUnix": since,
             "upstream": upstream,
@@ -81,9 +112,9 @@ impl Server {
             "catalog": { "source": catalog.source.as_str(), "tools": catalog.tools.len() },
             "toolList": { "profile": self.config.tools.as_str(), "enabledThisSession": lock(&self.enabled).iter().collect::<Vec<_>>() },
             "bridge": { "version": env!("CARGO_PKG_VERSION"), "pluginVersionBundled": crate::version::PLUGIN },
-            "offlineMode": if self.offline.is_some() && self.config.offline { "available" } else { "not available" },
-            "offlineIndex": self.offline.as_ref().and_then(|offline| offline.describe()),
-            "indexSearch": self.index_search_status(),
+            "offlineMode": if route.offline.is_some() && self.config.offline { "available" } else { "not available" },
+            "offlineIndex": route.offline.as_ref().and_then(|offline| offline.describe()),
+            "indexSearch": self.index_search_status(route),
             "client": {
                 "name": lock(&self.client).clone(),
                 "outputBudget": {
@@ -93,9 +124,7 @@ impl Server {
                     "setBy": if self.config.max_chars.is_some() { "--max-chars" } else { "client" },
                 },
             },
-        });
-        let text = serde_json::to_string_pretty(&report).expect("a JSON value serializes");
-        json!({ "content": [{ "type": "text", "text": text }], "structuredContent": report })
+        })
     }
 }
 /// `{"state":"resolved"}`, or `{"state":"indexing","done":N,"total":M,"hint":…}`, from the plugin's `vault_info` answer.

@@ -43,7 +43,7 @@ fn probe_bridge_runs_the_exact_entry_and_reports_what_the_client_would_see() {
         .parse()
         .unwrap();
     // The entry names no --tools: the core list (src/bridge/profile.rs), its status tool and obsidian_tools.
-    assert_eq!(listed, 11, "the bridge lists the core: {good:#}");
+    assert_eq!(listed, 10, "the bridge lists the core: {good:#}");
     let bad = probes
         .iter()
         .find(|check| {

@@ -151,6 +151,16 @@ impl Machine {
     /// (closing its stdin, as a client does); the answer's JSON-RPC line. Obsidian is never up here, so the answer
     /// comes from disk.
     pub fn search_through_bridge(&self, args: &[&str], query: &str) -> String {
+        self.search_in_vault_through_bridge(args, query, None)
+    }
+
+    /// As [`Self::search_through_bridge`], in the vault named (a bridge of several vaults).
+    pub fn search_in_vault_through_bridge(
+        &self,
+        args: &[&str],
+        query: &str,
+        vault: Option<&str>,
+    ) -> String {
         use std::io::{BufRead, Write};
         let mut bridge = self
             .command(args)
@@ -160,8 +170,11 @@ impl Machine {
             .spawn()
             .unwrap();
         let mut stdin = bridge.stdin.take().unwrap();
-        let call = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        let mut call = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
             "params": {"name": "search", "arguments": {"query": query}}});
+        if let Some(vault) = vault {
+            call["params"]["arguments"]["vault"] = serde_json::json!(vault);
+        }
         for line in [
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_owned(),
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),

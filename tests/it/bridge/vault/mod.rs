@@ -16,6 +16,7 @@ mod guards;
 mod profiles;
 mod resources;
 mod restarts;
+mod several;
 mod startup;
 mod stdio;
 pub(super) const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";

@@ -12,7 +12,6 @@ const CORE: &[&str] = &[
     "read_note",
     "outline",
     "list_files",
-    "backlinks",
     "create_note",
     "str_replace",
     "append",
