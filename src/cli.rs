@@ -189,7 +189,7 @@ pub(crate) struct BridgeArgs {
     #[arg(long, value_name = "WHEN", value_enum, default_value_t = crate::bridge::IndexSearch::Auto)]
     pub(crate) index_search: crate::bridge::IndexSearch,
     /// Which of the vault's tools `tools/list` carries: `core` (10 tools, about 11 KB of the agent's context) with
-    /// `obsidian_tools` to name, enable or run every other one, or `all` (39 tools, about 39 KB). Setup writes `all`
+    /// `obsidian_tools` to name, enable or run every other one, or `all` (38 tools, about 40 KB). Setup writes `all`
     /// for clients that keep MCP tools behind a tool search (Claude Code, Codex). Other upstreams list every tool.
     #[arg(long, value_name = "PROFILE", value_enum, default_value_t = crate::bridge::ToolProfile::Core)]
     pub(crate) tools: crate::bridge::ToolProfile,
