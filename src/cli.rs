@@ -70,6 +70,10 @@ pub(crate) struct SetupArgs {
     /// Mark Claude Code's entry "alwaysLoad": true: its tools are always in context, never deferred by tool search.
     #[arg(long)]
     pub(crate) always_load: bool,
+    /// Give each vault an entry of its own (`obsidian`, `obsidian-<vault>`), as setup did before one entry served every
+    /// vault: for a policy per vault (`--read-only` for one alone, say). Splits an entry that serves several.
+    #[arg(long)]
+    pub(crate) entry_per_vault: bool,
 }
 
 /// How setup and uninstall run: asking, or told what to do; writing, or only showing; for people, or for agents.

@@ -48,16 +48,12 @@ pub(crate) fn execute(
         clients,
         binary,
         read_only: args.read_only,
-        hide: args
-            .hide
-            .iter()
-            .map(|rule| rule.trim().to_string())
-            .filter(|rule| !rule.is_empty())
-            .collect(),
+        hide: hide_rules(args),
         hide_excluded_files: args.hide_excluded_files,
         skill: !args.no_skill,
         always_load: args.always_load,
         keep_tools: false,
+        layout: layout_of(args),
         permissions: !args.no_claude_permissions,
         bundle: crate::assets::BUNDLE,
         data_template: crate::assets::DATA_TEMPLATE,
@@ -433,3 +429,21 @@ fn next_steps(
 #[cfg(test)]
 #[path = "setup_tests.rs"]
 mod tests;
+
+/// One entry for every vault, or one each with `--entry-per-vault`.
+fn layout_of(args: &SetupArgs) -> obsmcp_installer::setup::EntryLayout {
+    if args.entry_per_vault {
+        obsmcp_installer::setup::EntryLayout::PerVault
+    } else {
+        obsmcp_installer::setup::EntryLayout::Shared
+    }
+}
+
+/// The `--hide` rules, trimmed, empty ones left out.
+fn hide_rules(args: &SetupArgs) -> Vec<String> {
+    args.hide
+        .iter()
+        .map(|rule| rule.trim().to_string())
+        .filter(|rule| !rule.is_empty())
+        .collect()
+}

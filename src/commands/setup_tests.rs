@@ -22,6 +22,7 @@ fn args() -> SetupArgs {
         hide_excluded_files: false,
         no_skill: false,
         always_load: false,
+        entry_per_vault: false,
     }
 }
 

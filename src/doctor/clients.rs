@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::report::{Check, Repair};
 use super::vault::shell_quote;
+use binary::binary_check;
 
 /// One client's config file as doctor sees it.
 #[derive(Debug, Clone)]
@@ -135,6 +136,22 @@ impl ServerEntry {
     }
 
     /// The value following `flag` in the arguments.
+    /// Every value of a flag that may repeat (`--vault`), in order.
+    pub(crate) fn flags(&self, flag: &str) -> Vec<&str> {
+        let prefixed = format!("{flag}=");
+        self.args
+            .iter()
+            .enumerate()
+            .filter_map(|(index, arg)| {
+                if arg == flag {
+                    self.args.get(index + 1).map(String::as_str)
+                } else {
+                    arg.strip_prefix(&prefixed)
+                }
+            })
+            .collect()
+    }
+
     pub(crate) fn flag(&self, flag: &str) -> Option<&str> {
         let prefixed = format!("{flag}=");
         self.args.iter().enumerate().find_map(|(index, arg)| {
@@ -281,6 +298,28 @@ fn entry_checks(
     entry: &ServerEntry,
     context: &ClientContext<'_>,
 ) -> Vec<Check> {
+    let vaults = entry.flags("--vault");
+    if vaults.len() > 1 {
+        // An entry of several vaults: each vault is checked as an entry of its own would be, the binary once.
+        let mut checks = Vec::new();
+        for vault in vaults {
+            let mut one = entry.clone();
+            one.args = vec!["bridge".into(), "--vault".into(), vault.to_owned()];
+            checks.extend(
+                entry_checks(client, &one, context)
+                    .into_iter()
+                    .filter(|check| check.id == "client.entry"),
+            );
+        }
+        checks.push(binary_check(
+            entry,
+            context,
+            None,
+            &format!("{} setup --client {}", context.obsmcp, client.spec.id),
+        ));
+        checks.extend(timeout_checks(client, entry));
+        return checks;
+    }
     let mut checks = Vec::new();
     let name = &entry.name;
     let vault = entry.flag("--vault").map(PathBuf::from);
@@ -341,110 +380,6 @@ fn entry_checks(
     checks.push(binary_check(entry, context, repair, &reregister));
     checks.extend(timeout_checks(client, entry));
     checks
-}
-
-fn binary_check(
-    entry: &ServerEntry,
-    context: &ClientContext<'_>,
-    repair: Option<Repair>,
-    reregister: &str,
-) -> Check {
-    let name = &entry.name;
-    let with_repair = |check: Check| match &repair {
-        Some(repair) => check.with_repair(repair.clone()),
-        None => check,
-    };
-    let Some(command) = entry.command.as_deref() else {
-        return Check::fail(
-            "client.binary",
-            format!("`{name}` has no command"),
-            reregister.to_owned(),
-        );
-    };
-    let path = Path::new(command);
-    if !path.is_absolute() {
-        return with_repair(Check::warn(
-            "client.binary",
-            format!(
-                "`{name}` starts `{command}` through PATH: apps started from the desktop often have a shorter PATH"
-            ),
-            format!(
-                "{} doctor --fix, or {reregister} (writes the absolute path)",
-                context.obsmcp
-            ),
-        ));
-    }
-    if !path.is_file() {
-        return with_repair(Check::fail(
-            "client.binary",
-            format!("`{name}` starts `{command}`, which does not exist"),
-            format!(
-                "{} doctor --fix, or {reregister} (points the entry at this obsmcp)",
-                context.obsmcp
-            ),
-        ));
-    }
-    if !is_executable(path) {
-        return Check::fail(
-            "client.binary",
-            format!("`{command}` is not executable"),
-            format!("chmod +x {}", shell_quote(command)),
-        );
-    }
-    let real = obsmcp_installer::environment::real_path(path).unwrap_or_else(|_| path.to_owned());
-    let transience = obsmcp_installer::plan::binary::transience(context.environment, &real);
-    match context.versions.get(command) {
-        Some(Ok(version)) if version == context.own_version => match transience {
-            None => Check::ok(
-                "client.binary",
-                format!("`{command}` exists, version {version}"),
-            ),
-            Some(why) => with_repair(Check::warn(
-                "client.binary",
-                format!("`{name}` runs `{command}`, which will not last: {why}"),
-                format!(
-                    "{} doctor --fix, or {reregister} (installs a copy in {} and points the entry at it)",
-                    context.obsmcp,
-                    obsmcp_installer::plan::binary::stable_path(context.environment).display()
-                ),
-            )),
-        },
-        Some(Ok(version)) => with_repair(Check::warn(
-            "client.binary",
-            format!(
-                "`{command}` is obsmcp {version}, but this doctor is {}",
-                context.own_version
-            ),
-            format!(
-                "{} doctor --fix, or {reregister} (points the entry at this obsmcp)",
-                context.obsmcp
-            ),
-        )),
-        Some(Err(error)) => with_repair(Check::fail(
-            "client.binary",
-            format!("`{command}` does not run: {error}"),
-            format!(
-                "{} doctor --fix, or {reregister} (points the entry at this obsmcp)",
-                context.obsmcp
-            ),
-        )),
-        None => Check::skip(
-            "client.binary",
-            format!("`{command}` exists; its version was not asked"),
-        ),
-    }
-}
-
-#[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    path.metadata()
-        .is_ok_and(|metadata| metadata.permissions().mode() & 0o111 != 0)
-}
-
-#[cfg(not(unix))]
-fn is_executable(_path: &Path) -> bool {
-    true
 }
 
 fn timeout_checks(client: &ClientConfig, entry: &ServerEntry) -> Vec<Check> {
@@ -526,12 +461,11 @@ fn conflicts(
     }
     let mut by_vault: BTreeMap<PathBuf, Vec<&ServerEntry>> = BTreeMap::new();
     for entry in ours {
-        let Some(vault) = entry.flag("--vault") else {
-            continue;
-        };
-        let key = obsmcp_installer::environment::real_path(vault)
-            .unwrap_or_else(|_| PathBuf::from(vault));
-        by_vault.entry(key).or_default().push(entry);
+        for vault in entry.flags("--vault") {
+            let key = obsmcp_installer::environment::real_path(vault)
+                .unwrap_or_else(|_| PathBuf::from(vault));
+            by_vault.entry(key).or_default().push(entry);
+        }
     }
     for (vault, mut same) in by_vault.into_iter().filter(|(_, same)| same.len() > 1) {
         // The stable sort keeps the config's order among equals.
@@ -569,6 +503,8 @@ fn conflicts(
         ),
     )
 }
+
+mod binary;
 
 #[cfg(test)]
 mod tests;

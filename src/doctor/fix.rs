@@ -216,8 +216,9 @@ fn apply_setup_plan(
         // A repair puts back what is broken; the skill and alwaysLoad stay as setup left them.
         skill: false,
         always_load: false,
-        // Nor do the entries' `--tools`.
+        // Nor do the entries' `--tools`, or which vaults each serves.
         keep_tools: true,
+        layout: obsmcp_installer::setup::EntryLayout::AsIs,
         // Permission rules are the user's choice at setup time; a repair does not add them.
         permissions: false,
         bundle: crate::assets::BUNDLE,
@@ -333,7 +334,7 @@ impl Decisions for OnlyOurOwnEntries<'_> {
             .any(|entry| {
                 entry.name == name
                     && entry.is_obsmcp()
-                    && entry.flag("--vault").is_some_and(same_vault)
+                    && entry.flags("--vault").into_iter().any(same_vault)
             })
     }
 }

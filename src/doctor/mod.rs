@@ -330,12 +330,15 @@ fn vault_targets(
         .flat_map(entries)
         .filter(|entry| entry.is_obsmcp())
     {
-        if let Some(vault) = entry
-            .flag("--vault")
+        let vaults = entry.flags("--vault");
+        // `--config-dir` names one vault's folder; with several, each vault's is found in it.
+        let given = entry.flag("--config-dir").filter(|_| vaults.len() == 1);
+        for vault in vaults
+            .into_iter()
             .map(PathBuf::from)
             .filter(|vault| vault.is_absolute())
         {
-            let config_dir = config_dir_of(&vault, entry.flag("--config-dir"));
+            let config_dir = config_dir_of(&vault, given);
             add_target(
                 VaultTarget {
                     path: vault,

@@ -100,6 +100,16 @@ impl PermissionSpec {
     pub fn rule(&self, server: &str, tool: &str) -> String {
         [self.prefix, server, self.separator, tool].concat()
     }
+
+    /// The rules that pre-approve each of `tools` of server `server`.
+    pub fn rules(&self, server: &str, tools: &[String]) -> Vec<String> {
+        tools.iter().map(|tool| self.rule(server, tool)).collect()
+    }
+
+    /// The key path of the array of allow rules.
+    pub fn allow_path(&self) -> KeyPath {
+        self.allow_key.iter().map(|key| (*key).to_owned()).collect()
+    }
 }
 
 impl ClientSpec {
@@ -332,8 +342,8 @@ pub enum EntryKind {
     Obsmcp {
         /// The `obsmcp` binary it runs.
         command: String,
-        /// The vault it serves (`None` for `--url` and command upstreams).
-        vault: Option<PathBuf>,
+        /// The vaults it serves, in order (none for `--url` and command upstreams).
+        vaults: Vec<PathBuf>,
         /// Its `--config-dir`, when given.
         config_dir: Option<String>,
         /// Whether it runs with `--read-only`.
@@ -355,10 +365,8 @@ pub fn served_vaults(
         environment,
         include,
         |entry| match entry {
-            EntryKind::Obsmcp {
-                vault: Some(vault), ..
-            } => Some(vault),
-            _ => None,
+            EntryKind::Obsmcp { vaults, .. } => vaults,
+            EntryKind::Other { .. } => Vec::new(),
         },
         |a, b| crate::plan::write::same_path(a, b),
     )
@@ -373,19 +381,19 @@ pub fn entry_binaries(
         environment,
         |_| true,
         |entry| match entry {
-            EntryKind::Obsmcp { command, .. } => Some(command),
-            EntryKind::Other { .. } => None,
+            EntryKind::Obsmcp { command, .. } => vec![command],
+            EntryKind::Other { .. } => Vec::new(),
         },
         |a, b| a == b,
     )
 }
 
-/// The entries in the configs of the clients `include` accepts, grouped by what `key` gives (entries it gives
-/// nothing are left out; `same` says when two keys are one), each with the names of the clients that have it.
+/// The entries in the configs of the clients `include` accepts, grouped by what `key` gives (an entry may give several
+/// keys, or none; `same` says when two keys are one), each with the names of the clients that have it.
 fn group_entries<K>(
     environment: &crate::environment::Environment,
     include: impl Fn(&ClientSpec) -> bool,
-    key: impl Fn(EntryKind) -> Option<K>,
+    key: impl Fn(EntryKind) -> Vec<K>,
     same: impl Fn(&K, &K) -> bool,
 ) -> Vec<(K, Vec<&'static str>)> {
     let mut groups: Vec<(K, Vec<&'static str>)> = Vec::new();
@@ -398,13 +406,14 @@ fn group_entries<K>(
             continue;
         };
         for entry in servers.values() {
-            let Some(found) = key(describe_entry(client, entry)) else {
-                continue;
-            };
-            match groups.iter_mut().find(|(known, _)| same(known, &found)) {
-                Some((_, clients)) if !clients.contains(&client.name) => clients.push(client.name),
-                Some(_) => {}
-                None => groups.push((found, vec![client.name])),
+            for found in key(describe_entry(client, entry)) {
+                match groups.iter_mut().find(|(known, _)| same(known, &found)) {
+                    Some((_, clients)) if !clients.contains(&client.name) => {
+                        clients.push(client.name);
+                    }
+                    Some(_) => {}
+                    None => groups.push((found, vec![client.name])),
+                }
             }
         }
     }
@@ -443,9 +452,15 @@ pub fn describe_entry(client: &ClientSpec, entry: &Value) -> EntryKind {
                 .and_then(|index| args.get(index + 1))
                 .cloned()
         };
+        let vaults = args
+            .iter()
+            .zip(args.iter().skip(1))
+            .filter(|(flag, _)| *flag == "--vault")
+            .map(|(_, vault)| PathBuf::from(vault))
+            .collect();
         return EntryKind::Obsmcp {
             command,
-            vault: value_after("--vault").map(PathBuf::from),
+            vaults,
             config_dir: value_after("--config-dir"),
             read_only: args.iter().any(|arg| arg == "--read-only"),
             tools: value_after("--tools"),

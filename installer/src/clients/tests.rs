@@ -200,7 +200,7 @@ fn entries_are_told_apart() {
         describe_entry(claude, &ours),
         EntryKind::Obsmcp {
             command: "/usr/local/bin/obsmcp".into(),
-            vault: Some("/v".into()),
+            vaults: vec!["/v".into()],
             config_dir: None,
             read_only: true,
             tools: Some("all".into()),
@@ -219,4 +219,18 @@ fn entries_are_told_apart() {
         describe_entry(opencode, &ours),
         EntryKind::Obsmcp { .. }
     ));
+}
+
+#[test]
+fn an_entry_of_several_vaults_names_each() {
+    let codex = find("codex").unwrap();
+    let shared = json!({"command": "/o/obsmcp", "args": ["bridge", "--vault", "/a", "--vault", "/b", "--read-only"]});
+    let EntryKind::Obsmcp {
+        vaults, read_only, ..
+    } = describe_entry(codex, &shared)
+    else {
+        panic!("obsmcp's entry");
+    };
+    assert_eq!(vaults, [PathBuf::from("/a"), PathBuf::from("/b")]);
+    assert!(read_only);
 }

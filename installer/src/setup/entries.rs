@@ -1,8 +1,9 @@
-//! Setup's plan for the clients' entries: one server name per vault, the same in every client (a name obsmcp already
-//! uses for the vault is kept; another program's entry is replaced only with consent); each entry written from the
-//! client's template, or, when it is already obsmcp's, brought up to date key by key so that what the user added
-//! survives; a second entry for the same vault removed; Claude Code's permission rules; and obsmcp's entries in the
-//! clients not being set up re-pointed at this binary when theirs is gone.
+//! Setup's plan for the clients' entries: one server name for the vaults, the same in every client (`obsidian` shared
+//! by every vault alike, `layout.rs`; a name obsmcp already uses for the vault is kept; another program's entry is
+//! replaced only with consent); each entry written from the client's template, or, when it is already obsmcp's,
+//! brought up to date key by key so that what the user added survives; the entries it takes in or splits off; a
+//! second entry for the same vault removed, with its permission rules; and Claude Code's permission rules. Entries in
+//! the clients not being set up are `repoint.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -11,9 +12,10 @@ use serde_json::{Value, json};
 
 use super::client_files::ClientFile;
 use super::edits::Edits;
+use super::layout::{self, EntryLayout};
 use super::{Decisions, SERVER_NAME, SetupPlan, SetupRequest, VaultTarget};
-use crate::clients::{ClientSpec, EntryKind, describe_entry, read_servers};
-use crate::document::{self, KeyPath, Operation};
+use crate::clients::{ClientSpec, EntryKind, describe_entry};
+use crate::document::{self, Operation};
 use crate::obsidian_files::plugin_data::DEFAULT_CONFIG_DIR;
 use crate::obsidian_files::registry;
 use crate::plan::Note;
@@ -33,141 +35,67 @@ enum Slot {
     OursMoved {
         from: PathBuf,
     },
-    /// obsmcp's entry for another vault, whatever binary it runs: that vault's name, never taken.
+    /// obsmcp's entry for other vaults alike, which this vault joins (`layout.rs`).
+    Joinable,
+    /// obsmcp's entry for other vaults, whatever binary it runs: their name, never taken.
     OtherVault,
     Foreign(String),
 }
 
-/// obsmcp's entries for `vault` in the clients not being set up, whose binary is gone (moved, deleted, `cargo clean`):
-/// re-pointed at this binary, since nothing else can make them work again. Entries whose binary still exists are
-/// left to the user's choice of clients; a file that cannot be read or parsed is left alone.
-pub(super) fn repoint_broken_entries(
-    request: &SetupRequest<'_>,
-    vault: &VaultTarget,
-    edits: &mut Edits,
-    notes: &mut Vec<Note>,
-) {
-    let chosen = |client: &ClientSpec| request.clients.iter().any(|wanted| wanted.id == client.id);
-    for client in crate::clients::CLIENTS
-        .iter()
-        .filter(|client| !chosen(client))
-    {
-        let location = client.locate(request.environment);
-        let path = write::resolve(&location.config);
-        let Ok(Some(text)) = write::read_text(&path) else {
-            continue;
-        };
-        let Ok(servers) = read_servers(client, &text) else {
-            continue;
-        };
-        for (name, entry) in &servers {
-            let EntryKind::Obsmcp {
-                command,
-                vault: Some(entry_vault),
-                read_only,
-                tools,
-                ..
-            } = describe_entry(client, entry)
-            else {
-                continue;
-            };
-            let moved = is_former_place(vault, &entry_vault);
-            let binary_exists = Path::new(&command).is_file();
-            if !(moved || write::same_path(&entry_vault, &vault.path) && !binary_exists) {
-                continue;
-            }
-            let message = if moved {
-                format!(
-                    "re-pointed `{name}` from `{}` to the vault's new place",
-                    entry_vault.display()
-                )
-            } else {
-                format!(
-                    "re-pointed `{name}` from `{command}`, which is gone, to `{}`",
-                    request.binary.display()
-                )
-            };
-            notes.push(Note {
-                scope: client.name.to_owned(),
-                message,
-            });
-            // Only what is broken changes: the entry keeps its own `--read-only` and `--tools`, whatever this run
-            // was asked, and its own binary while that exists.
-            let binary = if binary_exists {
-                PathBuf::from(&command)
-            } else {
-                request.binary.clone()
-            };
-            let wanted = bridge_entry(
-                client,
-                &binary,
-                &vault.path,
-                &vault.config_dir,
-                read_only,
-                tools.as_deref(),
-            );
-            for operation in update_own_entry(client, &client.entry_path(name), &wanted) {
-                edits.add_operation(
-                    &path,
-                    client.format,
-                    operation,
-                    client.claude_lock,
-                    client.new_file_mode,
-                    vec![client.servers_path()],
-                );
-            }
-        }
-    }
-}
-
 /// Whether `place` is where `vault` was set up before it moved or was renamed.
-fn is_former_place(vault: &VaultTarget, place: &Path) -> bool {
+pub(super) fn is_former_place(vault: &VaultTarget, place: &Path) -> bool {
     vault
         .moved_from
         .iter()
         .any(|former| write::same_path(former, place))
 }
 
-/// The entry a client gets for a vault. Its `--tools`: what obsmcp's entry there (`existing`) says, if it says it (or
-/// says nothing, in a repair); else `all` for a client with a tool search, else the bridge's default.
+/// The entry a client gets for a vault: its vaults (`layout::vaults_of_entry`: those of obsmcp's entry there,
+/// `existing`, with this one, and those of the entries it takes in). Its `--tools`: what `existing` says, if it says it
+/// (or says nothing, in a repair); else `all` for a client with a tool search, else the bridge's default.
 fn entry_for(
     request: &SetupRequest<'_>,
     vault: &VaultTarget,
     client: &ClientSpec,
     existing: Option<&Value>,
+    taken_in: &[PathBuf],
 ) -> Value {
     let own_tools = existing.and_then(|entry| match describe_entry(client, entry) {
         EntryKind::Obsmcp { tools, .. } if tools.is_some() || request.keep_tools => Some(tools),
         _ => None,
     });
     let tools = own_tools.unwrap_or_else(|| client.lists_every_tool.then(|| "all".to_owned()));
+    let existing_vaults = existing
+        .map(|entry| layout::vaults_in(client, entry))
+        .unwrap_or_default();
+    let vaults = layout::vaults_of_entry(request, vault, &existing_vaults, taken_in);
     bridge_entry(
         client,
         &request.binary,
-        &vault.path,
+        &vaults,
         &vault.config_dir,
         request.read_only,
         tools.as_deref(),
     )
 }
 
-/// The entry `client` gets to run the bridge for a vault: `obsmcp bridge --vault PATH`, plus `--config-dir NAME`
-/// when it is not `.obsidian`, `--read-only` when asked and `--tools PROFILE` when given (setup gives `all` to a
-/// client with a tool search), in the shape of the client's template.
+/// The entry `client` gets to run the bridge for its vaults: `obsmcp bridge --vault PATH` for each, plus
+/// `--config-dir NAME` for one vault whose folder is not `.obsidian` (with several, the bridge finds each vault's),
+/// `--read-only` when asked and `--tools PROFILE` when given (setup gives `all` to a client with a tool search), in the
+/// shape of the client's template.
 pub fn bridge_entry(
     client: &ClientSpec,
     binary: &Path,
-    vault: &Path,
+    vaults: &[PathBuf],
     config_dir: &str,
     read_only: bool,
     tools: Option<&str>,
 ) -> Value {
-    let mut args = vec![
-        json!("bridge"),
-        json!("--vault"),
-        json!(vault.to_string_lossy()),
-    ];
-    if config_dir != DEFAULT_CONFIG_DIR {
+    let mut args = vec![json!("bridge")];
+    for vault in vaults {
+        args.extend([json!("--vault"), json!(vault.to_string_lossy())]);
+    }
+    if vaults.len() == 1 && config_dir != DEFAULT_CONFIG_DIR {
         args.extend([json!("--config-dir"), json!(config_dir)]);
     }
     if read_only {
@@ -192,23 +120,35 @@ fn slot(
     let Some(entry) = client_file.servers.get(name) else {
         return Slot::Free;
     };
-    match describe_entry(client_file.client, entry) {
+    let kind = describe_entry(client_file.client, entry);
+    match &kind {
         EntryKind::Obsmcp {
-            command,
-            vault: Some(entry_vault),
-            ..
-        } if write::same_path(&entry_vault, &vault.path) => {
-            if write::same_path(Path::new(&command), &request.binary) {
+            command, vaults, ..
+        } if layout::holds(vaults, &vault.path) => {
+            if write::same_path(Path::new(command), &request.binary) {
                 Slot::Ours
             } else {
-                Slot::OursElsewhere { command }
+                Slot::OursElsewhere {
+                    command: command.clone(),
+                }
             }
         }
-        EntryKind::Obsmcp {
-            vault: Some(entry_vault),
-            ..
-        } if is_former_place(vault, &entry_vault) => Slot::OursMoved { from: entry_vault },
-        EntryKind::Obsmcp { vault: Some(_), .. } => Slot::OtherVault,
+        EntryKind::Obsmcp { vaults, .. }
+            if vaults.iter().any(|place| is_former_place(vault, place)) =>
+        {
+            let from = vaults
+                .iter()
+                .find(|place| is_former_place(vault, place))
+                .expect("found just above");
+            Slot::OursMoved { from: from.clone() }
+        }
+        EntryKind::Obsmcp { vaults, .. } if !vaults.is_empty() => {
+            if layout::may_join(request, vault, &kind) {
+                Slot::Joinable
+            } else {
+                Slot::OtherVault
+            }
+        }
         EntryKind::Obsmcp { command, .. } => {
             Slot::Foreign(format!("obsmcp (`{command}`) with another upstream"))
         }
@@ -240,14 +180,33 @@ pub(super) fn choose_name(
             })
             .collect()
     };
-    let mut existing = own(|slot| matches!(slot, Slot::Ours));
-    existing.extend(own(|slot| matches!(slot, Slot::OursElsewhere { .. })));
-    existing.extend(own(|slot| matches!(slot, Slot::OursMoved { .. })));
-    let defaults = [SERVER_NAME.to_owned(), format!("{SERVER_NAME}-{slug}")].into_iter();
+    let shared = request.layout == EntryLayout::Shared;
+    // Shared: the one name first, unless another program (or obsmcp's entry of vaults unlike this one) holds it; then
+    // the vault's own names, then an entry of vaults alike this one joins.
+    let name_is_free_to_share = client_files.iter().all(|file| {
+        !matches!(
+            slot(request, vault, file, SERVER_NAME),
+            Slot::Foreign(_) | Slot::OtherVault
+        )
+    });
+    let mut candidates: Vec<String> = Vec::new();
+    if shared && name_is_free_to_share {
+        candidates.push(SERVER_NAME.to_owned());
+    }
+    candidates.extend(own(|slot| matches!(slot, Slot::Ours)));
+    candidates.extend(own(|slot| matches!(slot, Slot::OursElsewhere { .. })));
+    candidates.extend(own(|slot| matches!(slot, Slot::OursMoved { .. })));
+    if shared {
+        candidates.extend(own(|slot| matches!(slot, Slot::Joinable)));
+    }
+    candidates.extend([SERVER_NAME.to_owned(), format!("{SERVER_NAME}-{slug}")]);
+    let mut seen = BTreeSet::new();
+    candidates.retain(|name| seen.insert(name.clone()));
     let numbered = (2..).map(|number| format!("{SERVER_NAME}-{slug}-{number}"));
     let mut declined: Vec<(String, String, String)> = Vec::new();
-    for name in existing.into_iter().chain(defaults).chain(numbered) {
-        if taken.contains(&name) {
+    for name in candidates.into_iter().chain(numbered) {
+        // A shared name is taken by every vault that joins it; the slots say whether this one may.
+        if taken.contains(&name) && !shared {
             continue;
         }
         let slots: Vec<(&ClientFile, Slot)> = client_files
@@ -292,19 +251,28 @@ pub(super) fn choose_name(
     unreachable!("numbered names never run out")
 }
 
-/// Plans obsmcp's entry `name` for `vault` in one client's config: the entry, its always-load key, the removal of a
-/// second entry for the same vault, and the permission rules.
+/// Plans obsmcp's entry `name` for `vault` in one client's config: the entry, its always-load key, the entries it
+/// takes in (shared layout) or splits off (one per vault), the removal of a second entry for the same vault, and the
+/// permission rules. The client's servers as planned are kept in `client_file`, for the next vault to see.
 pub(super) fn plan_entry(
     request: &SetupRequest<'_>,
     vault: &VaultTarget,
-    client_file: &ClientFile,
+    client_file: &mut ClientFile,
     name: &str,
     edits: &mut Edits,
     notes: &mut Vec<Note>,
 ) {
     let client = client_file.client;
     let path = client.entry_path(name);
-    let mut operations = entry_operations(request, vault, client_file, name, notes);
+    let (taken_in, mut operations) = take_in_or_split(request, vault, client_file, name, notes);
+    for removed in operations.iter().filter_map(|operation| match operation {
+        Operation::Remove { path } => path.last(),
+        _ => None,
+    }) {
+        plan_permission_rule_removal(request, client, removed, edits);
+    }
+    let entry = entry_operations(request, vault, client_file, name, &taken_in, notes);
+    operations.extend(entry.operations);
     if let Some(key) = client.always_load_key.filter(|_| request.always_load) {
         operations.push(Operation::Replace {
             path: path.iter().cloned().chain([key.to_owned()]).collect(),
@@ -313,9 +281,9 @@ pub(super) fn plan_entry(
     }
     // One entry per vault: a second one (an older setup's, under another name) is removed, or agents see every tool
     // twice.
-    for other in client_file.servers.keys().filter(|other| *other != name) {
+    for other in other_names(client_file, name) {
         if matches!(
-            slot(request, vault, client_file, other),
+            slot(request, vault, client_file, &other),
             Slot::Ours | Slot::OursElsewhere { .. } | Slot::OursMoved { .. }
         ) {
             notes.push(Note {
@@ -325,10 +293,13 @@ pub(super) fn plan_entry(
                 ),
             });
             operations.push(Operation::Remove {
-                path: client.entry_path(other),
+                path: client.entry_path(&other),
             });
+            client_file.servers.remove(&other);
+            plan_permission_rule_removal(request, client, &other, edits);
         }
     }
+    client_file.servers.insert(name.to_owned(), entry.planned);
     for operation in operations {
         edits.add_operation(
             &client_file.path,
@@ -342,6 +313,107 @@ pub(super) fn plan_entry(
     plan_permission_rules(request, client, name, edits);
 }
 
+/// The names of the client's servers other than `name`.
+fn other_names(client_file: &ClientFile, name: &str) -> Vec<String> {
+    client_file
+        .servers
+        .keys()
+        .filter(|other| *other != name)
+        .cloned()
+        .collect()
+}
+
+/// Shared layout: the other entries of vaults alike that the entry `name` takes in (their vaults, and their removal).
+/// One per vault: the other vaults of the shared entry `name`, each given an entry of its own. Otherwise nothing.
+fn take_in_or_split(
+    request: &SetupRequest<'_>,
+    vault: &VaultTarget,
+    client_file: &mut ClientFile,
+    name: &str,
+    notes: &mut Vec<Note>,
+) -> (Vec<PathBuf>, Vec<Operation>) {
+    let client = client_file.client;
+    let mut taken_in = Vec::new();
+    let mut operations = Vec::new();
+    match request.layout {
+        EntryLayout::Shared => {
+            for other in other_names(client_file, name) {
+                if !matches!(slot(request, vault, client_file, &other), Slot::Joinable) {
+                    continue;
+                }
+                let vaults = layout::vaults_in(client, &client_file.servers[&other]);
+                notes.push(Note {
+                    scope: client.name.to_owned(),
+                    message: format!(
+                        "brought `{other}` into `{name}`: one entry serves every vault"
+                    ),
+                });
+                taken_in.extend(vaults);
+                operations.push(Operation::Remove {
+                    path: client.entry_path(&other),
+                });
+                client_file.servers.remove(&other);
+            }
+        }
+        EntryLayout::PerVault => {
+            let Some(existing) = client_file.servers.get(name) else {
+                return (taken_in, operations);
+            };
+            let EntryKind::Obsmcp {
+                vaults,
+                read_only,
+                tools,
+                ..
+            } = describe_entry(client, existing)
+            else {
+                return (taken_in, operations);
+            };
+            for other in vaults.iter().filter(|place| {
+                !write::same_path(place, &vault.path) && !is_former_place(vault, place)
+            }) {
+                let slug = registry::slug(&registry::vault_name(other));
+                let own_name = (1..)
+                    .map(|number| match number {
+                        1 => format!("{SERVER_NAME}-{slug}"),
+                        _ => format!("{SERVER_NAME}-{slug}-{number}"),
+                    })
+                    .find(|candidate| {
+                        candidate != name && !client_file.servers.contains_key(candidate)
+                    })
+                    .expect("numbered names never run out");
+                let entry = bridge_entry(
+                    client,
+                    &request.binary,
+                    std::slice::from_ref(other),
+                    DEFAULT_CONFIG_DIR,
+                    read_only,
+                    tools.as_deref(),
+                );
+                notes.push(Note {
+                    scope: client.name.to_owned(),
+                    message: format!(
+                        "split `{name}`: `{}` has `{own_name}` of its own",
+                        other.display()
+                    ),
+                });
+                operations.push(Operation::Merge {
+                    path: client.entry_path(&own_name),
+                    value: entry.clone(),
+                });
+                client_file.servers.insert(own_name, entry);
+            }
+        }
+        EntryLayout::AsIs => {}
+    }
+    (taken_in, operations)
+}
+
+/// What [`entry_operations`] plans: the operations, and the entry as it will be.
+struct PlannedEntry {
+    operations: Vec<Operation>,
+    planned: Value,
+}
+
 /// The operation that writes obsmcp's entry `name` into the client's servers, by what holds that name now; re-pointing
 /// one of ours is noted.
 fn entry_operations(
@@ -349,19 +421,38 @@ fn entry_operations(
     vault: &VaultTarget,
     client_file: &ClientFile,
     name: &str,
+    taken_in: &[PathBuf],
     notes: &mut Vec<Note>,
-) -> Vec<Operation> {
+) -> PlannedEntry {
     let client = client_file.client;
     let slot = slot(request, vault, client_file, name);
     let ours = matches!(
         slot,
-        Slot::Ours | Slot::OursElsewhere { .. } | Slot::OursMoved { .. }
+        Slot::Ours | Slot::OursElsewhere { .. } | Slot::OursMoved { .. } | Slot::Joinable
     );
     let existing = client_file.servers.get(name).filter(|_| ours);
-    let entry = entry_for(request, vault, client, existing);
+    let entry = entry_for(request, vault, client, existing, taken_in);
+    // The entry as it will be: obsmcp's own keys replaced in the existing one, or the new one whole.
+    let planned = match existing {
+        Some(Value::Object(fields)) => {
+            let mut fields = fields.clone();
+            for (key, value) in entry.as_object().into_iter().flatten() {
+                fields.insert(key.clone(), value.clone());
+            }
+            Value::Object(fields)
+        }
+        _ => entry.clone(),
+    };
     let path = client.entry_path(name);
-    match slot {
+    let operations = match slot {
         Slot::Ours => update_own_entry(client, &path, &entry),
+        Slot::Joinable => {
+            notes.push(Note {
+                scope: client.name.to_owned(),
+                message: format!("added the vault to `{name}`, which serves the others"),
+            });
+            update_own_entry(client, &path, &entry)
+        }
         Slot::OursElsewhere { command } => {
             notes.push(Note {
                 scope: client.name.to_owned(),
@@ -392,7 +483,39 @@ fn entry_operations(
             path: path.clone(),
             value: entry,
         }],
+    };
+    PlannedEntry {
+        operations,
+        planned,
     }
+}
+
+/// Takes out the permission rules of an entry `name` this plan removes (an entry brought into another, or a second
+/// one for a vault), so that none is left for a server that is gone. A settings file that does not exist is left so.
+fn plan_permission_rule_removal(
+    request: &SetupRequest<'_>,
+    client: &ClientSpec,
+    name: &str,
+    edits: &mut Edits,
+) {
+    let Some(permissions) = client.permissions.as_ref() else {
+        return;
+    };
+    let settings = write::resolve(&(permissions.locate)(request.environment));
+    if !settings.exists() {
+        return;
+    }
+    edits.add_operation(
+        &settings,
+        document::Format::Json,
+        Operation::RemoveFromArray {
+            path: permissions.allow_path(),
+            items: permissions.rules(name, &request.read_only_tools),
+        },
+        false,
+        None,
+        Vec::new(),
+    );
 }
 
 /// Plans the permission rules that pre-approve the read-only tools of entry `name`, for clients that have them.
@@ -404,16 +527,8 @@ fn plan_permission_rules(
 ) {
     if let Some(permissions) = client.permissions.as_ref().filter(|_| request.permissions) {
         let settings = write::resolve(&(permissions.locate)(request.environment));
-        let rules = request
-            .read_only_tools
-            .iter()
-            .map(|tool| permissions.rule(name, tool))
-            .collect();
-        let allow: KeyPath = permissions
-            .allow_key
-            .iter()
-            .map(|key| (*key).to_owned())
-            .collect();
+        let rules = permissions.rules(name, &request.read_only_tools);
+        let allow = permissions.allow_path();
         let containers = (1..=allow.len())
             .map(|depth| allow[..depth].to_vec())
             .collect();
@@ -438,7 +553,11 @@ const TRANSPORT_KEY: &str = "type";
 /// arguments and the transport. Everything else in the entry is the user's (`env`, timeouts, tool filters, a
 /// disabled flag, comments) and stays as written; a value already right is not even reassigned, since some editors
 /// drop the comment on a line they rewrite.
-fn update_own_entry(client: &ClientSpec, path: &[String], entry: &Value) -> Vec<Operation> {
+pub(super) fn update_own_entry(
+    client: &ClientSpec,
+    path: &[String],
+    entry: &Value,
+) -> Vec<Operation> {
     let template = client.template();
     let mut owned = template.keys_with_placeholders();
     owned.push(TRANSPORT_KEY);

@@ -1,6 +1,6 @@
 //! Planning `obsmcp setup`: for each vault the plugin files, `data.json` (port and token kept, gaps filled) and its
-//! enablement; one server name per vault, the same in every client; for each client the entry and, for Claude Code,
-//! the permission rules. An entry obsmcp already has for the vault is brought up to date key by key (command,
+//! enablement; one server name for every vault (or one per vault, `layout.rs`), the same in every client; for each
+//! client the entry and, for Claude Code, the permission rules. An entry obsmcp already has for the vault is brought up to date key by key (command,
 //! arguments, transport), so whatever the user added to it survives; another program's entry is replaced whole,
 //! and only with consent. Nothing is written here: the result is a [`SetupPlan`] that the command shows, confirms and
 //! applies.
@@ -28,16 +28,21 @@ use crate::plan::{FileChange, Item, Note, Problem};
 mod client_files;
 mod edits;
 mod entries;
+mod layout;
 mod plugin;
+mod repoint;
 
 pub use entries::bridge_entry;
+pub use layout::EntryLayout;
 
 use client_files::{ClientFile, describe_client_items, read_clients};
 use edits::Edits;
-use entries::{choose_name, plan_entry, repoint_broken_entries};
+use entries::{choose_name, plan_entry};
 use plugin::{plan_plugin, ports_in_use_by_other_vaults};
+use repoint::repoint_broken_entries;
 
-/// The server name of the first vault; further vaults get `obsidian-<vault slug>`.
+/// The server name of the entry every vault shares (of the first vault, with one entry per vault; further vaults then
+/// get `obsidian-<vault slug>`).
 pub const SERVER_NAME: &str = "obsidian";
 
 /// Ports never handed out: the older claude-code-mcp plugin (22360) and Local REST API (27123, 27124).
@@ -82,6 +87,8 @@ pub struct SetupRequest<'a> {
     /// Whether obsmcp's existing entries keep their `--tools` as they are, even when they name none (a repair); setup
     /// otherwise gives an entry without one the client's default.
     pub keep_tools: bool,
+    /// One entry for every vault, one per vault, or as they are (`layout.rs`).
+    pub layout: EntryLayout,
     /// Add permission rules that pre-approve the read-only tools.
     pub permissions: bool,
     /// The plugin files to install.
@@ -314,7 +321,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
         moves: Vec::new(),
     };
     let mut edits = Edits::default();
-    let client_files = read_clients(request, &mut plan);
+    let mut client_files = read_clients(request, &mut plan);
     let mut taken_ports = ports_in_use_by_other_vaults(request);
     let mut taken_names = BTreeSet::new();
     let vaults = follow_moves(request, decisions, &mut plan);
@@ -340,7 +347,7 @@ pub fn plan(request: &SetupRequest<'_>, decisions: &mut dyn Decisions) -> SetupP
             decisions,
             &mut plan,
         );
-        for client_file in &client_files {
+        for client_file in &mut client_files {
             plan_entry(
                 request,
                 vault,

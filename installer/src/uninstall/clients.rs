@@ -35,33 +35,17 @@ pub(super) fn plan_client(
     let Some(servers) = read_client_servers(client, &path, plan) else {
         return;
     };
-    let mut names = Vec::new();
-    let mut served: BTreeMap<PathBuf, String> = BTreeMap::new();
-    let mut stays = false;
-    for (name, entry) in &servers {
-        if let EntryKind::Obsmcp {
-            vault: Some(vault),
-            config_dir,
-            ..
-        } = describe_entry(client, entry)
-        {
-            if !request.wants(&vault) {
-                stays = true;
-                continue;
-            }
-            served.insert(
-                vault.clone(),
-                config_dir.unwrap_or_else(|| DEFAULT_CONFIG_DIR.to_owned()),
-            );
-            names.push(name.clone());
-        }
-    }
-    let mut operations: Vec<Operation> = names
-        .iter()
-        .map(|name| Operation::Remove {
-            path: client.entry_path(name),
-        })
-        .collect();
+    let Sorted {
+        names,
+        trimmed,
+        served,
+        stays,
+        mut operations,
+    } = sort_entries(request, client, &servers);
+    let backed_up = backed_up_entries(client, &path, &servers, |vault| request.wants(vault));
+    operations.extend(backed_up.iter().map(|name| Operation::Remove {
+        path: client.entry_path(name),
+    }));
     operations.extend(prune_operations(state, &path));
     let problems = plan.problems.len();
     push_edit(
@@ -94,15 +78,175 @@ pub(super) fn plan_client(
             path: path.clone(),
         });
     }
+    for name in &trimmed {
+        plan.items.push(Item {
+            scope: client.name.to_owned(),
+            subject: format!(
+                "server `{name}` (the vaults removed taken out; it serves the others)"
+            ),
+            change: Change::Updated,
+            path: path.clone(),
+        });
+    }
     // The skill goes with the client's last obsmcp entry.
     if !stays {
         plan_skill_removal(plan, state, client, request.environment, &path);
     }
+    // The rules of the backed-up entries too, which the settings file's own backup may still hold.
+    let ruled: Vec<String> = names.iter().chain(&backed_up).cloned().collect();
     if let Some(permissions) = &client.permissions
-        && !names.is_empty()
+        && !ruled.is_empty()
     {
-        plan_permission_removal(request, client, permissions, &names, plan, state);
+        plan_permission_removal(request, client, permissions, &ruled, plan, state);
     }
+}
+
+/// What uninstall does with a client's obsmcp entries: those whose vaults all go are removed, those that serve other
+/// vaults too lose the ones going; the vaults going, with their config folder.
+struct Sorted {
+    names: Vec<String>,
+    trimmed: Vec<String>,
+    served: BTreeMap<PathBuf, String>,
+    /// Whether an obsmcp entry stays in the client.
+    stays: bool,
+    operations: Vec<Operation>,
+}
+
+fn sort_entries(
+    request: &UninstallRequest<'_>,
+    client: &ClientSpec,
+    servers: &Map<String, Value>,
+) -> Sorted {
+    let mut names = Vec::new();
+    let mut trimmed = Vec::new();
+    let mut served: BTreeMap<PathBuf, String> = BTreeMap::new();
+    let mut stays = false;
+    let mut operations: Vec<Operation> = Vec::new();
+    for (name, entry) in servers {
+        let EntryKind::Obsmcp {
+            vaults, config_dir, ..
+        } = describe_entry(client, entry)
+        else {
+            continue;
+        };
+        let (wanted, kept): (Vec<PathBuf>, Vec<PathBuf>) = vaults
+            .iter()
+            .cloned()
+            .partition(|vault| request.wants(vault));
+        if wanted.is_empty() {
+            stays = stays || !kept.is_empty();
+            continue;
+        }
+        for vault in wanted {
+            // With several vaults an entry names no config folder: the bridge finds each vault's, as here.
+            let folder = match (&config_dir, vaults.len()) {
+                (Some(given), 1) => given.clone(),
+                (None, 1) => DEFAULT_CONFIG_DIR.to_owned(),
+                _ => crate::obsidian_files::registry::config_dir(&vault, None).0,
+            };
+            served.insert(vault, folder);
+        }
+        if kept.is_empty() {
+            names.push(name.clone());
+            operations.push(Operation::Remove {
+                path: client.entry_path(name),
+            });
+        } else {
+            // An entry that serves other vaults too stays, without the ones going.
+            stays = true;
+            trimmed.push(name.clone());
+            operations.extend(without_vaults(client, name, entry, |vault| {
+                request.wants(vault)
+            }));
+        }
+    }
+    Sorted {
+        names,
+        trimmed,
+        served,
+        stays,
+        operations,
+    }
+}
+
+/// The names of obsmcp's entries that are no longer in the file but are in its backup (an older layout a later setup
+/// brought together). Removing them does nothing to the file, but the same removal run on the backup then shows that
+/// it held only obsmcp's work, so the backup goes too instead of staying beside the file.
+fn backed_up_entries(
+    client: &ClientSpec,
+    path: &Path,
+    servers: &Map<String, Value>,
+    going: impl Fn(&Path) -> bool,
+) -> Vec<String> {
+    let Ok(Some(text)) = write::read_text(&write::backup_path(path)) else {
+        return Vec::new();
+    };
+    let Ok(backed_up) = read_servers(client, &text) else {
+        return Vec::new();
+    };
+    backed_up
+        .iter()
+        .filter(|(name, _)| !servers.contains_key(*name))
+        .filter(|(_, entry)| match describe_entry(client, entry) {
+            EntryKind::Obsmcp { vaults, .. } => {
+                !vaults.is_empty() && vaults.iter().all(|vault| going(vault))
+            }
+            EntryKind::Other { .. } => false,
+        })
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// The operations that take the vaults `going` out of obsmcp's entry `name`: its command and arguments rendered again
+/// through the client's template without their `--vault` pairs, every other argument and key as it was.
+fn without_vaults(
+    client: &ClientSpec,
+    name: &str,
+    entry: &Value,
+    going: impl Fn(&Path) -> bool,
+) -> Vec<Operation> {
+    let template = client.template();
+    let mut found = template.extract(entry);
+    let args: Vec<Value> = found
+        .get("args")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut kept = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg.as_str() == Some("--vault") {
+            let vault = args.next();
+            if let Some(vault) =
+                vault.filter(|vault| !going(Path::new(vault.as_str().unwrap_or_default())))
+            {
+                kept.extend([arg, vault]);
+            }
+            continue;
+        }
+        kept.push(arg);
+    }
+    found.insert("args".into(), Value::Array(kept));
+    let values = found
+        .iter()
+        .map(|(key, value)| (key.as_str(), value.clone()))
+        .collect();
+    let rendered = template.render(&values);
+    template
+        .keys_with_placeholders()
+        .into_iter()
+        .filter_map(|key| {
+            let value = rendered.get(key)?.clone();
+            Some(Operation::Replace {
+                path: client
+                    .entry_path(name)
+                    .into_iter()
+                    .chain([key.to_owned()])
+                    .collect(),
+                value,
+            })
+        })
+        .collect()
 }
 
 /// The server entries of the client's config at `path`; `None` when there is no file, or, with a problem, when it

@@ -61,7 +61,15 @@ pub(super) fn push_edit(
                 plan.files.extend(backup);
                 return;
             }
+            // The file is as wanted already, but its backup may hold only obsmcp's earlier work (the rules of an
+            // entry a later setup brought into another): then the backup goes.
+            let backup = if plan.is_vault_file(path) {
+                None
+            } else {
+                restore_from_backup(&mut change, format)
+            };
             plan.files.push(change);
+            plan.files.extend(backup);
         }
         Err(error) => plan.problems.push(Problem {
             scope: scope.to_owned(),

@@ -16,7 +16,7 @@ const CLIENTS: [(&str, &str); 3] = [
     ("hermes", ".hermes/config.yaml"),
 ];
 
-/// Each client's obsmcp entries, as (client, name, vault).
+/// Each client's obsmcp entries, as (client, name, vault): an entry of several vaults once for each.
 fn entries(machine: &Machine) -> Vec<(String, String, PathBuf)> {
     let mut found = Vec::new();
     for (id, file) in CLIENTS {
@@ -25,11 +25,10 @@ fn entries(machine: &Machine) -> Vec<(String, String, PathBuf)> {
         };
         let spec = clients::find(id).unwrap();
         for (name, entry) in clients::read_servers(spec, &text).unwrap() {
-            if let EntryKind::Obsmcp {
-                vault: Some(vault), ..
-            } = clients::describe_entry(spec, &entry)
-            {
-                found.push((id.to_owned(), name, vault));
+            if let EntryKind::Obsmcp { vaults, .. } = clients::describe_entry(spec, &entry) {
+                for vault in vaults {
+                    found.push((id.to_owned(), name.clone(), vault));
+                }
             }
         }
     }
@@ -265,12 +264,13 @@ fn without_anything_recorded_a_renamed_vault_is_not_guessed_and_its_dead_entry_i
         .into_iter()
         .map(|(_, name, vault)| (name, vault))
         .collect();
+    // The old vault keeps its place in the entry (the stranger is not taken for it), and the stranger joins it.
     assert!(
         names.contains(&("obsidian".to_owned(), old.clone())),
         "the old name stays with its vault: {names:?}"
     );
     assert!(
-        names.contains(&("obsidian-journal".to_owned(), stranger.clone())),
+        names.contains(&("obsidian".to_owned(), stranger.clone())),
         "{names:?}"
     );
     let quoted = format!("uninstall --vault '{}'", old.display());

@@ -5,7 +5,7 @@
 use super::*;
 
 #[test]
-fn vaults_come_from_obsidians_registry_and_get_distinct_ports_and_names() {
+fn vaults_come_from_obsidians_registry_and_get_distinct_ports_and_one_entry() {
     let machine = Machine::new();
     let second = machine.home().join("Work Vault");
     std::fs::create_dir_all(second.join(".obsidian")).unwrap();
@@ -29,13 +29,19 @@ fn vaults_come_from_obsidians_registry_and_get_distinct_ports_and_names() {
         .iter()
         .map(|vault| vault["server_name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["obsidian", "obsidian-work-vault"]);
+    // One entry serves both vaults.
+    assert_eq!(names, ["obsidian", "obsidian"]);
     let codex = machine.read(".codex/config.toml");
     assert!(
-        codex.contains("[mcp_servers.obsidian]")
-            && codex.contains("[mcp_servers.obsidian-work-vault]"),
+        codex.contains("[mcp_servers.obsidian]") && !codex.contains("obsidian-work-vault"),
         "{codex}"
     );
+    let both = format!(
+        "args = [\"bridge\", \"--vault\", {}, \"--vault\", {}]",
+        serde_json::to_string(&machine.vault).unwrap(),
+        serde_json::to_string(&second).unwrap()
+    );
+    assert!(codex.contains(&both), "{codex}");
     let again = machine.obsmcp(&["setup", "--client", "codex", "--yes"]);
     assert!(
         again.stderr.contains("already configured"),

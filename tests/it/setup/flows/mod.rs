@@ -12,3 +12,4 @@ mod entries;
 mod output;
 mod plugin;
 mod round_trips;
+mod shared;

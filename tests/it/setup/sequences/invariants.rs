@@ -17,15 +17,15 @@ impl Sequence {
         });
         servers
             .iter()
-            .filter_map(|(name, entry)| match clients::describe_entry(spec, entry) {
+            .flat_map(|(name, entry)| match clients::describe_entry(spec, entry) {
                 EntryKind::Obsmcp {
-                    command,
-                    vault: Some(vault),
-                    ..
-                } if same(&vault, &self.machine.vault) || self.former.contains(&vault) => {
-                    Some((name.clone(), command, vault))
-                }
-                _ => None,
+                    command, vaults, ..
+                } => vaults
+                    .into_iter()
+                    .filter(|vault| same(vault, &self.machine.vault) || self.former.contains(vault))
+                    .map(|vault| (name.clone(), command.clone(), vault))
+                    .collect(),
+                EntryKind::Other { .. } => Vec::new(),
             })
             .collect()
     }
