@@ -252,8 +252,12 @@ impl SetupPlan {
         for vault in unserved {
             problems.push(keep_unserved_record(&mut state, &original, vault));
         }
-        // Folders the plan expected to create but a skipped or failed write never did are not obsmcp's.
-        state.created_dirs.retain(|folder| folder.exists());
+        // Folders the plan expected to create but a skipped or failed write never did are not obsmcp's. Those an
+        // earlier run recorded stay, even where they are not now: a vault moved away and not yet found keeps them
+        // for the run that follows it to its new place.
+        state
+            .created_dirs
+            .retain(|folder| folder.exists() || original.created_dirs.contains(folder));
         if self.changes_anything()
             && let Err(error) = state.save(environment)
         {

@@ -205,3 +205,23 @@ fn a_vault_set_up_read_only_keeps_an_entry_of_its_own() {
             .contains("--read-only")
     );
 }
+
+#[test]
+fn a_vault_moved_away_keeps_its_record_through_a_run_for_another_and_leaves_nothing_at_uninstall() {
+    let machine = Machine::new();
+    let notes = machine.vault.clone();
+    let personal = machine.home().join("Vaults/Personal");
+    std::fs::create_dir_all(&personal).unwrap();
+    setup(&machine, &[&notes, &personal], &[]);
+    // The vault moves; a run for the other one changes something (splits the entry) before the move is followed.
+    let private = machine.home().join("Vaults/Private");
+    std::fs::rename(&personal, &private).unwrap();
+    setup(&machine, &[&notes], &["--entry-per-vault"]);
+    setup(&machine, &[&private], &[]);
+    let run = machine.obsmcp(&["uninstall", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !private.join(".obsidian").exists(),
+        "the folders setup created in the vault are gone with the plugin"
+    );
+}
