@@ -226,6 +226,31 @@ fn two_vaults_one_open_one_closed_each_answered_by_its_own_side() {
     let prompt = bridge.request("prompts/get", json!({ "name": "Personal/Review" }));
     assert!(prompt.to_string().contains("notes of Personal"), "{prompt}");
 
+    // Completion goes by the template's vault: only Personal has a note called Only-personal.
+    std::fs::write(personal.path.join("Only-personal.md"), "x\n").unwrap();
+    let templates = list_all(&mut bridge, "resources/templates/list", "resourceTemplates");
+    let personal_template = templates
+        .iter()
+        .map(|template| template["uriTemplate"].as_str().unwrap())
+        .find(|template| template.ends_with("?vault=Personal"))
+        .expect("each vault's template names it")
+        .to_owned();
+    let completed = bridge.request(
+        "completion/complete",
+        json!({ "ref": { "type": "ref/resource", "uri": personal_template }, "argument": { "name": "path", "value": "only" } }),
+    );
+    assert_eq!(
+        completed["result"]["completion"]["values"][0], "Only-personal.md",
+        "{completed}"
+    );
+
+    // A batch runs in the vault it names.
+    let batch = bridge.call_tool(
+        "batch",
+        json!({ "vault": "Personal", "calls": [{ "tool": "read_note", "arguments": { "path": "Where.md" } }] }),
+    );
+    assert!(text_of(&batch).contains("vault Personal"), "{batch}");
+
     // The closed vault's Obsidian starts: its calls go to its plugin, the other's never stopped.
     let _personal_host = personal.host(&[]);
     let reached = (0..100).find_map(|_| {
