@@ -139,8 +139,9 @@ pub(crate) fn with_vault_argument(tool: &mut Value, names: &[String]) {
     {
         properties.insert(
             VAULT_ARGUMENT.into(),
-            // The enum says it is a string: `type` would cost every tool 16 bytes more.
-            json!({ "enum": names }),
+            // `type` too, though the enum says it: some clients turn schemas into their model's format, which wants a
+            // type on every property (Gemini's function declarations do).
+            json!({ "type": "string", "enum": names }),
         );
     }
 }

@@ -99,8 +99,8 @@ fn two_vaults_one_open_one_closed_each_answered_by_its_own_side() {
     let listed = bridge.request("tools/list", json!({}));
     for tool in listed["result"]["tools"].as_array().unwrap() {
         assert_eq!(
-            tool["inputSchema"]["properties"]["vault"]["enum"],
-            json!(["Work", "Personal"]),
+            tool["inputSchema"]["properties"]["vault"],
+            json!({"type": "string", "enum": ["Work", "Personal"]}),
             "{}",
             tool["name"]
         );
