@@ -194,7 +194,7 @@ pub(crate) struct BridgeArgs {
     pub(crate) index_search: crate::bridge::IndexSearch,
     /// Which of the vault's tools `tools/list` carries: `core` (10 tools, about 11 KB of the agent's context) with
     /// `obsidian_tools` to name, enable or run every other one, or `all` (38 tools, about 40 KB). Setup writes `all`
-    /// for clients that keep MCP tools behind a tool search (Claude Code, Codex). Other upstreams list every tool.
+    /// for Claude Code, which keeps MCP tools behind its tool search. Other upstreams list every tool.
     #[arg(long, value_name = "PROFILE", value_enum, default_value_t = crate::bridge::ToolProfile::Core)]
     pub(crate) tools: crate::bridge::ToolProfile,
     /// A stdio MCP server to run as the upstream, after `--`.

@@ -2,10 +2,11 @@
 //! that reaches the rest.
 //!
 //! Every tool definition a client lists costs each session its bytes in the agent's context: the whole catalog is some
-//! 40 KB. The core profile lists the tools most sessions use, in under 12 KB (five vaults' names included), and `obsidian_tools` names, describes,
-//! enables (with `notifications/tools/list_changed`) or runs every other one, so nothing is out of reach even for a
-//! client whose list never refreshes. A call by name to a tool that is not listed works too. Clients that keep MCP
-//! tools behind a tool search (Claude Code, Codex) pay little for a long list, and setup gives them `--tools all`.
+//! 40 KB. The core profile lists the tools most sessions use, in under 12 KB (five vaults' names included), and
+//! `obsidian_tools` names, describes, enables (with `notifications/tools/list_changed`) or runs every other one, so
+//! nothing is out of reach even for a client whose list never refreshes (Codex). A call by name to a tool that is not
+//! listed works too. Claude Code keeps MCP tools behind its tool search and pays little for a long list: setup gives it
+//! `--tools all`.
 //!
 //! Only our plugin's catalog has a core: with a `--url` or command upstream every tool is listed.
 
