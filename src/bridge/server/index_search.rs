@@ -12,7 +12,7 @@
 //! says whether the index answers, why not, and how many searches each side answered.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -22,13 +22,6 @@ use crate::bridge::config::{IndexSearch, SLOW_SEARCH};
 use crate::bridge::offline::OfflineBackend;
 use crate::bridge::policy::is_read_only;
 use crate::lock::lock;
-
-/// How many searches each side answered, for `obsidian_status`.
-#[derive(Default)]
-pub(super) struct Counts {
-    index: AtomicU64,
-    obsidian: AtomicU64,
-}
 
 impl Server {
     /// The backend that may answer `tool` from its index while Obsidian is open, unless `--index-search never`.

@@ -8,11 +8,11 @@
 //!
 //! With one upstream, nothing is renamed: the bridge passes names and URIs as they are.
 
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
-use super::index_search;
 use crate::bridge::catalog::Catalog;
 use crate::bridge::config::{NamedTarget, UpstreamTarget};
 use crate::bridge::offline::OfflineBackend;
@@ -33,7 +33,7 @@ pub(crate) struct Route {
     pub(crate) offline: Option<Arc<dyn OfflineBackend>>,
     pub(crate) catalog: Mutex<Catalog>,
     /// How many searches the index and Obsidian answered (`index_search.rs`).
-    pub(super) index_counts: index_search::Counts,
+    pub(super) index_counts: Counts,
 }
 
 impl Route {
@@ -49,7 +49,7 @@ impl Route {
             catalog: Mutex::new(Catalog::initial(&named.target)),
             upstream,
             offline,
-            index_counts: index_search::Counts::default(),
+            index_counts: Counts::default(),
         }
     }
 
@@ -57,6 +57,13 @@ impl Route {
     pub(crate) fn is_vault(&self) -> bool {
         matches!(self.target, UpstreamTarget::Vault { .. })
     }
+}
+
+/// How many searches each side answered, for `obsidian_status` (`index_search.rs`).
+#[derive(Default)]
+pub(super) struct Counts {
+    pub(super) index: AtomicU64,
+    pub(super) obsidian: AtomicU64,
 }
 
 /// Which route a vault name picks: the name itself, or the same letters in another case. `None` picks the first.
