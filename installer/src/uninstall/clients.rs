@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::edits::{prune_operations, push_edit};
 use super::{UninstallPlan, UninstallRequest};
 use crate::clients::{ClientSpec, EntryKind, PermissionSpec, describe_entry, read_servers, skill};
-use crate::document::{self, KeyPath, Operation};
+use crate::document::{self, Operation};
 use crate::environment::Environment;
 use crate::obsidian_files::plugin_data::DEFAULT_CONFIG_DIR;
 use crate::plan::state::State;
@@ -295,22 +295,12 @@ fn plan_permission_removal(
     if !settings.exists() {
         return;
     }
-    let allow: KeyPath = permissions
-        .allow_key
-        .iter()
-        .map(|key| (*key).to_owned())
-        .collect();
     let rules = names
         .iter()
-        .flat_map(|name| {
-            request
-                .read_only_tools
-                .iter()
-                .map(move |tool| permissions.rule(name, tool))
-        })
+        .flat_map(|name| permissions.rules(name, &request.read_only_tools))
         .collect();
     let mut operations = vec![Operation::RemoveFromArray {
-        path: allow,
+        path: permissions.allow_path(),
         items: rules,
     }];
     operations.extend(prune_operations(state, &settings));
