@@ -66,6 +66,7 @@ mod js;
 mod marks;
 mod obsidian;
 pub(crate) mod plugin;
+pub(crate) mod semantic;
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -123,6 +124,10 @@ pub(crate) struct OfflineVault {
     wrote: AtomicBool,
     /// Whether a build asked for by [`OfflineVault::build_in_background`] runs.
     building: Arc<AtomicBool>,
+    /// Where search by meaning finds its model (`semantic/`); none: off.
+    model: Option<Arc<semantic::vault::ModelSource>>,
+    /// Search by meaning, set up at its first call.
+    meaning: std::sync::OnceLock<semantic::vault::Meaning>,
 }
 
 /// The default memory budget of the offline index, in MiB (`obsmcp bridge --index-memory-mb`): about seven times
@@ -173,6 +178,8 @@ impl OfflineVault {
             budget: DEFAULT_MEMORY_BUDGET_MB << 20,
             wrote: AtomicBool::new(false),
             building: Arc::default(),
+            model: None,
+            meaning: std::sync::OnceLock::new(),
         })
         .map(|vault| vault.with_memory_budget_mb(DEFAULT_MEMORY_BUDGET_MB))
     }
@@ -214,6 +221,7 @@ impl OfflineVault {
                 None => "kept: text search reads only the notes that can match".to_owned(),
                 Some(_) => index_limited_notice(self.budget),
             },
+            "searchByMeaning": self.describe_meaning(),
         }))
     }
 
@@ -271,6 +279,9 @@ impl OfflineVault {
     /// Answers a `tools/call` from disk: the `CallToolResult` JSON (`content`, `isError` when it failed, `_meta`
     /// marking the source), or `None` when offline mode does not know the tool.
     pub(crate) fn call_tool(&self, name: &str, arguments: Value) -> Option<Value> {
+        if name == "search" && semantic::answer::asks_for_meaning(&arguments) {
+            return Some(self.search_by_meaning(arguments));
+        }
         let served = tools::served(name)?;
         let outcome = match served {
             Served::NeedsObsidian => Err(ToolError(tools::needs_obsidian(name))),

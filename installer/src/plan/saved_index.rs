@@ -19,20 +19,38 @@ pub fn key(real_root: &Path, config_dir: &str) -> String {
 
 /// The file of the index of the vault at `real_root` (symlinks resolved) with config folder `config_dir`.
 pub fn file(folder: &Path, real_root: &Path, config_dir: &str) -> PathBuf {
-    let digest = sha2::Sha256::digest(key(real_root, config_dir).as_bytes());
-    let name: String = digest[..8]
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect();
-    folder.join(format!("{name}.bin"))
+    folder.join(format!("{}.bin", stem(real_root, config_dir)))
 }
 
-/// Whether `path` is named as [`file`] names a saved index (uninstall removes nothing else from the folder).
+/// The file of the same vault's embedding index (search by meaning), beside its index.
+pub fn vectors_file(folder: &Path, real_root: &Path, config_dir: &str) -> PathBuf {
+    folder.join(format!("{}.vectors", stem(real_root, config_dir)))
+}
+
+/// Both files a vault's saved indexes may have.
+pub fn files(folder: &Path, real_root: &Path, config_dir: &str) -> [PathBuf; 2] {
+    [
+        file(folder, real_root, config_dir),
+        vectors_file(folder, real_root, config_dir),
+    ]
+}
+
+fn stem(real_root: &Path, config_dir: &str) -> String {
+    let digest = sha2::Sha256::digest(key(real_root, config_dir).as_bytes());
+    digest[..8]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Whether `path` is named as [`file`] or [`vectors_file`] name a saved index (uninstall removes nothing else from
+/// the folder).
 pub fn is_index_file(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
         return false;
     };
     name.strip_suffix(".bin")
+        .or_else(|| name.strip_suffix(".vectors"))
         .is_some_and(|stem| stem.len() == 16 && stem.bytes().all(|byte| byte.is_ascii_hexdigit()))
 }
 
@@ -49,6 +67,9 @@ mod tests {
         assert_ne!(a, file(folder, Path::new("/home/u/Notes"), ".config"));
         assert!(a.starts_with(folder));
         assert!(is_index_file(&a), "{}", a.display());
+        let vectors = vectors_file(folder, Path::new("/home/u/Notes"), ".obsidian");
+        assert_eq!(vectors.with_extension("bin"), a);
+        assert!(is_index_file(&vectors));
         assert!(!is_index_file(Path::new("/state/index/notes.bin")));
         assert!(!is_index_file(Path::new(
             "/state/index/0123456789abcdef.tmp"

@@ -282,10 +282,12 @@ impl SetupPlan {
                     crate::obsidian_files::plugin_data::DEFAULT_CONFIG_DIR,
                     |vault| &vault.config_dir,
                 );
-            let index =
-                saved_index::file(&saved_index::folder(state_home), &moved.from, config_dir);
             // A cache named after the old place: the bridge builds one for the new place.
-            let _ = std::fs::remove_file(index);
+            for index in
+                saved_index::files(&saved_index::folder(state_home), &moved.from, config_dir)
+            {
+                let _ = std::fs::remove_file(index);
+            }
         }
     }
 }

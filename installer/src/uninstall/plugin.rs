@@ -138,20 +138,22 @@ fn plan_plugin_removal(
             });
         }
     }
-    let index = saved_index::file(
+    for index in saved_index::files(
         &saved_index::folder(&plan.state_home),
         &crate::environment::real_path(vault).unwrap_or_else(|_| vault.to_owned()),
         config_dir,
-    );
-    plan_index_removal(plan, &scope, index);
+    ) {
+        plan_index_removal(plan, &scope, index);
+    }
     state.forget_vault(vault);
 }
 
 /// Plans the removal of the saved offline index a moved vault had at its old place.
 pub(super) fn plan_moved_index_removal(plan: &mut UninstallPlan, from: &Path, config_dir: &str) {
-    let index = saved_index::file(&saved_index::folder(&plan.state_home), from, config_dir);
     // Scoped to obsmcp: a cache needs nobody to reload anything, and the old place names no vault any more.
-    plan_index_removal(plan, "obsmcp", index);
+    for index in saved_index::files(&saved_index::folder(&plan.state_home), from, config_dir) {
+        plan_index_removal(plan, "obsmcp", index);
+    }
 }
 
 /// Plans the removal of one saved offline index, when it exists.
@@ -159,7 +161,15 @@ fn plan_index_removal(plan: &mut UninstallPlan, scope: &str, file: PathBuf) {
     if file.is_file() && !plan.saved_indexes.contains(&file) {
         plan.items.push(Item {
             scope: scope.to_owned(),
-            subject: "saved offline index".to_owned(),
+            subject: if file
+                .extension()
+                .is_some_and(|extension| extension == "vectors")
+            {
+                "saved embedding index"
+            } else {
+                "saved offline index"
+            }
+            .to_owned(),
             change: Change::Removed,
             path: file.clone(),
         });

@@ -97,6 +97,11 @@ impl SavedIndex {
         ))
     }
 
+    /// The folder the file is in.
+    pub(crate) fn folder(&self) -> &Path {
+        self.file.parent().unwrap_or(Path::new("."))
+    }
+
     /// Whether a file is there (usable or not).
     pub(crate) fn exists(&self) -> bool {
         self.file.is_file()
@@ -233,7 +238,7 @@ fn write(file: &Path, vault: &str, snapshot: &Snapshot, words: &Words) -> Result
 
 /// Replaces `file` with what `fill` writes, atomically (a temporary file beside it, then a rename), readable by its
 /// owner only, its folder created private.
-fn write_private(
+pub(crate) fn write_private(
     file: &Path,
     fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {

@@ -26,6 +26,7 @@ pub(crate) use args::Args;
 pub(crate) use common::{
     hidden_path, iso_time, led_by, page_of, page_of_window, paged, paged_result, render_read,
 };
+pub(crate) use search::ranked_by_words;
 pub(crate) use types::{Context, Output};
 
 /// How a tool is served offline.

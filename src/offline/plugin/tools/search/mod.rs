@@ -82,6 +82,23 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     Ok(Output::Json(paged_result(args, next, rest)))
 }
 
+/// The notes `rank: true` would list for `query` (word mode, any word), best first with their BM25 scores: the word
+/// half of hybrid search (`offline/semantic/answer.rs`).
+pub(crate) fn ranked_by_words(
+    ctx: &Context<'_>,
+    query: &str,
+    prefix: &str,
+) -> Result<Vec<(String, f64)>, ToolError> {
+    let parsed = query::parse(query, false)?;
+    let notes = notes_in_scope(ctx, prefix);
+    let known = Known::new(ctx, &parsed);
+    let (ranked, _) = rank::rank_notes(ctx, true, &parsed, &notes, &known);
+    Ok(ranked
+        .into_iter()
+        .map(|(file, score)| (file.path.clone(), score))
+        .collect())
+}
+
 /// The notes in scope, in path order, with their index in the snapshot.
 fn notes_in_scope<'c>(ctx: &'c Context<'_>, prefix: &str) -> Vec<(usize, &'c FileEntry)> {
     ctx.snapshot
