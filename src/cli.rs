@@ -192,6 +192,10 @@ pub(crate) struct BridgeArgs {
     /// a file watcher, same answers as the plugin, much faster on large vaults; results say `served_from: index`).
     #[arg(long, value_name = "WHEN", value_enum, default_value_t = crate::bridge::IndexSearch::Auto)]
     pub(crate) index_search: crate::bridge::IndexSearch,
+    /// The embedding model for `search` in modes `semantic` and `hybrid`: a Model2Vec model's folder
+    /// (model.safetensors, tokenizer.json, config.json). Default: `model` in obsmcp's state folder, when it is there.
+    #[arg(long, value_name = "FOLDER")]
+    pub(crate) model: Option<PathBuf>,
     /// Which of the vault's tools `tools/list` carries: `core` (10 tools, about 11 KB of the agent's context) with
     /// `obsidian_tools` to name, enable or run every other one, or `all` (38 tools, about 40 KB). Setup writes `all`
     /// for Claude Code, which keeps MCP tools behind its tool search. Other upstreams list every tool.

@@ -100,6 +100,8 @@ pub(crate) struct BridgeConfig {
     pub(crate) index_search: IndexSearch,
     /// `--tools`: how much of the plugin's catalog `tools/list` carries.
     pub(crate) tools: ToolProfile,
+    /// `--model`: the embedding model's folder for search by meaning (default: the state folder's `model`).
+    pub(crate) model: Option<PathBuf>,
 }
 
 /// When the bridge answers text searches from its own index of the vault folder while Obsidian is open:
@@ -189,6 +191,7 @@ pub(crate) struct RawConfig {
     pub(crate) index_memory_mb: u64,
     pub(crate) index_search: IndexSearch,
     pub(crate) tools: ToolProfile,
+    pub(crate) model: Option<PathBuf>,
 }
 
 impl RawConfig {
@@ -274,6 +277,7 @@ impl RawConfig {
             max_chars: self.max_chars,
             index_memory_mb: self.index_memory_mb,
             index_search: self.index_search,
+            model: self.model,
             // Only our plugin's catalog has a core; any other upstream's tools are all listed.
             tools: match upstreams[0].target {
                 UpstreamTarget::Vault { .. } => self.tools,
@@ -361,6 +365,7 @@ mod tests {
             index_memory_mb: crate::offline::DEFAULT_MEMORY_BUDGET_MB,
             index_search: IndexSearch::Auto,
             tools: ToolProfile::Core,
+            model: None,
         }
     }
 

@@ -72,12 +72,19 @@ async fn serve(config: BridgeConfig) {
     // closed never delays another's.
     let mut routes = Vec::new();
     let mut event_queues = Vec::new();
+    // One model for every vault, loaded at the first search by meaning.
+    let state_home = obsmcp_installer::environment::Environment::from_process()
+        .map(|environment| environment.state_home());
+    let models = Arc::new(crate::offline::semantic::vault::ModelSource::new(
+        config.model.clone(),
+        state_home.as_deref(),
+    ));
     for named in &config.upstreams {
         // Bounded like a link's queue: the upstream waits while the outbox takes what it sent.
         let (events, queue) = mpsc::channel(upstream::LINK_QUEUE);
         let upstream =
             upstream::Upstream::new(named.target.clone(), events, Arc::clone(&diagnostics));
-        let offline = offline_reader(&config, &named.target, &upstream);
+        let offline = offline_reader(&config, &named.target, &upstream, &models);
         routes.push(server::Route::new(named, upstream, offline));
         event_queues.push(queue);
     }
@@ -259,6 +266,7 @@ fn offline_reader(
     config: &BridgeConfig,
     target: &config::UpstreamTarget,
     upstream: &Arc<upstream::Upstream>,
+    models: &Arc<crate::offline::semantic::vault::ModelSource>,
 ) -> Option<Arc<dyn offline::OfflineBackend>> {
     let config::UpstreamTarget::Vault { path, config_dir } = target else {
         return None;
@@ -266,7 +274,8 @@ fn offline_reader(
     if !config.offline {
         return None;
     }
-    let backend = offline::backend_for_vault(path, config_dir, config.index_memory_mb)?;
+    let backend =
+        offline::backend_for_vault(path, config_dir, config.index_memory_mb, Arc::clone(models))?;
     match config.index_search {
         // Searches while Obsidian is open use the index as soon as it is there.
         config::IndexSearch::Always => backend.build(),

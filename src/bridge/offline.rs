@@ -85,6 +85,7 @@ pub(crate) fn backend_for_vault(
     vault: &Path,
     config_dir: &str,
     memory_budget_mb: u64,
+    models: Arc<crate::offline::semantic::vault::ModelSource>,
 ) -> Option<Arc<dyn OfflineBackend>> {
     match OfflineVault::open(vault, Some(config_dir)) {
         Ok(vault) => {
@@ -93,6 +94,7 @@ pub(crate) fn backend_for_vault(
                 Some(folder) => vault.with_saved_index(&folder),
                 None => vault,
             };
+            let vault = vault.with_model(models);
             Some(Arc::new(Disk(Arc::new(vault))))
         }
         Err(error) => {

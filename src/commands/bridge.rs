@@ -40,6 +40,7 @@ pub(crate) fn run(args: BridgeArgs) -> anyhow::Result<ExitCode> {
         index_memory_mb: args.index_memory_mb,
         index_search: args.index_search,
         tools: args.tools,
+        model: args.model,
     };
     let config = match raw.validate(|name| std::env::var(name).ok()) {
         Ok(config) => config,

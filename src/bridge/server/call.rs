@@ -236,6 +236,9 @@ impl Server {
         slot: &RequestSlot,
     ) -> (Value, &'static str, Option<usize>) {
         let id = id.clone();
+        if let Some(answer) = self.try_meaning(route, name, params.as_ref()).await {
+            return (jsonrpc::result(id, answer), "index", None);
+        }
         if let Some(answer) = self.try_offline(route, name, params.as_ref()).await {
             return (jsonrpc::result(id, answer), "offline", None);
         }

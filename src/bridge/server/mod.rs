@@ -32,6 +32,7 @@ mod discovery;
 mod era;
 mod index_search;
 mod listen;
+mod meaning;
 mod resources;
 mod routes;
 mod status;
@@ -359,6 +360,9 @@ impl Server {
         };
         if self.fits_budgets() {
             tools.iter_mut().for_each(|tool| budget.annotate(tool));
+        }
+        if self.config.offline && route.is_vault() {
+            tools.iter_mut().for_each(meaning::with_meaning_modes);
         }
         tools.push(status_tool());
         if core {
