@@ -70,6 +70,14 @@ pub(crate) struct SetupArgs {
     /// Mark Claude Code's entry "alwaysLoad": true: its tools are always in context, never deferred by tool search.
     #[arg(long)]
     pub(crate) always_load: bool,
+    /// Set up search by meaning: download the pinned embedding model (minishlab/potion-base-8M, 31 MB, size and
+    /// SHA-256 checked) into obsmcp's state folder, where the bridge finds it. `HF_ENDPOINT` names a mirror.
+    #[arg(long)]
+    pub(crate) semantic: bool,
+    /// With --semantic: copy this Model2Vec model folder (model.safetensors, tokenizer.json, config.json) instead of
+    /// downloading one.
+    #[arg(long, value_name = "FOLDER", requires = "semantic")]
+    pub(crate) model: Option<PathBuf>,
     /// Give each vault an entry of its own (`obsidian`, `obsidian-<vault>`), as setup did before one entry served every
     /// vault: for a policy per vault (`--read-only` for one alone, say). Splits an entry that serves several.
     #[arg(long)]

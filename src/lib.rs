@@ -7,6 +7,7 @@ mod bridge;
 mod cli;
 mod commands;
 mod doctor;
+mod embedding;
 #[cfg(any(test, fuzzing))]
 pub mod fuzzing;
 mod lock;

@@ -5,6 +5,7 @@ pub(crate) mod bridge;
 pub(crate) mod completions;
 pub(crate) mod doctor;
 pub(crate) mod setup;
+mod setup_model;
 pub(crate) mod shared;
 pub(crate) mod uninstall;
 pub(crate) mod version;

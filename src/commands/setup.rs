@@ -112,6 +112,9 @@ pub(crate) fn execute(
             },
         )?;
     }
+    if args.semantic && report.outcome != Outcome::Cancelled {
+        super::setup_model::set_up(args, environment, &mut report);
+    }
     if report.outcome != Outcome::Cancelled && !plan.vaults.is_empty() {
         let working: Vec<&ClientSpec> = request
             .clients

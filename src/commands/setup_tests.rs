@@ -23,6 +23,8 @@ fn args() -> SetupArgs {
         no_skill: false,
         always_load: false,
         entry_per_vault: false,
+        semantic: false,
+        model: None,
     }
 }
 

@@ -14,6 +14,7 @@ pub(crate) mod clients;
 pub(crate) mod deep;
 pub(crate) mod fix;
 pub(crate) mod gates;
+mod model;
 pub(crate) mod moved;
 pub(crate) mod plugin_probe;
 pub(crate) mod print;
@@ -115,6 +116,7 @@ pub(crate) async fn examine(environment: &Environment, options: &Options) -> Exa
 
     machine.push(port_clashes(&facts, &options.obsmcp));
     machine.push(clients_found(&clients, &options.obsmcp));
+    machine.push(model::check(environment));
     if let Some(check) = newer_on_path(options).await {
         machine.push(check);
     }

@@ -126,8 +126,8 @@ pub(crate) struct OfflineVault {
     building: Arc<AtomicBool>,
     /// Where search by meaning finds its model (`semantic/`); none: off.
     model: Option<Arc<semantic::vault::ModelSource>>,
-    /// Search by meaning, set up at its first call.
-    meaning: std::sync::OnceLock<semantic::vault::Meaning>,
+    /// Search by meaning, once a call found its model.
+    meaning: Mutex<Option<Arc<semantic::vault::Meaning>>>,
 }
 
 /// The default memory budget of the offline index, in MiB (`obsmcp bridge --index-memory-mb`): about seven times
@@ -179,7 +179,7 @@ impl OfflineVault {
             wrote: AtomicBool::new(false),
             building: Arc::default(),
             model: None,
-            meaning: std::sync::OnceLock::new(),
+            meaning: Mutex::new(None),
         })
         .map(|vault| vault.with_memory_budget_mb(DEFAULT_MEMORY_BUDGET_MB))
     }

@@ -19,6 +19,7 @@ use crate::document::{self, Format, Operation};
 use write::{DirectoryLock, FileError};
 
 pub mod binary;
+pub mod model_folder;
 pub mod moves;
 pub mod saved_index;
 pub mod state;

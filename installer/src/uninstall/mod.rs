@@ -59,7 +59,8 @@ pub struct UninstallPlan {
     pub state: State,
     /// Each skill file removed, with the client config whose entries it goes with: it stays when that write fails.
     pub skills: Vec<(PathBuf, PathBuf)>,
-    /// The bridge's saved offline indexes to delete (caches: no backup, rebuilt by the next bridge if needed).
+    /// Files of obsmcp's state folder to delete without a backup: the bridge's saved indexes (caches, rebuilt by the
+    /// next bridge if needed) and the embedding model setup downloaded.
     pub saved_indexes: Vec<PathBuf>,
     /// The copy of obsmcp that setup installed (`plan::binary`), removed with the last entry that runs it.
     pub binary: Option<PathBuf>,
@@ -135,6 +136,7 @@ pub fn plan(request: &UninstallRequest<'_>) -> UninstallPlan {
         plugin::plan_plugins(request, &still_served, &mut vaults, &mut plan, &mut state);
         if request.vaults.is_empty() && state.vaults.is_empty() && still_served.is_empty() {
             plugin::plan_index_folder(&mut plan);
+            plugin::plan_model_folder(&mut plan);
         }
     }
     // The installed copy goes with the last entry: every client's entries are being removed and none is left.
@@ -480,19 +482,16 @@ impl UninstallPlan {
         }
     }
 
-    /// Deletes the bridge's saved offline indexes; one already gone is fine.
+    /// Deletes the bridge's saved indexes and the model setup put in place; one already gone is fine.
     fn remove_saved_indexes(&self, problems: &mut Vec<Problem>) {
         for file in &self.saved_indexes {
             match std::fs::remove_file(file) {
                 Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
                     problems.push(Problem {
                         scope: "obsmcp".to_owned(),
-                        message: format!(
-                            "could not delete the saved offline index `{}`: {error}",
-                            file.display()
-                        ),
+                        message: format!("could not delete `{}`: {error}", file.display()),
                         hint: Some(
-                            "delete it by hand: it is a cache the bridge rebuilds, nothing is lost"
+                            "delete it by hand: it is obsmcp's own (a cache the bridge rebuilds, or the model setup downloaded), nothing of yours is in it"
                                 .to_owned(),
                         ),
                     })

@@ -177,6 +177,26 @@ fn plan_index_removal(plan: &mut UninstallPlan, scope: &str, file: PathBuf) {
     }
 }
 
+/// With no vault left set up: the embedding model `obsmcp setup --semantic` put in the state folder, the files its
+/// record names, and the folder once empty.
+pub(super) fn plan_model_folder(plan: &mut UninstallPlan) {
+    let Some(files) = crate::plan::model_folder::files(&plan.state_home) else {
+        return;
+    };
+    let folder = crate::plan::model_folder::folder(&plan.state_home);
+    let present: Vec<PathBuf> = files.into_iter().filter(|file| file.is_file()).collect();
+    if !present.is_empty() {
+        plan.items.push(Item {
+            scope: "obsmcp".to_owned(),
+            subject: "embedding model".to_owned(),
+            change: Change::Removed,
+            path: folder.clone(),
+        });
+    }
+    plan.saved_indexes.extend(present);
+    plan.folders.push(folder);
+}
+
 /// With no vault left set up: the saved indexes of vaults that moved or were set up by hand go too, and the folder.
 pub(super) fn plan_index_folder(plan: &mut UninstallPlan) {
     let folder = saved_index::folder(&plan.state_home);
