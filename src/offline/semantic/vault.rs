@@ -2,13 +2,15 @@
 //! (its reason given to every semantic call), or on, with the store restored from its save at the first call.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::{Arc, Mutex, Once};
+use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
-use super::model::Model;
+use super::model::{MODEL_FILES, Model};
 use super::saved::SavedVectors;
 use super::{NoteReader, Semantic, answer};
+use crate::lock::lock;
 use crate::offline::OfflineVault;
 use crate::offline::marks::{Source, marked};
 use crate::offline::obsidian::metadata::text_of_bytes;
@@ -17,12 +19,14 @@ use crate::offline::plugin::tools::{Args, ToolError};
 use crate::offline::plugin::vault::paths::{MAX_FILE_BYTES, full_path, read_verified};
 
 /// What the bridge was given for search by meaning, shared by every vault: a model folder, loaded at the first
-/// semantic call (tens of milliseconds that the bridge's start does not wait for).
+/// semantic call (tens of milliseconds that the bridge's start does not wait for). A model that is missing or cannot
+/// be used is looked at again once its files change, so that `obsmcp setup --semantic` needs no restart.
 pub(crate) struct ModelSource {
     folder: Option<PathBuf>,
     /// Whether the folder was named (`--model`): then a missing folder is an error, not "no model".
     named: bool,
-    loaded: OnceLock<ModelChoice>,
+    /// The last choice, and the model file's modification time it was made at.
+    loaded: Mutex<Option<(ModelChoice, Option<SystemTime>)>>,
 }
 
 impl ModelSource {
@@ -32,22 +36,35 @@ impl ModelSource {
         Self {
             folder: named.or_else(|| state_home.map(default_model_folder)),
             named: is_named,
-            loaded: OnceLock::new(),
+            loaded: Mutex::new(None),
         }
     }
 
-    /// The model, loaded on first use.
-    pub(crate) fn get(&self) -> &ModelChoice {
-        self.loaded.get_or_init(|| match &self.folder {
+    /// The model: loaded once, or looked for again when it was not there or not usable and its files changed.
+    pub(crate) fn get(&self) -> ModelChoice {
+        let stamp = self.folder.as_ref().and_then(|folder| {
+            std::fs::metadata(folder.join(MODEL_FILES[0]))
+                .and_then(|metadata| metadata.modified())
+                .ok()
+        });
+        let mut loaded = lock(&self.loaded);
+        if let Some((choice, at)) = &*loaded
+            && (matches!(choice, ModelChoice::Loaded(_)) || *at == stamp)
+        {
+            return choice.clone();
+        }
+        let choice = match &self.folder {
             Some(folder) if self.named || folder.exists() => choose_model(folder),
             _ => ModelChoice::Off,
-        })
+        };
+        *loaded = Some((choice.clone(), stamp));
+        choice
     }
 }
 
-/// Where the bridge looks for a model when `--model` names none.
+/// Where the bridge looks for a model when `--model` names none (where `obsmcp setup --semantic` puts one).
 pub(crate) fn default_model_folder(state_home: &Path) -> PathBuf {
-    state_home.join("model")
+    obsmcp_installer::plan::model_folder::folder(state_home)
 }
 
 /// A model folder, loaded or why not.
@@ -73,10 +90,10 @@ pub(crate) enum Meaning {
 
 /// What a semantic call says when no model is set up.
 pub(crate) fn no_model_message() -> String {
-    "search by meaning needs an embedding model on this machine, and none is set up. Start the bridge with \
-     `--model FOLDER` (a Model2Vec model: model.safetensors, tokenizer.json, config.json; in the client's entry for \
-     obsmcp), or put one in the `model` folder of obsmcp's state folder (`obsmcp status` names it). Until then, \
-     search with rank: true finds notes by their words (BM25)."
+    "search by meaning needs an embedding model on this machine, and none is set up. The user can run `obsmcp setup \
+     --semantic` (a 31 MB model, downloaded once and checked by SHA-256; the bridge finds it without a restart), or \
+     `obsmcp setup --semantic --model FOLDER` with a Model2Vec model they have. Until then, search with rank: true \
+     finds notes by their words (BM25)."
         .to_owned()
 }
 
@@ -87,31 +104,35 @@ impl OfflineVault {
         self
     }
 
-    /// This vault's search by meaning, set up at the first call that needs it.
-    fn meaning(&self) -> &Meaning {
-        self.meaning.get_or_init(|| {
-            let Some(source) = &self.model else {
-                return Meaning::Off;
-            };
-            match source.get() {
-                ModelChoice::Off => Meaning::Off,
-                ModelChoice::Unusable(folder, reason) => {
-                    Meaning::Unusable(folder.clone(), reason.clone())
-                }
-                ModelChoice::Loaded(model) => Meaning::On {
-                    semantic: Arc::new(Semantic::new(Arc::clone(model))),
-                    saved: self.saved.as_ref().map(|saved| {
-                        Arc::new(SavedVectors::new(
-                            saved.folder(),
-                            self.real.root(),
-                            &self.config_dir,
-                            model.fingerprint(),
-                        ))
-                    }),
-                    restored: Once::new(),
-                },
+    /// This vault's search by meaning, set up at the first call that finds a model.
+    fn meaning(&self) -> Arc<Meaning> {
+        let mut meaning = lock(&self.meaning);
+        if let Some(on) = &*meaning {
+            return Arc::clone(on);
+        }
+        let Some(source) = &self.model else {
+            return Arc::new(Meaning::Off);
+        };
+        let now = match source.get() {
+            ModelChoice::Off => return Arc::new(Meaning::Off),
+            ModelChoice::Unusable(folder, reason) => {
+                return Arc::new(Meaning::Unusable(folder, reason));
             }
-        })
+            ModelChoice::Loaded(model) => Arc::new(Meaning::On {
+                semantic: Arc::new(Semantic::new(Arc::clone(&model))),
+                saved: self.saved.as_ref().map(|saved| {
+                    Arc::new(SavedVectors::new(
+                        saved.folder(),
+                        self.real.root(),
+                        &self.config_dir,
+                        model.fingerprint(),
+                    ))
+                }),
+                restored: Once::new(),
+            }),
+        };
+        *meaning = Some(Arc::clone(&now));
+        now
     }
 
     /// Answers a `search` in mode `semantic` or `hybrid`, marked as the bridge's index.
@@ -123,7 +144,8 @@ impl OfflineVault {
         &self,
         arguments: Value,
     ) -> Result<crate::offline::plugin::tools::Output, ToolError> {
-        let (semantic, saved, restored) = match self.meaning() {
+        let meaning = self.meaning();
+        let (semantic, saved, restored) = match &*meaning {
             Meaning::Off => return Err(ToolError(no_model_message())),
             Meaning::Unusable(folder, reason) => {
                 return Err(ToolError(format!(
@@ -167,15 +189,15 @@ impl OfflineVault {
 
     /// What `obsidian_status` says of search by meaning.
     pub(crate) fn describe_meaning(&self) -> Value {
-        let Some(meaning) = self.meaning.get() else {
+        let Some(meaning) = lock(&self.meaning).clone() else {
             return match &self.model {
                 None => json!({"state": "off: no embedding model set up"}),
                 Some(_) => {
-                    json!({"state": "the model is loaded at the first search in mode semantic or hybrid"})
+                    json!({"state": "the model is looked for at the first search in mode semantic or hybrid"})
                 }
             };
         };
-        match meaning {
+        match &*meaning {
             Meaning::Off => json!({"state": "off: no embedding model set up"}),
             Meaning::Unusable(folder, reason) => json!({
                 "state": "off: the model cannot be used",

@@ -111,3 +111,22 @@ fn a_model_that_cannot_be_used_says_which_file_and_why() {
     let broken = Model::load(dir.path()).err().unwrap().to_string();
     assert!(broken.contains("tokenizer.json"), "{broken}");
 }
+
+/// The integration tests' copy of the small model (`tests/it/support/model`) is this one, byte for byte; with
+/// `OBSMCP_WRITE_FIXTURES=1` the test writes it.
+#[test]
+fn the_integration_tests_copy_is_the_small_model() {
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/support/model");
+    if std::env::var_os("OBSMCP_WRITE_FIXTURES").is_some() {
+        write_model(&committed);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write_model(dir.path());
+    for name in MODEL_FILES {
+        assert_eq!(
+            std::fs::read(committed.join(name)).ok(),
+            Some(std::fs::read(dir.path().join(name)).unwrap()),
+            "tests/it/support/model/{name} differs from the small model: run this test with OBSMCP_WRITE_FIXTURES=1"
+        );
+    }
+}

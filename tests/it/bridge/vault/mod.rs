@@ -13,6 +13,7 @@ use crate::support::{PluginHost, TempHome, fixture_vault, free_port, signal, wri
 mod annotations;
 mod eras;
 mod guards;
+mod meaning;
 mod profiles;
 mod resources;
 mod restarts;
