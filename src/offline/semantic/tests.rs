@@ -119,9 +119,9 @@ fn hybrid_ranks_a_note_both_sides_find_above_one_side_alone() {
     let first = &answer["results"][0];
     assert!(first["word_score"].as_f64().unwrap() > 0.0, "{first}");
     assert!(first["meaning_score"].as_f64().unwrap() > 0.5, "{first}");
-    // Reciprocal rank fusion: first on both sides gives 2/61.
+    // Weighted reciprocal rank fusion: first on both sides gives 1/11 + 0.7/11.
     assert!(
-        (first["score"].as_f64().unwrap() - 2.0 / 61.0).abs() < 1e-3,
+        (first["score"].as_f64().unwrap() - 1.7 / 11.0).abs() < 1e-3,
         "{first}"
     );
     let words_only: Vec<&Value> = answer["results"]
