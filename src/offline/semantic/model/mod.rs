@@ -3,8 +3,8 @@
 //! times the token's weight when the model has a `weights` tensor, through `mapping` when it has one), scaled to
 //! length 1. No network, no GPU, no other runtime: a section of a note is embedded in microseconds.
 //!
-//! The model is identified by the SHA-256 of its three files (`fingerprint`): a saved embedding index made with
-//! another model is not used.
+//! The model is identified by a fingerprint of its files (`fingerprint`): a saved embedding index made with another
+//! model is not used.
 
 mod safetensors;
 mod tokenizer;
@@ -43,8 +43,10 @@ pub(crate) enum ModelError {
 /// A loaded model.
 pub(crate) struct Model {
     tokenizer: Tokenizer,
-    /// `rows × dims` numbers, row-major.
-    rows: Vec<f32>,
+    /// `rows × dims` signed bytes, row-major; each row times its scale is the model's row (a quarter of `f32`'s
+    /// memory, well within the model's own precision for a mean of many rows).
+    rows: Vec<i8>,
+    scales: Vec<f32>,
     dims: usize,
     /// Each token's weight (`weights` tensor), when the model has one.
     weights: Option<Vec<f32>>,
@@ -57,63 +59,83 @@ pub(crate) struct Model {
 impl Model {
     /// Loads the model in `folder`.
     pub(crate) fn load(folder: &Path) -> Result<Self, ModelError> {
+        let started = std::time::Instant::now();
+        let path_of = |name: &str| folder.join(name);
         let read = |name: &str| {
-            let path = folder.join(name);
+            let path = path_of(name);
             std::fs::read(&path).map_err(|source| ModelError::Read { path, source })
         };
-        let tensors_bytes = read(MODEL_FILES[0])?;
+        let tensors_path = path_of(MODEL_FILES[0]);
+        let open = || {
+            std::fs::File::open(&tensors_path).map_err(|source| ModelError::Read {
+                path: tensors_path.clone(),
+                source,
+            })
+        };
+        drop(open()?);
         let tokenizer_bytes = read(MODEL_FILES[1])?;
         // Model2Vec's config is optional for reading: its `normalize` only matters to raw vectors, and ours are
         // always scaled to length 1 for cosine similarity.
         let config_bytes = read(MODEL_FILES[2]).unwrap_or_default();
-        let mut hash = Sha256::new();
-        for bytes in [&tensors_bytes, &tokenizer_bytes, &config_bytes] {
-            hash.update(Sha256::digest(bytes));
-        }
-        let fingerprint = hex(&hash.finalize());
+        let fingerprint =
+            fingerprint(&tensors_path, &tokenizer_bytes, &config_bytes).map_err(|source| {
+                ModelError::Read {
+                    path: tensors_path.clone(),
+                    source,
+                }
+            })?;
         let format = |reason: String| ModelError::Format {
-            path: folder.join(MODEL_FILES[0]),
+            path: tensors_path.clone(),
             reason,
         };
         let tokenizer =
             Tokenizer::from_json(&tokenizer_bytes).map_err(|source| ModelError::Tokenizer {
-                path: folder.join(MODEL_FILES[1]),
+                path: path_of(MODEL_FILES[1]),
                 source,
             })?;
-        let tensors = safetensors::Tensors::parse(&tensors_bytes).map_err(format)?;
+        drop(tokenizer_bytes);
+        let mut tensors =
+            safetensors::Tensors::open(std::io::BufReader::new(open()?)).map_err(format)?;
         // `embeddings` in Model2Vec's own files; the other names in sentence-transformers' layouts of the same.
-        let (shape, rows) = ["embeddings", "embedding.weight", "0"]
-            .iter()
-            .find_map(|name| tensors.optional_floats(name).transpose())
-            .unwrap_or_else(|| Err("there is no tensor `embeddings`".into()))
-            .map_err(format)?;
-        let [row_count, dims] = shape[..] else {
-            return Err(format(format!(
-                "tensor `embeddings` has shape {shape:?}, not [tokens, dimensions]"
-            )));
-        };
+        let mut rows = None;
+        for name in ["embeddings", "embedding.weight", "0"] {
+            rows = tensors.optional_rows(name).map_err(format)?;
+            if rows.is_some() {
+                break;
+            }
+        }
+        let rows = rows.ok_or_else(|| format("there is no tensor `embeddings`".into()))?;
         let weights = tensors.optional_floats("weights").map_err(format)?;
         let mapping = tensors.optional_ids("mapping").map_err(format)?;
-        let tokens = mapping.as_ref().map_or(row_count, Vec::len);
+        let tokens = mapping.as_ref().map_or(rows.rows, Vec::len);
         if tokenizer.vocab_size() > tokens
-            || weights.as_ref().is_some_and(|(_, w)| w.len() < tokens)
+            || weights
+                .as_ref()
+                .is_some_and(|weights| weights.len() < tokens)
             || mapping
                 .as_ref()
-                .is_some_and(|map| map.iter().any(|&row| row as usize >= row_count))
+                .is_some_and(|map| map.iter().any(|&row| row as usize >= rows.rows))
         {
             return Err(format(format!(
                 "the tensors do not fit the tokenizer's {} tokens",
                 tokenizer.vocab_size()
             )));
         }
-        if dims == 0 {
+        if rows.dims == 0 {
             return Err(format("tensor `embeddings` has no dimensions".into()));
         }
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            tokens = rows.rows,
+            dims = rows.dims,
+            "embedding model loaded"
+        );
         Ok(Self {
             tokenizer,
-            rows,
-            dims,
-            weights: weights.map(|(_, weights)| weights),
+            dims: rows.dims,
+            rows: rows.values,
+            scales: rows.scales,
+            weights,
             mapping,
             fingerprint,
             folder: folder.to_path_buf(),
@@ -125,7 +147,7 @@ impl Model {
         self.dims
     }
 
-    /// The SHA-256 of the model's files, in hex.
+    /// What tells this model from another (`fingerprint`), in hex.
     pub(crate) fn fingerprint(&self) -> &str {
         &self.fingerprint
     }
@@ -145,7 +167,8 @@ impl Model {
 
     /// The approximate bytes the model holds in memory.
     pub(crate) fn approx_bytes(&self) -> u64 {
-        (self.rows.len() * 4
+        (self.rows.len()
+            + self.scales.len() * 4
             + self.weights.as_ref().map_or(0, |w| w.len() * 4)
             + self.mapping.as_ref().map_or(0, |m| m.len() * 4)
             + self.tokenizer.vocab_size() * 48) as u64
@@ -164,10 +187,11 @@ impl Model {
                 .mapping
                 .as_ref()
                 .map_or(id, |mapping| mapping[id] as usize);
-            let weight = self.weights.as_ref().map_or(1.0, |weights| weights[id]);
+            let weight =
+                self.weights.as_ref().map_or(1.0, |weights| weights[id]) * self.scales[row];
             let values = &self.rows[row * self.dims..(row + 1) * self.dims];
             for (total, value) in sum.iter_mut().zip(values) {
-                *total += weight * value;
+                *total += weight * f32::from(*value);
             }
             count += 1;
         });
@@ -178,6 +202,34 @@ impl Model {
         sum.iter_mut().for_each(|value| *value /= norm);
         Some(sum)
     }
+}
+
+/// What tells one model from another, for a saved embedding index: the SHA-256 of the tokenizer, the config, the
+/// tensor file's header (names, shapes, offsets) and its size and modification time. Hashing the 30 MB of numbers
+/// too would cost a third of the load; a file written again has a new modification time.
+fn fingerprint(tensors: &Path, tokenizer: &[u8], config: &[u8]) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(tensors)?;
+    let metadata = file.metadata()?;
+    let mut length = [0u8; 8];
+    file.read_exact(&mut length)?;
+    let header_length = u64::from_le_bytes(length)
+        .min(metadata.len())
+        .min(100 << 20);
+    let mut header = Vec::new();
+    file.take(header_length).read_to_end(&mut header)?;
+    let modified = metadata
+        .modified()
+        .ok()
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |since| since.as_nanos());
+    let mut hash = Sha256::new();
+    for part in [tokenizer, config, &header] {
+        hash.update(Sha256::digest(part));
+    }
+    hash.update(metadata.len().to_le_bytes());
+    hash.update(modified.to_le_bytes());
+    Ok(hex(&hash.finalize()))
 }
 
 /// Lower-case hexadecimal.

@@ -1,58 +1,82 @@
 //! The safetensors format, read by hand: an 8-byte little-endian header length, a JSON header naming each tensor's
-//! dtype, shape and byte range, then the data. A reader of the three tensors a Model2Vec model has is 100 lines; the
+//! dtype, shape and byte range, then the data. A reader of the three tensors a Model2Vec model has is short; the
 //! `safetensors` crate would add its own copy of the same.
+//!
+//! Tensors are read from the file a row at a time (never the whole file at once), so that loading a 30 MB model
+//! costs the bridge's memory only what it keeps: the embedding rows as signed bytes with a scale per row.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Seek, SeekFrom};
 
 use serde::Deserialize;
-use std::collections::BTreeMap;
-
-/// A tensor's shape and numbers.
-pub(super) type Floats = (Vec<usize>, Vec<f32>);
 
 #[derive(Deserialize)]
 struct Entry {
     dtype: String,
     shape: Vec<usize>,
-    data_offsets: [usize; 2],
+    data_offsets: [u64; 2],
 }
 
-/// The tensors of one file.
-pub(super) struct Tensors<'a> {
+/// The embedding rows as signed bytes, each row with the scale that turns it back.
+pub(super) struct QuantizedRows {
+    pub(super) rows: usize,
+    pub(super) dims: usize,
+    pub(super) values: Vec<i8>,
+    pub(super) scales: Vec<f32>,
+}
+
+/// A safetensors file's header, and where its data starts.
+pub(super) struct Tensors<R> {
     header: BTreeMap<String, serde_json::Value>,
-    data: &'a [u8],
+    data_start: u64,
+    file_length: u64,
+    reader: R,
 }
 
-impl<'a> Tensors<'a> {
+impl<R: Read + Seek> Tensors<R> {
     /// Reads the header; the data is read tensor by tensor.
-    pub(super) fn parse(bytes: &'a [u8]) -> Result<Self, String> {
-        let length = bytes
-            .get(..8)
-            .map(|raw| u64::from_le_bytes(raw.try_into().expect("8 bytes")))
-            .ok_or("not a safetensors file (shorter than its header length)")?;
-        let end = usize::try_from(length)
-            .ok()
-            .and_then(|length| length.checked_add(8))
-            .filter(|&end| end <= bytes.len())
-            .ok_or("not a safetensors file (its header is longer than the file)")?;
-        let header = serde_json::from_slice(&bytes[8..end])
+    pub(super) fn open(mut reader: R) -> Result<Self, String> {
+        let file_length = reader
+            .seek(SeekFrom::End(0))
+            .map_err(|error| error.to_string())?;
+        reader
+            .seek(SeekFrom::Start(0))
+            .map_err(|error| error.to_string())?;
+        let mut length = [0u8; 8];
+        reader
+            .read_exact(&mut length)
+            .map_err(|_| "not a safetensors file (shorter than its header length)")?;
+        let length = u64::from_le_bytes(length);
+        if length > file_length.saturating_sub(8) || length > 100 << 20 {
+            return Err("not a safetensors file (its header is longer than the file)".into());
+        }
+        let mut header = vec![0u8; length as usize];
+        reader
+            .read_exact(&mut header)
+            .map_err(|error| format!("not a safetensors file (header: {error})"))?;
+        let header = serde_json::from_slice(&header)
             .map_err(|error| format!("not a safetensors file (header: {error})"))?;
         Ok(Self {
             header,
-            data: &bytes[end..],
+            data_start: 8 + length,
+            file_length,
+            reader,
         })
     }
 
-    fn entry(&self, name: &str) -> Result<Option<(Entry, &'a [u8])>, String> {
+    /// A tensor's entry and its element width, positioned at its first byte; `None` when the file has no such tensor.
+    fn entry(&mut self, name: &str) -> Result<Option<(Entry, usize)>, String> {
         let Some(value) = self.header.get(name) else {
             return Ok(None);
         };
         let entry: Entry = serde_json::from_value(value.clone())
             .map_err(|error| format!("tensor `{name}`: {error}"))?;
         let [start, end] = entry.data_offsets;
-        let data = self
-            .data
-            .get(start..end)
-            .filter(|_| start <= end)
-            .ok_or_else(|| format!("tensor `{name}` lies outside the file (truncated?)"))?;
+        if start > end || self.data_start + end > self.file_length {
+            return Err(format!(
+                "tensor `{name}` lies outside the file (truncated?)"
+            ));
+        }
         let width = match entry.dtype.as_str() {
             "F64" | "I64" | "U64" => 8,
             "F32" | "I32" | "U32" => 4,
@@ -65,63 +89,151 @@ impl<'a> Tensors<'a> {
             }
         };
         let count: usize = entry.shape.iter().product();
-        if count.checked_mul(width) != Some(data.len()) {
+        if (count as u64).checked_mul(width as u64) != Some(end - start) {
             return Err(format!(
                 "tensor `{name}`: shape {:?} of {} does not fill its {} bytes",
                 entry.shape,
                 entry.dtype,
-                data.len()
+                end - start
             ));
         }
-        Ok(Some((entry, data)))
+        self.reader
+            .seek(SeekFrom::Start(self.data_start + start))
+            .map_err(|error| error.to_string())?;
+        Ok(Some((entry, width)))
     }
 
-    /// A tensor of numbers, as `f32`, with its shape, when the file has it.
-    pub(super) fn optional_floats(&self, name: &str) -> Result<Option<Floats>, String> {
-        let Some((entry, data)) = self.entry(name)? else {
+    /// Reads `count` numbers of `dtype` as `f32` into `out`.
+    fn read_floats(
+        &mut self,
+        dtype: &str,
+        width: usize,
+        raw: &mut [u8],
+        out: &mut Vec<f32>,
+    ) -> Result<(), String> {
+        self.reader
+            .read_exact(raw)
+            .map_err(|error| format!("the file ends early (truncated?): {error}"))?;
+        out.clear();
+        // The dtype is matched once, not per number.
+        match dtype {
+            "F32" => out.extend(
+                raw.chunks_exact(4)
+                    .map(|bytes| f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])),
+            ),
+            "F16" => out.extend(
+                raw.chunks_exact(2)
+                    .map(|bytes| half_to_f32(u16::from_le_bytes([bytes[0], bytes[1]]))),
+            ),
+            _ => out.extend(raw.chunks_exact(width).map(|bytes| number(dtype, bytes))),
+        }
+        Ok(())
+    }
+
+    /// A two-dimensional tensor of numbers as quantized rows, when the file has it.
+    pub(super) fn optional_rows(&mut self, name: &str) -> Result<Option<QuantizedRows>, String> {
+        let Some((entry, width)) = self.entry(name)? else {
             return Ok(None);
         };
-        let values = match entry.dtype.as_str() {
-            "F32" => data
-                .chunks_exact(4)
-                .map(|raw| f32::from_le_bytes(raw.try_into().expect("4 bytes")))
-                .collect(),
-            "F16" => data
-                .chunks_exact(2)
-                .map(|raw| half_to_f32(u16::from_le_bytes([raw[0], raw[1]])))
-                .collect(),
-            "BF16" => data
-                .chunks_exact(2)
-                .map(|raw| f32::from_bits(u32::from(u16::from_le_bytes([raw[0], raw[1]])) << 16))
-                .collect(),
-            "F64" => data
-                .chunks_exact(8)
-                .map(|raw| f64::from_le_bytes(raw.try_into().expect("8 bytes")) as f32)
-                .collect(),
-            "I8" => data.iter().map(|&byte| f32::from(byte as i8)).collect(),
-            other => return Err(format!("tensor `{name}` has dtype {other}, not numbers")),
+        check_numbers(name, &entry.dtype)?;
+        let [rows, dims] = entry.shape[..] else {
+            return Err(format!(
+                "tensor `{name}` has shape {:?}, not [tokens, dimensions]",
+                entry.shape
+            ));
         };
-        Ok(Some((entry.shape, values)))
+        let mut out = QuantizedRows {
+            rows,
+            dims,
+            values: Vec::with_capacity(rows * dims),
+            scales: Vec::with_capacity(rows),
+        };
+        // Read 1,024 rows at a time (a megabyte at 256 dimensions), each turned into bytes.
+        let chunk_rows = 1024.min(rows.max(1));
+        let (mut raw, mut numbers) = (Vec::new(), Vec::with_capacity(chunk_rows * dims));
+        let mut done = 0;
+        while done < rows {
+            let count = chunk_rows.min(rows - done);
+            raw.resize(count * dims * width, 0);
+            self.read_floats(&entry.dtype, width, &mut raw, &mut numbers)?;
+            for row in numbers.chunks_exact(dims.max(1)) {
+                let largest = row
+                    .iter()
+                    .fold(0f32, |largest, value| largest.max(value.abs()));
+                let scale = if largest > 0.0 && largest.is_finite() {
+                    largest / 127.0
+                } else {
+                    1.0
+                };
+                let inverse = 1.0 / scale;
+                // Rounded half away from zero by a truncating cast (|x| ≤ 127 here), which needs no libm call.
+                out.values.extend(row.iter().map(|value| {
+                    let scaled = value * inverse;
+                    (scaled + 0.5f32.copysign(scaled)) as i8
+                }));
+                out.scales.push(scale);
+            }
+            done += count;
+        }
+        Ok(Some(out))
+    }
+
+    /// A tensor of numbers, as `f32`, when the file has it.
+    pub(super) fn optional_floats(&mut self, name: &str) -> Result<Option<Vec<f32>>, String> {
+        let Some((entry, width)) = self.entry(name)? else {
+            return Ok(None);
+        };
+        check_numbers(name, &entry.dtype)?;
+        let count: usize = entry.shape.iter().product();
+        let (mut raw, mut out) = (vec![0u8; count * width], Vec::with_capacity(count));
+        self.read_floats(&entry.dtype, width, &mut raw, &mut out)?;
+        Ok(Some(out))
     }
 
     /// A tensor of non-negative integers (row numbers), when present.
-    pub(super) fn optional_ids(&self, name: &str) -> Result<Option<Vec<u32>>, String> {
-        let Some((entry, data)) = self.entry(name)? else {
+    pub(super) fn optional_ids(&mut self, name: &str) -> Result<Option<Vec<u32>>, String> {
+        let Some((entry, width)) = self.entry(name)? else {
             return Ok(None);
         };
-        let ids: Option<Vec<u32>> = match entry.dtype.as_str() {
-            "I64" | "U64" => data
-                .chunks_exact(8)
-                .map(|raw| u32::try_from(i64::from_le_bytes(raw.try_into().expect("8 bytes"))).ok())
-                .collect(),
-            "I32" | "U32" => data
-                .chunks_exact(4)
-                .map(|raw| u32::try_from(i32::from_le_bytes(raw.try_into().expect("4 bytes"))).ok())
-                .collect(),
-            other => return Err(format!("tensor `{name}` has dtype {other}, not integers")),
-        };
-        ids.map(Some)
-            .ok_or_else(|| format!("tensor `{name}` holds a negative or too large row number"))
+        if !matches!(entry.dtype.as_str(), "I64" | "U64" | "I32" | "U32") {
+            return Err(format!(
+                "tensor `{name}` has dtype {}, not integers",
+                entry.dtype
+            ));
+        }
+        let count: usize = entry.shape.iter().product();
+        let mut raw = vec![0u8; count * width];
+        self.reader
+            .read_exact(&mut raw)
+            .map_err(|error| format!("the file ends early (truncated?): {error}"))?;
+        let ids: Option<Vec<u32>> = raw
+            .chunks_exact(width)
+            .map(|bytes| {
+                let mut wide = [0u8; 8];
+                wide[..width].copy_from_slice(bytes);
+                u32::try_from(i64::from_le_bytes(wide)).ok()
+            })
+            .collect();
+        ids.ok_or_else(|| format!("tensor `{name}` holds a negative or too large row number"))
+            .map(Some)
+    }
+}
+
+fn check_numbers(name: &str, dtype: &str) -> Result<(), String> {
+    match dtype {
+        "F32" | "F16" | "BF16" | "F64" | "I8" => Ok(()),
+        other => Err(format!("tensor `{name}` has dtype {other}, not numbers")),
+    }
+}
+
+/// One little-endian number of `dtype` as `f32`.
+fn number(dtype: &str, bytes: &[u8]) -> f32 {
+    match dtype {
+        "F32" => f32::from_le_bytes(bytes.try_into().expect("4 bytes")),
+        "F16" => half_to_f32(u16::from_le_bytes([bytes[0], bytes[1]])),
+        "BF16" => f32::from_bits(u32::from(u16::from_le_bytes([bytes[0], bytes[1]])) << 16),
+        "F64" => f64::from_le_bytes(bytes.try_into().expect("8 bytes")) as f32,
+        _ => f32::from(bytes[0] as i8),
     }
 }
 
@@ -167,9 +279,30 @@ mod tests {
         let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
         bytes.extend_from_slice(header);
         bytes.extend_from_slice(&[0; 8]);
-        let tensors = Tensors::parse(&bytes).unwrap();
-        let error = tensors.optional_floats("embeddings").unwrap_err();
+        let mut tensors = Tensors::open(std::io::Cursor::new(bytes.clone())).unwrap();
+        let error = tensors.optional_rows("embeddings").err().unwrap();
         assert!(error.contains("truncated"), "{error}");
-        assert!(Tensors::parse(&bytes[..4]).is_err());
+        assert!(Tensors::open(std::io::Cursor::new(bytes[..4].to_vec())).is_err());
+    }
+
+    #[test]
+    fn rows_keep_their_values_within_a_step_of_their_scale() {
+        let values: [f32; 4] = [0.5, -1.0, 0.25, 0.0];
+        let header = br#"{"embeddings":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]}}"#;
+        let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+        bytes.extend_from_slice(header);
+        bytes.extend(values.iter().flat_map(|value| value.to_le_bytes()));
+        let rows = Tensors::open(std::io::Cursor::new(bytes))
+            .unwrap()
+            .optional_rows("embeddings")
+            .unwrap()
+            .unwrap();
+        for (at, value) in values.iter().enumerate() {
+            let back = f32::from(rows.values[at]) * rows.scales[at / 2];
+            assert!(
+                (back - value).abs() <= rows.scales[at / 2] / 2.0,
+                "{back} {value}"
+            );
+        }
     }
 }

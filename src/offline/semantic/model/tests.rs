@@ -85,7 +85,8 @@ fn a_text_is_the_mean_of_its_known_tokens_scaled_to_length_one() {
     let expected = [0.0, 0.0, 1.0, 0.1];
     let norm = expected.iter().map(|v: &f32| v * v).sum::<f32>().sqrt();
     for (got, want) in soup.iter().zip(expected) {
-        assert!((got - want / norm).abs() < 1e-6, "{soup:?}");
+        // Rows are kept as signed bytes: within a step of 1/127 of the row's largest value.
+        assert!((got - want / norm).abs() < 0.01, "{soup:?}");
     }
     // Other words than the note's, the same subject.
     let question = model.embed("what was the cost of the trip").unwrap();

@@ -28,6 +28,18 @@ pub(crate) enum TokenizerError {
     Empty,
 }
 
+/// The first look at the file: what kind of model it has (read before the vocabulary, whose shape depends on it).
+#[derive(Deserialize)]
+struct Kind {
+    model: KindSection,
+}
+
+#[derive(Deserialize)]
+struct KindSection {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+}
+
 #[derive(Deserialize)]
 struct File {
     model: ModelSection,
@@ -37,10 +49,8 @@ struct File {
 
 #[derive(Deserialize)]
 struct ModelSection {
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
     #[serde(default)]
-    vocab: serde_json::Value,
+    vocab: HashMap<Box<str>, u32>,
     #[serde(default = "unknown_token")]
     unk_token: String,
     #[serde(default = "continuing_prefix")]
@@ -90,10 +100,10 @@ struct Normalize {
 
 /// A WordPiece tokenizer: text in, vocabulary ids out.
 pub(crate) struct Tokenizer {
-    /// Pieces that start a word.
-    starts: HashMap<Box<str>, u32>,
-    /// Pieces that continue one, without their `##`.
-    continuations: HashMap<Box<str>, u32>,
+    /// Every piece, continuations with their prefix (`##ing`), the unknown token left out.
+    pieces: HashMap<Box<str>, u32>,
+    /// The prefix of a piece that continues a word.
+    prefix: String,
     normalize: Option<Normalize>,
     max_word_chars: usize,
     /// Runs of non-space, non-punctuation characters, or one punctuation character (BertPreTokenizer).
@@ -104,15 +114,12 @@ pub(crate) struct Tokenizer {
 impl Tokenizer {
     /// Reads a `tokenizer.json`.
     pub(crate) fn from_json(bytes: &[u8]) -> Result<Self, TokenizerError> {
-        let file: File = serde_json::from_slice(bytes)?;
-        let kind = file
-            .model
-            .kind
-            .clone()
-            .unwrap_or_else(|| "WordPiece".into());
+        let kind: Kind = serde_json::from_slice(bytes)?;
+        let kind = kind.model.kind.unwrap_or_else(|| "WordPiece".into());
         if kind != "WordPiece" {
             return Err(TokenizerError::Kind(kind));
         }
+        let file: File = serde_json::from_slice(bytes)?;
         let normalize = match file.normalizer {
             None => None,
             Some(section) if section.kind == "BertNormalizer" => Some(Normalize {
@@ -123,30 +130,20 @@ impl Tokenizer {
             }),
             Some(section) => return Err(TokenizerError::Normalizer(section.kind)),
         };
-        let vocab: HashMap<String, u32> = serde_json::from_value(file.model.vocab)?;
-        if vocab.is_empty() {
+        let mut pieces = file.model.vocab;
+        if pieces.is_empty() {
             return Err(TokenizerError::Empty);
         }
-        let vocab_size = vocab.values().map(|&id| id as usize + 1).max().unwrap_or(0);
-        let prefix = file.model.continuing_subword_prefix;
-        let mut starts = HashMap::with_capacity(vocab.len());
-        let mut continuations = HashMap::new();
-        for (piece, id) in vocab {
-            // The unknown token is dropped before pooling, so it is never looked up.
-            if piece == file.model.unk_token {
-                continue;
-            }
-            match piece
-                .strip_prefix(prefix.as_str())
-                .filter(|_| !prefix.is_empty())
-            {
-                Some(rest) => continuations.insert(rest.into(), id),
-                None => starts.insert(piece.into_boxed_str(), id),
-            };
-        }
+        let vocab_size = pieces
+            .values()
+            .map(|&id| id as usize + 1)
+            .max()
+            .unwrap_or(0);
+        // The unknown token is dropped before pooling, so it is never looked up.
+        pieces.remove(file.model.unk_token.as_str());
         Ok(Self {
-            starts,
-            continuations,
+            pieces,
+            prefix: file.model.continuing_subword_prefix,
             normalize,
             max_word_chars: file.model.max_input_chars_per_word,
             words: Regex::new(r"[^\s\p{P}\x21-\x2F\x3A-\x40\x5B-\x60\x7B-\x7E]+|[\p{P}\x21-\x2F\x3A-\x40\x5B-\x60\x7B-\x7E]")
@@ -180,18 +177,24 @@ impl Tokenizer {
         let mut pieces = [0u32; 32];
         let mut found = 0;
         let mut start = 0;
+        // A continuation is looked up with its prefix, written once into this buffer.
+        let mut continued = String::with_capacity(self.prefix.len() + word.len());
         while start < word.len() {
-            let table = if start == 0 {
-                &self.starts
-            } else {
-                &self.continuations
-            };
             let rest = &word[start..];
+            let lookup = |end: usize, continued: &mut String| {
+                if start == 0 {
+                    return self.pieces.get(&rest[..end]).copied();
+                }
+                continued.clear();
+                continued.push_str(&self.prefix);
+                continued.push_str(&rest[..end]);
+                self.pieces.get(continued.as_str()).copied()
+            };
             let piece = rest
                 .char_indices()
                 .map(|(at, c)| at + c.len_utf8())
                 .rev()
-                .find_map(|end| table.get(&rest[..end]).map(|&id| (end, id)));
+                .find_map(|end| lookup(end, &mut continued).map(|id| (end, id)));
             let Some((end, id)) = piece else {
                 return;
             };
