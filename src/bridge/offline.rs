@@ -169,6 +169,14 @@ impl OfflineBackend for Disk {
             if let Err(error) = spawned {
                 tracing::warn!(%error, "offline index not loaded at start; the first offline call loads it");
             }
+            // The model and the saved embedding index, if any, load beside it (they then wait for the index).
+            let vault = Arc::clone(&self.0);
+            let spawned = std::thread::Builder::new()
+                .name("obsmcp-vectors-load".into())
+                .spawn(move || vault.prepare_meaning());
+            if let Err(error) = spawned {
+                tracing::warn!(%error, "embedding index not loaded at start; the first search by meaning loads it");
+            }
         }
     }
 

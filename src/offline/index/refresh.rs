@@ -226,5 +226,6 @@ impl OfflineVault {
                 "the offline index was still being saved at exit; the next bridge starts from the previous save"
             );
         }
+        self.finish_saving_meaning(within);
     }
 }

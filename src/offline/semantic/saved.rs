@@ -42,6 +42,8 @@ pub(crate) struct SavedVectors {
     vault: String,
     model: String,
     saving: Arc<AtomicBool>,
+    /// True while a file is being written (`finish` waits for it).
+    writing: Arc<AtomicBool>,
     pending: Arc<Mutex<Option<Arc<Semantic>>>>,
 }
 
@@ -53,6 +55,7 @@ impl SavedVectors {
             vault: saved_index::key(real_root, config_dir),
             model: model.to_owned(),
             saving: Arc::default(),
+            writing: Arc::default(),
             pending: Arc::default(),
         }
     }
@@ -91,27 +94,52 @@ impl SavedVectors {
         }
         let (file, vault, model) = (self.file.clone(), self.vault.clone(), self.model.clone());
         let (saving, pending) = (Arc::clone(&self.saving), Arc::clone(&self.pending));
+        let writing = Arc::clone(&self.writing);
+        // Set before the thread starts, so that `finish` never misses the first write.
+        self.writing.store(true, Ordering::SeqCst);
         let spawned = std::thread::Builder::new()
             .name("obsmcp-vectors-save".into())
             .spawn(move || {
                 loop {
                     let Some(semantic) = lock(&pending).take() else {
+                        writing.store(false, Ordering::SeqCst);
                         saving.store(false, Ordering::SeqCst);
                         if lock(&pending).is_some() && !saving.swap(true, Ordering::SeqCst) {
                             continue;
                         }
                         return;
                     };
+                    writing.store(true, Ordering::SeqCst);
                     if let Err(error) = write(&file, &vault, &model, &semantic) {
                         tracing::warn!(file = %file.display(), %error, "embedding index not saved");
                     }
+                    writing.store(false, Ordering::SeqCst);
                     drop(semantic);
                     std::thread::sleep(SAVE_EVERY);
                 }
             });
         if spawned.is_err() {
+            self.writing.store(false, Ordering::SeqCst);
             self.saving.store(false, Ordering::SeqCst);
         }
+    }
+
+    /// Before the process ends: waits, at most `within`, for a save under way, then writes the store still waiting
+    /// for its turn, if any. False when a save was still running at the end of `within` (the previous file stays).
+    pub(crate) fn finish(&self, within: std::time::Duration) -> bool {
+        let started = std::time::Instant::now();
+        while self.writing.load(Ordering::SeqCst) {
+            if started.elapsed() >= within {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        if let Some(semantic) = lock(&self.pending).take()
+            && let Err(error) = write(&self.file, &self.vault, &self.model, &semantic)
+        {
+            tracing::warn!(file = %self.file.display(), %error, "embedding index not saved");
+        }
+        true
     }
 }
 

@@ -135,6 +135,35 @@ impl OfflineVault {
         now
     }
 
+    /// At start, when this vault has a saved embedding index: loads the model and the saved store and brings it up
+    /// to the index (beside the index's own load), so that the first search by meaning finds it ready.
+    pub(crate) fn prepare_meaning(&self) {
+        let has_saved = self.saved.as_ref().is_some_and(|saved| {
+            obsmcp_installer::plan::saved_index::vectors_file(
+                saved.folder(),
+                self.real.root(),
+                &self.config_dir,
+            )
+            .is_file()
+        });
+        if !has_saved {
+            return;
+        }
+        let meaning = self.meaning();
+        let Meaning::On {
+            semantic,
+            saved,
+            restored,
+        } = &*meaning
+        else {
+            return;
+        };
+        restore(semantic, saved.as_deref(), restored);
+        if let Ok(snapshot) = self.fresh_snapshot(false) {
+            semantic.sync(&snapshot, self.note_reader(), saved.clone());
+        }
+    }
+
     /// Answers a `search` in mode `semantic` or `hybrid`, marked as the bridge's index.
     pub(crate) fn search_by_meaning(&self, arguments: Value) -> Value {
         marked(self.meaning_outcome(arguments), Source::Index)
@@ -163,11 +192,7 @@ impl OfflineVault {
         let snapshot = self
             .fresh_snapshot(false)
             .map_err(|refused| ToolError(refused.to_string()))?;
-        restored.call_once(|| {
-            if let Some(vectors) = saved.as_ref().and_then(|saved| saved.load()) {
-                semantic.restore(vectors);
-            }
-        });
+        restore(semantic, saved.as_deref(), restored);
         let readiness = semantic.sync(&snapshot, self.note_reader(), saved.clone());
         let ctx = self.context(&snapshot);
         answer::search(&ctx, semantic, &readiness, &args)
@@ -185,6 +210,20 @@ impl OfflineVault {
                 .ok()
                 .map(text_of_bytes)
         })
+    }
+
+    /// Before the process ends: lets a save of the embedding index under way (or waiting) finish, within `within`.
+    pub(crate) fn finish_saving_meaning(&self, within: std::time::Duration) {
+        let meaning = lock(&self.meaning).clone();
+        if let Some(Meaning::On {
+            saved: Some(saved), ..
+        }) = meaning.as_deref()
+            && !saved.finish(within)
+        {
+            tracing::warn!(
+                "the embedding index was still being saved at exit; the next bridge embeds what changed"
+            );
+        }
     }
 
     /// What `obsidian_status` says of search by meaning.
@@ -217,6 +256,21 @@ impl OfflineVault {
             }
         }
     }
+}
+
+/// Starts the store from its save, once.
+fn restore(semantic: &Semantic, saved: Option<&SavedVectors>, restored: &Once) {
+    restored.call_once(|| {
+        let started = std::time::Instant::now();
+        if let Some(vectors) = saved.and_then(SavedVectors::load) {
+            tracing::debug!(
+                ms = started.elapsed().as_millis() as u64,
+                notes = vectors.notes(),
+                "saved embedding index loaded"
+            );
+            semantic.restore(vectors);
+        }
+    });
 }
 
 /// A folder as a model folder: loaded, or why not.
