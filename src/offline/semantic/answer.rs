@@ -19,6 +19,7 @@ use crate::offline::js::js_number;
 use crate::offline::plugin::tools::{self, Args, Context, Output, ToolError, paged_result};
 use crate::offline::plugin::vault::limits::cut_chars;
 use crate::offline::plugin::vault::lines::split_lines;
+use crate::offline::plugin::vault::sections::find_headings;
 
 /// The modes answered here.
 pub(crate) const MODES: [&str; 2] = ["semantic", "hybrid"];
@@ -144,14 +145,7 @@ pub(crate) fn search(
     let rows: Vec<Row<'_>> = if asked.hybrid {
         let meaning = vectors.nearest(&query, in_scope, FUSION_DEPTH.max(wanted), 1);
         let words = tools::ranked_by_words(ctx, &asked.query, &asked.prefix)?;
-        fuse(&meaning, &words, |path| {
-            vectors.note(path).and_then(|_| {
-                vectors
-                    .nearest(&query, |other| other == path, 1, 1)
-                    .into_iter()
-                    .next()
-            })
-        })
+        fuse(&meaning, &words, |path| vectors.best_of(path, &query))
     } else {
         vectors
             .nearest(
@@ -273,37 +267,51 @@ fn page(
 
 /// One result as the agent sees it.
 fn entry(ctx: &Context<'_>, row: &Row<'_>) -> Value {
-    let passage = row.hit.passage;
+    let hit = row.hit;
+    let (heading, excerpt) = read_passage(ctx, hit.path, hit.start_line, hit.end_line);
     let mut entry = json!({
-        "path": row.hit.path,
-        "heading": &*passage.heading,
-        "start_line": passage.start_line,
-        "end_line": passage.end_line,
+        "path": hit.path,
+        "heading": heading,
+        "start_line": hit.start_line,
+        "end_line": hit.end_line,
         "score": js_number(round(row.score)),
     });
-    if row.words.is_some() || row.score != f64::from(row.hit.score) {
-        entry["meaning_score"] = js_number(round(f64::from(row.hit.score)));
+    if row.words.is_some() || row.score != f64::from(hit.score) {
+        entry["meaning_score"] = js_number(round(f64::from(hit.score)));
         entry["word_score"] = row
             .words
             .map_or(Value::Null, |score| js_number(round(score)));
     }
-    if let Some(excerpt) = excerpt(ctx, row.hit.path, passage.start_line, passage.end_line) {
+    if let Some(excerpt) = excerpt {
         entry["excerpt"] = json!(excerpt);
     }
     entry
 }
 
-/// The passage's first words, white space collapsed (a heading line left out).
-fn excerpt(ctx: &Context<'_>, path: &str, start: u32, end: u32) -> Option<String> {
-    let file = ctx.snapshot.file(path)?;
-    let text = ctx.text_of(file).ok()?;
+/// The passage's section heading (the last heading at or before its first line, empty before the first heading;
+/// the store keeps none, the note's text says it) and its first words, white space collapsed, heading lines left
+/// out.
+fn read_passage(ctx: &Context<'_>, path: &str, start: u32, end: u32) -> (String, Option<String>) {
+    let Some(text) = ctx
+        .snapshot
+        .file(path)
+        .and_then(|file| ctx.text_of(file).ok())
+    else {
+        return (String::new(), None);
+    };
     let lines = split_lines(&text);
     let from = (start as usize).saturating_sub(1);
+    let heading = find_headings(&lines)
+        .into_iter()
+        .take_while(|heading| heading.line <= from)
+        .last()
+        .map(|heading| heading.text)
+        .unwrap_or_default();
     let to = (end as usize).min(lines.len());
     let mut out = String::new();
-    for line in lines.get(from..to)? {
+    for line in lines.get(from..to).unwrap_or_default() {
         let line = line.trim();
-        if line.is_empty() || line == "---" || (line.starts_with('#') && out.is_empty()) {
+        if line.is_empty() || line == "---" || line.starts_with('#') {
             continue;
         }
         if !out.is_empty() {
@@ -315,7 +323,8 @@ fn excerpt(ctx: &Context<'_>, path: &str, start: u32, end: u32) -> Option<String
             break;
         }
     }
-    (!out.is_empty()).then(|| cut_chars(&out, EXCERPT_CHARS).to_owned())
+    let excerpt = (!out.is_empty()).then(|| cut_chars(&out, EXCERPT_CHARS).to_owned());
+    (heading, excerpt)
 }
 
 /// Four decimals: enough to order by, short to read.

@@ -19,7 +19,7 @@ use crate::lock::lock;
 use crate::offline::obsidian::metadata::Snapshot;
 use crate::offline::obsidian::vault::FileEntry;
 use model::Model;
-use vectors::{NoteVectors, Vectors};
+use vectors::{NewPassage, Vectors};
 
 /// Changes up to this many notes (a first build of a vault this small included) are embedded within the call that
 /// finds them (milliseconds); more go to a thread of their own.
@@ -120,13 +120,15 @@ impl Semantic {
             } => return building(*done, *total, *started, *first),
             _ => {}
         }
-        let changed = self.changed(snapshot);
+        let (changed, removed) = self.changed(snapshot);
         let first = !self.built.load(std::sync::atomic::Ordering::SeqCst);
         if changed.len() <= INLINE_NOTES {
             let embedded = self.embed(snapshot, &changed, &*read);
             self.store(snapshot, embedded);
+            self.built.store(true, std::sync::atomic::Ordering::SeqCst);
             *progress = Progress::Synced(Arc::downgrade(snapshot));
-            if let Some(saved) = &saved {
+            // A store that matched the folder already (a restart on an unchanged vault) is not written again.
+            if let Some(saved) = saved.filter(|_| removed || !changed.is_empty()) {
                 saved.save_later(Arc::clone(self));
             }
             return Readiness::Ready;
@@ -153,10 +155,12 @@ impl Semantic {
     }
 
     /// The notes of `snapshot` whose passages are missing or older than the file; notes gone leave the store.
-    fn changed(&self, snapshot: &Snapshot) -> Vec<usize> {
+    fn changed(&self, snapshot: &Snapshot) -> (Vec<usize>, bool) {
         let mut vectors = crate::lock::write(&self.vectors);
-        vectors.retain(|path, _| snapshot.note(path).is_some());
-        snapshot
+        let before = vectors.notes();
+        vectors.retain(|path| snapshot.note(path).is_some());
+        let removed = vectors.notes() < before;
+        let changed = snapshot
             .sorted_notes
             .iter()
             .copied()
@@ -166,7 +170,8 @@ impl Semantic {
                     .note(&file.path)
                     .is_none_or(|note| note.mtime != file.mtime || note.size != file.size)
             })
-            .collect()
+            .collect();
+        (changed, removed)
     }
 
     /// Embeds the notes at `indexes` on two threads.
@@ -175,7 +180,7 @@ impl Semantic {
         snapshot: &Snapshot,
         indexes: &[usize],
         read: &(dyn Fn(&FileEntry) -> Option<String> + Sync),
-    ) -> Vec<(usize, NoteVectors)> {
+    ) -> Vec<(usize, Vec<NewPassage>)> {
         let one = |at: usize| {
             let file = &snapshot.files[at];
             // A note that cannot be read keeps its path and title, and is read again when it changes.
@@ -184,14 +189,10 @@ impl Semantic {
                 .into_iter()
                 .filter_map(|passage| {
                     let vector = self.model.embed(&passage.text)?;
-                    Some((
-                        passage.heading,
-                        passage.start_line,
-                        passage.end_line,
-                        vector,
-                    ))
-                });
-            (at, NoteVectors::new(file.mtime, file.size, passages))
+                    Some((passage.start_line, passage.end_line, vector))
+                })
+                .collect();
+            (at, passages)
         };
         if indexes.len() < 64 {
             return indexes.iter().map(|&at| one(at)).collect();
@@ -206,10 +207,11 @@ impl Semantic {
         })
     }
 
-    fn store(&self, snapshot: &Snapshot, embedded: Vec<(usize, NoteVectors)>) {
+    fn store(&self, snapshot: &Snapshot, embedded: Vec<(usize, Vec<NewPassage>)>) {
         let mut vectors = crate::lock::write(&self.vectors);
-        for (at, note) in embedded {
-            vectors.insert(&snapshot.files[at].path, note);
+        for (at, passages) in embedded {
+            let file = &snapshot.files[at];
+            vectors.insert(&file.path, file.mtime, file.size, passages);
         }
     }
 
