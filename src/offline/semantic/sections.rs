@@ -1,6 +1,7 @@
 //! What is embedded of a note: one passage per heading section (the lines from a heading to the next heading of any
-//! level), the lines before the first heading (properties included, as text) as a passage of their own, and a
-//! section longer than [`MAX_PASSAGE_CHARS`] cut at line ends into passages of about that size. Each passage's text
+//! level), the lines before the first heading (properties included, as text) as a passage of their own, a section
+//! longer than [`MAX_PASSAGE_CHARS`] cut at line ends into passages of about that size, and a short passage joined
+//! with the next. Each passage's text
 //! starts with the note's path and title and the section's heading chain, so that a section is found by the subject
 //! its note is about as well as by its own words.
 //!
@@ -12,6 +13,8 @@ use crate::offline::plugin::vault::sections::{find_headings, frontmatter_range};
 
 /// About the most characters of a note one passage holds: a static model's mean over more words says less of each.
 pub(crate) const MAX_PASSAGE_CHARS: usize = 1500;
+/// A passage with less of its own text than this is joined with the next (`merged`).
+pub(crate) const MIN_PASSAGE_CHARS: usize = 400;
 
 /// A part of a note to embed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +73,7 @@ pub(crate) fn passages(path: &str, text: &str) -> Vec<Passage> {
             &lines[heading.line + 1..end],
         );
     }
+    let mut out = merged(out, about.len());
     if out.is_empty() {
         // A note of headings alone, or empty: its path and title are still something to find it by.
         out.push(Passage {
@@ -78,6 +82,31 @@ pub(crate) fn passages(path: &str, text: &str) -> Vec<Passage> {
             end_line: lines.len().max(1) as u32,
             text: about,
         });
+    }
+    out
+}
+
+/// Joins a short passage (under [`MIN_PASSAGE_CHARS`] of its own text) with the one after it, while the two stay
+/// within [`MAX_PASSAGE_CHARS`]: a heading with a line or two under it says little on its own to a mean of token
+/// vectors, and every passage costs the index the same memory. The joined passage keeps the first one's heading and
+/// spans both's lines. `about` is the length of the path line each passage's text starts with.
+fn merged(passages: Vec<Passage>, about: usize) -> Vec<Passage> {
+    let mut out: Vec<Passage> = Vec::with_capacity(passages.len());
+    for passage in passages {
+        if let Some(last) = out.last_mut() {
+            let own = last.text.len().saturating_sub(about);
+            let next = passage.text.len().saturating_sub(about);
+            if own < MIN_PASSAGE_CHARS
+                && own + next <= MAX_PASSAGE_CHARS
+                && last.end_line + 1 == passage.start_line
+            {
+                last.end_line = passage.end_line;
+                last.text
+                    .push_str(&passage.text[about.min(passage.text.len())..]);
+                continue;
+            }
+        }
+        out.push(passage);
     }
     out
 }
@@ -142,11 +171,19 @@ mod tests {
             .collect()
     }
 
+    /// A line of 400 characters, so that a section holding it is not joined with the next.
+    fn filler() -> String {
+        "lorem ".repeat(67)
+    }
+
     #[test]
     fn each_heading_section_is_a_passage_with_its_lines() {
-        let text = "---\ntags: [plan]\n---\nIntro line\n# Pricing\nWe chose a price.\n\n## Tiers\nThree.\n```\n# not a heading\n```\n# Travel\n";
+        let f = filler();
+        let text = format!(
+            "---\ntags: [plan]\n---\nIntro line {f}\n# Pricing\nWe chose a price. {f}\n\n## Tiers\nThree. {f}\n```\n# not a heading\n```\n# Travel\n"
+        );
         assert_eq!(
-            spans(text),
+            spans(&text),
             [
                 (String::new(), 1, 4),
                 ("Pricing".into(), 5, 7),
@@ -154,7 +191,7 @@ mod tests {
                 ("Travel".into(), 13, 13),
             ]
         );
-        let all = passages("Plans/Q3 offsite.md", text);
+        let all = passages("Plans/Q3 offsite.md", &text);
         assert!(
             all[0].text.starts_with("Plans / Q3 offsite\n\n"),
             "{:?}",
@@ -165,6 +202,26 @@ mod tests {
             all[2].text.contains("Pricing > Tiers\nThree."),
             "{:?}",
             all[2].text
+        );
+    }
+
+    #[test]
+    fn short_sections_are_joined_with_the_next_within_the_largest_size() {
+        let f = filler();
+        let text = format!("# A\nshort\n# B\nshort too\n# C\n{f}\n# D\n{f}\n{f}\n{f}\n# E\nlast\n");
+        // A and B join C (all short until C's filler); D is long on its own; E, short, is last.
+        assert_eq!(
+            spans(&text),
+            [
+                ("A".into(), 1, 6),
+                ("D".into(), 7, 10),
+                ("E".into(), 11, 12)
+            ]
+        );
+        let joined = &passages("n.md", &text)[0].text;
+        assert!(
+            joined.starts_with("n\nA\nshort\nB\nshort too\nC\n"),
+            "{joined:?}"
         );
     }
 

@@ -46,13 +46,19 @@ fn paths(answer: &Value) -> Vec<&str> {
         .collect()
 }
 
-const OFFSITE: &str =
-    "# Q3 offsite\nWe met at the hotel.\n\n## Pricing\nThe price of the product goes up.\n";
+/// The filler keeps each section over the size at which a short one is joined with the next; the small model knows
+/// none of its words, so it adds nothing to any vector.
+fn offsite() -> String {
+    let filler = "lorem ".repeat(67);
+    format!(
+        "# Q3 offsite\nWe met at the hotel. {filler}\n\n## Pricing\nThe price of the product goes up. {filler}\n"
+    )
+}
 const SOUP: &str = "# Soup\nOnion soup recipe.\n";
 
 #[test]
 fn semantic_mode_finds_a_section_by_meaning_and_names_its_lines() {
-    let (_dir, offline) = vault(&[("Q3 offsite.md", OFFSITE), ("Cooking/Soup.md", SOUP)]);
+    let (_dir, offline) = vault(&[("Q3 offsite.md", &offsite()), ("Cooking/Soup.md", SOUP)]);
     let answer = search(
         &offline,
         json!({"query": "how much money does it cost", "mode": "semantic"}),
@@ -69,7 +75,13 @@ fn semantic_mode_finds_a_section_by_meaning_and_names_its_lines() {
         (Some(4), Some(5))
     );
     assert!(best["score"].as_f64().unwrap() > 0.5, "{best}");
-    assert_eq!(best["excerpt"], "The price of the product goes up.");
+    assert!(
+        best["excerpt"]
+            .as_str()
+            .unwrap()
+            .starts_with("The price of the product goes up. lorem"),
+        "{best}"
+    );
     assert_eq!(answer["mode"], "semantic");
     assert_eq!(answer["model"], "model");
     // Passages per note and the page's size.

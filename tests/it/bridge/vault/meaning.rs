@@ -14,7 +14,11 @@ fn write_budget(setup: &Setup) {
     std::fs::create_dir_all(setup.vault.join("Trips")).unwrap();
     std::fs::write(
         setup.vault.join("Trips/Budget.md"),
-        "# Budget\nIntro.\n\n## Costs\nThe flight and the hotel: the price of the trip.\n",
+        // The introduction is long enough to stay a passage of its own (a short one is joined with the next).
+        format!(
+            "# Budget\nIntro. {}\n\n## Costs\nThe flight and the hotel: the price of the trip.\n",
+            "lorem ".repeat(70)
+        ),
     )
     .unwrap();
 }
