@@ -199,7 +199,7 @@ const REST: &str = "Make a result's continue_with call when it says truncated. E
     the edit. When Obsidian is closed, reads come from disk (served_from=disk) and writes say Obsidian must be open: \
     ask the user to open it, then retry; obsidian_status shows the connection. search speaks Obsidian's syntax: \
     words that must all occur anywhere in a note, \"an exact phrase\", OR, -excluded, tag:#x, path:Folder, \
-    line:(a b), [status:done]; with rank: true the most relevant notes come first and any of the words may match.";
+    line:(a b), [status:done]; with rank: true the most relevant notes come first and any of the words may match.     For a question the notes may word differently, mode \"hybrid\" finds sections by meaning and words (it needs an     embedding model; without one it says how to get it).";
 
 #[cfg(test)]
 mod tests {

@@ -8,10 +8,9 @@ use super::{Route, Server};
 use crate::offline::semantic::answer::{MODES, asks_for_meaning};
 
 /// What `search`'s `mode` says of the two modes, added to the plugin's own description.
-const MODE_HELP: &str = " \"semantic\": passages by meaning (the bridge's embedding index; other words than the \
-    note's still match), best first, each with its heading, lines and score; \"hybrid\": meaning and words (BM25) \
-    fused, usually the best for a question in plain words. In these two modes limit counts passages (default 10) and \
-    max_per_file passages per note (default 1).";
+const MODE_HELP: &str = " \"semantic\": sections by meaning (other words than the note's match); \"hybrid\": \
+    meaning and words (BM25) fused, best for a question. Both answered by the bridge: limit counts sections (default \
+    10), max_per_file sections per note (default 1).";
 
 /// Adds the modes answered by the bridge to the `search` tool's definition.
 pub(super) fn with_meaning_modes(tool: &mut Value) {
@@ -43,8 +42,8 @@ pub(super) fn with_meaning_modes(tool: &mut Value) {
         json!({
             "type": "boolean",
             "default": false,
-            "description": "semantic and hybrid: while the embedding index is first built, answer with word search \
-                (BM25) instead of an error that says when to retry (default false).",
+            "description": "semantic, hybrid: while the embedding index is first built, answer with word search instead of \
+                an error (default false).",
         }),
     );
 }
