@@ -68,6 +68,8 @@ pub(crate) struct Semantic {
     progress: Mutex<Progress>,
     /// Set once a whole build has finished (or a saved store was loaded).
     built: std::sync::atomic::AtomicBool,
+    /// How many notes this process embedded (a restart on a saved store embeds only what changed).
+    embedded: std::sync::atomic::AtomicUsize,
 }
 
 /// How a note's text is read for embedding (the vault's own checked reader); `None` when it cannot be.
@@ -81,7 +83,13 @@ impl Semantic {
             vectors: RwLock::new(Vectors::new(dims)),
             progress: Mutex::new(Progress::Idle),
             built: Default::default(),
+            embedded: Default::default(),
         }
+    }
+
+    /// How many notes this process embedded.
+    pub(crate) fn embedded(&self) -> usize {
+        self.embedded.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub(crate) fn model(&self) -> &Model {
@@ -208,6 +216,8 @@ impl Semantic {
     }
 
     fn store(&self, snapshot: &Snapshot, embedded: Vec<(usize, Vec<NewPassage>)>) {
+        self.embedded
+            .fetch_add(embedded.len(), std::sync::atomic::Ordering::Relaxed);
         let mut vectors = crate::lock::write(&self.vectors);
         for (at, passages) in embedded {
             let file = &snapshot.files[at];

@@ -335,3 +335,51 @@ fn without_a_model_a_semantic_call_says_how_to_get_one() {
     let words = search(&offline, json!({"query": "x"}));
     assert_eq!(words["mode"], "words");
 }
+
+/// What `obsidian_status` says of search by meaning.
+fn meaning_status(offline: &OfflineVault) -> Value {
+    offline.describe_meaning()
+}
+
+#[test]
+fn the_file_watcher_brings_an_edit_in_and_only_the_edited_note_is_embedded_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("model");
+    write_model(&model);
+    let notes = dir.path().join("vault");
+    std::fs::create_dir_all(&notes).unwrap();
+    for i in 0..20 {
+        std::fs::write(notes.join(format!("n{i}.md")), "soup and onion\n").unwrap();
+    }
+    // The default: a file watcher decides when the folder is checked.
+    let offline = OfflineVault::open(&notes, None)
+        .unwrap()
+        .with_model(Arc::new(ModelSource::new(Some(model), None)));
+    let first = search(
+        &offline,
+        json!({"query": "hotel", "mode": "semantic", "limit": 1}),
+    );
+    assert_eq!(paths(&first).len(), 1, "{first}");
+    assert_eq!(meaning_status(&offline)["embeddedSinceStart"], 20);
+    std::fs::write(
+        notes.join("n7.md"),
+        "the flight and the hotel of the trip\n",
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        let answer = search(
+            &offline,
+            json!({"query": "hotel", "mode": "semantic", "limit": 1}),
+        );
+        if paths(&answer) == ["n7.md"] {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the watcher never brought the edit in: {answer}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(meaning_status(&offline)["embeddedSinceStart"], 21);
+}

@@ -251,6 +251,7 @@ impl OfflineVault {
                     "dimensions": semantic.model().dims(),
                     "notes": vectors.notes(),
                     "passages": vectors.passages(),
+                    "embeddedSinceStart": semantic.embedded(),
                     "approxMemoryMB": (vectors.approx_bytes() + semantic.model().approx_bytes()) >> 20,
                 })
             }

@@ -152,12 +152,22 @@ impl Model {
         &self.fingerprint
     }
 
-    /// The model's name: its folder's.
+    /// The model's name: where setup got it from, else its folder's.
     pub(crate) fn name(&self) -> String {
-        self.folder.file_name().map_or_else(
-            || self.folder.display().to_string(),
-            |name| name.to_string_lossy().into_owned(),
+        // Setup's record names where the model came from (`owner/name@revision`); a folder of one's own is named.
+        let recorded = std::fs::read(
+            self.folder
+                .join(obsmcp_installer::plan::model_folder::MANIFEST),
         )
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .and_then(|record| record.get("source")?.as_str().map(str::to_owned));
+        recorded.unwrap_or_else(|| {
+            self.folder.file_name().map_or_else(
+                || self.folder.display().to_string(),
+                |name| name.to_string_lossy().into_owned(),
+            )
+        })
     }
 
     /// Where the model was loaded from.
