@@ -127,3 +127,38 @@ fn without_a_model_the_bridge_says_how_to_get_one_and_setup_semantic_needs_no_re
     assert!(run.status.success(), "{said}");
     assert!(!model_folder.exists(), "{said}");
 }
+
+#[test]
+fn each_vault_of_several_is_searched_by_meaning_on_its_own() {
+    let home = crate::support::TempHome::new();
+    let mut args = Vec::new();
+    let mut folders = Vec::new();
+    for (name, note) in [
+        ("Work", "The price and the budget of the product.\n"),
+        ("Home", "Onion soup recipe.\n"),
+    ] {
+        let folder = home.path().join(name);
+        std::fs::create_dir_all(folder.join(".obsidian")).unwrap();
+        std::fs::write(folder.join("Note.md"), note).unwrap();
+        folders.push(folder);
+    }
+    for folder in &folders {
+        args.extend(["--vault", folder.to_str().unwrap()]);
+    }
+    let model = model();
+    args.extend(["--model", model.to_str().unwrap(), "--connect-wait", "1"]);
+    let mut bridge = crate::support::bridge::Bridge::start(&home, &args);
+    bridge.initialize();
+    for (vault, excerpt) in [("Work", "The price"), ("Home", "Onion soup")] {
+        let answer = answer_of(&bridge.call_tool(
+            "search",
+            json!({"query": "what does it cost", "mode": "semantic", "vault": vault}),
+        ));
+        let results = answer["results"].as_array().unwrap();
+        assert_eq!(results.len(), 1, "{answer}");
+        assert!(
+            results[0]["excerpt"].as_str().unwrap().starts_with(excerpt),
+            "{vault}: {answer}"
+        );
+    }
+}
