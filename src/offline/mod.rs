@@ -273,6 +273,7 @@ impl OfflineVault {
             config_dir: &self.config_dir,
             read_only: self.read_only,
             words: &self.words,
+            meaning: Some(self),
         }
     }
 
@@ -283,6 +284,12 @@ impl OfflineVault {
             return Some(self.search_by_meaning(arguments));
         }
         let served = tools::served(name)?;
+        // A batch holding a search by meaning is the bridge's index's answer, whether Obsidian is open or not.
+        let source = if name == "batch" && semantic::answer::batch_asks_for_meaning(&arguments) {
+            Source::Index
+        } else {
+            Source::Disk
+        };
         let outcome = match served {
             Served::NeedsObsidian => Err(ToolError(tools::needs_obsidian(name))),
             Served::Disk => match self.fresh_snapshot(false) {
@@ -306,7 +313,7 @@ impl OfflineVault {
                 }
             },
         };
-        Some(marked(outcome, Source::Disk))
+        Some(marked(outcome, source))
     }
 }
 

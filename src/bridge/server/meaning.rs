@@ -1,11 +1,13 @@
 //! Search by meaning at the bridge's surface: the `search` tool it lists gains modes `semantic` and `hybrid` (and
-//! `fallback`), and a call in those modes is answered by the vault's offline backend, whose index embeds the vault
-//! (`offline/semantic/`), whether Obsidian is open or closed: the plugin has no such modes.
+//! `fallback`), and a call in those modes, or a `batch` holding one, is answered by the vault's offline backend,
+//! whose index embeds the vault (`offline/semantic/`), whether Obsidian is open or closed: the plugin has no such
+//! modes.
 
 use serde_json::{Value, json};
 
+use super::BATCH_TOOL;
 use super::{Route, Server};
-use crate::offline::semantic::answer::{MODES, asks_for_meaning};
+use crate::offline::semantic::answer::{MODES, asks_for_meaning, batch_asks_for_meaning};
 
 /// What `search`'s `mode` says of the two modes, added to the plugin's own description.
 const MODE_HELP: &str = " \"semantic\": sections by meaning (other words than the note's match); \"hybrid\": \
@@ -57,7 +59,14 @@ impl Server {
         params: Option<&Value>,
     ) -> Option<Value> {
         let arguments = params.and_then(|params| params.get("arguments"))?;
-        if tool != "search" || !asks_for_meaning(arguments) {
+        // A batch that holds such a search is answered whole by the bridge (its other calls are reads the offline
+        // reader answers as the plugin does).
+        let wanted = match tool {
+            "search" => asks_for_meaning(arguments),
+            BATCH_TOOL => batch_asks_for_meaning(arguments),
+            _ => false,
+        };
+        if !wanted {
             return None;
         }
         let Some(backend) = self.offline_for(route, tool) else {

@@ -40,6 +40,19 @@ pub(crate) fn asks_for_meaning(arguments: &Value) -> bool {
         .is_some_and(|mode| MODES.contains(&mode))
 }
 
+/// Whether a `batch` call holds a `search` in a mode answered here.
+pub(crate) fn batch_asks_for_meaning(arguments: &Value) -> bool {
+    arguments
+        .get("calls")
+        .and_then(Value::as_array)
+        .is_some_and(|calls| {
+            calls.iter().any(|call| {
+                call.get("tool").and_then(Value::as_str) == Some("search")
+                    && call.get("arguments").is_some_and(asks_for_meaning)
+            })
+        })
+}
+
 /// What a call asked.
 struct Asked {
     query: String,

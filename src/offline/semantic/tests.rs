@@ -383,3 +383,41 @@ fn the_file_watcher_brings_an_edit_in_and_only_the_edited_note_is_embedded_again
     }
     assert_eq!(meaning_status(&offline)["embeddedSinceStart"], 21);
 }
+
+#[test]
+fn a_batch_holds_a_search_by_meaning_beside_other_reads() {
+    let (_dir, offline) = vault(&[("Q3 offsite.md", &offsite()), ("Cooking/Soup.md", SOUP)]);
+    let calls = json!({"calls": [
+        {"tool": "search", "arguments": {"query": "money", "mode": "semantic", "limit": 1}},
+        {"tool": "read_note", "arguments": {"path": "Cooking/Soup.md"}},
+        {"tool": "search", "arguments": {"query": "soup"}},
+    ]});
+    let result = offline.call_tool("batch", calls).unwrap();
+    assert!(result.get("isError").is_none(), "{result}");
+    assert_eq!(result["_meta"][crate::offline::SOURCE_META_KEY], "index");
+    let answer: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    let results = answer["results"].as_array().unwrap();
+    assert!(
+        results.iter().all(|result| result["ok"] == true),
+        "{answer}"
+    );
+    let meaning: Value = serde_json::from_str(results[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(paths(&meaning), ["Q3 offsite.md"]);
+    assert!(
+        results[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Onion soup recipe.")
+    );
+    let words: Value = serde_json::from_str(results[2]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(words["mode"], "words");
+    // A batch of reads alone is the disk's, as before.
+    let plain = offline
+        .call_tool(
+            "batch",
+            json!({"calls": [{"tool": "read_note", "arguments": {"path": "Cooking/Soup.md"}}]}),
+        )
+        .unwrap();
+    assert_eq!(plain["_meta"][crate::offline::SOURCE_META_KEY], "disk");
+}

@@ -15,7 +15,7 @@ use crate::offline::OfflineVault;
 use crate::offline::marks::{Source, marked};
 use crate::offline::obsidian::metadata::text_of_bytes;
 use crate::offline::obsidian::vault::FileEntry;
-use crate::offline::plugin::tools::{Args, ToolError};
+use crate::offline::plugin::tools::{Args, MeaningSearch, Output, ToolError};
 use crate::offline::plugin::vault::paths::{MAX_FILE_BYTES, full_path, read_verified};
 
 /// What the bridge was given for search by meaning, shared by every vault: a model folder, loaded at the first
@@ -169,10 +169,7 @@ impl OfflineVault {
         marked(self.meaning_outcome(arguments), Source::Index)
     }
 
-    fn meaning_outcome(
-        &self,
-        arguments: Value,
-    ) -> Result<crate::offline::plugin::tools::Output, ToolError> {
+    fn meaning_outcome(&self, arguments: Value) -> Result<Output, ToolError> {
         let meaning = self.meaning();
         let (semantic, saved, restored) = match &*meaning {
             Meaning::Off => return Err(ToolError(no_model_message())),
@@ -256,6 +253,17 @@ impl OfflineVault {
                 })
             }
         }
+    }
+}
+
+/// A `batch` holds a search by meaning through this (`tools::run`).
+impl MeaningSearch for OfflineVault {
+    fn answers(&self, arguments: &Value) -> bool {
+        answer::asks_for_meaning(arguments)
+    }
+
+    fn search(&self, arguments: Value) -> Result<Output, ToolError> {
+        self.meaning_outcome(arguments)
     }
 }
 

@@ -27,7 +27,7 @@ pub(crate) use common::{
     hidden_path, iso_time, led_by, page_of, page_of_window, paged, paged_result, render_read,
 };
 pub(crate) use search::ranked_by_words;
-pub(crate) use types::{Context, Output};
+pub(crate) use types::{Context, MeaningSearch, Output};
 
 /// How a tool is served offline.
 pub(crate) enum Served {
@@ -100,6 +100,13 @@ pub(crate) fn needs_obsidian(name: &str) -> String {
 
 /// Runs one disk-served tool.
 pub(crate) fn run(ctx: &Context<'_>, name: &str, arguments: Value) -> Result<Output, ToolError> {
+    // A search in a mode the plugin does not have (by meaning), inside a batch as well as alone.
+    if name == "search"
+        && let Some(meaning) = ctx.meaning
+        && meaning.answers(&arguments)
+    {
+        return meaning.search(arguments);
+    }
     let args = Args::new(name, arguments)?;
     match name {
         "vault_info" => read::vault_info(ctx),

@@ -17,6 +17,20 @@ pub(crate) struct Context<'a> {
     pub(crate) read_only: bool,
     /// The word index the snapshot's notes are numbered in.
     pub(crate) words: &'a std::sync::RwLock<crate::offline::index::words::Words>,
+    /// What answers a `search` the plugin has no mode for (search by meaning, `offline/semantic/`), so that a `batch`
+    /// can hold one; none where there is no such answer.
+    pub(crate) meaning: Option<&'a dyn MeaningSearch>,
+}
+
+/// A `search` answered outside the plugin's twin: by meaning (`offline/semantic/`).
+pub(crate) trait MeaningSearch: Sync {
+    /// Whether this call is one it answers.
+    fn answers(&self, arguments: &Value) -> bool;
+    /// Its answer, as a tool's output.
+    fn search(
+        &self,
+        arguments: Value,
+    ) -> Result<Output, crate::offline::plugin::vault::errors::ToolError>;
 }
 
 /// What a tool produced: compact JSON, or a note read (`[lines a-b of N]` header and text).

@@ -62,6 +62,30 @@ fn search_by_meaning_is_listed_and_answered_with_obsidian_open_and_closed() {
     // Word search still goes to Obsidian (and its answer is the plugin's).
     let words = bridge.call_tool("search", json!({"query": "hotel"}));
     assert!(!is_error(&words), "{words}");
+    // A batch holding a search by meaning is the bridge's too, its other reads as the plugin gives them.
+    let batch = answer_of(&bridge.call_tool(
+        "batch",
+        json!({"calls": [
+            {"tool": "search", "arguments": {"query": "money for travel", "mode": "hybrid", "limit": 1}},
+            {"tool": "read_note", "arguments": {"path": "Trips/Budget.md", "heading": "Costs"}},
+        ]}),
+    ));
+    let inner = batch["results"].as_array().unwrap();
+    assert!(inner.iter().all(|call| call["ok"] == true), "{batch}");
+    assert!(
+        inner[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Trips/Budget.md"),
+        "{batch}"
+    );
+    assert!(
+        inner[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("the price of the trip"),
+        "{batch}"
+    );
 
     drop(host);
     let closed = answer_of(&bridge.call_tool(
