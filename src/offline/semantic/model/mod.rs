@@ -53,6 +53,8 @@ pub(crate) struct Model {
     /// Each token's row (`mapping` tensor), when rows are shared between tokens.
     mapping: Option<Vec<u32>>,
     fingerprint: String,
+    /// Where setup got it from (`owner/name@revision`, from its record), else its folder's name.
+    name: String,
     folder: PathBuf,
 }
 
@@ -138,6 +140,7 @@ impl Model {
             weights,
             mapping,
             fingerprint,
+            name: name_of(folder),
             folder: folder.to_path_buf(),
         })
     }
@@ -153,21 +156,8 @@ impl Model {
     }
 
     /// The model's name: where setup got it from, else its folder's.
-    pub(crate) fn name(&self) -> String {
-        // Setup's record names where the model came from (`owner/name@revision`); a folder of one's own is named.
-        let recorded = std::fs::read(
-            self.folder
-                .join(obsmcp_installer::plan::model_folder::MANIFEST),
-        )
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-        .and_then(|record| record.get("source")?.as_str().map(str::to_owned));
-        recorded.unwrap_or_else(|| {
-            self.folder.file_name().map_or_else(
-                || self.folder.display().to_string(),
-                |name| name.to_string_lossy().into_owned(),
-            )
-        })
+    pub(crate) fn name(&self) -> &str {
+        &self.name
     }
 
     /// Where the model was loaded from.
@@ -240,6 +230,20 @@ fn fingerprint(tensors: &Path, tokenizer: &[u8], config: &[u8]) -> std::io::Resu
     hash.update(metadata.len().to_le_bytes());
     hash.update(modified.to_le_bytes());
     Ok(hex(&hash.finalize()))
+}
+
+/// A model folder's name: setup's record names where the model came from; a folder of one's own is named.
+fn name_of(folder: &Path) -> String {
+    let recorded = std::fs::read(folder.join(obsmcp_installer::plan::model_folder::MANIFEST))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .and_then(|record| record.get("source")?.as_str().map(str::to_owned));
+    recorded.unwrap_or_else(|| {
+        folder.file_name().map_or_else(
+            || folder.display().to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        )
+    })
 }
 
 /// Lower-case hexadecimal.
