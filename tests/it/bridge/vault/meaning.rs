@@ -23,6 +23,20 @@ fn write_budget(setup: &Setup) {
     .unwrap();
 }
 
+/// `obsmcp` with only the test home's environment; its exit status and everything it printed.
+fn obsmcp(setup: &Setup, args: &[&str]) -> (std::process::Output, String) {
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"))
+        .args(args)
+        .env_clear()
+        .envs(setup.home.env())
+        .env("PATH", std::env::var_os("PATH").unwrap())
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+    (run, said)
+}
+
 fn answer_of(answer: &Value) -> Value {
     assert!(!is_error(answer), "{answer}");
     serde_json::from_str(&text_of(answer)).unwrap()
@@ -112,23 +126,20 @@ fn without_a_model_the_bridge_says_how_to_get_one_and_setup_semantic_needs_no_re
         "{missing}"
     );
 
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"))
-        .args([
+    let (run, said) = obsmcp(
+        &setup,
+        &[
             "setup",
             "--vault",
             setup.vault.to_str().unwrap(),
             "--client",
             "codex",
             "--yes",
-        ])
-        .args(["--semantic", "--model", model().to_str().unwrap()])
-        .env_clear()
-        .envs(setup.home.env())
-        .env("PATH", std::env::var_os("PATH").unwrap())
-        .output()
-        .unwrap();
-    let said =
-        String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+            "--semantic",
+            "--model",
+            model().to_str().unwrap(),
+        ],
+    );
     assert!(run.status.success(), "{said}");
     assert!(said.contains("embedding model"), "{said}");
     let model_folder = setup.home.path().join(".local/state/obsmcp/model");
@@ -139,15 +150,7 @@ fn without_a_model_the_bridge_says_how_to_get_one_and_setup_semantic_needs_no_re
     assert_eq!(found["results"][0]["path"], "Trips/Budget.md", "{found}");
     drop(bridge);
 
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_obsmcp"))
-        .args(["uninstall", "--yes"])
-        .env_clear()
-        .envs(setup.home.env())
-        .env("PATH", std::env::var_os("PATH").unwrap())
-        .output()
-        .unwrap();
-    let said =
-        String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
+    let (run, said) = obsmcp(&setup, &["uninstall", "--yes"]);
     assert!(run.status.success(), "{said}");
     assert!(!model_folder.exists(), "{said}");
 }
