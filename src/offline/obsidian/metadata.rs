@@ -21,11 +21,12 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::offline::index::words::Words;
 use crate::offline::js::js_cmp;
 use crate::offline::obsidian::lookup::Lookups;
+use crate::offline::obsidian::names::NoteNames;
 pub(crate) use crate::offline::obsidian::note::{Note, ReadNote};
 use crate::offline::obsidian::vault::{FileEntry, Listing};
 use crate::offline::plugin::vault::paths::MAX_FILE_BYTES;
@@ -96,6 +97,12 @@ pub(crate) struct Snapshot {
     /// How many notes this snapshot had to read (the others were kept from the previous one).
     #[serde(skip)]
     pub(crate) notes_read: usize,
+    /// What ranking reads of each note, built on the first ranked search (`names.rs`).
+    #[serde(skip)]
+    names: OnceLock<Option<NoteNames>>,
+    /// The notes outside the config folder, for the config folder first asked (`names.rs`).
+    #[serde(skip)]
+    pub(super) outside_config: OnceLock<(Box<str>, Vec<usize>)>,
 }
 
 /// A listing entry: a file or a folder, by index.
@@ -388,6 +395,13 @@ impl Snapshot {
     /// The note (text and metadata) at this path, when it is a Markdown note whose content could be read.
     pub(crate) fn note(&self, path: &str) -> Option<&Arc<Note>> {
         self.notes[self.lookups.path(&self.files, path)?].as_ref()
+    }
+
+    /// What ranking reads of each note, by file index (`names.rs`).
+    pub(crate) fn names(&self) -> Option<&NoteNames> {
+        self.names
+            .get_or_init(|| NoteNames::build(&self.files, &self.folders, &self.notes))
+            .as_ref()
     }
 
     /// The note of the file at `index`, as [`Snapshot::note`].

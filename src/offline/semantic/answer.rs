@@ -157,7 +157,7 @@ pub(crate) fn search(
     let wanted = asked.offset + asked.limit + 1;
     let rows: Vec<Row<'_>> = if asked.hybrid {
         let meaning = vectors.nearest(&query, in_scope, FUSION_DEPTH.max(wanted), 1);
-        let words = tools::ranked_by_words(ctx, &asked.query, &asked.prefix)?;
+        let (words, _) = tools::ranked_by_words(ctx, &asked.query, &asked.prefix, FUSION_DEPTH)?;
         fuse(&meaning, &words, |path| vectors.best_of(path, &query))
     } else {
         vectors
@@ -207,7 +207,7 @@ fn fuse<'a>(
         entry.0 += MEANING_WEIGHT / (FUSION_K + rank as f64 + 1.0);
         entry.1 = Some(*hit);
     }
-    for (rank, (path, score)) in words.iter().take(FUSION_DEPTH).enumerate() {
+    for (rank, (path, score)) in words.iter().enumerate() {
         let entry = fused.entry(path.as_str()).or_insert((0.0, None, None));
         entry.0 += 1.0 / (FUSION_K + rank as f64 + 1.0);
         entry.2 = Some(*score);
@@ -234,7 +234,8 @@ fn words_only(
     mut head: Map<String, Value>,
     args: &Args<'_>,
 ) -> Result<Output, ToolError> {
-    let words = tools::ranked_by_words(ctx, &asked.query, &asked.prefix)?;
+    let end = asked.offset + asked.limit;
+    let (words, matching) = tools::ranked_by_words(ctx, &asked.query, &asked.prefix, end)?;
     head.insert("query".into(), json!(cut_chars(&asked.query, 200)));
     head.insert("mode".into(), json!("words"));
     head.insert("order".into(), json!("relevance"));
@@ -244,8 +245,8 @@ fn words_only(
         .take(asked.limit)
         .map(|(path, score)| json!({"path": path, "score": js_number(round(*score))}))
         .collect();
-    let next = if words.len() > asked.offset + asked.limit {
-        json!(format!("m:{}", asked.offset + asked.limit))
+    let next = if matching > end {
+        json!(format!("m:{end}"))
     } else {
         Value::Null
     };

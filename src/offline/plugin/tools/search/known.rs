@@ -3,11 +3,13 @@
 //! many times at word starts, in every note but those holding a word too long for the index to keep.
 
 use crate::offline::index::words::{DocSet, is_plain_word};
+use crate::offline::obsidian::names::NoteNames;
+use crate::offline::obsidian::vault::FileEntry;
 use crate::offline::plugin::tools::Context;
 
 use super::query::{AtomKind, Query};
 
-pub(super) struct Known {
+pub(super) struct Known<'c> {
     /// Per atom, the notes that may hold it (`None`: any note may).
     sets: Vec<Option<DocSet>>,
     /// Per atom, when its set is exact (the notes that hold it, not only those that may), each note's count of it
@@ -15,10 +17,15 @@ pub(super) struct Known {
     counts: Vec<Option<Vec<u32>>>,
     /// The notes for which no set is exact (they hold a word too long to keep), when some set is.
     long: Option<DocSet>,
+    /// Each note's name and folder, when the snapshot has the table: a plain word is looked for in those instead of
+    /// the note's path.
+    names: Option<&'c NoteNames>,
+    /// Per atom, for a plain word: whether each of the snapshot's folders holds it.
+    in_folders: Vec<Option<Vec<bool>>>,
 }
 
-impl Known {
-    pub(super) fn new(ctx: &Context<'_>, query: &Query) -> Known {
+impl<'c> Known<'c> {
+    pub(super) fn new(ctx: &Context<'c>, query: &Query) -> Known<'c> {
         let words = crate::lock::read(ctx.words);
         let plain: Vec<usize> = (0..query.atoms.len())
             .filter(|&at| {
@@ -49,7 +56,46 @@ impl Known {
             .iter()
             .any(Option::is_some)
             .then(|| words.long_docs());
-        Known { sets, counts, long }
+        let names = ctx.snapshot.names();
+        let in_folders = (0..query.atoms.len())
+            .map(|at| {
+                (names.is_some() && counts[at].is_some()).then(|| {
+                    ctx.snapshot
+                        .folders
+                        .iter()
+                        .map(|folder| holds_ignoring_ascii_case(folder, &query.atoms[at].text))
+                        .collect()
+                })
+            })
+            .collect();
+        Known {
+            sets,
+            counts,
+            long,
+            names,
+            in_folders,
+        }
+    }
+
+    /// The document of the note at file index `index`, when it is readable.
+    pub(super) fn doc(&self, ctx: &Context<'_>, index: usize) -> Option<u32> {
+        match self.names {
+            Some(names) => names.doc(index),
+            None => ctx.snapshot.note_at(index).map(|note| note.doc),
+        }
+    }
+
+    /// Whether the path of the file at `index` holds atom `at`, a plain word.
+    fn path_holds(&self, query: &Query, index: usize, file: &FileEntry, at: usize) -> bool {
+        let word = &query.atoms[at].text;
+        match (self.names, &self.in_folders[at]) {
+            // A plain word holds no `/`: it is in the folder's path or in the name.
+            (Some(names), Some(in_folders)) => {
+                names.folder(index).is_some_and(|folder| in_folders[folder])
+                    || holds_ignoring_ascii_case(names.name(index), word)
+            }
+            _ => holds_ignoring_ascii_case(&file.path, word),
+        }
     }
 
     /// Whether the index's sets are exact for this note (it holds no word too long to keep).
@@ -62,8 +108,7 @@ impl Known {
     pub(super) fn holds(
         &self,
         query: &Query,
-        doc: u32,
-        path: &str,
+        (index, file, doc): (usize, &FileEntry, u32),
         at: usize,
         content_only: bool,
     ) -> Option<bool> {
@@ -74,10 +119,8 @@ impl Known {
             }
             Some(_) if content_only => Some(false),
             // A plain word is compared without a regex: most notes lack most of a question's words.
-            Some(_) if self.counts[at].is_some() => {
-                Some(holds_ignoring_ascii_case(path, &query.atoms[at].text))
-            }
-            Some(_) => Some(query.atoms[at].matcher.matches(path)),
+            Some(_) if self.counts[at].is_some() => Some(self.path_holds(query, index, file, at)),
+            Some(_) => Some(query.atoms[at].matcher.matches(&file.path)),
         }
     }
 
@@ -106,8 +149,9 @@ fn holds_ignoring_ascii_case(text: &str, word: &str) -> bool {
 /// How many times each plain word occurs at the start of a word of `text`, ignoring ASCII case: the count
 /// `Matcher::count_word_starts` gives for it (a word start follows no letter or digit, and a plain word's occurrence
 /// there is the start of a run of letters and digits), in one pass and without a regex.
-pub(super) fn plain_word_starts(text: &str, words: &[&str]) -> Vec<usize> {
-    let mut found = vec![0; words.len()];
+pub(super) fn plain_word_starts(text: &str, words: &[&str], found: &mut Vec<usize>) {
+    found.clear();
+    found.resize(words.len(), 0);
     let bytes = text.as_bytes();
     let mut after_word = false;
     let mut at = 0;
@@ -120,7 +164,7 @@ pub(super) fn plain_word_starts(text: &str, words: &[&str]) -> Vec<usize> {
                 .map_or((false, 1), |c| (c.is_alphanumeric(), c.len_utf8())),
         };
         if in_word && !after_word {
-            for (word, count) in words.iter().zip(&mut found) {
+            for (word, count) in words.iter().zip(found.iter_mut()) {
                 if bytes[at..].len() >= word.len()
                     && bytes[at..at + word.len()].eq_ignore_ascii_case(word.as_bytes())
                 {
@@ -131,7 +175,6 @@ pub(super) fn plain_word_starts(text: &str, words: &[&str]) -> Vec<usize> {
         after_word = in_word;
         at += width;
     }
-    found
 }
 
 #[cfg(test)]
@@ -152,8 +195,11 @@ mod tests {
         for text in texts {
             for word in ["garden", "GARDEN", "kelvin", "g", "2", "ga"] {
                 let matcher = Matcher::new(word, false, false).unwrap();
+                let mut found = vec![7; 5];
+                plain_word_starts(text, &[word, "x"], &mut found);
+                assert_eq!(found.len(), 2, "one count per word, none left over");
                 assert_eq!(
-                    plain_word_starts(text, &[word, "x"])[0],
+                    found[0],
                     matcher.count_word_starts(text),
                     "{word} in {text:?}"
                 );

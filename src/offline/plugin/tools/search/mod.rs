@@ -82,36 +82,33 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     Ok(Output::Json(paged_result(args, next, rest)))
 }
 
-/// The notes `rank: true` would list for `query` (word mode, any word), best first with their BM25 scores: the word
-/// half of hybrid search (`offline/semantic/answer.rs`).
+/// The first `depth` notes `rank: true` would list for `query` (word mode, any word), best first with their BM25
+/// scores, and how many match in all: the word half of hybrid search (`offline/semantic/answer.rs`).
 pub(crate) fn ranked_by_words(
     ctx: &Context<'_>,
     query: &str,
     prefix: &str,
-) -> Result<Vec<(String, f64)>, ToolError> {
+    depth: usize,
+) -> Result<(Vec<(String, f64)>, usize), ToolError> {
     let parsed = query::parse(query, false)?;
     let notes = notes_in_scope(ctx, prefix);
     let known = Known::new(ctx, &parsed);
-    let (ranked, _) = rank::rank_notes(ctx, true, &parsed, &notes, &known);
-    Ok(ranked
-        .into_iter()
+    let (mut ranked, _) = rank::rank_notes(ctx, true, &parsed, &notes, &known);
+    let first = ranked
+        .range(0, depth)
         .map(|(file, score)| (file.path.clone(), score))
-        .collect())
+        .collect();
+    Ok((first, ranked.len()))
 }
 
 /// The notes in scope, in path order, with their index in the snapshot.
 fn notes_in_scope<'c>(ctx: &'c Context<'_>, prefix: &str) -> Vec<(usize, &'c FileEntry)> {
+    let files = &ctx.snapshot.files;
     ctx.snapshot
-        .sorted_notes
+        .notes_outside(ctx.config_dir)
         .iter()
-        .map(|&index| (index, &ctx.snapshot.files[index]))
-        .filter(|(_, file)| {
-            file.path.starts_with(prefix)
-                && !crate::offline::plugin::vault::paths::is_in_config_dir(
-                    &file.path,
-                    ctx.config_dir,
-                )
-        })
+        .filter(|&&index| prefix.is_empty() || files[index].path.starts_with(prefix))
+        .map(|&index| (index, &files[index]))
         .collect()
 }
 
@@ -176,25 +173,30 @@ fn words_search(
     };
 
     if asked.rank {
-        let (ranked, shown) = rank::rank_notes(ctx, asked.any, parsed, &notes, &known);
+        let (mut ranked, shown) = rank::rank_notes(ctx, asked.any, parsed, &notes, &known);
         let mut start = 0;
         if let Some((_, path)) = &asked.resume {
-            start = ranked.iter().position(|(file, _)| file.path == *path).ok_or_else(|| {
+            start = ranked.position(path).ok_or_else(|| {
                 ToolError(format!(
                     "the cursor's note {} no longer matches (it changed meanwhile): search again without cursor",
                     quote(path)
                 ))
             })?;
         }
-        for (file, score) in &ranked[start..] {
-            let Ok(text) = ctx.text_of(file) else {
-                continue;
-            };
-            let mut entry = page::entry(&file.path);
-            entry.insert("score".into(), js_number(phrase::round_score(*score)));
-            if add(&mut page, &shown, &file.path, &text, entry) {
-                break;
+        // In steps, so that only the notes a page reads are put in order.
+        let step = asked.limit + 16;
+        'page: while start < ranked.len() {
+            for (file, score) in ranked.range(start, start + step) {
+                let Ok(text) = ctx.text_of(file) else {
+                    continue;
+                };
+                let mut entry = page::entry(&file.path);
+                entry.insert("score".into(), js_number(phrase::round_score(score)));
+                if add(&mut page, &shown, &file.path, &text, entry) {
+                    break 'page;
+                }
             }
+            start += step;
         }
         return Ok(page.finish(head, notes.len(), Some(ranked.len())));
     }
@@ -207,16 +209,16 @@ fn words_search(
             .is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge())
     }) {
         searched += 1;
-        let Some(indexed) = ctx.snapshot.note_at(*index) else {
+        let Some(doc) = known.doc(ctx, *index) else {
             continue;
         };
         let holds = |at: usize, content_only: bool| {
-            known.holds(parsed, indexed.doc, &file.path, at, content_only)
+            known.holds(parsed, (*index, file, doc), at, content_only)
         };
         if note::decide(parsed, asked.any, &holds) == Some(false) {
             continue;
         }
-        let Ok(text) = ctx.text_of(file) else {
+        let (Some(indexed), Ok(text)) = (ctx.snapshot.note_at(*index), ctx.text_of(file)) else {
             continue;
         };
         if !note::qualifies(

@@ -229,26 +229,35 @@ fn eval(query: &Query, node: &Node, note: &NoteView<'_>, texts: Texts<'_>) -> bo
     }
 }
 
-/// With `match: "any"`, the top level's plain words and phrases: a note needs one of them, not all.
-fn optional_terms(query: &Query) -> Option<(Vec<&Node>, Vec<&Node>)> {
+/// With `match: "any"`, the top level's plain words and phrases are optional (a note needs one of them, not all):
+/// the top level's nodes, when one of them is. Asked for every note, so it allocates nothing.
+fn with_optional(query: &Query) -> Option<&[Node]> {
     let Node::And(nodes) = &query.root else {
         return None;
     };
-    let (optional, required): (Vec<&Node>, Vec<&Node>) = nodes.iter().partition(
-        |node| matches!(node, Node::Atom(at) if query.atoms[*at].kind != AtomKind::Regex),
-    );
-    (!optional.is_empty()).then_some((optional, required))
+    nodes
+        .iter()
+        .any(|node| is_optional(query, node))
+        .then_some(&nodes[..])
+}
+
+/// Whether a top-level node is optional with `match: "any"`: a plain word or phrase.
+fn is_optional(query: &Query, node: &Node) -> bool {
+    matches!(node, Node::Atom(at) if query.atoms[*at].kind != AtomKind::Regex)
 }
 
 /// Whether a note matches the query.
 pub(super) fn qualifies(query: &Query, any: bool, note: &NoteView<'_>) -> bool {
-    if any && let Some((optional, required)) = optional_terms(query) {
-        return required
+    if any && let Some(nodes) = with_optional(query) {
+        let holds = |node: &Node| eval(query, node, note, Texts::Note);
+        return nodes
             .iter()
-            .all(|node| eval(query, node, note, Texts::Note))
-            && optional
+            .filter(|node| !is_optional(query, node))
+            .all(holds)
+            && nodes
                 .iter()
-                .any(|node| eval(query, node, note, Texts::Note));
+                .filter(|node| is_optional(query, node))
+                .any(holds);
     }
     eval(query, &query.root, note, Texts::Note)
 }
@@ -297,13 +306,13 @@ pub(super) fn decide(
             Node::Field(..) | Node::Tag(_) | Node::Property(..) => None,
         }
     }
-    if any && let Some((optional, required)) = optional_terms(query) {
-        let each = |node: &&Node| known(query, node, false, false, holds);
-        return all([
-            all(required.iter().map(each)),
-            one(optional.iter().map(each)),
-        ]
-        .into_iter());
+    if any && let Some(nodes) = with_optional(query) {
+        let each = |node: &Node| known(query, node, false, false, holds);
+        let (required, optional) = (
+            nodes.iter().filter(|node| !is_optional(query, node)),
+            nodes.iter().filter(|node| is_optional(query, node)),
+        );
+        return all([all(required.map(each)), one(optional.map(each))].into_iter());
     }
     known(query, &query.root, false, false, holds)
 }

@@ -8,6 +8,8 @@
 //! count at word starts come from there, so only the notes a page shows are read. Any other query reads every note
 //! that may match or hold a term.
 
+use std::borrow::Cow;
+
 use crate::offline::obsidian::vault::FileEntry;
 use crate::offline::plugin::tools::Context;
 
@@ -84,7 +86,7 @@ impl Counter<'_> {
         if text.is_empty() {
             out.resize(self.scored.len(), 0);
         } else if let Some(words) = &self.plain {
-            out.extend(plain_word_starts(text, words));
+            plain_word_starts(text, words, out);
         } else {
             out.extend(
                 self.scored
@@ -142,9 +144,10 @@ impl<'q> Weigher<'q> {
     }
 
     /// The weights of a note whose text the word index counted (`text`: the counts by term, each by document).
-    fn counted_by_index(
+    fn counted_by_index<'a>(
         &mut self,
-        view: &NoteView<'_>,
+        title: &str,
+        aliases: impl FnOnce() -> Cow<'a, str>,
         doc: u32,
         text: &[&[u32]],
         norm: f64,
@@ -156,11 +159,11 @@ impl<'q> Weigher<'q> {
         );
         // Aliases are in the text: none of them holds a term the text lacks.
         let aliases = if self.text.iter().any(|&count| count > 0) {
-            view.aliases()
+            aliases()
         } else {
-            String::new()
+            Cow::Borrowed("")
         };
-        self.weigh(view.title(), &aliases, norm)
+        self.weigh(title, &aliases, norm)
     }
 
     /// The weights of a note read: `in_text[i]` is false for a term the word index says its text lacks (not counted).
@@ -178,6 +181,119 @@ impl<'q> Weigher<'q> {
     }
 }
 
+/// Past this many notes in scope, ranking weighs them on two threads.
+const PARALLEL_FROM: usize = 20_000;
+
+/// What weighing some notes found: the notes that match with their weights (one per scored term each), and how many
+/// of the notes weighed hold each term.
+struct Weighed<'c> {
+    matching: Vec<&'c FileEntry>,
+    weights: Vec<f64>,
+    df: Vec<usize>,
+}
+
+/// A ranking's inputs shared by every note.
+struct Ranking<'a, 'q> {
+    ctx: &'a Context<'a>,
+    any: bool,
+    query: &'q Query,
+    scored: &'q [usize],
+    known: &'a Known<'a>,
+    counts: Option<Vec<&'a [u32]>>,
+    mean_size: f64,
+}
+
+impl Ranking<'_, '_> {
+    /// Weighs `notes` one after another.
+    fn weigh<'c>(&self, notes: &[(usize, &'c FileEntry)]) -> Weighed<'c> {
+        let (ctx, query, known) = (self.ctx, self.query, self.known);
+        let names = ctx.snapshot.names();
+        let mut weigher = Weigher::new(query, self.scored, self.counts.is_some());
+        let mut out = Weighed {
+            matching: Vec::new(),
+            weights: Vec::new(),
+            df: vec![0; self.scored.len()],
+        };
+        let mut in_text: Vec<bool> = Vec::with_capacity(self.scored.len());
+        for &(index, file) in notes {
+            let Some(doc) = known.doc(ctx, index) else {
+                continue;
+            };
+            let holds = |at: usize, content_only: bool| {
+                known.holds(query, (index, file, doc), at, content_only)
+            };
+            let decided = note::decide(query, self.any, &holds);
+            in_text.clear();
+            in_text.extend(self.scored.iter().map(|&at| holds(at, true) != Some(false)));
+            let size = names.map_or(file.size, |names| names.size(index));
+            let norm = length_norm(size, self.mean_size);
+            let title = names.map_or_else(|| file.title(), |names| names.title(index));
+            let (wtf, matches) = match &self.counts {
+                _ if decided == Some(false) && !in_text.contains(&true) => {
+                    (weigher.title_only(title, norm), false)
+                }
+                Some(counts) if decided.is_some() && known.exact_for(doc) => {
+                    let aliases = || match names {
+                        Some(names) => Cow::Borrowed(names.aliases(index)),
+                        None => Cow::Owned(
+                            NoteView::new(
+                                &file.path,
+                                "",
+                                ctx.snapshot.note_at(index).map(|n| &**n),
+                            )
+                            .aliases(),
+                        ),
+                    };
+                    (
+                        weigher.counted_by_index(title, aliases, doc, counts, norm),
+                        decided == Some(true),
+                    )
+                }
+                _ => {
+                    let Ok(text) = ctx.text_of(file) else {
+                        continue;
+                    };
+                    let indexed = ctx.snapshot.note_at(index).map(|note| &**note);
+                    let view = NoteView::new(&file.path, &text, indexed);
+                    let matches = decided != Some(false) && note::qualifies(query, self.any, &view);
+                    (weigher.counted_in_text(&view, &in_text, norm), matches)
+                }
+            };
+            for (count, weighted) in out.df.iter_mut().zip(wtf) {
+                if *weighted > 0.0 {
+                    *count += 1;
+                }
+            }
+            if matches {
+                out.matching.push(file);
+                out.weights.extend_from_slice(wtf);
+            }
+        }
+        out
+    }
+
+    /// Weighs `notes`, on two threads when there are many; the parts are joined in the notes' order.
+    fn weigh_all<'c>(&self, notes: &[(usize, &'c FileEntry)]) -> Weighed<'c> {
+        if notes.len() < PARALLEL_FROM {
+            return self.weigh(notes);
+        }
+        let (first, second) = notes.split_at(notes.len() / 2);
+        let (mut out, rest) = std::thread::scope(|scope| {
+            let later = scope.spawn(|| self.weigh(second));
+            let out = self.weigh(first);
+            (out, later.join())
+        });
+        // A panic in the other half is the caller's, as it would be on one thread.
+        let rest = rest.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        out.matching.extend(rest.matching);
+        out.weights.extend(rest.weights);
+        for (count, more) in out.df.iter_mut().zip(rest.df) {
+            *count += more;
+        }
+        out
+    }
+}
+
 /// The notes that match, most relevant first (equal keys in path order), with their scores; and the terms whose lines
 /// the results show: not those in more than half the notes in scope (`the`, `how`), which would show nearly every line,
 /// unless every scored term is that common.
@@ -186,82 +302,107 @@ pub(super) fn rank_notes<'c>(
     any: bool,
     query: &Query,
     notes: &[(usize, &'c FileEntry)],
-    known: &Known,
-) -> (Vec<Ranked<'c>>, Vec<usize>) {
+    known: &Known<'_>,
+) -> (RankedNotes<'c>, Vec<usize>) {
     let terms = note::terms(query);
     let scored: Vec<usize> = terms
         .iter()
         .copied()
         .filter(|&at| query.atoms[at].kind != AtomKind::Regex)
         .collect();
-    let bytes: u64 = notes.iter().map(|(_, file)| file.size).sum();
+    let names = ctx.snapshot.names();
+    let bytes: u64 = notes
+        .iter()
+        .map(|&(index, file)| names.map_or(file.size, |names| names.size(index)))
+        .sum();
     let mean_size = if notes.is_empty() {
         0.0
     } else {
         bytes as f64 / notes.len() as f64
     };
-    let counts = known.counts(&scored);
-    let mut weigher = Weigher::new(query, &scored, counts.is_some());
-    let mut df = vec![0usize; scored.len()];
-    // The matching notes, and their weights one after another (`scored.len()` each).
-    let (mut matching, mut weights): (Vec<&FileEntry>, Vec<f64>) = (Vec::new(), Vec::new());
-    let mut in_text: Vec<bool> = Vec::with_capacity(scored.len());
-    for (index, file) in notes {
-        let Some(indexed) = ctx.snapshot.note_at(*index) else {
-            continue;
-        };
-        let doc = indexed.doc;
-        let holds =
-            |at: usize, content_only: bool| known.holds(query, doc, &file.path, at, content_only);
-        let decided = note::decide(query, any, &holds);
-        in_text.clear();
-        in_text.extend(scored.iter().map(|&at| holds(at, true) != Some(false)));
-        let norm = length_norm(file.size, mean_size);
-        let (wtf, matches) = match &counts {
-            _ if decided == Some(false) && !in_text.contains(&true) => {
-                (weigher.title_only(file.title(), norm), false)
-            }
-            Some(counts) if decided.is_some() && known.exact_for(doc) => {
-                let view = NoteView::new(&file.path, "", Some(indexed));
-                (
-                    weigher.counted_by_index(&view, doc, counts, norm),
-                    decided == Some(true),
-                )
-            }
-            _ => {
-                let Ok(text) = ctx.text_of(file) else {
-                    continue;
-                };
-                let view = NoteView::new(&file.path, &text, Some(indexed));
-                let matches = decided != Some(false) && note::qualifies(query, any, &view);
-                (weigher.counted_in_text(&view, &in_text, norm), matches)
-            }
-        };
-        for (count, weighted) in df.iter_mut().zip(wtf) {
-            if *weighted > 0.0 {
-                *count += 1;
-            }
-        }
-        if matches {
-            matching.push(file);
-            weights.extend_from_slice(wtf);
-        }
-    }
+    let ranking = Ranking {
+        ctx,
+        any,
+        query,
+        scored: &scored,
+        known,
+        counts: known.counts(&scored),
+        mean_size,
+    };
+    let Weighed {
+        matching,
+        weights,
+        df,
+    } = ranking.weigh_all(notes);
     let idf = idf(notes.len(), &df);
     let width = scored.len();
-    let mut keyed: Vec<(i64, Ranked<'c>)> = matching
+    let keyed: Vec<Keyed<'c>> = matching
         .into_iter()
         .enumerate()
-        .map(|(i, file)| (file, &weights[i * width..(i + 1) * width]))
-        .map(|(file, wtf)| {
-            let score = score(&idf, wtf);
-            (order_key(score), (file, score))
+        .map(|(i, file)| {
+            let score = score(&idf, &weights[i * width..(i + 1) * width]);
+            (std::cmp::Reverse(order_key(score)), i as u32, (file, score))
         })
         .collect();
-    // Stable, from path order: equal keys stay in path order, as in the plugin.
-    keyed.sort_by_key(|(key, _)| std::cmp::Reverse(*key));
-    let ranked: Vec<Ranked<'c>> = keyed.into_iter().map(|(_, ranked)| ranked).collect();
-    (ranked, shown_terms(terms, &scored, &df, notes.len()))
+    (
+        RankedNotes { keyed, ordered: 0 },
+        shown_terms(terms, &scored, &df, notes.len()),
+    )
+}
+
+/// A ranked note with what orders it: its key, best first, then its place in path order.
+type Keyed<'c> = (std::cmp::Reverse<i64>, u32, Ranked<'c>);
+
+/// The notes that match, most relevant first (equal keys in path order), put in order only as far as they are read:
+/// a page shows the first few of up to 100,000, and ordering them all was a fifth of a ranked search.
+pub(super) struct RankedNotes<'c> {
+    keyed: Vec<Keyed<'c>>,
+    /// How many from the start are in their place.
+    ordered: usize,
+}
+
+impl<'c> RankedNotes<'c> {
+    /// How many notes match.
+    pub(super) fn len(&self) -> usize {
+        self.keyed.len()
+    }
+
+    /// The notes from `start` to `end` (at most), in order.
+    pub(super) fn range(
+        &mut self,
+        start: usize,
+        end: usize,
+    ) -> impl Iterator<Item = Ranked<'c>> + '_ {
+        let end = end.min(self.keyed.len());
+        self.order_up_to(end);
+        self.keyed[start.min(end)..end]
+            .iter()
+            .map(|(_, _, ranked)| *ranked)
+    }
+
+    /// Where the note at `path` is in the order.
+    pub(super) fn position(&mut self, path: &str) -> Option<usize> {
+        self.order_up_to(self.keyed.len());
+        self.keyed
+            .iter()
+            .position(|(_, _, (file, _))| file.path == path)
+    }
+
+    /// Puts the first `end` notes in their place: the best of the rest are chosen, then only those sorted.
+    fn order_up_to(&mut self, end: usize) {
+        let end = end.min(self.keyed.len());
+        if end <= self.ordered {
+            return;
+        }
+        let order = |a: &Keyed<'_>, b: &Keyed<'_>| (a.0, a.1).cmp(&(b.0, b.1));
+        let rest = &mut self.keyed[self.ordered..];
+        let wanted = end - self.ordered;
+        if wanted < rest.len() {
+            rest.select_nth_unstable_by(wanted - 1, order);
+        }
+        rest[..wanted].sort_unstable_by(order);
+        self.ordered = end;
+    }
 }
 
 /// The terms whose lines the results show: not those in more than half the `notes` in scope, unless every scored term
@@ -282,6 +423,66 @@ fn shown_terms(terms: Vec<usize>, scored: &[usize], df: &[usize], notes: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notes_read_in_steps_come_in_the_order_of_a_full_sort() {
+        let files: Vec<FileEntry> = (0..500)
+            .map(|i| FileEntry {
+                path: format!("{i:03}.md"),
+                size: 0,
+                mtime: 0,
+                ctime: 0,
+                inside: true,
+                identity: Default::default(),
+            })
+            .collect();
+        // Few distinct keys, so that ties are many: they must stay in path order.
+        let score = |i: usize| ((i * 7919) % 13) as f64 / 4.0;
+        fn keyed(files: &[FileEntry], score: impl Fn(usize) -> f64) -> RankedNotes<'_> {
+            RankedNotes {
+                keyed: files
+                    .iter()
+                    .enumerate()
+                    .map(|(i, file)| {
+                        (
+                            std::cmp::Reverse(order_key(score(i))),
+                            i as u32,
+                            (file, score(i)),
+                        )
+                    })
+                    .collect(),
+                ordered: 0,
+            }
+        }
+        let mut by_hand: Vec<(usize, f64)> = (0..files.len()).map(|i| (i, score(i))).collect();
+        by_hand.sort_by_key(|&(_, score)| std::cmp::Reverse(order_key(score)));
+        let paths = |ranked: Vec<Ranked<'_>>| -> Vec<String> {
+            ranked
+                .into_iter()
+                .map(|(file, _)| file.path.clone())
+                .collect()
+        };
+        let expected: Vec<String> = by_hand
+            .iter()
+            .map(|&(i, _)| files[i].path.clone())
+            .collect();
+        for step in [1, 7, 10, 499, 500, 600] {
+            let mut ranked = keyed(&files, score);
+            let mut read = Vec::new();
+            let mut start = 0;
+            while start < ranked.len() {
+                read.extend(ranked.range(start, start + step));
+                start += step;
+            }
+            assert_eq!(paths(read), expected, "in steps of {step}");
+        }
+        let mut ranked = keyed(&files, score);
+        assert_eq!(paths(ranked.range(0, 3).collect()), expected[..3]);
+        let path = &expected[250];
+        assert_eq!(ranked.position(path), Some(250));
+        assert_eq!(paths(ranked.range(250, 252).collect()), expected[250..252]);
+        assert_eq!(ranked.range(600, 700).count(), 0, "past the end");
+    }
 
     #[test]
     fn scores_follow_the_formula_by_hand() {
