@@ -255,6 +255,54 @@ pub(crate) struct Words {
     /// The budget for the whole index (the word index and the notes' metadata), when there is one.
     #[serde(skip)]
     budget: Option<u64>,
+    /// Every word in one string, for the searches that look inside words; built on the first such search after a
+    /// word was added.
+    #[serde(skip)]
+    vocabulary: std::sync::OnceLock<Vocabulary>,
+}
+
+/// The words of the index joined by NUL (which no word holds), with where each starts: a term is looked for inside
+/// every word by one scan of one string, instead of a visit to every word's own allocation (150,000 words in a vault
+/// of 100,000 notes took 5 ms per term that way).
+#[derive(Debug, Default)]
+struct Vocabulary {
+    joined: String,
+    starts: Vec<u32>,
+}
+
+impl Vocabulary {
+    fn of(postings: &WordMap<Postings>) -> Vocabulary {
+        let mut vocabulary = Vocabulary {
+            joined: String::with_capacity(postings.keys().map(|word| word.len() + 1).sum()),
+            starts: Vec::with_capacity(postings.len()),
+        };
+        for word in postings.keys() {
+            vocabulary.starts.push(vocabulary.joined.len() as u32);
+            vocabulary.joined.push_str(word);
+            vocabulary.joined.push('\0');
+        }
+        vocabulary
+    }
+
+    /// Each word holding `finder`'s needle, once, with whether it starts with it.
+    fn holding<'v>(
+        &'v self,
+        finder: &'v memchr::memmem::Finder<'_>,
+    ) -> impl Iterator<Item = (&'v str, bool)> + 'v {
+        let mut last = None;
+        finder
+            .find_iter(self.joined.as_bytes())
+            .filter_map(move |at| {
+                let index = self.starts.partition_point(|&start| start as usize <= at) - 1;
+                if last == Some(index) {
+                    return None;
+                }
+                last = Some(index);
+                let start = self.starts[index] as usize;
+                let end = start + self.joined[start..].find('\0').unwrap_or(0);
+                Some((&self.joined[start..end], at == start))
+            })
+    }
 }
 
 /// What one distinct word costs beyond its letters: its key's box, its posting list's header and the table's slot.
@@ -281,6 +329,7 @@ impl Words {
                         postings.push(doc, count);
                         self.bytes += WORD_OVERHEAD + (word.len() + postings.bytes.len()) as u64;
                         self.postings.insert(word.into(), postings);
+                        self.vocabulary.take();
                     }
                 }
             }
@@ -328,6 +377,7 @@ impl Words {
     /// text search reads every note (slower, never cut).
     pub(crate) fn drop_for(&mut self, budget: u64) {
         self.postings = WordMap::default();
+        self.vocabulary.take();
         self.long = Postings::default();
         self.bytes = 0;
         self.dropped = Some(budget);
@@ -370,6 +420,7 @@ impl Words {
             .map(|(word, postings)| (word.clone(), rewrite(postings)))
             .filter(|(_, postings)| !postings.bytes.is_empty())
             .collect();
+        self.vocabulary.take();
         self.long = rewrite(&self.long);
         self.retired = 0;
         self.bytes = self
@@ -433,15 +484,21 @@ impl Words {
                 )
             })
             .collect();
-        for (word, postings) in &self.postings {
-            for (finder, (set, counts)) in finders.iter().zip(&mut found) {
-                match finder.find(word.as_bytes()) {
-                    Some(0) => postings.for_each_count(|doc, count| {
+        let vocabulary = self
+            .vocabulary
+            .get_or_init(|| Vocabulary::of(&self.postings));
+        for (finder, (set, counts)) in finders.iter().zip(&mut found) {
+            for (word, at_start) in vocabulary.holding(finder) {
+                let Some(postings) = self.postings.get(word) else {
+                    continue;
+                };
+                if at_start {
+                    postings.for_each_count(|doc, count| {
                         set.insert(doc);
                         counts[doc as usize] += count;
-                    }),
-                    Some(_) => postings.for_each(|doc| set.insert(doc)),
-                    None => {}
+                    });
+                } else {
+                    postings.for_each(|doc| set.insert(doc));
                 }
             }
         }

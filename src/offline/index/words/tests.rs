@@ -133,3 +133,22 @@ fn plain_words_are_counted_at_word_starts_and_the_counts_survive_compaction() {
         "a dropped index counts nothing"
     );
 }
+
+#[test]
+fn words_added_after_a_search_are_found_by_the_next() {
+    let mut words = index(&["alpha beta", "gardengarden regardengarden"]);
+    let counts =
+        |words: &Words, term: &str| words.plain_words(&[term]).map(|mut found| found.remove(0));
+    let (set, garden) = counts(&words, "garden").unwrap();
+    assert_eq!(
+        garden,
+        vec![0, 1],
+        "a word holding the term twice counts once"
+    );
+    assert!(set.contains(1) && !set.contains(0));
+    assert_eq!(counts(&words, "gamma").unwrap().1, vec![0, 0]);
+    let doc = words.add(&words_of("gamma gammas"));
+    let (set, gamma) = counts(&words, "gamma").unwrap();
+    assert!(set.contains(doc));
+    assert_eq!(gamma[doc as usize], 2);
+}
