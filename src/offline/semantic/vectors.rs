@@ -261,6 +261,7 @@ impl Vectors {
         // The score a passage must pass once `top` are held, so that most are never pushed.
         let mut floor = f32::NEG_INFINITY;
         let mut best: Vec<(f32, usize)> = Vec::with_capacity(per_note + 1);
+        let dot = dot_for_this_cpu();
         for slot in slots {
             if slot.count == 0 {
                 continue;
@@ -344,6 +345,7 @@ fn shrink(hits: &mut Vec<Hit<'_>>, top: usize) -> f32 {
 
 /// The dot product of two byte vectors, in 32-bit sums (no overflow below 130,000 dimensions); written so that the
 /// compiler vectorizes it (pairs of products summed in 16-bit lanes' widening multiply).
+#[inline(always)]
 fn dot(a: &[i8], b: &[i8]) -> i32 {
     a.iter()
         .zip(b)
@@ -351,9 +353,43 @@ fn dot(a: &[i8], b: &[i8]) -> i32 {
         .sum()
 }
 
+/// [`dot`] for the CPU this runs on: x86-64 builds target the baseline's SSE2, which has no widening byte multiply;
+/// with AVX2, which nearly every x86-64 CPU since 2013 has, the same loop runs several times faster (a semantic query
+/// of 100,000 notes took 17 ms on SSE2).
+fn dot_for_this_cpu() -> fn(&[i8], &[i8]) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return |a, b| {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { dot_avx2(a, b) }
+        };
+    }
+    dot
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn dot_avx2(a: &[i8], b: &[i8]) -> i32 {
+    dot(a, b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_cpu_path_gives_the_same_dot_product() {
+        let a: Vec<i8> = (0..300).map(|i| ((i * 37) % 255 - 127) as i8).collect();
+        let b: Vec<i8> = (0..300).map(|i| ((i * 91) % 255 - 127) as i8).collect();
+        let by_hand: i32 = a
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| i32::from(x) * i32::from(y))
+            .sum();
+        assert_eq!(dot(&a, &b), by_hand);
+        assert_eq!(dot_for_this_cpu()(&a, &b), by_hand);
+        assert_eq!(dot_for_this_cpu()(&[-128; 256], &[-128; 256]), 256 * 16384);
+    }
 
     fn unit(values: &[f32]) -> Vec<f32> {
         let norm = values.iter().map(|v| v * v).sum::<f32>().sqrt();
