@@ -165,21 +165,27 @@ impl Semantic {
     /// The notes of `snapshot` whose passages are missing or older than the file; notes gone leave the store.
     fn changed(&self, snapshot: &Snapshot) -> (Vec<usize>, bool) {
         let mut vectors = crate::lock::write(&self.vectors);
-        let before = vectors.notes();
-        vectors.retain(|path| snapshot.note(path).is_some());
-        let removed = vectors.notes() < before;
+        // How many stored notes are still readable notes of the snapshot: when all are, none leaves the store, and a
+        // restart on an unchanged vault looks each path up once instead of twice (100,000 lookups saved).
+        let mut kept = 0;
         let changed = snapshot
             .sorted_notes
             .iter()
             .copied()
             .filter(|&at| {
                 let file = &snapshot.files[at];
-                vectors
-                    .note(&file.path)
-                    .is_none_or(|note| note.mtime != file.mtime || note.size != file.size)
+                let Some(note) = vectors.note(&file.path) else {
+                    return true;
+                };
+                kept += usize::from(snapshot.note_at(at).is_some());
+                note.mtime != file.mtime || note.size != file.size
             })
             .collect();
-        (changed, removed)
+        let before = vectors.notes();
+        if kept < before {
+            vectors.retain(|path| snapshot.note(path).is_some());
+        }
+        (changed, vectors.notes() < before)
     }
 
     /// Embeds the notes at `indexes` on two threads.
