@@ -196,8 +196,9 @@ pub(crate) struct BridgeArgs {
     /// note (slower, and each search says so).
     #[arg(long, value_name = "MB", default_value_t = crate::offline::DEFAULT_MEMORY_BUDGET_MB)]
     pub(crate) index_memory_mb: u64,
-    /// While Obsidian is open, answer text searches from the bridge's own index of the vault folder (kept current by
-    /// a file watcher, same answers as the plugin, much faster on large vaults; results say `served_from: index`).
+    /// While Obsidian is open, answer text searches and the vault-wide reads (tags, tasks, orphans, unresolved links,
+    /// properties, files by tag, the listing) from the bridge's own index of the vault folder (kept current by a file
+    /// watcher, same answers as the plugin, much faster on large vaults; results say `served_from: index`).
     #[arg(long, value_name = "WHEN", value_enum, default_value_t = crate::bridge::IndexSearch::Auto)]
     pub(crate) index_search: crate::bridge::IndexSearch,
     /// The embedding model for `search` in modes `semantic` and `hybrid`: a Model2Vec model's folder

@@ -96,7 +96,8 @@ pub(crate) struct BridgeConfig {
     pub(crate) max_chars: Option<u64>,
     /// `--index-memory-mb`: the offline index's memory budget.
     pub(crate) index_memory_mb: u64,
-    /// `--index-search`: when text searches are answered from the bridge's index while Obsidian is open.
+    /// `--index-search`: when text searches and vault-wide reads are answered from the bridge's index while Obsidian
+    /// is open.
     pub(crate) index_search: IndexSearch,
     /// `--tools`: how much of the plugin's catalog `tools/list` carries.
     pub(crate) tools: ToolProfile,
@@ -104,16 +105,17 @@ pub(crate) struct BridgeConfig {
     pub(crate) model: Option<PathBuf>,
 }
 
-/// When the bridge answers text searches from its own index of the vault folder while Obsidian is open:
-/// only ever with the plugin's answer, from an index a file watcher keeps current.
+/// When the bridge answers text searches and vault-wide reads (`crate::offline::INDEX_TOOLS`) from its own index of
+/// the vault folder while Obsidian is open: only ever with the plugin's answer, from an index a file watcher keeps
+/// current.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum IndexSearch {
-    /// Once the index is there: a saved one is loaded at start, and a search through Obsidian slower than 300 ms
-    /// (a large vault) has it built in the background
+    /// Once the index is there: a saved one is loaded at start, and a search or vault-wide read through Obsidian
+    /// slower than 300 ms (a large vault) has it built in the background
     Auto,
     /// The index is built at start, so searches use it as soon as it is ready
     Always,
-    /// Obsidian answers every search while it is open
+    /// Obsidian answers every call while it is open
     Never,
 }
 
@@ -128,8 +130,8 @@ impl IndexSearch {
     }
 }
 
-/// A search through Obsidian slower than this has `--index-search auto` build the index (its `--help` says 300 ms):
-/// the plugin's bound for a search, which a vault of some tens of thousands of notes passes.
+/// A search or vault-wide read through Obsidian slower than this has `--index-search auto` build the index (its
+/// `--help` says 300 ms): the plugin's bound for a search, which a vault of some tens of thousands of notes passes.
 pub(crate) const SLOW_SEARCH: Duration = Duration::from_millis(300);
 
 /// A flag value the bridge cannot run with.

@@ -37,7 +37,8 @@ pub(crate) trait OfflineBackend: Send + Sync {
         None
     }
 
-    /// Whether `tool` can ever be answered from the index while Obsidian is open (text search only).
+    /// Whether `tool` can ever be answered from the index while Obsidian is open (text search and the vault-wide
+    /// reads).
     fn answers_from_index(&self, _tool: &str) -> bool {
         false
     }
@@ -122,7 +123,7 @@ impl OfflineBackend for Disk {
     }
 
     fn answers_from_index(&self, tool: &str) -> bool {
-        tool == "search"
+        crate::offline::INDEX_TOOLS.contains(&tool)
     }
 
     fn index_search_ready(&self) -> Result<(), &'static str> {
@@ -140,9 +141,10 @@ impl OfflineBackend for Disk {
         }
         let vault = Arc::clone(&self.0);
         let arguments = owned_arguments(arguments);
+        let tool = tool.to_string();
         Box::pin(async move {
             // A check of the folder after a change walks it (a third of a second at 100,000 notes): off the workers.
-            tokio::task::spawn_blocking(move || vault.search_from_index(arguments))
+            tokio::task::spawn_blocking(move || vault.answer_from_index(&tool, arguments))
                 .await
                 .ok()
                 .flatten()

@@ -12,7 +12,7 @@ use super::{SERVED_FROM_KEY, SOURCE_META_KEY};
 pub(super) enum Source {
     /// Offline mode: Obsidian is closed.
     Disk,
-    /// The bridge's index while Obsidian is open (`search_from_index`).
+    /// The bridge's index while Obsidian is open (`answer_from_index`).
     Index,
 }
 

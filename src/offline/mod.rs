@@ -40,8 +40,8 @@
 //! it. The index keeps no note's text: a tool that shows one note reads it again, and text search reads the notes the
 //! word index (`index/words.rs`) says can match.
 //!
-//! While Obsidian is open the bridge may answer `search` from the index (`search_from_index`, marked `index` instead
-//! of `disk`), only while `index_search_ready` says the answer is the plugin's; `vault_may_have_changed` has the
+//! While Obsidian is open the bridge may answer `search` and the vault-wide reads from the index (`answer_from_index`,
+//! `INDEX_TOOLS`, marked `index` instead of `disk`), only while `index_search_ready` says the answer is the plugin's; `vault_may_have_changed` has the
 //! next answer check the folder first after a call through Obsidian that may have written.
 //!
 //! Known differences from the plugin (everything else is compared by the parity test):
@@ -76,7 +76,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use index::refresh::State;
-pub(crate) use index::search::NOT_BUILT;
+pub(crate) use index::search::{INDEX_TOOLS, NOT_BUILT};
 #[cfg(test)]
 pub(crate) use marks::strip_disk_marks;
 pub(crate) use marks::{INDEX_LIMITED_KEY, SKIPPED_KEY};

@@ -1,15 +1,17 @@
-//! Text search answered from the bridge's own index while Obsidian is open (`--index-search`). On a large
-//! vault the plugin reads every note for a search that finds little (0.7 s at 100,000 notes); the index answers it in
-//! tens of milliseconds. Its answer is the plugin's own (the parity tests compare both on a 10,000-note vault), and it
-//! is used only while it is exactly that:
-//! - the tool is the live catalog's `search`, from the plugin version this bridge mirrors;
+//! Text search and the vault-wide reads (`crate::offline::INDEX_TOOLS`: tags, tasks, orphans, unresolved links,
+//! properties, files by tag, the listing) answered from the bridge's own index while Obsidian is open
+//! (`--index-search`). On a large vault the plugin reads every note for a search that finds little (0.7 s at 100,000
+//! notes) and walks Obsidian's metadata cache for a vault-wide read (0.3 to 1.9 s); the index answers in tens of
+//! milliseconds. Its answer is the plugin's own (the parity tests compare both on a 10,000-note vault), and it is used
+//! only while it is exactly that:
+//! - the tool is in the live catalog, from the plugin version this bridge mirrors;
 //! - the index is built, kept current by a file watcher it can trust, and holds its word index and every note's text
 //!   (`OfflineVault::index_search_ready`); when it is not, Obsidian answers, as without it;
 //! - after a call through Obsidian that may have changed the vault, the index checks the folder before it answers
 //!   (the watcher's event may still be on its way), so an agent's edit is in its next search.
 //!
 //! Each such answer is marked (`served_from: "index"`, `_meta` `obsmcp/source: "index"`), and `obsidian_status`
-//! says whether the index answers, why not, and how many searches each side answered.
+//! says whether the index answers, which tools, why not, and how many of their calls each side answered.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -88,8 +90,8 @@ impl Server {
         }
     }
 
-    /// After Obsidian answered `tool` in `took`: as [`Self::passed_to_obsidian`], and a slow search has `auto` build
-    /// the index.
+    /// After Obsidian answered `tool` in `took`: as [`Self::passed_to_obsidian`], and a slow search or vault-wide
+    /// read has `auto` build the index.
     pub(super) fn answered_by_obsidian(&self, route: &Route, tool: &str, took: Duration) {
         self.passed_to_obsidian(route, tool);
         let Some(backend) = self.vault_backend(route) else {
@@ -103,7 +105,7 @@ impl Server {
         }
     }
 
-    /// What `obsidian_status` says of searches from the index.
+    /// What `obsidian_status` says of answers from the index.
     pub(super) fn index_search_status(&self, route: &Route) -> Value {
         let mode = self.config.index_search;
         let why_not = match self.index_backend(route, "search") {
@@ -121,8 +123,9 @@ impl Server {
         json!({
             "mode": mode.as_str(),
             "answersSearches": why_not.is_none(),
+            "tools": crate::offline::INDEX_TOOLS,
             "whyNot": why_not,
-            "searchesAnswered": {
+            "callsAnswered": {
                 "byIndex": route.index_counts.index.load(Ordering::Relaxed),
                 "byObsidian": route.index_counts.obsidian.load(Ordering::Relaxed),
             },

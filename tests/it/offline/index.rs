@@ -119,8 +119,22 @@ fn first_long_line(text: &str) -> String {
         .to_string()
 }
 
-/// How many searches `edits_through_obsidian` compares.
-const EDIT_SEARCHES: usize = 8;
+/// A search after an edit: a whole line is looked for as written (phrase mode), a single word in word mode (the
+/// default).
+fn searched(query: &str) -> (&'static str, Value) {
+    let mode = if query.contains(' ') {
+        "phrase"
+    } else {
+        "words"
+    };
+    (
+        "search",
+        json!({"query": query, "limit": 500, "mode": mode}),
+    )
+}
+
+/// How many searches and vault-wide reads `edits_through_obsidian` compares.
+const EDIT_SEARCHES: usize = 8 + 7;
 
 /// Notes created, edited, moved and deleted through Obsidian (the plugin's tools, through the indexed bridge): each
 /// search right after must see the change from the index, with the plugin's answer (through `live`); the
@@ -129,27 +143,23 @@ fn edits_through_obsidian(indexed: &mut Client, live: &mut Client, vault: &Path)
     let notes = notes_of(vault);
     let (edited, moved, deleted) = (&notes[400], &notes[500], &notes[600]);
     let mut out = Vec::new();
-    let mut compare_search = |indexed: &mut Client, query: &str, expected: &str, present: bool| {
-        // A whole line is looked for as written (phrase mode); a single word in word mode, the default.
-        let mode = if query.contains(' ') {
-            "phrase"
-        } else {
-            "words"
+    // A call through both bridges right after an edit: the index's answer must be the plugin's, and hold (or not)
+    // what the edit brought.
+    let mut compare_call =
+        |indexed: &mut Client, (tool, arguments): (&str, Value), expected: &str, present: bool| {
+            let from_index = indexed.call(tool, &arguments);
+            let from_plugin = live.call(tool, &arguments);
+            if text_of(&from_index).contains(expected) != present {
+                out.push(format!(
+                    "the index's {tool} {arguments} right after the edit {} {expected:?}: {}",
+                    if present { "missed" } else { "still had" },
+                    text_of(&from_index)
+                ));
+            }
+            for difference in compare(&from_plugin, &from_index) {
+                out.push(format!("after an edit: {tool} {arguments}: {difference}"));
+            }
         };
-        let arguments = json!({"query": query, "limit": 500, "mode": mode});
-        let from_index = indexed.call("search", &arguments);
-        let from_plugin = live.call("search", &arguments);
-        if text_of(&from_index).contains(expected) != present {
-            out.push(format!(
-                "the index's search for {query:?} right after the edit {} {expected:?}: {}",
-                if present { "missed" } else { "still had" },
-                text_of(&from_index)
-            ));
-        }
-        for difference in compare(&from_plugin, &from_index) {
-            out.push(format!("after an edit: search {arguments}: {difference}"));
-        }
-    };
     let write = |client: &mut Client, tool: &str, arguments: Value| {
         let result = client.call(tool, &arguments);
         assert_ne!(result["isError"], true, "{tool} {arguments}: {result}");
@@ -157,38 +167,88 @@ fn edits_through_obsidian(indexed: &mut Client, live: &mut Client, vault: &Path)
     write(
         indexed,
         "create_note",
-        json!({"path": "Fresh/Through Obsidian.md", "content": "A platypusword line.\n"}),
+        json!({
+            "path": "Fresh/Through Obsidian.md",
+            "content": format!(
+                "---\nplatypus_kind: monotreme\n---\nA platypusword line, #platypus-tag.\n- [ ] feed the platypus\n{}\n",
+                // Often enough to be among the first unresolved links, which are sorted by count.
+                "[[Nowhere platypus]] ".repeat(40)
+            ),
+        }),
     );
-    compare_search(indexed, "platypusword", "Fresh/Through Obsidian.md", true);
+    compare_call(
+        indexed,
+        searched("platypusword"),
+        "Fresh/Through Obsidian.md",
+        true,
+    );
+    // The vault-wide reads see the new note in their very next answer too.
+    for (tool, arguments, expected) in [
+        ("tags", json!({"limit": 500}), "#platypus-tag"),
+        (
+            "files_by_tag",
+            json!({"tag": "platypus-tag"}),
+            "Through Obsidian",
+        ),
+        (
+            "tasks",
+            json!({"path_prefix": "Fresh"}),
+            "feed the platypus",
+        ),
+        (
+            "orphans",
+            json!({"folder": "Fresh"}),
+            "Fresh/Through Obsidian.md",
+        ),
+        (
+            "unresolved_links",
+            json!({"limit": 500}),
+            "Nowhere platypus",
+        ),
+        ("properties", json!({"limit": 500}), "platypus_kind"),
+        ("list_files", json!({"folder": "Fresh"}), "Through Obsidian"),
+    ] {
+        compare_call(indexed, (tool, arguments), expected, true);
+    }
     write(
         indexed,
         "append",
         json!({"path": edited, "content": "An echidnaword line."}),
     );
-    compare_search(indexed, "echidnaword", edited, true);
+    compare_call(indexed, searched("echidnaword"), edited, true);
     let phrase = first_long_line(&std::fs::read_to_string(vault.join(moved)).unwrap());
     write(
         indexed,
         "move_note",
         json!({"path": moved, "new_path": "Elsewhere/Moved through Obsidian.md"}),
     );
-    compare_search(
+    compare_call(
         indexed,
-        &phrase,
+        searched(&phrase),
         "Elsewhere/Moved through Obsidian.md",
         true,
     );
-    compare_search(indexed, &phrase, &format!("\"{moved}\""), false);
+    compare_call(indexed, searched(&phrase), &format!("\"{moved}\""), false);
     let deleted_phrase = first_long_line(&std::fs::read_to_string(vault.join(deleted)).unwrap());
     write(indexed, "delete_note", json!({"path": deleted}));
-    compare_search(indexed, &deleted_phrase, &format!("\"{deleted}\""), false);
+    compare_call(
+        indexed,
+        searched(&deleted_phrase),
+        &format!("\"{deleted}\""),
+        false,
+    );
     // The same edits seen again a moment later (the watcher's events have all come by now).
     std::thread::sleep(Duration::from_millis(200));
-    compare_search(indexed, "platypusword", "Fresh/Through Obsidian.md", true);
-    compare_search(indexed, "echidnaword", edited, true);
-    compare_search(
+    compare_call(
         indexed,
-        &phrase,
+        searched("platypusword"),
+        "Fresh/Through Obsidian.md",
+        true,
+    );
+    compare_call(indexed, searched("echidnaword"), edited, true);
+    compare_call(
+        indexed,
+        searched(&phrase),
         "Elsewhere/Moved through Obsidian.md",
         true,
     );
@@ -282,20 +342,20 @@ fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
     let mut live = Client::live(&home, &vault);
     let mut indexed = Client::indexed(&home, &vault, "auto");
     out.extend(edits_through_obsidian(&mut indexed, &mut live, &vault));
-    // Each side's `obsidian_status` counts the searches it answered, and says why the plain one never uses its index.
+    // Each side's `obsidian_status` counts the calls it answered, and says why the plain one never uses its index.
     let index_status = |client: &mut Client| {
         let status = client.bridge.call_tool("obsidian_status", json!({}));
         status["result"]["structuredContent"]["indexSearch"].clone()
     };
     let indexed_status = index_status(&mut indexed);
     assert_eq!(
-        indexed_status["searchesAnswered"],
+        indexed_status["callsAnswered"],
         json!({"byIndex": EDIT_SEARCHES, "byObsidian": 0}),
         "{indexed_status}"
     );
     let live_status = index_status(&mut live);
     assert_eq!(
-        live_status["searchesAnswered"],
+        live_status["callsAnswered"],
         json!({"byIndex": 0, "byObsidian": EDIT_SEARCHES}),
         "{live_status}"
     );
