@@ -28,8 +28,9 @@ struct Row {
     size: u64,
 }
 
-/// By file index: each note's document, folder, name, title and aliases, the texts in one string. A file's path is
-/// its folder, `/` and its name, so a word of letters and digits is in the path exactly when it is in one or the other.
+/// By file index: each note's document, folder, name, title and aliases, the texts in one string with ASCII letters
+/// lowered (what reads them compares ignoring ASCII case). A file's path is its folder, `/` and its name, so a word of
+/// letters and digits is in the path exactly when it is in one or the other.
 #[derive(Debug, Default)]
 pub(crate) struct NoteNames {
     rows: Vec<Row>,
@@ -61,7 +62,8 @@ impl NoteNames {
                 table.rows.push(Row {
                     doc: Self::NO_NOTE,
                     folder: Self::ROOT,
-                    start: 0,
+                    // Rows start in order, so that a place in the text is found by halving.
+                    start: u32::try_from(table.text.len()).ok()?,
                     name: 0,
                     title: 0,
                     aliases: 0,
@@ -94,6 +96,9 @@ impl NoteNames {
             });
         }
         u32::try_from(table.text.len()).ok()?;
+        // Everything the table is read for compares ignoring ASCII case; lowered once here, a word is looked for in
+        // every name with one scan ([`NoteNames::mentions`]).
+        table.text.make_ascii_lowercase();
         table.text.shrink_to_fit();
         Some(table)
     }
@@ -135,6 +140,42 @@ impl NoteNames {
         self.text_of(index, |row| (row.name, row.aliases))
     }
 
+    /// The files whose name, and those whose aliases, hold `word` (letters and digits), ignoring ASCII case: one scan
+    /// of the table's text for every note, instead of one look at each note's.
+    pub(crate) fn mentions(&self, word: &str) -> Mentions {
+        let mut mentions = Mentions {
+            name: vec![0; self.rows.len().div_ceil(64)],
+            aliases: vec![0; self.rows.len().div_ceil(64)],
+        };
+        let word = word.to_ascii_lowercase();
+        let mut index = 0;
+        for at in memchr::memmem::find_iter(self.text.as_bytes(), word.as_bytes()) {
+            // Hits come in order, often in rows close together: the row is found by doubling steps from the last.
+            let mut step = 1;
+            while index + step < self.rows.len() && self.rows[index + step].start as usize <= at {
+                index += step;
+                step *= 2;
+            }
+            let end = (index + step).min(self.rows.len());
+            index += self.rows[index..end].partition_point(|row| row.start as usize <= at) - 1;
+            let row = &self.rows[index];
+            let (start, end) = (
+                at - row.start as usize,
+                at - row.start as usize + word.len(),
+            );
+            let set = if end <= row.name as usize {
+                &mut mentions.name
+            } else if start >= row.name as usize && end <= (row.name + row.aliases) as usize {
+                &mut mentions.aliases
+            } else {
+                // Across the name and the aliases, or into the next row.
+                continue;
+            };
+            set[index / 64] |= 1 << (index % 64);
+        }
+        mentions
+    }
+
     /// The part of a row's text that `span` names: its offset from the row's start and its length.
     fn text_of(&self, index: usize, span: impl Fn(&Row) -> (u32, u32)) -> &str {
         self.rows.get(index).map_or("", |row| {
@@ -142,6 +183,30 @@ impl NoteNames {
             let start = (row.start + offset) as usize;
             &self.text[start..start + len as usize]
         })
+    }
+}
+
+/// The files whose name, and those whose aliases, hold a word: [`NoteNames::mentions`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Mentions {
+    name: Vec<u64>,
+    aliases: Vec<u64>,
+}
+
+impl Mentions {
+    /// Whether the name of the file at `index` holds the word.
+    pub(crate) fn in_name(&self, index: usize) -> bool {
+        Self::has(&self.name, index)
+    }
+
+    /// Whether its aliases hold the word.
+    pub(crate) fn in_aliases(&self, index: usize) -> bool {
+        Self::has(&self.aliases, index)
+    }
+
+    fn has(set: &[u64], index: usize) -> bool {
+        set.get(index / 64)
+            .is_some_and(|bits| bits & (1 << (index % 64)) != 0)
     }
 }
 
@@ -202,10 +267,10 @@ mod tests {
                 .unwrap()
         };
         let (plain, named, image) = (at("Plain.md"), at("Named.md"), at("image.png"));
-        assert_eq!(table.title(plain), "Plain");
+        assert_eq!(table.title(plain), "plain", "lowered");
         assert_eq!(table.aliases(plain), "");
-        assert_eq!(table.title(named), "Named");
-        assert_eq!(table.aliases(named), "First\nSecond\nThird");
+        assert_eq!(table.title(named), "named");
+        assert_eq!(table.aliases(named), "first\nsecond\nthird");
         assert_eq!(
             table.doc(named),
             Some(snapshot.note("Named.md").unwrap().doc)
@@ -219,6 +284,36 @@ mod tests {
         assert_eq!(table.name(deep), "v1.2 notes.md");
         assert_eq!(table.title(deep), "v1.2 notes");
         assert_eq!(table.size(deep), 1);
+        let mentions = |word: &str| {
+            let found = table.mentions(word);
+            let name: Vec<usize> = (0..snapshot.files.len())
+                .filter(|&i| found.in_name(i))
+                .collect();
+            let aliases: Vec<usize> = (0..snapshot.files.len())
+                .filter(|&i| found.in_aliases(i))
+                .collect();
+            (name, aliases)
+        };
+        assert_eq!(mentions("NAME"), (vec![named], vec![]), "case is ignored");
+        assert_eq!(mentions("second"), (vec![], vec![named]));
+        let mut notes = vec![plain, named, deep];
+        notes.sort_unstable();
+        assert_eq!(
+            mentions("md"),
+            (notes, vec![]),
+            "the extension is in the name"
+        );
+        assert_eq!(
+            mentions("mdfirst"),
+            (vec![], vec![]),
+            "not across the name and the aliases"
+        );
+        assert_eq!(
+            mentions("thirdv1"),
+            (vec![], vec![]),
+            "not across two notes"
+        );
+        assert_eq!(mentions("png"), (vec![], vec![]), "not a note");
         assert_eq!(table.doc(snapshot.files.len()), None);
         assert_eq!(table.title(snapshot.files.len()), "");
     }

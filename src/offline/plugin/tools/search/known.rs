@@ -3,7 +3,7 @@
 //! many times at word starts, in every note but those holding a word too long for the index to keep.
 
 use crate::offline::index::words::{DocSet, is_plain_word};
-use crate::offline::obsidian::names::NoteNames;
+use crate::offline::obsidian::names::{Mentions, NoteNames};
 use crate::offline::obsidian::vault::FileEntry;
 use crate::offline::plugin::tools::Context;
 
@@ -20,8 +20,10 @@ pub(super) struct Known<'c> {
     /// Each note's name and folder, when the snapshot has the table: a plain word is looked for in those instead of
     /// the note's path.
     names: Option<&'c NoteNames>,
-    /// Per atom, for a plain word: whether each of the snapshot's folders holds it.
+    /// Per atom, for a plain word: whether each of the snapshot's folders holds it, and which notes' names and
+    /// aliases do.
     in_folders: Vec<Option<Vec<bool>>>,
+    mentions: Vec<Option<Mentions>>,
 }
 
 impl<'c> Known<'c> {
@@ -68,13 +70,34 @@ impl<'c> Known<'c> {
                 })
             })
             .collect();
+        let mentions = (0..query.atoms.len())
+            .map(|at| {
+                let names = names.filter(|_| counts[at].is_some())?;
+                Some(names.mentions(&query.atoms[at].text))
+            })
+            .collect();
         Known {
             sets,
             counts,
             long,
             names,
             in_folders,
+            mentions,
         }
+    }
+
+    /// Whether the name (`in_name`) or the aliases of the file at `index` may hold one of the atoms `of`: false only
+    /// when the table says none does.
+    pub(super) fn named(&self, of: &[usize], index: usize, in_name: bool) -> bool {
+        of.iter().any(|&at| {
+            self.mentions[at].as_ref().is_none_or(|mentions| {
+                if in_name {
+                    mentions.in_name(index)
+                } else {
+                    mentions.in_aliases(index)
+                }
+            })
+        })
     }
 
     /// The document of the note at file index `index`, when it is readable.
@@ -92,7 +115,10 @@ impl<'c> Known<'c> {
             // A plain word holds no `/`: it is in the folder's path or in the name.
             (Some(names), Some(in_folders)) => {
                 names.folder(index).is_some_and(|folder| in_folders[folder])
-                    || holds_ignoring_ascii_case(names.name(index), word)
+                    || self.mentions[at].as_ref().map_or_else(
+                        || holds_ignoring_ascii_case(names.name(index), word),
+                        |mentions| mentions.in_name(index),
+                    )
             }
             _ => holds_ignoring_ascii_case(&file.path, word),
         }

@@ -227,13 +227,19 @@ impl Ranking<'_, '_> {
             in_text.extend(self.scored.iter().map(|&at| holds(at, true) != Some(false)));
             let size = names.map_or(file.size, |names| names.size(index));
             let norm = length_norm(size, self.mean_size);
-            let title = names.map_or_else(|| file.title(), |names| names.title(index));
+            // A title or aliases the table says hold no scored term are not counted (most notes' hold none).
+            let title = match names {
+                Some(_) if !known.named(self.scored, index, true) => "",
+                Some(names) => names.title(index),
+                None => file.title(),
+            };
             let (wtf, matches) = match &self.counts {
                 _ if decided == Some(false) && !in_text.contains(&true) => {
                     (weigher.title_only(title, norm), false)
                 }
                 Some(counts) if decided.is_some() && known.exact_for(doc) => {
                     let aliases = || match names {
+                        Some(_) if !known.named(self.scored, index, false) => Cow::Borrowed(""),
                         Some(names) => Cow::Borrowed(names.aliases(index)),
                         None => Cow::Owned(
                             NoteView::new(
