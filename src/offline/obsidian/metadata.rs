@@ -26,7 +26,7 @@ use std::sync::{Arc, OnceLock};
 use crate::offline::index::words::Words;
 use crate::offline::js::js_cmp;
 use crate::offline::obsidian::lookup::Lookups;
-use crate::offline::obsidian::names::NoteNames;
+use crate::offline::obsidian::names::{self, NoteNames};
 pub(crate) use crate::offline::obsidian::note::{Note, ReadNote};
 use crate::offline::obsidian::vault::{FileEntry, Listing};
 use crate::offline::plugin::vault::paths::MAX_FILE_BYTES;
@@ -102,7 +102,7 @@ pub(crate) struct Snapshot {
     names: OnceLock<Option<NoteNames>>,
     /// The notes outside the config folder, for the config folder first asked (`names.rs`).
     #[serde(skip)]
-    pub(super) outside_config: OnceLock<(Box<str>, Vec<usize>)>,
+    outside_config: OnceLock<(Box<str>, Vec<usize>)>,
 }
 
 /// A listing entry: a file or a folder, by index.
@@ -402,6 +402,20 @@ impl Snapshot {
         self.names
             .get_or_init(|| NoteNames::build(&self.files, &self.folders, &self.notes))
             .as_ref()
+    }
+
+    /// The notes outside `config_dir` in path order, by file index: kept for the first config folder asked (one per
+    /// vault), computed for any other.
+    pub(crate) fn notes_outside(&self, config_dir: &str) -> std::borrow::Cow<'_, [usize]> {
+        let outside = || names::outside_config(&self.sorted_notes, &self.files, config_dir);
+        let (kept_for, kept) = self
+            .outside_config
+            .get_or_init(|| (config_dir.into(), outside()));
+        if **kept_for == *config_dir {
+            std::borrow::Cow::Borrowed(kept)
+        } else {
+            std::borrow::Cow::Owned(outside())
+        }
     }
 
     /// The note of the file at `index`, as [`Snapshot::note`].

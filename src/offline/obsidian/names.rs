@@ -4,12 +4,13 @@
 //! search (about 60 ms of a 115 ms ranking at 100,000 notes of 2.4 KB). A snapshot never changes, so the table is
 //! built once, on the first search that ranks it, and dropped with it.
 //!
-//! Also the notes outside the config folder, in path order: the scope of every search without a path prefix.
+//! Also the notes outside the config folder, in path order: the scope of every search without a path prefix
+//! (`outside_config`, kept by the snapshot).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::metadata::{Note, Snapshot};
+use super::note::Note;
 use super::properties::frontmatter_aliases;
 use super::vault::FileEntry;
 
@@ -210,36 +211,25 @@ impl Mentions {
     }
 }
 
-impl Snapshot {
-    /// The notes outside `config_dir` in path order, by file index: kept for the config folder first asked (there is
-    /// one per vault), computed for any other.
-    pub(crate) fn notes_outside(&self, config_dir: &str) -> std::borrow::Cow<'_, [usize]> {
-        let compute = || -> Vec<usize> {
-            self.sorted_notes
-                .iter()
-                .copied()
-                .filter(|&index| {
-                    !crate::offline::plugin::vault::paths::is_in_config_dir(
-                        &self.files[index].path,
-                        config_dir,
-                    )
-                })
-                .collect()
-        };
-        let (kept_for, kept) = self
-            .outside_config
-            .get_or_init(|| (config_dir.into(), compute()));
-        if **kept_for == *config_dir {
-            std::borrow::Cow::Borrowed(kept)
-        } else {
-            std::borrow::Cow::Owned(compute())
-        }
-    }
+/// The notes of `sorted_notes` (indexes into `files`) outside `config_dir`, in the same order: the scope of every
+/// search without a path prefix, kept by the snapshot (`Snapshot::notes_outside`).
+pub(super) fn outside_config(
+    sorted_notes: &[usize],
+    files: &[FileEntry],
+    config_dir: &str,
+) -> Vec<usize> {
+    sorted_notes
+        .iter()
+        .copied()
+        .filter(|&index| {
+            !crate::offline::plugin::vault::paths::is_in_config_dir(&files[index].path, config_dir)
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::offline::obsidian::metadata::Snapshot;
 
     #[test]
     fn rows_name_each_note_and_skip_other_files() {
