@@ -233,6 +233,12 @@ impl DocSet {
             .is_some_and(|word| word & (1 << (doc % 64)) != 0)
     }
 
+    fn union(&mut self, other: &DocSet) {
+        for (word, other) in self.0.iter_mut().zip(&other.0) {
+            *word |= other;
+        }
+    }
+
     fn intersect(&mut self, other: &DocSet) {
         for (word, other) in self.0.iter_mut().zip(&other.0) {
             *word &= other;
@@ -259,7 +265,15 @@ pub(crate) struct Words {
     /// word was added.
     #[serde(skip)]
     vocabulary: std::sync::OnceLock<Vocabulary>,
+    /// Per plain term asked lately (upper case), the documents holding it inside a word (not at its start) or holding a
+    /// long word: for a short term (`a`, `in`) that is most postings of the index to decode, and questions repeat
+    /// such words. Emptied whenever a document is added; at most [`INSIDE_TERMS`] terms.
+    #[serde(skip)]
+    inside: std::sync::Mutex<HashMap<Box<str>, DocSet>>,
 }
+
+/// How many terms [`Words`] keeps the inside-word documents of (a set is a bit per document: 12.5 KB at 100,000).
+const INSIDE_TERMS: usize = 64;
 
 /// The words of the index joined by NUL (which no word holds), with where each starts: a term is looked for inside
 /// every word by one scan of one string, instead of a visit to every word's own allocation (150,000 words in a vault
@@ -313,6 +327,7 @@ impl Words {
     pub(crate) fn add(&mut self, words: &NoteWords) -> u32 {
         let doc = self.docs;
         self.docs += 1;
+        self.forget_inside();
         if self.dropped.is_some() {
             return doc;
         }
@@ -378,6 +393,7 @@ impl Words {
     pub(crate) fn drop_for(&mut self, budget: u64) {
         self.postings = WordMap::default();
         self.vocabulary.take();
+        self.forget_inside();
         self.long = Postings::default();
         self.bytes = 0;
         self.dropped = Some(budget);
@@ -421,6 +437,7 @@ impl Words {
             .filter(|(_, postings)| !postings.bytes.is_empty())
             .collect();
         self.vocabulary.take();
+        self.forget_inside();
         self.long = rewrite(&self.long);
         self.retired = 0;
         self.bytes = self
@@ -487,25 +504,47 @@ impl Words {
         let vocabulary = self
             .vocabulary
             .get_or_init(|| Vocabulary::of(&self.postings));
-        for (finder, (set, counts)) in finders.iter().zip(&mut found) {
+        for ((term, finder), (set, counts)) in terms.iter().zip(&finders).zip(&mut found) {
+            let key = term.to_ascii_uppercase();
+            let kept = crate::lock::lock(&self.inside).get(&*key).cloned();
+            let mut inside = kept.is_none().then(|| self.doc_set(std::iter::empty()));
             for (word, at_start) in vocabulary.holding(finder) {
                 let Some(postings) = self.postings.get(word) else {
                     continue;
                 };
-                if at_start {
-                    postings.for_each_count(|doc, count| {
+                match &mut inside {
+                    _ if at_start => postings.for_each_count(|doc, count| {
                         set.insert(doc);
                         counts[doc as usize] += count;
-                    });
-                } else {
-                    postings.for_each(|doc| set.insert(doc));
+                    }),
+                    Some(inside) => postings.for_each(|doc| inside.insert(doc)),
+                    None => {}
                 }
             }
-        }
-        for (set, _) in &mut found {
-            self.long.for_each(|doc| set.insert(doc));
+            let inside = match (inside, kept) {
+                (Some(mut inside), _) => {
+                    self.long.for_each(|doc| inside.insert(doc));
+                    let mut cache = crate::lock::lock(&self.inside);
+                    if cache.len() >= INSIDE_TERMS {
+                        cache.clear();
+                    }
+                    cache.insert(key.into(), inside.clone());
+                    inside
+                }
+                (None, kept) => kept.unwrap_or_else(|| self.doc_set(std::iter::empty())),
+            };
+            set.union(&inside);
         }
         Some(found)
+    }
+
+    /// Empties the inside-word sets kept ([`Words::inside`]): the postings changed.
+    fn forget_inside(&mut self) {
+        if let Ok(cache) = self.inside.get_mut()
+            && !cache.is_empty()
+        {
+            cache.clear();
+        }
     }
 
     /// The documents holding a word longer than [`LONG_WORD`] characters, which the index does not keep.

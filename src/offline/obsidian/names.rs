@@ -149,8 +149,10 @@ impl NoteNames {
             aliases: vec![0; self.rows.len().div_ceil(64)],
         };
         let word = word.to_ascii_lowercase();
-        let mut index = 0;
-        for at in memchr::memmem::find_iter(self.text.as_bytes(), word.as_bytes()) {
+        let finder = memchr::memmem::Finder::new(word.as_bytes());
+        let (text, mut from, mut index) = (self.text.as_bytes(), 0, 0);
+        while let Some(found) = finder.find(&text[from..]) {
+            let at = from + found;
             // Hits come in order, often in rows close together: the row is found by doubling steps from the last.
             let mut step = 1;
             while index + step < self.rows.len() && self.rows[index + step].start as usize <= at {
@@ -160,19 +162,22 @@ impl NoteNames {
             let end = (index + step).min(self.rows.len());
             index += self.rows[index..end].partition_point(|row| row.start as usize <= at) - 1;
             let row = &self.rows[index];
-            let (start, end) = (
-                at - row.start as usize,
-                at - row.start as usize + word.len(),
+            let (name, aliases) = (
+                (row.start + row.name) as usize,
+                (row.start + row.name + row.aliases) as usize,
             );
-            let set = if end <= row.name as usize {
-                &mut mentions.name
-            } else if start >= row.name as usize && end <= (row.name + row.aliases) as usize {
-                &mut mentions.aliases
+            // One hit per part is enough: the scan goes on where the next part starts.
+            from = if at + word.len() <= name {
+                mentions.name[index / 64] |= 1 << (index % 64);
+                name
+            } else if at >= name && at + word.len() <= aliases {
+                mentions.aliases[index / 64] |= 1 << (index % 64);
+                aliases
             } else {
                 // Across the name and the aliases, or into the next row.
-                continue;
-            };
-            set[index / 64] |= 1 << (index % 64);
+                at + 1
+            }
+            .max(at + 1);
         }
         mentions
     }

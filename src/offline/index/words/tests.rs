@@ -147,8 +147,27 @@ fn words_added_after_a_search_are_found_by_the_next() {
     );
     assert!(set.contains(1) && !set.contains(0));
     assert_eq!(counts(&words, "gamma").unwrap().1, vec![0, 0]);
+    let inside = |words: &Words, term: &str| {
+        let (set, _) = counts(words, term).unwrap();
+        (0..words.docs)
+            .filter(|&doc| set.contains(doc))
+            .collect::<Vec<u32>>()
+    };
+    assert_eq!(inside(&words, "arden"), vec![1], "inside a word");
+    assert_eq!(
+        inside(&words, "arden"),
+        vec![1],
+        "the same, from the kept set"
+    );
     let doc = words.add(&words_of("gamma gammas"));
     let (set, gamma) = counts(&words, "gamma").unwrap();
     assert!(set.contains(doc));
     assert_eq!(gamma[doc as usize], 2);
+    let later = words.add(&words_of("a hidden garden"));
+    assert_eq!(
+        inside(&words, "arden"),
+        vec![1, later],
+        "a note added after the set was kept"
+    );
+    assert_eq!(inside(&words, "idde"), vec![later]);
 }
