@@ -174,7 +174,12 @@ impl SetupPlan {
     /// Writes every planned change and saves the record; failures are returned after everything else was done.
     pub fn apply(&self, environment: &Environment) -> Vec<Problem> {
         let mut problems = Vec::new();
-        let original = State::load(environment);
+        // The record as it was, with the vaults that moved at their new places: the move happened whatever this run
+        // writes, so a write that fails keeps what the record said of the file at the place the file is now.
+        let mut original = State::load(environment);
+        for moved in &self.moves {
+            original.move_vault(&moved.from, &moved.to);
+        }
         let mut state = self.state.clone();
         // Backups go under the state folder before the record is first saved: the folders they make are obsmcp's too.
         state.claim_own_dirs(environment);

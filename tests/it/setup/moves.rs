@@ -456,3 +456,48 @@ fn stopped_then_renamed(lock: Lock) {
     );
     assert_doctor_passes(&machine);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_setup_stopped_after_a_move_leaves_the_uninstall_all_to_remove() {
+    for lock in [Lock::ReadOnly, Lock::Immutable] {
+        setup_stopped_after_a_move(lock);
+    }
+}
+
+/// Setup at a vault's new place, with the only client's file it must write locked: the vault moved all the same, so
+/// the record of what setup created there follows it even though no entry could be re-pointed.
+#[cfg(unix)]
+fn setup_stopped_after_a_move(lock: Lock) {
+    let machine = Machine::new().with_client_fixtures();
+    let old = machine.vault.clone();
+    machine.register_vaults(&[("5e0c1d2e3f405162", &old)]);
+    let before = machine.tree();
+    let setup = |vault: &Path| {
+        machine.obsmcp(&[
+            "setup",
+            "--vault",
+            vault.to_str().unwrap(),
+            "--client",
+            "codex",
+            "--yes",
+        ])
+    };
+    assert_eq!(setup(&old).code, 0);
+    let new = machine.home().join("Elsewhere/My Notes");
+    std::fs::create_dir_all(new.parent().unwrap()).unwrap();
+    std::fs::rename(&old, &new).unwrap();
+    machine.register_vaults(&[("5e0c1d2e3f405162", &new)]);
+    let codex = machine.home().join(".codex/config.toml");
+    if !set_locked(&codex, lock, true) {
+        return;
+    }
+    let run = setup(&new);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    set_locked(&codex, lock, false);
+    let run = machine.obsmcp(&["uninstall", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(entries(&machine).is_empty(), "{:?}", entries(&machine));
+    machine.register_vaults(&[("5e0c1d2e3f405162", &old)]);
+    assert_nothing_left(&machine, &before, &new, &old);
+}
