@@ -27,7 +27,8 @@ use crate::offline::index::words::Words;
 use crate::offline::js::js_cmp;
 use crate::offline::obsidian::lookup::Lookups;
 use crate::offline::obsidian::names::{self, NoteNames};
-pub(crate) use crate::offline::obsidian::note::{Note, ReadNote};
+pub(crate) use crate::offline::obsidian::note::Note;
+use crate::offline::obsidian::read::{parallel_map, read_notes, release_freed_memory};
 use crate::offline::obsidian::vault::{FileEntry, Listing};
 use crate::offline::plugin::vault::paths::MAX_FILE_BYTES;
 #[cfg(test)]
@@ -110,21 +111,6 @@ pub(crate) struct Snapshot {
 pub(crate) enum Entry {
     File(usize),
     Folder(usize),
-}
-
-/// How many notes read and parsed may wait for their words to be numbered: bounds what a build holds beyond the
-/// index itself (the whole metadata of 100,000 notes is about 700 MB, and the allocator keeps what it once held).
-const READ_AHEAD: usize = 256;
-
-/// How many notes a reading thread hands over at once.
-const BATCH: usize = 32;
-
-/// Decodes a file as Node's `readFileSync(path, "utf8")` does: invalid UTF-8 becomes U+FFFD.
-pub(crate) fn text_of_bytes(bytes: Vec<u8>) -> String {
-    match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
-    }
 }
 
 impl Snapshot {
@@ -343,9 +329,7 @@ impl Snapshot {
     }
 
     fn resolve_all(&mut self) {
-        self.links = (0..self.files.len())
-            .map(|index| self.resolve_note(index))
-            .collect();
+        self.links = parallel_map(self.files.len(), |index| self.resolve_note(index));
     }
 
     fn resolve_note(&self, index: usize) -> NoteLinks {
@@ -529,69 +513,6 @@ fn join_relative(folder: &str, relative: &str) -> Option<String> {
         }
     }
     Some(segments.join("/"))
-}
-
-/// Hands memory freed after a bulk parse back to the system: the parse of a large vault leaves the allocator's
-/// per-thread arenas holding many times the size of what the index keeps.
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free pages of glibc's heaps to the system; it touches no live allocation.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
-
-/// Reads and parses notes on the available cores and hands each to `each` on this thread as it is ready (at most
-/// [`READ_AHEAD`] wait); unreadable notes and notes outside the vault are skipped.
-fn read_notes(
-    root: &Path,
-    files: &[FileEntry],
-    wanted: &[usize],
-    mut each: impl FnMut(usize, ReadNote),
-) {
-    let read_one = |index: usize| -> Option<(usize, ReadNote)> {
-        let file = &files[index];
-        if !file.inside {
-            return None;
-        }
-        let bytes = crate::offline::plugin::vault::paths::read_verified(
-            &crate::offline::plugin::vault::paths::full_path(root, &file.path),
-            file.identity,
-        )
-        .ok()?;
-        let text = text_of_bytes(bytes);
-        Some((index, ReadNote::parse(&text, file)))
-    };
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if wanted.len() < 64 || workers == 1 {
-        for (index, read) in wanted.iter().filter_map(|&index| read_one(index)) {
-            each(index, read);
-        }
-        return;
-    }
-    let chunk = wanted.len().div_ceil(workers);
-    // Notes travel in batches: one wake-up of this thread per note cost a third of a 100,000-note build in the kernel.
-    let (sender, receiver) = std::sync::mpsc::sync_channel(READ_AHEAD / BATCH);
-    std::thread::scope(|scope| {
-        for part in wanted.chunks(chunk) {
-            let sender = sender.clone();
-            scope.spawn(move || {
-                for batch in part.chunks(BATCH) {
-                    let read: Vec<(usize, ReadNote)> =
-                        batch.iter().filter_map(|&index| read_one(index)).collect();
-                    if sender.send(read).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(sender);
-        for (index, read) in receiver.into_iter().flatten() {
-            each(index, read);
-        }
-    });
 }
 
 #[cfg(test)]

@@ -12,4 +12,5 @@ pub(crate) mod metadata;
 pub(crate) mod names;
 pub(crate) mod note;
 pub(crate) mod properties;
+pub(crate) mod read;
 pub(crate) mod vault;

@@ -13,7 +13,7 @@ use super::{NoteReader, Semantic, answer};
 use crate::lock::lock;
 use crate::offline::OfflineVault;
 use crate::offline::marks::{Source, marked};
-use crate::offline::obsidian::metadata::text_of_bytes;
+use crate::offline::obsidian::read::text_of_bytes;
 use crate::offline::obsidian::vault::FileEntry;
 use crate::offline::plugin::tools::{Args, MeaningSearch, Output, ToolError};
 use crate::offline::plugin::vault::paths::{MAX_FILE_BYTES, full_path, read_verified};

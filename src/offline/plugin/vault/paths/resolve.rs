@@ -191,7 +191,7 @@ impl<'a> Context<'a> {
             return Err(outside_vault(&file.path));
         }
         paths::read_verified(&paths::full_path(self.root, &file.path), file.identity)
-            .map(crate::offline::obsidian::metadata::text_of_bytes)
+            .map(crate::offline::obsidian::read::text_of_bytes)
             .map_err(|refusal| refusal.into_tool_error(&file.path))
     }
 
