@@ -70,12 +70,21 @@ pub(crate) struct NoteWords {
 /// Splits a text into its distinct canonical words.
 pub(crate) fn words_of(text: &str) -> NoteWords {
     let mut canonical = String::with_capacity(text.len());
-    for c in text.chars() {
-        canonical.push(if c.is_ascii() {
-            c.to_ascii_uppercase()
-        } else {
-            js_canonicalize(c)
-        });
+    let mut rest = text;
+    // Runs of ASCII are upper-cased whole; only the characters between them are canonicalised one by one.
+    while !rest.is_empty() {
+        let ascii = rest
+            .bytes()
+            .position(|byte| !byte.is_ascii())
+            .unwrap_or(rest.len());
+        let from = canonical.len();
+        canonical.push_str(&rest[..ascii]);
+        canonical[from..].make_ascii_uppercase();
+        rest = &rest[ascii..];
+        if let Some(c) = rest.chars().next() {
+            canonical.push(js_canonicalize(c));
+            rest = &rest[c.len_utf8()..];
+        }
     }
     // Sized for a note of prose (a distinct word per dozen bytes or so), so that it is seldom grown.
     let mut seen: HashMap<&str, usize, BuildHasherDefault<WordHasher>> =
@@ -119,10 +128,16 @@ struct Run<'a> {
 fn runs(text: &str) -> Vec<Run<'_>> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
-    for (at, c) in text.char_indices() {
-        let word = if c.is_ascii() {
-            c.is_ascii_alphanumeric()
+    let bytes = text.as_bytes();
+    let mut next = 0;
+    while let Some(&byte) = bytes.get(next) {
+        let at = next;
+        let word = if byte.is_ascii() {
+            next += 1;
+            byte.is_ascii_alphanumeric()
         } else {
+            let c = text[at..].chars().next().expect("a character starts here");
+            next += c.len_utf8();
             c.is_alphanumeric()
         };
         match (word, start) {

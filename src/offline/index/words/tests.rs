@@ -171,3 +171,31 @@ fn words_added_after_a_search_are_found_by_the_next() {
     );
     assert_eq!(inside(&words, "idde"), vec![later]);
 }
+
+#[test]
+fn words_mixing_ascii_and_other_letters_are_split_and_folded_as_character_by_character() {
+    let text = "Straße ÉCOLE école naïve x-ray Ωmega ﬁne 😀smile café\u{301} 中文 end";
+    let folded: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii() {
+                c.to_ascii_uppercase()
+            } else {
+                js_canonicalize(c)
+            }
+        })
+        .collect();
+    let expected: Vec<&str> = folded
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .fold(Vec::new(), |mut distinct, word| {
+            if !distinct.contains(&word) {
+                distinct.push(word);
+            }
+            distinct
+        });
+    let words = words_of(text);
+    assert_eq!(words.joined.split('\0').collect::<Vec<_>>(), expected);
+    // "école" is "ÉCOLE" once folded: one word, counted twice.
+    assert_eq!(expected.iter().filter(|word| **word == "ÉCOLE").count(), 1);
+}

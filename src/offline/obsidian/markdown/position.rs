@@ -64,8 +64,13 @@ pub(super) fn split_lines(content: &str) -> Vec<Line<'_>> {
     let mut offset = 0;
     for piece in content.split('\n') {
         let text = piece.strip_suffix('\r').unwrap_or(piece);
-        lines.push(Line::new(text, offset));
-        offset += utf16_len(piece) + 1;
+        let line = Line::new(text, offset);
+        offset += if line.ascii {
+            piece.len()
+        } else {
+            utf16_len(piece)
+        } + 1;
+        lines.push(line);
     }
     lines
 }
