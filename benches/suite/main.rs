@@ -55,7 +55,7 @@ pub struct Plan {
     pub large_notes: usize,
     pub large_rounds: usize,
     /// The vault sizes of the scale section (measure 9).
-    pub scale_sizes: Vec<usize>,
+    pub scale_sizes: Vec<scale::Shape>,
 }
 
 impl Plan {
@@ -84,7 +84,16 @@ impl Plan {
                 rounds: 3,
                 large_notes: 3000,
                 large_rounds: 2,
-                scale_sizes: vec![300, 1000],
+                scale_sizes: vec![
+                    scale::Shape {
+                        notes: 300,
+                        prose: 0,
+                    },
+                    scale::Shape {
+                        notes: 1000,
+                        prose: 9,
+                    },
+                ],
             }
         } else {
             Self {
@@ -97,7 +106,25 @@ impl Plan {
                 rounds: 11,
                 large_notes: 100_000,
                 large_rounds: 5,
-                scale_sizes: vec![1000, 10_000, 100_000],
+                // Both shapes at the largest size: the generator's notes of 0.8 KB, and of 2.4 KB, a real note's size.
+                scale_sizes: vec![
+                    scale::Shape {
+                        notes: 1000,
+                        prose: 0,
+                    },
+                    scale::Shape {
+                        notes: 10_000,
+                        prose: 0,
+                    },
+                    scale::Shape {
+                        notes: 100_000,
+                        prose: 0,
+                    },
+                    scale::Shape {
+                        notes: 100_000,
+                        prose: 9,
+                    },
+                ],
             }
         }
     }

@@ -48,7 +48,12 @@ impl Report {
                 "vault_rounds": self.plan.rounds,
                 "large_vault_notes": self.plan.large_notes,
                 "large_vault_rounds": self.plan.large_rounds,
-                "scale_sizes": self.plan.scale_sizes,
+                "scale_sizes": self
+                    .plan
+                    .scale_sizes
+                    .iter()
+                    .map(|shape| json!({"notes": shape.notes, "prose": shape.prose}))
+                    .collect::<Vec<_>>(),
             },
             "measures": measures,
             "vault": vault_json(&self.vault),

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::super::figure::{Figure, round, thousands};
-use super::super::scale::{OPERATIONS, ScaleFigures};
+use super::super::scale::{OPERATIONS, ScaleFigures, Size};
 
 impl ScaleFigures {
     pub fn markdown(&self) -> String {
@@ -19,8 +19,8 @@ impl ScaleFigures {
         );
         for size in &self.sizes {
             out.push_str(&format!(
-                "\n### {} notes\n\n{}. Medians of {} warm rounds.\n\n| side | first search | {} | peak memory |\n| --- | ---: |{} ---: |\n",
-                thousands(size.notes),
+                "\n### {}\n\n{}. Medians of {} warm rounds.\n\n| side | first search | {} | peak memory |\n| --- | ---: |{} ---: |\n",
+                size.label(),
                 size.summary,
                 size.rounds,
                 OPERATIONS.join(" | "),
@@ -45,7 +45,7 @@ impl ScaleFigures {
                  (Obsidian's UI thread, in Obsidian) was held during warm calls of the tool, ms; the bound is 50 ms.\n\n| tool |",
             );
             for size in &self.sizes {
-                out.push_str(&format!(" {} notes |", thousands(size.notes)));
+                out.push_str(&format!(" {} |", size.label()));
             }
             out.push_str(&format!(
                 "\n| --- |{}\n",
@@ -93,6 +93,8 @@ impl ScaleFigures {
                 }
                 json!({
                     "notes": size.notes,
+                    "prose_sentences_per_section": size.prose,
+                    "average_note_kb": size.average_kb().map(round),
                     "generated": size.summary,
                     "rounds": size.rounds,
                     "sides": sides,
@@ -101,5 +103,26 @@ impl ScaleFigures {
             })
             .collect();
         Value::Array(sizes)
+    }
+}
+
+impl Size {
+    /// A note's average size, KB, from the generator's summary ("…, 79.4 MB, 14.1 s").
+    pub fn average_kb(&self) -> Option<f64> {
+        let before = self.summary.split(" MB").next()?;
+        let mb: f64 = before.rsplit(' ').next()?.parse().ok()?;
+        (self.notes > 0).then(|| mb * 1000.0 / self.notes as f64)
+    }
+
+    /// "100,000 notes of 2.4 KB": the size and the shape, which tell the scale rows apart.
+    pub fn label(&self) -> String {
+        match self.average_kb() {
+            Some(kb) => format!("{} notes of {kb:.1} KB", thousands(self.notes)),
+            None => format!(
+                "{} notes, {} sentences of prose per section",
+                thousands(self.notes),
+                self.prose
+            ),
+        }
     }
 }

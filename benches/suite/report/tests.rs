@@ -37,7 +37,10 @@ fn report() -> Report {
         rounds: 1,
         large_notes: 20,
         large_rounds: 1,
-        scale_sizes: vec![10],
+        scale_sizes: vec![crate::scale::Shape {
+            notes: 10,
+            prose: 0,
+        }],
     };
     let mut ours = figures(5.0, Figure::value(120.0), Figure::noted(800.0, "intact"));
     ours.tools_down = Figure::noted(3.0, "27 tools");
@@ -89,7 +92,8 @@ fn report() -> Report {
     let scale = ScaleFigures {
         sizes: vec![Size {
             notes: 100_000,
-            summary: "generated 100000 notes".into(),
+            prose: 9,
+            summary: "generated 100000 notes in 40 folders: 1 links, 240.0 MB, 30.1 s".into(),
             rounds: 5,
             sides: vec![
                 Side {
@@ -218,7 +222,10 @@ fn every_rendering_shows_failures_and_reasons_instead_of_numbers() {
         markdown.contains("| orphans | **the host wrote no stall report** |"),
         "{markdown}"
     );
-    assert!(markdown.contains("### 100,000 notes"), "{markdown}");
+    assert!(
+        markdown.contains("### 100,000 notes of 2.4 KB"),
+        "{markdown}"
+    );
     assert!(markdown.contains("n/a: no offline mode"), "{markdown}");
 
     let svg = super::super::chart::svg(&report);
