@@ -156,8 +156,14 @@ pub(crate) fn search(
         |path: &str| path.starts_with(&asked.prefix) && ctx.snapshot.note(path).is_some();
     let wanted = asked.offset + asked.limit + 1;
     let rows: Vec<Row<'_>> = if asked.hybrid {
-        let meaning = vectors.nearest(&query, in_scope, FUSION_DEPTH.max(wanted), 1);
-        let (words, _) = tools::ranked_by_words(ctx, &asked.query, &asked.prefix, FUSION_DEPTH)?;
+        // The two rankings at once: the word ranking is the longer, and the nearest passages take a core beside it.
+        let (meaning, words) = std::thread::scope(|scope| {
+            let meaning =
+                scope.spawn(|| vectors.nearest(&query, in_scope, FUSION_DEPTH.max(wanted), 1));
+            let words = tools::ranked_by_words(ctx, &asked.query, &asked.prefix, FUSION_DEPTH);
+            (meaning.join().expect("the meaning ranking panicked"), words)
+        });
+        let (words, _) = words?;
         fuse(&meaning, &words, |path| vectors.best_of(path, &query))
     } else {
         vectors
