@@ -197,7 +197,7 @@ pub(crate) struct BridgeArgs {
     #[arg(long, value_name = "MB", default_value_t = crate::offline::DEFAULT_MEMORY_BUDGET_MB)]
     pub(crate) index_memory_mb: u64,
     /// While Obsidian is open, answer text searches and the vault-wide reads (tags, tasks, orphans, unresolved links,
-    /// properties, files by tag, the listing) from the bridge's own index of the vault folder (kept current by a file
+    /// properties, files by tag, the listing, Bases views) from the bridge's own index of the vault folder (kept current by a file
     /// watcher, same answers as the plugin, much faster on large vaults; results say `served_from: index`).
     #[arg(long, value_name = "WHEN", value_enum, default_value_t = crate::bridge::IndexSearch::Auto)]
     pub(crate) index_search: crate::bridge::IndexSearch,

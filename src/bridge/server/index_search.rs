@@ -1,5 +1,5 @@
 //! Text search and the vault-wide reads (`crate::offline::INDEX_TOOLS`: tags, tasks, orphans, unresolved links,
-//! properties, files by tag, the listing) answered from the bridge's own index while Obsidian is open
+//! properties, files by tag, the listing, Bases views) answered from the bridge's own index while Obsidian is open
 //! (`--index-search`). On a large vault the plugin reads every note for a search that finds little and walks
 //! Obsidian's metadata cache for a vault-wide read (0.04 to 2.3 s at 100,000 notes, `benches/index-open/run`); the
 //! index answers in 6 to 182 ms. Its answer is the plugin's own (the parity tests compare both on a 10,000-note vault), and it is used

@@ -76,6 +76,7 @@ fn calls(created: &str, edited: &str, renamed: &str, old_path: &str, deleted: &s
         ),
         call("tasks", big(json!({"limit": 500}))),
         call("properties", json!({"limit": 500})),
+        call("bases", big(json!({"base": CHANGED_BASE, "limit": 500}))),
     ];
     for path in [created, edited, renamed, old_path, deleted] {
         for tool in ["read_note", "note_metadata", "backlinks", "outgoing_links"] {
@@ -134,7 +135,27 @@ fn searched(query: &str) -> (&'static str, Value) {
 }
 
 /// How many searches and vault-wide reads `edits_through_obsidian` compares.
-const EDIT_SEARCHES: usize = 8 + 7;
+const EDIT_SEARCHES: usize = 8 + 8;
+
+/// A Bases view over the notes the tests create, move and edit, and the generated notes of one status; sorted by
+/// modification time, so that an edit moves its note, and with a formula on the file's size, which an edit changes.
+const CHANGED_BASE: &str = "Changed.base";
+const CHANGED_BASE_TEXT: &str = r#"filters:
+  or:
+    - file.inFolder("Fresh")
+    - file.inFolder("Moved")
+    - file.inFolder("Elsewhere")
+    - 'status == "active" && file.hasTag("project")'
+formulas:
+  kb: "file.size / 1000"
+views:
+  - type: table
+    name: Changed
+    order: [file.name, status, formula.kb]
+    sort:
+      - property: file.mtime
+        direction: DESC
+"#;
 
 /// Notes created, edited, moved and deleted through Obsidian (the plugin's tools, through the indexed bridge): each
 /// search right after must see the change from the index, with the plugin's answer (through `live`); the
@@ -207,6 +228,11 @@ fn edits_through_obsidian(indexed: &mut Client, live: &mut Client, vault: &Path)
         ),
         ("properties", json!({"limit": 500}), "platypus_kind"),
         ("list_files", json!({"folder": "Fresh"}), "Through Obsidian"),
+        (
+            "bases",
+            json!({"base": CHANGED_BASE, "limit": 500}),
+            "Through Obsidian",
+        ),
     ] {
         compare_call(indexed, (tool, arguments), expected, true);
     }
@@ -259,6 +285,7 @@ fn edits_through_obsidian(indexed: &mut Client, live: &mut Client, vault: &Path)
 fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
     let home = TempHome::new();
     let vault = generated_vault(&home, 10_000, 3);
+    std::fs::write(vault.join(CHANGED_BASE), CHANGED_BASE_TEXT).unwrap();
     let port = free_port();
     write_plugin_data(&vault, port, TOKEN);
 
