@@ -82,6 +82,8 @@ impl BridgeKind {
         let url = format!("http://127.0.0.1:{port}/mcp");
         match self {
             // The plugin answers every call, searches too: the bridge's own index has rows of its own (scale.rs).
+            // Every tool listed, as the peers list the plugin's (the default core list is measured by
+            // tests/context/tools-list.mjs).
             Self::Obsmcp => Bridge::start(
                 home,
                 &[
@@ -89,6 +91,8 @@ impl BridgeKind {
                     vault.to_str().unwrap(),
                     "--index-search",
                     "never",
+                    "--tools",
+                    "all",
                 ],
             ),
             Self::McpRemote => {
