@@ -22,7 +22,7 @@ pub(crate) fn text_of_bytes(bytes: Vec<u8>) -> String {
 
 /// Hands memory freed after a bulk parse back to the system: the parse of a large vault leaves the allocator's
 /// per-thread arenas holding many times the size of what the index keeps.
-pub(super) fn release_freed_memory() {
+pub(crate) fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free pages of glibc's heaps to the system; it touches no live allocation.
     unsafe {
