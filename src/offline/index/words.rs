@@ -128,10 +128,8 @@ struct Run<'a> {
 fn runs(text: &str) -> Vec<Run<'_>> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
-    let bytes = text.as_bytes();
-    let mut next = 0;
-    while let Some(&byte) = bytes.get(next) {
-        let at = next;
+    let (mut at, mut next) = (0, 0);
+    while let Some(&byte) = text.as_bytes().get(at) {
         let word = if byte.is_ascii() {
             next += 1;
             byte.is_ascii_alphanumeric()
@@ -152,6 +150,7 @@ fn runs(text: &str) -> Vec<Run<'_>> {
             }
             _ => {}
         }
+        at = next;
     }
     if let Some(from) = start {
         out.push(Run {
