@@ -70,9 +70,10 @@ pub(super) fn read_notes(
             scope.spawn(move || {
                 loop {
                     let start = next.fetch_add(BATCH, std::sync::atomic::Ordering::Relaxed);
-                    let Some(batch) = wanted.get(start..(start + BATCH).min(wanted.len())) else {
+                    let batch = &wanted[start.min(wanted.len())..(start + BATCH).min(wanted.len())];
+                    if batch.is_empty() {
                         return;
-                    };
+                    }
                     let read: Vec<(usize, ReadNote)> =
                         batch.iter().filter_map(|&index| read_one(index)).collect();
                     if sender.send(read).is_err() {

@@ -362,6 +362,31 @@ fn set_locked(file: &Path, lock: Lock, locked: bool) -> bool {
     }
 }
 
+/// Moves the vault set up at `old` to `Elsewhere/`, and opens it in Obsidian there; its new place.
+#[cfg(unix)]
+fn move_and_open(machine: &Machine, old: &Path) -> PathBuf {
+    let new = machine.home().join("Elsewhere/My Notes");
+    std::fs::create_dir_all(new.parent().unwrap()).unwrap();
+    std::fs::rename(old, &new).unwrap();
+    machine.register_vaults(&[("5e0c1d2e3f405162", &new)]);
+    new
+}
+
+/// The full uninstall succeeds, and with the vault back at `old` in Obsidian's list, nothing of obsmcp's is left.
+#[cfg(unix)]
+fn uninstall_leaves_nothing(
+    machine: &Machine,
+    before: &std::collections::BTreeMap<PathBuf, Option<Vec<u8>>>,
+    new: &Path,
+    old: &Path,
+) {
+    let run = machine.obsmcp(&["uninstall", "--yes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(entries(machine).is_empty(), "{:?}", entries(machine));
+    machine.register_vaults(&[("5e0c1d2e3f405162", old)]);
+    assert_nothing_left(machine, before, new, old);
+}
+
 #[cfg(unix)]
 #[test]
 fn an_uninstall_one_client_stopped_after_a_move_leaves_the_next_one_all_to_remove() {
@@ -377,11 +402,7 @@ fn stopped_after_a_move(lock: Lock) {
     machine.register_vaults(&[("5e0c1d2e3f405162", &old)]);
     let before = machine.tree();
     assert_eq!(setup_all(&machine, &old).code, 0);
-    // Moved, and opened in Obsidian at its new place.
-    let new = machine.home().join("Elsewhere/My Notes");
-    std::fs::create_dir_all(new.parent().unwrap()).unwrap();
-    std::fs::rename(&old, &new).unwrap();
-    machine.register_vaults(&[("5e0c1d2e3f405162", &new)]);
+    let new = move_and_open(&machine, &old);
     let codex = machine.home().join(".codex/config.toml");
     if !set_locked(&codex, lock, true) {
         return;
@@ -396,11 +417,7 @@ fn stopped_after_a_move(lock: Lock) {
     set_locked(&codex, lock, false);
     // What setup created at the vault's old place (its config folder, the plugin list) is still known as setup's at
     // the new one, so the second uninstall removes it rather than editing it.
-    let run = machine.obsmcp(&["uninstall", "--yes"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(entries(&machine).is_empty(), "{:?}", entries(&machine));
-    machine.register_vaults(&[("5e0c1d2e3f405162", &old)]);
-    assert_nothing_left(&machine, &before, &new, &old);
+    uninstall_leaves_nothing(&machine, &before, &new, &old);
 }
 
 #[cfg(unix)]
@@ -484,10 +501,7 @@ fn setup_stopped_after_a_move(lock: Lock) {
         ])
     };
     assert_eq!(setup(&old).code, 0);
-    let new = machine.home().join("Elsewhere/My Notes");
-    std::fs::create_dir_all(new.parent().unwrap()).unwrap();
-    std::fs::rename(&old, &new).unwrap();
-    machine.register_vaults(&[("5e0c1d2e3f405162", &new)]);
+    let new = move_and_open(&machine, &old);
     let codex = machine.home().join(".codex/config.toml");
     if !set_locked(&codex, lock, true) {
         return;
@@ -495,9 +509,5 @@ fn setup_stopped_after_a_move(lock: Lock) {
     let run = setup(&new);
     assert_eq!(run.code, 1, "{}", run.stderr);
     set_locked(&codex, lock, false);
-    let run = machine.obsmcp(&["uninstall", "--yes"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(entries(&machine).is_empty(), "{:?}", entries(&machine));
-    machine.register_vaults(&[("5e0c1d2e3f405162", &old)]);
-    assert_nothing_left(&machine, &before, &new, &old);
+    uninstall_leaves_nothing(&machine, &before, &new, &old);
 }
