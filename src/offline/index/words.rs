@@ -253,6 +253,10 @@ impl DocSet {
         }
     }
 
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|&word| word == 0)
+    }
+
     fn intersect(&mut self, other: &DocSet) {
         for (word, other) in self.0.iter_mut().zip(&other.0) {
             *word &= other;
@@ -288,50 +292,6 @@ pub(crate) struct Words {
 
 /// How many terms [`Words`] keeps the inside-word documents of (a set is a bit per document: 12.5 KB at 100,000).
 const INSIDE_TERMS: usize = 64;
-
-/// The words of the index joined by NUL (which no word holds), with where each starts: a term is looked for inside
-/// every word by one scan of one string, instead of a visit to every word's own allocation (150,000 words in a vault
-/// of 100,000 notes took 5 ms per term that way).
-#[derive(Debug, Default)]
-struct Vocabulary {
-    joined: String,
-    starts: Vec<u32>,
-}
-
-impl Vocabulary {
-    fn of(postings: &WordMap<Postings>) -> Vocabulary {
-        let mut vocabulary = Vocabulary {
-            joined: String::with_capacity(postings.keys().map(|word| word.len() + 1).sum()),
-            starts: Vec::with_capacity(postings.len()),
-        };
-        for word in postings.keys() {
-            vocabulary.starts.push(vocabulary.joined.len() as u32);
-            vocabulary.joined.push_str(word);
-            vocabulary.joined.push('\0');
-        }
-        vocabulary
-    }
-
-    /// Each word holding `finder`'s needle, once, with whether it starts with it.
-    fn holding<'v>(
-        &'v self,
-        finder: &'v memchr::memmem::Finder<'_>,
-    ) -> impl Iterator<Item = (&'v str, bool)> + 'v {
-        let mut last = None;
-        finder
-            .find_iter(self.joined.as_bytes())
-            .filter_map(move |at| {
-                let index = self.starts.partition_point(|&start| start as usize <= at) - 1;
-                if last == Some(index) {
-                    return None;
-                }
-                last = Some(index);
-                let start = self.starts[index] as usize;
-                let end = start + self.joined[start..].find('\0').unwrap_or(0);
-                Some((&self.joined[start..end], at == start))
-            })
-    }
-}
 
 /// What one distinct word costs beyond its letters: its key's box, its posting list's header and the table's slot.
 const WORD_OVERHEAD: u64 = 64;
@@ -480,12 +440,18 @@ impl Words {
         if runs.is_empty() {
             return None;
         }
+        // Whole words first: each is one posting list, where a run that is part of a word visits the vocabulary.
+        let mut runs = runs;
+        runs.sort_by_key(|run| !(run.after_other && run.before_other));
         let mut result: Option<DocSet> = None;
         for run in &runs {
             let set = self.docs_for(run);
             match &mut result {
                 Some(result) => result.intersect(&set),
                 None => result = Some(set),
+            }
+            if result.as_ref().is_some_and(DocSet::is_empty) {
+                break;
             }
         }
         result
@@ -581,13 +547,23 @@ impl Words {
             }
             return set;
         }
-        let fits = |word: &str| match (run.after_other, run.before_other) {
-            (true, _) => word.starts_with(run.text),
-            (false, true) => word.ends_with(run.text),
-            (false, false) => word.contains(run.text),
+        // The run starts the words it can be part of (`at_start`), ends them (the needle takes the NUL after the
+        // word) or is anywhere in them.
+        let at_start = run.after_other;
+        let needle = if !run.after_other && run.before_other {
+            format!("{}\0", run.text)
+        } else {
+            run.text.to_string()
         };
-        for (word, postings) in &self.postings {
-            if fits(word) {
+        let finder = memchr::memmem::Finder::new(needle.as_bytes());
+        let vocabulary = self
+            .vocabulary
+            .get_or_init(|| Vocabulary::of(&self.postings));
+        for (word, starts) in vocabulary.holding(&finder) {
+            if at_start && !starts {
+                continue;
+            }
+            if let Some(postings) = self.postings.get(word) {
                 postings.for_each(|doc| set.insert(doc));
             }
         }
@@ -598,3 +574,6 @@ impl Words {
 
 #[cfg(test)]
 mod tests;
+mod vocabulary;
+
+use vocabulary::Vocabulary;

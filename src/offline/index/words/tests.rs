@@ -38,7 +38,22 @@ fn a_query_narrows_to_the_notes_that_can_hold_it() {
         "the whole word, whatever is around it"
     );
     assert_eq!(docs(&words, "zzqx"), Vec::<u32>::new());
+    assert_eq!(docs(&words, "zzqx garden"), Vec::<u32>::new());
+    assert_eq!(docs(&words, "garden zzqx"), Vec::<u32>::new());
     assert!(words.candidates("--").is_none(), "no word to narrow with");
+}
+
+#[test]
+fn parts_of_words_added_after_a_search_are_found_by_the_next() {
+    let mut words = index(&["The Garden method", "nothing here"]);
+    assert_eq!(docs(&words, "den met"), vec![0]);
+    let doc = words.add(&words_of("a golden metal"));
+    assert_eq!(
+        docs(&words, "den met"),
+        vec![0, doc],
+        "a new word ends in den"
+    );
+    assert_eq!(docs(&words, "olde"), vec![doc], "a new word holds olde");
 }
 
 #[test]

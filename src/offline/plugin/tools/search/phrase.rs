@@ -241,10 +241,6 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     } else {
         crate::lock::read(ctx.words).candidates(&query)
     };
-    let in_scope = |file: &FileEntry| {
-        file.path.starts_with(&prefix)
-            && !crate::offline::plugin::vault::paths::is_in_config_dir(&file.path, ctx.config_dir)
-    };
     // The note's text when it can hold the query: never read for a note outside the vault (the plugin reads it,
     // then refuses to quote it), and passed over when it cannot be read any more, as a note the index could not read.
     let text_if_candidate = |index: usize, file: &FileEntry| -> Option<String> {
@@ -263,12 +259,11 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     head.insert("query".into(), json!(cut_chars(&query, 200)));
     head.insert("mode".into(), json!("phrase"));
 
-    let notes = ctx
-        .snapshot
-        .sorted_notes
+    let outside = ctx.snapshot.notes_outside(ctx.config_dir);
+    let notes = outside
         .iter()
         .map(|&index| (index, &ctx.snapshot.files[index]))
-        .filter(|(_, file)| in_scope(file));
+        .filter(|(_, file)| prefix.is_empty() || file.path.starts_with(&prefix));
     if rank {
         let files: Vec<(usize, &FileEntry)> = notes.collect();
         let ranked = rank_notes(
