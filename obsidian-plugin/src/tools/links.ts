@@ -138,6 +138,7 @@ export const unresolvedLinks = defineTool({
     const inside = insideVaultPathChecker(ctx);
     const inConfigDir = configDirChecker(ctx);
     const { unresolved } = visibleLinkMaps(ctx);
+    await slices.fresh();
     const sources = await slices.sort(Object.keys(unresolved), byPath);
     for (const source of sources) {
       if (slices.due()) await slices.pause();
@@ -188,6 +189,7 @@ export const orphans = defineTool({
     // Links held by a note whose real file is outside the vault are its content: they neither link nor count.
     const inside = insideVaultPathChecker(ctx);
     const maps = visibleLinkMaps(ctx);
+    await slices.fresh();
     for (const source in maps.resolved) {
       if (slices.due()) await slices.pause();
       const targets = maps.resolved[source];
@@ -197,6 +199,7 @@ export const orphans = defineTool({
         outgoing.add(source);
       }
     }
+    await slices.fresh();
     for (const source in maps.unresolved) {
       if (slices.due()) await slices.pause();
       const targets = maps.unresolved[source];

@@ -30,6 +30,7 @@ export async function backlinkSources(ctx: VaultContext, targetPath: string, sli
   const inside = insideVaultPathChecker(ctx);
   const sources: { path: string; count: number }[] = [];
   const resolved = visibleLinkMaps(ctx).resolved;
+  await slices.fresh();
   for (const source in resolved) {
     if (slices.due()) await slices.pause();
     const count = resolved[source]?.[targetPath];
