@@ -312,8 +312,12 @@ impl Snapshot {
 
     /// Where the note at `path` links: files by path and unresolved linkpaths, each with its count.
     pub(crate) fn links_of(&self, path: &str) -> Option<LinksOf<'_>> {
-        let index = self.lookups.path(&self.files, path)?;
-        self.notes[index].as_ref()?;
+        self.links_at(self.lookups.path(&self.files, path)?)
+    }
+
+    /// Where the note of the file at `index` links, as [`Snapshot::links_of`].
+    pub(crate) fn links_at(&self, index: usize) -> Option<LinksOf<'_>> {
+        self.notes.get(index)?.as_ref()?;
         Some(LinksOf {
             snapshot: self,
             links: &self.links[index],

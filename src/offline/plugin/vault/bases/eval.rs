@@ -1,12 +1,13 @@
 //! Evaluating a Bases expression for one file (`vault/bases-expr.ts`): the same values, coercions, functions and
 //! refusals, strings compared in UTF-16 order and numbers written as JavaScript writes them.
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Value as Json, json};
 
 use crate::offline::js::{js_cmp, js_number};
 use crate::offline::plugin::tools::{ToolError, iso_time};
 
 use super::duration::{parse_duration, shift_date};
+use super::facts::{NoteFacts, lowers_to, strip_md, tag_is_or_under};
 use super::functions;
 use super::parse::Expr;
 use super::value::{Value, kind_of, text};
@@ -21,9 +22,8 @@ pub(crate) struct Row<'a> {
     pub(crate) size: u64,
     pub(crate) ctime: i64,
     pub(crate) mtime: i64,
-    pub(crate) tags: &'a [String],
-    pub(crate) links: &'a [String],
-    pub(crate) properties: &'a Map<String, Json>,
+    /// The note's tags, links and properties, read only when the view asks.
+    pub(crate) note: &'a dyn NoteFacts,
     pub(crate) formula: &'a dyn Fn(&str) -> Result<Value, ToolError>,
     pub(crate) now: f64,
 }
@@ -231,10 +231,13 @@ fn name_value(path: &[String], row: &Row<'_>) -> Result<Value, ToolError> {
         let key = if path.len() == 1 { head } else { field };
         let wanted = key.to_lowercase();
         return Ok(row
-            .properties
+            .note
+            .properties()
             .iter()
-            .find(|(candidate, _)| candidate.to_lowercase() == wanted)
-            .map_or(Value::Null, |(_, value)| to_value(value)));
+            .find(|(candidate, _)| lowers_to(candidate, &wanted))
+            .map_or(Value::Null, |(_, raw)| {
+                to_value(&serde_json::from_str(raw.get()).unwrap_or(Json::Null))
+            }));
     }
     Ok(match field {
         "name" => Value::Str(row.name.into()),
@@ -246,7 +249,8 @@ fn name_value(path: &[String], row: &Row<'_>) -> Result<Value, ToolError> {
         "ctime" => Value::Date(row.ctime as f64),
         "mtime" => Value::Date(row.mtime as f64),
         "tags" => Value::List(
-            row.tags
+            row.note
+                .tags()
                 .iter()
                 .map(|tag| Value::Str(format!("#{tag}")))
                 .collect(),
@@ -388,9 +392,10 @@ fn call_value(callee: &[String], args: &[Expr], row: &Row<'_>) -> Result<Value, 
             let property = one(&name, args, row, 1)?.remove(0);
             let wanted = folded(&property);
             Value::Bool(
-                row.properties
-                    .keys()
-                    .any(|key| key.to_lowercase() == wanted),
+                row.note
+                    .properties()
+                    .iter()
+                    .any(|(key, _)| lowers_to(key, &wanted)),
             )
         }
         _ => {
@@ -428,11 +433,8 @@ fn has_tag(args: &[Expr], row: &Row<'_>) -> Result<Value, ToolError> {
             })
         })
         .collect::<Result<_, _>>()?;
-    Ok(Value::Bool(row.tags.iter().any(|tag| {
-        let tag = tag.to_lowercase();
-        wanted
-            .iter()
-            .any(|want| tag == *want || tag.starts_with(&format!("{want}/")))
+    Ok(Value::Bool(row.note.tags().iter().any(|tag| {
+        wanted.iter().any(|want| tag_is_or_under(tag, want))
     })))
 }
 
@@ -443,22 +445,10 @@ fn has_link(name: &str, args: &[Expr], row: &Row<'_>) -> Result<Value, ToolError
     let raw = raw.strip_prefix("[[").unwrap_or(&raw);
     let raw = raw.strip_suffix("]]").unwrap_or(raw);
     let wanted = strip_md(raw).to_lowercase();
-    Ok(Value::Bool(row.links.iter().any(|link| {
+    Ok(Value::Bool(row.note.links().iter().any(|link| {
         let bare = strip_md(link).to_lowercase();
         bare == wanted || bare.ends_with(&format!("/{wanted}"))
     })))
-}
-
-/// A trailing ".md" (any case) dropped.
-fn strip_md(text: &str) -> &str {
-    if text.len() >= 3
-        && text.is_char_boundary(text.len() - 3)
-        && text[text.len() - 3..].eq_ignore_ascii_case(".md")
-    {
-        &text[..text.len() - 3]
-    } else {
-        text
-    }
 }
 
 fn method_value(

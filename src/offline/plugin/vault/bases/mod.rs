@@ -3,6 +3,7 @@
 
 mod duration;
 mod eval;
+mod facts;
 mod functions;
 mod parse;
 #[cfg(test)]
@@ -17,6 +18,7 @@ use serde_json::{Map, Value as Json, json};
 use crate::offline::plugin::tools::ToolError;
 
 use eval::{Row, evaluate, order, shown, truthy};
+pub(crate) use facts::{NoteFacts, Properties};
 use parse::{Expr, MAX_NESTING, Node, parse_expr};
 use value::Value;
 
@@ -97,19 +99,17 @@ pub(crate) fn base_of(path: &str, yaml: &Json) -> Result<BaseFile, ToolError> {
     })
 }
 
-/// `FileFacts`: one file of the vault as a query sees it.
-pub(crate) struct FileFacts {
-    pub(crate) path: String,
-    pub(crate) name: String,
-    pub(crate) basename: String,
-    pub(crate) folder: String,
-    pub(crate) ext: String,
+/// `FileFacts`: one file of the vault as a query sees it, borrowed from the index.
+pub(crate) struct FileFacts<'a, N: NoteFacts> {
+    pub(crate) path: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) basename: &'a str,
+    pub(crate) folder: &'a str,
+    pub(crate) ext: &'a str,
     pub(crate) size: u64,
     pub(crate) ctime: i64,
     pub(crate) mtime: i64,
-    pub(crate) tags: Vec<String>,
-    pub(crate) links: Vec<String>,
-    pub(crate) properties: Map<String, Json>,
+    pub(crate) note: N,
 }
 
 enum Filter {
@@ -266,29 +266,31 @@ struct Env<'a> {
 }
 
 fn row_of<'a>(
-    facts: &'a FileFacts,
+    facts: &'a FileFacts<'_, impl NoteFacts>,
     formula: &'a dyn Fn(&str) -> Result<Value, ToolError>,
     now: f64,
 ) -> Row<'a> {
     Row {
-        path: &facts.path,
-        name: &facts.name,
-        basename: &facts.basename,
-        folder: &facts.folder,
-        ext: &facts.ext,
+        path: facts.path,
+        name: facts.name,
+        basename: facts.basename,
+        folder: facts.folder,
+        ext: facts.ext,
         size: facts.size,
         ctime: facts.ctime,
         mtime: facts.mtime,
-        tags: &facts.tags,
-        links: &facts.links,
-        properties: &facts.properties,
+        note: &facts.note,
         formula,
         now,
     }
 }
 
 /// `Row.formula`: a formula's value for the row, computed once.
-fn formula_value(name: &str, env: &Env<'_>, facts: &FileFacts) -> Result<Value, ToolError> {
+fn formula_value(
+    name: &str,
+    env: &Env<'_>,
+    facts: &FileFacts<'_, impl NoteFacts>,
+) -> Result<Value, ToolError> {
     if let Some(known) = env.cache.borrow().get(name) {
         return Ok(known.clone());
     }
@@ -315,21 +317,44 @@ fn formula_value(name: &str, env: &Env<'_>, facts: &FileFacts) -> Result<Value, 
     Ok(value)
 }
 
-/// `ViewResult`.
-pub(crate) struct ViewResult {
+/// `ViewResult`: its rows as values, made JSON only for the page shown (a view of 100,000 notes may match most).
+pub(crate) struct ViewResult<'f> {
     pub(crate) columns: Vec<String>,
-    pub(crate) rows: Vec<Json>,
+    pub(crate) rows: Vec<ViewRow<'f>>,
     pub(crate) unshown: Vec<&'static str>,
 }
 
+/// One row of a view: its file, its group's value (when the view groups) and its columns' values.
+pub(crate) struct ViewRow<'f> {
+    path: &'f str,
+    group: Option<Value>,
+    values: Vec<Value>,
+}
+
+impl ViewRow<'_> {
+    /// The row as the result shows it.
+    pub(crate) fn to_json(&self) -> Json {
+        let mut out = Map::new();
+        out.insert("path".into(), json!(self.path));
+        if let Some(group) = &self.group {
+            out.insert("group".into(), shown(group));
+        }
+        out.insert(
+            "values".into(),
+            Json::Array(self.values.iter().map(shown).collect()),
+        );
+        Json::Object(out)
+    }
+}
+
 /// `runView`.
-pub(crate) fn run_view(
+pub(crate) fn run_view<'f>(
     base: &BaseFile,
     view: &BaseView,
-    files: &[FileFacts],
+    files: impl IntoIterator<Item = FileFacts<'f, impl NoteFacts>>,
     now: f64,
     where_: &str,
-) -> Result<ViewResult, ToolError> {
+) -> Result<ViewResult<'f>, ToolError> {
     let view_where = format!("{where_} view \"{}\"", view.name);
     let base_filter = compile_filter(&base.filters, &format!("{where_} filters"))?;
     let view_filter = compile_filter(
@@ -382,8 +407,8 @@ pub(crate) fn run_view(
         None => None,
     };
 
-    struct Found {
-        path: String,
+    struct Found<'f> {
+        path: &'f str,
         group: Value,
         values: Vec<Value>,
         keys: Vec<Value>,
@@ -396,8 +421,8 @@ pub(crate) fn run_view(
             computing: RefCell::default(),
             now,
         };
-        let formula = |name: &str| formula_value(name, &env, facts);
-        let row = row_of(facts, &formula, now);
+        let formula = |name: &str| formula_value(name, &env, &facts);
+        let row = row_of(&facts, &formula, now);
         if !passes(&base_filter, &row)? || !passes(&view_filter, &row)? {
             continue;
         }
@@ -415,7 +440,7 @@ pub(crate) fn run_view(
             .map(|(expr, _)| evaluating(expr, &row, "sort"))
             .collect::<Result<Vec<_>, _>>()?;
         rows.push(Found {
-            path: facts.path.clone(),
+            path: facts.path,
             group: group_value,
             values,
             keys,
@@ -452,17 +477,10 @@ pub(crate) fn run_view(
     let rows = rows
         .into_iter()
         .take(limit)
-        .map(|row| {
-            let mut out = Map::new();
-            out.insert("path".into(), json!(row.path));
-            if group.is_some() {
-                out.insert("group".into(), shown(&row.group));
-            }
-            out.insert(
-                "values".into(),
-                Json::Array(row.values.iter().map(shown).collect()),
-            );
-            Json::Object(out)
+        .map(|row| ViewRow {
+            path: row.path,
+            group: group.is_some().then_some(row.group),
+            values: row.values,
         })
         .collect();
     let unshown = if view.raw.contains_key("summaries") {

@@ -1,8 +1,6 @@
 //! The bases reader's limits: expressions nested past `MAX_NESTING` are refused while parsing, so that no base in a
 //! synced vault can overflow the bridge's stack (each of these forms aborted the process before the bound).
 
-use serde_json::Map;
-
 use super::eval::{Row, evaluate};
 use super::parse::{MAX_NESTING, parse_expr};
 use super::value::Value;
@@ -27,7 +25,6 @@ fn forms(n: usize) -> Vec<(&'static str, String)> {
 }
 
 fn row_value(source: &str) -> Result<Value, String> {
-    let properties = Map::new();
     let formula = |name: &str| {
         Err(crate::offline::plugin::tools::ToolError(format!(
             "no formula.{name}"
@@ -42,9 +39,7 @@ fn row_value(source: &str) -> Result<Value, String> {
         size: 0,
         ctime: 0,
         mtime: 0,
-        tags: &[],
-        links: &[],
-        properties: &properties,
+        note: &(),
         formula: &formula,
         now: 0.0,
     };
@@ -98,4 +93,19 @@ fn a_refusal_names_the_character_where_the_bound_was_passed() {
             MAX_NESTING + 1
         )
     );
+}
+
+#[test]
+fn tags_and_keys_are_compared_ignoring_case_without_lower_casing_ascii_into_new_strings() {
+    use super::facts::{lowers_to, tag_is_or_under};
+    assert!(lowers_to("Status", "status"));
+    assert!(!lowers_to("Statuses", "status"));
+    assert!(lowers_to("ÉTAT", "état"), "not ASCII: lower-cased");
+    assert!(tag_is_or_under("Project", "project"));
+    assert!(tag_is_or_under("Project/Alpha", "project"));
+    assert!(!tag_is_or_under("Projects", "project"));
+    assert!(!tag_is_or_under("Proj", "project"));
+    assert!(!tag_is_or_under("Project-Alpha", "project"));
+    assert!(tag_is_or_under("Été/Plage", "été"));
+    assert!(!tag_is_or_under("Project", "prôject"));
 }
