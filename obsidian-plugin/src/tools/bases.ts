@@ -78,7 +78,7 @@ async function vaultFacts(ctx: ToolContext, slices: Slices): Promise<FileFacts[]
   const visible = visibleChecker(ctx);
   const inConfigDir = configDirChecker(ctx);
   const inside = insideVaultChecker(ctx);
-  const links = visibleLinkMaps(ctx);
+  const links = await visibleLinkMaps(ctx, slices);
   const files = await slices.filter(
     (await ctx.files.filesInSlices(slices)).map((entry) => entry.file),
     (file) => !inConfigDir(file.path) && visible(file),

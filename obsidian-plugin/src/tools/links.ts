@@ -137,7 +137,7 @@ export const unresolvedLinks = defineTool({
     const slices = new Slices(ctx.signal, "unresolved_links");
     const inside = insideVaultPathChecker(ctx);
     const inConfigDir = configDirChecker(ctx);
-    const { unresolved } = visibleLinkMaps(ctx);
+    const { unresolved } = await visibleLinkMaps(ctx, slices);
     await slices.fresh();
     const sources = await slices.sort(Object.keys(unresolved), byPath);
     for (const source of sources) {
@@ -188,7 +188,7 @@ export const orphans = defineTool({
     const slices = new Slices(ctx.signal, "orphans");
     // Links held by a note whose real file is outside the vault are its content: they neither link nor count.
     const inside = insideVaultPathChecker(ctx);
-    const maps = visibleLinkMaps(ctx);
+    const maps = await visibleLinkMaps(ctx, slices);
     await slices.fresh();
     for (const source in maps.resolved) {
       if (slices.due()) await slices.pause();

@@ -29,7 +29,7 @@ export function resolveLink(ctx: VaultContext, link: string, sourcePath: string)
 export async function backlinkSources(ctx: VaultContext, targetPath: string, slices = new Slices(ctx.signal, "backlinks")): Promise<{ path: string; count: number }[]> {
   const inside = insideVaultPathChecker(ctx);
   const sources: { path: string; count: number }[] = [];
-  const resolved = visibleLinkMaps(ctx).resolved;
+  const resolved = (await visibleLinkMaps(ctx, slices)).resolved;
   await slices.fresh();
   for (const source in resolved) {
     if (slices.due()) await slices.pause();
