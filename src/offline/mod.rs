@@ -76,7 +76,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use index::refresh::State;
-pub(crate) use index::search::{INDEX_TOOLS, NOT_BUILT};
+pub(crate) use index::search::{BUSY, INDEX_TOOLS, NOT_BUILT};
 #[cfg(test)]
 pub(crate) use marks::strip_disk_marks;
 pub(crate) use marks::{INDEX_LIMITED_KEY, SKIPPED_KEY};
@@ -124,6 +124,8 @@ pub(crate) struct OfflineVault {
     wrote: AtomicBool,
     /// Whether a build asked for by [`OfflineVault::build_in_background`] runs.
     building: Arc<AtomicBool>,
+    /// Set once the index exists: from then on the state lock is held only for checks of the folder.
+    built: AtomicBool,
     /// Where search by meaning finds its model (`semantic/`); none: off.
     model: Option<Arc<semantic::vault::ModelSource>>,
     /// Search by meaning, once a call found its model.
@@ -178,6 +180,7 @@ impl OfflineVault {
             budget: DEFAULT_MEMORY_BUDGET_MB << 20,
             wrote: AtomicBool::new(false),
             building: Arc::default(),
+            built: AtomicBool::new(false),
             model: None,
             meaning: Mutex::new(None),
         })

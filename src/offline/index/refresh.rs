@@ -77,6 +77,7 @@ impl OfflineVault {
             self.start_watching(&mut state);
             self.check_folder(&mut state, &hidden, None);
         }
+        self.built.store(state.snapshot.is_some(), Ordering::SeqCst);
         if let (Some(started), Some(snapshot)) = (first, &state.snapshot) {
             tracing::info!(
                 notes = snapshot.sorted_notes.len(),

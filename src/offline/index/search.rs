@@ -14,6 +14,14 @@ use crate::offline::{OfflineVault, Source, marked};
 /// Why the index does not answer a search when nothing has built it yet (the bridge says then what would).
 pub(crate) const NOT_BUILT: &str = "not built";
 
+/// Why the index does not answer while another call holds it.
+pub(crate) const BUSY: &str = "being built or checked against the folder";
+
+/// How long a call waits for a check of the folder that another call runs, once the index exists: a few
+/// milliseconds in a small vault, where Obsidian answered every such call before; at 100,000 notes a check can
+/// take a second, and Obsidian answers after this wait.
+const CHECK_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The tools the index answers while Obsidian is open: `search`, and the reads that look at every note, which the
 /// plugin answers from Obsidian's metadata cache in 0.03 to 1.4 s at 100,000 notes, and `bases`, whose views test every
 /// note (1.1 s through the plugin, 0.26 s here). The parity tests compare each with the plugin's answer on 10,000 notes, before and after edits through
@@ -38,9 +46,7 @@ impl OfflineVault {
         let state = match self.state.try_lock() {
             Ok(state) => state,
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
-            Err(TryLockError::WouldBlock) => {
-                return Err("being built or checked against the folder");
-            }
+            Err(TryLockError::WouldBlock) => return Err(BUSY),
         };
         let Some(snapshot) = &state.snapshot else {
             return Err(if self.building.load(Ordering::SeqCst) {
@@ -66,6 +72,22 @@ impl OfflineVault {
         Ok(())
     }
 
+    /// [`Self::index_search_ready`], after waiting up to [`CHECK_WAIT`] for a check of the folder another call runs
+    /// on an index that exists (blocking: call it off the async workers).
+    pub(crate) fn ready_after_check(&self) -> Result<(), &'static str> {
+        let started = std::time::Instant::now();
+        loop {
+            match self.index_search_ready() {
+                Err(BUSY)
+                    if self.built.load(Ordering::SeqCst) && started.elapsed() < CHECK_WAIT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                ready => return ready,
+            }
+        }
+    }
+
     /// Answers one of [`INDEX_TOOLS`] from the index while Obsidian is open, when that answer is the plugin's
     /// ([`Self::index_search_ready`]): the same result as offline, marked `index` instead of `disk`. `None` when it
     /// cannot (then Obsidian answers): another tool, an index not ready, or a check of the folder that found what
@@ -74,7 +96,7 @@ impl OfflineVault {
         if !INDEX_TOOLS.contains(&tool) {
             return None;
         }
-        self.index_search_ready().ok()?;
+        self.ready_after_check().ok()?;
         let snapshot = self.fresh_snapshot(false).ok()?;
         // The check may have read a note too large to read, or passed the budget.
         self.index_search_ready().ok()?;
@@ -120,6 +142,47 @@ mod tests {
 
     fn search(query: &str) -> Value {
         json!({"query": query, "limit": 500})
+    }
+
+    #[test]
+    fn a_call_waits_a_moment_for_another_calls_check_of_the_folder_then_lets_obsidian_answer() {
+        let (_dir, offline) = vault(&[("a.md", "alpha beta\n")]);
+        let offline = std::sync::Arc::new(offline);
+        offline.prepare();
+        // Another call checks the folder: it holds the index until told to let go.
+        let hold = |release: std::sync::mpsc::Receiver<()>| {
+            let (held, holding) = std::sync::mpsc::channel();
+            let vault = std::sync::Arc::clone(&offline);
+            let holder = std::thread::spawn(move || {
+                let _state = crate::lock::lock(&vault.state);
+                held.send(()).unwrap();
+                release.recv().unwrap();
+            });
+            holding.recv().unwrap();
+            holder
+        };
+        let (release, released) = std::sync::mpsc::channel();
+        let holder = hold(released);
+        assert_eq!(offline.index_search_ready(), Err(super::BUSY));
+        let letting_go = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            release.send(()).unwrap();
+        });
+        let answer = offline.answer_from_index("search", search("beta"));
+        assert_eq!(answer.unwrap()["_meta"][SOURCE_META_KEY], "index");
+        holder.join().unwrap();
+        letting_go.join().unwrap();
+
+        // A check that takes longer than the wait: Obsidian answers (no answer from the index).
+        let (release, released) = std::sync::mpsc::channel();
+        let holder = hold(released);
+        assert!(
+            offline
+                .answer_from_index("search", search("beta"))
+                .is_none()
+        );
+        release.send(()).unwrap();
+        holder.join().unwrap();
     }
 
     #[test]
