@@ -137,8 +137,12 @@ impl OfflineBackend for Disk {
     ) -> BoxFuture<'a, Option<Value>> {
         // An index not ready (the usual case for a small vault) costs no copy and no thread; one that another call
         // checks against the folder is waited for a moment, off the workers (`answer_from_index`).
-        let ready = self.0.index_search_ready();
-        if !self.answers_from_index(tool) || ready.is_err_and(|why| why != crate::offline::BUSY) {
+        if !self.answers_from_index(tool)
+            || self
+                .0
+                .index_search_ready()
+                .is_err_and(|why| why != crate::offline::BUSY)
+        {
             return Box::pin(async { None });
         }
         let vault = Arc::clone(&self.0);

@@ -1,8 +1,8 @@
 //! Text search and the vault-wide reads (`crate::offline::INDEX_TOOLS`: tags, tasks, orphans, unresolved links,
 //! properties, files by tag, the listing, Bases views) answered from the bridge's own index while Obsidian is open
 //! (`--index-search`). On a large vault the plugin reads every note for a search that finds little and walks
-//! Obsidian's metadata cache for a vault-wide read (0.02 to 1.2 s at 100,000 notes, `benches/index-open/run`); the
-//! index answers in 6 to 137 ms, a Bases view over every note in 0.7 s (0.8 s through the plugin). Its answer is the plugin's own (the parity tests compare both on a 10,000-note vault), and it is used
+//! Obsidian's metadata cache for a vault-wide read (0.03 to 1.4 s at 100,000 notes, `benches/index-open/run`); the
+//! index answers in 7 to 165 ms, a Bases view over every note in 0.26 s (1.1 s through the plugin). Its answer is the plugin's own (the parity tests compare both on a 10,000-note vault), and it is used
 //! only while it is exactly that:
 //! - the tool is in the live catalog, from the plugin version this bridge mirrors;
 //! - the index is built, kept current by a file watcher it can trust, and holds its word index and every note's text

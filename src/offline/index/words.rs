@@ -436,12 +436,11 @@ impl Words {
             return None;
         }
         let canonical: String = query.chars().map(js_canonicalize).collect();
-        let runs = runs(&canonical);
+        let mut runs = runs(&canonical);
         if runs.is_empty() {
             return None;
         }
         // Whole words first: each is one posting list, where a run that is part of a word visits the vocabulary.
-        let mut runs = runs;
         runs.sort_by_key(|run| !(run.after_other && run.before_other));
         let mut result: Option<DocSet> = None;
         for run in &runs {

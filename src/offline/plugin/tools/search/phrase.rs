@@ -259,13 +259,9 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     head.insert("query".into(), json!(cut_chars(&query, 200)));
     head.insert("mode".into(), json!("phrase"));
 
-    let outside = ctx.snapshot.notes_outside(ctx.config_dir);
-    let notes = outside
-        .iter()
-        .map(|&index| (index, &ctx.snapshot.files[index]))
-        .filter(|(_, file)| prefix.is_empty() || file.path.starts_with(&prefix));
+    let notes = super::notes_in_scope(ctx, &prefix);
     if rank {
-        let files: Vec<(usize, &FileEntry)> = notes.collect();
+        let files = notes;
         let ranked = rank_notes(
             ctx,
             &matcher,
@@ -281,7 +277,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     }
 
     let mut searched = 0;
-    for (index, file) in notes.filter(|(_, file)| {
+    for (index, file) in notes.into_iter().filter(|(_, file)| {
         resume
             .as_ref()
             .is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge())
