@@ -102,6 +102,28 @@ pub(crate) fn js_canonicalize(c: char) -> char {
     }
 }
 
+/// Every character that JavaScript's `i` flag (no `u` flag) equates with `c`: those with the same [`js_canonicalize`],
+/// `c` included, in code point order. Upper and lower case are not enough: `ς`, `σ` and `Σ` are one class, and so are
+/// `µ` (the micro sign), `μ` and `Μ`.
+pub(crate) fn js_case_class(c: char) -> Vec<char> {
+    static CLASSES: std::sync::OnceLock<std::collections::HashMap<char, Vec<char>>> =
+        std::sync::OnceLock::new();
+    // Outside the BMP nothing has case (see `js_canonicalize`); within it, a table of the classes of more than one
+    // character, made once from every character (about a millisecond).
+    let classes = CLASSES.get_or_init(|| {
+        let mut classes: std::collections::HashMap<char, Vec<char>> = Default::default();
+        for c in (0..=0xFFFF).filter_map(char::from_u32) {
+            classes.entry(js_canonicalize(c)).or_default().push(c);
+        }
+        classes.retain(|_, members| members.len() > 1);
+        classes
+    });
+    classes
+        .get(&js_canonicalize(c))
+        .cloned()
+        .unwrap_or_else(|| vec![c])
+}
+
 /// A number as `JSON.stringify` writes it: integral values without a fraction, and null for NaN and infinities.
 pub(crate) fn js_number(n: f64) -> serde_json::Value {
     if !n.is_finite() {
@@ -116,6 +138,39 @@ pub(crate) fn js_number(n: f64) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn case_classes_hold_every_character_javascript_equates() {
+        assert_eq!(js_case_class('σ'), ['Σ', 'ς', 'σ']);
+        assert_eq!(js_case_class('ς'), js_case_class('Σ'));
+        assert_eq!(js_case_class('μ'), ['µ', 'Μ', 'μ']);
+        assert_eq!(
+            js_case_class('k'),
+            ['K', 'k'],
+            "the Kelvin sign is not made ASCII"
+        );
+        assert_eq!(
+            js_case_class('ß'),
+            ['ß'],
+            "its upper case is two characters"
+        );
+        assert_eq!(js_case_class('7'), ['7']);
+        assert_eq!(js_case_class('𝐀'), ['𝐀'], "outside the BMP");
+    }
+
+    #[test]
+    fn canonical_case_keeps_letters_and_digits_apart_from_the_rest() {
+        // The word index splits canonical text into runs of letters and digits, and the plugin finds word starts in
+        // the text as written: the two agree because no character changes that kind when canonicalised.
+        for c in (0..=0xFFFF).filter_map(char::from_u32) {
+            assert_eq!(
+                c.is_alphanumeric(),
+                js_canonicalize(c).is_alphanumeric(),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+    }
 
     #[test]
     fn utf16_len_counts_as_javascript_does() {

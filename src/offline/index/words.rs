@@ -15,8 +15,8 @@
 //! under a new number and its old one is retired. Posting lists are ascending document numbers as LEB128 deltas,
 //! each with how many times the word occurs there (see [`Postings`]), so adding a document appends to them;
 //! [`Words::compact`] drops retired numbers once they are half of all. The counts let ranking weigh a plain word
-//! (ASCII letters and digits) without reading notes: its occurrences at word starts are the counts of the words
-//! that start with it ([`Words::plain_words`]).
+//! (letters and digits, in any script) without reading notes: its occurrences at word starts are the counts of the
+//! words that start with it ([`Words::plain_words`]).
 //! Runs longer than [`LONG_WORD`] characters (encoded data, hashes) are not stored: their notes are kept in one list
 //! that every query which could match inside a long word includes.
 
@@ -112,10 +112,17 @@ pub(crate) fn words_of(text: &str) -> NoteWords {
     out
 }
 
-/// Whether a term is one word of ASCII letters and digits: for such a term, compared ignoring case, the index says
-/// exactly which notes hold it (anywhere, or at word starts and how often), not only which may.
+/// Whether a term is one word of letters and digits (alphabetic or numeric characters, in any script): for such a
+/// term, compared ignoring case, the index says exactly which notes hold it (anywhere, or at word starts and how
+/// often), not only which may. Its occurrences lie inside the note's words, because no character changes between
+/// letter or digit and anything else when canonicalised (`js.rs` tests that for every character).
 pub(crate) fn is_plain_word(term: &str) -> bool {
-    !term.is_empty() && term.bytes().all(|byte| byte.is_ascii_alphanumeric())
+    !term.is_empty() && term.chars().all(char::is_alphanumeric)
+}
+
+/// A plain word as the index keeps words: canonical case (upper case, for ASCII).
+fn canonical_word(term: &str) -> String {
+    term.chars().map(js_canonicalize).collect()
 }
 
 /// A maximal run of alphanumeric characters, and whether other characters of the same text surround it.
@@ -467,9 +474,7 @@ impl Words {
         }
         let finders: Vec<memchr::memmem::Finder<'static>> = terms
             .iter()
-            .map(|term| {
-                memchr::memmem::Finder::new(term.to_ascii_uppercase().as_bytes()).into_owned()
-            })
+            .map(|term| memchr::memmem::Finder::new(canonical_word(term).as_bytes()).into_owned())
             .collect();
         let mut found: Vec<(DocSet, Vec<u32>)> = terms
             .iter()
@@ -484,7 +489,7 @@ impl Words {
             .vocabulary
             .get_or_init(|| Vocabulary::of(&self.postings));
         for ((term, finder), (set, counts)) in terms.iter().zip(&finders).zip(&mut found) {
-            let key = term.to_ascii_uppercase();
+            let key = canonical_word(term);
             let kept = crate::lock::lock(&self.inside).get(&*key).cloned();
             let mut inside = kept.is_none().then(|| self.doc_set(std::iter::empty()));
             for (word, at_start) in vocabulary.holding(finder) {

@@ -141,43 +141,46 @@ impl NoteNames {
         self.text_of(index, |row| (row.name, row.aliases))
     }
 
-    /// The files whose name, and those whose aliases, hold `word` (letters and digits), ignoring ASCII case: one scan
-    /// of the table's text for every note, instead of one look at each note's.
-    pub(crate) fn mentions(&self, word: &str) -> Mentions {
+    /// The files whose name, and those whose aliases, hold a word (letters and digits) that `find` finds: one scan
+    /// of the table's text for every note, instead of one look at each note's. `find(text, from)` gives the first
+    /// match at or after byte `from` of the table's text, which is in ASCII lower case.
+    pub(crate) fn mentions(
+        &self,
+        mut find: impl FnMut(&str, usize) -> Option<std::ops::Range<usize>>,
+    ) -> Mentions {
         let mut mentions = Mentions {
             name: vec![0; self.rows.len().div_ceil(64)],
             aliases: vec![0; self.rows.len().div_ceil(64)],
         };
-        let word = word.to_ascii_lowercase();
-        let finder = memchr::memmem::Finder::new(word.as_bytes());
-        let (text, mut from, mut index) = (self.text.as_bytes(), 0, 0);
-        while let Some(found) = finder.find(&text[from..]) {
-            let at = from + found;
+        let (mut from, mut index) = (0, 0);
+        while let Some(found) = find(&self.text, from) {
+            let (at, end) = (found.start, found.end);
             // Hits come in order, often in rows close together: the row is found by doubling steps from the last.
             let mut step = 1;
             while index + step < self.rows.len() && self.rows[index + step].start as usize <= at {
                 index += step;
                 step *= 2;
             }
-            let end = (index + step).min(self.rows.len());
-            index += self.rows[index..end].partition_point(|row| row.start as usize <= at) - 1;
+            let last = (index + step).min(self.rows.len());
+            index += self.rows[index..last].partition_point(|row| row.start as usize <= at) - 1;
             let row = &self.rows[index];
             let (name, aliases) = (
                 (row.start + row.name) as usize,
                 (row.start + row.name + row.aliases) as usize,
             );
             // One hit per part is enough: the scan goes on where the next part starts.
-            from = if at + word.len() <= name {
+            let next = at + self.text[at..].chars().next().map_or(1, char::len_utf8);
+            from = if end <= name {
                 mentions.name[index / 64] |= 1 << (index % 64);
                 name
-            } else if at >= name && at + word.len() <= aliases {
+            } else if at >= name && end <= aliases {
                 mentions.aliases[index / 64] |= 1 << (index % 64);
                 aliases
             } else {
                 // Across the name and the aliases, or into the next row.
-                at + 1
+                next
             }
-            .max(at + 1);
+            .max(next);
         }
         mentions
     }
@@ -280,7 +283,11 @@ mod tests {
         assert_eq!(table.title(deep), "v1.2 notes");
         assert_eq!(table.size(deep), 1);
         let mentions = |word: &str| {
-            let found = table.mentions(word);
+            let word = word.to_ascii_lowercase();
+            let found = table.mentions(|text, from| {
+                let at = from + text[from..].find(&word)?;
+                Some(at..at + word.len())
+            });
             let name: Vec<usize> = (0..snapshot.files.len())
                 .filter(|&i| found.in_name(i))
                 .collect();

@@ -219,6 +219,8 @@ pub(super) fn fixed_calls() -> Vec<Call> {
             "search",
             json!({"query": "Team", "rank": true, "case_sensitive": true}),
         ),
+        // Words outside ASCII are counted from the word index too, case folded as JavaScript's `i` flag folds.
+        call("search", json!({"query": "ÜBER uns team", "rank": true})),
         call("search", json!({"query": "link", "mode": "phrase"})),
         call(
             "search",

@@ -1,6 +1,7 @@
-//! What the word index (`crate::offline::index::words`) knows of a query's atoms without reading a note: which notes may hold
-//! each one; and, for a plain word (ASCII letters and digits) compared ignoring case, which notes surely do and how
-//! many times at word starts, in every note but those holding a word too long for the index to keep.
+//! What the word index (`crate::offline::index::words`) knows of a query's atoms without reading a note: which notes
+//! may hold each one; and, for a plain word (letters and digits, in any script) compared ignoring case, which notes
+//! surely do and how many times at word starts, in every note but those holding a word too long for the index to
+//! keep.
 
 use crate::offline::index::words::{DocSet, is_plain_word};
 use crate::offline::obsidian::names::{Mentions, NoteNames};
@@ -33,7 +34,7 @@ impl<'c> Known<'c> {
             .filter(|&at| {
                 let atom = &query.atoms[at];
                 atom.kind != AtomKind::Regex
-                    && atom.matcher.folds_ascii()
+                    && atom.matcher.folds_case()
                     && is_plain_word(&atom.text)
             })
             .collect();
@@ -65,7 +66,7 @@ impl<'c> Known<'c> {
                     ctx.snapshot
                         .folders
                         .iter()
-                        .map(|folder| holds_ignoring_ascii_case(folder, &query.atoms[at].text))
+                        .map(|folder| holds_word(query, at, folder))
                         .collect()
                 })
             })
@@ -73,7 +74,7 @@ impl<'c> Known<'c> {
         let mentions = (0..query.atoms.len())
             .map(|at| {
                 let names = names.filter(|_| counts[at].is_some())?;
-                Some(names.mentions(&query.atoms[at].text))
+                Some(mentions(names, query, at))
             })
             .collect();
         Known {
@@ -110,17 +111,16 @@ impl<'c> Known<'c> {
 
     /// Whether the path of the file at `index` holds atom `at`, a plain word.
     fn path_holds(&self, query: &Query, index: usize, file: &FileEntry, at: usize) -> bool {
-        let word = &query.atoms[at].text;
         match (self.names, &self.in_folders[at]) {
             // A plain word holds no `/`: it is in the folder's path or in the name.
             (Some(names), Some(in_folders)) => {
                 names.folder(index).is_some_and(|folder| in_folders[folder])
                     || self.mentions[at].as_ref().map_or_else(
-                        || holds_ignoring_ascii_case(names.name(index), word),
+                        || holds_word(query, at, names.name(index)),
                         |mentions| mentions.in_name(index),
                     )
             }
-            _ => holds_ignoring_ascii_case(&file.path, word),
+            _ => holds_word(query, at, &file.path),
         }
     }
 
@@ -157,6 +157,33 @@ impl<'c> Known<'c> {
             .iter()
             .map(|&at| self.counts[at].as_deref())
             .collect()
+    }
+}
+
+/// Which files' names and aliases hold atom `at`, a plain word: found in the table with one scan of its text.
+fn mentions(names: &NoteNames, query: &Query, at: usize) -> Mentions {
+    let atom = &query.atoms[at];
+    if atom.text.is_ascii() {
+        // The table's text is in ASCII lower case: a byte search finds the word.
+        let word = atom.text.to_ascii_lowercase();
+        let finder = memchr::memmem::Finder::new(word.as_bytes());
+        names.mentions(|text, from| {
+            let at = from + finder.find(&text.as_bytes()[from..])?;
+            Some(at..at + word.len())
+        })
+    } else {
+        // Lower-casing ASCII letters changes nothing the matcher tells apart.
+        names.mentions(|text, from| atom.matcher.find_from(text, from))
+    }
+}
+
+/// Whether `text` holds atom `at`, a plain word, as its matcher says: for an ASCII word, without a regex.
+fn holds_word(query: &Query, at: usize, text: &str) -> bool {
+    let atom = &query.atoms[at];
+    if atom.text.is_ascii() {
+        holds_ignoring_ascii_case(text, &atom.text)
+    } else {
+        atom.matcher.matches(text)
     }
 }
 
@@ -231,6 +258,64 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_index_counts_words_of_any_script_as_the_matcher_does() {
+        use crate::offline::index::words::{Words, words_of};
+        let texts = [
+            "Café café-CAFÉ cafés décafé 2café",
+            "ΣΟΦΊΑ σοφία σοφίας λόγος ΛΌΓΟΣ λόγοσ",
+            "µm μm Μm mµ",
+            "Straße STRASSE straße \u{1E9E}traße",
+            "naïve NAÏVE naïveté",
+            "東京 東京都 京都に東京",
+            "𝐀bc x𝐀 𝐀",
+            "",
+        ];
+        let mut words = Words::default();
+        for text in texts {
+            words.add(&words_of(text));
+        }
+        for term in [
+            "café",
+            "CAFÉ",
+            "σοφία",
+            "λόγοσ",
+            "λόγος",
+            "μm",
+            "µ",
+            "straße",
+            "ß",
+            "naïve",
+            "東京",
+            "京都",
+            "𝐀",
+        ] {
+            let matcher = Matcher::new(term, false, false).unwrap();
+            let (set, counts) = words.plain_words(&[term]).expect("a plain word").remove(0);
+            for (doc, text) in texts.iter().enumerate() {
+                assert_eq!(
+                    counts[doc] as usize,
+                    matcher.count_word_starts(text),
+                    "{term} at word starts in {text:?}"
+                );
+                assert_eq!(
+                    set.contains(doc as u32),
+                    matcher.matches(text),
+                    "{term} in {text:?}"
+                );
+            }
+        }
+        // JavaScript's `i` flag equates the final sigma with the other two, and the micro sign with mu.
+        let sigma = Matcher::new("λόγοσ", false, false).unwrap();
+        assert_eq!(sigma.count_word_starts(texts[1]), 3);
+        assert_eq!(
+            Matcher::new("μm", false, false)
+                .unwrap()
+                .count_word_starts(texts[2]),
+            3
+        );
     }
 
     #[test]

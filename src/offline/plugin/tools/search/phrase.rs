@@ -13,7 +13,7 @@ use serde_json::{Map, json};
 
 use super::page::{Page, parse_cursor};
 use crate::offline::js::utf16_len;
-use crate::offline::js::{js_canonicalize, js_cmp, js_number};
+use crate::offline::js::{js_case_class, js_cmp, js_number};
 use crate::offline::obsidian::vault::FileEntry;
 use crate::offline::plugin::tools::{Args, Context, Output, ToolError, paged_result};
 use crate::offline::plugin::vault::limits::cut_chars;
@@ -37,13 +37,7 @@ pub(super) enum Matcher {
 fn js_ignore_case_pattern(query: &str) -> String {
     let mut pattern = String::new();
     for c in query.chars() {
-        let canonical = js_canonicalize(c);
-        let mut members: Vec<char> = vec![c, canonical];
-        members.extend(canonical.to_lowercase());
-        members.extend(c.to_lowercase());
-        members.retain(|&m| js_canonicalize(m) == canonical);
-        members.sort_unstable();
-        members.dedup();
+        let members = js_case_class(c);
         if members.len() == 1 {
             pattern.push_str(&regex::escape(&c.to_string()));
         } else {
@@ -153,9 +147,21 @@ impl Matcher {
         }
     }
 
-    /// Whether it is an ASCII literal compared ignoring case, the comparison the word index folds as.
-    pub(super) fn folds_ascii(&self) -> bool {
-        matches!(self, Matcher::AsciiFold(_))
+    /// Whether it is a literal compared ignoring case, the comparison the word index folds as.
+    pub(super) fn folds_case(&self) -> bool {
+        matches!(self, Matcher::AsciiFold(_) | Matcher::Folded(_))
+    }
+
+    /// Where the first match of a literal at or after byte `from` of `text` is, as a byte range.
+    pub(super) fn find_from(&self, text: &str, from: usize) -> Option<std::ops::Range<usize>> {
+        match self {
+            Matcher::Exact(query) => text[from..]
+                .find(query.as_str())
+                .map(|at| from + at..from + at + query.len()),
+            Matcher::AsciiFold(regex) => regex.find_at(text.as_bytes(), from).map(|m| m.range()),
+            Matcher::Folded(regex) => regex.find_at(text, from).map(|m| m.range()),
+            Matcher::Pattern(..) => None,
+        }
     }
 
     /// Whether the whole text can hold a match: false only when no line of it can.

@@ -109,7 +109,9 @@ struct Weigher<'q> {
 
 impl<'q> Weigher<'q> {
     fn new(query: &'q Query, scored: &'q [usize], plain: bool) -> Self {
-        let plain = plain.then(|| {
+        // Titles and aliases are counted without a regex only for ASCII words (`plain_word_starts` folds ASCII).
+        let ascii = scored.iter().all(|&at| query.atoms[at].text.is_ascii());
+        let plain = (plain && ascii).then(|| {
             scored
                 .iter()
                 .map(|&at| query.atoms[at].text.as_str())
