@@ -290,14 +290,14 @@ pub(crate) struct Words {
     /// word was added.
     #[serde(skip)]
     vocabulary: std::sync::OnceLock<Vocabulary>,
-    /// Per plain term asked lately (upper case), the documents holding it inside a word (not at its start) or holding a
-    /// long word: for a short term (`a`, `in`) that is most postings of the index to decode, and questions repeat
-    /// such words. Emptied whenever a document is added; at most [`INSIDE_TERMS`] terms.
+    /// Per plain term asked lately (canonical case), what [`Words::plain_words`] found in the vocabulary: for a short
+    /// term (`a`, `in`) that is most postings of the index to decode, and questions repeat such words. Emptied
+    /// whenever a document is added; at most [`INSIDE_TERMS`] terms.
     #[serde(skip)]
-    inside: std::sync::Mutex<HashMap<Box<str>, DocSet>>,
+    terms: std::sync::Mutex<HashMap<Box<str>, std::sync::Arc<TermWords>>>,
 }
 
-/// How many terms [`Words`] keeps the inside-word documents of (a set is a bit per document: 12.5 KB at 100,000).
+/// How many terms [`Words`] keeps the words of (a set is a bit per document: 12.5 KB at 100,000).
 const INSIDE_TERMS: usize = 64;
 
 /// What one distinct word costs beyond its letters: its key's box, its posting list's header and the table's slot.
@@ -308,7 +308,7 @@ impl Words {
     pub(crate) fn add(&mut self, words: &NoteWords) -> u32 {
         let doc = self.docs;
         self.docs += 1;
-        self.forget_inside();
+        self.forget_terms();
         if self.dropped.is_some() {
             return doc;
         }
@@ -374,7 +374,7 @@ impl Words {
     pub(crate) fn drop_for(&mut self, budget: u64) {
         self.postings = WordMap::default();
         self.vocabulary.take();
-        self.forget_inside();
+        self.forget_terms();
         self.long = Postings::default();
         self.bytes = 0;
         self.dropped = Some(budget);
@@ -418,7 +418,7 @@ impl Words {
             .filter(|(_, postings)| !postings.bytes.is_empty())
             .collect();
         self.vocabulary.take();
-        self.forget_inside();
+        self.forget_terms();
         self.long = rewrite(&self.long);
         self.retired = 0;
         self.bytes = self
@@ -485,46 +485,34 @@ impl Words {
                 )
             })
             .collect();
-        let vocabulary = self
-            .vocabulary
-            .get_or_init(|| Vocabulary::of(&self.postings));
         for ((term, finder), (set, counts)) in terms.iter().zip(&finders).zip(&mut found) {
             let key = canonical_word(term);
-            let kept = crate::lock::lock(&self.inside).get(&*key).cloned();
-            let mut inside = kept.is_none().then(|| self.doc_set(std::iter::empty()));
-            for (word, at_start) in vocabulary.holding(finder) {
-                let Some(postings) = self.postings.get(word) else {
-                    continue;
-                };
-                match &mut inside {
-                    _ if at_start => postings.for_each_count(|doc, count| {
+            let kept = crate::lock::lock(&self.terms).get(&*key).cloned();
+            let term_words = kept.unwrap_or_else(|| {
+                let found = std::sync::Arc::new(self.term_words(finder));
+                let mut cache = crate::lock::lock(&self.terms);
+                if cache.len() >= INSIDE_TERMS {
+                    cache.clear();
+                }
+                cache.insert(key.into(), std::sync::Arc::clone(&found));
+                found
+            });
+            for word in &term_words.starting {
+                if let Some(postings) = self.postings.get(word) {
+                    postings.for_each_count(|doc, count| {
                         set.insert(doc);
                         counts[doc as usize] += count;
-                    }),
-                    Some(inside) => postings.for_each(|doc| inside.insert(doc)),
-                    None => {}
+                    });
                 }
             }
-            let inside = match (inside, kept) {
-                (Some(mut inside), _) => {
-                    self.long.for_each(|doc| inside.insert(doc));
-                    let mut cache = crate::lock::lock(&self.inside);
-                    if cache.len() >= INSIDE_TERMS {
-                        cache.clear();
-                    }
-                    cache.insert(key.into(), inside.clone());
-                    inside
-                }
-                (None, kept) => kept.unwrap_or_else(|| self.doc_set(std::iter::empty())),
-            };
-            set.union(&inside);
+            set.union(&term_words.inside);
         }
         Some(found)
     }
 
-    /// Empties the inside-word sets kept ([`Words::inside`]): the postings changed.
-    fn forget_inside(&mut self) {
-        if let Ok(cache) = self.inside.get_mut()
+    /// Empties the terms' words kept ([`Words::terms`]): the postings changed.
+    fn forget_terms(&mut self) {
+        if let Ok(cache) = self.terms.get_mut()
             && !cache.is_empty()
         {
             cache.clear();
@@ -580,4 +568,4 @@ impl Words {
 mod tests;
 mod vocabulary;
 
-use vocabulary::Vocabulary;
+use vocabulary::{TermWords, Vocabulary};

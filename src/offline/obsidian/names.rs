@@ -36,7 +36,13 @@ struct Row {
 pub(crate) struct NoteNames {
     rows: Vec<Row>,
     text: String,
+    /// The mentions of the words asked lately, by the word in canonical case: questions repeat words (`the`, `how`),
+    /// and each is a scan of the whole text. At most [`KEPT_WORDS`].
+    kept: std::sync::Mutex<HashMap<Box<str>, Arc<Mentions>>>,
 }
+
+/// How many words' mentions a table keeps (two bits per file each: 25 KB at 100,000 files).
+const KEPT_WORDS: usize = 64;
 
 impl NoteNames {
     const NO_NOTE: u32 = u32::MAX;
@@ -56,7 +62,7 @@ impl NoteNames {
             .collect();
         let mut table = NoteNames {
             rows: Vec::with_capacity(files.len()),
-            text: String::new(),
+            ..NoteNames::default()
         };
         for (file, note) in files.iter().zip(notes) {
             let Some(note) = note else {
@@ -139,6 +145,24 @@ impl NoteNames {
     /// Its aliases, joined by a line break, as ranking weighs them.
     pub(crate) fn aliases(&self, index: usize) -> &str {
         self.text_of(index, |row| (row.name, row.aliases))
+    }
+
+    /// [`NoteNames::mentions`] of the word `key` (in canonical case), kept for the next searches.
+    pub(crate) fn mentions_of(
+        &self,
+        key: &str,
+        find: impl FnMut(&str, usize) -> Option<std::ops::Range<usize>>,
+    ) -> Arc<Mentions> {
+        if let Some(kept) = crate::lock::lock(&self.kept).get(key) {
+            return Arc::clone(kept);
+        }
+        let found = Arc::new(self.mentions(find));
+        let mut kept = crate::lock::lock(&self.kept);
+        if kept.len() >= KEPT_WORDS {
+            kept.clear();
+        }
+        kept.insert(key.into(), Arc::clone(&found));
+        found
     }
 
     /// The files whose name, and those whose aliases, hold a word (letters and digits) that `find` finds: one scan

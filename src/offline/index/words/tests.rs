@@ -161,6 +161,11 @@ fn words_added_after_a_search_are_found_by_the_next() {
         "a word holding the term twice counts once"
     );
     assert!(set.contains(1) && !set.contains(0));
+    assert_eq!(
+        counts(&words, "garden").unwrap().1,
+        garden,
+        "the same, from the words kept"
+    );
     assert_eq!(counts(&words, "gamma").unwrap().1, vec![0, 0]);
     let inside = |words: &Words, term: &str| {
         let (set, _) = counts(words, term).unwrap();

@@ -3,7 +3,10 @@
 //! surely do and how many times at word starts, in every note but those holding a word too long for the index to
 //! keep.
 
+use std::sync::Arc;
+
 use crate::offline::index::words::{DocSet, is_plain_word};
+use crate::offline::js::js_canonicalize;
 use crate::offline::obsidian::names::{Mentions, NoteNames};
 use crate::offline::obsidian::vault::FileEntry;
 use crate::offline::plugin::tools::Context;
@@ -24,7 +27,7 @@ pub(super) struct Known<'c> {
     /// Per atom, for a plain word: whether each of the snapshot's folders holds it, and which notes' names and
     /// aliases do.
     in_folders: Vec<Option<Vec<bool>>>,
-    mentions: Vec<Option<Mentions>>,
+    mentions: Vec<Option<Arc<Mentions>>>,
 }
 
 impl<'c> Known<'c> {
@@ -161,19 +164,20 @@ impl<'c> Known<'c> {
 }
 
 /// Which files' names and aliases hold atom `at`, a plain word: found in the table with one scan of its text.
-fn mentions(names: &NoteNames, query: &Query, at: usize) -> Mentions {
+fn mentions(names: &NoteNames, query: &Query, at: usize) -> Arc<Mentions> {
     let atom = &query.atoms[at];
+    let key: String = atom.text.chars().map(js_canonicalize).collect();
     if atom.text.is_ascii() {
         // The table's text is in ASCII lower case: a byte search finds the word.
         let word = atom.text.to_ascii_lowercase();
         let finder = memchr::memmem::Finder::new(word.as_bytes());
-        names.mentions(|text, from| {
+        names.mentions_of(&key, |text, from| {
             let at = from + finder.find(&text.as_bytes()[from..])?;
             Some(at..at + word.len())
         })
     } else {
         // Lower-casing ASCII letters changes nothing the matcher tells apart.
-        names.mentions(|text, from| atom.matcher.find_from(text, from))
+        names.mentions_of(&key, |text, from| atom.matcher.find_from(text, from))
     }
 }
 

@@ -211,9 +211,10 @@ impl Ranking<'_, '_> {
         let (ctx, query, known) = (self.ctx, self.query, self.known);
         let names = ctx.snapshot.names();
         let mut weigher = Weigher::new(query, self.scored, self.counts.is_some());
+        // Room for every note at once (pages are only touched as they fill): growing by doubling copied megabytes.
         let mut out = Weighed {
-            matching: Vec::new(),
-            weights: Vec::new(),
+            matching: Vec::with_capacity(notes.len()),
+            weights: Vec::with_capacity(notes.len() * self.scored.len()),
             df: vec![0; self.scored.len()],
         };
         let mut in_text: Vec<bool> = Vec::with_capacity(self.scored.len());
@@ -280,26 +281,65 @@ impl Ranking<'_, '_> {
         out
     }
 
-    /// Weighs `notes`, on two threads when there are many; the parts are joined in the notes' order.
-    fn weigh_all<'c>(&self, notes: &[(usize, &'c FileEntry)]) -> Weighed<'c> {
+    /// Weighs `notes`, on two threads when there are many: the parts, in the notes' order.
+    fn weigh_all<'c>(&self, notes: &[(usize, &'c FileEntry)]) -> Vec<Weighed<'c>> {
         if notes.len() < PARALLEL_FROM {
-            return self.weigh(notes);
+            return vec![self.weigh(notes)];
         }
         let (first, second) = notes.split_at(notes.len() / 2);
-        let (mut out, rest) = std::thread::scope(|scope| {
+        let (out, rest) = std::thread::scope(|scope| {
             let later = scope.spawn(|| self.weigh(second));
             let out = self.weigh(first);
             (out, later.join())
         });
         // A panic in the other half is the caller's, as it would be on one thread.
-        let rest = rest.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        out.matching.extend(rest.matching);
-        out.weights.extend(rest.weights);
-        for (count, more) in out.df.iter_mut().zip(rest.df) {
-            *count += more;
-        }
-        out
+        vec![
+            out,
+            rest.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        ]
     }
+}
+
+/// The matching notes of the parts weighed, with their scores and what orders them (`i`: the place in path order),
+/// each part on a thread of its own.
+fn keyed_parts<'c>(parts: &[Weighed<'c>], idf: &[f64]) -> Vec<Keyed<'c>> {
+    let width = idf.len();
+    let keyed = |part: &Weighed<'c>, offset: usize| -> Vec<Keyed<'c>> {
+        part.matching
+            .iter()
+            .enumerate()
+            .map(|(i, &file)| {
+                let score = score(idf, &part.weights[i * width..(i + 1) * width]);
+                (
+                    std::cmp::Reverse(order_key(score)),
+                    (offset + i) as u32,
+                    (file, score),
+                )
+            })
+            .collect()
+    };
+    let Some((first, rest)) = parts.split_first() else {
+        return Vec::new();
+    };
+    std::thread::scope(|scope| {
+        let mut offset = first.matching.len();
+        let later: Vec<_> = rest
+            .iter()
+            .map(|part| {
+                let start = offset;
+                offset += part.matching.len();
+                scope.spawn(move || keyed(part, start))
+            })
+            .collect();
+        let mut all = keyed(first, 0);
+        for part in later {
+            all.extend(
+                part.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+        }
+        all
+    })
 }
 
 /// The notes that match, most relevant first (equal keys in path order), with their scores; and the terms whose lines
@@ -337,21 +377,15 @@ pub(super) fn rank_notes<'c>(
         counts: known.counts(&scored),
         mean_size,
     };
-    let Weighed {
-        matching,
-        weights,
-        df,
-    } = ranking.weigh_all(notes);
+    let parts = ranking.weigh_all(notes);
+    let mut df = vec![0; scored.len()];
+    for part in &parts {
+        for (count, more) in df.iter_mut().zip(&part.df) {
+            *count += more;
+        }
+    }
     let idf = idf(notes.len(), &df);
-    let width = scored.len();
-    let keyed: Vec<Keyed<'c>> = matching
-        .into_iter()
-        .enumerate()
-        .map(|(i, file)| {
-            let score = score(&idf, &weights[i * width..(i + 1) * width]);
-            (std::cmp::Reverse(order_key(score)), i as u32, (file, score))
-        })
-        .collect();
+    let keyed = keyed_parts(&parts, &idf);
     (
         RankedNotes { keyed, ordered: 0 },
         shown_terms(terms, &scored, &df, notes.len()),
