@@ -221,9 +221,13 @@ pub(super) fn plain_word_starts(text: &str, words: &[&str], found: &mut Vec<usiz
                 .map_or((false, 1), |c| (c.is_alphanumeric(), c.len_utf8())),
         };
         if in_word && !after_word {
+            let first = bytes[at].to_ascii_lowercase();
             for (word, count) in words.iter().zip(found.iter_mut()) {
-                if bytes[at..].len() >= word.len()
-                    && bytes[at..at + word.len()].eq_ignore_ascii_case(word.as_bytes())
+                let word = word.as_bytes();
+                // The first letter alone rules out most words (a title starts few words with each letter).
+                if word.first().map(u8::to_ascii_lowercase) == Some(first)
+                    && bytes[at..].len() >= word.len()
+                    && bytes[at..at + word.len()].eq_ignore_ascii_case(word)
                 {
                     *count += 1;
                 }
