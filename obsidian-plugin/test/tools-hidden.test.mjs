@@ -25,6 +25,9 @@ describe("hidden paths", () => {
     write("Notes/Moving.md", "a note the hidden one links to\n");
     write("Private/Links.md", "[[Moving]]\n");
     fs.symlinkSync("Private", path.join(vault.dir, "Shortcut"));
+    // A note that is a symlink to a hidden one, and one that is a symlink to a visible one.
+    fs.symlinkSync(path.join("..", "Private", "Links.md"), path.join(vault.dir, "Notes", "Door.md"));
+    fs.symlinkSync("Moving.md", path.join(vault.dir, "Notes", "Window.md"));
     // Journal is where the daily notes live; the active note is Notes/Alpha.md.
     writeSettings(vault.dir, { hiddenPaths: ["Private", "Journal", "notes/ALPHA"] });
     before_ = Object.fromEntries([SECRET, "Private/Links.md"].map((file) => [file, readDisk(vault.dir, file)]));
@@ -93,6 +96,7 @@ describe("hidden paths", () => {
     const info = await session.ok("vault_info", {});
     const listed = await session.ok("list_files", { include_folders: true, limit: 500 });
     assert.equal(info.files, listed.entries.filter((entry) => entry.type === "file").length);
-    for (const entry of listed.entries) assert.doesNotMatch(entry.path, /^(Private|Journal|Shortcut)(\/|$)|Alpha/);
+    for (const entry of listed.entries) assert.doesNotMatch(entry.path, /^(Private|Journal|Shortcut)(\/|$)|Alpha|Door/);
+    assert.ok(listed.entries.some((entry) => entry.path === "Notes/Window.md"), "a symlink to a visible note is listed");
   });
 });
