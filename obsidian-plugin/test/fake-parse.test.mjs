@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
 const { createIndexedApp } = require("./fake-obsidian/app.cjs");
-const { parseMarkdown, getFrontMatterInfo } = require("./fake-obsidian/markdown.cjs");
+const { parseMarkdown, getFrontMatterInfo, parseYaml } = require("./fake-obsidian/markdown.cjs");
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/vault", import.meta.url));
 const app = await createIndexedApp({ vaultDir: FIXTURE });
@@ -353,4 +353,13 @@ test("getFrontMatterInfo reports where the frontmatter and the body are", () => 
   assert.equal(content.slice(info.contentStart), "Body\n");
   assert.equal(getFrontMatterInfo("no frontmatter\n---\n").exists, false);
   assert.equal(getFrontMatterInfo("---\nunclosed: yes\n").exists, false);
+});
+
+test("frontmatter nested too deep to parse is invalid properties, not a crash", () => {
+  const deep = (levels) => `nested: ${"[".repeat(levels)}1${"]".repeat(levels)}\n`;
+  assert.deepEqual(parseYaml(deep(500)).nested.flat(Infinity), [1]);
+  assert.throws(() => parseYaml(deep(60_000)), /nests deeper than 1000 levels/);
+  assert.equal(parseYaml(`quoted: "${"[".repeat(5000)}"\n`).quoted.length, 5000, "brackets in a quoted string do not nest");
+  const cache = parseMarkdown(`---\n${deep(60_000)}---\nbody\n`);
+  assert.equal(cache.frontmatter, undefined);
 });

@@ -176,8 +176,34 @@ function findFrontmatterEnd(lines) {
   return -1;
 }
 
+/**
+ * Flow collections (`[`, `{`) nested deeper than this are refused before parsing. The `yaml` package parses them by
+ * recursion: 60,000 levels (the soak's hostile frontmatter) overflow the stack, and V8 then sometimes aborts the
+ * whole process (it compiles a regex at the stack's edge) instead of throwing. Obsidian shows such frontmatter as
+ * invalid properties, which is what a refusal gives.
+ */
+const MAX_FLOW_DEPTH = 1000;
+
+/** Whether `text` opens more than `limit` flow collections at once (brackets in quoted strings are not counted). */
+function nestsDeeperThan(text, limit) {
+  let depth = 0;
+  let quote = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote !== null) {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote || c === "\n") quote = null;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === "[" || c === "{") {
+      if (++depth > limit) return true;
+    } else if ((c === "]" || c === "}") && depth > 0) depth--;
+  }
+  return false;
+}
+
 /** YAML as Obsidian reads frontmatter; throws on invalid YAML like Obsidian's `parseYaml`. */
 function parseYaml(text) {
+  if (nestsDeeperThan(text, MAX_FLOW_DEPTH)) throw new Error(`the YAML nests deeper than ${MAX_FLOW_DEPTH} levels`);
   return YAML.parse(text);
 }
 
