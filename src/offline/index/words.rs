@@ -121,7 +121,7 @@ pub(crate) fn is_plain_word(term: &str) -> bool {
 }
 
 /// A plain word as the index keeps words: canonical case (upper case, for ASCII).
-fn canonical_word(term: &str) -> String {
+pub(crate) fn canonical_word(term: &str) -> String {
     term.chars().map(js_canonicalize).collect()
 }
 

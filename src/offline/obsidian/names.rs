@@ -168,7 +168,7 @@ impl NoteNames {
     /// The files whose name, and those whose aliases, hold a word (letters and digits) that `find` finds: one scan
     /// of the table's text for every note, instead of one look at each note's. `find(text, from)` gives the first
     /// match at or after byte `from` of the table's text, which is in ASCII lower case.
-    pub(crate) fn mentions(
+    fn mentions(
         &self,
         mut find: impl FnMut(&str, usize) -> Option<std::ops::Range<usize>>,
     ) -> Mentions {

@@ -5,8 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::offline::index::words::{DocSet, is_plain_word};
-use crate::offline::js::js_canonicalize;
+use crate::offline::index::words::{DocSet, canonical_word, is_plain_word};
 use crate::offline::obsidian::names::{Mentions, NoteNames};
 use crate::offline::obsidian::vault::FileEntry;
 use crate::offline::plugin::tools::Context;
@@ -166,7 +165,7 @@ impl<'c> Known<'c> {
 /// Which files' names and aliases hold atom `at`, a plain word: found in the table with one scan of its text.
 fn mentions(names: &NoteNames, query: &Query, at: usize) -> Arc<Mentions> {
     let atom = &query.atoms[at];
-    let key: String = atom.text.chars().map(js_canonicalize).collect();
+    let key = canonical_word(&atom.text);
     if atom.text.is_ascii() {
         // The table's text is in ASCII lower case: a byte search finds the word.
         let word = atom.text.to_ascii_lowercase();
