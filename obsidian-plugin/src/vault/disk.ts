@@ -12,6 +12,7 @@ import { TFolder, type TFile } from "obsidian";
 import type { VaultContext } from "./context";
 import { ToolError } from "./errors";
 import { isInConfigDir, parentOf } from "./paths";
+import { realPathsOf } from "./real-paths";
 
 /** The vault folder on disk; the plugin is desktop-only, so the adapter is always the file-system one. */
 export function vaultBasePath(ctx: VaultContext): string {
@@ -85,8 +86,10 @@ const verdicts = new WeakMap<TFile, Verdict>();
 
 /**
  * A test for many files at once: whether each one's real location (symlinks followed) is inside the vault, as
- * `isInsideVaultOnDisk` decides it. Verdicts are cached per file, so a search over a large vault costs one
- * `realpath` per note once, not on every call. A file that cannot be resolved (deleted meanwhile) counts as outside.
+ * `isInsideVaultOnDisk` decides it. Verdicts are kept per file, so later calls ask the disk only about files added or
+ * changed since. A file is found from its folder, which is read once per call (`RealPaths`): a `realpath` per note
+ * held Obsidian's thread about 0.9 s in all on the first vault-wide call at 100,000 notes. A file that cannot be
+ * resolved (deleted meanwhile) counts as outside.
  */
 export function insideVaultChecker(ctx: VaultContext): (file: TFile) => boolean {
   let allows: ((real: string) => boolean) | null = null;
@@ -96,17 +99,28 @@ export function insideVaultChecker(ctx: VaultContext): (file: TFile) => boolean 
       return known.inside;
     }
     allows ??= realLocationTest(ctx);
-    let real: string;
-    try {
-      real = realpathSync.native(join(vaultBasePath(ctx), ...file.path.split("/")));
-    } catch {
-      // Unresolvable now (removed, dangling link): nothing can be read from it, and a later call looks again.
-      return false;
-    }
+    const real = realLocation(ctx, file.path);
+    // Unresolvable now (removed, dangling link): nothing can be read from it, and a later call looks again.
+    if (real === null) return false;
     const inside = allows(real);
     verdicts.set(file, { path: file.path, mtime: file.stat.mtime, size: file.stat.size, inside });
     return inside;
   };
+}
+
+/**
+ * The real path of a vault path, null when it cannot be resolved: from its folder's listing. A path the listing cannot
+ * place inside the vault (a symlink out, a name the listing lacks) gets a `realpath` of its own.
+ */
+function realLocation(ctx: VaultContext, path: string): string | null {
+  const real = realPathsOf(ctx);
+  const at = real?.of(path);
+  if (real && typeof at === "string") return join(real.realBase, ...at.split("/"));
+  try {
+    return realpathSync.native(join(vaultBasePath(ctx), ...path.split("/")));
+  } catch {
+    return null;
+  }
 }
 
 /**
