@@ -18,7 +18,7 @@ pub(super) fn vault(files: &[(&str, &str)]) -> (tempfile::TempDir, OfflineVault)
     (dir, offline)
 }
 
-fn text(result: &Value) -> &str {
+pub(super) fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap()
 }
 
@@ -192,7 +192,7 @@ fn search_finds_the_words_an_edit_brings_and_forgets_the_ones_it_takes() {
 
 /// The next call that sees `expected` in `text(call())`, within five seconds: a watcher learns of a change a
 /// moment after it is made.
-fn eventually(call: impl Fn() -> Value, expected: &str) -> Value {
+pub(super) fn eventually(call: impl Fn() -> Value, expected: &str) -> Value {
     let started = Instant::now();
     loop {
         let result = call();

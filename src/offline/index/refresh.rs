@@ -3,15 +3,16 @@
 //! written, and saved in the background after each change. Every tool call asks [`OfflineVault::fresh_snapshot`]
 //! for the index; one lock (`State`) makes each check whole.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::watch::Watch;
+use super::watch::{Changes, Watch};
 use crate::lock::lock;
 use crate::offline::OfflineVault;
 use crate::offline::obsidian::metadata::Snapshot;
-use crate::offline::obsidian::vault::{Listing, walk};
+use crate::offline::obsidian::vault::{Listing, is_unlisted, relisted, walk};
 use crate::offline::plugin::resources::Candidate;
 use crate::offline::plugin::vault::hidden::{HiddenRules, HiddenRulesError};
 
@@ -28,6 +29,17 @@ pub(in crate::offline) struct State {
     pub(in crate::offline) watch: Option<Watch>,
     /// Why there is no watcher, when it could not start.
     pub(in crate::offline) watch_trouble: Option<String>,
+    /// How many times the folder was walked (a check after notes were edited in place stats them alone).
+    pub(in crate::offline) walks: usize,
+}
+
+/// What a check of the index must look at (`OfflineVault::what_to_check`).
+#[derive(Debug, PartialEq)]
+enum Check {
+    Nothing,
+    /// These files (absolute paths), each modified in place as far as the watcher saw.
+    Files(Vec<PathBuf>),
+    Folder,
 }
 
 /// From how many files a refresh that replaced the snapshot gives freed memory back to the system (a few
@@ -45,7 +57,8 @@ impl OfflineVault {
         if state.snapshot.is_some() {
             self.start_watching(&mut state);
         }
-        if self.trusted(&state) && !force {
+        let check = self.what_to_check(&state);
+        if check == Check::Nothing && !force {
             if let Some(refused) = &state.refused {
                 return Err(refused.clone());
             }
@@ -64,10 +77,10 @@ impl OfflineVault {
         };
         state.refused = None;
         let first = state.snapshot.is_none().then(Instant::now);
-        let listing = if first.is_some() {
-            self.load_saved(&mut state, &hidden)
-        } else {
-            None
+        let listing = match check {
+            _ if first.is_some() => self.load_saved(&mut state, &hidden),
+            Check::Files(changed) if !force => self.relisted(&state, &changed),
+            _ => None,
         };
         self.check_folder(&mut state, &hidden, listing);
         if self.watched && state.watch.is_none() && state.watch_trouble.is_none() {
@@ -94,21 +107,67 @@ impl OfflineVault {
         ))
     }
 
-    /// Whether the index may be used without checking the folder: the watcher saw no change (or, without one, the
-    /// refresh interval has not passed) and no call through Obsidian may have written since the last check.
-    fn trusted(&self, state: &State) -> bool {
-        let trusted = match state
+    /// What the next answer must check first: nothing when the watcher saw no change (or, without one, the refresh
+    /// interval has not passed and no call through Obsidian may have written since the last check); the files the
+    /// watcher named; else the whole folder.
+    fn what_to_check(&self, state: &State) -> Check {
+        let wrote = self.wrote.swap(false, Ordering::SeqCst);
+        let Some(watch) = state
             .watch
             .as_ref()
             .filter(|watch| watch.trouble().is_none())
-        {
-            // Taken even when the answer is not needed (`force`), so that this check covers what it saw.
-            Some(watch) => !watch.take_changed() && state.checked.is_some(),
-            None => state
+        else {
+            let fresh = state
                 .checked
-                .is_some_and(|checked| checked.elapsed() < self.refresh_interval),
+                .is_some_and(|checked| checked.elapsed() < self.refresh_interval);
+            return if fresh && !wrote {
+                Check::Nothing
+            } else {
+                Check::Folder
+            };
         };
-        !self.wrote.swap(false, Ordering::SeqCst) && trusted
+        // A call through Obsidian may have written: once the watcher has handled every event up to now, what it saw
+        // is what changed (Linux); else the folder is walked.
+        let settled = !wrote || watch.settle();
+        // Taken even when the answer is not needed (`force`), so that this check covers what it saw.
+        match watch.take_changes() {
+            _ if !settled || watch.trouble().is_some() || state.checked.is_none() => Check::Folder,
+            None => Check::Nothing,
+            Some(Changes::Files(files)) => Check::Files(files),
+            Some(Changes::Everything) => Check::Folder,
+        }
+    }
+
+    /// The listing after the files `changed` (as the watcher named them) were modified in place: the index's listing
+    /// with only those stat'ed again. `None` when only a walk can tell: a path the listing does not hold (a folder, a
+    /// hidden note), a file that holds the hidden-path rules, a symlink, or a file no longer there.
+    fn relisted(&self, state: &State, changed: &[PathBuf]) -> Option<Listing> {
+        let snapshot = state.snapshot.as_ref()?;
+        let mut indexes = Vec::with_capacity(changed.len());
+        for path in changed {
+            let below = path.strip_prefix(&self.root).ok()?.to_str()?;
+            let vault_path = below.replace(std::path::MAIN_SEPARATOR, "/");
+            if self.holds_rules(&vault_path) {
+                return None;
+            }
+            match snapshot.file_index(&vault_path) {
+                Some(index) => indexes.push(index),
+                // Never listed and never to be (`.git`, `.trash`): changes there are none of the index's.
+                None if is_unlisted(&vault_path, &self.config_dir) => {}
+                None => return None,
+            }
+        }
+        relisted(&self.root, &snapshot.files, &snapshot.folders, &indexes)
+    }
+
+    /// Whether the file at this vault path holds hidden-path rules (the plugin's settings, and Obsidian's `app.json`
+    /// for its excluded files): a change there can change what every walk lists. Obsidian's other files in the
+    /// config folder (`workspace.json`, written as notes are opened) change nothing listed.
+    fn holds_rules(&self, vault_path: &str) -> bool {
+        let config = self.config_dir.trim_matches('/');
+        let plugin = obsmcp_installer::obsidian_files::plugin_data::PLUGIN_ID;
+        vault_path == format!("{config}/app.json")
+            || vault_path == format!("{config}/plugins/{plugin}/data.json")
     }
 
     /// On the first build: starts from the saved index when there is one, decoding it while the folder is walked,
@@ -131,6 +190,7 @@ impl OfflineVault {
             });
             let walking = Instant::now();
             let walked = self.list(state.watch.as_ref(), hidden);
+            state.walks += 1;
             tracing::debug!(
                 ms = walking.elapsed().as_millis() as u64,
                 "offline index: folder listed beside the decoding"
@@ -192,7 +252,10 @@ impl OfflineVault {
     /// what changed.
     fn check_folder(&self, state: &mut State, hidden: &HiddenRules, listing: Option<Listing>) {
         let walked = std::time::Instant::now();
-        let listing = listing.unwrap_or_else(|| self.list(state.watch.as_ref(), hidden));
+        let listing = listing.unwrap_or_else(|| {
+            state.walks += 1;
+            self.list(state.watch.as_ref(), hidden)
+        });
         tracing::debug!(
             ms = walked.elapsed().as_millis() as u64,
             "offline index: folder listed"
@@ -241,3 +304,6 @@ impl OfflineVault {
         self.finish_saving_meaning(within);
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -14,11 +14,17 @@
 //! folder (where the hidden-path rules live) is watched beside them; dot-folders Obsidian never lists (`.git`,
 //! `.trash`) are not, so their churn costs nothing. Elsewhere (FSEvents, ReadDirectoryChangesW) one recursive watch
 //! of the vault is native and cheap.
+//!
+//! On Linux the watcher also keeps which files changed ([`Changes::Files`]), so that a check after a note was edited in
+//! place stats that note alone instead of walking the vault (at 100,000 notes the walk took 0.3 s of the 0.5 s an
+//! agent's next call paid after each edit). Anything else (a file created, removed or renamed, a folder event, more
+//! than [`MOST_FILES`] files, an event of a kind `notify` cannot name) asks for a walk ([`Changes::Everything`]).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use notify::event::{EventKind, ModifyKind, RemoveKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
@@ -31,19 +37,49 @@ pub(crate) struct Watch {
     /// Its drop stops the watching thread.
     watcher: Mutex<RecommendedWatcher>,
     shared: Arc<Shared>,
+    /// A folder of its own, outside the vault, where [`Watch::settle`] makes files (Linux; removed with the watch).
+    marks: Option<PathBuf>,
+    /// The number of the last mark made.
+    made: AtomicU64,
     /// The config folder and the plugin's folders in it, whose files hold the hidden-path rules (Linux).
     config: Vec<PathBuf>,
 }
+
+/// What changed since the last check.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Changes {
+    /// Only these files' contents or metadata, each at the same path (Linux).
+    Files(Vec<PathBuf>),
+    /// Anything, as far as the watcher can tell: the folder must be walked.
+    Everything,
+}
+
+/// How long [`Watch::settle`] waits for its mark (the watcher's thread handles one within microseconds when idle).
+const SETTLE_WITHIN: Duration = Duration::from_millis(250);
+
+/// The name of a mark before its number.
+const MARK: &str = "mark-";
+
+/// The most files whose changes are kept one by one; past it, a walk is cheaper than checking each.
+const MOST_FILES: usize = 1000;
+
+/// The files changed since the last check, or `None` once a change needs a walk.
+type Changed = Option<HashSet<PathBuf>>;
 
 #[derive(Default)]
 struct Shared {
     /// Set by every change; taken by the next check of the index.
     changed: AtomicBool,
+    /// Which files changed: filled before `changed` is set, taken after it is cleared.
+    files: Mutex<Changed>,
     /// Why the watcher's events cannot be relied on any more.
     trouble: Mutex<Option<String>>,
     /// The folders watched one by one (Linux), by identity (a folder made again is watched again); forgotten when
     /// a folder is removed (its inode may come back as another folder's) or renamed (`notify` drops its watches).
     folders: Mutex<HashSet<FileIdentity>>,
+    /// The number of the last mark the handler saw (`Watch::settle`), and its signal.
+    seen: Mutex<u64>,
+    seen_signal: Condvar,
 }
 
 impl Watch {
@@ -51,9 +87,21 @@ impl Watch {
     /// the rest); why not, when the system refuses (too many folders for its watch limit, an unsupported file
     /// system).
     pub(crate) fn start(root: &Path, config_dir: &str) -> Result<Watch, String> {
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(Shared {
+            files: Mutex::new(Some(HashSet::new())),
+            ..Shared::default()
+        });
         let seen = Arc::clone(&shared);
+        let marks = marks_folder();
+        let marked = marks.clone();
         let handler = move |event: notify::Result<notify::Event>| match event {
+            Ok(event) if marked.as_ref().is_some_and(|marks| is_mark(&event, marks)) => {
+                if let Some(number) = mark_number(&event) {
+                    let mut last = lock(&seen.seen);
+                    *last = (*last).max(number);
+                    seen.seen_signal.notify_all();
+                }
+            }
             Ok(event) if event.need_rescan() => {
                 *lock(&seen.trouble) =
                     Some("the system dropped file-change events (too many changes at once)".into());
@@ -67,6 +115,7 @@ impl Watch {
                 if renamed_folder || matches!(event.kind, EventKind::Remove(RemoveKind::Folder)) {
                     lock(&seen.folders).clear();
                 }
+                note_files(&mut lock(&seen.files), &event);
                 seen.changed.store(true, Ordering::SeqCst);
             }
             Err(error) => {
@@ -90,10 +139,14 @@ impl Watch {
                 .map_err(|error| format!("the vault folder cannot be watched: {error}"))?;
             Vec::new()
         };
+        let marks =
+            marks.filter(|folder| watcher.watch(folder, RecursiveMode::NonRecursive).is_ok());
         let watch = Watch {
             watcher: Mutex::new(watcher),
             shared,
             config,
+            marks,
+            made: AtomicU64::new(0),
         };
         watch.config_folders();
         Ok(watch)
@@ -129,13 +182,136 @@ impl Watch {
         }
     }
 
-    /// Whether anything changed since the last call (and forgets it): the index must be checked.
-    pub(crate) fn take_changed(&self) -> bool {
-        self.shared.changed.swap(false, Ordering::SeqCst)
+    /// What changed since the last call (and forgets it), `None` when nothing did: the index must be checked.
+    pub(crate) fn take_changes(&self) -> Option<Changes> {
+        if !self.shared.changed.swap(false, Ordering::SeqCst) {
+            return None;
+        }
+        // A change noted between the swap and here is taken now and checked again next time (`changed` is set
+        // after its files): an empty list then, which costs nothing.
+        let files = lock(&self.shared.files).replace(HashSet::new());
+        Some(match files {
+            Some(files) => Changes::Files(files.into_iter().collect()),
+            None => Changes::Everything,
+        })
+    }
+
+    /// Waits until the watcher has handled every event the system reported before this call, so that what it saw is
+    /// all that changed until now (Linux: it makes a file in a folder of its own, and the system reports the events
+    /// of one watcher in order). False when it cannot tell within [`SETTLE_WITHIN`]: then only a walk can.
+    pub(crate) fn settle(&self) -> bool {
+        let Some(marks) = &self.marks else {
+            return false;
+        };
+        let number = self.made.fetch_add(1, Ordering::SeqCst) + 1;
+        let mark = marks.join(format!("{MARK}{number}"));
+        if std::fs::File::create(&mark).is_err() {
+            return false;
+        }
+        let seen = lock(&self.shared.seen);
+        let waited = self
+            .shared
+            .seen_signal
+            .wait_timeout_while(seen, SETTLE_WITHIN, |seen| *seen < number);
+        let settled = match waited {
+            Ok((_, timeout)) => !timeout.timed_out(),
+            Err(_) => false,
+        };
+        // Its removal is reported too, and ignored: its number was seen.
+        if let Err(error) = std::fs::remove_file(&mark) {
+            tracing::debug!(mark = %mark.display(), %error, "a mark of the file watcher stays");
+        }
+        settled
     }
 
     /// Why the watcher's silence does not mean that nothing changed, if it does not.
     pub(crate) fn trouble(&self) -> Option<String> {
         lock(&self.shared.trouble).clone()
     }
+}
+
+/// Adds what `event` changed to `files`: the paths of files modified in place (Linux); anything else, or too many
+/// files, leaves `None`, which asks for a walk.
+fn note_files(files: &mut Changed, event: &notify::Event) {
+    let in_place = cfg!(target_os = "linux")
+        && matches!(
+            event.kind,
+            EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Metadata(_))
+        );
+    match files {
+        Some(known) if in_place && known.len() + event.paths.len() <= MOST_FILES => {
+            known.extend(event.paths.iter().cloned());
+        }
+        _ => *files = None,
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if let Some(marks) = &self.marks
+            && let Err(error) = std::fs::remove_dir_all(marks)
+        {
+            // Nothing is lost: a folder of empty files in the system's temporary folder.
+            tracing::debug!(folder = %marks.display(), %error, "the file watcher's marks stay");
+        }
+    }
+}
+
+/// What the name of a folder of marks starts with, before the number of the process that made it.
+const MARKS_FOLDER: &str = "obsmcp-watch-";
+
+/// A new folder for a watch's marks in the system's temporary folder (Linux), readable by its owner only. Folders
+/// that ended processes left (killed before they could remove theirs) are removed first.
+fn marks_folder() -> Option<PathBuf> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let temporary = std::env::temp_dir();
+    static MADE: AtomicU64 = AtomicU64::new(0);
+    if MADE.load(Ordering::SeqCst) == 0 {
+        remove_marks_of_ended_processes(&temporary);
+    }
+    let number = MADE.fetch_add(1, Ordering::SeqCst);
+    let folder = temporary.join(format!("{MARKS_FOLDER}{}-{number}", std::process::id()));
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(&folder).ok().map(|()| folder)
+}
+
+/// Removes the folders of marks whose process has ended (Linux: it has no `/proc/PID` any more).
+fn remove_marks_of_ended_processes(temporary: &Path) {
+    let Ok(entries) = std::fs::read_dir(temporary) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(process) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(MARKS_FOLDER))
+            .and_then(|rest| rest.split('-').next())
+            .filter(|process| process.parse::<u32>().is_ok())
+        else {
+            continue;
+        };
+        if !Path::new("/proc").join(process).exists()
+            && let Err(error) = std::fs::remove_dir_all(entry.path())
+        {
+            tracing::debug!(folder = %entry.path().display(), %error, "marks of an ended watcher stay");
+        }
+    }
+}
+
+/// Whether an event is about a watch's own marks.
+fn is_mark(event: &notify::Event, marks: &Path) -> bool {
+    event.paths.iter().any(|path| path.parent() == Some(marks))
+}
+
+/// The number of the mark an event says was made.
+fn mark_number(event: &notify::Event) -> Option<u64> {
+    if !matches!(event.kind, EventKind::Create(_)) {
+        return None;
+    }
+    let name = event.paths.first()?.file_name()?.to_str()?;
+    name.strip_prefix(MARK)?.parse().ok()
 }

@@ -8,7 +8,7 @@ use hashbrown::HashTable;
 
 use crate::offline::obsidian::vault::FileEntry;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Lookups {
     state: RandomState,
     by_path: HashTable<u32>,

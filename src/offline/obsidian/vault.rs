@@ -25,6 +25,19 @@ pub(crate) struct FileEntry {
 }
 
 impl FileEntry {
+    /// The entry of the file at `path`, from its metadata (`inside`: whether its real location is inside the vault).
+    fn listed(path: String, metadata: &std::fs::Metadata, inside: bool) -> FileEntry {
+        let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
+        FileEntry {
+            size: metadata.len(),
+            mtime: js_round(millis(metadata.modified()).unwrap_or(0.0)),
+            ctime: js_round(birth.unwrap_or_else(|| change_millis(metadata))),
+            inside,
+            identity: FileIdentity::of(metadata),
+            path,
+        }
+    }
+
     /// What follows the last `.` of the name (not a leading one), as Obsidian's `TFile.extension`.
     pub(crate) fn extension(&self) -> &str {
         extension_of(self.name())
@@ -54,8 +67,8 @@ impl FileEntry {
 
 /// What a walk of the folder found, before any note is read.
 pub(crate) struct Listing {
-    pub(super) files: Vec<FileEntry>,
-    pub(super) folders: Vec<String>,
+    pub(crate) files: Vec<FileEntry>,
+    pub(crate) folders: Vec<String>,
 }
 
 pub(super) fn millis(time: std::io::Result<SystemTime>) -> Option<f64> {
@@ -101,7 +114,7 @@ pub(super) fn extension_of(name: &str) -> &str {
 }
 
 /// Whether a path is left out of the vault as Obsidian lists it: the config folder and names starting with `.`.
-pub(super) fn is_unlisted(path: &str, config_dir: &str) -> bool {
+pub(crate) fn is_unlisted(path: &str, config_dir: &str) -> bool {
     let in_config = path
         .strip_prefix(config_dir)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
@@ -238,20 +251,55 @@ pub(super) fn walk_folder(
                 walk_folder(walk, &path, real, entry_real_path);
             }
         } else if metadata.is_file() {
-            let birth = millis(metadata.created()).filter(|ms| *ms > 0.0);
-            walk.listing.files.push(FileEntry {
-                size: metadata.len(),
-                mtime: js_round(millis(metadata.modified()).unwrap_or(0.0)),
-                ctime: js_round(birth.unwrap_or_else(|| change_millis(&metadata))),
-                inside: real
-                    .as_deref()
-                    .map_or(folder_inside, |real| vault.allows(real)),
-                identity: FileIdentity::of(&metadata),
-                // Built exactly as long as it is (`join_name`): 100,000 paths kept with slack cost megabytes.
-                path,
-            });
+            let inside = real
+                .as_deref()
+                .map_or(folder_inside, |real| vault.allows(real));
+            // Built exactly as long as it is (`join_name`): 100,000 paths kept with slack cost megabytes.
+            walk.listing
+                .files
+                .push(FileEntry::listed(path, &metadata, inside));
         }
     }
+}
+
+/// The listing `files` and `folders` make after the files at `changed` (indexes into `files`) were modified in place,
+/// each stat'ed again without following a symlink: what a walk would list then. `None` when one of them is no
+/// longer a plain file there (removed, now a folder or a symlink), is listed as outside the vault, or shares its file
+/// with another entry (a hard link, or a folder linked into the vault twice): a walk must then say what changed.
+pub(crate) fn relisted(
+    root: &Path,
+    files: &[FileEntry],
+    folders: &[String],
+    changed: &[usize],
+) -> Option<Listing> {
+    let mut fresh = Vec::with_capacity(changed.len());
+    for &index in changed {
+        let file = files.get(index).filter(|file| file.inside)?;
+        let metadata = std::fs::symlink_metadata(crate::offline::plugin::vault::paths::full_path(
+            root, &file.path,
+        ))
+        .ok()
+        .filter(std::fs::Metadata::is_file)?;
+        fresh.push((index, metadata));
+    }
+    let identities: HashSet<FileIdentity> =
+        changed.iter().map(|&index| files[index].identity).collect();
+    let sharing = files
+        .iter()
+        .filter(|file| identities.contains(&file.identity))
+        .count();
+    if sharing > identities.len() {
+        return None;
+    }
+    let mut files = files.to_vec();
+    for (index, metadata) in fresh {
+        let path = std::mem::take(&mut files[index].path);
+        files[index] = FileEntry::listed(path, &metadata, true);
+    }
+    Some(Listing {
+        files,
+        folders: folders.to_vec(),
+    })
 }
 
 /// Folders with more entries than this are stat'ed on two threads: half the walk of a large vault is the kernel
