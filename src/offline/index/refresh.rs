@@ -305,5 +305,6 @@ impl OfflineVault {
     }
 }
 
-#[cfg(test)]
+/// Linux only: elsewhere the watcher names no files (`watch.rs`).
+#[cfg(all(test, target_os = "linux"))]
 mod tests;

@@ -139,8 +139,13 @@ impl Watch {
                 .map_err(|error| format!("the vault folder cannot be watched: {error}"))?;
             Vec::new()
         };
-        let marks =
-            marks.filter(|folder| watcher.watch(folder, RecursiveMode::NonRecursive).is_ok());
+        let marks = marks.filter(|folder| {
+            let watched = watcher.watch(folder, RecursiveMode::NonRecursive).is_ok();
+            if !watched && let Err(error) = std::fs::remove_dir(folder) {
+                tracing::debug!(folder = %folder.display(), %error, "an unwatched folder of marks stays");
+            }
+            watched
+        });
         let watch = Watch {
             watcher: Mutex::new(watcher),
             shared,
@@ -258,14 +263,15 @@ impl Drop for Watch {
 }
 
 /// What the name of a folder of marks starts with, before the number of the process that made it.
+#[cfg(target_os = "linux")]
 const MARKS_FOLDER: &str = "obsmcp-watch-";
 
 /// A new folder for a watch's marks in the system's temporary folder (Linux), readable by its owner only. Folders
 /// that ended processes left (killed before they could remove theirs) are removed first.
+#[cfg(target_os = "linux")]
 fn marks_folder() -> Option<PathBuf> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
+    use std::os::unix::fs::DirBuilderExt;
+
     let temporary = std::env::temp_dir();
     static MADE: AtomicU64 = AtomicU64::new(0);
     if MADE.load(Ordering::SeqCst) == 0 {
@@ -273,13 +279,22 @@ fn marks_folder() -> Option<PathBuf> {
     }
     let number = MADE.fetch_add(1, Ordering::SeqCst);
     let folder = temporary.join(format!("{MARKS_FOLDER}{}-{number}", std::process::id()));
-    let mut builder = std::fs::DirBuilder::new();
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(&folder).ok().map(|()| folder)
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&folder)
+        .ok()
+        .map(|()| folder)
 }
 
-/// Removes the folders of marks whose process has ended (Linux: it has no `/proc/PID` any more).
+/// Elsewhere no mark is made (a call through Obsidian that may have written has the folder walked): that one watcher's
+/// events come in the order they happened is inotify's rule, relied on only where inotify reports them.
+#[cfg(not(target_os = "linux"))]
+fn marks_folder() -> Option<PathBuf> {
+    None
+}
+
+/// Removes the folders of marks whose process has ended (it has no `/proc/PID` any more).
+#[cfg(target_os = "linux")]
 fn remove_marks_of_ended_processes(temporary: &Path) {
     let Ok(entries) = std::fs::read_dir(temporary) else {
         return;

@@ -22,7 +22,6 @@ fn shape(snapshot: &Snapshot) -> String {
     )
 }
 
-#[cfg(target_os = "linux")]
 #[test]
 fn an_edit_in_place_is_checked_without_a_walk_and_gives_what_a_walk_gives() {
     let (dir, offline) = vault(&[
@@ -112,7 +111,6 @@ fn an_edit_in_place_is_checked_without_a_walk_and_gives_what_a_walk_gives() {
     assert!(lock(&offline.state).walks > walks);
 }
 
-#[cfg(unix)]
 #[test]
 fn only_a_plain_file_inside_the_vault_and_nowhere_else_in_it_is_relisted() {
     let (dir, offline) = vault(&[("a.md", "one"), ("b.md", "two"), ("c.md", "three")]);
