@@ -6,7 +6,8 @@
 // Prints exactly one line `listening on N` on stdout when the plugin listens, which is, as in Obsidian, before the
 // metadata cache is complete: the fake indexes the vault in the background (fake-obsidian/metadata.cjs, "Timing").
 // With --index-hold, that indexing pauses after N notes until a line `resume-indexing` comes on stdin. With
-// --wait-indexed the line comes only once the cache is complete (an Obsidian that has been open a while: benchmarks).
+// --wait-indexed the line comes only once the cache is complete, frontmatter parsed (an Obsidian that has been open a
+// while: benchmarks).
 // SIGTERM or SIGINT unloads the plugin and exits 0; SIGHUP unloads and loads it again in this process (a plugin reload) and prints `listening on N` again.
 // With --stalls, an event-loop delay monitor runs (Obsidian's UI thread is this one loop): each SIGUSR2 writes
 // `{"round":R,"max_ms":M}` to FILE, M being the longest the loop was held since the previous SIGUSR2, and starts over.
@@ -85,7 +86,10 @@ async function start() {
     plugin.unload();
     process.exit(1);
   }
-  if (options["wait-indexed"]) await obsidian.whenResolved(app);
+  if (options["wait-indexed"]) {
+    await obsidian.whenResolved(app);
+    obsidian.settleFrontmatter(app);
+  }
   process.stdout.write(`listening on ${status.port}\n`);
 }
 
