@@ -189,9 +189,11 @@ describe("a symlink swapped in during a call", () => {
     }
     assert.deepEqual(silent, [], "edits reached the file outside the vault and the call did not say so");
     // How many land in that instant depends on the scheduler: 0 or 1 in 1000 on an idle machine, 11 once in CI, and 14
-    // with the pinned-identity check taken out (measured 2026-12-01). So the count cannot judge that check (what the
-    // test holds it to is that no redirected edit goes unsaid); the bound only says that nearly all edits are stopped.
-    assert.ok(redirected <= 50, `${redirected} of 1000 edits reached the file outside (each said so), more than the instant's window explains`);
+    // with the pinned-identity check taken out (measured 2026-12-01); 55 in a CI run on 2026-12-07 while the other
+    // test files ran beside it, 0-1 again alone, also with both cores busy. So the count cannot judge that check (what
+    // the test holds it to is that no redirected edit goes unsaid); the bound only says that nearly all edits are
+    // stopped.
+    assert.ok(redirected <= 100, `${redirected} of 1000 edits reached the file outside (each said so), more than the instant's window explains`);
     assert.deepEqual(unexplained.slice(0, 3), [], `${unexplained.length} refusals did not say why`);
   });
 });
