@@ -14,7 +14,9 @@
 //! Documents are numbered in the order they are added and never renumbered; a note that changes is added again
 //! under a new number and its old one is retired. Posting lists are ascending document numbers as LEB128 deltas,
 //! each with how many times the word occurs there (see [`Postings`]), so adding a document appends to them;
-//! [`Words::compact`] drops retired numbers once they are half of all. The counts let ranking weigh a plain word
+//! [`Words::compact`] drops retired numbers once they are half of all. A large build and a compaction lay every word
+//! out flat, in byte order ([`Frozen`]: a third of the memory, and the saved index reads it in a few copies); words
+//! added later are kept by word beside it until the next compaction. The counts let ranking weigh a plain word
 //! (letters and digits, in any script) without reading notes: its occurrences at word starts are the counts of the
 //! words that start with it ([`Words::plain_words`]).
 //! Runs longer than [`LONG_WORD`] characters (encoded data, hashes) are not stored: their notes are kept in one list
@@ -169,112 +171,13 @@ fn runs(text: &str) -> Vec<Run<'_>> {
     out
 }
 
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-struct Postings {
-    #[serde(with = "crate::offline::index::raw_bytes")]
-    bytes: Vec<u8>,
-    /// The last document appended plus one (0: none yet).
-    next: u32,
-}
-
-/// A posting is the document's delta from the one before, shifted left once, its low bit set when the word occurs
-/// more than once there; then, only in that case, the count. Both LEB128. Most words occur once in a note, so the
-/// counts ranking needs cost little.
-impl Postings {
-    fn push(&mut self, doc: u32, count: u32) {
-        let delta = u64::from(doc + 1 - self.next);
-        self.next = doc + 1;
-        self.put((delta << 1) | u64::from(count > 1));
-        if count > 1 {
-            self.put(u64::from(count));
-        }
-    }
-
-    fn put(&mut self, mut value: u64) {
-        loop {
-            let low = (value & 0x7f) as u8;
-            value >>= 7;
-            if value == 0 {
-                self.bytes.push(low);
-                break;
-            }
-            self.bytes.push(low | 0x80);
-        }
-    }
-
-    fn for_each(&self, mut visit: impl FnMut(u32)) {
-        self.for_each_count(|doc, _| visit(doc));
-    }
-
-    /// Each document with how many times the word occurs in it.
-    fn for_each_count(&self, mut visit: impl FnMut(u32, u32)) {
-        let (mut value, mut shift, mut previous) = (0u64, 0u32, 0u32);
-        let mut counted: Option<u32> = None;
-        for &byte in &self.bytes {
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte & 0x80 != 0 {
-                shift += 7;
-                continue;
-            }
-            match counted.take() {
-                Some(doc) => visit(doc, value as u32),
-                None => {
-                    previous += (value >> 1) as u32;
-                    if value & 1 == 1 {
-                        counted = Some(previous - 1);
-                    } else {
-                        visit(previous - 1, 1);
-                    }
-                }
-            }
-            (value, shift) = (0, 0);
-        }
-    }
-}
-
-/// A set of document numbers.
-#[derive(Debug, Clone)]
-pub(crate) struct DocSet(Vec<u64>);
-
-impl DocSet {
-    fn empty(docs: u32) -> DocSet {
-        DocSet(vec![0; (docs as usize).div_ceil(64)])
-    }
-
-    fn insert(&mut self, doc: u32) {
-        if let Some(word) = self.0.get_mut(doc as usize / 64) {
-            *word |= 1 << (doc % 64);
-        }
-    }
-
-    /// Whether the document may hold the query.
-    pub(crate) fn contains(&self, doc: u32) -> bool {
-        self.0
-            .get(doc as usize / 64)
-            .is_some_and(|word| word & (1 << (doc % 64)) != 0)
-    }
-
-    fn union(&mut self, other: &DocSet) {
-        for (word, other) in self.0.iter_mut().zip(&other.0) {
-            *word |= other;
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.iter().all(|&word| word == 0)
-    }
-
-    fn intersect(&mut self, other: &DocSet) {
-        for (word, other) in self.0.iter_mut().zip(&other.0) {
-            *word &= other;
-        }
-    }
-}
-
-/// The words of every note added so far.
+/// The words of every note added so far: those of the last build or compaction laid out flat ([`Frozen`]), and those
+/// added since by word. A word's documents are its frozen list followed by its added one.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Words {
-    postings: WordMap<Postings>,
+    frozen: Frozen,
+    /// The postings added since `frozen` was laid out: documents after all of its.
+    added: WordMap<Postings>,
     long: Postings,
     docs: u32,
     retired: u32,
@@ -286,8 +189,8 @@ pub(crate) struct Words {
     /// The budget for the whole index (the word index and the notes' metadata), when there is one.
     #[serde(skip)]
     budget: Option<u64>,
-    /// Every word in one string, for the searches that look inside words; built on the first such search after a
-    /// word was added.
+    /// The added words that `frozen` lacks in one string, for the searches that look inside words; built on the
+    /// first such search after such a word was added.
     #[serde(skip)]
     vocabulary: std::sync::OnceLock<Vocabulary>,
     /// Per plain term asked lately (canonical case), what [`Words::plain_words`] found in the vocabulary: for a short
@@ -314,7 +217,7 @@ impl Words {
         }
         if !words.joined.is_empty() {
             for (word, &count) in words.joined.split('\0').zip(&words.counts) {
-                match self.postings.get_mut(word) {
+                match self.added.get_mut(word) {
                     Some(postings) => {
                         let before = postings.bytes.len();
                         postings.push(doc, count);
@@ -324,8 +227,10 @@ impl Words {
                         let mut postings = Postings::default();
                         postings.push(doc, count);
                         self.bytes += WORD_OVERHEAD + (word.len() + postings.bytes.len()) as u64;
-                        self.postings.insert(word.into(), postings);
-                        self.vocabulary.take();
+                        self.added.insert(word.into(), postings);
+                        if self.frozen.words.find(word).is_none() {
+                            self.vocabulary.take();
+                        }
                     }
                 }
             }
@@ -372,7 +277,8 @@ impl Words {
     /// Drops the word index because the whole index passed `budget` bytes: its memory goes back, and from now on
     /// text search reads every note (slower, never cut).
     pub(crate) fn drop_for(&mut self, budget: u64) {
-        self.postings = WordMap::default();
+        self.frozen = Frozen::default();
+        self.added = WordMap::default();
         self.vocabulary.take();
         self.forget_terms();
         self.long = Postings::default();
@@ -390,42 +296,69 @@ impl Words {
         self.retired >= 1000 && self.retired * 2 >= self.docs
     }
 
-    /// Gives back what the posting lists grew beyond their length: after a build, up to half of each list is spare
-    /// room, and a list laid out tight is faster to scan.
-    pub(crate) fn shrink(&mut self) {
-        for postings in self.postings.values_mut() {
-            postings.bytes.shrink_to_fit();
-        }
-        self.long.bytes.shrink_to_fit();
+    /// Lays out every word flat ([`Frozen`]): after a build, the words were added one by one, each in an allocation
+    /// of its own with up to half of it spare room; laid out, they take a third of that, and a list laid out tight
+    /// is faster to scan.
+    pub(crate) fn freeze(&mut self) {
+        let added = std::mem::take(&mut self.added);
+        self.frozen = Frozen::merged(std::mem::take(&mut self.frozen), added, None);
+        self.laid_out();
     }
 
     /// Drops the documents not in `live` from the posting lists; numbers stay as they are.
     pub(crate) fn compact(&mut self, live: &DocSet) {
-        let rewrite = |postings: &Postings| {
-            let mut kept = Postings::default();
-            postings.for_each_count(|doc, count| {
-                if live.contains(doc) {
-                    kept.push(doc, count);
-                }
-            });
-            kept.bytes.shrink_to_fit();
-            kept
-        };
-        self.postings = self
-            .postings
-            .iter()
-            .map(|(word, postings)| (word.clone(), rewrite(postings)))
-            .filter(|(_, postings)| !postings.bytes.is_empty())
-            .collect();
+        let added = std::mem::take(&mut self.added);
+        self.frozen = Frozen::merged(std::mem::take(&mut self.frozen), added, Some(live));
+        let mut long = Postings::default();
+        self.long.for_each_count(|doc, count| {
+            if live.contains(doc) {
+                long.push(doc, count);
+            }
+        });
+        self.long = long;
+        self.retired = 0;
+        self.laid_out();
+    }
+
+    /// What follows laying the words out again: nothing added since, nothing kept of the old layout.
+    fn laid_out(&mut self) {
+        self.long.bytes.shrink_to_fit();
         self.vocabulary.take();
         self.forget_terms();
-        self.long = rewrite(&self.long);
-        self.retired = 0;
-        self.bytes = self
-            .postings
-            .iter()
-            .map(|(word, postings)| WORD_OVERHEAD + (word.len() + postings.bytes.len()) as u64)
-            .sum();
+        self.bytes = self.frozen.bytes();
+    }
+
+    /// Whether the words read from a saved index hold together (see [`Frozen::is_sound`]).
+    pub(crate) fn is_sound(&self) -> bool {
+        self.frozen.is_sound()
+    }
+
+    /// Each document holding the frozen word at `index`, with its count: its frozen list, then its added one.
+    fn each_count_at(&self, index: usize, mut visit: impl FnMut(u32, u32)) {
+        postings::each_count(self.frozen.postings(index), &mut visit);
+        if !self.added.is_empty()
+            && let Some(added) = self.added.get(self.frozen.words.word(index))
+        {
+            added.for_each_count(visit);
+        }
+    }
+
+    /// Each document holding `word`, with its count.
+    fn each_count_of(&self, word: &str, visit: impl FnMut(u32, u32)) {
+        match self.frozen.words.find(word) {
+            Some(index) => self.each_count_at(index, visit),
+            None => {
+                if let Some(added) = self.added.get(word) {
+                    added.for_each_count(visit);
+                }
+            }
+        }
+    }
+
+    /// The words added since the layout that it lacks, joined.
+    fn added_vocabulary(&self) -> &Vocabulary {
+        self.vocabulary
+            .get_or_init(|| Vocabulary::of(&self.added, &self.frozen.words))
     }
 
     /// A set of this index's documents.
@@ -497,12 +430,18 @@ impl Words {
                 cache.insert(key.into(), std::sync::Arc::clone(&found));
                 found
             });
-            for word in &term_words.starting {
-                if let Some(postings) = self.postings.get(word) {
-                    postings.for_each_count(|doc, count| {
-                        set.insert(doc);
-                        counts[doc as usize] += count;
-                    });
+            let mut count = |doc: u32, count: u32| {
+                set.insert(doc);
+                if let Some(total) = counts.get_mut(doc as usize) {
+                    *total += count;
+                }
+            };
+            for &index in &term_words.starting {
+                self.each_count_at(index, &mut count);
+            }
+            for word in &term_words.starting_added {
+                if let Some(postings) = self.added.get(word) {
+                    postings.for_each_count(&mut count);
                 }
             }
             set.union(&term_words.inside);
@@ -531,9 +470,7 @@ impl Words {
         let mut set = DocSet::empty(self.docs);
         let exact = run.after_other && run.before_other;
         if exact {
-            if let Some(postings) = self.postings.get(run.text) {
-                postings.for_each(|doc| set.insert(doc));
-            }
+            self.each_count_of(run.text, |doc, _| set.insert(doc));
             if is_long(run.text) {
                 self.long.for_each(|doc| set.insert(doc));
             }
@@ -548,14 +485,16 @@ impl Words {
             run.text.to_string()
         };
         let finder = memchr::memmem::Finder::new(needle.as_bytes());
-        let vocabulary = self
-            .vocabulary
-            .get_or_init(|| Vocabulary::of(&self.postings));
-        for (word, starts) in vocabulary.holding(&finder) {
-            if at_start && !starts {
-                continue;
+        for (index, starts) in self.frozen.words.holding(&finder) {
+            if !at_start || starts {
+                self.each_count_at(index, |doc, _| set.insert(doc));
             }
-            if let Some(postings) = self.postings.get(word) {
+        }
+        let added = self.added_vocabulary();
+        for (index, starts) in added.holding(&finder) {
+            if (!at_start || starts)
+                && let Some(postings) = self.added.get(added.word(index))
+            {
                 postings.for_each(|doc| set.insert(doc));
             }
         }
@@ -564,8 +503,13 @@ impl Words {
     }
 }
 
+mod frozen;
+mod postings;
 #[cfg(test)]
 mod tests;
 mod vocabulary;
 
+use frozen::Frozen;
+pub(crate) use postings::DocSet;
+use postings::Postings;
 use vocabulary::{TermWords, Vocabulary};

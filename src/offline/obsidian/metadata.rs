@@ -239,7 +239,7 @@ impl Snapshot {
         let read_done = std::time::Instant::now();
         snapshot.notes_read = to_read.len();
         if to_read.len() > 1000 {
-            words.shrink();
+            words.freeze();
             release_freed_memory();
         }
         if let Some(previous) = previous {

@@ -38,7 +38,7 @@ use crate::offline::obsidian::metadata::Snapshot;
 mod format;
 
 /// Bumped whenever what is saved changes meaning.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 
 /// The bytes of the checksum that ends the file.
 const CHECKSUM_BYTES: u64 = 4;
@@ -136,6 +136,10 @@ impl SavedIndex {
             || loaded.version != env!("CARGO_PKG_VERSION")
             || loaded.vault != self.vault
         {
+            return None;
+        }
+        if !loaded.words.is_sound() {
+            tracing::warn!(file = %self.file.display(), "saved index's word index does not hold together, rebuilt");
             return None;
         }
         Some((loaded.snapshot.with_lookups(), loaded.words))

@@ -219,3 +219,126 @@ fn words_mixing_ascii_and_other_letters_are_split_and_folded_as_character_by_cha
     // "école" is "ÉCOLE" once folded: one word, counted twice.
     assert_eq!(expected.iter().filter(|word| **word == "ÉCOLE").count(), 1);
 }
+
+/// Every answer the index gives for these notes and questions, to compare two indexes holding the same documents.
+fn answers(words: &Words) -> Vec<String> {
+    let queries = [
+        "garden",
+        "GARDEN",
+        "gard",
+        "arden",
+        "den met",
+        "method",
+        "the garden",
+        " garden ",
+        "x",
+        "é",
+        "école",
+        "zzqx",
+        "ΩMEGA",
+        "méga",
+        "regarden",
+        "a",
+    ];
+    let mut out: Vec<String> = queries
+        .iter()
+        .map(|query| {
+            format!(
+                "{query}: {:?}",
+                words.candidates(query).map(|set| listed(words, &set))
+            )
+        })
+        .collect();
+    for term in ["garden", "a", "gamma", "école", "ωmega", "zzqx"] {
+        let found = words.plain_words(&[term]).map(|mut found| found.remove(0));
+        out.push(format!(
+            "{term}: {:?}",
+            found.map(|(set, counts)| (listed(words, &set), counts))
+        ));
+    }
+    out.push(format!("long: {:?}", listed(words, &words.long_docs())));
+    out
+}
+
+fn listed(words: &Words, set: &DocSet) -> Vec<u32> {
+    (0..words.docs).filter(|&doc| set.contains(doc)).collect()
+}
+
+const NOTES: [&str; 8] = [
+    "The Garden method, gardening",
+    "a method-garden and a gamma",
+    "École école ecole Ωmega",
+    "regardengarden gamma gamma gammas",
+    "nothing here at all",
+    "a long one: 0123456789012345678901234567890123456789012345678901234567890123456789",
+    "garden garden garden Méga",
+    "x X x-ray",
+];
+
+#[test]
+fn words_laid_out_flat_answer_as_the_words_added_one_by_one() {
+    let added = index(&NOTES);
+    let expected = answers(&added);
+    let mut frozen = index(&NOTES);
+    frozen.freeze();
+    assert_eq!(answers(&frozen), expected, "all laid out");
+    assert!(frozen.added.is_empty() && frozen.is_sound());
+    assert!(
+        frozen.bytes() < added.bytes(),
+        "laid out costs less: {} against {}",
+        frozen.bytes(),
+        added.bytes()
+    );
+
+    // Half laid out, the rest added after: words in both parts, in one part only, and a new word.
+    let mut half = index(&NOTES[..4]);
+    half.freeze();
+    for note in &NOTES[4..] {
+        half.add(&words_of(note));
+    }
+    assert!(!half.added.is_empty());
+    assert_eq!(answers(&half), expected, "half laid out");
+
+    // Saved and read back as the saved index does, then laid out again over what was added.
+    let bytes = postcard::to_allocvec(&half).expect("encoded");
+    let mut read: Words = postcard::from_bytes(&bytes).expect("decoded");
+    assert!(read.is_sound());
+    assert_eq!(answers(&read), expected, "read back");
+    read.freeze();
+    assert_eq!(answers(&read), expected, "read back and laid out again");
+
+    // Compacted: the same as an index of the live notes alone, numbered as before.
+    let live = [0u32, 2, 3, 6];
+    half.compact(&half.doc_set(live));
+    let mut only_live = Words::default();
+    for (doc, note) in NOTES.iter().enumerate() {
+        only_live.add(&words_of(if live.contains(&(doc as u32)) {
+            note
+        } else {
+            ""
+        }));
+    }
+    assert_eq!(answers(&half), answers(&only_live), "compacted");
+    assert!(half.added.is_empty() && half.is_sound());
+}
+
+#[test]
+fn a_vocabulary_out_of_order_or_out_of_bounds_is_not_sound() {
+    let mut sorted = Vocabulary::default();
+    for word in ["ALPHA", "BETA", "GAMMA"] {
+        sorted.push(word);
+    }
+    assert!(sorted.is_sorted_and_sound());
+    assert_eq!(sorted.find("BETA"), Some(1));
+    assert_eq!(sorted.find("DELTA"), None);
+    let mut unsorted = Vocabulary::default();
+    for word in ["BETA", "ALPHA"] {
+        unsorted.push(word);
+    }
+    assert!(!unsorted.is_sorted_and_sound());
+    let mut twice = Vocabulary::default();
+    for word in ["ALPHA", "ALPHA"] {
+        twice.push(word);
+    }
+    assert!(!twice.is_sorted_and_sound(), "a word twice");
+}
