@@ -300,46 +300,40 @@ impl Ranking<'_, '_> {
     }
 }
 
-/// The matching notes of the parts weighed, with their scores and what orders them (`i`: the place in path order),
-/// each part on a thread of its own.
-fn keyed_parts<'c>(parts: &[Weighed<'c>], idf: &[f64]) -> Vec<Keyed<'c>> {
+/// What orders the matching notes of the parts weighed (their place in the parts, one after another, is also their
+/// place in path order), each part keyed on a thread of its own into its share of one vector.
+fn keyed_parts(parts: &[Weighed<'_>], idf: &[f64]) -> Vec<Keyed> {
     let width = idf.len();
-    let keyed = |part: &Weighed<'c>, offset: usize| -> Vec<Keyed<'c>> {
-        part.matching
-            .iter()
-            .enumerate()
-            .map(|(i, &file)| {
-                let score = score(idf, &part.weights[i * width..(i + 1) * width]);
-                (
-                    std::cmp::Reverse(order_key(score)),
-                    (offset + i) as u32,
-                    (file, score),
-                )
-            })
-            .collect()
-    };
-    let Some((first, rest)) = parts.split_first() else {
-        return Vec::new();
+    let total = parts.iter().map(|part| part.matching.len()).sum();
+    let mut keyed: Vec<Keyed> = vec![(std::cmp::Reverse(0), 0); total];
+    let key = |part: &Weighed<'_>, offset: usize, out: &mut [Keyed]| {
+        for (i, slot) in out.iter_mut().enumerate() {
+            let score = score(idf, &part.weights[i * width..(i + 1) * width]);
+            *slot = (std::cmp::Reverse(order_key(score)), (offset + i) as u32);
+        }
     };
     std::thread::scope(|scope| {
-        let mut offset = first.matching.len();
-        let later: Vec<_> = rest
-            .iter()
-            .map(|part| {
-                let start = offset;
-                offset += part.matching.len();
-                scope.spawn(move || keyed(part, start))
-            })
-            .collect();
-        let mut all = keyed(first, 0);
-        for part in later {
-            all.extend(
-                part.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            );
+        let (mut rest, mut offset) = (keyed.as_mut_slice(), 0);
+        let mut shares = Vec::with_capacity(parts.len());
+        for part in parts {
+            let (share, after) = rest.split_at_mut(part.matching.len());
+            shares.push((part, offset, share));
+            (rest, offset) = (after, offset + part.matching.len());
         }
-        all
-    })
+        let mut shares = shares.into_iter();
+        let first = shares.next();
+        let later: Vec<_> = shares
+            .map(|(part, offset, share)| scope.spawn(move || key(part, offset, share)))
+            .collect();
+        if let Some((part, offset, share)) = first {
+            key(part, offset, share);
+        }
+        for part in later {
+            part.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+    });
+    keyed
 }
 
 /// The notes that match, most relevant first (equal keys in path order), with their scores; and the terms whose lines
@@ -385,25 +379,49 @@ pub(super) fn rank_notes<'c>(
         }
     }
     let idf = idf(notes.len(), &df);
-    let keyed = keyed_parts(&parts, &idf);
-    (
-        RankedNotes { keyed, ordered: 0 },
-        shown_terms(terms, &scored, &df, notes.len()),
-    )
+    let shown = shown_terms(terms, &scored, &df, notes.len());
+    (RankedNotes::new(parts, idf), shown)
 }
 
-/// A ranked note with what orders it: its key, best first, then its place in path order.
-type Keyed<'c> = (std::cmp::Reverse<i64>, u32, Ranked<'c>);
+/// What orders a matching note: its key, best first, then its place in path order (which is also where it is in the
+/// parts weighed: its file and score are found from there, for the notes a page shows).
+type Keyed = (std::cmp::Reverse<i64>, u32);
 
 /// The notes that match, most relevant first (equal keys in path order), put in order only as far as they are read:
-/// a page shows the first few of up to 100,000, and ordering them all was a fifth of a ranked search.
+/// a page shows the first few of up to 100,000, and ordering them all was a fifth of a ranked search. Only the keys
+/// are put in order (16 bytes a note, not 32: at 100,000 notes a ranked question's peak was 5 MB higher).
 pub(super) struct RankedNotes<'c> {
-    keyed: Vec<Keyed<'c>>,
+    parts: Vec<Weighed<'c>>,
+    idf: Vec<f64>,
+    keyed: Vec<Keyed>,
     /// How many from the start are in their place.
     ordered: usize,
 }
 
 impl<'c> RankedNotes<'c> {
+    fn new(parts: Vec<Weighed<'c>>, idf: Vec<f64>) -> RankedNotes<'c> {
+        let keyed = keyed_parts(&parts, &idf);
+        RankedNotes {
+            parts,
+            idf,
+            keyed,
+            ordered: 0,
+        }
+    }
+
+    /// The note at `place` in path order among those that match, with its score.
+    fn ranked(&self, mut place: usize) -> Ranked<'c> {
+        let width = self.idf.len();
+        for part in &self.parts {
+            if place < part.matching.len() {
+                let weights = &part.weights[place * width..(place + 1) * width];
+                return (part.matching[place], score(&self.idf, weights));
+            }
+            place -= part.matching.len();
+        }
+        unreachable!("a key's place is among the notes weighed")
+    }
+
     /// How many notes match.
     pub(super) fn len(&self) -> usize {
         self.keyed.len()
@@ -419,7 +437,7 @@ impl<'c> RankedNotes<'c> {
         self.order_up_to(end);
         self.keyed[start.min(end)..end]
             .iter()
-            .map(|(_, _, ranked)| *ranked)
+            .map(|&(_, place)| self.ranked(place as usize))
     }
 
     /// Where the note at `path` is in the order.
@@ -427,7 +445,7 @@ impl<'c> RankedNotes<'c> {
         self.order_up_to(self.keyed.len());
         self.keyed
             .iter()
-            .position(|(_, _, (file, _))| file.path == path)
+            .position(|&(_, place)| self.ranked(place as usize).0.path == path)
     }
 
     /// Puts the first `end` notes in their place: the best of the rest are chosen, then only those sorted.
@@ -436,7 +454,7 @@ impl<'c> RankedNotes<'c> {
         if end <= self.ordered {
             return;
         }
-        let order = |a: &Keyed<'_>, b: &Keyed<'_>| (a.0, a.1).cmp(&(b.0, b.1));
+        let order = |a: &Keyed, b: &Keyed| a.cmp(b);
         let rest = &mut self.keyed[self.ordered..];
         let wanted = end - self.ordered;
         if wanted < rest.len() {
@@ -478,23 +496,17 @@ mod tests {
                 identity: Default::default(),
             })
             .collect();
-        // Few distinct keys, so that ties are many: they must stay in path order.
-        let score = |i: usize| ((i * 7919) % 13) as f64 / 4.0;
-        fn keyed(files: &[FileEntry], score: impl Fn(usize) -> f64) -> RankedNotes<'_> {
-            RankedNotes {
-                keyed: files
-                    .iter()
-                    .enumerate()
-                    .map(|(i, file)| {
-                        (
-                            std::cmp::Reverse(order_key(score(i))),
-                            i as u32,
-                            (file, score(i)),
-                        )
-                    })
-                    .collect(),
-                ordered: 0,
-            }
+        // Few distinct keys, so that ties are many: they must stay in path order. One term of idf 1 in every note, in
+        // two parts (as two threads weigh them).
+        let weight = |i: usize| ((i * 7919) % 13) as f64 / 4.0;
+        let score = |i: usize| super::score(&[1.0], &[weight(i)]);
+        fn keyed(files: &[FileEntry], weight: impl Fn(usize) -> f64) -> RankedNotes<'_> {
+            let part = |range: std::ops::Range<usize>| Weighed {
+                matching: files[range.clone()].iter().collect(),
+                weights: range.map(&weight).collect(),
+                df: vec![0],
+            };
+            RankedNotes::new(vec![part(0..200), part(200..files.len())], vec![1.0])
         }
         let mut by_hand: Vec<(usize, f64)> = (0..files.len()).map(|i| (i, score(i))).collect();
         by_hand.sort_by_key(|&(_, score)| std::cmp::Reverse(order_key(score)));
@@ -509,7 +521,7 @@ mod tests {
             .map(|&(i, _)| files[i].path.clone())
             .collect();
         for step in [1, 7, 10, 499, 500, 600] {
-            let mut ranked = keyed(&files, score);
+            let mut ranked = keyed(&files, weight);
             let mut read = Vec::new();
             let mut start = 0;
             while start < ranked.len() {
@@ -518,7 +530,7 @@ mod tests {
             }
             assert_eq!(paths(read), expected, "in steps of {step}");
         }
-        let mut ranked = keyed(&files, score);
+        let mut ranked = keyed(&files, weight);
         assert_eq!(paths(ranked.range(0, 3).collect()), expected[..3]);
         let path = &expected[250];
         assert_eq!(ranked.position(path), Some(250));
