@@ -342,3 +342,96 @@ fn a_vocabulary_out_of_order_or_out_of_bounds_is_not_sound() {
     }
     assert!(!twice.is_sorted_and_sound(), "a word twice");
 }
+
+/// The words of a text as the index defines them, the slow way: fold every character, split at every character
+/// that is not alphanumeric, count each distinct word in order of first sight, leave out the long ones.
+fn words_by_definition(text: &str) -> (Vec<String>, Vec<u32>, bool) {
+    let folded: String = text.chars().map(js_canonicalize).collect();
+    let (mut words, mut counts, mut long) = (Vec::<String>::new(), Vec::new(), false);
+    for word in folded
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+    {
+        if word.chars().count() > LONG_WORD {
+            long = true;
+        } else if let Some(at) = words.iter().position(|known| known == word) {
+            counts[at] += 1;
+        } else {
+            words.push(word.to_string());
+            counts.push(1);
+        }
+    }
+    (words, counts, long)
+}
+
+#[test]
+fn words_are_split_and_counted_as_the_definition_says() {
+    let pieces = [
+        "garden",
+        "Garden",
+        "GARDEN",
+        "é",
+        "É",
+        "ß",
+        "ǅ",
+        "ǆ",
+        "Σ",
+        "ς",
+        "σ",
+        "ﬁ",
+        "ı",
+        "İ",
+        "µ",
+        "Ωmega",
+        "東京",
+        "😀",
+        "٣",
+        "x9",
+        "0",
+        " ",
+        "-",
+        "—",
+        "\n",
+        "é\u{301}",
+        "\u{0}",
+        "café",
+        "zürich",
+        "aaaaaaaaaa",
+        "ł",
+    ];
+    // A fixed walk through the pieces (a linear congruential sequence), long enough to make runs over 48 characters.
+    let mut seed = 7u64;
+    for _ in 0..300 {
+        let mut text = String::new();
+        for _ in 0..40 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            text.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+        }
+        let found = words_of(&text);
+        let (words, counts, long) = words_by_definition(&text);
+        let joined: Vec<&str> = if found.joined.is_empty() {
+            Vec::new()
+        } else {
+            found.joined.split('\0').collect()
+        };
+        assert_eq!(joined, words, "{text:?}");
+        assert_eq!(found.counts, counts, "{text:?}");
+        assert_eq!(found.has_long, long, "{text:?}");
+    }
+}
+
+#[test]
+fn every_character_is_folded_as_javascript_folds_it() {
+    for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+        let text = c.to_string();
+        let found = words_of(&text);
+        let expected = if c.is_alphanumeric() {
+            js_canonicalize(c).to_string()
+        } else {
+            String::new()
+        };
+        assert_eq!(found.joined, expected, "U+{:04X}", c as u32);
+    }
+}
