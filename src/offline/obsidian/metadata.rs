@@ -240,7 +240,15 @@ impl Snapshot {
         snapshot.notes_read = to_read.len();
         if to_read.len() > 1000 {
             words.freeze();
+            tracing::debug!(
+                ms = read_done.elapsed().as_millis() as u64,
+                "offline index: words laid out"
+            );
             release_freed_memory();
+            tracing::debug!(
+                ms = read_done.elapsed().as_millis() as u64,
+                "offline index: memory trimmed"
+            );
         }
         if let Some(previous) = previous {
             for (index, note) in previous.notes.iter().enumerate() {
