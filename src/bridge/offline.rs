@@ -150,10 +150,14 @@ impl OfflineBackend for Disk {
         let tool = tool.to_string();
         Box::pin(async move {
             // A check of the folder after a change walks it (a third of a second at 100,000 notes): off the workers.
-            tokio::task::spawn_blocking(move || vault.answer_from_index(&tool, arguments))
-                .await
-                .ok()
-                .flatten()
+            tokio::task::spawn_blocking(move || {
+                let answer = vault.answer_from_index(&tool, arguments);
+                vault.catch_up_in_background();
+                answer
+            })
+            .await
+            .ok()
+            .flatten()
         })
     }
 
@@ -197,8 +201,12 @@ impl OfflineBackend for Disk {
         let name = tool.to_string();
         let arguments = owned_arguments(arguments);
         Box::pin(async move {
-            let answer =
-                tokio::task::spawn_blocking(move || vault.call_tool(&name, arguments)).await;
+            let answer = tokio::task::spawn_blocking(move || {
+                let answer = vault.call_tool(&name, arguments);
+                vault.catch_up_in_background();
+                answer
+            })
+            .await;
             match answer {
                 Ok(Some(result)) => result,
                 Ok(None) => {
@@ -220,15 +228,19 @@ impl OfflineBackend for Disk {
         let vault = Arc::clone(&self.0);
         let name = method.to_string();
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || vault.request(&name, &params))
-                .await
-                .unwrap_or_else(|error| {
-                    Some(Err(RpcFailure {
-                        code: -32603,
-                        message: format!("Reading the vault from disk failed: {error}"),
-                        data: None,
-                    }))
-                })
+            tokio::task::spawn_blocking(move || {
+                let answer = vault.request(&name, &params);
+                vault.catch_up_in_background();
+                answer
+            })
+            .await
+            .unwrap_or_else(|error| {
+                Some(Err(RpcFailure {
+                    code: -32603,
+                    message: format!("Reading the vault from disk failed: {error}"),
+                    data: None,
+                }))
+            })
         })
     }
 }

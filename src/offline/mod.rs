@@ -126,6 +126,9 @@ pub(crate) struct OfflineVault {
     building: Arc<AtomicBool>,
     /// Set once the index exists: from then on the state lock is held only for checks of the folder.
     built: AtomicBool,
+    /// Set when a first build owes a walk with the watcher on and no thread was started for it yet
+    /// ([`OfflineVault::catch_up_in_background`]).
+    catch_up_owed: AtomicBool,
     /// Where search by meaning finds its model (`semantic/`); none: off.
     model: Option<Arc<semantic::vault::ModelSource>>,
     /// Search by meaning, once a call found its model.
@@ -181,6 +184,7 @@ impl OfflineVault {
             wrote: AtomicBool::new(false),
             building: Arc::default(),
             built: AtomicBool::new(false),
+            catch_up_owed: AtomicBool::new(false),
             model: None,
             meaning: Mutex::new(None),
         })

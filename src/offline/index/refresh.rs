@@ -31,6 +31,10 @@ pub(in crate::offline) struct State {
     pub(in crate::offline) watch_trouble: Option<String>,
     /// How many times the folder was walked (a check after notes were edited in place stats them alone).
     pub(in crate::offline) walks: usize,
+    /// Set after a first build, which reads the folder with no watcher: a walk with the watcher on is owed, to see
+    /// (and watch) what changed during the build. Done beside the first answer, else before the next
+    /// ([`OfflineVault::catch_up_in_background`]).
+    pub(in crate::offline) catch_up: bool,
 }
 
 /// What a check of the index must look at (`OfflineVault::what_to_check`).
@@ -57,7 +61,10 @@ impl OfflineVault {
         if state.snapshot.is_some() {
             self.start_watching(&mut state);
         }
-        let check = self.what_to_check(&state);
+        let check = match self.what_to_check(&state) {
+            _ if state.catch_up => Check::Folder,
+            check => check,
+        };
         if check == Check::Nothing && !force {
             if let Some(refused) = &state.refused {
                 return Err(refused.clone());
@@ -86,9 +93,11 @@ impl OfflineVault {
         if self.watched && state.watch.is_none() && state.watch_trouble.is_none() {
             // A first build reads every note with no watcher running: its own reads would flood the watcher with
             // events (a third of the build's time at 100,000 notes). Watching from now on, one more check of the
-            // folder (a walk, no reads) sees what changed during the build.
+            // folder (a walk, no reads) sees what changed during the build. This answer does not wait for it (it
+            // reflects the folder as it was after the call came); the walk runs beside it, or before the next.
             self.start_watching(&mut state);
-            self.check_folder(&mut state, &hidden, None);
+            state.catch_up = state.watch.is_some();
+            self.catch_up_owed.store(state.catch_up, Ordering::SeqCst);
         }
         self.built.store(state.snapshot.is_some(), Ordering::SeqCst);
         if let (Some(started), Some(snapshot)) = (first, &state.snapshot) {
@@ -254,6 +263,8 @@ impl OfflineVault {
         let walked = std::time::Instant::now();
         let listing = listing.unwrap_or_else(|| {
             state.walks += 1;
+            // With the watcher on, this walk is the one a first build owes.
+            state.catch_up &= state.watch.is_none();
             self.list(state.watch.as_ref(), hidden)
         });
         tracing::debug!(

@@ -119,11 +119,32 @@ impl OfflineVault {
             .name("obsmcp-index-build".into())
             .spawn(move || {
                 vault.prepare();
+                vault.catch_up_in_background();
                 vault.building.store(false, Ordering::SeqCst);
             });
         if let Err(error) = spawned {
             self.building.store(false, Ordering::SeqCst);
             tracing::warn!(%error, "the offline index could not be built in the background");
+        }
+    }
+
+    /// After an answer: the walk a first build owes (see `State::catch_up`), on a thread of its own, so that the
+    /// first answer does not wait for it (a quarter to a third of a second at 100,000 notes) and the next most often
+    /// finds it done. A call that comes meanwhile waits for it, as for any check.
+    pub(crate) fn catch_up_in_background(self: &Arc<Self>) {
+        if !self.catch_up_owed.swap(false, Ordering::SeqCst) {
+            return;
+        }
+        let vault = Arc::clone(self);
+        let spawned = std::thread::Builder::new()
+            .name("obsmcp-index-catch-up".into())
+            .spawn(move || {
+                if let Err(refused) = vault.fresh_snapshot(false) {
+                    tracing::debug!(%refused, "offline index: the walk after the first build was refused");
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "offline index: no thread for the walk after the first build; the next call walks");
         }
     }
 

@@ -37,6 +37,8 @@ fn an_edit_in_place_is_checked_without_a_walk_and_gives_what_a_walk_gives() {
     };
     assert!(text(&search("alpha")).contains(r#""total_matches":1"#));
     assert!(lock(&offline.state).watch.is_some());
+    // The walk the first build owes (the bridge runs it beside the first answer).
+    offline.fresh_snapshot(false).unwrap();
     let walks = lock(&offline.state).walks;
 
     // New words and a new link, written in place as Obsidian writes a note.
@@ -142,4 +144,62 @@ fn only_a_plain_file_inside_the_vault_and_nowhere_else_in_it_is_relisted() {
     let before = listed();
     let a = index_of(&before.files, "a.md");
     assert!(relisted(root, &before.files, &before.folders, &[a]).is_none());
+}
+
+/// Waits (up to five seconds) until `done` holds.
+fn wait_until(done: impl Fn() -> bool) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(5) {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    false
+}
+
+/// The text of a search's answer.
+fn searched(offline: &crate::offline::OfflineVault, query: &str) -> String {
+    let answer = offline.call_tool("search", json!({ "query": query }));
+    text(&answer.unwrap()).to_string()
+}
+
+#[test]
+fn the_first_answer_does_not_wait_for_the_walk_a_build_owes_and_that_walk_sees_what_the_build_missed()
+ {
+    let (dir, offline) = vault(&[("a.md", "alpha"), ("b.md", "beta")]);
+    let offline = std::sync::Arc::new(offline);
+    assert!(searched(&offline, "alpha").contains(r#""total_matches":1"#));
+    {
+        let state = lock(&offline.state);
+        assert_eq!(state.walks, 1, "the first answer came after one walk");
+        assert!(
+            state.catch_up && state.watch.is_some(),
+            "a walk with the watcher on is owed"
+        );
+    }
+    // Written after the build's walk and before the watcher watches the folder: only the owed walk can see it.
+    std::fs::write(dir.path().join("c.md"), "gamma").unwrap();
+    offline.catch_up_in_background();
+    assert!(
+        wait_until(|| !lock(&offline.state).catch_up),
+        "the owed walk ran"
+    );
+    assert_eq!(lock(&offline.state).walks, 2);
+    assert!(
+        searched(&offline, "gamma").contains(r#""total_matches":1"#),
+        "the walk found the note written meanwhile"
+    );
+    offline.catch_up_in_background();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert_eq!(lock(&offline.state).walks, 2, "nothing more was owed");
+
+    // Without the walk beside the first answer, the next call makes it.
+    let (dir, offline) = vault(&[("a.md", "alpha")]);
+    assert!(searched(&offline, "alpha").contains(r#""total_matches":1"#));
+    std::fs::write(dir.path().join("d.md"), "delta").unwrap();
+    let found = searched(&offline, "delta");
+    assert!(found.contains(r#""total_matches":1"#), "{found}");
+    let state = lock(&offline.state);
+    assert_eq!((state.walks, state.catch_up), (2, false));
 }
