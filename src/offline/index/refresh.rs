@@ -37,15 +37,6 @@ pub(in crate::offline) struct State {
     pub(in crate::offline) catch_up: bool,
 }
 
-/// What a check of the index must look at (`OfflineVault::what_to_check`).
-#[derive(Debug, PartialEq)]
-enum Check {
-    Nothing,
-    /// These files (absolute paths), each modified in place as far as the watcher saw.
-    Files(Vec<PathBuf>),
-    Folder,
-}
-
 /// From how many files a refresh that replaced the snapshot gives freed memory back to the system (a few
 /// milliseconds at 100,000 notes, beside a walk of hundreds).
 const TRIM_FROM: usize = 20_000;
@@ -61,11 +52,11 @@ impl OfflineVault {
         if state.snapshot.is_some() {
             self.start_watching(&mut state);
         }
-        let check = match self.what_to_check(&state) {
-            _ if state.catch_up => Check::Folder,
-            check => check,
+        let changes = match self.what_to_check(&state) {
+            _ if state.catch_up => Some(Changes::Everything),
+            changes => changes,
         };
-        if check == Check::Nothing && !force {
+        if changes.is_none() && !force {
             if let Some(refused) = &state.refused {
                 return Err(refused.clone());
             }
@@ -84,9 +75,9 @@ impl OfflineVault {
         };
         state.refused = None;
         let first = state.snapshot.is_none().then(Instant::now);
-        let listing = match check {
+        let listing = match changes {
             _ if first.is_some() => self.load_saved(&mut state, &hidden),
-            Check::Files(changed) if !force => self.relisted(&state, &changed),
+            Some(Changes::Files(changed)) if !force => self.listing_after_edits(&state, &changed),
             _ => None,
         };
         self.check_folder(&mut state, &hidden, listing);
@@ -116,10 +107,10 @@ impl OfflineVault {
         ))
     }
 
-    /// What the next answer must check first: nothing when the watcher saw no change (or, without one, the refresh
-    /// interval has not passed and no call through Obsidian may have written since the last check); the files the
-    /// watcher named; else the whole folder.
-    fn what_to_check(&self, state: &State) -> Check {
+    /// What the next answer must check first: nothing (`None`) when the watcher saw no change (or, without one, the
+    /// refresh interval has not passed and no call through Obsidian may have written since the last check); the files
+    /// the watcher named; else the whole folder ([`Changes::Everything`]).
+    fn what_to_check(&self, state: &State) -> Option<Changes> {
         let wrote = self.wrote.swap(false, Ordering::SeqCst);
         let Some(watch) = state
             .watch
@@ -129,28 +120,23 @@ impl OfflineVault {
             let fresh = state
                 .checked
                 .is_some_and(|checked| checked.elapsed() < self.refresh_interval);
-            return if fresh && !wrote {
-                Check::Nothing
-            } else {
-                Check::Folder
-            };
+            return (!fresh || wrote).then_some(Changes::Everything);
         };
         // A call through Obsidian may have written: once the watcher has handled every event up to now, what it saw
         // is what changed (Linux); else the folder is walked.
         let settled = !wrote || watch.settle();
         // Taken even when the answer is not needed (`force`), so that this check covers what it saw.
-        match watch.take_changes() {
-            _ if !settled || watch.trouble().is_some() || state.checked.is_none() => Check::Folder,
-            None => Check::Nothing,
-            Some(Changes::Files(files)) => Check::Files(files),
-            Some(Changes::Everything) => Check::Folder,
+        let changes = watch.take_changes();
+        if !settled || watch.trouble().is_some() || state.checked.is_none() {
+            return Some(Changes::Everything);
         }
+        changes
     }
 
     /// The listing after the files `changed` (as the watcher named them) were modified in place: the index's listing
     /// with only those stat'ed again. `None` when only a walk can tell: a path the listing does not hold (a folder, a
     /// hidden note), a file that holds the hidden-path rules, a symlink, or a file no longer there.
-    fn relisted(&self, state: &State, changed: &[PathBuf]) -> Option<Listing> {
+    fn listing_after_edits(&self, state: &State, changed: &[PathBuf]) -> Option<Listing> {
         let snapshot = state.snapshot.as_ref()?;
         let mut indexes = Vec::with_capacity(changed.len());
         for path in changed {
