@@ -401,7 +401,7 @@ impl Words {
     /// of its counts of the words that start with it), in one pass over the words. Exact except in the documents of
     /// [`Words::long_docs`], whose long words the index does not keep. `None` when the index was dropped or a term
     /// is not a plain word.
-    pub(crate) fn plain_words(&self, terms: &[&str]) -> Option<Vec<(DocSet, Vec<u32>)>> {
+    pub(crate) fn plain_words(&self, terms: &[&str]) -> Option<Vec<(DocSet, DocCounts)>> {
         if self.dropped.is_some() || !terms.iter().all(|term| is_plain_word(term)) {
             return None;
         }
@@ -409,12 +409,12 @@ impl Words {
             .iter()
             .map(|term| memchr::memmem::Finder::new(canonical_word(term).as_bytes()).into_owned())
             .collect();
-        let mut found: Vec<(DocSet, Vec<u32>)> = terms
+        let mut found: Vec<(DocSet, DocCounts)> = terms
             .iter()
             .map(|_| {
                 (
                     self.doc_set(std::iter::empty()),
-                    vec![0u32; self.docs as usize],
+                    DocCounts::zeros(self.docs),
                 )
             })
             .collect();
@@ -432,9 +432,7 @@ impl Words {
             });
             let mut count = |doc: u32, count: u32| {
                 set.insert(doc);
-                if let Some(total) = counts.get_mut(doc as usize) {
-                    *total += count;
-                }
+                counts.add(doc, count);
             };
             for &index in &term_words.starting {
                 self.each_count_at(index, &mut count);
@@ -510,6 +508,6 @@ mod tests;
 mod vocabulary;
 
 use frozen::Frozen;
-pub(crate) use postings::DocSet;
 use postings::Postings;
+pub(crate) use postings::{DocCounts, DocSet};
 use vocabulary::{TermWords, Vocabulary};

@@ -1,4 +1,5 @@
-//! Posting lists and sets of documents: how the word index says which documents hold a word.
+//! Posting lists, sets of documents and counts by document: how the word index says which documents hold a word, and
+//! how often.
 
 /// One word's documents, in ascending order, as it grows. A posting is the document's delta from the one before,
 /// shifted left once, its low bit set when the word occurs more than once there; then, only in that case, the count.
@@ -119,5 +120,64 @@ impl DocSet {
         for (word, other) in self.0.iter_mut().zip(&other.0) {
             *word &= other;
         }
+    }
+}
+
+/// How many times each document holds a term at word starts: a byte per document, and the few counts past 254 aside.
+/// Four bytes a document held 3.6 MB for a nine-word question at 100,000 notes, at a ranked search's peak; one holds
+/// 0.9 MB, and a term occurs 255 times in hardly any note.
+#[derive(Debug, Clone)]
+pub(crate) struct DocCounts {
+    small: Vec<u8>,
+    /// The counts of the documents whose byte is [`DocCounts::LARGE`].
+    large: std::collections::HashMap<u32, u32>,
+}
+
+impl DocCounts {
+    const LARGE: u8 = u8::MAX;
+
+    /// Zero for each of `docs` documents.
+    pub(super) fn zeros(docs: u32) -> DocCounts {
+        DocCounts {
+            small: vec![0; docs as usize],
+            large: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Counts `count` more for `doc` (nothing for a document past the last).
+    pub(super) fn add(&mut self, doc: u32, count: u32) {
+        let Some(small) = self.small.get_mut(doc as usize) else {
+            return;
+        };
+        if *small == Self::LARGE {
+            let total = self.large.entry(doc).or_insert(0);
+            *total = total.saturating_add(count);
+            return;
+        }
+        let total = u32::from(*small).saturating_add(count);
+        match u8::try_from(total) {
+            Ok(fits) if fits != Self::LARGE => *small = fits,
+            _ => {
+                *small = Self::LARGE;
+                self.large.insert(doc, total);
+            }
+        }
+    }
+
+    /// The count of `doc` (0 past the last document).
+    pub(crate) fn get(&self, doc: u32) -> u32 {
+        match self.small.get(doc as usize) {
+            Some(&Self::LARGE) => self.large.get(&doc).copied().unwrap_or(0),
+            Some(&small) => u32::from(small),
+            None => 0,
+        }
+    }
+
+    /// Every document's count, in order.
+    #[cfg(test)]
+    pub(crate) fn to_vec(&self) -> Vec<u32> {
+        (0..self.small.len() as u32)
+            .map(|doc| self.get(doc))
+            .collect()
     }
 }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::offline::index::words::{DocSet, canonical_word, is_plain_word};
+use crate::offline::index::words::{DocCounts, DocSet, canonical_word, is_plain_word};
 use crate::offline::obsidian::names::{Mentions, NoteNames};
 use crate::offline::obsidian::vault::FileEntry;
 use crate::offline::plugin::tools::Context;
@@ -17,7 +17,7 @@ pub(super) struct Known<'c> {
     sets: Vec<Option<DocSet>>,
     /// Per atom, when its set is exact (the notes that hold it, not only those that may), each note's count of it
     /// at word starts, by document.
-    counts: Vec<Option<Vec<u32>>>,
+    counts: Vec<Option<DocCounts>>,
     /// The notes for which no set is exact (they hold a word too long to keep), when some set is.
     long: Option<DocSet>,
     /// Each note's name and folder, when the snapshot has the table: a plain word is looked for in those instead of
@@ -45,7 +45,7 @@ impl<'c> Known<'c> {
             .map(|&at| query.atoms[at].text.as_str())
             .collect();
         let mut sets: Vec<Option<DocSet>> = query.atoms.iter().map(|_| None).collect();
-        let mut counts: Vec<Option<Vec<u32>>> = query.atoms.iter().map(|_| None).collect();
+        let mut counts: Vec<Option<DocCounts>> = query.atoms.iter().map(|_| None).collect();
         for (&at, (set, count)) in plain
             .iter()
             .zip(words.plain_words(&texts).unwrap_or_default())
@@ -154,11 +154,8 @@ impl<'c> Known<'c> {
 
     /// Per atom of `scored`, how many times each note (by document) holds it at word starts, when the index counts
     /// every one of them.
-    pub(super) fn counts(&self, scored: &[usize]) -> Option<Vec<&[u32]>> {
-        scored
-            .iter()
-            .map(|&at| self.counts[at].as_deref())
-            .collect()
+    pub(super) fn counts(&self, scored: &[usize]) -> Option<Vec<&DocCounts>> {
+        scored.iter().map(|&at| self.counts[at].as_ref()).collect()
     }
 }
 
@@ -303,7 +300,7 @@ mod tests {
             let (set, counts) = words.plain_words(&[term]).expect("a plain word").remove(0);
             for (doc, text) in texts.iter().enumerate() {
                 assert_eq!(
-                    counts[doc] as usize,
+                    counts.get(doc as u32) as usize,
                     matcher.count_word_starts(text),
                     "{term} at word starts in {text:?}"
                 );

@@ -91,7 +91,7 @@ pub(crate) fn ranked_by_words(
     depth: usize,
 ) -> Result<(Vec<(String, f64)>, usize), ToolError> {
     let parsed = query::parse(query, false)?;
-    let notes = notes_in_scope(ctx, prefix);
+    let notes = Scope::of(ctx, prefix);
     let known = Known::new(ctx, &parsed);
     let (mut ranked, _) = rank::rank_notes(ctx, true, &parsed, &notes, &known);
     let first = ranked
@@ -101,20 +101,57 @@ pub(crate) fn ranked_by_words(
     Ok((first, ranked.len()))
 }
 
-/// The notes in scope, in path order, with their index in the snapshot.
-fn notes_in_scope<'c>(ctx: &'c Context<'_>, prefix: &str) -> Vec<(usize, &'c FileEntry)> {
-    let files = &ctx.snapshot.files;
-    let outside = ctx.snapshot.notes_outside(ctx.config_dir);
-    // Sized for every note (what a search of the whole vault takes): grown by doubling, the list of 100,000 notes
-    // held 4 MB at a ranked search's peak instead of 1.6.
-    let mut notes = Vec::with_capacity(if prefix.is_empty() { outside.len() } else { 0 });
-    notes.extend(
-        outside
+/// The notes a search looks at, in path order, by their index in the snapshot's files: for a search of the whole vault,
+/// the snapshot's own list (a list of its own, with each note's file, was 1.6 MB of a ranked search's peak at 100,000
+/// notes).
+pub(super) struct Scope<'c> {
+    files: &'c [FileEntry],
+    indexes: std::borrow::Cow<'c, [usize]>,
+}
+
+impl<'c> Scope<'c> {
+    /// The notes outside the config folder whose path starts with `prefix`.
+    fn of(ctx: &'c Context<'_>, prefix: &str) -> Scope<'c> {
+        let files = &ctx.snapshot.files[..];
+        let outside = ctx.snapshot.notes_outside(ctx.config_dir);
+        let indexes = if prefix.is_empty() {
+            outside
+        } else {
+            outside
+                .iter()
+                .copied()
+                .filter(|&index| files[index].path.starts_with(prefix))
+                .collect::<Vec<usize>>()
+                .into()
+        };
+        Scope { files, indexes }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.indexes.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.indexes.is_empty()
+    }
+
+    /// The notes' indexes, in path order.
+    pub(super) fn indexes(&self) -> &[usize] {
+        &self.indexes
+    }
+
+    /// The snapshot's files, which the indexes point into.
+    pub(super) fn files(&self) -> &'c [FileEntry] {
+        self.files
+    }
+
+    /// Each note's index and file, in path order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, &'c FileEntry)> + '_ {
+        let files = self.files;
+        self.indexes
             .iter()
-            .filter(|&&index| prefix.is_empty() || files[index].path.starts_with(prefix))
-            .map(|&index| (index, &files[index])),
-    );
-    notes
+            .map(move |&index| (index, &files[index]))
+    }
 }
 
 /// The result's `next_cursor` and the rest of its fields.
@@ -138,7 +175,7 @@ fn words_search(
     }
     head["terms"] = json!(written);
     let head = head.as_object().cloned().unwrap_or_default();
-    let notes = notes_in_scope(ctx, &asked.prefix);
+    let notes = Scope::of(ctx, &asked.prefix);
     let known = Known::new(ctx, parsed);
     let mut page = Page::new(
         asked.max_per_file,
@@ -214,16 +251,16 @@ fn words_search(
             .is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge())
     }) {
         searched += 1;
-        let Some(doc) = known.doc(ctx, *index) else {
+        let Some(doc) = known.doc(ctx, index) else {
             continue;
         };
         let holds = |at: usize, content_only: bool| {
-            known.holds(parsed, (*index, file, doc), at, content_only)
+            known.holds(parsed, (index, file, doc), at, content_only)
         };
         if note::decide(parsed, asked.any, &holds) == Some(false) {
             continue;
         }
-        let (Some(indexed), Ok(text)) = (ctx.snapshot.note_at(*index), ctx.text_of(file)) else {
+        let (Some(indexed), Ok(text)) = (ctx.snapshot.note_at(index), ctx.text_of(file)) else {
             continue;
         };
         if !note::qualifies(

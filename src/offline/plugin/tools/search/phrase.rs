@@ -265,7 +265,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     head.insert("query".into(), json!(cut_chars(&query, 200)));
     head.insert("mode".into(), json!("phrase"));
 
-    let notes = super::notes_in_scope(ctx, &prefix);
+    let notes = super::Scope::of(ctx, &prefix);
     if rank {
         let files = notes;
         let ranked = rank_notes(
@@ -283,7 +283,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
     }
 
     let mut searched = 0;
-    for (index, file) in notes.into_iter().filter(|(_, file)| {
+    for (index, file) in notes.iter().filter(|(_, file)| {
         resume
             .as_ref()
             .is_none_or(|(_, path)| js_cmp(&file.path, path).is_ge())
@@ -317,7 +317,7 @@ pub(super) fn search(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, ToolE
 fn rank_notes(
     ctx: &Context<'_>,
     matcher: &Matcher,
-    files: &[(usize, &FileEntry)],
+    files: &super::Scope<'_>,
     text_if_candidate: &dyn Fn(usize, &FileEntry) -> Option<String>,
     resume: &Option<(usize, String)>,
     page: &mut Page,
@@ -330,7 +330,7 @@ fn rank_notes(
     };
     let mut ranked: Vec<(&FileEntry, f64)> = files
         .iter()
-        .filter_map(|&(index, file)| {
+        .filter_map(|(index, file)| {
             let text = text_if_candidate(index, file)?;
             let lines = matching_lines(matcher, &text);
             (lines > 0).then(|| (file, relevance(lines, file.size, mean_size)))

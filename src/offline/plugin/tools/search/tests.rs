@@ -211,8 +211,8 @@ fn ranked_results_show_the_lines_of_the_rarer_terms() {
     assert_eq!(all["results"][0]["matches"].as_array().unwrap().len(), 3);
 }
 
-/// Notes that put the word index's counts to the test: repeats, case, prefixes and inner matches, aliases, titles,
-/// folder names, a word too long to index, a tag and tasks.
+/// Notes that put the word index's counts to the test: repeats (300 of one word in one note), case, prefixes and inner
+/// matches, aliases, titles, folder names, a word too long to index, a tag and tasks.
 fn varied_notes() -> Vec<(String, String)> {
     let long = format!("garden{}", "x".repeat(60));
     let mut notes = vec![
@@ -238,6 +238,8 @@ fn varied_notes() -> Vec<(String, String)> {
         ),
         ("garden/Inside.md".into(), "nothing of the kind\n".into()),
         ("Empty.md".into(), String::new()),
+        // Past what a byte counts.
+        ("Repeat.md".into(), "the plan, ".repeat(300)),
     ];
     for i in 0..24 {
         let text = match i % 4 {

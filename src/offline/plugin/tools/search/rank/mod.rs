@@ -6,16 +6,23 @@
 //!
 //! A query of plain words (`super::known`) is ranked from the word index alone: which notes match and each term's
 //! count at word starts come from there, so only the notes a page shows are read. Any other query reads every note
-//! that may match or hold a term.
+//! that may match or hold a term. What a ranking keeps of each matching note, and how it orders them: `ranked.rs`.
 
 use std::borrow::Cow;
 
+use crate::offline::index::words::DocCounts;
 use crate::offline::obsidian::vault::FileEntry;
 use crate::offline::plugin::tools::Context;
 
+use super::Scope;
 use super::known::{Known, plain_word_starts};
 use super::note::{self, NoteView};
 use super::query::{AtomKind, Query};
+
+mod ranked;
+
+pub(super) use ranked::RankedNotes;
+use ranked::{Recount, Weighed};
 
 /// How much the text's own occurrences count for a note of `size` bytes: `0.25 + 0.75·size/mean`, the divisor.
 pub(super) fn length_norm(size: u64, mean_size: f64) -> f64 {
@@ -38,9 +45,12 @@ pub(super) fn weighted_counts(
     norm: f64,
 ) {
     out.clear();
-    out.extend(
-        (0..title.len()).map(|i| title[i] as f64 + aliases[i] as f64 + f64::from(text[i]) / norm),
-    );
+    out.extend((0..title.len()).map(|i| weight(title[i], aliases[i], text[i], norm)));
+}
+
+/// One term's weighted occurrences in a note, from its counts at word starts in the title, the aliases and the text.
+pub(super) fn weight(title: usize, aliases: usize, text: u32, norm: f64) -> f64 {
+    title as f64 + aliases as f64 + f64::from(text) / norm
 }
 
 /// Each term's IDF: `ln(1 + (N − df + 0.5) / (df + 0.5))`.
@@ -131,15 +141,14 @@ impl<'q> Weigher<'q> {
     }
 
     /// The weights from the title and aliases given and the text counts already in `self.text`.
-    fn weigh(&mut self, title: &str, aliases: &str, norm: f64) -> &[f64] {
+    fn weigh(&mut self, title: &str, aliases: &str, norm: f64) {
         self.counter.count_into(title, &mut self.title);
         self.counter.count_into(aliases, &mut self.aliases);
         weighted_counts(&mut self.wtf, &self.title, &self.aliases, &self.text, norm);
-        &self.wtf
     }
 
     /// The weights of a note whose text holds no scored term: its title alone.
-    fn title_only(&mut self, title: &str, norm: f64) -> &[f64] {
+    fn title_only(&mut self, title: &str, norm: f64) {
         self.text.clear();
         self.text.resize(self.counter.scored.len(), 0);
         self.weigh(title, "", norm)
@@ -151,14 +160,11 @@ impl<'q> Weigher<'q> {
         title: &str,
         aliases: impl FnOnce() -> Cow<'a, str>,
         doc: u32,
-        text: &[&[u32]],
+        text: &[&DocCounts],
         norm: f64,
-    ) -> &[f64] {
+    ) {
         self.text.clear();
-        self.text.extend(
-            text.iter()
-                .map(|counts| counts.get(doc as usize).copied().unwrap_or(0)),
-        );
+        self.text.extend(text.iter().map(|counts| counts.get(doc)));
         // Aliases are in the text: none of them holds a term the text lacks.
         let aliases = if self.text.iter().any(|&count| count > 0) {
             aliases()
@@ -169,7 +175,7 @@ impl<'q> Weigher<'q> {
     }
 
     /// The weights of a note read: `in_text[i]` is false for a term the word index says its text lacks (not counted).
-    fn counted_in_text(&mut self, view: &NoteView<'_>, in_text: &[bool], norm: f64) -> &[f64] {
+    fn counted_in_text(&mut self, view: &NoteView<'_>, in_text: &[bool], norm: f64) {
         self.text.clear();
         for (&at, &may) in self.counter.scored.iter().zip(in_text) {
             let matcher = &self.counter.query.atoms[at].matcher;
@@ -181,18 +187,18 @@ impl<'q> Weigher<'q> {
         }
         self.weigh(view.title(), &view.aliases(), norm)
     }
+
+    /// Whether the last note weighed holds no scored term in its title or aliases: its weights are its text's alone.
+    fn text_alone(&self) -> bool {
+        self.title
+            .iter()
+            .chain(&self.aliases)
+            .all(|&count| count == 0)
+    }
 }
 
 /// Past this many notes in scope, ranking weighs them on two threads.
 const PARALLEL_FROM: usize = 20_000;
-
-/// What weighing some notes found: the notes that match with their weights (one per scored term each), and how many
-/// of the notes weighed hold each term.
-struct Weighed<'c> {
-    matching: Vec<&'c FileEntry>,
-    weights: Vec<f64>,
-    df: Vec<usize>,
-}
 
 /// A ranking's inputs shared by every note.
 struct Ranking<'a, 'q> {
@@ -201,24 +207,20 @@ struct Ranking<'a, 'q> {
     query: &'q Query,
     scored: &'q [usize],
     known: &'a Known<'a>,
-    counts: Option<Vec<&'a [u32]>>,
+    counts: Option<Vec<&'a DocCounts>>,
     mean_size: f64,
 }
 
 impl Ranking<'_, '_> {
     /// Weighs `notes` one after another.
-    fn weigh<'c>(&self, notes: &[(usize, &'c FileEntry)]) -> Weighed<'c> {
+    fn weigh<'c>(&self, files: &'c [FileEntry], notes: &[usize]) -> Weighed<'c> {
         let (ctx, query, known) = (self.ctx, self.query, self.known);
         let names = ctx.snapshot.names();
         let mut weigher = Weigher::new(query, self.scored, self.counts.is_some());
-        // Room for every note at once (pages are only touched as they fill): growing by doubling copied megabytes.
-        let mut out = Weighed {
-            matching: Vec::with_capacity(notes.len()),
-            weights: Vec::with_capacity(notes.len() * self.scored.len()),
-            df: vec![0; self.scored.len()],
-        };
+        let mut out = Weighed::new(notes.len(), self.scored.len());
         let mut in_text: Vec<bool> = Vec::with_capacity(self.scored.len());
-        for &(index, file) in notes {
+        for &index in notes {
+            let file = &files[index];
             let Some(doc) = known.doc(ctx, index) else {
                 continue;
             };
@@ -236,9 +238,11 @@ impl Ranking<'_, '_> {
                 Some(names) => names.title(index),
                 None => file.title(),
             };
-            let (wtf, matches) = match &self.counts {
+            // Whether the note matches, and its document when the index counted its text.
+            let (matches, counted) = match &self.counts {
                 _ if decided == Some(false) && !in_text.contains(&true) => {
-                    (weigher.title_only(title, norm), false)
+                    weigher.title_only(title, norm);
+                    (false, None)
                 }
                 Some(counts) if decided.is_some() && known.exact_for(doc) => {
                     let aliases = || match names {
@@ -253,10 +257,8 @@ impl Ranking<'_, '_> {
                             .aliases(),
                         ),
                     };
-                    (
-                        weigher.counted_by_index(title, aliases, doc, counts, norm),
-                        decided == Some(true),
-                    )
+                    weigher.counted_by_index(title, aliases, doc, counts, norm);
+                    (decided == Some(true), Some(doc))
                 }
                 _ => {
                     let Ok(text) = ctx.text_of(file) else {
@@ -265,31 +267,35 @@ impl Ranking<'_, '_> {
                     let indexed = ctx.snapshot.note_at(index).map(|note| &**note);
                     let view = NoteView::new(&file.path, &text, indexed);
                     let matches = decided != Some(false) && note::qualifies(query, self.any, &view);
-                    (weigher.counted_in_text(&view, &in_text, norm), matches)
+                    weigher.counted_in_text(&view, &in_text, norm);
+                    (matches, None)
                 }
             };
+            let wtf = &weigher.wtf;
             for (count, weighted) in out.df.iter_mut().zip(wtf) {
                 if *weighted > 0.0 {
                     *count += 1;
                 }
             }
-            if matches {
-                out.matching.push(file);
-                out.weights.extend_from_slice(wtf);
+            match counted {
+                _ if !matches => {}
+                Some(doc) if weigher.text_alone() => out.push_counted(file, doc, wtf),
+                _ => out.push_kept(file, wtf),
             }
         }
         out
     }
 
     /// Weighs `notes`, on two threads when there are many: the parts, in the notes' order.
-    fn weigh_all<'c>(&self, notes: &[(usize, &'c FileEntry)]) -> Vec<Weighed<'c>> {
-        if notes.len() < PARALLEL_FROM {
-            return vec![self.weigh(notes)];
+    fn weigh_all<'c>(&self, notes: &Scope<'c>) -> Vec<Weighed<'c>> {
+        let (files, indexes) = (notes.files(), notes.indexes());
+        if indexes.len() < PARALLEL_FROM {
+            return vec![self.weigh(files, indexes)];
         }
-        let (first, second) = notes.split_at(notes.len() / 2);
+        let (first, second) = indexes.split_at(indexes.len() / 2);
         let (out, rest) = std::thread::scope(|scope| {
-            let later = scope.spawn(|| self.weigh(second));
-            let out = self.weigh(first);
+            let later = scope.spawn(|| self.weigh(files, second));
+            let out = self.weigh(files, first);
             (out, later.join())
         });
         // A panic in the other half is the caller's, as it would be on one thread.
@@ -300,52 +306,16 @@ impl Ranking<'_, '_> {
     }
 }
 
-/// What orders the matching notes of the parts weighed (their place in the parts, one after another, is also their
-/// place in path order), each part keyed on a thread of its own into its share of one vector.
-fn keyed_parts(parts: &[Weighed<'_>], idf: &[f64]) -> Vec<Keyed> {
-    let width = idf.len();
-    let total = parts.iter().map(|part| part.matching.len()).sum();
-    let mut keyed: Vec<Keyed> = vec![(std::cmp::Reverse(0), 0); total];
-    let key = |part: &Weighed<'_>, offset: usize, out: &mut [Keyed]| {
-        for (i, slot) in out.iter_mut().enumerate() {
-            let score = score(idf, &part.weights[i * width..(i + 1) * width]);
-            *slot = (std::cmp::Reverse(order_key(score)), (offset + i) as u32);
-        }
-    };
-    std::thread::scope(|scope| {
-        let (mut rest, mut offset) = (keyed.as_mut_slice(), 0);
-        let mut shares = Vec::with_capacity(parts.len());
-        for part in parts {
-            let (share, after) = rest.split_at_mut(part.matching.len());
-            shares.push((part, offset, share));
-            (rest, offset) = (after, offset + part.matching.len());
-        }
-        let mut shares = shares.into_iter();
-        let first = shares.next();
-        let later: Vec<_> = shares
-            .map(|(part, offset, share)| scope.spawn(move || key(part, offset, share)))
-            .collect();
-        if let Some((part, offset, share)) = first {
-            key(part, offset, share);
-        }
-        for part in later {
-            part.join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        }
-    });
-    keyed
-}
-
 /// The notes that match, most relevant first (equal keys in path order), with their scores; and the terms whose lines
 /// the results show: not those in more than half the notes in scope (`the`, `how`), which would show nearly every line,
 /// unless every scored term is that common.
-pub(super) fn rank_notes<'c>(
-    ctx: &Context<'_>,
+pub(super) fn rank_notes<'c, 'k>(
+    ctx: &'k Context<'_>,
     any: bool,
     query: &Query,
-    notes: &[(usize, &'c FileEntry)],
-    known: &Known<'_>,
-) -> (RankedNotes<'c>, Vec<usize>) {
+    notes: &Scope<'c>,
+    known: &'k Known<'_>,
+) -> (RankedNotes<'c, 'k>, Vec<usize>) {
     let terms = note::terms(query);
     let scored: Vec<usize> = terms
         .iter()
@@ -355,7 +325,7 @@ pub(super) fn rank_notes<'c>(
     let names = ctx.snapshot.names();
     let bytes: u64 = notes
         .iter()
-        .map(|&(index, file)| names.map_or(file.size, |names| names.size(index)))
+        .map(|(index, file)| names.map_or(file.size, |names| names.size(index)))
         .sum();
     let mean_size = if notes.is_empty() {
         0.0
@@ -380,89 +350,11 @@ pub(super) fn rank_notes<'c>(
     }
     let idf = idf(notes.len(), &df);
     let shown = shown_terms(terms, &scored, &df, notes.len());
-    (RankedNotes::new(parts, idf), shown)
-}
-
-/// What orders a matching note: its key, best first, then its place in path order (which is also where it is in the
-/// parts weighed: its file and score are found from there, for the notes a page shows).
-type Keyed = (std::cmp::Reverse<i64>, u32);
-
-/// The notes that match, most relevant first (equal keys in path order), put in order only as far as they are read:
-/// a page shows the first few of up to 100,000, and ordering them all was a fifth of a ranked search. Only the keys
-/// are put in order (16 bytes a note, not 32: at 100,000 notes a ranked question's peak was 5 MB higher).
-pub(super) struct RankedNotes<'c> {
-    parts: Vec<Weighed<'c>>,
-    idf: Vec<f64>,
-    keyed: Vec<Keyed>,
-    /// How many from the start are in their place.
-    ordered: usize,
-}
-
-impl<'c> RankedNotes<'c> {
-    fn new(parts: Vec<Weighed<'c>>, idf: Vec<f64>) -> RankedNotes<'c> {
-        let keyed = keyed_parts(&parts, &idf);
-        RankedNotes {
-            parts,
-            idf,
-            keyed,
-            ordered: 0,
-        }
-    }
-
-    /// The note at `place` in path order among those that match, with its score.
-    fn ranked(&self, mut place: usize) -> Ranked<'c> {
-        let width = self.idf.len();
-        for part in &self.parts {
-            if place < part.matching.len() {
-                let weights = &part.weights[place * width..(place + 1) * width];
-                return (part.matching[place], score(&self.idf, weights));
-            }
-            place -= part.matching.len();
-        }
-        unreachable!("a key's place is among the notes weighed")
-    }
-
-    /// How many notes match.
-    pub(super) fn len(&self) -> usize {
-        self.keyed.len()
-    }
-
-    /// The notes from `start` to `end` (at most), in order.
-    pub(super) fn range(
-        &mut self,
-        start: usize,
-        end: usize,
-    ) -> impl Iterator<Item = Ranked<'c>> + '_ {
-        let end = end.min(self.keyed.len());
-        self.order_up_to(end);
-        self.keyed[start.min(end)..end]
-            .iter()
-            .map(|&(_, place)| self.ranked(place as usize))
-    }
-
-    /// Where the note at `path` is in the order.
-    pub(super) fn position(&mut self, path: &str) -> Option<usize> {
-        self.order_up_to(self.keyed.len());
-        self.keyed
-            .iter()
-            .position(|&(_, place)| self.ranked(place as usize).0.path == path)
-    }
-
-    /// Puts the first `end` notes in their place: the best of the rest are chosen, then only those sorted.
-    fn order_up_to(&mut self, end: usize) {
-        let end = end.min(self.keyed.len());
-        if end <= self.ordered {
-            return;
-        }
-        let order = |a: &Keyed, b: &Keyed| a.cmp(b);
-        let rest = &mut self.keyed[self.ordered..];
-        let wanted = end - self.ordered;
-        if wanted < rest.len() {
-            rest.select_nth_unstable_by(wanted - 1, order);
-        }
-        rest[..wanted].sort_unstable_by(order);
-        self.ordered = end;
-    }
+    let recount = Recount {
+        counts: ranking.counts.unwrap_or_default(),
+        mean_size,
+    };
+    (RankedNotes::new(parts, idf, recount), shown)
 }
 
 /// The terms whose lines the results show: not those in more than half the `notes` in scope, unless every scored term
@@ -483,60 +375,6 @@ fn shown_terms(terms: Vec<usize>, scored: &[usize], df: &[usize], notes: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn notes_read_in_steps_come_in_the_order_of_a_full_sort() {
-        let files: Vec<FileEntry> = (0..500)
-            .map(|i| FileEntry {
-                path: format!("{i:03}.md"),
-                size: 0,
-                mtime: 0,
-                ctime: 0,
-                inside: true,
-                identity: Default::default(),
-            })
-            .collect();
-        // Few distinct keys, so that ties are many: they must stay in path order. One term of idf 1 in every note, in
-        // two parts (as two threads weigh them).
-        let weight = |i: usize| ((i * 7919) % 13) as f64 / 4.0;
-        let score = |i: usize| super::score(&[1.0], &[weight(i)]);
-        fn keyed(files: &[FileEntry], weight: impl Fn(usize) -> f64) -> RankedNotes<'_> {
-            let part = |range: std::ops::Range<usize>| Weighed {
-                matching: files[range.clone()].iter().collect(),
-                weights: range.map(&weight).collect(),
-                df: vec![0],
-            };
-            RankedNotes::new(vec![part(0..200), part(200..files.len())], vec![1.0])
-        }
-        let mut by_hand: Vec<(usize, f64)> = (0..files.len()).map(|i| (i, score(i))).collect();
-        by_hand.sort_by_key(|&(_, score)| std::cmp::Reverse(order_key(score)));
-        let paths = |ranked: Vec<Ranked<'_>>| -> Vec<String> {
-            ranked
-                .into_iter()
-                .map(|(file, _)| file.path.clone())
-                .collect()
-        };
-        let expected: Vec<String> = by_hand
-            .iter()
-            .map(|&(i, _)| files[i].path.clone())
-            .collect();
-        for step in [1, 7, 10, 499, 500, 600] {
-            let mut ranked = keyed(&files, weight);
-            let mut read = Vec::new();
-            let mut start = 0;
-            while start < ranked.len() {
-                read.extend(ranked.range(start, start + step));
-                start += step;
-            }
-            assert_eq!(paths(read), expected, "in steps of {step}");
-        }
-        let mut ranked = keyed(&files, weight);
-        assert_eq!(paths(ranked.range(0, 3).collect()), expected[..3]);
-        let path = &expected[250];
-        assert_eq!(ranked.position(path), Some(250));
-        assert_eq!(paths(ranked.range(250, 252).collect()), expected[250..252]);
-        assert_eq!(ranked.range(600, 700).count(), 0, "past the end");
-    }
 
     #[test]
     fn scores_follow_the_formula_by_hand() {
