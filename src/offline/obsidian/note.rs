@@ -98,6 +98,11 @@ impl ReadNote {
     pub(super) fn into_note(self, words: &mut Words) -> Note {
         Note {
             doc: words.add(&self.words),
+            // Copied on this thread: packed on a reading thread, the kept bytes sat between that thread's freed
+            // temporaries, which the allocator could then not give back (at 100,000 notes a build left 12 MB more
+            // resident than a start from the saved index; with the copy, the peak after a build and a ranked search
+            // went from 110-114 to 106-110 MB).
+            packed: Box::from(&*self.note.packed),
             ..self.note
         }
     }
