@@ -3,9 +3,11 @@
 //! own code is closed, so this follows the fake `obsidian` module the plugin is tested on
 //! (`obsidian-plugin/test/fake-obsidian/*.cjs`) rule for rule, each file named after its original: `vault.rs` ↔
 //! `vault.cjs` (the listing), `metadata.rs` ↔ `metadata.cjs` (the index; `note.rs` what it keeps of one note,
-//! `lookup.rs` its lookups by path and name, `names.rs` what ranking reads of every note), `markdown/` ↔ `markdown.cjs`; `properties.rs` (aliases and tags from
+//! `lookup.rs` its lookups by path and name, `backlinks.rs` its reverse link index, `names.rs` what ranking reads of
+//! every note), `markdown/` ↔ `markdown.cjs`; `properties.rs` (aliases and tags from
 //! frontmatter) ↔ the plugin's own `src/vault/links.ts`.
 
+mod backlinks;
 pub(crate) mod lookup;
 pub(crate) mod markdown;
 pub(crate) mod metadata;

@@ -18,7 +18,10 @@ fn shape(snapshot: &Snapshot) -> String {
         .collect();
     format!(
         "{:?}\n{:?}\n{:?}\n{:?}\n{backlinks:?}",
-        snapshot.files, snapshot.folders, snapshot.sorted_notes, snapshot.sorted_entries
+        snapshot.files,
+        snapshot.folders,
+        snapshot.sorted_notes,
+        snapshot.sorted_entries().collect::<Vec<_>>()
     )
 }
 

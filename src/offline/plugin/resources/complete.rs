@@ -28,10 +28,9 @@ pub(crate) struct Candidate {
 /// The visible files of a snapshot in path order, folded for matching.
 pub(crate) fn candidates(snapshot: &Snapshot, config_dir: &str) -> Vec<Candidate> {
     snapshot
-        .sorted_entries
-        .iter()
+        .sorted_entries()
         .filter_map(|entry| match entry {
-            Entry::File(index) => Some(*index),
+            Entry::File(index) => Some(index),
             Entry::Folder(_) => None,
         })
         .filter(|&index| !is_in_config_dir(&snapshot.files[index].path, config_dir))

@@ -56,13 +56,10 @@ impl RpcFailure {
 
 /// One page of `resources/list`: the visible files after `cursor` in path order.
 pub(crate) fn list(snapshot: &Snapshot, config_dir: &str, cursor: Option<&str>) -> Value {
-    let files = snapshot
-        .sorted_entries
-        .iter()
-        .filter_map(|entry| match entry {
-            Entry::File(index) => Some(&snapshot.files[*index]),
-            Entry::Folder(_) => None,
-        });
+    let files = snapshot.sorted_entries().filter_map(|entry| match entry {
+        Entry::File(index) => Some(&snapshot.files[index]),
+        Entry::Folder(_) => None,
+    });
     let mut after = files
         .filter(|file| !is_in_config_dir(&file.path, config_dir))
         .skip_while(|file| {

@@ -62,9 +62,8 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
     // The snapshot keeps every entry in path order; only the requested window is turned into JSON.
     let snapshot = ctx.snapshot;
     let entries: Vec<(&str, Option<&crate::offline::obsidian::vault::FileEntry>)> = snapshot
-        .sorted_entries
-        .iter()
-        .filter_map(|&entry| match entry {
+        .sorted_entries()
+        .filter_map(|entry| match entry {
             Entry::Folder(_) if !include_folders => None,
             Entry::Folder(_) => Some((snapshot.entry_path(entry), None)),
             Entry::File(index) => {
