@@ -213,7 +213,7 @@ struct Ranking<'a, 'q> {
 
 impl Ranking<'_, '_> {
     /// Weighs `notes` one after another.
-    fn weigh<'c>(&self, files: &'c [FileEntry], notes: &[usize]) -> Weighed<'c> {
+    fn weigh(&self, files: &[FileEntry], notes: &[usize]) -> Weighed {
         let (ctx, query, known) = (self.ctx, self.query, self.known);
         let names = ctx.snapshot.names();
         let mut weigher = Weigher::new(query, self.scored, self.counts.is_some());
@@ -279,15 +279,15 @@ impl Ranking<'_, '_> {
             }
             match counted {
                 _ if !matches => {}
-                Some(doc) if weigher.text_alone() => out.push_counted(file, doc, wtf),
-                _ => out.push_kept(file, wtf),
+                Some(doc) if weigher.text_alone() => out.push_counted(index, doc, wtf),
+                _ => out.push_kept(index, wtf),
             }
         }
         out
     }
 
     /// Weighs `notes`, on two threads when there are many: the parts, in the notes' order.
-    fn weigh_all<'c>(&self, notes: &Scope<'c>) -> Vec<Weighed<'c>> {
+    fn weigh_all(&self, notes: &Scope<'_>) -> Vec<Weighed> {
         let (files, indexes) = (notes.files(), notes.indexes());
         if indexes.len() < PARALLEL_FROM {
             return vec![self.weigh(files, indexes)];
@@ -351,6 +351,8 @@ pub(super) fn rank_notes<'c, 'k>(
     let idf = idf(notes.len(), &df);
     let shown = shown_terms(terms, &scored, &df, notes.len());
     let recount = Recount {
+        files: notes.files(),
+        names,
         counts: ranking.counts.unwrap_or_default(),
         mean_size,
     };

@@ -2,6 +2,7 @@
 //! cannot give them again, and the notes are put in order only as far as a page reads them.
 
 use crate::offline::index::words::DocCounts;
+use crate::offline::obsidian::names::NoteNames;
 use crate::offline::obsidian::vault::FileEntry;
 
 use super::{Ranked, length_norm, order_key, score, weight};
@@ -9,10 +10,10 @@ use super::{Ranked, length_norm, order_key, score, weight};
 /// Marks a matching note whose weights are kept (the rest: its document).
 const KEPT: u32 = 1 << 31;
 
-/// What weighing some notes found: the notes that match, how each one's weights are found again, and how many of the
-/// notes weighed hold each term.
-pub(super) struct Weighed<'c> {
-    matching: Vec<&'c FileEntry>,
+/// What weighing some notes found: the notes that match (by file index), how each one's weights are found again, and
+/// how many of the notes weighed hold each term.
+pub(super) struct Weighed {
+    matching: Vec<u32>,
     /// Per matching note: its document, when its weights are its text's counts in the word index over its size (no
     /// title or alias holds a term, as in most notes); or [`KEPT`] and which of the weights kept are its own. Keeping
     /// every note's weights (eight bytes a term) held 7.2 MB for a nine-word question at 100,000 notes, at a ranked
@@ -23,10 +24,10 @@ pub(super) struct Weighed<'c> {
     pub(super) df: Vec<usize>,
 }
 
-impl<'c> Weighed<'c> {
+impl Weighed {
     /// Room for `notes` notes (pages are only touched as they fill: growing by doubling copied megabytes), of `width`
     /// scored terms.
-    pub(super) fn new(notes: usize, width: usize) -> Weighed<'c> {
+    pub(super) fn new(notes: usize, width: usize) -> Weighed {
         Weighed {
             matching: Vec::with_capacity(notes),
             found: Vec::with_capacity(notes),
@@ -37,18 +38,18 @@ impl<'c> Weighed<'c> {
     }
 
     /// Adds a matching note whose weights are its text's counts in the word index, as [`Recount`] gives them.
-    pub(super) fn push_counted(&mut self, file: &'c FileEntry, doc: u32, wtf: &[f64]) {
+    pub(super) fn push_counted(&mut self, index: usize, doc: u32, wtf: &[f64]) {
         if doc >= KEPT {
-            return self.push_kept(file, wtf);
+            return self.push_kept(index, wtf);
         }
-        self.matching.push(file);
+        self.matching.push(index as u32);
         self.found.push(doc);
     }
 
     /// Adds a matching note with its weights, kept.
-    pub(super) fn push_kept(&mut self, file: &'c FileEntry, wtf: &[f64]) {
+    pub(super) fn push_kept(&mut self, index: usize, wtf: &[f64]) {
         let at = self.kept.len().checked_div(self.width).unwrap_or(0);
-        self.matching.push(file);
+        self.matching.push(index as u32);
         self.found.push(KEPT | at as u32);
         self.kept.extend_from_slice(wtf);
     }
@@ -58,31 +59,42 @@ impl<'c> Weighed<'c> {
     }
 
     /// The weights of the matching note at `place`, over `out`.
-    fn weights<'o>(&self, place: usize, recount: &Recount<'_>, out: &'o mut Vec<f64>) -> &'o [f64] {
+    fn weights<'o>(
+        &self,
+        place: usize,
+        recount: &Recount<'_, '_>,
+        out: &'o mut Vec<f64>,
+    ) -> &'o [f64] {
         out.clear();
         let found = self.found[place];
         if found & KEPT != 0 {
             let at = (found & !KEPT) as usize * self.width;
             out.extend_from_slice(&self.kept[at..at + self.width]);
         } else {
-            recount.weights(self.matching[place], found, out);
+            recount.weights(self.matching[place] as usize, found, out);
         }
         out
     }
 }
 
-/// What gives again the weights of a note the word index counted: each term's counts by document, and the mean size
-/// of the notes in scope (a note's size is its file's, which the names table that weighing read copies).
-pub(super) struct Recount<'k> {
+/// What gives again the weights of a note the word index counted: the files, and the names table when there is one
+/// (notes' sizes are read from there, as weighing read them: it keeps them together), each term's counts by document,
+/// and the mean size of the notes in scope.
+pub(super) struct Recount<'c, 'k> {
+    pub(super) files: &'c [FileEntry],
+    pub(super) names: Option<&'k NoteNames>,
     pub(super) counts: Vec<&'k DocCounts>,
     pub(super) mean_size: f64,
 }
 
-impl Recount<'_> {
-    /// The weights of `file`, document `doc`, whose title and aliases hold no scored term: the same operations as when
-    /// it was weighed, so the same bits.
-    fn weights(&self, file: &FileEntry, doc: u32, out: &mut Vec<f64>) {
-        let norm = length_norm(file.size, self.mean_size);
+impl Recount<'_, '_> {
+    /// The weights of the file at `index`, document `doc`, whose title and aliases hold no scored term: the same
+    /// operations as when it was weighed, so the same bits.
+    fn weights(&self, index: usize, doc: u32, out: &mut Vec<f64>) {
+        let size = self
+            .names
+            .map_or(self.files[index].size, |names| names.size(index));
+        let norm = length_norm(size, self.mean_size);
         out.extend(
             self.counts
                 .iter()
@@ -97,10 +109,10 @@ type Keyed = (std::cmp::Reverse<i64>, u32);
 
 /// What orders the matching notes of the parts weighed (their place in the parts, one after another, is also their
 /// place in path order), each part keyed on a thread of its own into its share of one vector.
-fn keyed_parts(parts: &[Weighed<'_>], idf: &[f64], recount: &Recount<'_>) -> Vec<Keyed> {
+fn keyed_parts(parts: &[Weighed], idf: &[f64], recount: &Recount<'_, '_>) -> Vec<Keyed> {
     let total = parts.iter().map(Weighed::len).sum();
     let mut keyed: Vec<Keyed> = vec![(std::cmp::Reverse(0), 0); total];
-    let key = |part: &Weighed<'_>, offset: usize, out: &mut [Keyed]| {
+    let key = |part: &Weighed, offset: usize, out: &mut [Keyed]| {
         let mut weights = Vec::with_capacity(idf.len());
         for (i, slot) in out.iter_mut().enumerate() {
             let score = score(idf, part.weights(i, recount, &mut weights));
@@ -135,9 +147,9 @@ fn keyed_parts(parts: &[Weighed<'_>], idf: &[f64], recount: &Recount<'_>) -> Vec
 /// a page shows the first few of up to 100,000, and ordering them all was a fifth of a ranked search. Only the keys
 /// are put in order (16 bytes a note, not 32: at 100,000 notes a ranked question's peak was 5 MB higher).
 pub(in crate::offline::plugin::tools::search) struct RankedNotes<'c, 'k> {
-    parts: Vec<Weighed<'c>>,
+    parts: Vec<Weighed>,
     idf: Vec<f64>,
-    recount: Recount<'k>,
+    recount: Recount<'c, 'k>,
     keyed: Vec<Keyed>,
     /// How many from the start are in their place.
     ordered: usize,
@@ -145,9 +157,9 @@ pub(in crate::offline::plugin::tools::search) struct RankedNotes<'c, 'k> {
 
 impl<'c, 'k> RankedNotes<'c, 'k> {
     pub(super) fn new(
-        parts: Vec<Weighed<'c>>,
+        parts: Vec<Weighed>,
         idf: Vec<f64>,
-        recount: Recount<'k>,
+        recount: Recount<'c, 'k>,
     ) -> RankedNotes<'c, 'k> {
         let keyed = keyed_parts(&parts, &idf, &recount);
         RankedNotes {
@@ -160,7 +172,7 @@ impl<'c, 'k> RankedNotes<'c, 'k> {
     }
 
     /// The part that holds the note at `place` in path order among those that match, and its place there.
-    fn part_of(&self, mut place: usize) -> (&Weighed<'c>, usize) {
+    fn part_of(&self, mut place: usize) -> (&Weighed, usize) {
         for part in &self.parts {
             if place < part.len() {
                 return (part, place);
@@ -175,7 +187,8 @@ impl<'c, 'k> RankedNotes<'c, 'k> {
         let (part, place) = self.part_of(place);
         let mut weights = Vec::with_capacity(self.idf.len());
         let weights = part.weights(place, &self.recount, &mut weights);
-        (part.matching[place], score(&self.idf, weights))
+        let file = &self.recount.files[part.matching[place] as usize];
+        (file, score(&self.idf, weights))
     }
 
     /// How many notes match.
@@ -204,7 +217,7 @@ impl<'c, 'k> RankedNotes<'c, 'k> {
         self.order_up_to(self.keyed.len());
         self.keyed.iter().position(|&(_, place)| {
             let (part, place) = self.part_of(place as usize);
-            part.matching[place].path == path
+            self.recount.files[part.matching[place] as usize].path == path
         })
     }
 
@@ -249,11 +262,13 @@ mod tests {
             let part = |range: std::ops::Range<usize>| {
                 let mut part = Weighed::new(range.len(), 1);
                 for i in range {
-                    part.push_kept(&files[i], &[weight(i)]);
+                    part.push_kept(i, &[weight(i)]);
                 }
                 part
             };
             let recount = Recount {
+                files,
+                names: None,
                 counts: Vec::new(),
                 mean_size: 0.0,
             };
