@@ -13,7 +13,7 @@ use crate::lock::lock;
 use crate::offline::OfflineVault;
 use crate::offline::obsidian::metadata::Snapshot;
 use crate::offline::obsidian::read::release_freed_memory;
-use crate::offline::obsidian::vault::{Listing, is_unlisted, relisted, walk};
+use crate::offline::obsidian::vault::{Listing, is_unlisted, relisted, walk, walk_unless_same};
 use crate::offline::plugin::resources::Candidate;
 use crate::offline::plugin::vault::hidden::{HiddenRules, HiddenRulesError};
 
@@ -257,26 +257,51 @@ impl OfflineVault {
         })
     }
 
+    /// [`OfflineVault::list`], against what `snapshot` lists: `None` when the folder lists the same.
+    fn list_unless_same(
+        &self,
+        watch: Option<&Watch>,
+        hidden: &HiddenRules,
+        snapshot: Option<&Snapshot>,
+    ) -> Option<Listing> {
+        let Some(snapshot) = snapshot else {
+            return Some(self.list(watch, hidden));
+        };
+        if let Some(watch) = watch {
+            watch.config_folders();
+        }
+        let watching = |path: &std::path::Path, metadata: &std::fs::Metadata| {
+            if let Some(watch) = watch {
+                watch.folder(path, metadata);
+            }
+        };
+        let listed = (&snapshot.files[..], &snapshot.folders[..]);
+        walk_unless_same(&self.root, &self.real, hidden, &watching, listed)
+    }
+
     /// Checks the index against the folder (the walk given, or a new one) and keeps (and saves, in the background)
     /// what changed.
     fn check_folder(&self, state: &mut State, hidden: &HiddenRules, listing: Option<Listing>) {
         let walked = std::time::Instant::now();
-        let listing = listing.unwrap_or_else(|| {
+        // `None`: the walk found the folder as the snapshot lists it.
+        let listing = listing.or_else(|| {
             state.walks += 1;
             // With the watcher on, this walk is the one a first build owes.
             state.catch_up &= state.watch.is_none();
-            self.list(state.watch.as_ref(), hidden)
+            self.list_unless_same(state.watch.as_ref(), hidden, state.snapshot.as_deref())
         });
         tracing::debug!(
             ms = walked.elapsed().as_millis() as u64,
             "offline index: folder listed"
         );
-        let changed = Snapshot::refresh_if_changed(
-            &self.root,
-            listing,
-            state.snapshot.as_deref(),
-            &mut crate::lock::write(&self.words),
-        );
+        let changed = listing.and_then(|listing| {
+            Snapshot::refresh_if_changed(
+                &self.root,
+                listing,
+                state.snapshot.as_deref(),
+                &mut crate::lock::write(&self.words),
+            )
+        });
         if let Some(next) = changed {
             let next = Arc::new(next);
             if let Some(saved) = &self.saved {

@@ -145,8 +145,30 @@ pub(super) struct Walk<'a> {
     hidden: &'a HiddenRules,
     seen: HashSet<PathBuf>,
     listing: Listing,
+    /// The files a listing already has, while every file found so far is the same, in the same place: those are
+    /// counted (`matched`), not copied into `listing`.
+    expected: Option<&'a [FileEntry]>,
+    matched: usize,
     /// Called with each folder (its full path and metadata) just before it is listed: the watcher's cue.
     before_listing: &'a dyn Fn(&Path, &std::fs::Metadata),
+}
+
+impl Walk<'_> {
+    /// Lists a file: counted while it is the next of the files expected, else listed (after those matched so far).
+    fn add_file(&mut self, file: FileEntry) {
+        if let Some(expected) = self.expected {
+            if expected.get(self.matched) == Some(&file) {
+                self.matched += 1;
+                return;
+            }
+            self.listing.files.reserve(expected.len() + 1);
+            self.listing
+                .files
+                .extend_from_slice(&expected[..self.matched]);
+            self.expected = None;
+        }
+        self.listing.files.push(file);
+    }
 }
 
 /// Lists what `hidden` leaves visible of the folder (no note is read); `before_listing` is told of each folder
@@ -157,6 +179,36 @@ pub(crate) fn walk(
     hidden: &HiddenRules,
     before_listing: &dyn Fn(&Path, &std::fs::Metadata),
 ) -> Listing {
+    walk_expecting(root, real, hidden, before_listing, None).listing
+}
+
+/// [`walk`], against a listing already made: `None` when the folder still lists exactly `listing`'s files and folders,
+/// found without a listing of its own (100,000 files' entries are 12 MB, and most walks find nothing changed).
+pub(crate) fn walk_unless_same(
+    root: &Path,
+    real: &RealVault,
+    hidden: &HiddenRules,
+    before_listing: &dyn Fn(&Path, &std::fs::Metadata),
+    (files, folders): (&[FileEntry], &[String]),
+) -> Option<Listing> {
+    let mut walked = walk_expecting(root, real, hidden, before_listing, Some(files));
+    if walked.expected.is_some() {
+        if walked.matched == files.len() && walked.listing.folders == folders {
+            return None;
+        }
+        // Every file found was the next expected, but some were not found.
+        walked.listing.files = files[..walked.matched].to_vec();
+    }
+    Some(walked.listing)
+}
+
+fn walk_expecting<'a>(
+    root: &'a Path,
+    real: &'a RealVault,
+    hidden: &'a HiddenRules,
+    before_listing: &'a dyn Fn(&Path, &std::fs::Metadata),
+    expected: Option<&'a [FileEntry]>,
+) -> Walk<'a> {
     let mut walk = Walk {
         root,
         vault: real,
@@ -166,6 +218,8 @@ pub(crate) fn walk(
             files: Vec::new(),
             folders: Vec::new(),
         },
+        expected,
+        matched: 0,
         before_listing,
     };
     if let Ok(metadata) = std::fs::metadata(real.root()) {
@@ -177,7 +231,7 @@ pub(crate) fn walk(
         real.root().to_path_buf(),
         Some(String::new()),
     );
-    walk.listing
+    walk
 }
 
 /// Lists one folder and what is below it. `real_path` is the vault path of the folder's real location (it differs
@@ -255,9 +309,7 @@ pub(super) fn walk_folder(
                 .as_deref()
                 .map_or(folder_inside, |real| vault.allows(real));
             // Built exactly as long as it is (`join_name`): 100,000 paths kept with slack cost megabytes.
-            walk.listing
-                .files
-                .push(FileEntry::listed(path, &metadata, inside));
+            walk.add_file(FileEntry::listed(path, &metadata, inside));
         }
     }
 }
@@ -392,6 +444,61 @@ mod tests {
                 ]
             );
             assert_eq!(listing.folders, ["Notes", "aux"]);
+        }
+    }
+
+    #[test]
+    fn a_walk_against_a_listing_says_same_or_gives_what_a_walk_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for path in ["a.md", "b/c.md", "b/d.md", "e.md"] {
+            create_below(&root, path);
+        }
+        let real = RealVault::new(root.clone(), ".obsidian");
+        let hidden = HiddenRules::default();
+        let mut listed = walk(&root, &real, &hidden, &|_, _| {});
+        // Each made to the folder in turn, after the walk before it.
+        type Change = fn(&Path);
+        let changes: [(&str, Change); 6] = [
+            ("nothing", |_| {}),
+            ("a note in the middle grows", |root| {
+                std::fs::write(root.join("b/c.md"), "longer than before\n").unwrap()
+            }),
+            ("the last note goes", |root| {
+                std::fs::remove_file(root.join("e.md")).unwrap()
+            }),
+            ("an empty folder comes", |root| {
+                std::fs::create_dir(root.join("f")).unwrap()
+            }),
+            ("a note comes last", |root| create_below(root, "g.md")),
+            ("the first note goes", |root| {
+                std::fs::remove_file(root.join("a.md")).unwrap()
+            }),
+        ];
+        for (change, make) in changes {
+            make(&root);
+            let against = walk_unless_same(
+                &root,
+                &real,
+                &hidden,
+                &|_, _| {},
+                (&listed.files, &listed.folders),
+            );
+            let fresh = walk(&root, &real, &hidden, &|_, _| {});
+            match against {
+                None => {
+                    assert_eq!(change, "nothing", "said same after {change}");
+                    assert!(fresh.files == listed.files && fresh.folders == listed.folders);
+                }
+                Some(against) => {
+                    assert_ne!(change, "nothing");
+                    assert!(
+                        against.files == fresh.files && against.folders == fresh.folders,
+                        "after {change}"
+                    );
+                }
+            }
+            listed = fresh;
         }
     }
 }
