@@ -247,14 +247,7 @@ impl OfflineVault {
 
     /// Walks the folder; the watcher, if any, watches each folder before it is listed (`watch.rs`).
     fn list(&self, watch: Option<&Watch>, hidden: &HiddenRules) -> Listing {
-        if let Some(watch) = watch {
-            watch.config_folders();
-        }
-        walk(&self.root, &self.real, hidden, &|path, metadata| {
-            if let Some(watch) = watch {
-                watch.folder(path, metadata);
-            }
-        })
+        walk(&self.root, &self.real, hidden, &cue(watch))
     }
 
     /// [`OfflineVault::list`], against what `snapshot` lists: `None` when the folder lists the same.
@@ -267,16 +260,8 @@ impl OfflineVault {
         let Some(snapshot) = snapshot else {
             return Some(self.list(watch, hidden));
         };
-        if let Some(watch) = watch {
-            watch.config_folders();
-        }
-        let watching = |path: &std::path::Path, metadata: &std::fs::Metadata| {
-            if let Some(watch) = watch {
-                watch.folder(path, metadata);
-            }
-        };
         let listed = (&snapshot.files[..], &snapshot.folders[..]);
-        walk_unless_same(&self.root, &self.real, hidden, &watching, listed)
+        walk_unless_same(&self.root, &self.real, hidden, &cue(watch), listed)
     }
 
     /// Checks the index against the folder (the walk given, or a new one) and keeps (and saves, in the background)
@@ -338,6 +323,19 @@ impl OfflineVault {
             );
         }
         self.finish_saving_meaning(within);
+    }
+}
+
+/// Readies the watcher, if any, for a walk, and gives what the walk tells of each folder before listing it: the
+/// watcher then watches that folder (`watch.rs`).
+fn cue(watch: Option<&Watch>) -> impl Fn(&std::path::Path, &std::fs::Metadata) + '_ {
+    if let Some(watch) = watch {
+        watch.config_folders();
+    }
+    move |path, metadata| {
+        if let Some(watch) = watch {
+            watch.folder(path, metadata);
+        }
     }
 }
 
