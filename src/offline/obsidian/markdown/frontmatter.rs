@@ -13,16 +13,20 @@ pub(super) fn frontmatter_end(lines: &[Line<'_>]) -> Option<usize> {
     (1..lines.len()).find(|&i| js_trim_end(lines[i].text) == "---")
 }
 
-/// The YAML text between the frontmatter fences (`getFrontMatterInfo().frontmatter`).
-pub(crate) fn frontmatter_text(content: &str) -> Option<&str> {
-    let lines = split_lines(content);
-    let closing = frontmatter_end(&lines)?;
-    let from = byte_offset_of_line(content, 1);
+/// The YAML text between the frontmatter fences (`getFrontMatterInfo().frontmatter`), given the note's lines and the
+/// closing fence's line.
+pub(super) fn frontmatter_text<'a>(
+    content: &'a str,
+    lines: &[Line<'a>],
+    closing: usize,
+) -> &'a str {
     if closing == 1 {
-        return Some("");
+        return "";
     }
-    let last = byte_offset_of_line(content, closing - 1) + lines[closing - 1].text.len();
-    Some(&content[from..last])
+    // Every line's text lies in `content`: where it starts there is its byte offset.
+    let offset = |line: &Line<'a>| line.text.as_ptr() as usize - content.as_ptr() as usize;
+    let last = &lines[closing - 1];
+    &content[offset(&lines[1])..offset(last) + last.text.len()]
 }
 
 /// Entries in the order a JavaScript object keeps its keys: integer-like keys first in ascending order, then the others

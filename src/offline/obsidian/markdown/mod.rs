@@ -120,9 +120,7 @@ pub(crate) fn parse(content: &str) -> NoteMetadata {
             0,
             end,
         ));
-        if let Some(text) = frontmatter_text(content) {
-            read_frontmatter(text, &mut meta);
-        }
+        read_frontmatter(frontmatter_text(content, &lines, end), &mut meta);
         body_start = end + 1;
     }
 

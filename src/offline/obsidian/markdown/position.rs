@@ -100,14 +100,3 @@ pub(super) fn pos(
 pub(super) fn whole_lines(lines: &[Line<'_>], start: usize, end: usize) -> Pos {
     pos(lines, start, 0, end, lines[end].text.len())
 }
-
-pub(super) fn byte_offset_of_line(content: &str, line: usize) -> usize {
-    if line == 0 {
-        return 0;
-    }
-    content
-        .match_indices('\n')
-        .nth(line - 1)
-        .map(|(index, _)| index + 1)
-        .unwrap_or(content.len())
-}
