@@ -66,8 +66,8 @@ impl<R: Read> Read for Checked<R> {
     }
 }
 
-/// How much of the file is read at once.
-const CHUNK: usize = 256 * 1024;
+/// How much of the file is read at once: a piece of a large byte field (`raw_bytes::pieces`) fits.
+const CHUNK: usize = crate::offline::index::raw_bytes::pieces::PIECE;
 
 /// Decodes a `T` from `reader`, which holds `size` bytes: the whole of them, nothing more.
 pub(super) fn decode<T: DeserializeOwned>(reader: impl Read, size: u64) -> Result<T, String> {
@@ -233,6 +233,47 @@ mod tests {
         })
         .unwrap();
         assert_eq!(before, written);
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct InPieces {
+        #[serde(with = "raw_bytes::pieces")]
+        bytes: Vec<u8>,
+        after: u32,
+    }
+
+    #[test]
+    fn a_field_in_pieces_reads_back_whole_and_is_written_in_pieces_no_larger_than_a_read() {
+        for size in [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, CHUNK * 3 + 7] {
+            let value = InPieces {
+                bytes: (0..size).map(|n| (n * 7 % 251) as u8).collect(),
+                after: 77,
+            };
+            let written = postcard::to_allocvec(&value).unwrap();
+            let read: InPieces = decode(Trickle(&written), written.len() as u64).unwrap();
+            assert_eq!(read, value, "{size} bytes");
+            // Laid out as a sequence of byte strings, every one but the last of exactly a read's size.
+            let pieces: Vec<Vec<u8>> = postcard::from_bytes::<(Vec<Vec<u8>>, u32)>(&written)
+                .unwrap()
+                .0;
+            assert_eq!(pieces.len(), size.div_ceil(CHUNK), "{size} bytes");
+            assert!(
+                pieces
+                    .iter()
+                    .rev()
+                    .skip(1)
+                    .all(|piece| piece.len() == CHUNK)
+            );
+            assert_eq!(pieces.concat(), value.bytes);
+        }
+        // A piece that claims more than the file holds is refused.
+        let mut written = postcard::to_allocvec(&InPieces {
+            bytes: vec![1; 10],
+            after: 0,
+        })
+        .unwrap();
+        written[1] = 0x7f;
+        assert!(decode::<InPieces>(Trickle(&written), written.len() as u64).is_err());
     }
 
     #[test]

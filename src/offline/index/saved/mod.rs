@@ -38,7 +38,7 @@ use crate::offline::obsidian::metadata::Snapshot;
 mod format;
 
 /// Bumped whenever what is saved changes meaning.
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 
 /// The bytes of the checksum that ends the file.
 const CHECKSUM_BYTES: u64 = 4;

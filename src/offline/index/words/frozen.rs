@@ -11,7 +11,7 @@ pub(super) struct Frozen {
     /// The words, in ascending order.
     pub(super) words: Vocabulary,
     /// Each word's posting list (see [`Postings`]), one after another in the words' order.
-    #[serde(with = "crate::offline::index::raw_bytes")]
+    #[serde(with = "crate::offline::index::raw_bytes::pieces")]
     postings: Vec<u8>,
     /// Where each word's list ends in `postings`.
     ends: Vec<u64>,
