@@ -4,16 +4,19 @@
 //! for the index; one lock (`State`) makes each check whole.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::watch::{Changes, Watch};
+use super::words::Words;
 use crate::lock::lock;
 use crate::offline::OfflineVault;
 use crate::offline::obsidian::metadata::Snapshot;
 use crate::offline::obsidian::read::release_freed_memory;
-use crate::offline::obsidian::vault::{Listing, is_unlisted, relisted, walk, walk_unless_same};
+use crate::offline::obsidian::vault::{
+    Listing, is_unlisted, relisted, walk, walk_unless_same, walk_unless_same_later,
+};
 use crate::offline::plugin::resources::Candidate;
 use crate::offline::plugin::vault::hidden::{HiddenRules, HiddenRulesError};
 
@@ -78,8 +81,10 @@ impl OfflineVault {
         let first = state.snapshot.is_none().then(Instant::now);
         let listing = match changes {
             _ if first.is_some() => self.load_saved(&mut state, &hidden),
-            Some(Changes::Files(changed)) if !force => self.listing_after_edits(&state, &changed),
-            _ => None,
+            Some(Changes::Files(changed)) if !force => self
+                .listing_after_edits(&state, &changed)
+                .map_or(Walked::Owed, Walked::Found),
+            _ => Walked::Owed,
         };
         let catching_up = state.catch_up;
         self.check_folder(&mut state, &hidden, listing);
@@ -181,13 +186,22 @@ impl OfflineVault {
 
     /// On the first build: starts from the saved index when there is one, decoding it while the folder is walked,
     /// and returns that walk for the check of what changed since the save (`None` when there is no saved index).
-    fn load_saved(&self, state: &mut State, hidden: &HiddenRules) -> Option<Listing> {
-        let saved = self.saved.as_ref().filter(|saved| saved.exists())?;
+    fn load_saved(&self, state: &mut State, hidden: &HiddenRules) -> Walked {
+        let Some(saved) = self.saved.as_ref().filter(|saved| saved.exists()) else {
+            return Walked::Owed;
+        };
         // Watching from before the check of what changed since the save, so that nothing changed during it goes
         // unseen.
         self.start_watching(state);
-        // The saved file is decoded while the folder is walked: at 100,000 notes each takes about half the start.
-        let (loaded, walked) = std::thread::scope(|scope| {
+        // The saved file is decoded while the folder is walked: at 100,000 notes each takes about half the start. Once
+        // decoded, the walk goes on against the saved listing instead of making its own.
+        let cue = cue(state.watch.as_ref());
+        let decoded: OnceLock<Option<(Snapshot, Words)>> = OnceLock::new();
+        let saved_listing = || {
+            let (snapshot, _) = decoded.get()?.as_ref()?;
+            Some((&snapshot.files[..], &snapshot.folders[..]))
+        };
+        let walked = std::thread::scope(|scope| {
             let loading = scope.spawn(|| {
                 let started = Instant::now();
                 let loaded = saved.load();
@@ -195,40 +209,50 @@ impl OfflineVault {
                     ms = started.elapsed().as_millis() as u64,
                     "offline index: saved index decoded"
                 );
-                loaded
+                decoded.get_or_init(|| loaded);
             });
             let walking = Instant::now();
-            let walked = self.list(state.watch.as_ref(), hidden);
+            let walked =
+                walk_unless_same_later(&self.root, &self.real, hidden, &cue, &saved_listing);
             state.walks += 1;
             tracing::debug!(
                 ms = walking.elapsed().as_millis() as u64,
                 "offline index: folder listed beside the decoding"
             );
-            let loaded = loading.join().unwrap_or_else(|_| {
+            if loading.join().is_err() {
                 tracing::warn!(
                     "decoding the saved offline index failed; it is built from the folder"
                 );
-                None
-            });
-            (loaded, walked)
-        });
-        // A word index dropped under another budget is built again under this one.
-        let loaded = loaded.filter(|(_, saved_words)| {
-            saved_words
-                .dropped()
-                .is_none_or(|budget| budget == self.budget)
-        });
-        match loaded {
-            Some((snapshot, mut saved_words)) => {
-                saved_words.set_budget(self.budget);
-                saved_words.keep_within_budget(snapshot.approx_bytes());
-                *crate::lock::write(&self.words) = saved_words;
-                state.snapshot = Some(Arc::new(snapshot));
             }
+            walked
+        });
+        drop(cue);
+        // A word index dropped under another budget is built again under this one.
+        let (kept, rejected) = match decoded.into_inner().flatten() {
+            Some((snapshot, words))
+                if words.dropped().is_none_or(|budget| budget == self.budget) =>
+            {
+                (Some((snapshot, words)), None)
+            }
+            other => (None, other),
+        };
+        let Some((snapshot, mut saved_words)) = kept else {
             // Built from the folder instead, which is done with the watcher off (see `fresh_snapshot`).
-            None => state.watch = None,
-        }
-        Some(walked)
+            state.watch = None;
+            // A walk that found the saved listing has none of its own: it is the saved one.
+            return Walked::Found(walked.unwrap_or_else(|| {
+                let (snapshot, _) = rejected.expect("a walk matched a decoded listing");
+                Listing {
+                    files: snapshot.files,
+                    folders: snapshot.folders,
+                }
+            }));
+        };
+        saved_words.set_budget(self.budget);
+        saved_words.keep_within_budget(snapshot.approx_bytes());
+        *crate::lock::write(&self.words) = saved_words;
+        state.snapshot = Some(Arc::new(snapshot));
+        walked.map_or(Walked::Same, Walked::Found)
     }
 
     /// Starts the file watcher, unless it runs already, is not wanted, or could not start before.
@@ -266,17 +290,21 @@ impl OfflineVault {
 
     /// Checks the index against the folder (the walk given, or a new one) and keeps (and saves, in the background)
     /// what changed.
-    fn check_folder(&self, state: &mut State, hidden: &HiddenRules, listing: Option<Listing>) {
-        let walked = std::time::Instant::now();
+    fn check_folder(&self, state: &mut State, hidden: &HiddenRules, walked: Walked) {
+        let walking = std::time::Instant::now();
         // `None`: the walk found the folder as the snapshot lists it.
-        let listing = listing.or_else(|| {
-            state.walks += 1;
-            // With the watcher on, this walk is the one a first build owes.
-            state.catch_up &= state.watch.is_none();
-            self.list_unless_same(state.watch.as_ref(), hidden, state.snapshot.as_deref())
-        });
+        let listing = match walked {
+            Walked::Found(listing) => Some(listing),
+            Walked::Same => None,
+            Walked::Owed => {
+                state.walks += 1;
+                // With the watcher on, this walk is the one a first build owes.
+                state.catch_up &= state.watch.is_none();
+                self.list_unless_same(state.watch.as_ref(), hidden, state.snapshot.as_deref())
+            }
+        };
         tracing::debug!(
-            ms = walked.elapsed().as_millis() as u64,
+            ms = walking.elapsed().as_millis() as u64,
             "offline index: folder listed"
         );
         let changed = listing.and_then(|listing| {
@@ -324,6 +352,16 @@ impl OfflineVault {
         }
         self.finish_saving_meaning(within);
     }
+}
+
+/// What the check of the folder starts from.
+enum Walked {
+    /// No walk yet: the check walks.
+    Owed,
+    /// A walk found the folder as the snapshot lists it.
+    Same,
+    /// The listing a walk (or the files named by the watcher, stat'ed again) found.
+    Found(Listing),
 }
 
 /// Readies the watcher, if any, for a walk, and gives what the walk tells of each folder before listing it: the

@@ -149,6 +149,8 @@ pub(super) struct Walk<'a> {
     /// counted (`matched`), not copied into `listing`.
     expected: Option<&'a [FileEntry]>,
     matched: usize,
+    /// Where the expected files may come from during the walk, while they have not come.
+    later: Option<Later<'a>>,
     /// Called with each folder (its full path and metadata) just before it is listed: the watcher's cue.
     before_listing: &'a dyn Fn(&Path, &std::fs::Metadata),
 }
@@ -156,6 +158,17 @@ pub(super) struct Walk<'a> {
 impl Walk<'_> {
     /// Lists a file: counted while it is the next of the files expected, else listed (after those matched so far).
     fn add_file(&mut self, file: FileEntry) {
+        if let Some(later) = self.later
+            && let Some((files, _)) = later()
+        {
+            // Expected from here on when the files listed so far are the first of them, given back meanwhile.
+            self.later = None;
+            if files.get(..self.listing.files.len()) == Some(&self.listing.files[..]) {
+                self.matched = self.listing.files.len();
+                self.listing.files = Vec::new();
+                self.expected = Some(files);
+            }
+        }
         if let Some(expected) = self.expected {
             if expected.get(self.matched) == Some(&file) {
                 self.matched += 1;
@@ -179,7 +192,7 @@ pub(crate) fn walk(
     hidden: &HiddenRules,
     before_listing: &dyn Fn(&Path, &std::fs::Metadata),
 ) -> Listing {
-    walk_expecting(root, real, hidden, before_listing, None).listing
+    walk_expecting(root, real, hidden, before_listing, None, None).listing
 }
 
 /// [`walk`], against a listing already made: `None` when the folder still lists exactly `listing`'s files and folders,
@@ -191,8 +204,35 @@ pub(crate) fn walk_unless_same(
     before_listing: &dyn Fn(&Path, &std::fs::Metadata),
     (files, folders): (&[FileEntry], &[String]),
 ) -> Option<Listing> {
-    let mut walked = walk_expecting(root, real, hidden, before_listing, Some(files));
-    if walked.expected.is_some() {
+    let walked = walk_expecting(root, real, hidden, before_listing, Some(files), None);
+    unless_same(walked, folders)
+}
+
+/// A listing that a walk may compare against once it comes, as a listing's files and folders.
+pub(crate) type Later<'a> = &'a dyn Fn() -> Option<(&'a [FileEntry], &'a [String])>;
+
+/// [`walk_unless_same`] against a listing that may come only during the walk (a saved index decoded beside it):
+/// files are listed until `later` gives it, then, if those listed so far are its first ones, they are given back and
+/// the rest counted against it (a start from the saved index at 100,000 files otherwise held both listings at once).
+/// `None` when the folder lists exactly what `later` gave.
+pub(crate) fn walk_unless_same_later<'a>(
+    root: &'a Path,
+    real: &'a RealVault,
+    hidden: &'a HiddenRules,
+    before_listing: &'a dyn Fn(&Path, &std::fs::Metadata),
+    later: Later<'a>,
+) -> Option<Listing> {
+    let walked = walk_expecting(root, real, hidden, before_listing, None, Some(later));
+    let folders = walked
+        .expected
+        .and(later())
+        .map_or(&[][..], |(_, folders)| folders);
+    unless_same(walked, folders)
+}
+
+/// What a walk that expected files found: `None` when all of them and exactly `folders`.
+fn unless_same(mut walked: Walk<'_>, folders: &[String]) -> Option<Listing> {
+    if let Some(files) = walked.expected {
         if walked.matched == files.len() && walked.listing.folders == folders {
             return None;
         }
@@ -208,6 +248,7 @@ fn walk_expecting<'a>(
     hidden: &'a HiddenRules,
     before_listing: &'a dyn Fn(&Path, &std::fs::Metadata),
     expected: Option<&'a [FileEntry]>,
+    later: Option<Later<'a>>,
 ) -> Walk<'a> {
     let mut walk = Walk {
         root,
@@ -220,6 +261,7 @@ fn walk_expecting<'a>(
         },
         expected,
         matched: 0,
+        later,
         before_listing,
     };
     if let Ok(metadata) = std::fs::metadata(real.root()) {
@@ -499,6 +541,58 @@ mod tests {
                 }
             }
             listed = fresh;
+        }
+    }
+
+    #[test]
+    fn a_walk_against_a_listing_that_comes_midway_says_same_or_gives_what_a_walk_gives() {
+        type Change = fn(&Path);
+        let changes: [(&str, Change); 4] = [
+            ("nothing", |_| {}),
+            ("the first note grows", |root| {
+                std::fs::write(root.join("a.md"), "longer than before\n").unwrap()
+            }),
+            ("the last note grows", |root| {
+                std::fs::write(root.join("e.md"), "longer than before\n").unwrap()
+            }),
+            ("a folder comes", |root| {
+                std::fs::create_dir(root.join("f")).unwrap()
+            }),
+        ];
+        for (change, make) in changes {
+            let dir = tempfile::tempdir().unwrap();
+            let root = std::fs::canonicalize(dir.path()).unwrap();
+            for path in ["a.md", "b/c.md", "b/d.md", "e.md"] {
+                create_below(&root, path);
+            }
+            let real = RealVault::new(root.clone(), ".obsidian");
+            let hidden = HiddenRules::default();
+            let listed = walk(&root, &real, &hidden, &|_, _| {});
+            make(&root);
+            let fresh = walk(&root, &real, &hidden, &|_, _| {});
+            // The listing comes after `files` files were found (never, for the last).
+            for files in 0..=listed.files.len() {
+                let asked = std::cell::Cell::new(0);
+                let later = || {
+                    asked.set(asked.get() + 1);
+                    (asked.get() > files).then_some((&listed.files[..], &listed.folders[..]))
+                };
+                let against = walk_unless_same_later(&root, &real, &hidden, &|_, _| {}, &later);
+                let comes = files < listed.files.len();
+                match against {
+                    None => assert!(change == "nothing" && comes, "said same after {change}"),
+                    Some(against) => {
+                        assert!(
+                            change != "nothing" || !comes,
+                            "not same after {files} files"
+                        );
+                        assert!(
+                            against.files == fresh.files && against.folders == fresh.folders,
+                            "after {change}, the listing come after {files} files"
+                        );
+                    }
+                }
+            }
         }
     }
 }

@@ -351,6 +351,41 @@ mod tests {
         ]
     }
 
+    /// A saved index whose word index was dropped under a tighter budget is built again under a roomier one, from the
+    /// listing the walk beside its decoding found (the saved one, when the walk found the folder as saved).
+    #[test]
+    fn a_saved_index_built_under_another_budget_is_built_again_from_the_folder() {
+        for change in ["none", "a note added"] {
+            let vault = tempfile::tempdir().unwrap();
+            let state = tempfile::tempdir().unwrap();
+            for i in 0..30 {
+                write(
+                    vault.path(),
+                    &format!("n{i}.md"),
+                    &format!("alpha {i} [[b]]\n"),
+                );
+            }
+            write(vault.path(), "b.md", "# B\nbeta");
+            let tight = session(vault.path(), state.path()).with_memory_budget_mb(0);
+            answers(&tight);
+            let file = saved_file(&tight);
+            drop(tight);
+            assert!(file.exists(), "saved under the tight budget");
+            if change != "none" {
+                write(vault.path(), "new.md", "alpha again [[b]]");
+            }
+            let roomy = session(vault.path(), state.path());
+            let after = answers(&roomy);
+            assert_eq!(
+                notes_read(&roomy),
+                31 + usize::from(change != "none"),
+                "{change}"
+            );
+            let fresh = OfflineVault::open(vault.path(), None).unwrap();
+            assert_eq!(after, answers(&fresh), "{change}");
+        }
+    }
+
     #[test]
     fn the_next_session_reads_only_what_changed_and_answers_the_same_as_a_fresh_build() {
         let vault = tempfile::tempdir().unwrap();
