@@ -70,7 +70,20 @@ impl<R: Read> Read for Checked<R> {
 const CHUNK: usize = crate::offline::index::raw_bytes::pieces::PIECE;
 
 /// Decodes a `T` from `reader`, which holds `size` bytes: the whole of them, nothing more.
+#[cfg(test)]
 pub(super) fn decode<T: DeserializeOwned>(reader: impl Read, size: u64) -> Result<T, String> {
+    decode_after::<(), T>(reader, size, |()| true)
+        .map(|decoded| decoded.expect("every header is wanted").1)
+}
+
+/// Decodes from `reader`, which holds `size` bytes, an `H` and then a `T`: the whole of them, nothing more. `wanted`
+/// judges the `H` before anything after it is read: `Ok(None)` when it turns it away (an index saved by another
+/// version is not decoded whole only to be dropped).
+pub(super) fn decode_after<H: DeserializeOwned, T: DeserializeOwned>(
+    reader: impl Read,
+    size: u64,
+    wanted: impl FnOnce(&H) -> bool,
+) -> Result<Option<(H, T)>, String> {
     let mut deserializer = postcard::Deserializer::from_flavor(Reading {
         reader,
         unread: size,
@@ -79,16 +92,20 @@ pub(super) fn decode<T: DeserializeOwned>(reader: impl Read, size: u64) -> Resul
         end: 0,
         trouble: None,
     });
-    let value = T::deserialize(&mut deserializer);
+    let decoded = match H::deserialize(&mut deserializer) {
+        Ok(header) if !wanted(&header) => return Ok(None),
+        Ok(header) => T::deserialize(&mut deserializer).map(|value| (header, value)),
+        Err(error) => Err(error),
+    };
     let reading = deserializer.finalize().map_err(|error| error.to_string())?;
     if let Some(trouble) = reading.trouble {
         return Err(trouble);
     }
-    let value = value.map_err(|error| error.to_string())?;
+    let decoded = decoded.map_err(|error| error.to_string())?;
     if reading.unread > 0 || reading.start < reading.end {
         return Err("bytes left after the index".into());
     }
-    Ok(value)
+    Ok(Some(decoded))
 }
 
 /// A `postcard` source that reads its input as it goes. Every field of the saved index is owned, so only
@@ -274,6 +291,23 @@ mod tests {
         .unwrap();
         written[1] = 0x7f;
         assert!(decode::<InPieces>(Trickle(&written), written.len() as u64).is_err());
+    }
+
+    #[test]
+    fn a_header_turned_away_stops_the_reading_there() {
+        let mut written = postcard::to_allocvec(&(7u32, sample())).unwrap();
+        // What follows the header is not read: damage there is not seen.
+        written.truncate(20);
+        let size = written.len() as u64;
+        let turned: Result<Option<(u32, Sample)>, String> =
+            decode_after(Trickle(&written), size, |format: &u32| *format == 8);
+        assert_eq!(turned, Ok(None));
+        let wanted: Result<Option<(u32, Sample)>, String> =
+            decode_after(Trickle(&written), size, |format: &u32| *format == 7);
+        assert!(wanted.is_err(), "the rest is read when the header is wanted");
+        let whole = postcard::to_allocvec(&(7u32, sample())).unwrap();
+        let read = decode_after(Trickle(&whole), whole.len() as u64, |format: &u32| *format == 7);
+        assert_eq!(read, Ok(Some((7, sample()))));
     }
 
     #[test]
