@@ -304,9 +304,14 @@ mod tests {
         assert_eq!(turned, Ok(None));
         let wanted: Result<Option<(u32, Sample)>, String> =
             decode_after(Trickle(&written), size, |format: &u32| *format == 7);
-        assert!(wanted.is_err(), "the rest is read when the header is wanted");
+        assert!(
+            wanted.is_err(),
+            "the rest is read when the header is wanted"
+        );
         let whole = postcard::to_allocvec(&(7u32, sample())).unwrap();
-        let read = decode_after(Trickle(&whole), whole.len() as u64, |format: &u32| *format == 7);
+        let read = decode_after(Trickle(&whole), whole.len() as u64, |format: &u32| {
+            *format == 7
+        });
         assert_eq!(read, Ok(Some((7, sample()))));
     }
 
