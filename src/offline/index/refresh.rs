@@ -185,7 +185,8 @@ impl OfflineVault {
     }
 
     /// On the first build: starts from the saved index when there is one, decoding it while the folder is walked,
-    /// and returns that walk for the check of what changed since the save (`None` when there is no saved index).
+    /// and returns what that walk found for the check of what changed since the save ([`Walked::Owed`] when there is
+    /// no saved index).
     fn load_saved(&self, state: &mut State, hidden: &HiddenRules) -> Walked {
         let Some(saved) = self.saved.as_ref().filter(|saved| saved.exists()) else {
             return Walked::Owed;
