@@ -228,32 +228,32 @@ impl OfflineVault {
             walked
         });
         drop(cue);
-        // A word index dropped under another budget is built again under this one.
-        let (kept, rejected) = match decoded.into_inner().flatten() {
-            Some((snapshot, words))
-                if words.dropped().is_none_or(|budget| budget == self.budget) =>
+        match decoded.into_inner().flatten() {
+            // A word index dropped under another budget is built again under this one.
+            Some((snapshot, mut saved_words))
+                if saved_words
+                    .dropped()
+                    .is_none_or(|budget| budget == self.budget) =>
             {
-                (Some((snapshot, words)), None)
+                saved_words.set_budget(self.budget);
+                saved_words.keep_within_budget(snapshot.approx_bytes());
+                *crate::lock::write(&self.words) = saved_words;
+                state.snapshot = Some(Arc::new(snapshot));
+                walked.map_or(Walked::Same, Walked::Found)
             }
-            other => (None, other),
-        };
-        let Some((snapshot, mut saved_words)) = kept else {
-            // Built from the folder instead, which is done with the watcher off (see `fresh_snapshot`).
-            state.watch = None;
-            // A walk that found the saved listing has none of its own: it is the saved one.
-            return Walked::Found(walked.unwrap_or_else(|| {
-                let (snapshot, _) = rejected.expect("a walk matched a decoded listing");
-                Listing {
-                    files: snapshot.files,
-                    folders: snapshot.folders,
-                }
-            }));
-        };
-        saved_words.set_budget(self.budget);
-        saved_words.keep_within_budget(snapshot.approx_bytes());
-        *crate::lock::write(&self.words) = saved_words;
-        state.snapshot = Some(Arc::new(snapshot));
-        walked.map_or(Walked::Same, Walked::Found)
+            rejected => {
+                // Built from the folder instead, which is done with the watcher off (see `fresh_snapshot`).
+                state.watch = None;
+                // A walk that found the saved listing has none of its own: it is the saved one.
+                Walked::Found(walked.unwrap_or_else(|| {
+                    let (snapshot, _) = rejected.expect("a walk matched a decoded listing");
+                    Listing {
+                        files: snapshot.files,
+                        folders: snapshot.folders,
+                    }
+                }))
+            }
+        }
     }
 
     /// Starts the file watcher, unless it runs already, is not wanted, or could not start before.

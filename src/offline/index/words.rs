@@ -100,7 +100,7 @@ pub(crate) fn words_of(text: &str) -> NoteWords {
 }
 
 /// The words of a text in canonical case, one after another, and where each starts and ends among them: one pass over
-/// the text (folding it whole and then splitting it was a third of a build's time in words).
+/// the text (folding it whole and then splitting the copy took 38.9 ms for 2,484 accented notes, this 33.7 ms).
 fn canonical_words(text: &str) -> (String, Vec<(usize, usize)>) {
     let bytes = text.as_bytes();
     let mut canonical = String::with_capacity(text.len());

@@ -489,18 +489,26 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_walk_against_a_listing_says_same_or_gives_what_a_walk_gives() {
+    /// A vault of four notes, two of them in a folder: its folder (kept while the vault is used), root and vault.
+    fn four_notes() -> (tempfile::TempDir, PathBuf, RealVault) {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         for path in ["a.md", "b/c.md", "b/d.md", "e.md"] {
             create_below(&root, path);
         }
         let real = RealVault::new(root.clone(), ".obsidian");
+        (dir, root, real)
+    }
+
+    /// A change made to a vault's folder, by its root.
+    type Change = fn(&Path);
+
+    #[test]
+    fn a_walk_against_a_listing_says_same_or_gives_what_a_walk_gives() {
+        let (_dir, root, real) = four_notes();
         let hidden = HiddenRules::default();
         let mut listed = walk(&root, &real, &hidden, &|_, _| {});
         // Each made to the folder in turn, after the walk before it.
-        type Change = fn(&Path);
         let changes: [(&str, Change); 6] = [
             ("nothing", |_| {}),
             ("a note in the middle grows", |root| {
@@ -546,7 +554,6 @@ mod tests {
 
     #[test]
     fn a_walk_against_a_listing_that_comes_midway_says_same_or_gives_what_a_walk_gives() {
-        type Change = fn(&Path);
         let changes: [(&str, Change); 4] = [
             ("nothing", |_| {}),
             ("the first note grows", |root| {
@@ -560,12 +567,7 @@ mod tests {
             }),
         ];
         for (change, make) in changes {
-            let dir = tempfile::tempdir().unwrap();
-            let root = std::fs::canonicalize(dir.path()).unwrap();
-            for path in ["a.md", "b/c.md", "b/d.md", "e.md"] {
-                create_below(&root, path);
-            }
-            let real = RealVault::new(root.clone(), ".obsidian");
+            let (_dir, root, real) = four_notes();
             let hidden = HiddenRules::default();
             let listed = walk(&root, &real, &hidden, &|_, _| {});
             make(&root);

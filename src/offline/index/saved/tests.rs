@@ -49,6 +49,22 @@ fn calls() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// Thirty notes with tags, a task and links (to `b`, and to a note that does not exist), and `b`.
+fn thirty_notes_and_b(vault: &std::path::Path) {
+    for i in 0..30 {
+        write(
+            vault,
+            &format!("n{i}.md"),
+            &format!(
+                "---\ntags: [t{}]\n---\nalpha {i} [[b]] [[gone]]\n- [ ] task {i} 📅 2026-12-0{}\n",
+                i % 3,
+                i % 9 + 1
+            ),
+        );
+    }
+    write(vault, "b.md", "# B\nbeta");
+}
+
 /// A saved index whose word index was dropped under a tighter budget is built again under a roomier one, from the
 /// listing the walk beside its decoding found (the saved one, when the walk found the folder as saved).
 #[test]
@@ -56,14 +72,7 @@ fn a_saved_index_built_under_another_budget_is_built_again_from_the_folder() {
     for change in ["none", "a note added"] {
         let vault = tempfile::tempdir().unwrap();
         let state = tempfile::tempdir().unwrap();
-        for i in 0..30 {
-            write(
-                vault.path(),
-                &format!("n{i}.md"),
-                &format!("alpha {i} [[b]]\n"),
-            );
-        }
-        write(vault.path(), "b.md", "# B\nbeta");
+        thirty_notes_and_b(vault.path());
         let tight = session(vault.path(), state.path()).with_memory_budget_mb(0);
         answers(&tight);
         let file = saved_file(&tight);
@@ -88,18 +97,7 @@ fn a_saved_index_built_under_another_budget_is_built_again_from_the_folder() {
 fn the_next_session_reads_only_what_changed_and_answers_the_same_as_a_fresh_build() {
     let vault = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
-    for i in 0..30 {
-        write(
-            vault.path(),
-            &format!("n{i}.md"),
-            &format!(
-                "---\ntags: [t{}]\n---\nalpha {i} [[b]] [[gone]]\n- [ ] task {i} 📅 2026-12-0{}\n",
-                i % 3,
-                i % 9 + 1
-            ),
-        );
-    }
-    write(vault.path(), "b.md", "# B\nbeta");
+    thirty_notes_and_b(vault.path());
     let first = session(vault.path(), state.path());
     let before = answers(&first);
     assert_eq!(notes_read(&first), 31);
