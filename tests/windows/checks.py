@@ -413,8 +413,10 @@ def check_unit_tests(wine):
     output = done.stdout.decode(errors="replace")
     results = re.findall(r"test result: \w+\. (\d+) passed; (\d+) failed", output)
     failed = re.findall(r"^test (\S+) \.\.\. FAILED$", output, flags=re.M)
+    # The harness prints each failed test's panic to stdout, under "failures:"; cargo's own errors go to stderr.
+    reasons = output[output.find("\nfailures:\n"):][:6000] if failed else ""
     assert done.returncode == 0 and len(results) == 2, (
-        f"exit {done.returncode}, failed: {failed}\n{done.stderr.decode(errors='replace')[-3000:]}"
+        f"exit {done.returncode}, failed: {failed}\n{reasons}\n{done.stderr.decode(errors='replace')[-3000:]}"
     )
     return " and ".join(f"{passed} passed" for passed, _ in results) + f" ({len(SKIPPED_UNIT_TESTS)} skipped)"
 

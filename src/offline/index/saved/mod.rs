@@ -277,7 +277,7 @@ pub(crate) fn write_private(
         out.flush()?;
         out.get_ref().sync_all()
     });
-    match written.and_then(|()| std::fs::rename(&temporary, file)) {
+    match written.and_then(|()| replace(&temporary, file)) {
         Ok(()) => Ok(()),
         Err(error) => {
             let _ = std::fs::remove_file(&temporary);
@@ -285,6 +285,29 @@ pub(crate) fn write_private(
         }
     }
 }
+
+/// Renames `temporary` over `file`. Windows refuses to replace a file another process holds open unless it can
+/// rename with POSIX semantics (NTFS since Windows 10 1607; not FAT, not Wine): a bridge starting beside this one
+/// reads the saved file for a fraction of a second, so a refused rename is tried again for up to two seconds before
+/// the save gives up.
+fn replace(temporary: &Path, file: &Path) -> std::io::Result<()> {
+    let started = std::time::Instant::now();
+    loop {
+        match std::fs::rename(temporary, file) {
+            Err(error)
+                if cfg!(windows)
+                    && error.kind() == std::io::ErrorKind::PermissionDenied
+                    && started.elapsed() < RENAME_RETRIED_FOR =>
+            {
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            done => return done,
+        }
+    }
+}
+
+/// How long a rename Windows refused is tried again (see [`replace`]).
+const RENAME_RETRIED_FOR: Duration = Duration::from_secs(2);
 
 /// The folder of `file`, made private (created when `create`): refused when it is a symbolic link (a save would
 /// land wherever it points) or not a folder; its mode set to the owner's only, whatever it was.
