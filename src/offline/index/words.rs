@@ -50,8 +50,6 @@ impl Hasher for WordHasher {
     }
 }
 
-type WordMap<V> = HashMap<Box<str>, V, BuildHasherDefault<WordHasher>>;
-
 /// A run longer than [`LONG_WORD`] characters (at most four bytes each).
 fn is_long(word: &str) -> bool {
     word.len() > LONG_WORD && word.chars().nth(LONG_WORD).is_some()
@@ -210,7 +208,7 @@ fn runs(text: &str) -> Vec<Run<'_>> {
 pub(crate) struct Words {
     frozen: Frozen,
     /// The postings added since `frozen` was laid out: documents after all of its.
-    added: WordMap<Postings>,
+    added: Added,
     long: Postings,
     docs: u32,
     retired: u32,
@@ -236,8 +234,9 @@ pub(crate) struct Words {
 /// How many terms [`Words`] keeps the words of (a set is a bit per document: 12.5 KB at 100,000).
 const INSIDE_TERMS: usize = 64;
 
-/// What one distinct word costs beyond its letters: its key's box, its posting list's header and the table's slot.
-const WORD_OVERHEAD: u64 = 64;
+/// What one distinct word costs beyond its letters: its posting list's header (32 bytes, and the room its vector
+/// grows into), its number in the table and where it starts among the words.
+const WORD_OVERHEAD: u64 = 48;
 
 impl Words {
     /// Adds a note's words as a new document and returns its number.
@@ -250,20 +249,14 @@ impl Words {
         }
         if !words.joined.is_empty() {
             for (word, &count) in words.joined.split('\0').zip(&words.counts) {
-                match self.added.get_mut(word) {
-                    Some(postings) => {
-                        let before = postings.bytes.len();
-                        postings.push(doc, count);
-                        self.bytes += (postings.bytes.len() - before) as u64;
-                    }
-                    None => {
-                        let mut postings = Postings::default();
-                        postings.push(doc, count);
-                        self.bytes += WORD_OVERHEAD + (word.len() + postings.bytes.len()) as u64;
-                        self.added.insert(word.into(), postings);
-                        if self.frozen.words.find(word).is_none() {
-                            self.vocabulary.take();
-                        }
+                let (postings, new) = self.added.list_mut(word);
+                let before = postings.bytes.len();
+                postings.push(doc, count);
+                self.bytes += (postings.bytes.len() - before) as u64;
+                if new {
+                    self.bytes += WORD_OVERHEAD + word.len() as u64;
+                    if self.frozen.words.find(word).is_none() {
+                        self.vocabulary.take();
                     }
                 }
             }
@@ -311,7 +304,7 @@ impl Words {
     /// text search reads every note (slower, never cut).
     pub(crate) fn drop_for(&mut self, budget: u64) {
         self.frozen = Frozen::default();
-        self.added = WordMap::default();
+        self.added = Added::default();
         self.vocabulary.take();
         self.forget_terms();
         self.long = Postings::default();
@@ -534,12 +527,14 @@ impl Words {
     }
 }
 
+mod added;
 mod frozen;
 mod postings;
 #[cfg(test)]
 mod tests;
 mod vocabulary;
 
+use added::Added;
 use frozen::Frozen;
 use postings::Postings;
 pub(crate) use postings::{DocCounts, DocSet};

@@ -1,6 +1,7 @@
 //! Words joined in one string, for the searches that look inside words and for the frozen words' own lookup.
 
-use super::{DocSet, Postings, WordMap, Words};
+use super::added::Added;
+use super::{DocSet, Words};
 
 /// Words joined, each followed by NUL (which no word holds), with where each starts: a term is looked for inside
 /// every word by one scan of one string, instead of a visit to every word's own allocation (150,000 words in a vault
@@ -13,9 +14,9 @@ pub(super) struct Vocabulary {
 
 impl Vocabulary {
     /// The words of `added` that `frozen` lacks.
-    pub(super) fn of(added: &WordMap<Postings>, frozen: &Vocabulary) -> Vocabulary {
+    pub(super) fn of(added: &Added, frozen: &Vocabulary) -> Vocabulary {
         let mut vocabulary = Vocabulary::default();
-        for word in added.keys().filter(|word| frozen.find(word).is_none()) {
+        for word in added.words().filter(|word| frozen.find(word).is_none()) {
             vocabulary.push(word);
         }
         vocabulary
