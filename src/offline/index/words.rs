@@ -384,7 +384,7 @@ impl Words {
     /// The words added since the layout that it lacks, joined.
     fn added_vocabulary(&self) -> &Vocabulary {
         self.vocabulary
-            .get_or_init(|| Vocabulary::of(&self.added, &self.frozen.words))
+            .get_or_init(|| Vocabulary::of(self.added.words(), &self.frozen.words))
     }
 
     /// A set of this index's documents.

@@ -1,6 +1,5 @@
 //! Words joined in one string, for the searches that look inside words and for the frozen words' own lookup.
 
-use super::added::Added;
 use super::{DocSet, Words};
 
 /// Words joined, each followed by NUL (which no word holds), with where each starts: a term is looked for inside
@@ -14,9 +13,9 @@ pub(super) struct Vocabulary {
 
 impl Vocabulary {
     /// The words of `added` that `frozen` lacks.
-    pub(super) fn of(added: &Added, frozen: &Vocabulary) -> Vocabulary {
+    pub(super) fn of<'a>(added: impl Iterator<Item = &'a str>, frozen: &Vocabulary) -> Vocabulary {
         let mut vocabulary = Vocabulary::default();
-        for word in added.words().filter(|word| frozen.find(word).is_none()) {
+        for word in added.filter(|word| frozen.find(word).is_none()) {
             vocabulary.push(word);
         }
         vocabulary
