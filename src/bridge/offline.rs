@@ -115,7 +115,7 @@ impl OfflineBackend for Disk {
     }
 
     fn finish(&self) {
-        self.0.finish_saving(FINISH_SAVING);
+        self.0.close(FINISH_SAVING);
     }
 
     fn describe(&self) -> Option<Value> {

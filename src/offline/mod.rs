@@ -134,6 +134,8 @@ pub(crate) struct OfflineVault {
     /// Set when a first build owes a walk with the watcher on and no thread was started for it yet
     /// ([`OfflineVault::catch_up_in_background`]).
     catch_up_owed: AtomicBool,
+    /// Set by [`OfflineVault::close`]: the process ends, and no file watcher starts.
+    closed: AtomicBool,
     /// Where search by meaning finds its model (`semantic/`); none: off.
     model: Option<Arc<semantic::vault::ModelSource>>,
     /// Search by meaning, once a call found its model.
@@ -190,6 +192,7 @@ impl OfflineVault {
             building: Arc::default(),
             built: AtomicBool::new(false),
             catch_up_owed: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
             model: None,
             meaning: Mutex::new(None),
         })

@@ -233,6 +233,12 @@ impl Watch {
     pub(crate) fn trouble(&self) -> Option<String> {
         lock(&self.shared.trouble).clone()
     }
+
+    /// The folder of its marks, if it has one (Linux).
+    #[cfg(all(test, target_os = "linux"))]
+    pub(crate) fn marks(&self) -> Option<&Path> {
+        self.marks.as_deref()
+    }
 }
 
 /// Adds what `event` changed to `files`: the paths of files modified in place (Linux); anything else, or too many

@@ -206,3 +206,28 @@ fn the_first_answer_does_not_wait_for_the_walk_a_build_owes_and_that_walk_sees_w
     let state = lock(&offline.state);
     assert_eq!((state.walks, state.catch_up), (2, false));
 }
+
+#[test]
+fn closing_stops_the_watcher_even_while_another_thread_holds_the_index() {
+    let (dir, offline) = vault(&[("a.md", "alpha")]);
+    let offline = std::sync::Arc::new(offline);
+    assert!(searched(&offline, "alpha").contains(r#""total_matches":1"#));
+    let marks = {
+        let state = lock(&offline.state);
+        let watch = state
+            .watch
+            .as_ref()
+            .expect("watching after the first answer");
+        watch.marks().expect("a folder of marks").to_path_buf()
+    };
+    assert!(marks.is_dir());
+    // As the walk a first build owes does, beside the answer: a thread keeps the index past the bridge's own end.
+    let held = std::sync::Arc::clone(&offline);
+    offline.close(std::time::Duration::from_secs(5));
+    assert!(lock(&held.state).watch.is_none(), "the watcher stopped");
+    assert!(!marks.exists(), "its marks are gone");
+    // A check after the close starts none again.
+    std::fs::write(dir.path().join("b.md"), "beta").unwrap();
+    assert!(searched(&held, "beta").contains(r#""total_matches":1"#));
+    assert!(lock(&held.state).watch.is_none());
+}
