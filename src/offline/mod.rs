@@ -71,7 +71,7 @@ pub(crate) mod semantic;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -82,16 +82,11 @@ pub(crate) use marks::strip_disk_marks;
 pub(crate) use marks::{INDEX_LIMITED_KEY, SKIPPED_KEY};
 use marks::{Source, index_limited_notice, marked, with_first_field, with_skipped_notice};
 use obsidian::metadata::Snapshot;
-use obsidian::read::release_freed_memory_soon;
 pub(crate) use plugin::tools::ToolError;
 use plugin::tools::{self, Context, Served};
 pub(crate) use plugin::vault::hash::content_hash;
 pub(crate) use plugin::vault::hidden::hidden_rule_count;
 use plugin::vault::paths::RealVault;
-
-/// A call that takes this long is taken to have allocated much, which is then given back to the system (a call that
-/// takes less, such as reading one note, frees too little to be worth a walk of the allocator's free memory).
-const TRIM_AFTER: Duration = Duration::from_millis(5);
 
 /// Why a vault cannot be served offline.
 #[derive(Debug, thiserror::Error)]
@@ -295,15 +290,6 @@ impl OfflineVault {
     /// Answers a `tools/call` from disk: the `CallToolResult` JSON (`content`, `isError` when it failed, `_meta`
     /// marking the source), or `None` when offline mode does not know the tool.
     pub(crate) fn call_tool(&self, name: &str, arguments: Value) -> Option<Value> {
-        let started = Instant::now();
-        let answer = self.answer_tool(name, arguments);
-        if started.elapsed() >= TRIM_AFTER {
-            release_freed_memory_soon();
-        }
-        answer
-    }
-
-    fn answer_tool(&self, name: &str, arguments: Value) -> Option<Value> {
         if name == "search" && semantic::answer::asks_for_meaning(&arguments) {
             return Some(self.search_by_meaning(arguments));
         }

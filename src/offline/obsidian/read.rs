@@ -1,7 +1,6 @@
 //! Reading and parsing many notes at once, on the available cores: a build of 100,000 notes is mostly this.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::offline::obsidian::note::ReadNote;
 use crate::offline::obsidian::vault::FileEntry;
@@ -29,26 +28,6 @@ pub(crate) fn release_freed_memory() {
     // SAFETY: malloc_trim only returns free pages of glibc's heaps to the system; it touches no live allocation.
     unsafe {
         libc::malloc_trim(0);
-    }
-}
-
-/// [`release_freed_memory`] on a thread of its own, unless one runs already: after a call that allocated much, so
-/// that its answer does not wait for it. Without it, what each kind of call freed stayed with the allocator, and the
-/// next kind's buffers came on top: at 100,000 notes of 2.3 KB, after a build and nine rounds each of `list_files`, a
-/// word search and a ranked question, the bridge held 102-104 MB (its peak too), and with it 95-96 MB (peak 99-100).
-pub(crate) fn release_freed_memory_soon() {
-    static RUNNING: AtomicBool = AtomicBool::new(false);
-    if !cfg!(all(target_os = "linux", target_env = "gnu")) || RUNNING.swap(true, Ordering::SeqCst) {
-        return;
-    }
-    let spawned = std::thread::Builder::new()
-        .name("obsmcp-trim".into())
-        .spawn(|| {
-            release_freed_memory();
-            RUNNING.store(false, Ordering::SeqCst);
-        });
-    if spawned.is_err() {
-        RUNNING.store(false, Ordering::SeqCst);
     }
 }
 
