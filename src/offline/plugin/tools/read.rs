@@ -59,34 +59,44 @@ pub(super) fn list_files(ctx: &Context<'_>, args: &Args<'_>) -> Result<Output, T
             parent == folder
         }
     };
-    // The snapshot keeps every entry in path order; only the requested window is turned into JSON.
+    // The snapshot keeps every entry in path order. One pass counts the matches and turns only the requested window
+    // into JSON: collecting every match first held 2.4 MB at 100,000 notes, on every call, just to page it.
     let snapshot = ctx.snapshot;
-    let entries: Vec<(&str, Option<&crate::offline::obsidian::vault::FileEntry>)> = snapshot
-        .sorted_entries()
-        .filter_map(|entry| match entry {
-            Entry::Folder(_) if !include_folders => None,
-            Entry::Folder(_) => Some((snapshot.entry_path(entry), None)),
+    let offset = offset_from_cursor(cursor.as_deref())?;
+    let mut total = 0;
+    let mut window: Vec<Value> = Vec::with_capacity(limit.min(1024));
+    for entry in snapshot.sorted_entries() {
+        let (path, file) = match entry {
+            Entry::Folder(_) if !include_folders => continue,
+            Entry::Folder(_) => (snapshot.entry_path(entry), None),
             Entry::File(index) => {
                 let file = &snapshot.files[index];
-                let wanted = extension
-                    .as_ref()
-                    .is_none_or(|wanted| file.extension().to_lowercase() == *wanted);
-                wanted.then_some((file.path.as_str(), Some(file)))
+                let wanted = extension.as_ref().is_none_or(|wanted| {
+                    let own = file.extension();
+                    // `wanted` is lower-cased already: an ASCII extension compares without a lower-cased copy.
+                    if own.is_ascii() {
+                        own.eq_ignore_ascii_case(wanted)
+                    } else {
+                        own.to_lowercase() == *wanted
+                    }
+                });
+                if !wanted {
+                    continue;
+                }
+                (file.path.as_str(), Some(file))
             }
-        })
-        .filter(|(path, _)| under(path) && !is_in_config_dir(path, ctx.config_dir))
-        .collect();
-    let total = entries.len();
-    let offset = offset_from_cursor(cursor.as_deref())?;
-    let window: Vec<Value> = entries
-        .iter()
-        .skip(offset)
-        .take(limit)
-        .map(|(path, file)| match file {
-            Some(file) => json!({"path": path, "type": "file", "size": file.size, "mtime": iso_time(file.mtime)}),
-            None => json!({"path": path, "type": "folder"}),
-        })
-        .collect();
+        };
+        if !under(path) || is_in_config_dir(path, ctx.config_dir) {
+            continue;
+        }
+        if total >= offset && total - offset < limit {
+            window.push(match file {
+                Some(file) => json!({"path": path, "type": "file", "size": file.size, "mtime": iso_time(file.mtime)}),
+                None => json!({"path": path, "type": "folder"}),
+            });
+        }
+        total += 1;
+    }
     let count = count_within_budget(&window, max_chars.saturating_sub(200));
     let page: Vec<Value> = window.into_iter().take(count).collect();
     let (_, next_cursor) = paged(offset, page.len(), total);
