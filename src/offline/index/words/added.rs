@@ -6,10 +6,8 @@
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
 
-use std::hash::Hasher;
-
-use super::WordHasher;
 use super::postings::Postings;
+use super::split::word_hash;
 use super::vocabulary::Vocabulary;
 
 #[derive(Debug, Default)]
@@ -21,11 +19,9 @@ pub(super) struct Added {
     table: HashTable<u32>,
 }
 
-/// The hash of a word, as the notes' own tables of words hash it ([`WordHasher`]).
+/// The hash of a word, as the notes' own tables of words hash it.
 fn hash(word: &str) -> u64 {
-    let mut hasher = WordHasher::default();
-    hasher.write(word.as_bytes());
-    hasher.finish()
+    word_hash(word.as_bytes())
 }
 
 impl Added {
@@ -51,15 +47,17 @@ impl Added {
         Some(&self.lists[*number as usize])
     }
 
-    /// `word`'s posting list, an empty one for a word not yet added; with whether the word is new.
-    pub(super) fn list_mut(&mut self, word: &str) -> (&mut Postings, bool) {
+    /// `word`'s posting list, an empty one for a word not yet added; with whether the word is new. `hash` is the
+    /// word's [`word_hash`], which the reading threads computed for the note's own table.
+    pub(super) fn list_mut(&mut self, word: &str, hash_of_word: u64) -> (&mut Postings, bool) {
+        debug_assert_eq!(hash_of_word, hash(word));
         let Added {
             words,
             lists,
             table,
         } = self;
         let entry = table.entry(
-            hash(word),
+            hash_of_word,
             |&number| words.word(number as usize) == word,
             |&number| hash(words.word(number as usize)),
         );
@@ -149,7 +147,7 @@ impl<'de> serde::Deserialize<'de> for Added {
             ) -> Result<Added, A::Error> {
                 let mut added = Added::default();
                 while let Some((word, list)) = map.next_entry::<String, Postings>()? {
-                    let (slot, new) = added.list_mut(&word);
+                    let (slot, new) = added.list_mut(&word, hash(&word));
                     if !new {
                         return Err(serde::de::Error::custom("a word listed twice"));
                     }
@@ -164,7 +162,7 @@ impl<'de> serde::Deserialize<'de> for Added {
 
 #[cfg(test)]
 mod tests {
-    use super::{Added, Postings};
+    use super::{Added, Postings, hash};
 
     fn list(docs: &[u32]) -> Postings {
         let mut list = Postings::default();
@@ -204,7 +202,7 @@ mod tests {
         let mut added = Added::default();
         for doc in 0..5000u32 {
             let word = format!("W{}", doc % 1500);
-            let (list, new) = added.list_mut(&word);
+            let (list, new) = added.list_mut(&word, hash(&word));
             assert_eq!(new, doc < 1500);
             list.push(doc, 1);
         }
