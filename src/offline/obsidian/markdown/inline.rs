@@ -34,12 +34,10 @@ pub(super) fn mask(text: &mut [u8], from: usize, to: usize) {
 /// one without searching the rest of the line again (a line of unmatched runs cost its length squared).
 pub(super) fn mask_code_spans(text: &mut [u8]) {
     let mut runs: Vec<(usize, usize)> = Vec::new();
+    // Runs of backticks, found a vector at a time (most lines have none).
     let mut i = 0;
-    while i < text.len() {
-        if text[i] != b'`' {
-            i += 1;
-            continue;
-        }
+    while let Some(found) = memchr::memchr(b'`', &text[i..]) {
+        i += found;
         let start = i;
         while i < text.len() && text[i] == b'`' {
             i += 1;
@@ -281,6 +279,10 @@ pub(super) fn is_scheme_char(b: u8) -> bool {
 
 /// Masks bare URLs (`scheme://…` up to whitespace, `<` or `>`).
 pub(super) fn mask_bare_urls(text: &mut [u8]) {
+    // Every bare URL holds a "://": most lines have none, and skip the scan of each run of letters.
+    if memchr::memmem::find(text, b"://").is_none() {
+        return;
+    }
     let mut p = 0;
     while p < text.len() {
         if !text[p].is_ascii_alphabetic() {
@@ -320,10 +322,10 @@ pub(super) fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Fo
     let original = lines[line_number].text;
     // Every link and embed starts at a `[`, every tag at a `#`, a block id at a `^`: most lines of prose have none,
     // and cost no copy.
-    let has_link = original.contains('[');
-    if !has_link && !original.bytes().any(|b| matches!(b, b'#' | b'^')) {
+    if memchr::memchr3(b'[', b'#', b'^', original.as_bytes()).is_none() {
         return;
     }
+    let has_link = memchr::memchr(b'[', original.as_bytes()).is_some();
     let mut text = original.as_bytes().to_vec();
     mask_code_spans(&mut text);
     if has_link {
@@ -334,36 +336,30 @@ pub(super) fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Fo
     }
 
     mask_bare_urls(&mut text);
-    // Masking only ever wrote ASCII spaces over whole characters, so the bytes are still UTF-8.
-    let masked = String::from_utf8(text).expect("masking keeps UTF-8");
+    let masked = masked_str(&text);
 
-    let mut previous_space = true;
-    let mut chars = masked.char_indices().peekable();
-    while let Some((index, c)) = chars.next() {
-        if c == '#' && previous_space {
-            let body_start = index + 1;
-            let body_end = masked[body_start..]
-                .find(ends_tag)
-                .map_or(masked.len(), |p| p + body_start);
-            if body_end > body_start {
-                let body = &masked[body_start..body_end];
-                if !body.bytes().all(|b| b.is_ascii_digit()) {
-                    found.tags.push(TagRef {
-                        tag: original[index..body_end].to_string(),
-                        position: pos(lines, line_number, index, line_number, body_end),
-                    });
-                }
-                while chars.peek().is_some_and(|(next, _)| *next < body_end) {
-                    chars.next();
-                }
-                previous_space = false;
-                continue;
-            }
+    // A tag is a `#` at the line's start or after a space, up to the character that ends it; a `#` inside a tag's
+    // body is part of it (only `#` and `^` are looked at: the rest of a line is skipped a vector at a time).
+    let mut body_end = 0;
+    for index in memchr::memchr_iter(b'#', masked.as_bytes()) {
+        let after_space = masked[..index].chars().next_back().is_none_or(is_js_space);
+        if index < body_end || !after_space {
+            continue;
         }
-        previous_space = is_js_space(c);
+        let body_start = index + 1;
+        body_end = masked[body_start..]
+            .find(ends_tag)
+            .map_or(masked.len(), |p| p + body_start);
+        let body = &masked[body_start..body_end];
+        if !body.is_empty() && !body.bytes().all(|b| b.is_ascii_digit()) {
+            found.tags.push(TagRef {
+                tag: original[index..body_end].to_string(),
+                position: pos(lines, line_number, index, line_number, body_end),
+            });
+        }
     }
 
-    let trimmed = js_trim_end(&masked);
+    let trimmed = js_trim_end(masked);
     let token_start = trimmed.rfind(is_js_space).map_or(0, |p| {
         p + trimmed[p..].chars().next().map_or(1, char::len_utf8)
     });
@@ -373,6 +369,12 @@ pub(super) fn scan_inline(lines: &[Line<'_>], line_number: usize, found: &mut Fo
     {
         found.block_ids.push((id.to_string(), line_number));
     }
+}
+
+/// A line with parts blanked, as text: masking only ever writes ASCII spaces over whole characters, so the bytes are
+/// still UTF-8 (checked with SIMD: a line with a link is checked two or three times).
+fn masked_str(text: &[u8]) -> &str {
+    simdutf8::basic::from_utf8(text).expect("masking keeps UTF-8")
 }
 
 /// Blanks each range of a line (whole characters: the result stays UTF-8).
@@ -391,7 +393,7 @@ fn wikilinks(
 ) -> Vec<(usize, usize)> {
     let original = lines[line_number].text;
     // Like the fake, link and display text are read from the masked text (a code span inside a link is blanked).
-    let scan = std::str::from_utf8(text).expect("masking keeps UTF-8");
+    let scan = masked_str(text);
     let bytes = scan.as_bytes();
     let mut masks = Vec::new();
     let mut i = 0;
@@ -431,7 +433,7 @@ fn markdown_links(
     found: &mut Found,
 ) -> Vec<(usize, usize)> {
     let original = lines[line_number].text;
-    let scan = std::str::from_utf8(text).expect("masking keeps UTF-8");
+    let scan = masked_str(text);
     let bytes = scan.as_bytes();
     let mut masks = Vec::new();
     let mut i = 0;

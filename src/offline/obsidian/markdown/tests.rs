@@ -91,6 +91,11 @@ fn tags_follow_the_character_rules() {
     assert_eq!(tags, vec!["#one", "#a/b-c_d", "#café", "#ok", "#日本"]);
     let position = meta.tags.last().unwrap().position;
     assert_eq!(position.end.col - position.start.col, 3);
+    // After any space JavaScript's `\s` knows; a `#` right after a tag, or after a `#` with nothing behind it, is not
+    // one.
+    let meta = parse("\u{3000}#wide\u{a0}#nb #a#b # #c ##d #1#e");
+    let tags: Vec<_> = meta.tags.iter().map(|t| t.tag.as_str()).collect();
+    assert_eq!(tags, vec!["#wide", "#nb", "#a", "#c"]);
 }
 
 #[test]
