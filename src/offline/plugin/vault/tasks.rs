@@ -31,12 +31,11 @@ pub(crate) struct Task {
 /// settings).
 pub(crate) fn task_items(text: &str, meta: &NoteMetadata) -> Vec<Task> {
     let mut tasks = Vec::new();
-    let mut lines: Option<Vec<&str>> = None;
+    let mut lines = LineCursor::new(text);
     for item in &meta.list_items {
         let Some(task) = &item.task else { continue };
-        let lines = lines.get_or_insert_with(|| text.split('\n').collect());
         let at = item.position.start.line;
-        let line = lines.get(at).copied().unwrap_or("");
+        let line = lines.line(at);
         let line = line.strip_suffix('\r').unwrap_or(line);
         let boxed = format!("[{task}]");
         let rest = line
@@ -71,6 +70,37 @@ pub(crate) fn task_items(text: &str, meta: &NoteMetadata) -> Vec<Task> {
         });
     }
     tasks
+}
+
+/// The lines of a text split on "\n" (a final "\n" giving an empty last line), found by line number: forward from
+/// the last one asked, since list items come in document order. Collecting every line of every note with tasks was
+/// 5% of a build's instructions.
+struct LineCursor<'a> {
+    text: &'a str,
+    /// The line number and byte where the last line asked starts.
+    at: (usize, usize),
+}
+
+impl<'a> LineCursor<'a> {
+    fn new(text: &'a str) -> Self {
+        LineCursor { text, at: (0, 0) }
+    }
+
+    /// Line `number` without its "\n" ("" past the last line).
+    fn line(&mut self, number: usize) -> &'a str {
+        if number < self.at.0 {
+            self.at = (0, 0);
+        }
+        let bytes = self.text.as_bytes();
+        while self.at.0 < number {
+            match memchr::memchr(b'\n', &bytes[self.at.1..]) {
+                Some(end) => self.at = (self.at.0 + 1, self.at.1 + end + 1),
+                None => return "",
+            }
+        }
+        let rest = &self.text[self.at.1..];
+        memchr::memchr(b'\n', rest.as_bytes()).map_or(rest, |end| &rest[..end])
+    }
 }
 
 /// A status as the Tasks plugin defines one; `kind` is its type in the results' spelling (`todo`, `done`, …).
@@ -191,6 +221,22 @@ pub(crate) fn task_dates(text: &str) -> Vec<(&'static str, String)> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_line_cursor_finds_the_lines_a_split_finds() {
+        for text in ["", "one", "one\n", "a\r\nb\n\nc", "\n\n", "x\ny\nz\n"] {
+            let split: Vec<&str> = text.split('\n').collect();
+            let mut cursor = LineCursor::new(text);
+            // Forward, then backward, then past the end.
+            let order = (0..split.len())
+                .chain((0..split.len()).rev())
+                .chain([split.len() + 2]);
+            for number in order {
+                let expected = split.get(number).copied().unwrap_or("");
+                assert_eq!(cursor.line(number), expected, "line {number} of {text:?}");
+            }
+        }
+    }
 
     #[test]
     fn dates_in_both_formats() {
