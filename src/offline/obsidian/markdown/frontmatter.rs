@@ -5,6 +5,8 @@ use serde_json::{Map, Value};
 
 use super::*;
 
+mod simple;
+
 /// Index of the closing `---` line, when the note has frontmatter.
 pub(super) fn frontmatter_end(lines: &[Line<'_>]) -> Option<usize> {
     if lines.len() < 2 || js_trim_end(lines[0].text) != "---" {
@@ -128,6 +130,20 @@ pub(super) fn frontmatter_link(key: String, value: &str) -> Option<FrontmatterLi
 /// YAML as the plugin sees frontmatter, converted to the JSON JavaScript would hold: integral floats become
 /// integers, non-finite numbers `null`, keys strings in JavaScript key order. `None` when it does not parse.
 pub(crate) fn parse_yaml(text: &str) -> Option<Value> {
+    let Some(value) = simple::parse_simple(text) else {
+        return parse_yaml_with_parser(text);
+    };
+    // Debug builds (every test run) check the short way against the parser on each frontmatter read.
+    debug_assert_eq!(
+        Some(value.to_string()),
+        parse_yaml_with_parser(text).map(|parsed| parsed.to_string()),
+        "the frontmatter {text:?} read without the parser"
+    );
+    Some(value)
+}
+
+/// [`parse_yaml`] by the YAML parser, whatever the frontmatter's form.
+fn parse_yaml_with_parser(text: &str) -> Option<Value> {
     if flow_depth(text) > MAX_YAML_DEPTH {
         return None;
     }
