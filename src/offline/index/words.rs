@@ -131,18 +131,15 @@ impl Words {
         if self.dropped.is_some() {
             return doc;
         }
-        if !words.joined.is_empty() {
-            let each = words.joined.split('\0').zip(&words.counts);
-            for ((word, &count), &hash) in each.zip(&words.hashes) {
-                let (postings, new) = self.added.list_mut(word, hash);
-                let before = postings.bytes.len();
-                postings.push(doc, count);
-                self.bytes += (postings.bytes.len() - before) as u64;
-                if new {
-                    self.bytes += WORD_OVERHEAD + word.len() as u64;
-                    if self.frozen.words.find(word).is_none() {
-                        self.vocabulary.take();
-                    }
+        for (word, count, hash) in words.each() {
+            let (postings, new) = self.added.list_mut(word, hash);
+            let before = postings.bytes.len();
+            postings.push(doc, count);
+            self.bytes += (postings.bytes.len() - before) as u64;
+            if new {
+                self.bytes += WORD_OVERHEAD + word.len() as u64;
+                if self.frozen.words.find(word).is_none() {
+                    self.vocabulary.take();
                 }
             }
         }
