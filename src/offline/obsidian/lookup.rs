@@ -50,7 +50,7 @@ impl Lookups {
             .by_name
             .iter_hash(self.state.hash_one(lower))
             .map(|&index| index as usize)
-            .filter(|&index| lower_name(&files[index]) == lower)
+            .filter(|&index| lowers_to(files[index].name(), lower))
             .collect();
         found.sort_unstable();
         found
@@ -59,6 +59,21 @@ impl Lookups {
 
 fn lower_name(file: &FileEntry) -> String {
     file.name().to_lowercase()
+}
+
+/// Whether `text.to_lowercase() == lower`, without a lower-cased copy when `text` is ASCII (paths and names mostly
+/// are: copying each candidate was most of resolving a link by name).
+pub(crate) fn lowers_to(text: &str, lower: &str) -> bool {
+    if text.is_ascii() {
+        // The lower case of ASCII is ASCII, byte for byte: a `lower` with other bytes cannot match.
+        text.len() == lower.len()
+            && text
+                .bytes()
+                .zip(lower.bytes())
+                .all(|(a, b)| a.to_ascii_lowercase() == b)
+    } else {
+        text.to_lowercase() == lower
+    }
 }
 
 #[cfg(test)]

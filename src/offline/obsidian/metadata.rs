@@ -504,58 +504,6 @@ impl Snapshot {
     pub(crate) fn markdown_files(&self) -> impl Iterator<Item = &FileEntry> {
         self.files.iter().filter(|file| file.is_markdown())
     }
-
-    /// Obsidian's `getFirstLinkpathDest` (rules in `fake-obsidian/metadata.cjs`): the index of the file a linkpath
-    /// written in `source` leads to.
-    pub(crate) fn first_linkpath_dest(&self, linkpath: &str, source: &str) -> Option<usize> {
-        let at = |path: &str| self.lookups.path(&self.files, path);
-        if linkpath.is_empty() {
-            return at(source);
-        }
-        let path = linkpath.trim_start_matches('/');
-        let source_folder = parent_path(source);
-        if path.starts_with("./") || path.starts_with("../") {
-            let joined = join_relative(source_folder, path)?;
-            return at(&joined).or_else(|| at(&format!("{joined}.md")));
-        }
-        if let Some(exact) = at(path).or_else(|| at(&format!("{path}.md"))) {
-            return Some(exact);
-        }
-        let lower = path.to_lowercase();
-        let name = lower.rsplit('/').next().unwrap_or(&lower);
-        let suffix = format!("/{lower}");
-        let mut matches: Vec<usize> = Vec::new();
-        for key in [name.to_string(), format!("{name}.md")] {
-            for index in self.lookups.named(&self.files, &key) {
-                let file = &self.files[index];
-                let full = file.path.to_lowercase();
-                let hit = full == lower
-                    || full.ends_with(&suffix)
-                    || (file.is_markdown() && {
-                        let without = &full[..full.len() - 3];
-                        without == lower || without.ends_with(&suffix)
-                    });
-                if hit {
-                    matches.push(index);
-                }
-            }
-        }
-        let local: Vec<usize> = matches
-            .iter()
-            .copied()
-            .filter(|&index| parent_path(&self.files[index].path) == source_folder)
-            .collect();
-        let pool = if local.is_empty() { matches } else { local };
-        pool.into_iter().min_by(|&a, &b| {
-            let (a, b) = (&self.files[a].path, &self.files[b].path);
-            js_len(a).cmp(&js_len(b)).then_with(|| js_cmp(a, b))
-        })
-    }
-}
-
-/// JavaScript length of a path, for "shortest path wins".
-fn js_len(path: &str) -> usize {
-    crate::offline::js::utf16_len(path)
 }
 
 /// `getLinkpath`: the part of a link before the first `#`.
@@ -571,24 +519,6 @@ pub(crate) fn parent_path(path: &str) -> &str {
     }
 }
 
-/// Resolves `./` and `../` against a folder; `None` when it climbs above the vault root.
-fn join_relative(folder: &str, relative: &str) -> Option<String> {
-    let mut segments: Vec<&str> = if folder == "/" {
-        Vec::new()
-    } else {
-        folder.split('/').collect()
-    };
-    for segment in relative.split('/') {
-        match segment {
-            "." | "" => {}
-            ".." => {
-                segments.pop()?;
-            }
-            other => segments.push(other),
-        }
-    }
-    Some(segments.join("/"))
-}
-
+mod linkpath;
 #[cfg(test)]
 mod tests;

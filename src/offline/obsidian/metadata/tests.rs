@@ -114,6 +114,30 @@ fn resolution_prefers_exact_then_same_folder_then_shortest() {
 }
 
 #[test]
+fn names_and_paths_are_matched_ignoring_case_in_any_script() {
+    let (_dir, snapshot) = vault(&[
+        ("Deep/Mixed Case.md", ""),
+        ("Ünï/Café Straße.md", ""),
+        ("Ünï/ΟΔΟΣ.md", ""),
+        ("pics/Photo.PNG", ""),
+    ]);
+    for (link, expected) in [
+        ("mixed case", Some("Deep/Mixed Case.md")),
+        ("deep/MIXED case", Some("Deep/Mixed Case.md")),
+        ("eep/mixed case", None),
+        ("café straße", Some("Ünï/Café Straße.md")),
+        ("ünï/CAFÉ STRASSE", None),
+        ("ÜNÏ/café straße", Some("Ünï/Café Straße.md")),
+        // The name is lower-cased with its extension, so its Σ is not final: σ, as JavaScript lowers it.
+        ("οδοσ", Some("Ünï/ΟΔΟΣ.md")),
+        ("οδος", None),
+        ("photo.png", Some("pics/Photo.PNG")),
+    ] {
+        assert_eq!(dest(&snapshot, link, "a.md").as_deref(), expected, "{link}");
+    }
+}
+
+#[test]
 fn resolved_and_unresolved_maps_count_links_embeds_and_frontmatter() {
     let (_dir, snapshot) = vault(&[
         (
