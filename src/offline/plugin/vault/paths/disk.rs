@@ -160,13 +160,70 @@ pub(crate) fn read_verified(full: &Path, expected: FileIdentity) -> Result<Vec<u
     if opened.len() > MAX_FILE_BYTES {
         return Err(ReadRefusal::TooLarge(opened.len()));
     }
-    let mut bytes = Vec::with_capacity(opened.len() as usize);
-    // The file may grow after the check: the read stops one byte past the limit to tell.
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(ReadRefusal::Io)?;
+    // One read with room for a byte more than the size: a regular file gives less only at its end, so getting the
+    // size read is the end, and the read that would give nothing is not made (a fifth of the system calls of a
+    // build of 100,000 notes). A file that grew since is read to its end, one byte past the limit at most.
+    let size = opened.len() as usize;
+    let mut bytes = vec![0; size + 1];
+    let mut filled = 0;
+    let whole = loop {
+        match (&file).read(&mut bytes[filled..]) {
+            Ok(0) => break true,
+            Ok(read) => {
+                filled += read;
+                if filled == size {
+                    break true;
+                }
+                if filled == bytes.len() {
+                    break false;
+                }
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(ReadRefusal::Io(error)),
+        }
+    };
+    bytes.truncate(filled);
+    if !whole {
+        (&file)
+            .take(MAX_FILE_BYTES + 1 - filled as u64)
+            .read_to_end(&mut bytes)
+            .map_err(ReadRefusal::Io)?;
+    }
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(ReadRefusal::TooLarge(bytes.len() as u64));
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FileIdentity, read_verified};
+
+    #[test]
+    fn a_file_is_read_whole_at_every_size_and_a_replaced_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("note.md");
+        for size in [0, 1, 2, 4095, 4096, 4097, 70_000] {
+            let text: Vec<u8> = "é🙂a".bytes().cycle().take(size).collect();
+            std::fs::write(&path, &text).unwrap();
+            let identity = FileIdentity::of(&std::fs::metadata(&path).unwrap());
+            assert_eq!(
+                read_verified(&path, identity).unwrap(),
+                text,
+                "{size} bytes"
+            );
+        }
+        // Another file renamed over it: both existed at once, so they are different files.
+        let identity = FileIdentity::of(&std::fs::metadata(&path).unwrap());
+        let fresh = dir.path().join("fresh.md");
+        std::fs::write(&fresh, "new").unwrap();
+        std::fs::rename(&fresh, &path).unwrap();
+        let read = read_verified(&path, identity);
+        if cfg!(unix) {
+            assert!(matches!(read, Err(super::ReadRefusal::Replaced)));
+        } else {
+            // Without inodes every file has the same identity.
+            assert_eq!(read.unwrap(), b"new");
+        }
+    }
 }
