@@ -31,6 +31,21 @@ pub(crate) fn js_trim_end(text: &str) -> &str {
     text.trim_end_matches(is_js_space)
 }
 
+/// Whether `text` lower-cased is `lower` (itself lower case), without lower-casing ASCII text into a new string (the
+/// lower case of ASCII is ASCII, byte for byte): a Bases view asks it of every note's keys and tags, and resolving a
+/// link by name of every candidate's path.
+pub(crate) fn lowers_to(text: &str, lower: &str) -> bool {
+    if text.is_ascii() {
+        text.len() == lower.len()
+            && text
+                .bytes()
+                .zip(lower.bytes())
+                .all(|(a, b)| a.to_ascii_lowercase() == b)
+    } else {
+        text.to_lowercase() == lower
+    }
+}
+
 /// Length of `text` in UTF-16 code units (JavaScript's `length`).
 pub(crate) fn utf16_len(text: &str) -> usize {
     // A character is one unit, or two outside the BMP: the bytes that start a character, and once more those that

@@ -6,6 +6,7 @@ use std::hash::{BuildHasher, RandomState};
 
 use hashbrown::HashTable;
 
+use crate::offline::js::lowers_to;
 use crate::offline::obsidian::vault::FileEntry;
 
 #[derive(Debug, Default, Clone)]
@@ -59,21 +60,6 @@ impl Lookups {
 
 fn lower_name(file: &FileEntry) -> String {
     file.name().to_lowercase()
-}
-
-/// Whether `text.to_lowercase() == lower`, without a lower-cased copy when `text` is ASCII (paths and names mostly
-/// are: copying each candidate was most of resolving a link by name).
-pub(crate) fn lowers_to(text: &str, lower: &str) -> bool {
-    if text.is_ascii() {
-        // The lower case of ASCII is ASCII, byte for byte: a `lower` with other bytes cannot match.
-        text.len() == lower.len()
-            && text
-                .bytes()
-                .zip(lower.bytes())
-                .all(|(a, b)| a.to_ascii_lowercase() == b)
-    } else {
-        text.to_lowercase() == lower
-    }
 }
 
 #[cfg(test)]

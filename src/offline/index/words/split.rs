@@ -135,9 +135,7 @@ impl Split {
         let word = &joined[start..];
         // What a word that is not kept leaves: the words before it, without the NUL after them.
         let before = start.saturating_sub(1);
-        if word.len() > LONG_WORD
-            && std::str::from_utf8(word).is_ok_and(|word| word.chars().nth(LONG_WORD).is_some())
-        {
+        if word.len() > LONG_WORD && std::str::from_utf8(word).is_ok_and(is_long) {
             out.has_long = true;
             joined.truncate(before);
             return;

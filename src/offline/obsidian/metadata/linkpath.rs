@@ -2,7 +2,7 @@
 //! `fake-obsidian/metadata.cjs`).
 
 use crate::offline::js::js_cmp;
-use crate::offline::obsidian::lookup::lowers_to;
+use crate::offline::js::lowers_to;
 
 use super::{Snapshot, parent_path};
 

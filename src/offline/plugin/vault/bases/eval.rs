@@ -7,10 +7,11 @@ use crate::offline::js::{js_cmp, js_number};
 use crate::offline::plugin::tools::{ToolError, iso_time};
 
 use super::duration::{parse_duration, shift_date};
-use super::facts::{NoteFacts, lowers_to, strip_md, tag_is_or_under};
+use super::facts::{NoteFacts, strip_md, tag_is_or_under};
 use super::functions;
 use super::parse::Expr;
 use super::value::{Value, kind_of, text};
+use crate::offline::js::lowers_to;
 
 /// `Row`: one file and what the vault knows of it.
 pub(crate) struct Row<'a> {

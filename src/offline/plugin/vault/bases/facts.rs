@@ -1,5 +1,7 @@
 //! What a row of a view reads of its note, and the case-blind comparisons its tags and keys are matched with.
 
+use crate::offline::js::lowers_to;
+
 /// What a row reads of its note only when an expression asks: most views look at few of these, and at 100,000 notes
 /// reading all three for every note was a third of a view's time.
 pub(crate) trait NoteFacts {
@@ -27,20 +29,6 @@ impl NoteFacts for () {
 
 /// A note's frontmatter: its keys in order, each value still JSON text (`Note::frontmatter_entries`).
 pub(crate) type Properties<'a> = Vec<(std::borrow::Cow<'a, str>, &'a serde_json::value::RawValue)>;
-
-/// Whether `text` lower-cased is `lower` (itself lower case), without lower-casing ASCII text into a new string:
-/// a view asks it of every note's keys and tags.
-pub(crate) fn lowers_to(text: &str, lower: &str) -> bool {
-    if text.is_ascii() {
-        text.len() == lower.len()
-            && text
-                .bytes()
-                .zip(lower.bytes())
-                .all(|(a, b)| a.to_ascii_lowercase() == b)
-    } else {
-        text.to_lowercase() == lower
-    }
-}
 
 /// Whether `tag` lower-cased is `want` (lower case) or a tag nested under it.
 pub(crate) fn tag_is_or_under(tag: &str, want: &str) -> bool {

@@ -97,7 +97,8 @@ fn a_refusal_names_the_character_where_the_bound_was_passed() {
 
 #[test]
 fn tags_and_keys_are_compared_ignoring_case_without_lower_casing_ascii_into_new_strings() {
-    use super::facts::{lowers_to, tag_is_or_under};
+    use super::facts::tag_is_or_under;
+    use crate::offline::js::lowers_to;
     assert!(lowers_to("Status", "status"));
     assert!(!lowers_to("Statuses", "status"));
     assert!(lowers_to("ÉTAT", "état"), "not ASCII: lower-cased");
