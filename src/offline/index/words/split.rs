@@ -37,13 +37,51 @@ impl NoteWords {
     }
 }
 
-/// FNV-1a: words are short and not chosen by an attacker who could profit from collisions (a vault's own text), and
-/// hashing them is much of the cost of adding a note. (Eight bytes at a time was slower on these short words: 40 ms
-/// against 33.7 for a test set.)
+/// A word's hash: a folded multiply (the 128-bit product's halves, xored) of at most eight bytes at a time, the way
+/// wyhash reads short keys. Words are short and come from the vault's own text, not from someone who would profit
+/// from collisions; FNV-1a, one multiply per byte, was an eighth of each reading thread's time at 100,000 notes.
 pub(super) fn word_hash(word: &[u8]) -> u64 {
-    word.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    const SEED: u64 = 0x243f_6a88_85a3_08d3;
+    const MIX: u64 = 0x9e37_79b9_7f4a_7c15;
+    let length = word.len();
+    if length <= 8 {
+        // Two reads that together cover the word (overlapping when it is shorter than eight bytes), at most 32 bits
+        // each; the length, above those bits, tells apart the words they could be.
+        let (low, high) = match length {
+            4.. => (read_u32(word, 0), read_u32(word, length - 4)),
+            1.. => (
+                u64::from(word[0]) << 16
+                    | u64::from(word[length / 2]) << 8
+                    | u64::from(word[length - 1]),
+                0,
+            ),
+            0 => (0, 0),
+        };
+        return folded_multiply(low ^ SEED, high ^ MIX ^ (length as u64) << 32);
+    }
+    let mut hash = folded_multiply(SEED ^ length as u64, MIX);
+    let mut rest = word;
+    while rest.len() > 8 {
+        hash = folded_multiply(read_u64(rest, 0) ^ hash, MIX);
+        rest = &rest[8..];
+    }
+    // The last eight bytes, overlapping those already read when the length is not a multiple of eight.
+    folded_multiply(read_u64(word, length - 8) ^ hash, MIX ^ SEED)
+}
+
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ (product >> 64) as u64
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> u64 {
+    u64::from(u32::from_le_bytes(
+        bytes[at..at + 4].try_into().expect("four bytes"),
+    ))
+}
+
+fn read_u64(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
 }
 
 /// A run longer than [`LONG_WORD`] characters (at most four bytes each).
@@ -208,7 +246,7 @@ fn upper_ascii(chunk: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{ascii_run, upper_ascii, words_of};
+    use super::{ascii_run, upper_ascii, word_hash, words_of};
 
     fn chunk(bytes: &[u8; 8]) -> u64 {
         u64::from_le_bytes(*bytes)
@@ -265,5 +303,48 @@ mod tests {
         assert_eq!(words.counts, [2, 1, 1, 1, 1, 1, 1, 1, 1]);
         assert_eq!(words.hashes.len(), words.counts.len());
         assert!(words.has_long);
+    }
+
+    #[test]
+    fn word_hashes_differ_and_spread() {
+        // Every word of up to three characters over an alphabet, and longer ones around the eight-byte reads.
+        let alphabet: Vec<char> = "AEZ09ÉÀ".chars().collect();
+        let mut words: Vec<String> = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = words
+                .iter()
+                .flat_map(|word| alphabet.iter().map(move |c| format!("{word}{c}")))
+                .collect();
+            words.extend(longer);
+        }
+        for length in 4..=24 {
+            for number in 0..400u32 {
+                words.push(format!("{number:0>length$}"));
+                words.push(format!("{:A<length$}", number));
+            }
+        }
+        words.sort();
+        words.dedup();
+        let hashes: std::collections::HashSet<u64> = words
+            .iter()
+            .map(|word| word_hash(word.as_bytes()))
+            .collect();
+        assert_eq!(
+            hashes.len(),
+            words.len(),
+            "no two of these words share a hash"
+        );
+        // The table keys on the top seven bits and the low bits: each of their 128 values holds a fair share.
+        for shift in [57, 0] {
+            let mut buckets = [0usize; 128];
+            for hash in &hashes {
+                buckets[(hash >> shift) as usize & 127] += 1;
+            }
+            let fair = hashes.len() / 128;
+            assert!(
+                buckets.iter().all(|&n| n > fair / 2 && n < fair * 2),
+                "{shift}: {buckets:?}"
+            );
+        }
     }
 }
