@@ -60,7 +60,9 @@ impl<'a> Line<'a> {
 
 /// Lines as the fake's reader splits them: on "\n", a "\r" before it dropped, a final "\n" giving an empty last line.
 pub(super) fn split_lines(content: &str) -> Vec<Line<'_>> {
-    let mut lines = Vec::new();
+    // Counted first (SIMD, a fraction of the split): grown a line at a time, the vector was copied four or five times
+    // per note, 1.6% of a build's instructions.
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1);
     let mut offset = 0;
     // Split by `memchr` (SIMD): on 11 MB of generated notes, 1.4 ms against `str::split`'s 2.35 ms.
     let mut from = 0;
