@@ -4,6 +4,7 @@ use std::path::Path;
 
 use crate::offline::obsidian::note::ReadNote;
 use crate::offline::obsidian::vault::FileEntry;
+use crate::offline::plugin::vault::paths::VaultFolder;
 
 /// How many notes read and parsed may wait for their words to be numbered: bounds what a build holds beyond the
 /// index itself (the whole metadata of 100,000 notes is about 700 MB, and the allocator keeps what it once held).
@@ -39,16 +40,13 @@ pub(super) fn read_notes(
     wanted: &[usize],
     mut each: impl FnMut(usize, ReadNote),
 ) {
+    let folder = VaultFolder::open(root);
     let read_one = |index: usize| -> Option<(usize, ReadNote)> {
         let file = &files[index];
         if !file.inside {
             return None;
         }
-        let bytes = crate::offline::plugin::vault::paths::read_verified(
-            &crate::offline::plugin::vault::paths::full_path(root, &file.path),
-            file.identity,
-        )
-        .ok()?;
+        let bytes = folder.read_verified(&file.path, file.identity).ok()?;
         let text = text_of_bytes(bytes);
         Some((index, ReadNote::parse(&text, file)))
     };

@@ -151,8 +151,67 @@ fn too_large_message(path: &str, size: u64) -> String {
 /// the listing checked (`expected`: same device and inode), so a symlink swapped in between the check and the open
 /// cannot redirect the read outside the vault. Files over `MAX_FILE_BYTES` are not read.
 pub(crate) fn read_verified(full: &Path, expected: FileIdentity) -> Result<Vec<u8>, ReadRefusal> {
+    read_opened(
+        std::fs::File::open(full).map_err(ReadRefusal::Io)?,
+        expected,
+    )
+}
+
+/// The vault's folder, to read many files from by their vault paths. On Unix it is opened once and each file is
+/// opened relative to it (`openat`), so the kernel resolves only the vault path and not the vault's own location
+/// again for each of a build's 100,000 notes (path lookup was a tenth of the reading threads' time). Elsewhere, or
+/// when the folder cannot be opened, each file is opened by its full path.
+pub(crate) struct VaultFolder<'a> {
+    root: &'a Path,
+    #[cfg(unix)]
+    opened: Option<std::fs::File>,
+}
+
+impl<'a> VaultFolder<'a> {
+    pub(crate) fn open(root: &'a Path) -> Self {
+        Self {
+            root,
+            #[cfg(unix)]
+            opened: std::fs::File::open(root).ok(),
+        }
+    }
+
+    /// [`read_verified`] of the file at vault path `path`.
+    pub(crate) fn read_verified(
+        &self,
+        path: &str,
+        expected: FileIdentity,
+    ) -> Result<Vec<u8>, ReadRefusal> {
+        read_opened(self.open_file(path).map_err(ReadRefusal::Io)?, expected)
+    }
+
+    fn open_file(&self, path: &str) -> std::io::Result<std::fs::File> {
+        #[cfg(unix)]
+        if let Some(folder) = &self.opened {
+            use std::os::fd::{AsRawFd, FromRawFd};
+            // Relative as `full_path` reads it: a leading `/` would make `openat` ignore the folder.
+            let relative = std::ffi::CString::new(path.trim_start_matches('/'))?;
+            // SAFETY: both arguments are valid for the call (an open descriptor, a NUL-terminated string).
+            let descriptor = unsafe {
+                libc::openat(
+                    folder.as_raw_fd(),
+                    relative.as_ptr(),
+                    libc::O_RDONLY | libc::O_CLOEXEC,
+                )
+            };
+            if descriptor < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: `openat` just returned this descriptor, which nothing else owns.
+            return Ok(unsafe { std::fs::File::from_raw_fd(descriptor) });
+        }
+        std::fs::File::open(full_path(self.root, path))
+    }
+}
+
+/// [`read_verified`] of a file already opened.
+fn read_opened(file: std::fs::File, expected: FileIdentity) -> Result<Vec<u8>, ReadRefusal> {
     use std::io::Read;
-    let file = std::fs::File::open(full).map_err(ReadRefusal::Io)?;
     let opened = file.metadata().map_err(ReadRefusal::Io)?;
     if !opened.is_file() || FileIdentity::of(&opened) != expected {
         return Err(ReadRefusal::Replaced);
@@ -197,7 +256,7 @@ pub(crate) fn read_verified(full: &Path, expected: FileIdentity) -> Result<Vec<u
 
 #[cfg(test)]
 mod tests {
-    use super::{FileIdentity, read_verified};
+    use super::{FileIdentity, VaultFolder, read_verified};
 
     #[test]
     fn a_file_is_read_whole_at_every_size_and_a_replaced_one_is_refused() {
@@ -225,5 +284,28 @@ mod tests {
             // Without inodes every file has the same identity.
             assert_eq!(read.unwrap(), b"new");
         }
+    }
+
+    #[test]
+    fn files_are_read_below_the_vault_folder_by_their_vault_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("Sub folder")).unwrap();
+        let path = dir.path().join("Sub folder").join("note.md");
+        std::fs::write(&path, "below").unwrap();
+        let identity = FileIdentity::of(&std::fs::metadata(&path).unwrap());
+        let folder = VaultFolder::open(dir.path());
+        for vault_path in ["Sub folder/note.md", "/Sub folder/note.md"] {
+            assert_eq!(
+                folder.read_verified(vault_path, identity).unwrap(),
+                b"below"
+            );
+        }
+        assert!(matches!(
+            folder.read_verified("Sub folder/absent.md", identity),
+            Err(super::ReadRefusal::Io(error)) if error.kind() == std::io::ErrorKind::NotFound
+        ));
+        // A folder is not a file, whatever its identity.
+        let identity = FileIdentity::of(&std::fs::metadata(dir.path().join("Sub folder")).unwrap());
+        assert!(folder.read_verified("Sub folder", identity).is_err());
     }
 }

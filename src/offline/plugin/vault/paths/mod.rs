@@ -15,7 +15,7 @@ mod resolve;
 use std::path::{Path, PathBuf};
 
 pub(crate) use disk::{
-    FileIdentity, MAX_FILE_BYTES, RealVault, is_inside_vault_on_disk, read_verified,
+    FileIdentity, MAX_FILE_BYTES, RealVault, VaultFolder, is_inside_vault_on_disk, read_verified,
 };
 pub(crate) use resolve::{BytesRefusal, new_note_path};
 
