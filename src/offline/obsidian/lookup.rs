@@ -49,16 +49,16 @@ impl Lookups {
             .map(|&index| index as usize)
     }
 
-    /// The indexes of the files whose name, lower-cased, is `lower`, in listing order.
-    pub(crate) fn named(&self, files: &[FileEntry], lower: &str) -> Vec<usize> {
-        let mut found: Vec<usize> = self
-            .by_name
+    /// The indexes of the files whose name, lower-cased, is `lower`, in no particular order.
+    pub(crate) fn named<'a>(
+        &'a self,
+        files: &'a [FileEntry],
+        lower: &'a str,
+    ) -> impl Iterator<Item = usize> + 'a {
+        self.by_name
             .iter_hash(self.state.hash_one(lower))
             .map(|&index| index as usize)
-            .filter(|&index| lowers_to(files[index].name(), lower))
-            .collect();
-        found.sort_unstable();
-        found
+            .filter(move |&index| lowers_to(files[index].name(), lower))
     }
 }
 
@@ -90,12 +90,17 @@ mod tests {
         let lookups = Lookups::new(&files);
         assert_eq!(lookups.path(&files, "b/note.md"), Some(1));
         assert_eq!(lookups.path(&files, "B/note.md"), None);
-        assert_eq!(lookups.named(&files, "note.md"), vec![0, 1]);
-        assert_eq!(lookups.named(&files, "other.md"), vec![2]);
-        assert_eq!(lookups.named(&files, "missing.md"), Vec::<usize>::new());
+        let named = |lower: &str| {
+            let mut found: Vec<usize> = lookups.named(&files, lower).collect();
+            found.sort_unstable();
+            found
+        };
+        assert_eq!(named("note.md"), vec![0, 1]);
+        assert_eq!(named("other.md"), vec![2]);
+        assert_eq!(named("missing.md"), Vec::<usize>::new());
         // Lower-cased as a whole name, with the context rules of JavaScript's toLowerCase (the sigma before ".md"
         // is not final there: it is followed by a letter).
-        assert_eq!(lookups.named(&files, &"ΟΔΟΣ.md".to_lowercase()), vec![3]);
-        assert_eq!(lookups.named(&files, "οδος.md"), Vec::<usize>::new());
+        assert_eq!(named(&"ΟΔΟΣ.md".to_lowercase()), vec![3]);
+        assert_eq!(named("οδος.md"), Vec::<usize>::new());
     }
 }

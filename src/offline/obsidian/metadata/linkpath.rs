@@ -20,16 +20,39 @@ impl Snapshot {
             let joined = join_relative(source_folder, path)?;
             return at(&joined).or_else(|| at(&format!("{joined}.md")));
         }
-        if let Some(exact) = at(path).or_else(|| at(&format!("{path}.md"))) {
+        let mut with_md = String::with_capacity(path.len() + 3);
+        with_md.push_str(path);
+        with_md.push_str(".md");
+        if let Some(exact) = at(path).or_else(|| at(&with_md)) {
             return Some(exact);
         }
         // `/` and the linkpath in lower case, then `.md`: the suffix a match ends with, and the two names looked up.
-        let suffix_md = format!("/{}.md", path.to_lowercase());
+        let mut suffix_md = String::with_capacity(path.len() + 4);
+        suffix_md.push('/');
+        if path.is_ascii() {
+            suffix_md.push_str(path);
+            suffix_md.make_ascii_lowercase();
+        } else {
+            // As a whole: JavaScript's toLowerCase, as `str::to_lowercase`, lowers a final sigma by its context.
+            suffix_md.push_str(&path.to_lowercase());
+        }
+        suffix_md.push_str(".md");
         let suffix = &suffix_md[..suffix_md.len() - 3];
         let lower = &suffix[1..];
         let name_md = suffix_md.rsplit('/').next().unwrap_or(&suffix_md);
         let name = &name_md[..name_md.len() - 3];
-        let mut matches: Vec<usize> = Vec::new();
+        // Shortest path wins, then the first in JavaScript's order (distinct paths never tie), among the matches in
+        // the source's folder when there are any: kept as the two best so far, without a list of the matches.
+        let better = |a: usize, b: Option<usize>| {
+            b.is_none_or(|b| {
+                let (a, b) = (&self.files[a].path, &self.files[b].path);
+                js_len(a)
+                    .cmp(&js_len(b))
+                    .then_with(|| js_cmp(a, b))
+                    .is_lt()
+            })
+        };
+        let (mut best, mut best_local) = (None, None);
         for key in [name, name_md] {
             for index in self.lookups.named(&self.files, key) {
                 let file = &self.files[index];
@@ -55,21 +78,18 @@ impl Snapshot {
                             without == lower || without.ends_with(suffix)
                         })
                 };
-                if hit {
-                    matches.push(index);
+                if !hit {
+                    continue;
+                }
+                if better(index, best) {
+                    best = Some(index);
+                }
+                if parent_path(&file.path) == source_folder && better(index, best_local) {
+                    best_local = Some(index);
                 }
             }
         }
-        let local: Vec<usize> = matches
-            .iter()
-            .copied()
-            .filter(|&index| parent_path(&self.files[index].path) == source_folder)
-            .collect();
-        let pool = if local.is_empty() { matches } else { local };
-        pool.into_iter().min_by(|&a, &b| {
-            let (a, b) = (&self.files[a].path, &self.files[b].path);
-            js_len(a).cmp(&js_len(b)).then_with(|| js_cmp(a, b))
-        })
+        best_local.or(best)
     }
 }
 
