@@ -384,6 +384,15 @@ fn apply_masks(text: &mut [u8], masks: &[(usize, usize)]) {
     }
 }
 
+/// The next `[` at or after `from` (found a vector at a time: a link scan tried every byte of a line), with where a
+/// link or embed opening there starts: at the `!` before it when that is at or after `from`. (Trying from the `!` and
+/// then from the `[` gives the same link or none, so only the `[` is tried.)
+fn next_bracket(bytes: &[u8], from: usize) -> Option<(usize, bool, usize)> {
+    let open = from + memchr::memchr(b'[', bytes.get(from..)?)?;
+    let is_embed = open > from && bytes[open - 1] == b'!';
+    Some((if is_embed { open - 1 } else { open }, is_embed, open))
+}
+
 /// The wikilinks and wikilink embeds of a line (its code spans masked) into `found`; the ranges to mask after them.
 fn wikilinks(
     lines: &[Line<'_>],
@@ -397,14 +406,9 @@ fn wikilinks(
     let bytes = scan.as_bytes();
     let mut masks = Vec::new();
     let mut i = 0;
-    while i < bytes.len() {
-        let (start, is_embed, open) = if bytes[i] == b'!' && bytes[i + 1..].starts_with(b"[[") {
-            (i, true, i + 1)
-        } else {
-            (i, false, i)
-        };
+    while let Some((start, is_embed, open)) = next_bracket(bytes, i) {
         let Some(end) = wikilink_at(bytes, open) else {
-            i += 1;
+            i = open + 1;
             continue;
         };
         let content = &scan[open + 2..end - 2];
@@ -437,14 +441,9 @@ fn markdown_links(
     let bytes = scan.as_bytes();
     let mut masks = Vec::new();
     let mut i = 0;
-    while i < bytes.len() {
-        let (start, is_embed, open) = if bytes[i] == b'!' && bytes.get(i + 1) == Some(&b'[') {
-            (i, true, i + 1)
-        } else {
-            (i, false, i)
-        };
+    while let Some((start, is_embed, open)) = next_bracket(bytes, i) {
         let Some((end, label, target)) = markdown_link_at(bytes, open) else {
-            i += 1;
+            i = open + 1;
             continue;
         };
         masks.push((start, end));
