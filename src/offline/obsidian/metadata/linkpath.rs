@@ -46,10 +46,7 @@ impl Snapshot {
         let better = |a: usize, b: Option<usize>| {
             b.is_none_or(|b| {
                 let (a, b) = (&self.files[a].path, &self.files[b].path);
-                js_len(a)
-                    .cmp(&js_len(b))
-                    .then_with(|| js_cmp(a, b))
-                    .is_lt()
+                js_len(a).cmp(&js_len(b)).then_with(|| js_cmp(a, b)).is_lt()
             })
         };
         let (mut best, mut best_local) = (None, None);
