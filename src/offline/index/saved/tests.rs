@@ -76,6 +76,8 @@ fn a_saved_index_built_under_another_budget_is_built_again_from_the_folder() {
         let tight = session(vault.path(), state.path()).with_memory_budget_mb(0);
         answers(&tight);
         let file = saved_file(&tight);
+        // As a bridge that ends: the save under way finishes first (dropped alone, it may not have written yet).
+        tight.finish_saving(std::time::Duration::from_secs(30));
         drop(tight);
         assert!(file.exists(), "saved under the tight budget");
         if change != "none" {
@@ -101,6 +103,7 @@ fn the_next_session_reads_only_what_changed_and_answers_the_same_as_a_fresh_buil
     let first = session(vault.path(), state.path());
     let before = answers(&first);
     assert_eq!(notes_read(&first), 31);
+    first.finish_saving(std::time::Duration::from_secs(30));
     drop(first);
 
     let unchanged = session(vault.path(), state.path());
