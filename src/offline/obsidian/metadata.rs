@@ -303,6 +303,9 @@ impl Snapshot {
                     snapshot.links[index] = snapshot.resolve_note(index);
                 }
             }
+            // The first search after a large build would make the table of names before answering (a twentieth of
+            // a second at 100,000 notes): it is made beside the links' resolution.
+            _ if to_read.len() > 1000 => snapshot.resolve_all_with_names(),
             _ => snapshot.resolve_all(),
         }
         let resolved = std::time::Instant::now();
@@ -402,6 +405,20 @@ impl Snapshot {
         self.links = parallel_map(self.files.len(), |index| self.resolve_note(index));
     }
 
+    /// [`Snapshot::resolve_all`], with the table of names made on a thread beside it.
+    fn resolve_all_with_names(&mut self) {
+        let (links, names) = std::thread::scope(|scope| {
+            let names = scope.spawn(|| NoteNames::build(&self.files, &self.folders, &self.notes));
+            let links = parallel_map(self.files.len(), |index| self.resolve_note(index));
+            (links, names.join())
+        });
+        self.links = links;
+        // A table that failed to be made is made by the first search, as without this.
+        if let Ok(names) = names {
+            self.names = OnceLock::from(names);
+        }
+    }
+
     fn resolve_note(&self, index: usize) -> NoteLinks {
         let Some(note) = &self.notes[index] else {
             return NoteLinks::default();
@@ -461,6 +478,19 @@ impl Snapshot {
         self.names
             .get_or_init(|| NoteNames::build(&self.files, &self.folders, &self.notes))
             .as_ref()
+    }
+
+    /// Makes now what a search makes on first use: the table of names ([`Snapshot::names`]) and the notes outside
+    /// `config_dir` ([`Snapshot::notes_outside`]).
+    pub(crate) fn prepare_search(&self, config_dir: &str) {
+        self.names();
+        self.notes_outside(config_dir);
+    }
+
+    /// Whether the table of names and the notes outside a config folder are made.
+    #[cfg(test)]
+    pub(crate) fn search_ready(&self) -> bool {
+        self.names.get().is_some() && self.outside_config.get().is_some()
     }
 
     /// The notes outside `config_dir` in path order, by file index: kept for the first config folder asked (one per

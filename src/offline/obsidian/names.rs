@@ -2,7 +2,8 @@
 //! word index, its size, its folder, its name and its aliases. Without it, ranking 100,000 notes touched 100,000 notes,
 //! paths and frontmatters scattered over the heap, and parsed every frontmatter that names aliases again, on every
 //! search (about 60 ms of a 115 ms ranking at 100,000 notes of 2.4 KB). A snapshot never changes, so the table is
-//! built once, on the first search that ranks it, and dropped with it.
+//! built once and dropped with it: by a build that read more than 1,000 notes (beside the links' resolution) and by a
+//! start from the saved index (beside the walk), else on the first search that needs it.
 //!
 //! Also the notes outside the config folder, in path order: the scope of every search without a path prefix
 //! (`outside_config`, kept by the snapshot).

@@ -137,6 +137,29 @@ fn the_next_session_reads_only_what_changed_and_answers_the_same_as_a_fresh_buil
 }
 
 #[test]
+fn a_start_from_the_saved_index_makes_the_search_tables_before_the_first_search() {
+    let vault = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    thirty_notes_and_b(vault.path());
+    let first = session(vault.path(), state.path());
+    answer(&first, "tags", json!({}));
+    assert!(
+        !lock(&first.state).snapshot.as_ref().unwrap().search_ready(),
+        "a small build leaves them to the first search"
+    );
+    first.finish_saving(std::time::Duration::from_secs(30));
+    drop(first);
+
+    let again = session(vault.path(), state.path());
+    answer(&again, "tags", json!({}));
+    assert_eq!(notes_read(&again), 0, "started from the saved index");
+    assert!(
+        lock(&again.state).snapshot.as_ref().unwrap().search_ready(),
+        "made beside the walk, before any search"
+    );
+}
+
+#[test]
 fn a_damaged_or_foreign_file_is_ignored_and_replaced() {
     let vault = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();

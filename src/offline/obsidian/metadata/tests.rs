@@ -294,3 +294,30 @@ fn symlinks_out_of_the_vault_are_listed_but_never_read() {
         "a folder reached twice is listed once, without its content"
     );
 }
+
+#[test]
+fn a_large_build_makes_the_table_of_names_a_first_search_would_make() {
+    let texts: Vec<(String, String)> = (0..1001)
+        .map(|i| {
+            (
+                format!("f{}/Note {i}.md", i % 7),
+                format!(
+                    "---\naliases: [Alias {i}]\n---\nbody {i} [[Note {}]]\n",
+                    i / 2
+                ),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    // More than 1,000 notes read: made beside the links' resolution.
+    let (_dir, large) = vault(&files);
+    let made = large.names.get().expect("made by the build");
+    let lazily = NoteNames::build(&large.files, &large.folders, &large.notes);
+    assert!(made.is_some());
+    assert_eq!(format!("{made:?}"), format!("{lazily:?}"));
+    let (_dir, small) = vault(&files[..1000]);
+    assert!(small.names.get().is_none(), "left to the first search");
+}
