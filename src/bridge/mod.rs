@@ -33,6 +33,9 @@ pub(crate) use profile::ToolProfile;
 /// How long shutdown may take to close the upstream before the process exits anyway.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(700);
 
+/// How long requests still under way when stdin closes are given to be answered.
+const ANSWER_GRACE: Duration = Duration::from_secs(10);
+
 /// Runs the bridge until stdin closes (or SIGTERM/SIGINT).
 pub(crate) fn run(config: BridgeConfig) -> anyhow::Result<ExitCode> {
     two_malloc_arenas();
@@ -114,11 +117,20 @@ async fn serve(config: BridgeConfig) {
         })
         .collect();
 
-    tokio::select! {
-        () = read_stdin(&server, &out) => tracing::info!("stdin closed; shutting down"),
-        () = termination() => tracing::info!("asked to stop; shutting down"),
+    let stdin_closed = tokio::select! {
+        () = read_stdin(&server, &out) => true,
+        () = termination() => {
+            tracing::info!("asked to stop; shutting down");
+            false
+        }
         // Nobody reads the answers any more: going on would only run calls whose results are lost.
-        () = stdout_gone.cancelled() => tracing::info!("stdout closed; shutting down"),
+        () = stdout_gone.cancelled() => {
+            tracing::info!("stdout closed; shutting down");
+            false
+        }
+    };
+    if stdin_closed {
+        answer_before_exit(&server, &stdout_gone).await;
     }
 
     server.abort_all();
@@ -144,6 +156,34 @@ async fn serve(config: BridgeConfig) {
         event: "stop",
         ..Default::default()
     });
+}
+
+/// After stdin closed: the requests read before it are answered first (a script that pipes its requests in and reads
+/// the answers closes its end after the last), for at most [`ANSWER_GRACE`], unless the process is asked to stop or
+/// nobody reads stdout any more. With nothing under way, the bridge goes at once.
+async fn answer_before_exit(
+    server: &server::Server,
+    stdout_gone: &tokio_util::sync::CancellationToken,
+) {
+    let under_way = server.requests_under_way();
+    if under_way == 0 {
+        tracing::info!("stdin closed; shutting down");
+        return;
+    }
+    tracing::info!(
+        under_way,
+        "stdin closed; answering the requests under way, then shutting down"
+    );
+    tokio::select! {
+        () = server.answered_all() => {}
+        () = tokio::time::sleep(ANSWER_GRACE) => tracing::warn!(
+            under_way = server.requests_under_way(),
+            "stdin closed; requests still under way after {} s were not answered",
+            ANSWER_GRACE.as_secs()
+        ),
+        () = termination() => tracing::info!("asked to stop; shutting down"),
+        () = stdout_gone.cancelled() => tracing::info!("stdout closed; shutting down"),
+    }
 }
 
 /// The longest line read from the client: far above any real message (a 20 MB note is a 20 MB line), low enough that

@@ -67,7 +67,7 @@ impl Server {
                 },
             );
         }
-        let task = tokio::spawn(async move {
+        let task = self.requests.spawn(async move {
             // A bug that panics inside one request must still answer it, or the client waits forever.
             let answer = AssertUnwindSafe(work(Arc::clone(&server), id.clone(), task_slot))
                 .catch_unwind()

@@ -59,6 +59,8 @@ pub(crate) struct Server {
     out: Arc<Outbox>,
     initialized: AtomicBool,
     in_flight: Mutex<HashMap<String, InFlight>>,
+    /// Every task that answers a request, so that a client that closes its stdin still gets what it asked before.
+    requests: tokio_util::task::TaskTracker,
     diagnostics: Arc<Diagnostics>,
     traces: AtomicU64,
     /// The client's name from `initialize`, which decides its output budget.
@@ -84,6 +86,7 @@ impl Server {
             out,
             initialized: AtomicBool::new(false),
             in_flight: Mutex::new(HashMap::new()),
+            requests: tokio_util::task::TaskTracker::new(),
             diagnostics,
             traces: AtomicU64::new(1),
             client: Mutex::new(None),
@@ -184,7 +187,7 @@ impl Server {
             "ping" => self.send(jsonrpc::result(id, era::shaped(era, json!({}), None))),
             "tools/list" => {
                 let server = Arc::clone(self);
-                tokio::spawn(async move {
+                self.requests.spawn(async move {
                     let budget = server.budget(params.as_ref());
                     let tools = server.list_tools(&budget).await;
                     // The list can change when the upstream comes back with another catalog: never cached.
@@ -416,6 +419,17 @@ impl Server {
         }
         let tagged = lock(&self.listens).list_changed(listen::List::Tools);
         tagged.into_iter().for_each(|message| self.send(message));
+    }
+
+    /// How many requests are still to be answered.
+    pub(crate) fn requests_under_way(&self) -> usize {
+        self.requests.len()
+    }
+
+    /// Done once every request received so far is answered (those received later are waited for too).
+    pub(crate) async fn answered_all(&self) {
+        self.requests.close();
+        self.requests.wait().await;
     }
 
     /// Cancels nothing and answers nothing more: used at shutdown.

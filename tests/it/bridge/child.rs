@@ -205,6 +205,35 @@ fn stdin_eof_exits_zero_within_a_second_and_leaves_no_child() {
     );
 }
 
+/// The bridge aborted every request under way when stdin closed: a script that pipes its requests in (`… | obsmcp
+/// bridge`) got no answer to its last ones. They are answered first now, then the bridge exits.
+#[test]
+fn requests_sent_before_stdin_closes_are_answered_before_the_bridge_exits() {
+    let home = TempHome::new();
+    let mut bridge = start(&home);
+    bridge.initialize();
+    let slow = bridge.send_request(
+        "tools/call",
+        json!({ "name": "trigger-long-running-operation", "arguments": { "duration": 1, "steps": 2 } }),
+    );
+    let listed = bridge.send_request("tools/list", json!({}));
+    bridge.close_stdin();
+    let closed = Instant::now();
+    let answer = bridge.wait_response(&slow, Duration::from_secs(10));
+    assert!(!is_error(&answer), "{answer}");
+    assert!(
+        closed.elapsed() >= Duration::from_millis(500),
+        "the operation did not run: {answer}"
+    );
+    let tools = bridge.wait_response(&listed, Duration::from_secs(10));
+    assert!(tools["result"]["tools"].is_array(), "{tools}");
+    let status = bridge
+        .guard
+        .wait_exit(Duration::from_secs(5))
+        .expect("the bridge did not exit once it had answered");
+    assert!(status.success(), "{status:?}");
+}
+
 #[test]
 fn a_multi_megabyte_multibyte_argument_makes_the_round_trip_through_a_child_intact() {
     let home = TempHome::new();
