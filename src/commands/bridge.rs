@@ -52,13 +52,32 @@ pub(crate) fn run(args: BridgeArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    tracing_subscriber::fmt()
+    init_logging(config.log_level);
+    crate::bridge::run(config)
+}
+
+/// Logs to stderr at `level`. The file watcher's library reports at info what it calls no real error (at exit, a
+/// watch the system had already dropped, "unable to remove watch descriptor"): its records show from warnings up,
+/// unless the level asks for debugging.
+fn init_logging(level: tracing::Level) {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let watcher = if level >= tracing::Level::DEBUG {
+        level
+    } else {
+        level.min(tracing::Level::WARN)
+    };
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_default(level)
+        .with_target("notify", watcher);
+    let output = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)
-        .with_target(false)
-        .with_max_level(config.log_level)
+        .with_target(false);
+    tracing_subscriber::registry()
+        .with(output)
+        .with(filter)
         .init();
-    crate::bridge::run(config)
 }
 
 /// The vaults of a bridge started with no upstream named (an agent plugin's entry runs a plain `obsmcp bridge`):

@@ -391,3 +391,23 @@ fn the_saved_and_watched_index_answers_as_the_plugin_after_notes_change() {
     host.stop();
     assert_same(calls.len() * 3 + EDIT_SEARCHES, &out);
 }
+
+/// Every offline bridge ended its run with "unable to remove watch descriptor from inotify: … Invalid argument" at
+/// info on stderr, which a client shows in its log: the file watcher's library reports so a watch the system had
+/// already dropped, which it calls no real error. Its records show from warnings up now, unless debugging.
+#[test]
+fn an_offline_session_ends_without_the_watchers_noise_on_stderr() {
+    let home = TempHome::new();
+    let vault = crate::support::fixture_vault(&home);
+    let mut offline = Client::offline(&home, &vault);
+    offline.call("search", &json!({"query": "project"}));
+    offline.bridge.close_stdin();
+    offline
+        .bridge
+        .guard
+        .wait_exit(Duration::from_secs(10))
+        .expect("the bridge exits when stdin closes");
+    let stderr = offline.bridge.guard.stderr();
+    assert!(stderr.contains("stdin closed"), "{stderr}");
+    assert!(!stderr.contains("watch descriptor"), "{stderr}");
+}
