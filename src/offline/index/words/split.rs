@@ -2,8 +2,6 @@
 //! in the word index is here, so ASCII is read eight bytes at a time and each word is hashed once, for the note's
 //! own table and for the index's ([`super::Added`]).
 
-use hashbrown::HashTable;
-
 use crate::offline::js::canonical_alphanumeric;
 
 use super::LONG_WORD;
@@ -69,6 +67,26 @@ pub(super) fn word_hash(word: &[u8]) -> u64 {
     folded_multiply(read_u64(word, length - 8) ^ hash, MIX ^ SEED)
 }
 
+/// `a == b` for two words, read the way [`word_hash`] reads them: up to sixteen bytes in at most two overlapping reads
+/// each, without a call to `memcmp` (a word found again in its note, 300 times a note of 2.4 KB, was compared so).
+fn same_word(a: &[u8], b: &[u8]) -> bool {
+    let length = a.len();
+    if length != b.len() {
+        return false;
+    }
+    match length {
+        0 => true,
+        1..4 => a[0] == b[0] && a[length / 2] == b[length / 2] && a[length - 1] == b[length - 1],
+        4..8 => {
+            read_u32(a, 0) == read_u32(b, 0) && read_u32(a, length - 4) == read_u32(b, length - 4)
+        }
+        8..=16 => {
+            read_u64(a, 0) == read_u64(b, 0) && read_u64(a, length - 8) == read_u64(b, length - 8)
+        }
+        _ => a == b,
+    }
+}
+
 fn folded_multiply(a: u64, b: u64) -> u64 {
     let product = u128::from(a) * u128::from(b);
     (product as u64) ^ (product >> 64) as u64
@@ -94,7 +112,7 @@ pub(crate) fn words_of(text: &str) -> NoteWords {
     let mut split = Split {
         // Sized for a note of prose (a distinct word per dozen bytes or so), so that they are seldom grown.
         joined: Vec::with_capacity(text.len() / 2),
-        table: HashTable::with_capacity(text.len() / 12),
+        table: NoteTable::with_capacity(text.len() / 12),
         out: NoteWords {
             starts: Vec::with_capacity(text.len() / 12),
             counts: Vec::with_capacity(text.len() / 12),
@@ -133,7 +151,7 @@ pub(crate) fn words_of(text: &str) -> NoteWords {
 /// (where it starts: `open`), and a table of the kept words' numbers by hash.
 struct Split {
     joined: Vec<u8>,
-    table: HashTable<u32>,
+    table: NoteTable,
     out: NoteWords,
     open: Option<usize>,
 }
@@ -179,24 +197,27 @@ impl Split {
             return;
         }
         let hash = word_hash(word);
-        let found = table.find(hash, |&number| {
-            let from = starts[number as usize] as usize;
-            let to = starts
-                .get(number as usize + 1)
-                .map_or(before, |&next| next as usize - 1);
-            joined[from..to] == *word
-        });
-        if let Some(&number) = found {
-            out.counts[number as usize] += 1;
-            joined.truncate(before);
-            return;
-        }
-        let number = u32::try_from(starts.len()).expect("a note of fewer than 4 billion words");
         let hashes = &out.hashes;
-        table.insert_unique(hash, number, |&number| hashes[number as usize]);
+        let found = table.find(hash, |number| {
+            let from = starts[number] as usize;
+            let to = starts
+                .get(number + 1)
+                .map_or(before, |&next| next as usize - 1);
+            hashes[number] == hash && same_word(&joined[from..to], word)
+        });
+        let slot = match found {
+            Ok(number) => {
+                out.counts[number] += 1;
+                joined.truncate(before);
+                return;
+            }
+            Err(slot) => slot,
+        };
+        let number = u32::try_from(starts.len()).expect("a note of fewer than 4 billion words");
         starts.push(u32::try_from(start).expect("a note under 4 GB"));
         out.counts.push(1);
         out.hashes.push(hash);
+        table.insert(slot, number, &out.hashes);
     }
 
     /// The words joined by NUL.
@@ -212,6 +233,65 @@ impl Split {
         out.joined = unsafe { String::from_utf8_unchecked(self.joined) };
         out
     }
+}
+
+/// A note's words by hash, as their numbers: open addressing with linear probing over a power-of-two number of slots,
+/// at most half of them used. A note has a few hundred words, found again most of the time; a general table's probe
+/// was most of each word's cost.
+struct NoteTable {
+    /// The number of the word in each slot, plus one; 0 for an empty slot.
+    slots: Vec<u32>,
+    used: usize,
+}
+
+impl NoteTable {
+    fn with_capacity(words: usize) -> NoteTable {
+        NoteTable {
+            slots: vec![0; (words * 2).next_power_of_two().max(16)],
+            used: 0,
+        }
+    }
+
+    /// The number of the word with this hash that `same` accepts, or the empty slot where it would go.
+    fn find(&self, hash: u64, same: impl Fn(usize) -> bool) -> Result<usize, usize> {
+        let mask = self.slots.len() - 1;
+        let mut at = slot_of(hash, mask);
+        loop {
+            match self.slots[at] {
+                0 => return Err(at),
+                held if same(held as usize - 1) => return Ok(held as usize - 1),
+                _ => at = (at + 1) & mask,
+            }
+        }
+    }
+
+    /// Puts `number` in `slot` (an empty one `find` gave); `hashes` holds every number's hash, this one's too.
+    fn insert(&mut self, slot: usize, number: u32, hashes: &[u64]) {
+        self.slots[slot] = number + 1;
+        self.used += 1;
+        if self.used * 2 > self.slots.len() {
+            self.grow(hashes);
+        }
+    }
+
+    /// Doubles the slots and puts every number back.
+    fn grow(&mut self, hashes: &[u64]) {
+        let doubled = vec![0; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        let mask = self.slots.len() - 1;
+        for held in old.into_iter().filter(|&held| held != 0) {
+            let mut at = slot_of(hashes[held as usize - 1], mask);
+            while self.slots[at] != 0 {
+                at = (at + 1) & mask;
+            }
+            self.slots[at] = held;
+        }
+    }
+}
+
+/// Where a word's probe starts: its hash's upper half, within the slots.
+fn slot_of(hash: u64, mask: usize) -> usize {
+    (hash >> 32) as usize & mask
 }
 
 const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -246,7 +326,7 @@ fn upper_ascii(chunk: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{ascii_run, upper_ascii, word_hash, words_of};
+    use super::{ascii_run, same_word, upper_ascii, word_hash, words_of};
 
     fn chunk(bytes: &[u8; 8]) -> u64 {
         u64::from_le_bytes(*bytes)
@@ -346,5 +426,39 @@ mod tests {
                 "{shift}: {buckets:?}"
             );
         }
+    }
+
+    #[test]
+    fn words_are_the_same_exactly_when_their_bytes_are() {
+        // Every length up to 40, against itself, against the same with one byte changed at each place, and against
+        // the word one byte shorter or longer.
+        for length in 0..=40usize {
+            let word: Vec<u8> = (0..length).map(|at| b'a' + (at % 26) as u8).collect();
+            assert!(same_word(&word, &word.clone()), "{length}");
+            for at in 0..length {
+                let mut other = word.clone();
+                other[at] = b'0';
+                assert!(!same_word(&word, &other), "{length} at {at}");
+                assert!(!same_word(&other, &word), "{length} at {at}");
+            }
+            let mut longer = word.clone();
+            longer.push(b'z');
+            assert!(!same_word(&word, &longer), "{length}");
+            assert!(!same_word(&longer, &word), "{length}");
+        }
+    }
+
+    #[test]
+    fn a_note_of_many_short_distinct_words_grows_its_table_and_counts_each() {
+        // Far more distinct words than the table is first sized for (a word per dozen bytes): it grows five times.
+        let once: Vec<String> = (0..5000).map(|number| format!("{number:x}")).collect();
+        let text = format!("{} {}", once.join(" "), once.join(" "));
+        let found: Vec<(String, u32)> = words_of(&text)
+            .each()
+            .map(|(word, count, _)| (word.to_string(), count))
+            .collect();
+        let expected: Vec<(String, u32)> =
+            once.iter().map(|word| (word.to_uppercase(), 2)).collect();
+        assert_eq!(found, expected);
     }
 }
