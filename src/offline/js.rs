@@ -49,9 +49,19 @@ pub(crate) fn lowers_to(text: &str, lower: &str) -> bool {
 /// Length of `text` in UTF-16 code units (JavaScript's `length`).
 pub(crate) fn utf16_len(text: &str) -> usize {
     // A character is one unit, or two outside the BMP: the bytes that start a character, and once more those that
-    // start a four-byte one. Counted bytewise, which the compiler vectorises, where decoding each character does not.
-    text.bytes()
-        .map(|byte| usize::from(byte & 0xC0 != 0x80) + usize::from(byte >= 0xF0))
+    // start a four-byte one. Counted bytewise into a byte per block of 127 (at most 254), which the compiler turns
+    // into vector adds: summed straight into a `usize`, it stayed one byte at a time (5% of a build's instructions,
+    // most lines of a note in another language than English holding a character outside ASCII).
+    text.as_bytes()
+        .chunks(127)
+        .map(|block| {
+            let units = block.iter().fold(0u8, |units, &byte| {
+                units
+                    .wrapping_add(u8::from(byte & 0xC0 != 0x80))
+                    .wrapping_add(u8::from(byte >= 0xF0))
+            });
+            usize::from(units)
+        })
         .sum()
 }
 
@@ -228,6 +238,20 @@ mod tests {
             assert_eq!(utf16_len(text), units, "{text}");
         }
         assert_eq!(utf16_len("a😀"), 3);
+        // Long texts, counted a block of bytes at a time: characters of every length across the blocks' edges.
+        for (piece, times) in [("a", 1000), ("中", 300), ("😀", 300), ("é😀a中", 97)] {
+            let text = piece.repeat(times);
+            let units: usize = text.chars().map(char::len_utf16).sum();
+            assert_eq!(utf16_len(&text), units, "{piece} × {times}");
+            for cut in (0..text.len()).filter(|&cut| text.is_char_boundary(cut)) {
+                let units: usize = text[cut..].chars().map(char::len_utf16).sum();
+                assert_eq!(
+                    utf16_len(&text[cut..]),
+                    units,
+                    "{piece} × {times} from {cut}"
+                );
+            }
+        }
     }
 
     #[test]
