@@ -37,6 +37,10 @@ use crate::offline::{
     plugin::vault::{hidden::HiddenRules, paths::RealVault},
 };
 
+/// From how many notes read a build lays its words out at once, gives freed memory back, and makes the table of
+/// names beside the links' resolution instead of leaving it to the first search.
+const LARGE_BUILD: usize = 1000;
+
 /// Where a note's links lead, with counts, in first-seen order: files by index into [`Snapshot::files`] (a path per
 /// link cost the index about 80 MB at 100,000 notes), linkpaths that lead nowhere as written.
 #[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
@@ -268,7 +272,7 @@ impl Snapshot {
         });
         let read_done = std::time::Instant::now();
         snapshot.notes_read = to_read.len();
-        if to_read.len() > 1000 {
+        if to_read.len() > LARGE_BUILD {
             words.freeze();
             tracing::debug!(
                 ms = read_done.elapsed().as_millis() as u64,
@@ -305,7 +309,7 @@ impl Snapshot {
             }
             // The first search after a large build would make the table of names before answering (a twentieth of
             // a second at 100,000 notes): it is made beside the links' resolution.
-            _ if to_read.len() > 1000 => snapshot.resolve_all_with_names(),
+            _ if to_read.len() > LARGE_BUILD => snapshot.resolve_all_with_names(),
             _ => snapshot.resolve_all(),
         }
         let resolved = std::time::Instant::now();
